@@ -1,0 +1,248 @@
+//! Choosing the groups that apply to one agent (RFC 9309 §2.2.1, as Google
+//! implements it).
+//!
+//! * A user-agent value `*`, or `*` followed by whitespace and anything, names
+//!   the global group.
+//! * Any other value is cut to its longest prefix of `[A-Za-z_-]`
+//!   (`Googlebot/2.1` → `Googlebot`) and compared case-insensitively, for
+//!   equality, with the caller's product token.
+//! * All groups naming the agent are merged. If any group names it, every `*`
+//!   group is ignored — even when the named groups have no rules. With no
+//!   named and no `*` group, nothing applies and everything is allowed.
+
+use crate::parse::RobotsTxt;
+use std::fmt;
+
+/// Why the product token given by the caller cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadAgent {
+    token: String,
+}
+
+impl fmt::Display for BadAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.token.is_empty() {
+            return write!(
+                f,
+                "the agent product token is empty (use e.g. --agent Googlebot)"
+            );
+        }
+        let bad: String = self.token.chars().filter(|&c| !is_token_char(c)).collect();
+        write!(
+            f,
+            "invalid agent product token {:?}: RFC 9309 §2.2.1 allows only letters, '_' and \
+             '-' (found {bad:?}); pass the product token (e.g. \"Googlebot\", not \
+             \"Googlebot/2.1\"), or use --agent-from-header to extract it from a full \
+             User-Agent string",
+            self.token
+        )
+    }
+}
+
+impl std::error::Error for BadAgent {}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '-' || c == '_'
+}
+
+/// Checks that `token` is a valid product token (`[A-Za-z_-]+`).
+pub fn validate_token(token: &str) -> Result<(), BadAgent> {
+    if !token.is_empty() && token.chars().all(is_token_char) {
+        Ok(())
+    } else {
+        Err(BadAgent {
+            token: token.to_string(),
+        })
+    }
+}
+
+/// Products that appear in browser-like User-Agent strings and never name a
+/// crawler.
+const GENERIC_PRODUCTS: &[&str] = &[
+    "mozilla",
+    "applewebkit",
+    "khtml",
+    "like",
+    "gecko",
+    "chrome",
+    "safari",
+    "compatible",
+    "version",
+    "mobile",
+    "windows",
+    "linux",
+    "android",
+    "iphone",
+    "macintosh",
+    "intel",
+    "x",
+    "u",
+    "nt",
+    "win",
+    "cpu",
+    "os",
+    "mac",
+    "en",
+    "us",
+    "edg",
+    "firefox",
+];
+
+/// Extracts a product token from a full User-Agent header, e.g.
+/// `Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`
+/// → `Googlebot`. A convenience for callers that only have the header; it is
+/// a heuristic, separate from matching, which always uses a token.
+///
+/// Picks the first `[A-Za-z_-]+` word that names a crawler (contains "bot",
+/// "crawl", "spider" or "slurp"), else the first word that is not a generic
+/// browser product.
+pub fn token_from_header(header: &str) -> Option<String> {
+    let words: Vec<&str> = header
+        .split(|c: char| !is_token_char(c))
+        .filter(|w| !w.is_empty() && w.chars().any(|c| c.is_ascii_alphabetic()))
+        .collect();
+    let crawlerish = |w: &&&str| {
+        let l = w.to_ascii_lowercase();
+        ["bot", "crawl", "spider", "slurp"]
+            .iter()
+            .any(|k| l.contains(k))
+    };
+    words
+        .iter()
+        .find(crawlerish)
+        .or_else(|| {
+            words
+                .iter()
+                .find(|w| !GENERIC_PRODUCTS.contains(&w.to_ascii_lowercase().as_str()))
+        })
+        .map(|w| w.to_string())
+}
+
+/// Is a robots.txt user-agent value the global `*`?
+pub fn is_global_value(value: &[u8]) -> bool {
+    match value {
+        [b'*'] => true,
+        [b'*', next, ..] => next.is_ascii_whitespace() || *next == b'\x0b',
+        _ => false,
+    }
+}
+
+/// The part of a robots.txt user-agent value that is compared with the token.
+pub fn value_token(value: &[u8]) -> &[u8] {
+    let end = value
+        .iter()
+        .position(|&b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .unwrap_or(value.len());
+    &value[..end]
+}
+
+/// How the agent's groups were chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Groups naming the agent.
+    Named,
+    /// No group names the agent: the `*` groups.
+    Global,
+    /// Neither: no rules apply.
+    None,
+}
+
+impl Via {
+    /// Lower-case name, as stored in artifacts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Named => "named",
+            Via::Global => "global",
+            Via::None => "none",
+        }
+    }
+}
+
+/// The groups that apply to an agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// How they were chosen.
+    pub via: Via,
+    /// Indexes into [`RobotsTxt::groups`], in file order.
+    pub groups: Vec<usize>,
+}
+
+/// Chooses the groups of `robots` that apply to product token `agent`.
+pub fn select(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
+    let names_agent = |g: &crate::parse::Group<'_>| {
+        g.agents.iter().any(|a| {
+            !is_global_value(a.value) && value_token(a.value).eq_ignore_ascii_case(agent.as_bytes())
+        })
+    };
+    let named: Vec<usize> = (0..robots.groups.len())
+        .filter(|&i| names_agent(&robots.groups[i]))
+        .collect();
+    if !named.is_empty() {
+        return Selection {
+            via: Via::Named,
+            groups: named,
+        };
+    }
+    let global: Vec<usize> = (0..robots.groups.len())
+        .filter(|&i| {
+            robots.groups[i]
+                .agents
+                .iter()
+                .any(|a| is_global_value(a.value))
+        })
+        .collect();
+    Selection {
+        via: if global.is_empty() {
+            Via::None
+        } else {
+            Via::Global
+        },
+        groups: global,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens() {
+        assert!(validate_token("Googlebot").is_ok());
+        assert!(validate_token("Google-bot_x").is_ok());
+        assert!(validate_token("Googlebot/2.1").is_err());
+        assert!(validate_token("").is_err());
+        assert!(validate_token("Foo Bar").is_err());
+        let msg = validate_token("Googlebot/2.1").unwrap_err().to_string();
+        assert!(msg.contains("\"/.1\"") || msg.contains("/"), "{msg}");
+    }
+
+    #[test]
+    fn header_extraction() {
+        assert_eq!(
+            token_from_header(
+                "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+            )
+            .as_deref(),
+            Some("Googlebot")
+        );
+        assert_eq!(
+            token_from_header(
+                "Mozilla/5.0 (compatible; ExampleBot/0.1; https://www.example.com/bot.html)"
+            )
+            .as_deref(),
+            Some("ExampleBot")
+        );
+        assert_eq!(token_from_header("curl/8.0").as_deref(), Some("curl"));
+        assert_eq!(token_from_header("Mozilla/5.0").as_deref(), None);
+    }
+
+    #[test]
+    fn values() {
+        assert!(is_global_value(b"*"));
+        assert!(is_global_value(b"* foo"));
+        assert!(!is_global_value(b"*foo"));
+        assert_eq!(value_token(b"Googlebot/2.1"), b"Googlebot");
+        assert_eq!(value_token(b"Googlebot Images"), b"Googlebot");
+        assert_eq!(value_token(b"Google-bot_x9"), b"Google-bot_x");
+    }
+}

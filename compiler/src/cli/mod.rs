@@ -1,0 +1,166 @@
+//! Argument parsing and dispatch; one module per subcommand.
+
+mod check;
+mod compile;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use robocc_compiler::agent::{token_from_header, validate_token};
+use robocc_compiler::{CompileOptions, ParseOptions};
+use robocc_engine::{Dialect, UrlMode};
+use std::path::{Path, PathBuf};
+
+/// Exit code for usage and input errors.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "robocc",
+    version,
+    about = "Compiles robots.txt into a DFA policy and checks URLs against it.",
+    long_about = "Compiles robots.txt into a DFA policy and checks URLs against it.\n\n\
+                  Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL; \
+                  2 usage or input error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check URLs: prints `allow<TAB>URL` or `disallow<TAB>URL` per URL, in input order.
+    #[command(
+        after_help = "Example:\n  robocc check --robots corpus/examples/example.com.txt \
+                            --agent Googlebot https://example.com/search?q=x\n  \
+                            robocc check --policy site.policy --urls urls.txt"
+    )]
+    Check(check::CheckArgs),
+    /// Compile a robots.txt for one agent into a policy artifact.
+    #[command(
+        after_help = "Example:\n  robocc compile --robots robots.txt --agent Googlebot -o site.policy"
+    )]
+    Compile(compile::CompileArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DialectArg {
+    Rfc9309,
+    Draft1996,
+    Robots2,
+    Acap,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UrlModeArg {
+    /// Match URLs as given, as Google's robotstxt library does.
+    Google,
+    /// Normalise URLs and patterns per RFC 9309 §2.2.2.
+    Rfc,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RobotsTxtArg {
+    /// /robots.txt is always allowed (RFC 9309 §2.2.2).
+    Allow,
+    /// /robots.txt is judged by the rules like any URL (Google's library).
+    Rules,
+}
+
+/// Options of every command that reads a robots.txt.
+#[derive(Args, Clone)]
+pub struct SourceArgs {
+    /// The robots.txt file to read.
+    #[arg(long, value_name = "FILE")]
+    robots: Option<PathBuf>,
+    /// The crawler's product token, e.g. Googlebot (letters, '_' and '-').
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// Take the product token from a full User-Agent header instead (a heuristic).
+    #[arg(long, value_name = "HEADER", conflicts_with = "agent")]
+    agent_from_header: Option<String>,
+    /// Semantics to compile with.
+    #[arg(long, value_enum, default_value = "rfc9309")]
+    dialect: DialectArg,
+    /// How URLs and patterns are encoded before matching.
+    #[arg(long, value_enum, default_value = "google")]
+    url_mode: UrlModeArg,
+    /// Whether /robots.txt itself is always allowed.
+    #[arg(long, value_enum, default_value = "allow")]
+    robots_txt: RobotsTxtArg,
+    /// Parse at most N bytes of robots.txt (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+    /// Let any non-rule record (Crawl-delay, Sitemap, …) end a group, as a
+    /// strict reading of RFC 9309's grammar does (default: Google's reading).
+    #[arg(long)]
+    records_close_groups: bool,
+}
+
+impl SourceArgs {
+    /// The product token, validated.
+    pub fn agent(&self) -> Result<String, String> {
+        let token = match (&self.agent, &self.agent_from_header) {
+            (Some(a), _) => a.clone(),
+            (None, Some(h)) => token_from_header(h)
+                .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
+            (None, None) => return Err("--agent NAME is required with --robots".to_string()),
+        };
+        validate_token(&token).map_err(|e| e.to_string())?;
+        Ok(token)
+    }
+
+    /// The compile options the flags describe.
+    pub fn compile_options(&self) -> CompileOptions {
+        CompileOptions {
+            dialect: match self.dialect {
+                DialectArg::Rfc9309 => Dialect::Rfc9309,
+                DialectArg::Draft1996 => Dialect::Draft1996,
+                DialectArg::Robots2 => Dialect::Robots2,
+                DialectArg::Acap => Dialect::Acap,
+            },
+            url_mode: match self.url_mode {
+                UrlModeArg::Google => UrlMode::Google,
+                UrlModeArg::Rfc => UrlMode::Rfc,
+            },
+            robots_txt_allowed: matches!(self.robots_txt, RobotsTxtArg::Allow),
+            parse: ParseOptions {
+                max_bytes: self.max_bytes,
+                records_close_groups: self.records_close_groups,
+            },
+            ..CompileOptions::default()
+        }
+    }
+}
+
+/// Reads a whole file, with an error that names it.
+pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))
+}
+
+/// Prints an error the way every command does.
+pub fn error(msg: &str) {
+    eprintln!("robocc: error: {msg}");
+}
+
+/// Parses arguments, runs the command, returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Compile(args) => compile::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            error(&msg);
+            EXIT_USAGE
+        }
+    }
+}

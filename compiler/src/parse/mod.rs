@@ -1,0 +1,306 @@
+//! robots.txt bytes → groups, rules and records.
+//!
+//! The stages are one module each: [`lines`] splits the body, [`keys`] splits
+//! a line into key and value and says what the key means, [`escape`] encodes
+//! rule values, and this module assembles groups. Everything borrows from the
+//! input; only rule values that need encoding are copied.
+//!
+//! Grouping follows Google's robotstxt library (its reading of RFC 9309
+//! §2.2.4): consecutive user-agent lines form one group, and a group ends only
+//! at a user-agent line that follows an Allow or Disallow line (even one with
+//! an empty value). Other records — Sitemap, Crawl-delay, unknown keys — do not
+//! end a group unless [`ParseOptions::records_close_groups`] is set.
+
+pub mod escape;
+pub mod keys;
+pub mod lines;
+
+use crate::diag::{Diagnostic, Severity};
+use keys::{classify, split_line, Key, KeyKind, NoPair};
+use std::borrow::Cow;
+
+/// Default parse limit: the 500 KiB that RFC 9309 §2.5 requires at least
+/// and that Googlebot applies.
+pub const DEFAULT_MAX_BYTES: usize = 500 * 1024;
+
+/// How to read a robots.txt file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Bytes read at most; content past it is ignored with a diagnostic.
+    /// `0` means no limit (Google's library has none).
+    pub max_bytes: usize,
+    /// When true, any record other than User-agent (Crawl-delay, Sitemap,
+    /// unknown keys…) ends a group like a rule does: the stricter reading of
+    /// RFC 9309 §2.2.4's grammar. Google's reading (false) is the default.
+    pub records_close_groups: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            records_close_groups: false,
+        }
+    }
+}
+
+/// Allow or Disallow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// `Allow:`
+    Allow,
+    /// `Disallow:`
+    Disallow,
+}
+
+/// An Allow or Disallow line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule<'a> {
+    /// Allow or Disallow.
+    pub kind: RuleKind,
+    /// The value encoded as Google does (bytes >= 0x80 as `%XX`, `%xx`
+    /// upper-cased). Empty means "no rule": it never decides anything.
+    pub pattern: Cow<'a, [u8]>,
+    /// The value as written.
+    pub raw: &'a [u8],
+    /// 1-based source line.
+    pub line: u32,
+}
+
+/// A record that is not a rule: Crawl-delay, Sitemap, unknown keys…
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// What the key means.
+    pub kind: KeyKind,
+    /// The key as written (trimmed).
+    pub key: &'a [u8],
+    /// The value as written (trimmed).
+    pub value: &'a [u8],
+    /// 1-based source line.
+    pub line: u32,
+}
+
+/// A user-agent line of a group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentLine<'a> {
+    /// The value as written (trimmed).
+    pub value: &'a [u8],
+    /// 1-based source line.
+    pub line: u32,
+}
+
+/// A group: its user-agent lines, then its rules and records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group<'a> {
+    /// The user-agent lines that start the group.
+    pub agents: Vec<AgentLine<'a>>,
+    /// Allow/Disallow lines, in file order (empty values included).
+    pub rules: Vec<Rule<'a>>,
+    /// Per-group records (Crawl-delay, Request-rate, unknown keys, …).
+    pub records: Vec<Record<'a>>,
+}
+
+/// A parsed robots.txt.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RobotsTxt<'a> {
+    /// Groups in file order.
+    pub groups: Vec<Group<'a>>,
+    /// Records that belong to the file: Sitemap, Host, Clean-param, and
+    /// per-group records that appeared before any user-agent line.
+    pub global: Vec<Record<'a>>,
+    /// Allow/Disallow lines before the first user-agent line (ignored).
+    pub orphan_rules: Vec<Rule<'a>>,
+    /// What was odd, ignored or cut.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Number of lines read.
+    pub line_count: u32,
+    /// Bytes of the body that were parsed (after the limit).
+    pub bytes_parsed: usize,
+    /// Bytes ignored because of the parse limit.
+    pub bytes_ignored: usize,
+}
+
+impl<'a> RobotsTxt<'a> {
+    /// Every rule of every group, with its group index.
+    pub fn rules(&self) -> impl Iterator<Item = (usize, &Rule<'a>)> {
+        self.groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, group)| group.rules.iter().map(move |r| (g, r)))
+    }
+
+    /// Global records of one kind.
+    pub fn global_values(&self, kind: KeyKind) -> impl Iterator<Item = &Record<'a>> {
+        self.global.iter().filter(move |r| r.kind == kind)
+    }
+}
+
+/// Parses a robots.txt body. Never fails: whatever cannot be used is
+/// reported in [`RobotsTxt::diagnostics`].
+pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
+    let mut out = RobotsTxt::default();
+    let limited = apply_limit(body, options.max_bytes, &mut out);
+    // Index of the group being filled, and whether it has seen a line that
+    // closes it (a rule, or any record under `records_close_groups`).
+    let mut current: Option<usize> = None;
+    let mut closed = false;
+    for line in lines::Lines::new(limited) {
+        out.line_count = line.number;
+        if line.cut > 0 {
+            out.diagnostics.push(Diagnostic::new(
+                line.number,
+                Severity::Warning,
+                format!(
+                    "line is longer than {} bytes: the last {} bytes were ignored",
+                    lines::MAX_LINE_LEN,
+                    line.cut
+                ),
+            ));
+        }
+        if line.text.contains(&0) {
+            out.diagnostics.push(Diagnostic::new(
+                line.number,
+                Severity::Warning,
+                "NUL byte: the rest of the line was ignored".to_string(),
+            ));
+        }
+        let (key_text, value) = match split_line(line.text) {
+            Ok(kv) => kv,
+            Err(NoPair::Empty) => continue,
+            Err(why) => {
+                out.diagnostics.push(Diagnostic::new(
+                    line.number,
+                    Severity::Warning,
+                    match why {
+                        NoPair::NoSeparator => {
+                            "no ':' separator (and not exactly `key value`): line ignored"
+                        }
+                        _ => "empty key before ':': line ignored",
+                    }
+                    .to_string(),
+                ));
+                continue;
+            }
+        };
+        let key = classify(key_text);
+        if key.typo.is_some() {
+            out.diagnostics.push(Diagnostic::new(
+                line.number,
+                Severity::Info,
+                format!(
+                    "key {:?} is read as {:?} (a typo Google accepts)",
+                    String::from_utf8_lossy(key_text),
+                    typo_meaning(key)
+                ),
+            ));
+        }
+        match key.kind {
+            KeyKind::UserAgent => {
+                let g = match current {
+                    Some(g) if !closed => g,
+                    _ => {
+                        out.groups.push(Group::default());
+                        closed = false;
+                        out.groups.len() - 1
+                    }
+                };
+                current = Some(g);
+                out.groups[g].agents.push(AgentLine {
+                    value,
+                    line: line.number,
+                });
+            }
+            KeyKind::Allow | KeyKind::Disallow => {
+                let rule = Rule {
+                    kind: if key.kind == KeyKind::Allow {
+                        RuleKind::Allow
+                    } else {
+                        RuleKind::Disallow
+                    },
+                    pattern: escape::google_escape(value),
+                    raw: value,
+                    line: line.number,
+                };
+                match current {
+                    Some(g) => {
+                        out.groups[g].rules.push(rule);
+                        closed = true;
+                    }
+                    None => {
+                        out.diagnostics.push(Diagnostic::new(
+                            line.number,
+                            Severity::Warning,
+                            "rule before the first user-agent line: ignored (RFC 9309 §2.2.2)"
+                                .to_string(),
+                        ));
+                        out.orphan_rules.push(rule);
+                    }
+                }
+            }
+            kind => {
+                let record = Record {
+                    kind,
+                    key: key_text,
+                    value,
+                    line: line.number,
+                };
+                match current {
+                    Some(g) if !kind.is_global() => {
+                        out.groups[g].records.push(record);
+                        if options.records_close_groups {
+                            closed = true;
+                        }
+                    }
+                    _ => {
+                        if current.is_some() && options.records_close_groups {
+                            closed = true;
+                        }
+                        out.global.push(record);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn typo_meaning(key: Key) -> &'static str {
+    match key.kind {
+        KeyKind::UserAgent => "user-agent",
+        KeyKind::Disallow => "disallow",
+        KeyKind::Sitemap => "sitemap",
+        _ => "?",
+    }
+}
+
+/// Cuts `body` at the parse limit. A line the limit cuts in two is dropped
+/// whole: half a rule (`Disallow: /priv` of `/private`) would match URLs the
+/// site never named.
+fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [u8] {
+    if max == 0 || body.len() <= max {
+        out.bytes_parsed = body.len();
+        return body;
+    }
+    let head = &body[..max];
+    let kept = match memchr::memrchr2(b'\n', b'\r', head) {
+        Some(i) => &head[..=i],
+        None => &head[..0],
+    };
+    out.bytes_parsed = kept.len();
+    out.bytes_ignored = body.len() - kept.len();
+    // The line number is filled in after parsing; 0 means "end of file".
+    out.diagnostics.push(Diagnostic::new(
+        0,
+        Severity::Warning,
+        format!(
+            "file is {} bytes, over the {max}-byte parse limit: the last {} bytes were \
+             ignored (raise it with --max-bytes, 0 for no limit)",
+            body.len(),
+            out.bytes_ignored
+        ),
+    ));
+    kept
+}
+
+#[cfg(test)]
+mod tests;

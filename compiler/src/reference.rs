@@ -1,0 +1,139 @@
+//! The reference matcher: a plain, obviously-correct rule walk.
+//!
+//! It is the oracle for the compiled engine (the differential tests compare
+//! the two on every input) and the "naive matcher" of the benchmarks. It
+//! mirrors Google's `RobotsMatcher` step by step — test every rule, keep the
+//! first rule of the highest priority per kind, Disallow wins only when
+//! strictly longer — and shares nothing with the automaton but the rule list.
+
+use crate::normalize::normalize_path;
+use crate::ruleset::RuleSet;
+use robocc_engine::url::path_parts;
+use robocc_engine::UrlMode;
+
+/// The reference verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefVerdict {
+    /// May the path be fetched?
+    pub allowed: bool,
+    /// Id of the deciding rule, if a rule decided.
+    pub rule: Option<u32>,
+}
+
+/// Does `pattern` match `path`? Anchored at the first byte, `*` matches any
+/// run of bytes, `$` is special only as the last byte, and a pattern is a
+/// prefix unless it ends in `$`. Tracks the set of path positions the pattern
+/// prefix can reach, so backtracking cases (`/*.php$` on `/a.php.php`) are
+/// exact and time is O(pattern × path).
+pub fn pattern_matches(pattern: &[u8], path: &[u8]) -> bool {
+    let mut reach = vec![false; path.len() + 1];
+    reach[0] = true;
+    for (i, &p) in pattern.iter().enumerate() {
+        if p == b'$' && i + 1 == pattern.len() {
+            return reach[path.len()];
+        }
+        if p == b'*' {
+            // Everything at or after the first reachable position.
+            if let Some(first) = reach.iter().position(|&r| r) {
+                reach[first..].iter_mut().for_each(|r| *r = true);
+            }
+        } else {
+            for j in (0..path.len()).rev() {
+                reach[j + 1] = reach[j] && path[j] == p;
+            }
+            reach[0] = false;
+        }
+        if !reach.contains(&true) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Checks an already extracted (and, in RFC mode, normalised) path against
+/// the rules, as RFC 9309 §2.2.2 / Google's longest match decides.
+pub fn check_path(set: &RuleSet, path: &[u8]) -> RefVerdict {
+    // (priority, rule id) of the best Allow and the best Disallow so far.
+    let mut allow: Option<(u32, usize)> = None;
+    let mut disallow: Option<(u32, usize)> = None;
+    for (id, rule) in set.rules.iter().enumerate() {
+        if !pattern_matches(&rule.pattern, path) {
+            continue;
+        }
+        let slot = if rule.allow {
+            &mut allow
+        } else {
+            &mut disallow
+        };
+        if slot.is_none_or(|(p, _)| rule.priority > p) {
+            *slot = Some((rule.priority, id));
+        }
+    }
+    match (allow, disallow) {
+        (None, None) => RefVerdict {
+            allowed: true,
+            rule: None,
+        },
+        (Some((_, a)), None) => RefVerdict {
+            allowed: true,
+            rule: Some(a as u32),
+        },
+        (None, Some((_, d))) => RefVerdict {
+            allowed: false,
+            rule: Some(d as u32),
+        },
+        (Some((ap, a)), Some((dp, d))) => {
+            if dp > ap {
+                RefVerdict {
+                    allowed: false,
+                    rule: Some(d as u32),
+                }
+            } else {
+                RefVerdict {
+                    allowed: true,
+                    rule: Some(a as u32),
+                }
+            }
+        }
+    }
+}
+
+/// The path of `url` as matched: extracted as Google does, cut at the first
+/// `#` and (Google mode, whose path is a C string) at the first NUL, and
+/// normalised in RFC mode.
+pub fn matched_path(url: &[u8], url_mode: UrlMode) -> Vec<u8> {
+    let mut path = path_parts(url).to_vec();
+    match url_mode {
+        UrlMode::Google => {
+            if let Some(nul) = path.iter().position(|&b| b == 0) {
+                path.truncate(nul);
+            }
+            path
+        }
+        UrlMode::Rfc => normalize_path(&path),
+    }
+}
+
+/// Checks a URL (absolute or a path) against the rules.
+pub fn check_url(set: &RuleSet, url_mode: UrlMode, url: &[u8]) -> RefVerdict {
+    check_path(set, &matched_path(url, url_mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern_matches as m;
+
+    #[test]
+    fn matching() {
+        assert!(m(b"/", b"/x"));
+        assert!(m(b"/*.php$", b"/a.php.php"));
+        assert!(!m(b"/*.php$", b"/a.php5"));
+        assert!(m(b"/a$b", b"/a$bc"));
+        assert!(m(b"*", b"/"));
+        assert!(!m(b"$", b"/"));
+        assert!(m(b"/fish*.php", b"/fishheads/catfish.php?parameters"));
+        assert!(!m(b"/fish*.php", b"/Fish.PHP"));
+        assert!(m(b"/**a", b"/xa"));
+        assert!(!m(b"/a", b"/"));
+    }
+}

@@ -1,0 +1,142 @@
+//! RFC 9309 §2.2.2 normalisation of URL bytes, byte by byte, without a buffer.
+//!
+//! Used only in [`UrlMode::Rfc`](crate::artifact::UrlMode::Rfc). Patterns get
+//! the same treatment at compile time (see the compiler's `normalize` module),
+//! so both sides meet in one canonical form:
+//!
+//! * `%XY` naming an unreserved character (`A-Z a-z 0-9 - . _ ~`) is decoded;
+//!   any other escape is kept with its hex digits upper-cased (`%2f` → `%2F`,
+//!   which never becomes `/`).
+//! * Bytes outside printable ASCII and the characters RFC 3986 never allows
+//!   literally (`"` `<` `>` `\` `^` `` ` `` `{` `|` `}` space, DEL) are
+//!   percent-encoded; a `%` that starts no valid escape becomes `%25`.
+//! * A literal `*` or `$` in the URL becomes `%2A` / `%24`, which is how a
+//!   pattern names those characters (RFC 9309 §2.2.3).
+
+/// Upper-case hex digits.
+pub const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// The value of an ASCII hex digit.
+#[inline]
+pub fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// RFC 3986 unreserved characters.
+#[inline]
+pub fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Bytes that are percent-encoded wherever they appear.
+#[inline]
+pub fn must_encode(b: u8) -> bool {
+    b <= 0x20
+        || b >= 0x7f
+        || matches!(
+            b,
+            b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+        )
+}
+
+/// Feeds the normalised form of `input` to `sink`, one byte at a time, until
+/// `input` ends, a `#` is read (the fragment is not part of the path) or
+/// `sink` returns `true` (the caller has its answer).
+///
+/// Returns `true` when `sink` asked to stop.
+#[inline]
+pub fn feed_rfc(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        i += 1;
+        let stop = match b {
+            b'#' => return false,
+            b'%' => match (
+                input.get(i).copied().and_then(hex_val),
+                input.get(i + 1).copied().and_then(hex_val),
+            ) {
+                (Some(h), Some(l)) => {
+                    i += 2;
+                    let v = (h << 4) | l;
+                    if is_unreserved(v) {
+                        sink(v)
+                    } else {
+                        escaped(v, &mut sink)
+                    }
+                }
+                _ => escaped(b'%', &mut sink),
+            },
+            b'*' | b'$' => escaped(b, &mut sink),
+            _ if must_encode(b) => escaped(b, &mut sink),
+            _ => sink(b),
+        };
+        if stop {
+            return true;
+        }
+    }
+    false
+}
+
+#[inline]
+fn escaped(v: u8, sink: &mut impl FnMut(u8) -> bool) -> bool {
+    sink(b'%') || sink(HEX[usize::from(v >> 4)]) || sink(HEX[usize::from(v & 0xf)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &[u8]) -> String {
+        let mut out = Vec::new();
+        feed_rfc(s, |b| {
+            out.push(b);
+            false
+        });
+        String::from_utf8(out).unwrap()
+    }
+
+    /// RFC 9309 §2.2.2, "Examples of matching percent-encoded URI components":
+    /// the "Path to Match" column.
+    #[test]
+    fn rfc9309_table_4() {
+        assert_eq!(norm(b"/foo/bar?baz=quz"), "/foo/bar?baz=quz");
+        assert_eq!(
+            norm(b"/foo/bar?baz=http%3A%2F%2Ffoo.bar"),
+            "/foo/bar?baz=http%3A%2F%2Ffoo.bar"
+        );
+        assert_eq!(norm("/foo/bar/ツ".as_bytes()), "/foo/bar/%E3%83%84");
+        assert_eq!(norm(b"/foo/bar/%E3%83%84"), "/foo/bar/%E3%83%84");
+        assert_eq!(norm(b"/foo/bar/%62%61%7A"), "/foo/bar/baz");
+    }
+
+    #[test]
+    fn reserved_escapes_are_kept_and_upper_cased() {
+        assert_eq!(norm(b"/a%2fb"), "/a%2Fb");
+        assert_eq!(norm(b"/a%7ejoe"), "/a~joe");
+    }
+
+    #[test]
+    fn special_characters_and_stray_percent() {
+        assert_eq!(norm(b"/file-with-a-*.html"), "/file-with-a-%2A.html");
+        assert_eq!(norm(b"/foo-$"), "/foo-%24");
+        assert_eq!(norm(b"/100%"), "/100%25");
+        assert_eq!(norm(b"/a b"), "/a%20b");
+        assert_eq!(norm(b"/a#frag"), "/a");
+    }
+
+    #[test]
+    fn sink_can_stop_early() {
+        let mut n = 0;
+        assert!(feed_rfc(b"/abcdef", |_| {
+            n += 1;
+            n == 3
+        }));
+        assert_eq!(n, 3);
+    }
+}
