@@ -1,8 +1,11 @@
 //! Conflict resolution, evaluated at compile time.
 //!
-//! A dialect supplies one function: given the rules a URL path matches, what
-//! is the outcome on each usage channel? The lowering calls it once per
-//! automaton state, so the engine never compares rules.
+//! A dialect ranks rules: among the rules a path matches, the one with the
+//! highest rank decides (equal ranks: the first in file order). Longest match
+//! (rfc9309) and first match (draft1996) are both of this form. Because the
+//! winner is a maximum, the lowering can forget every rule that ranks below a
+//! rule already matched for good — which is what keeps the automata small —
+//! and the fallback path can combine the outcomes of several automata by rank.
 
 use crate::ruleset::SetRule;
 use robocc_engine::artifact::{ChannelOutcome, NO_RULE};
@@ -41,46 +44,34 @@ pub fn from_name(name: &str) -> Option<Dialect> {
     .find(|d| d.name().eq_ignore_ascii_case(name))
 }
 
-/// Resolves the outcome (one entry per channel) of a set of matched rules,
-/// given as ids into `rules` in increasing order. Only dialects for which
-/// [`is_supported`] holds reach it (`compile` refuses the others).
-pub fn resolve(dialect: Dialect, rules: &[SetRule], matched: &[usize]) -> Vec<ChannelOutcome> {
+/// The rank of a rule (> 0). Only dialects for which [`is_supported`] holds
+/// reach it (`compile` refuses the others).
+///
+/// rfc9309 (RFC 9309 §2.2.2 as Google implements it): the longest pattern
+/// wins, Allow wins ties: `priority * 2 + allow + 1`.
+pub fn rank(dialect: Dialect, rule: &SetRule) -> u32 {
     debug_assert!(
         is_supported(dialect),
         "{} is not implemented",
         dialect.name()
     );
-    vec![longest_match(rules, matched)]
+    rule.priority * 2 + u32::from(rule.allow) + 1
 }
 
-/// RFC 9309 §2.2.2 as Google implements it: the matching rule with the highest
-/// priority wins; on equal priority Allow wins; among equals the first rule in
-/// file order is named.
-///
-/// The rank orders outcomes when automata are combined on the fallback path:
-/// `priority * 2 + allow + 1`, so that a higher priority, then Allow, wins, and
-/// "no rule" (rank 0) loses to everything.
-pub fn longest_match(rules: &[SetRule], matched: &[usize]) -> ChannelOutcome {
-    let mut best: Option<usize> = None;
-    for &i in matched {
-        let better = match best {
-            None => true,
-            Some(b) => key(&rules[i]) > key(&rules[b]),
-        };
-        if better {
-            best = Some(i);
-        }
-    }
-    match best {
+/// Does rule `a` beat rule `b` (ids into `rules`)?
+pub fn beats(dialect: Dialect, rules: &[SetRule], a: usize, b: usize) -> bool {
+    let (ra, rb) = (rank(dialect, &rules[a]), rank(dialect, &rules[b]));
+    ra > rb || (ra == rb && a < b)
+}
+
+/// The outcome (one entry per channel) when `winner` decides.
+pub fn outcome(dialect: Dialect, rules: &[SetRule], winner: Option<usize>) -> Vec<ChannelOutcome> {
+    vec![match winner {
         None => DEFAULT_ALLOW,
         Some(i) => ChannelOutcome {
             allowed: rules[i].allow,
             rule: i as u32,
-            rank: key(&rules[i]),
+            rank: rank(dialect, &rules[i]),
         },
-    }
-}
-
-fn key(r: &SetRule) -> u32 {
-    r.priority * 2 + u32::from(r.allow) + 1
+    }]
 }

@@ -1,0 +1,129 @@
+//! The check path must not allocate: a counting global allocator watches a
+//! real workload (corpus files × generated URLs, both URL modes, and a policy
+//! loaded from a memory-mapped file).
+
+mod common;
+
+use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_engine::{Policy, UrlMode};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+// Per thread, so that tests running in parallel do not count each other.
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    if COUNTING.with(Cell::get) {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+    }
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns how many allocations happened meanwhile.
+fn allocations_during(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.with(|a| a.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
+}
+
+#[test]
+fn checks_do_not_allocate() {
+    let files = [
+        "texting_robots__twitter.robots.txt",
+        "texting_robots__reddit.robots.txt",
+        "ropensci-robotstxt__robots_wikipedia.txt",
+        "protego__www.uefa.com.txt",
+    ];
+    let mut total_checks = 0usize;
+    for mode in [UrlMode::Google, UrlMode::Rfc] {
+        for name in files {
+            let body = std::fs::read(common::root().join("corpus/real").join(name)).unwrap();
+            let opts = CompileOptions {
+                url_mode: mode,
+                ..CompileOptions::default()
+            };
+            let compiled = compile(&body, "Googlebot", &opts).unwrap();
+            let bytes = compiled.to_bytes();
+            let policy = Policy::from_bytes(&bytes).unwrap();
+            let pats: Vec<Vec<u8>> = compiled
+                .rule_set
+                .rules
+                .iter()
+                .map(|r| r.pattern.clone())
+                .collect();
+            let urls = urlgen::workload(7, pats.iter().map(Vec::as_slice), 2000);
+            let mut disallowed = 0usize;
+            let n = allocations_during(|| {
+                for url in &urls {
+                    let v = policy.check(url);
+                    disallowed += usize::from(!v.allowed);
+                    disallowed += usize::from(policy.check_traced(url).bytes_read == usize::MAX);
+                    let _ = policy.check_channel(url, 0);
+                }
+            });
+            assert_eq!(
+                n,
+                0,
+                "{name} ({mode:?}): {n} allocations during {} checks",
+                urls.len()
+            );
+            total_checks += urls.len();
+            // The workload exercises both verdicts.
+            assert!(
+                disallowed > 0 && disallowed < urls.len(),
+                "{name}: {disallowed} disallowed"
+            );
+        }
+    }
+    assert_eq!(total_checks, 16_000);
+}
+
+#[test]
+fn mmap_checks_do_not_allocate() {
+    let body =
+        std::fs::read(common::root().join("corpus/real/texting_robots__quora.robots.txt")).unwrap();
+    let compiled = compile(&body, "Googlebot", &CompileOptions::default()).unwrap();
+    let dir = std::env::temp_dir().join(format!("robocc-alloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("quora.policy");
+    std::fs::write(&path, &compiled.to_bytes()[..]).unwrap();
+    let policy = Policy::open(&path).unwrap();
+    let urls = urlgen::workload(
+        11,
+        compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
+        2000,
+    );
+    let mut allowed = 0usize;
+    let n = allocations_during(|| {
+        for url in &urls {
+            allowed += usize::from(policy.check(url).allowed);
+        }
+    });
+    assert_eq!(n, 0);
+    assert!(allowed > 0 && allowed < urls.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
