@@ -213,5 +213,7 @@ fn metadata(robots: &RobotsTxt<'_>, selection: &Selection) -> Metadata {
 pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
     let s = std::str::from_utf8(value).ok()?.trim();
     let secs: f64 = s.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| (secs * 1000.0).round() as u64)
+    (0.0..1e9)
+        .contains(&secs)
+        .then(|| (secs * 1000.0).round() as u64)
 }

@@ -348,8 +348,9 @@ impl Patterns<'_> {
             }
         }
         closed.retain(|&(i, j)| {
-            let done = j as usize == self.body[i as usize].len();
-            !(done && !self.dollar[i as usize]) && self.beats(i, *best)
+            // A finished pattern without `$` was folded into `best` above.
+            let permanent = j as usize == self.body[i as usize].len() && !self.dollar[i as usize];
+            !permanent && self.beats(i, *best)
         });
         closed.sort_unstable();
         closed.dedup();

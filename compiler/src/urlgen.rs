@@ -68,7 +68,7 @@ const FILL: &[&[u8]] = &[
 
 fn fill(rng: &mut Rng, out: &mut Vec<u8>) {
     for _ in 0..rng.below(3) {
-        let piece: &[u8] = *rng.pick(FILL);
+        let piece = *rng.pick::<&[u8]>(FILL);
         out.extend_from_slice(piece);
     }
 }

@@ -261,6 +261,25 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
             }
         }
     }
+    if out.groups.is_empty() {
+        out.diagnostics.push(Diagnostic::new(
+            0,
+            Severity::Info,
+            "no user-agent group: no rules apply, every URL is allowed (RFC 9309 §2.2.1)"
+                .to_string(),
+        ));
+    }
+    for g in &out.groups {
+        if g.rules.iter().all(|r| r.raw.is_empty()) {
+            out.diagnostics.push(Diagnostic::new(
+                g.agents[0].line,
+                Severity::Info,
+                "group has no rules: the agents it names may fetch everything \
+                 (RFC 9309 §2.2.2)"
+                    .to_string(),
+            ));
+        }
+    }
     out
 }
 

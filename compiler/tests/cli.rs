@@ -1,0 +1,210 @@
+//! The `robocc` binary: output format, exit codes, error messages.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn robocc(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .current_dir(common::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(s) = stdin {
+        input.write_all(s.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+const ROBOTS: &str = "corpus/examples/example.com.txt";
+
+#[test]
+fn readme_main_command_output() {
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "--urls",
+            "corpus/examples/example.com.urls",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    let urls =
+        std::fs::read_to_string(common::root().join("corpus/examples/example.com.urls")).unwrap();
+    assert_eq!(out.lines().count(), urls.lines().count());
+    for (line, url) in out.lines().zip(urls.lines()) {
+        let (verdict, echoed) = line.split_once('\t').unwrap();
+        assert!(verdict == "allow" || verdict == "disallow");
+        assert_eq!(echoed, url);
+    }
+    assert!(out.contains("disallow\thttps://www.example.com/checkout/step-1\n"));
+    assert!(out.contains("allow\thttps://www.example.com/help/\n"));
+}
+
+#[test]
+fn urls_from_arguments_and_stdin_agree() {
+    let args = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "BadBot",
+            "/a",
+            "/robots.txt",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&args), "disallow\t/a\nallow\t/robots.txt\n");
+    let piped = robocc(
+        &["check", "--robots", ROBOTS, "--agent", "BadBot"],
+        Some("/a\r\n/robots.txt\n"),
+    );
+    assert_eq!(stdout(&piped), stdout(&args));
+}
+
+#[test]
+fn compiled_policy_gives_the_same_output() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("example.policy");
+    let policy = policy.to_str().unwrap();
+    let c = robocc(
+        &[
+            "compile",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "-o",
+            policy,
+        ],
+        None,
+    );
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let urls = "corpus/examples/example.com.urls";
+    let a = robocc(&["check", "--policy", policy, "--urls", urls], None);
+    let b = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "--urls",
+            urls,
+        ],
+        None,
+    );
+    assert_eq!(stdout(&a), stdout(&b));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fail_on_disallow_exits_1() {
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "BadBot",
+            "--fail-on-disallow",
+            "/x",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "--fail-on-disallow",
+            "/x",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn bad_input_exits_2_and_names_the_problem() {
+    let missing = robocc(
+        &[
+            "check",
+            "--robots",
+            "no/such/robots.txt",
+            "--agent",
+            "Googlebot",
+            "/",
+        ],
+        None,
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/robots.txt"));
+
+    let bad_agent = robocc(
+        &["check", "--robots", ROBOTS, "--agent", "Googlebot/2.1", "/"],
+        None,
+    );
+    assert_eq!(bad_agent.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_agent.stderr).contains("product token"));
+
+    let not_policy = robocc(&["check", "--policy", ROBOTS, "/"], None);
+    assert_eq!(not_policy.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&not_policy.stderr);
+    assert!(err.contains(ROBOTS) && err.contains("magic"), "{err}");
+
+    let usage = robocc(&["check", "--bogus"], None);
+    assert_eq!(usage.status.code(), Some(2));
+
+    let dialect = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "X",
+            "--dialect",
+            "acap",
+            "/",
+        ],
+        None,
+    );
+    assert_eq!(dialect.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&dialect.stderr).contains("not implemented"));
+}
+
+#[test]
+fn agent_from_header() {
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent-from-header",
+            "Mozilla/5.0 (compatible; BadBot/1.0; +http://bad.example)",
+            "/a",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "disallow\t/a\n");
+}
