@@ -1,1 +1,57 @@
-pub fn _placeholder() {}
+//! Shared pieces of robocc's benchmarks: workloads and timing helpers.
+//!
+//! The criterion suite and the report (issue 5) build on these; the
+//! `measure` binary is the quick figure for a handful of files.
+
+use robocc_compiler::{compile, urlgen, CompileOptions, Compiled};
+use std::time::{Duration, Instant};
+
+/// A compiled file with its URL workload.
+pub struct Workload {
+    /// File name.
+    pub name: String,
+    /// robots.txt bytes.
+    pub body: Vec<u8>,
+    /// The compiled policy (and its rule set, for the reference matcher).
+    pub compiled: Compiled,
+    /// URLs derived from the file's own patterns (seeded).
+    pub urls: Vec<Vec<u8>>,
+}
+
+impl Workload {
+    /// Compiles `body` for `agent` and generates `count` URLs.
+    pub fn new(name: &str, body: Vec<u8>, agent: &str, count: usize) -> Workload {
+        let compiled = compile(&body, agent, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
+        let urls = urlgen::workload(
+            seed,
+            compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
+            count,
+        );
+        Workload {
+            name: name.to_string(),
+            body,
+            compiled,
+            urls,
+        }
+    }
+
+    /// Total URL bytes.
+    pub fn url_bytes(&self) -> usize {
+        self.urls.iter().map(Vec::len).sum()
+    }
+}
+
+/// Median of `runs` timings of `f`.
+pub fn median_time(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}

@@ -58,7 +58,7 @@ impl Default for Budget {
             max_states: 200_000,
             max_threads: 4_000_000,
             total_bytes: 256 << 20,
-            time: Duration::from_secs(120),
+            time: Duration::from_secs(30),
         }
     }
 }

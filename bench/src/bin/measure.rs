@@ -1,0 +1,84 @@
+//! Quick figures for a few robots.txt files: compile time, artifact size,
+//! engine and reference checks per second, bytes read per check.
+//!
+//! `cargo run --release -p robocc-bench --bin measure -- FILE... [--agent NAME] [--urls N]`
+
+use robocc_bench::{median_time, Workload};
+use robocc_engine::Policy;
+use std::hint::black_box;
+
+fn main() {
+    let mut agent = "Googlebot".to_string();
+    let mut count = 20_000;
+    let mut files = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--agent" => agent = args.next().expect("--agent NAME"),
+            "--urls" => count = args.next().expect("--urls N").parse().expect("a number"),
+            _ => files.push(a),
+        }
+    }
+    if files.is_empty() {
+        eprintln!("usage: measure FILE... [--agent NAME] [--urls N]");
+        std::process::exit(2);
+    }
+    println!("| file | bytes | rules | compile ms | automata | states | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for file in files {
+        let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let name = std::path::Path::new(&file)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let compile_time = median_time(5, || {
+            black_box(robocc_compiler::compile(&body, &agent, &Default::default()).unwrap());
+        });
+        let w = Workload::new(&name, body, &agent, count);
+        let bytes = w.compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).unwrap();
+        let engine = median_time(7, || {
+            for u in &w.urls {
+                black_box(policy.check(black_box(u)));
+            }
+        });
+        let set = &w.compiled.rule_set;
+        let reference = median_time(3, || {
+            for u in &w.urls {
+                black_box(robocc_compiler::reference::check_url(
+                    set,
+                    robocc_engine::UrlMode::Google,
+                    u,
+                ));
+            }
+        });
+        let read: usize = w
+            .urls
+            .iter()
+            .map(|u| policy.check_traced(u).bytes_read)
+            .sum();
+        let n = w.urls.len() as f64;
+        let states: usize = w
+            .compiled
+            .data
+            .automata
+            .iter()
+            .map(|a| a.trans.len() / a.stride as usize)
+            .sum();
+        println!(
+            "| {name} | {} | {} | {:.3} | {} | {} | {} | {:.2} M | {:.3} M | {:.0}x | {:.1} | {:.1} |",
+            w.body.len(),
+            w.compiled.data.rules.len(),
+            compile_time.as_secs_f64() * 1e3,
+            w.compiled.data.automata.len(),
+            states,
+            bytes.len(),
+            n / engine.as_secs_f64() / 1e6,
+            n / reference.as_secs_f64() / 1e6,
+            reference.as_secs_f64() / engine.as_secs_f64(),
+            read as f64 / n,
+            w.url_bytes() as f64 / n,
+        );
+    }
+}
