@@ -17,11 +17,16 @@ fn patterns_of(body: &[u8], agent: &str, opts: &CompileOptions) -> Vec<Vec<u8>> 
     c.rule_set.rules.iter().map(|r| r.pattern.clone()).collect()
 }
 
-fn check_file(path: &std::path::Path, urls_per_agent: usize, max_agents: usize) -> usize {
+fn check_file(
+    path: &std::path::Path,
+    urls_per_agent: usize,
+    max_agents: usize,
+    modes: &[UrlMode],
+) -> usize {
     let body = std::fs::read(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let mut n = 0;
-    for mode in [UrlMode::Google, UrlMode::Rfc] {
+    for &mode in modes {
         let opts = CompileOptions {
             url_mode: mode,
             ..CompileOptions::default()
@@ -40,26 +45,47 @@ fn check_file(path: &std::path::Path, urls_per_agent: usize, max_agents: usize) 
 fn corpus_real_engine_matches_reference() {
     let files = txt_files(&common::root().join("corpus/real"));
     assert!(files.len() >= 40, "corpus/real has {} files", files.len());
-    let checked: usize = files.iter().map(|f| check_file(f, 400, 4)).sum();
+    let both = [UrlMode::Google, UrlMode::Rfc];
+    let checked: usize = files.iter().map(|f| check_file(f, 400, 4, &both)).sum();
     assert!(checked > 50_000, "only {checked} URLs checked");
 }
 
-#[test]
-fn shared_corpus_engine_matches_reference() {
+/// Every file of ../shared/corpus/real: the unlisted agent and the first
+/// named one, Google mode for even-numbered files and RFC mode for odd ones,
+/// 40 URLs each (`ROBOCC_FULL=1`: both modes, 3 agents, 300 URLs). Two tests
+/// share the files so both cores work.
+fn shared_corpus(part: usize) {
     let Some(dir) = shared_real() else {
         eprintln!("../shared/corpus/real not present: skipped");
         return;
     };
     let files = txt_files(&dir);
+    assert!(files.len() > 4000, "{} files", files.len());
     let full = std::env::var_os("ROBOCC_FULL").is_some();
-    // Every 8th file by default keeps the suite fast; ROBOCC_FULL=1 runs all.
-    let step = if full { 1 } else { 8 };
-    let checked: usize = files
-        .iter()
-        .step_by(step)
-        .map(|f| check_file(f, if full { 300 } else { 60 }, 3))
-        .sum();
-    assert!(checked > 10_000, "only {checked} URLs checked");
+    let mut checked = 0;
+    for (i, f) in files.iter().enumerate().skip(part).step_by(2) {
+        checked += if full {
+            check_file(f, 300, 3, &[UrlMode::Google, UrlMode::Rfc])
+        } else {
+            let mode = if (i / 2) % 2 == 0 {
+                UrlMode::Google
+            } else {
+                UrlMode::Rfc
+            };
+            check_file(f, 40, 2, &[mode])
+        };
+    }
+    assert!(checked > 100_000, "only {checked} URLs checked");
+}
+
+#[test]
+fn shared_corpus_engine_matches_reference_even() {
+    shared_corpus(0);
+}
+
+#[test]
+fn shared_corpus_engine_matches_reference_odd() {
+    shared_corpus(1);
 }
 
 fn rule_line() -> impl Strategy<Value = String> {
