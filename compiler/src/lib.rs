@@ -36,6 +36,7 @@ pub mod normalize;
 pub mod parse;
 pub mod reference;
 pub mod ruleset;
+pub mod store;
 pub mod urlgen;
 
 pub use compile::{compile, parse_delay_ms, CompileError, CompileOptions, Compiled};

@@ -208,3 +208,116 @@ fn agent_from_header() {
     );
     assert_eq!(stdout(&o), "disallow\t/a\n");
 }
+
+#[test]
+fn explain_inspect_store_and_json() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli4-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("bodies")).unwrap();
+    std::fs::copy(
+        common::root().join(ROBOTS),
+        dir.join("bodies/example.com.txt"),
+    )
+    .unwrap();
+    let manifest = dir.join("manifest.jsonl");
+    std::fs::write(
+        &manifest,
+        "{\"host\": \"www.example.com\", \"status\": 200, \"body_path\": \"bodies/example.com.txt\"}\n\
+         {\"host\": \"Inline.Example:8080\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"gone.example\", \"status\": 404}\n\
+         {\"host\": \"down.example\", \"status\": 0, \"fetched_at\": \"2026-11-22T00:00:00Z\"}\n\
+         {\"host\": \"old.example\", \"status\": 301, \"location\": \"https://www.example.com/robots.txt\"}\n",
+    )
+    .unwrap();
+    let store = dir.join("hosts.store");
+    let store = store.to_str().unwrap();
+    let b = robocc(
+        &[
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-o",
+            store,
+            "--manifest",
+            manifest.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    assert!(
+        String::from_utf8_lossy(&b.stderr).contains("5 hosts"),
+        "{}",
+        String::from_utf8_lossy(&b.stderr)
+    );
+
+    let c = robocc(
+        &[
+            "check",
+            "--store",
+            store,
+            "--format",
+            "json",
+            "https://www.example.com/cart",
+            "http://inline.example:8080/x",
+            "https://gone.example/x",
+            "https://down.example/x",
+            "https://old.example/cart",
+            "https://other.example/",
+        ],
+        None,
+    );
+    let lines: Vec<serde_json::Value> = stdout(&c)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let verdicts: Vec<&str> = lines
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["disallow", "disallow", "allow", "disallow", "disallow", "unknown"]
+    );
+    assert_eq!(lines[0]["rule_line"], 8);
+
+    let i = robocc(&["inspect", store], None);
+    assert!(stdout(&i).contains("hosts: 5"), "{}", stdout(&i));
+
+    let e = robocc(
+        &[
+            "explain",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "https://www.example.com/help/",
+        ],
+        None,
+    );
+    let out = stdout(&e);
+    assert!(
+        out.contains("verdict: allow") && out.contains("index.htm") && out.contains("line 12"),
+        "{out}"
+    );
+
+    // A corrupt store is refused with its name.
+    let mut bytes = std::fs::read(store).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n / 2);
+    let corrupt = dir.join("corrupt.store");
+    std::fs::write(&corrupt, bytes).unwrap();
+    let bad = robocc(
+        &[
+            "check",
+            "--store",
+            corrupt.to_str().unwrap(),
+            "https://www.example.com/",
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("corrupt.store"));
+    let bad = robocc(&["inspect", corrupt.to_str().unwrap()], None);
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

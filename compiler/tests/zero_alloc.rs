@@ -127,3 +127,50 @@ fn mmap_checks_do_not_allocate() {
     assert!(allowed > 0 && allowed < urls.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn store_lookups_do_not_allocate() {
+    use robocc_compiler::store::{build_store, HostInput, OnFailure};
+    let names = [
+        "texting_robots__twitter.robots.txt",
+        "protego__www.uefa.com.txt",
+        "texting_robots__reddit.robots.txt",
+    ];
+    let inputs: Vec<HostInput> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| HostInput {
+            host: format!("host{i}.example"),
+            status: 200,
+            body: Some(std::fs::read(common::root().join("corpus/real").join(n)).unwrap()),
+            location: None,
+        })
+        .collect();
+    let (bytes, _) = build_store(
+        &inputs,
+        "Googlebot",
+        &CompileOptions::default(),
+        OnFailure::Disallow,
+        &|| {},
+    )
+    .unwrap();
+    let store = robocc_engine::Store::from_bytes(&bytes).unwrap();
+    let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
+    let urls: Vec<Vec<u8>> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = String::from_utf8_lossy(p);
+            let p = p.strip_prefix("https://example.com").unwrap_or(&p);
+            format!("https://HOST{}.example{p}", i % 4).into_bytes()
+        })
+        .collect();
+    let mut known = 0usize;
+    let n = allocations_during(|| {
+        for url in &urls {
+            known += usize::from(store.check(url).is_some());
+        }
+    });
+    assert_eq!(n, 0);
+    assert!(known > 2000 && known < 3000, "{known}");
+}

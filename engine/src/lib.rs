@@ -31,8 +31,10 @@ pub mod artifact;
 mod load;
 pub mod normalize;
 mod policy;
+pub mod store;
 pub mod url;
 
 pub use artifact::{Dialect, UrlMode};
 pub use load::{frame, LoadError};
 pub use policy::{Policy, Traced, Verdict};
+pub use store::{HostKey, Store};

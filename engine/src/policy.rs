@@ -65,6 +65,12 @@ impl<'a> Policy<'a> {
         Ok(Policy { data, _map: None })
     }
 
+    /// Wraps an archived policy that has passed `load::check_semantics`
+    /// (a store validates all of its policies when it is opened).
+    pub(crate) fn from_validated(data: &'a ArchivedPolicyData) -> Policy<'a> {
+        Policy { data, _map: None }
+    }
+
     /// Whether `url` may be fetched (an absolute URL or a path).
     #[inline]
     pub fn is_allowed(&self, url: &str) -> bool {

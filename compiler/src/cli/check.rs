@@ -1,9 +1,9 @@
-//! `robocc check`: URLs → `allow`/`disallow` lines.
+//! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
 use super::compile::compile_source;
 use super::{error, SourceArgs, EXIT_USAGE};
-use clap::Args;
-use robocc_engine::Policy;
+use clap::{Args, ValueEnum};
+use robocc_engine::{Policy, Store};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 
@@ -14,6 +14,15 @@ pub struct CheckArgs {
     /// A compiled policy to check against (instead of --robots).
     #[arg(long, value_name = "FILE", conflicts_with = "robots")]
     policy: Option<PathBuf>,
+    /// A policy store: each URL is checked against its host's policy.
+    #[arg(long, value_name = "STORE", conflicts_with_all = ["robots", "policy"])]
+    store: Option<PathBuf>,
+    /// With --store: the verdict for hosts the store does not have.
+    #[arg(long, value_enum, default_value = "unknown")]
+    missing: Missing,
+    /// Output: `text` (verdict<TAB>URL) or `json` (one object per line).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
     /// Read URLs from FILE, one per line (default: the arguments, else stdin).
     #[arg(long, value_name = "FILE")]
     urls: Option<PathBuf>,
@@ -25,25 +34,85 @@ pub struct CheckArgs {
     url: Vec<String>,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum Missing {
+    /// Hosts not in the store are allowed.
+    Allow,
+    /// Hosts not in the store are disallowed.
+    Disallow,
+    /// Print `unknown` for them.
+    Unknown,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// Where verdicts come from.
+enum Source<'a> {
+    Policy(Policy<'a>),
+    Store(Store<'static>),
+}
+
+/// A verdict as printed: `Some(allowed)` or unknown, and the deciding line.
+fn judge(src: &Source<'_>, url: &[u8], missing: Missing) -> (Option<bool>, Option<u32>) {
+    match src {
+        Source::Policy(p) => verdict_of(p, url),
+        Source::Store(s) => match s.policy_for(url) {
+            Some(p) => verdict_of(&p, url),
+            None => match missing {
+                Missing::Allow => (Some(true), None),
+                Missing::Disallow => (Some(false), None),
+                Missing::Unknown => (None, None),
+            },
+        },
+    }
+}
+
+fn verdict_of(p: &Policy<'_>, url: &[u8]) -> (Option<bool>, Option<u32>) {
+    let v = p.check(url);
+    let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line.to_native());
+    (Some(v.allowed), line)
+}
+
 pub fn run(args: &CheckArgs) -> Result<i32, String> {
     let compiled_bytes;
-    let policy = match &args.policy {
-        Some(path) => Policy::open(path).map_err(|e| e.to_string())?,
-        None => {
+    let source = match (&args.policy, &args.store) {
+        (Some(path), _) => Source::Policy(Policy::open(path).map_err(|e| e.to_string())?),
+        (None, Some(path)) => Source::Store(Store::open(path).map_err(|e| e.to_string())?),
+        (None, None) => {
             let (compiled, _) = compile_source(&args.source)?;
             compiled_bytes = compiled.to_bytes();
-            Policy::from_bytes(&compiled_bytes).map_err(|e| e.to_string())?
+            Source::Policy(Policy::from_bytes(&compiled_bytes).map_err(|e| e.to_string())?)
         }
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut any_disallowed = false;
+    let json = args.format == Format::Json;
     let mut emit = |url: &[u8], out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
-        let v = policy.check(url);
-        any_disallowed |= !v.allowed;
-        out.write_all(if v.allowed { b"allow\t" } else { b"disallow\t" })?;
-        out.write_all(url)?;
-        out.write_all(b"\n")
+        let (allowed, line) = judge(&source, url, args.missing);
+        any_disallowed |= allowed == Some(false);
+        let word = match allowed {
+            Some(true) => "allow",
+            Some(false) => "disallow",
+            None => "unknown",
+        };
+        if json {
+            let obj = serde_json::json!({
+                "url": String::from_utf8_lossy(url),
+                "verdict": word,
+                "rule_line": line,
+            });
+            writeln!(out, "{obj}")
+        } else {
+            out.write_all(word.as_bytes())?;
+            out.write_all(b"\t")?;
+            out.write_all(url)?;
+            out.write_all(b"\n")
+        }
     };
     let io_result = if !args.url.is_empty() && args.urls.is_none() {
         args.url

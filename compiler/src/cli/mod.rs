@@ -2,6 +2,9 @@
 
 mod check;
 mod compile;
+mod explain;
+mod inspect;
+mod store;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use robocc_compiler::agent::{token_from_header, validate_token};
@@ -40,6 +43,17 @@ enum Command {
         after_help = "Example:\n  robocc compile --robots robots.txt --agent Googlebot -o site.policy"
     )]
     Compile(compile::CompileArgs),
+    /// Explain verdicts: the deciding rule, the groups chosen and why, the path as matched.
+    #[command(
+        after_help = "Example:\n  robocc explain --robots robots.txt --agent Googlebot https://example.com/cart"
+    )]
+    Explain(explain::ExplainArgs),
+    /// Show what a policy or store holds.
+    #[command(after_help = "Example:\n  robocc inspect site.policy")]
+    Inspect(inspect::InspectArgs),
+    /// Build policy stores: many hosts in one mmap-able file.
+    #[command(subcommand)]
+    Store(store::StoreCommand),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -155,6 +169,9 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Store(cmd) => store::run(&cmd),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,97 @@
+//! `robocc store build`: many hosts' robots.txt → one policy store.
+
+use super::SourceArgs;
+use clap::{Args, Subcommand, ValueEnum};
+use robocc_compiler::store::{build_store, inputs_from_dir, inputs_from_manifest, OnFailure};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum StoreCommand {
+    /// Build a store from a directory of <host>.txt files or a JSONL manifest.
+    #[command(
+        after_help = "Examples:\n  robocc store build --agent Googlebot -o hosts.store robots-dir/\n  \
+                            robocc store build --agent Googlebot -o hosts.store --manifest fetched.jsonl\n\n\
+                            Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
+                            (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable)"
+    )]
+    Build(BuildArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OnFailureArg {
+    Allow,
+    Disallow,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Where to write the store.
+    #[arg(short = 'o', long = "output", value_name = "STORE")]
+    output: PathBuf,
+    /// A JSONL manifest of fetch results (instead of a directory).
+    #[arg(long, value_name = "FILE", conflicts_with = "dir")]
+    manifest: Option<PathBuf>,
+    /// A directory of <host>.txt or <host>_<port>.txt files.
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Policy for hosts whose robots.txt fails to compile.
+    #[arg(long, value_enum, default_value = "disallow")]
+    on_failure: OnFailureArg,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
+    let StoreCommand::Build(args) = cmd;
+    let agent = args.source.agent()?;
+    let inputs = match (&args.manifest, &args.dir) {
+        (Some(m), _) => inputs_from_manifest(m)?,
+        (None, Some(d)) => inputs_from_dir(d)?,
+        (None, None) => return Err("give a directory or --manifest FILE".to_string()),
+    };
+    let bar = if !args.quiet && std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(inputs.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let on_failure = match args.on_failure {
+        OnFailureArg::Allow => OnFailure::Allow,
+        OnFailureArg::Disallow => OnFailure::Disallow,
+    };
+    let (bytes, report) = build_store(
+        &inputs,
+        &agent,
+        &args.source.compile_options(),
+        on_failure,
+        &|| bar.inc(1),
+    )
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    std::fs::write(&args.output, &bytes[..])
+        .map_err(|e| format!("cannot write store {}: {e}", args.output.display()))?;
+    if !args.quiet {
+        let [fetched, unavailable, unreachable, redirected, failed] = report.by_source;
+        eprintln!(
+            "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  \
+             fetched {fetched}, unavailable (allow all) {unavailable}, unreachable (disallow all) \
+             {unreachable}, redirected {redirected}, failed {failed}; split-path compiles {}",
+            args.output.display(),
+            report.hosts,
+            report.unique_policies,
+            report.dedup_ratio(),
+            report.bytes,
+            report.fallbacks.len(),
+        );
+        for f in &report.failures {
+            eprintln!("  failed: {}: {}", f.host, f.note);
+        }
+        for d in &report.duplicates {
+            eprintln!("  duplicate host (last one kept): {d}");
+        }
+    }
+    Ok(0)
+}

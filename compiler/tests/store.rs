@@ -1,0 +1,108 @@
+//! A store built from many hosts answers every host exactly like compiling
+//! that host's file on its own, and finds hosts without allocating.
+
+mod common;
+
+use robocc_compiler::store::{build_store, host_key, HostInput, OnFailure};
+use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_engine::{Policy, Store};
+
+fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
+    common::txt_files(dir)
+        .into_iter()
+        .step_by(every)
+        .map(|p| HostInput {
+            // File names become host names: lower-case, no spaces.
+            host: p
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .replace('_', "-"),
+            status: 200,
+            body: Some(std::fs::read(&p).unwrap()),
+            location: None,
+        })
+        .collect()
+}
+
+fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
+    let opts = CompileOptions::default();
+    let (bytes, report) =
+        build_store(inputs, "Googlebot", &opts, OnFailure::Disallow, &|| {}).unwrap();
+    assert_eq!(report.hosts, inputs.len());
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let store = Store::from_bytes(&bytes).unwrap();
+    let mut checked = 0;
+    for input in inputs {
+        let body = input.body.as_ref().unwrap();
+        let compiled = compile(body, "Googlebot", &opts).unwrap();
+        let own = compiled.to_bytes();
+        let policy = Policy::from_bytes(&own).unwrap();
+        let key = host_key(&input.host);
+        let urls = urlgen::workload(
+            5,
+            compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
+            urls_per_host,
+        );
+        for path in urls {
+            let path = String::from_utf8_lossy(&path).into_owned();
+            let path = path.strip_prefix("https://example.com").unwrap_or(&path);
+            let url = format!(
+                "https://{key}{}{path}",
+                if path.starts_with('/') { "" } else { "/" }
+            );
+            assert_eq!(
+                store.check(url.as_bytes()),
+                Some(policy.check(url.as_bytes())),
+                "{key}: {url}"
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn store_of_corpus_real_matches_per_file_compilation() {
+    let inputs = inputs(&common::root().join("corpus/real"), 1);
+    assert!(store_matches_per_file(&inputs, 200) > 8_000);
+}
+
+#[test]
+fn store_of_shared_corpus_sample_matches_per_file_compilation() {
+    let Some(dir) = common::shared_real() else {
+        eprintln!("../shared/corpus/real not present: skipped");
+        return;
+    };
+    let every = if std::env::var_os("ROBOCC_FULL").is_some() {
+        1
+    } else {
+        20
+    };
+    let inputs = inputs(&dir, every);
+    assert!(store_matches_per_file(&inputs, 30) > 5_000);
+}
+
+#[test]
+fn identical_bodies_are_stored_once() {
+    let body = b"User-agent: *\nDisallow: /x\n".to_vec();
+    let inputs: Vec<HostInput> = (0..50)
+        .map(|i| HostInput {
+            host: format!("h{i}.example"),
+            status: 200,
+            body: Some(body.clone()),
+            location: None,
+        })
+        .collect();
+    let (_, report) = build_store(
+        &inputs,
+        "Googlebot",
+        &CompileOptions::default(),
+        OnFailure::Disallow,
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!(report.unique_policies, 1);
+    assert_eq!(report.dedup_ratio(), 50.0);
+}
