@@ -31,6 +31,7 @@ pub mod agent;
 mod compile;
 pub mod diag;
 pub mod dialect;
+pub mod lint;
 pub mod lower;
 pub mod normalize;
 pub mod parse;

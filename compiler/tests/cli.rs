@@ -321,3 +321,50 @@ fn explain_inspect_store_and_json() {
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn lint_text_and_json() {
+    let dir = std::env::temp_dir().join(format!("robocc-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("robots.txt");
+    std::fs::write(
+        &f,
+        "User-agent: *\nDisalow: /a\nDisallow: /p\nAllow: /p\nNoindex: /x\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let t = robocc(&["lint", "--robots", f], None);
+    assert!(t.status.success());
+    let out = stdout(&t);
+    assert!(
+        out.contains(":2: misspelt-key")
+            && out.contains(":3: shadowed-rule")
+            && out.contains(":5: unknown-key"),
+        "{out}"
+    );
+    let j = robocc(
+        &[
+            "lint",
+            "--robots",
+            f,
+            "--agent",
+            "Googlebot",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let findings: Vec<serde_json::Value> = stdout(&j)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(findings
+        .iter()
+        .any(|v| v["code"] == "allow-disallow-tie" && v["line"] == 4));
+    assert!(findings
+        .iter()
+        .all(|v| v["fix"].as_str().is_some_and(|s| !s.is_empty())));
+    let missing = robocc(&["lint", "--robots", "no/such.txt"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,6 +4,7 @@ mod check;
 mod compile;
 mod explain;
 mod inspect;
+mod lint;
 mod store;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -48,6 +49,11 @@ enum Command {
         after_help = "Example:\n  robocc explain --robots robots.txt --agent Googlebot https://example.com/cart"
     )]
     Explain(explain::ExplainArgs),
+    /// Findings a site owner can act on, each with its line and a fix.
+    #[command(
+        after_help = "Example:\n  robocc lint --robots robots.txt\n  robocc lint --robots robots.txt --agent Googlebot --format json"
+    )]
+    Lint(lint::LintArgs),
     /// Show what a policy or store holds.
     #[command(after_help = "Example:\n  robocc inspect site.policy")]
     Inspect(inspect::InspectArgs),
@@ -111,6 +117,23 @@ pub struct SourceArgs {
 }
 
 impl SourceArgs {
+    /// The robots.txt path, required.
+    pub fn robots_path(&self) -> Result<PathBuf, String> {
+        self.robots
+            .clone()
+            .ok_or_else(|| "--robots FILE is required".to_string())
+    }
+
+    /// Whether --agent was given.
+    pub fn agent_given(&self) -> bool {
+        self.agent.is_some()
+    }
+
+    /// Whether --agent-from-header was given.
+    pub fn agent_from_header_given(&self) -> bool {
+        self.agent_from_header.is_some()
+    }
+
     /// The product token, validated.
     pub fn agent(&self) -> Result<String, String> {
         let token = match (&self.agent, &self.agent_from_header) {
@@ -171,6 +194,7 @@ pub fn run() -> i32 {
         Command::Compile(args) => compile::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        Command::Lint(args) => lint::run(&args),
         Command::Store(cmd) => store::run(&cmd),
     };
     match result {

@@ -1,0 +1,323 @@
+//! Findings a site owner can act on, each with a line and a one-line fix.
+
+use crate::agent::{is_global_value, value_token};
+use crate::normalize::normalize_pattern;
+use crate::parse::keys::KeyKind;
+use crate::parse::{parse, RobotsTxt};
+use crate::{compile, parse_delay_ms, CompileOptions};
+use std::collections::{BTreeSet, HashMap};
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    /// 1-based line (0: the whole file).
+    pub line: u32,
+    /// Short identifier of the check (`unknown-key`, `shadowed-rule`, …).
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, in one line.
+    pub fix: String,
+}
+
+const KNOWN_KEYS: &[&str] = &[
+    "user-agent",
+    "allow",
+    "disallow",
+    "sitemap",
+    "crawl-delay",
+    "request-rate",
+    "visit-time",
+    "robot-version",
+    "comment",
+    "content-signal",
+    "host",
+    "clean-param",
+];
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Lints `body`; `agent` restricts the rule analyses to one product token.
+pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
+    let robots = parse(body, &options.parse);
+    let mut out = Vec::new();
+    looks_like_html(body, &mut out);
+    keys(&robots, &mut out);
+    for d in &robots.diagnostics {
+        if d.message.contains("parse limit") {
+            out.push(Finding {
+                line: 0,
+                code: "parse-limit",
+                message: d.message.clone(),
+                fix: "move the rules that matter to the top of the file, or shorten it".into(),
+            });
+        }
+    }
+    for r in &robots.orphan_rules {
+        out.push(Finding {
+            line: r.line,
+            code: "rule-outside-group",
+            message: "rule before the first user-agent line: crawlers ignore it".into(),
+            fix: "add a `User-agent: *` line above it".into(),
+        });
+    }
+    records(&robots, &mut out);
+    patterns(&robots, &mut out);
+    shadowed(body, &robots, agent, options, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn looks_like_html(body: &[u8], out: &mut Vec<Finding>) {
+    let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+    let t = head.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with("<!doctype") || t.starts_with("<html") || head.contains("<body") {
+        out.push(Finding {
+            line: 1,
+            code: "html",
+            message: "this looks like an HTML page, not a robots.txt".into(),
+            fix: "serve a plain-text robots.txt at /robots.txt (or a 404 if there is none)".into(),
+        });
+    }
+}
+
+fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
+    let records = robots
+        .groups
+        .iter()
+        .flat_map(|g| g.records.iter())
+        .chain(robots.global.iter());
+    for r in records.filter(|r| r.kind == KeyKind::Unknown) {
+        let key = text(r.key).to_ascii_lowercase();
+        let near = KNOWN_KEYS
+            .iter()
+            .map(|k| (edit_distance(&key, k), *k))
+            .min()
+            .filter(|&(d, _)| d <= 2);
+        out.push(Finding {
+            line: r.line,
+            code: "unknown-key",
+            message: format!(
+                "unknown key {:?}: ignored by Google and RFC 9309 crawlers",
+                text(r.key)
+            ),
+            fix: match near {
+                Some((_, k)) => format!("did you mean `{k}:`?"),
+                None => "remove it, or keep it knowing most crawlers ignore it".into(),
+            },
+        });
+    }
+    for d in robots
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("typo Google accepts"))
+    {
+        out.push(Finding {
+            line: d.line,
+            code: "misspelt-key",
+            message: d.message.clone(),
+            fix: "spell the key correctly: other crawlers do not accept the typo".into(),
+        });
+    }
+}
+
+fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
+    for r in robots.groups.iter().flat_map(|g| g.records.iter()) {
+        if r.kind == KeyKind::CrawlDelay {
+            match parse_delay_ms(r.value) {
+                None => out.push(Finding {
+                    line: r.line,
+                    code: "crawl-delay",
+                    message: format!("Crawl-delay {:?} is not a number of seconds", text(r.value)),
+                    fix: "write a number of seconds, e.g. `Crawl-delay: 5`".into(),
+                }),
+                Some(ms) if ms > 60_000 => out.push(Finding {
+                    line: r.line,
+                    code: "crawl-delay",
+                    message: format!(
+                        "Crawl-delay of {} s limits a crawler to {} pages a day",
+                        ms / 1000,
+                        86_400_000 / ms.max(1)
+                    ),
+                    fix: "use a delay of a few seconds, or disallow what must not be crawled"
+                        .into(),
+                }),
+                _ => {}
+            }
+        }
+    }
+    for r in robots.global.iter().filter(|r| r.kind == KeyKind::Sitemap) {
+        let v = text(r.value);
+        if !(v.starts_with("http://") || v.starts_with("https://")) {
+            out.push(Finding {
+                line: r.line,
+                code: "sitemap",
+                message: format!("Sitemap {v:?} is not an absolute URL"),
+                fix: "give the full URL, e.g. `Sitemap: https://example.com/sitemap.xml`".into(),
+            });
+        }
+    }
+}
+
+fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
+    for group in &robots.groups {
+        // Rules equal once encoding and case are normalised.
+        let mut seen: HashMap<Vec<u8>, (u32, &[u8], bool)> = HashMap::new();
+        for rule in group.rules.iter().filter(|r| !r.raw.is_empty()) {
+            let allow = rule.kind == crate::parse::RuleKind::Allow;
+            if let Some(d) = rule.raw[..rule.raw.len() - 1]
+                .iter()
+                .position(|&b| b == b'$')
+            {
+                out.push(Finding {
+                    line: rule.line,
+                    code: "dollar-mid-pattern",
+                    message: format!(
+                        "`$` at byte {} of {:?} is a literal `$`, not an end anchor",
+                        d + 1,
+                        text(rule.raw)
+                    ),
+                    fix: "put `$` only at the end, or write `%24` for a literal dollar".into(),
+                });
+            }
+            let exact = normalize_pattern(rule.raw);
+            let folded = exact.to_ascii_lowercase();
+            match seen.get(&folded) {
+                Some(&(line, raw, _)) if raw != rule.raw => {
+                    let (what, fix) = if normalize_pattern(raw) == exact {
+                        ("differs only by percent-encoding from", "keep one spelling")
+                    } else {
+                        ("differs only by letter case from", "paths are case-sensitive: check which one is meant")
+                    };
+                    out.push(Finding {
+                        line: rule.line,
+                        code: "near-duplicate",
+                        message: format!("{:?} {what} {:?} (line {line})", text(rule.raw), text(raw)),
+                        fix: fix.into(),
+                    });
+                }
+                Some(&(line, _, other_allow)) if other_allow != allow => out.push(Finding {
+                    line: rule.line,
+                    code: "allow-disallow-tie",
+                    message: format!(
+                        "Allow and Disallow of the same pattern {:?} (line {line}): Allow wins the tie",
+                        text(rule.raw)
+                    ),
+                    fix: "remove the rule that is not meant".into(),
+                }),
+                Some(_) => {}
+                None => {
+                    seen.insert(folded, (rule.line, rule.raw, allow));
+                }
+            }
+        }
+    }
+}
+
+/// Rules that no state of the agent's automaton names as its winner can
+/// never decide any URL.
+fn shadowed(
+    body: &[u8],
+    robots: &RobotsTxt<'_>,
+    agent: Option<&str>,
+    options: &CompileOptions,
+    out: &mut Vec<Finding>,
+) {
+    let mut agents: BTreeSet<String> = BTreeSet::new();
+    match agent {
+        Some(a) => {
+            agents.insert(a.to_string());
+        }
+        None => {
+            for a in robots.groups.iter().flat_map(|g| g.agents.iter()) {
+                let t = value_token(a.value);
+                if !is_global_value(a.value) && !t.is_empty() {
+                    agents.insert(text(t));
+                }
+            }
+            agents.insert("RoboccUnlistedAgent".into());
+        }
+    }
+    for agent in agents {
+        let Ok(c) = compile(body, &agent, options) else {
+            continue;
+        };
+        let deciding: BTreeSet<u32> = c.data.outcomes.iter().map(|o| o.rule).collect();
+        for (id, r) in c.rule_set.rules.iter().enumerate() {
+            if r.origin != robocc_engine::artifact::RuleOrigin::Line
+                || deciding.contains(&(id as u32))
+            {
+                continue;
+            }
+            out.push(Finding {
+                line: r.line,
+                code: "shadowed-rule",
+                message: format!(
+                    "{} {} never decides any URL for {agent}: a longer or equal rule always wins",
+                    if r.allow { "Allow" } else { "Disallow" },
+                    text(&r.pattern)
+                ),
+                fix: "remove it, or make it more specific than the rule that wins".into(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(body: &str) -> Vec<(u32, &'static str)> {
+        lint(body.as_bytes(), None, &CompileOptions::default())
+            .into_iter()
+            .map(|f| (f.line, f.code))
+            .collect()
+    }
+
+    #[test]
+    fn findings() {
+        let c = codes(
+            "Disallow: /early\nUser-agent: *\nDisalow: /a\nDisallow: /b$c\nCrawl-delay: soon\n\
+             Alow: /x\nDisallow: /p\nAllow: /p\nDisallow: /Q\nDisallow: /q\nDisallow: /%7Ex\nDisallow: /~x\n\
+             Disallow: /p/deeper\nAllow: /\nDisallow: /\nSitemap: /sitemap.xml\n",
+        );
+        for want in [
+            (1, "rule-outside-group"),
+            (3, "misspelt-key"),
+            (4, "dollar-mid-pattern"),
+            (5, "crawl-delay"),
+            (6, "unknown-key"),
+            (8, "allow-disallow-tie"),
+            (10, "near-duplicate"),
+            (12, "near-duplicate"),
+            (16, "sitemap"),
+            (7, "shadowed-rule"),
+            (15, "shadowed-rule"),
+        ] {
+            assert!(c.contains(&want), "missing {want:?} in {c:?}");
+        }
+        assert!(!c.contains(&(13, "shadowed-rule")), "{c:?}");
+        assert_eq!(
+            codes("<!DOCTYPE html><html><body>hi</body></html>")[0].1,
+            "html"
+        );
+    }
+}
