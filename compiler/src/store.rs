@@ -44,6 +44,8 @@ pub struct HostInput {
     pub body: Option<Vec<u8>>,
     /// Redirect target URL, for 3xx.
     pub location: Option<String>,
+    /// When it was fetched (RFC 3339), kept in the index.
+    pub fetched_at: Option<String>,
 }
 
 /// What a failed body gets.
@@ -165,7 +167,7 @@ pub fn build_store(
         }
     }
     // Resolve every host to a body, then give each distinct body an index.
-    let mut hosts: Vec<(String, Vec<u8>, HostSource, u16)> = by_host
+    let mut hosts: Vec<(String, Vec<u8>, HostSource, &HostInput)> = by_host
         .iter()
         .map(|(key, input)| {
             let (resolved, source) = resolve(&by_host, input);
@@ -173,7 +175,7 @@ pub fn build_store(
                 Resolved::Body(b) => b,
                 Resolved::Synthetic(b) => b.to_vec(),
             };
-            (key.clone(), body, source, input.status)
+            (key.clone(), body, source, *input)
         })
         .collect();
     hosts.sort_by(|a, b| a.0.cmp(&b.0));
@@ -218,9 +220,9 @@ pub fn build_store(
     }
     let mut entries = Vec::with_capacity(hosts.len());
     drop(body_index);
-    let hosts: Vec<(String, HostSource, u16)> =
-        hosts.into_iter().map(|(k, _, s, st)| (k, s, st)).collect();
-    for ((key, mut source, status), &b) in hosts.into_iter().zip(&body_of_host) {
+    let hosts: Vec<(String, HostSource, &HostInput)> =
+        hosts.into_iter().map(|(k, _, s, i)| (k, s, i)).collect();
+    for ((key, mut source, input), &b) in hosts.into_iter().zip(&body_of_host) {
         let policy = match index_of_body[b] {
             Some(p) => {
                 if policies[p as usize].automata.len() > 1 {
@@ -238,8 +240,14 @@ pub fn build_store(
                     note: failure_of_body[b].clone().unwrap_or_default(),
                 });
                 *failed_policy.get_or_insert_with(|| {
-                    let p = compile(fallback_body, agent, options)
-                        .expect("the fallback policies are tiny")
+                    // The caller's budget just failed; the fallback bodies are
+                    // two lines and always fit the default one.
+                    let opts = CompileOptions {
+                        budget: crate::lower::Budget::default(),
+                        ..options.clone()
+                    };
+                    let p = compile(fallback_body, agent, &opts)
+                        .expect("a one-rule policy fits the default budget")
                         .data;
                     policies.push(p);
                     policies.len() as u32 - 1
@@ -251,7 +259,8 @@ pub fn build_store(
             host: key,
             policy,
             source,
-            status,
+            status: input.status,
+            fetched_at: input.fetched_at.clone(),
         });
     }
     report.hosts = entries.len();
@@ -297,7 +306,7 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, String> 
             host,
             status: 200,
             body: Some(body),
-            location: None,
+            ..HostInput::default()
         });
     }
     out.sort_by(|a, b| a.host.cmp(&b.host));
@@ -353,11 +362,16 @@ pub fn inputs_from_manifest(path: &std::path::Path) -> Result<Vec<HostInput>, St
             .get("location")
             .and_then(|l| l.as_str())
             .map(str::to_string);
+        let fetched_at = v
+            .get("fetched_at")
+            .and_then(|l| l.as_str())
+            .map(str::to_string);
         out.push(HostInput {
             host,
             status,
             body,
             location,
+            fetched_at,
         });
     }
     Ok(out)
@@ -374,6 +388,7 @@ mod tests {
             status,
             body: body.map(|b| b.as_bytes().to_vec()),
             location: location.map(str::to_string),
+            fetched_at: None,
         }
     }
 
@@ -450,5 +465,33 @@ mod tests {
         assert!(report.unique_policies <= 4, "{report:?}");
         assert_eq!(report.hosts, inputs.len());
         assert!(report.dedup_ratio() > 3.0);
+    }
+
+    #[test]
+    fn a_failing_body_gets_the_fallback_and_is_reported() {
+        let hostile = "User-agent: *\nDisallow: /*a*b*c*d\nDisallow: /x\n";
+        let inputs = vec![
+            input("bad.com", 200, Some(hostile), None),
+            input("good.com", 200, Some("User-agent: *\nDisallow: /x\n"), None),
+        ];
+        // A budget no automaton fits in.
+        let mut opts = CompileOptions::default();
+        opts.budget.max_states = 1;
+        for (fallback, allowed) in [(OnFailure::Disallow, false), (OnFailure::Allow, true)] {
+            let (bytes, report) =
+                build_store(&inputs, "Googlebot", &opts, fallback, &|| {}).unwrap();
+            assert_eq!(report.failures.len(), 2, "{report:?}");
+            assert!(report.failures[0].note.contains("budget"), "{report:?}");
+            let store = Store::from_bytes(&bytes).unwrap();
+            let entry = store.host_entry(b"https://bad.com/").unwrap();
+            assert_eq!(
+                entry.source,
+                robocc_engine::store::ArchivedHostSource::Failed
+            );
+            assert_eq!(
+                store.check(b"https://bad.com/y").map(|v| v.allowed),
+                Some(allowed)
+            );
+        }
     }
 }

@@ -143,7 +143,7 @@ fn store_lookups_do_not_allocate() {
             host: format!("host{i}.example"),
             status: 200,
             body: Some(std::fs::read(common::root().join("corpus/real").join(n)).unwrap()),
-            location: None,
+            ..HostInput::default()
         })
         .collect();
     let (bytes, _) = build_store(

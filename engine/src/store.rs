@@ -47,6 +47,8 @@ pub struct HostEntry {
     pub source: HostSource,
     /// HTTP status the manifest gave (0: unreachable; 200 for directory input).
     pub status: u16,
+    /// When the robots.txt was fetched (RFC 3339, as the manifest gave it).
+    pub fetched_at: Option<String>,
 }
 
 /// The archived root object of a store.
