@@ -263,6 +263,8 @@ fn explain_inspect_store_and_json() {
             "https://down.example/x",
             "https://old.example/cart",
             "https://other.example/",
+            "not a url",
+            "\u{1}://\u{0}",
         ],
         None,
     );
@@ -276,7 +278,10 @@ fn explain_inspect_store_and_json() {
         .collect();
     assert_eq!(
         verdicts,
-        ["disallow", "disallow", "allow", "disallow", "disallow", "unknown"]
+        [
+            "disallow", "disallow", "allow", "disallow", "disallow", "unknown", "unknown",
+            "unknown"
+        ]
     );
     assert_eq!(lines[0]["rule_line"], 8);
 
