@@ -264,7 +264,7 @@ fn explain_inspect_store_and_json() {
             "https://old.example/cart",
             "https://other.example/",
             "not a url",
-            "\u{1}://\u{0}",
+            "\u{1}://",
         ],
         None,
     );
