@@ -17,7 +17,12 @@ const FILES: &[&str] = &[
 ];
 
 fn load(name: &str) -> Vec<u8> {
-    std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real").join(name)).unwrap()
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corpus/real")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn checks(c: &mut Criterion) {
@@ -29,7 +34,11 @@ fn checks(c: &mut Criterion) {
             .iter()
             .map(|u| {
                 let u = String::from_utf8_lossy(u).into_owned();
-                if u.starts_with('/') { format!("https://example.com{u}") } else { u }
+                if u.starts_with('/') {
+                    format!("https://example.com{u}")
+                } else {
+                    u
+                }
             })
             .collect();
         let bytes = w.compiled.to_bytes();
@@ -37,17 +46,43 @@ fn checks(c: &mut Criterion) {
         let robot = texting_robots::Robot::new("Googlebot", &body).unwrap();
         let mut g = c.benchmark_group(format!("check/{name}"));
         g.throughput(Throughput::Elements(urls.len() as u64));
-        g.bench_function("robocc", |b| b.iter(|| urls.iter().for_each(|u| { black_box(policy.check(u.as_bytes())); })));
-        g.bench_function("reference", |b| {
-            b.iter(|| urls.iter().for_each(|u| { black_box(robocc_compiler::reference::check_url(&w.compiled.rule_set, UrlMode::Google, u.as_bytes())); }))
+        g.bench_function("robocc", |b| {
+            b.iter(|| {
+                urls.iter().for_each(|u| {
+                    black_box(policy.check(u.as_bytes()));
+                })
+            })
         });
-        g.bench_function("texting_robots", |b| b.iter(|| urls.iter().for_each(|u| { black_box(robot.allowed(u)); })));
+        g.bench_function("reference", |b| {
+            b.iter(|| {
+                urls.iter().for_each(|u| {
+                    black_box(robocc_compiler::reference::check_url(
+                        &w.compiled.rule_set,
+                        UrlMode::Google,
+                        u.as_bytes(),
+                    ));
+                })
+            })
+        });
+        g.bench_function("texting_robots", |b| {
+            b.iter(|| {
+                urls.iter().for_each(|u| {
+                    black_box(robot.allowed(u));
+                })
+            })
+        });
         g.finish();
         let mut g = c.benchmark_group(format!("compile/{name}"));
         g.bench_function(BenchmarkId::from_parameter(body.len()), |b| {
-            b.iter(|| black_box(robocc_compiler::compile(&body, "Googlebot", &Default::default()).unwrap()))
+            b.iter(|| {
+                black_box(
+                    robocc_compiler::compile(&body, "Googlebot", &Default::default()).unwrap(),
+                )
+            })
         });
-        g.bench_function("from_bytes", |b| b.iter(|| black_box(Policy::from_bytes(&bytes).unwrap())));
+        g.bench_function("from_bytes", |b| {
+            b.iter(|| black_box(Policy::from_bytes(&bytes).unwrap()))
+        });
         g.finish();
     }
 }

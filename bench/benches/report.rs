@@ -31,7 +31,10 @@ struct Config {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Checks per second of `f` over `n` items, median of `runs`.
@@ -64,7 +67,11 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
         .iter()
         .map(|u| {
             let u = String::from_utf8_lossy(u).into_owned();
-            if u.starts_with('/') { format!("https://example.com{u}") } else { u }
+            if u.starts_with('/') {
+                format!("https://example.com{u}")
+            } else {
+                u
+            }
         })
         .collect();
     let n = urls.len();
@@ -105,7 +112,10 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
             black_box(memchr::memchr(0, black_box(u.as_bytes())));
         }
     });
-    let read: usize = urls.iter().map(|u| policy.check_traced(u.as_bytes()).bytes_read).sum();
+    let read: usize = urls
+        .iter()
+        .map(|u| policy.check_traced(u.as_bytes()).bytes_read)
+        .sum();
     Row {
         role,
         name: file.to_string(),
@@ -132,7 +142,11 @@ fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|c| c.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
     let commit = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -140,13 +154,16 @@ fn machine() -> String {
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        .map_or("unknown".into(), |o| {
+            String::from_utf8_lossy(&o.stdout).trim().to_string()
+        });
     format!("{cores} cores, {cpu}; commit {commit}")
 }
 
 /// Loading: validation from bytes, mmap open, store open and lookup, threads.
 fn loading(cfg: &Config, out: &mut String) {
-    let body = std::fs::read(root().join("corpus/real/texting_robots__twitter.robots.txt")).unwrap();
+    let body =
+        std::fs::read(root().join("corpus/real/texting_robots__twitter.robots.txt")).unwrap();
     let c = robocc_compiler::compile(&body, "Googlebot", &Default::default()).unwrap();
     let bytes = c.to_bytes();
     let from_bytes = median_time(cfg.runs * 20, || {
@@ -160,18 +177,24 @@ fn loading(cfg: &Config, out: &mut String) {
         black_box(Policy::open(&path).unwrap());
     });
     // A store of every corpus/real host.
-    let inputs: Vec<robocc_compiler::store::HostInput> = std::fs::read_dir(root().join("corpus/real"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .take(if cfg.full { usize::MAX } else { 5 })
-        .map(|p| robocc_compiler::store::HostInput {
-            host: p.file_stem().unwrap().to_string_lossy().to_ascii_lowercase().replace('_', "-"),
-            status: 200,
-            body: Some(std::fs::read(&p).unwrap()),
-            ..Default::default()
-        })
-        .collect();
+    let inputs: Vec<robocc_compiler::store::HostInput> =
+        std::fs::read_dir(root().join("corpus/real"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .take(if cfg.full { usize::MAX } else { 5 })
+            .map(|p| robocc_compiler::store::HostInput {
+                host: p
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_ascii_lowercase()
+                    .replace('_', "-"),
+                status: 200,
+                body: Some(std::fs::read(&p).unwrap()),
+                ..Default::default()
+            })
+            .collect();
     let t = Instant::now();
     let (store_bytes, report) = robocc_compiler::store::build_store(
         &inputs,
@@ -190,7 +213,12 @@ fn loading(cfg: &Config, out: &mut String) {
     let store = Store::open(&store_path).unwrap();
     let lookups: Vec<String> = inputs
         .iter()
-        .map(|i| format!("https://{}/some/path?x=1", robocc_compiler::store::host_key(&i.host)))
+        .map(|i| {
+            format!(
+                "https://{}/some/path?x=1",
+                robocc_compiler::store::host_key(&i.host)
+            )
+        })
         .collect();
     let rounds = (cfg.urls / lookups.len()).max(1);
     let store_rate = rate(rounds * lookups.len(), cfg.runs, || {
@@ -224,8 +252,17 @@ fn loading(cfg: &Config, out: &mut String) {
     };
     let _ = writeln!(out, "\n## Loading, stores and threads\n");
     let _ = writeln!(out, "| measurement | value |\n|---|---:|");
-    let _ = writeln!(out, "| `Policy::from_bytes` (full validation), twitter, {} bytes | {:.1} µs |", bytes.len(), from_bytes.as_secs_f64() * 1e6);
-    let _ = writeln!(out, "| `Policy::open` (mmap + validation), same file | {:.1} µs |", open.as_secs_f64() * 1e6);
+    let _ = writeln!(
+        out,
+        "| `Policy::from_bytes` (full validation), twitter, {} bytes | {:.1} µs |",
+        bytes.len(),
+        from_bytes.as_secs_f64() * 1e6
+    );
+    let _ = writeln!(
+        out,
+        "| `Policy::open` (mmap + validation), same file | {:.1} µs |",
+        open.as_secs_f64() * 1e6
+    );
     let _ = writeln!(
         out,
         "| store build: {} hosts, {} unique policies, {} bytes | {:.2} s |",
@@ -234,17 +271,36 @@ fn loading(cfg: &Config, out: &mut String) {
         report.bytes,
         build.as_secs_f64()
     );
-    let _ = writeln!(out, "| `Store::open` (mmap + validation of every policy) | {:.2} ms |", store_open.as_secs_f64() * 1e3);
-    let _ = writeln!(out, "| store lookup + check | {:.2} M/s |", store_rate / 1e6);
-    let _ = writeln!(out, "| one thread, one shared mmap (twitter) | {:.2} M checks/s |", single / 1e6);
-    let _ = writeln!(out, "| {threads} threads, one shared mmap | {:.2} M checks/s ({:.2}x) |", multi / 1e6, multi / single);
+    let _ = writeln!(
+        out,
+        "| `Store::open` (mmap + validation of every policy) | {:.2} ms |",
+        store_open.as_secs_f64() * 1e3
+    );
+    let _ = writeln!(
+        out,
+        "| store lookup + check | {:.2} M/s |",
+        store_rate / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "| one thread, one shared mmap (twitter) | {:.2} M checks/s |",
+        single / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "| {threads} threads, one shared mmap | {:.2} M checks/s ({:.2}x) |",
+        multi / 1e6,
+        multi / single
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Compile time over every shared-corpus file (full mode, when present).
 fn corpus_compile(out: &mut String) {
     let dir = root().join("../shared/corpus/real");
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
     let mut times = Vec::new();
     let t = Instant::now();
     for e in entries {
@@ -275,9 +331,17 @@ fn corpus_compile(out: &mut String) {
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = if full {
-        Config { full, urls: 20_000, runs: 7 }
+        Config {
+            full,
+            urls: 20_000,
+            runs: 7,
+        }
     } else {
-        Config { full, urls: 200, runs: 1 }
+        Config {
+            full,
+            urls: 200,
+            runs: 1,
+        }
     };
     let command = "cargo bench -p robocc-bench --bench report";
     let mut out = String::new();
@@ -295,9 +359,15 @@ fn main() {
         cfg.urls, cfg.runs
     );
     let _ = writeln!(out, "| workload | file | rules | automata | artifact bytes | compile µs | robocc checks/s | reference | texting_robots | robotstxt (per-query parse) | floor | ns/check | ns/URL byte | bytes read / URL bytes |");
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     let files = if full { FILES } else { &FILES[..2] };
-    let rows: Vec<Row> = files.iter().map(|(role, f)| measure(role, f, &cfg)).collect();
+    let rows: Vec<Row> = files
+        .iter()
+        .map(|(role, f)| measure(role, f, &cfg))
+        .collect();
     for r in &rows {
         let _ = writeln!(
             out,
@@ -316,12 +386,32 @@ fn main() {
     let med = |f: &dyn Fn(&Row) -> f64| median(rows.iter().map(f).collect());
     let _ = writeln!(out, "\n## Against the targets (median over workloads)\n");
     let _ = writeln!(out, "| target | reached |\n|---|---|");
-    let _ = writeln!(out, "| ≥ 50× texting_robots | {:.0}× |", med(&|r| r.engine / r.texting));
-    let _ = writeln!(out, "| ≥ 30× the reference matcher | {:.0}× |", med(&|r| r.engine / r.reference));
-    let _ = writeln!(out, "| ≥ 500× the per-query Google port | {:.0}× |", med(&|r| r.engine / r.google));
+    let _ = writeln!(
+        out,
+        "| ≥ 50× texting_robots | {:.0}× |",
+        med(&|r| r.engine / r.texting)
+    );
+    let _ = writeln!(
+        out,
+        "| ≥ 30× the reference matcher | {:.0}× |",
+        med(&|r| r.engine / r.reference)
+    );
+    let _ = writeln!(
+        out,
+        "| ≥ 500× the per-query Google port | {:.0}× |",
+        med(&|r| r.engine / r.google)
+    );
     let typical = &rows[1];
-    let _ = writeln!(out, "| ≥ 20 M checks/s on the typical workload, one core | {:.1} M/s |", typical.engine / 1e6);
-    let _ = writeln!(out, "| within 3× of the floor (typical) | {:.1}× |", typical.floor / typical.engine);
+    let _ = writeln!(
+        out,
+        "| ≥ 20 M checks/s on the typical workload, one core | {:.1} M/s |",
+        typical.engine / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "| within 3× of the floor (typical) | {:.1}× |",
+        typical.floor / typical.engine
+    );
     let _ = writeln!(out, "| median real file compiles in < 1 ms | see below |");
     loading(&cfg, &mut out);
     if full {
@@ -340,7 +430,13 @@ fn main() {
         // Smoke mode: every measurement was taken and is sane.
         assert_eq!(rows.len(), 2);
         for r in &rows {
-            assert!(r.engine > 0.0 && r.reference > 0.0 && r.texting > 0.0 && r.google > 0.0 && r.floor > 0.0);
+            assert!(
+                r.engine > 0.0
+                    && r.reference > 0.0
+                    && r.texting > 0.0
+                    && r.google > 0.0
+                    && r.floor > 0.0
+            );
             assert!(r.read_bytes <= r.url_bytes + 1.0);
         }
         assert!(out.contains("## Loading, stores and threads"));

@@ -6,7 +6,7 @@ use crate::artifact::{
 };
 use crate::load::{self, LoadError};
 use crate::normalize::feed_rfc;
-use crate::url::path_parts;
+use crate::url::{path_parts, PathParts};
 use std::path::Path;
 
 /// The answer to one check.
@@ -96,21 +96,32 @@ impl<'a> Policy<'a> {
         self.check_traced_channel(url, 0)
     }
 
+    #[inline]
     fn check_traced_channel(&self, url: &[u8], channel: usize) -> Traced {
         let channels = self.data.header.channels.len();
-        let mut best: Option<&ArchivedChannelOutcome> = None;
-        let mut bytes_read = 0;
-        for a in self.data.automata.iter() {
-            let (outcome, read) = self.run(a, url);
+        let parts = path_parts(url);
+        let automata = self.data.automata.as_slice();
+        let (first, rest) = match automata.split_first() {
+            Some(x) => x,
+            // Validation guarantees at least one automaton.
+            None => return self.traced(&self.data.outcomes[channel], 0),
+        };
+        let (outcome, mut bytes_read) = self.run(first, parts);
+        let mut best = &self.data.outcomes[outcome as usize * channels + channel];
+        // The fallback path: several automata, combined by rank.
+        for a in rest {
+            let (outcome, read) = self.run(a, parts);
             bytes_read += read;
             let o = &self.data.outcomes[outcome as usize * channels + channel];
-            best = Some(match best {
-                Some(b) if !outranks(o, b) => b,
-                _ => o,
-            });
+            if outranks(o, best) {
+                best = o;
+            }
         }
-        // Validation guarantees at least one automaton.
-        let o = best.unwrap_or(&self.data.outcomes[channel]);
+        self.traced(best, bytes_read)
+    }
+
+    #[inline]
+    fn traced(&self, o: &ArchivedChannelOutcome, bytes_read: usize) -> Traced {
         let rule = o.rule.to_native();
         Traced {
             verdict: Verdict {
@@ -121,44 +132,58 @@ impl<'a> Policy<'a> {
         }
     }
 
-    /// Runs one automaton over the path of `url`; returns its outcome id and
-    /// the number of path bytes read.
+    /// Runs one automaton over a path; returns its outcome id and the number
+    /// of path bytes read.
     #[inline(always)]
-    fn run(&self, a: &ArchivedAutomaton, url: &[u8]) -> (u32, usize) {
-        let parts = path_parts(url);
+    fn run(&self, a: &ArchivedAutomaton, parts: PathParts<'_>) -> (u32, usize) {
         let trans = a.trans.as_slice();
         // Validation checked there are exactly 256 classes.
         let classes: &[u8; 256] = a.classes.as_slice().try_into().unwrap_or(&[0; 256]);
         let first_decided = a.first_decided.to_native();
+        let next = |s: u32, b: u8| -> u32 {
+            let i = s as usize + usize::from(classes[usize::from(b)]);
+            debug_assert!(i < trans.len());
+            // SAFETY: `load::check_semantics` verified, before this policy
+            // could be built, that `start` and every transition is a
+            // multiple of `stride` below `trans.len()`, and that every
+            // class is below `stride - 1`. So `s + class < s + stride <=
+            // trans.len()` for every state `s` this loop can reach.
+            unsafe { trans.get_unchecked(i) }.to_native()
+        };
         let mut s = a.start.to_native();
         let mut read = 0usize;
-        let mut step = |b: u8| -> bool {
-            read += 1;
-            s = trans[s as usize + usize::from(classes[usize::from(b)])].to_native();
-            s >= first_decided
-        };
-        match self.data.header.url_mode {
-            ArchivedUrlMode::Google => {
-                // '#' and NUL end the path: the compiler routes their class to
-                // a decided state carrying the outcome of ending there.
-                let stopped = parts.slash && step(b'/');
-                if !stopped {
-                    for &b in parts.rest {
-                        if step(b) {
+        if parts.slash {
+            s = next(s, b'/');
+            read = 1;
+        }
+        if s < first_decided {
+            match self.data.header.url_mode {
+                ArchivedUrlMode::Google => {
+                    // '#' and NUL end the path: the compiler routes their
+                    // class to a decided state keeping the current outcome.
+                    let mut i = 0;
+                    while i < parts.rest.len() {
+                        s = next(s, parts.rest[i]);
+                        i += 1;
+                        if s >= first_decided {
                             break;
                         }
                     }
+                    read += i;
                 }
-            }
-            ArchivedUrlMode::Rfc => {
-                let stopped = parts.slash && step(b'/');
-                if !stopped {
-                    feed_rfc(parts.rest, step);
+                ArchivedUrlMode::Rfc => {
+                    feed_rfc(parts.rest, |b| {
+                        read += 1;
+                        s = next(s, b);
+                        s >= first_decided
+                    });
                 }
             }
         }
         let stride = a.stride.to_native();
-        (trans[(s + stride - 1) as usize].to_native(), read)
+        // SAFETY: as above, `s + stride - 1 < trans.len()`.
+        let outcome = unsafe { trans.get_unchecked((s + stride - 1) as usize) }.to_native();
+        (outcome, read)
     }
 
     /// The fixed facts of the policy.

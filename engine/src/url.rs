@@ -56,30 +56,36 @@ pub fn path_parts(url: &[u8]) -> PathParts<'_> {
     };
     // Initial two slashes (a network-path reference) are skipped.
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
-    let early_path = url[search_start..]
-        .iter()
-        .position(|&b| is_path_start(b))
-        .map(|p| p + search_start);
-    // "://" only marks a scheme when it comes before any path character; as it
-    // contains '/', it can only start at or just before `early_path`.
-    let proto_window_end = early_path.map_or(url.len(), |e| (e + 3).min(url.len()));
-    let protocol = url[search_start..proto_window_end]
-        .windows(3)
-        .position(|w| w == b"://")
-        .map(|p| p + search_start)
-        .filter(|&p| early_path.is_none_or(|e| e >= p));
-    let authority_start = protocol.map_or(search_start, |p| p + 3);
-    let Some(path_start) = url[authority_start..]
-        .iter()
-        .position(|&b| is_path_start(b))
-        .map(|p| p + authority_start)
-    else {
-        return ROOT;
+    // One pass finds the first path character ('/', '?', ';') and notes a
+    // '#' on the way (a fragment before the path leaves nothing of it).
+    let first_path = |from: usize| -> Result<Option<usize>, ()> {
+        for (i, &b) in url[from..].iter().enumerate() {
+            match b {
+                b'/' | b'?' | b';' => return Ok(Some(from + i)),
+                b'#' => return Err(()),
+                _ => {}
+            }
+        }
+        Ok(None)
     };
-    // A fragment that starts before the path leaves nothing of it.
-    if url[search_start..path_start].contains(&b'#') {
-        return ROOT;
+    // "://" marks a scheme only when it comes before any path character.
+    // As it contains '/', it can only start just before the first one.
+    let early = first_path(search_start);
+    let authority_start = match early {
+        Ok(Some(e)) if e > search_start && url[e - 1..].starts_with(b"://") => e + 2,
+        Ok(Some(e)) => return parts_from(url, e),
+        Ok(None) => return ROOT,
+        // A '#' before any path character: whatever follows, the path
+        // starts after it.
+        Err(()) => return ROOT,
+    };
+    match first_path(authority_start) {
+        Ok(Some(p)) => parts_from(url, p),
+        Ok(None) | Err(()) => ROOT,
     }
+}
+
+fn parts_from(url: &[u8], path_start: usize) -> PathParts<'_> {
     let rest = &url[path_start..];
     PathParts {
         slash: rest[0] != b'/',
@@ -128,6 +134,17 @@ mod tests {
     #[test]
     fn fragment_before_path_gives_root() {
         assert_eq!("/", p("http://a.com#x/y"));
+        assert_eq!("/", p("a#b://c/d"));
+        assert_eq!("/", p("http#://a.com/x"));
+    }
+
+    #[test]
+    fn scheme_only_before_the_first_path_character() {
+        assert_eq!("/?//x", p("ab:?//x"));
+        assert_eq!("/?y://h/p", p("x?y://h/p"));
+        assert_eq!("/p", p("x://h/p"));
+        assert_eq!("/p", p("://h/p"));
+        assert_eq!("/p", p("//x://h/p"));
     }
 
     #[test]
