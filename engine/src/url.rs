@@ -36,10 +36,6 @@ impl<'a> PathParts<'a> {
     }
 }
 
-fn is_path_start(b: u8) -> bool {
-    matches!(b, b'/' | b'?' | b';')
-}
-
 /// Locates `path;params?query` in `url` (an absolute URL, a `//host/…`
 /// reference or a bare path), as Google's `GetPathParamsQuery` does.
 ///
