@@ -87,9 +87,94 @@ fn checks(c: &mut Criterion) {
     }
 }
 
+/// Loading from a file (mmap + validation), a store of every corpus/real
+/// host (open, lookup), and all cores checking against one shared mmap.
+fn loading(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("robocc-criterion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = load("texting_robots__twitter.robots.txt");
+    let w = Workload::new("twitter", body, "Googlebot", 2_000);
+    let path = dir.join("twitter.policy");
+    std::fs::write(&path, &w.compiled.to_bytes()[..]).unwrap();
+    c.bench_function("load/policy_open_mmap", |b| {
+        b.iter(|| black_box(Policy::open(&path).unwrap()))
+    });
+
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real");
+    let inputs: Vec<robocc_compiler::store::HostInput> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .map(|p| robocc_compiler::store::HostInput {
+            host: p
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .replace('_', "-"),
+            status: 200,
+            body: Some(std::fs::read(&p).unwrap()),
+            ..Default::default()
+        })
+        .collect();
+    let (bytes, _) = robocc_compiler::store::build_store(
+        &inputs,
+        "Googlebot",
+        &Default::default(),
+        robocc_compiler::store::OnFailure::Disallow,
+        &|| {},
+    )
+    .unwrap();
+    let store_path = dir.join("corpus.store");
+    std::fs::write(&store_path, &bytes[..]).unwrap();
+    c.bench_function("store/open_mmap", |b| {
+        b.iter(|| black_box(robocc_engine::Store::open(&store_path).unwrap()))
+    });
+    let store = robocc_engine::Store::open(&store_path).unwrap();
+    let lookups: Vec<String> = inputs
+        .iter()
+        .map(|i| {
+            format!(
+                "https://{}/a/b?c=d",
+                robocc_compiler::store::host_key(&i.host)
+            )
+        })
+        .collect();
+    let mut g = c.benchmark_group("store/lookup_and_check");
+    g.throughput(Throughput::Elements(lookups.len() as u64));
+    g.bench_function("all_hosts", |b| {
+        b.iter(|| {
+            lookups.iter().for_each(|u| {
+                black_box(store.check(u.as_bytes()));
+            })
+        })
+    });
+    g.finish();
+
+    let policy = Policy::open(&path).unwrap();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut g = c.benchmark_group("threads/shared_mmap");
+    g.throughput(Throughput::Elements((threads * w.urls.len()) as u64));
+    g.bench_function(BenchmarkId::from_parameter(threads), |b| {
+        b.iter(|| {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|| {
+                        w.urls.iter().for_each(|u| {
+                            black_box(policy.check(u));
+                        })
+                    });
+                }
+            })
+        })
+    });
+    g.finish();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = checks
+    targets = checks, loading
 }
 criterion_main!(benches);

@@ -50,6 +50,20 @@ pub fn path_parts(url: &[u8]) -> PathParts<'_> {
         slash: true,
         rest: b"",
     };
+    // Fast paths for the two common shapes: a bare path, and an http(s)
+    // URL (whose scheme holds no '#', '/', '?' or ';' to look for).
+    match url {
+        [b'/', second, ..] if *second != b'/' => return parts_from(url, 0),
+        [b'/'] => return parts_from(url, 0),
+        _ => {}
+    }
+    let scheme_len = if url.starts_with(b"https://") {
+        8
+    } else if url.starts_with(b"http://") {
+        7
+    } else {
+        0
+    };
     // Initial two slashes (a network-path reference) are skipped.
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
     // One pass finds the first path character ('/', '?', ';') and notes a
@@ -64,6 +78,12 @@ pub fn path_parts(url: &[u8]) -> PathParts<'_> {
         }
         Ok(None)
     };
+    if scheme_len > 0 {
+        return match first_path(scheme_len) {
+            Ok(Some(p)) => parts_from(url, p),
+            Ok(None) | Err(()) => ROOT,
+        };
+    }
     // "://" marks a scheme only when it comes before any path character.
     // As it contains '/', it can only start just before the first one.
     let early = first_path(search_start);
