@@ -29,18 +29,7 @@ fn checks(c: &mut Criterion) {
     for name in FILES {
         let body = load(name);
         let w = Workload::new(name, body.clone(), "Googlebot", 2_000);
-        let urls: Vec<String> = w
-            .urls
-            .iter()
-            .map(|u| {
-                let u = String::from_utf8_lossy(u).into_owned();
-                if u.starts_with('/') {
-                    format!("https://example.com{u}")
-                } else {
-                    u
-                }
-            })
-            .collect();
+        let urls = w.absolute_urls();
         let bytes = w.compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
         let robot = texting_robots::Robot::new("Googlebot", &body).unwrap();
@@ -100,23 +89,7 @@ fn loading(c: &mut Criterion) {
         b.iter(|| black_box(Policy::open(&path).unwrap()))
     });
 
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real");
-    let inputs: Vec<robocc_compiler::store::HostInput> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .map(|p| robocc_compiler::store::HostInput {
-            host: p
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .to_ascii_lowercase()
-                .replace('_', "-"),
-            status: 200,
-            body: Some(std::fs::read(&p).unwrap()),
-            ..Default::default()
-        })
-        .collect();
+    let inputs = robocc_compiler::store::inputs_from_dir(&robocc_bench::corpus_real()).unwrap();
     let (bytes, _) = robocc_compiler::store::build_store(
         &inputs,
         "Googlebot",

@@ -62,18 +62,7 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
     let body = std::fs::read(root().join("corpus/real").join(file)).unwrap();
     let w = Workload::new(file, body.clone(), "Googlebot", cfg.urls);
     // Every implementation gets the same absolute URLs.
-    let urls: Vec<String> = w
-        .urls
-        .iter()
-        .map(|u| {
-            let u = String::from_utf8_lossy(u).into_owned();
-            if u.starts_with('/') {
-                format!("https://example.com{u}")
-            } else {
-                u
-            }
-        })
-        .collect();
+    let urls = w.absolute_urls();
     let n = urls.len();
     let bytes = w.compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).unwrap();
@@ -177,24 +166,10 @@ fn loading(cfg: &Config, out: &mut String) {
         black_box(Policy::open(&path).unwrap());
     });
     // A store of every corpus/real host.
-    let inputs: Vec<robocc_compiler::store::HostInput> =
-        std::fs::read_dir(root().join("corpus/real"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-            .take(if cfg.full { usize::MAX } else { 5 })
-            .map(|p| robocc_compiler::store::HostInput {
-                host: p
-                    .file_stem()
-                    .unwrap()
-                    .to_string_lossy()
-                    .to_ascii_lowercase()
-                    .replace('_', "-"),
-                status: 200,
-                body: Some(std::fs::read(&p).unwrap()),
-                ..Default::default()
-            })
-            .collect();
+    let mut inputs = robocc_compiler::store::inputs_from_dir(&root().join("corpus/real")).unwrap();
+    if !cfg.full {
+        inputs.truncate(5);
+    }
     let t = Instant::now();
     let (store_bytes, report) = robocc_compiler::store::build_store(
         &inputs,

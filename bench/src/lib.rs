@@ -41,6 +41,27 @@ impl Workload {
     pub fn url_bytes(&self) -> usize {
         self.urls.iter().map(Vec::len).sum()
     }
+
+    /// The URLs as absolute `https://example.com/…` strings, the form every
+    /// compared implementation accepts.
+    pub fn absolute_urls(&self) -> Vec<String> {
+        self.urls
+            .iter()
+            .map(|u| {
+                let u = String::from_utf8_lossy(u).into_owned();
+                if u.starts_with('/') {
+                    format!("https://example.com{u}")
+                } else {
+                    u
+                }
+            })
+            .collect()
+    }
+}
+
+/// The workspace's corpus/real directory.
+pub fn corpus_real() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real")
 }
 
 /// Median of `runs` timings of `f`.

@@ -11,22 +11,9 @@ use robocc_compiler::{compile, urlgen, CompileOptions};
 use robocc_engine::{Policy, Store};
 
 fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
-    common::txt_files(dir)
-        .into_iter()
-        .step_by(every)
-        .map(|p| HostInput {
-            // File names become host names: lower-case, no spaces.
-            host: p
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .to_ascii_lowercase()
-                .replace('_', "-"),
-            status: 200,
-            body: Some(std::fs::read(&p).unwrap()),
-            ..HostInput::default()
-        })
-        .collect()
+    // File names become host names (`<source>__<site>.txt`).
+    let all = robocc_compiler::store::inputs_from_dir(dir).unwrap();
+    all.into_iter().step_by(every).collect()
 }
 
 fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
