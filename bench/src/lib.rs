@@ -24,11 +24,7 @@ impl Workload {
         let compiled = compile(&body, agent, &CompileOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
-        let urls = urlgen::workload(
-            seed,
-            compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
-            count,
-        );
+        let urls = urlgen::workload(seed, compiled.rule_set.patterns(), count);
         Workload {
             name: name.to_string(),
             body,

@@ -50,6 +50,11 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
+    /// The encoded patterns, in rule order (what URL workloads are made from).
+    pub fn patterns(&self) -> impl Iterator<Item = &[u8]> {
+        self.rules.iter().map(|r| r.pattern.as_slice())
+    }
+
     /// Collects the rules of the selected groups.
     pub fn build(robots: &RobotsTxt<'_>, selection: &Selection, opts: RuleSetOptions) -> RuleSet {
         let mut rules = Vec::new();

@@ -52,13 +52,7 @@ fn agrees_with_the_google_port_on_corpus_real() {
             let compiled = compile(&body, &agent, &opts).unwrap();
             let bytes = compiled.to_bytes();
             let policy = Policy::from_bytes(&bytes).unwrap();
-            let pats: Vec<Vec<u8>> = compiled
-                .rule_set
-                .rules
-                .iter()
-                .map(|r| r.pattern.clone())
-                .collect();
-            let urls = urlgen::workload(3, pats.iter().map(Vec::as_slice), 150);
+            let urls = urlgen::workload(3, compiled.rule_set.patterns(), 150);
             for url in urls {
                 let Ok(url) = String::from_utf8(url) else {
                     continue;

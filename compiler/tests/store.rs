@@ -16,6 +16,14 @@ fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
     all.into_iter().step_by(every).collect()
 }
 
+/// A generated path (or example.com URL) moved onto host `key`.
+fn url_on(key: &str, path: &[u8]) -> String {
+    let path = String::from_utf8_lossy(path).into_owned();
+    let path = path.strip_prefix("https://example.com").unwrap_or(&path);
+    let sep = if path.starts_with('/') { "" } else { "/" };
+    format!("https://{key}{sep}{path}")
+}
+
 fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
     let opts = CompileOptions::default();
     let (bytes, report) =
@@ -30,18 +38,9 @@ fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
         let own = compiled.to_bytes();
         let policy = Policy::from_bytes(&own).unwrap();
         let key = host_key(&input.host);
-        let urls = urlgen::workload(
-            5,
-            compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
-            urls_per_host,
-        );
+        let urls = urlgen::workload(5, compiled.rule_set.patterns(), urls_per_host);
         for path in urls {
-            let path = String::from_utf8_lossy(&path).into_owned();
-            let path = path.strip_prefix("https://example.com").unwrap_or(&path);
-            let url = format!(
-                "https://{key}{}{path}",
-                if path.starts_with('/') { "" } else { "/" }
-            );
+            let url = url_on(&key, &path);
             assert_eq!(
                 store.check(url.as_bytes()),
                 Some(policy.check(url.as_bytes())),
@@ -84,14 +83,9 @@ fn store_of_shared_corpus_matches_the_reference() {
             opts.rule_set_options(),
         );
         let key = host_key(&input.host);
-        let urls = urlgen::workload(9, set.rules.iter().map(|r| r.pattern.as_slice()), 20);
+        let urls = urlgen::workload(9, set.patterns(), 20);
         for path in urls {
-            let path = String::from_utf8_lossy(&path).into_owned();
-            let path = path.strip_prefix("https://example.com").unwrap_or(&path);
-            let url = format!(
-                "https://{key}{}{path}",
-                if path.starts_with('/') { "" } else { "/" }
-            );
+            let url = url_on(&key, &path);
             let want = robocc_compiler::reference::check_url(&set, opts.url_mode, url.as_bytes());
             let got = store
                 .check(url.as_bytes())

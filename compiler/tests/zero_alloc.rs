@@ -69,13 +69,7 @@ fn checks_do_not_allocate() {
             let compiled = compile(&body, "Googlebot", &opts).unwrap();
             let bytes = compiled.to_bytes();
             let policy = Policy::from_bytes(&bytes).unwrap();
-            let pats: Vec<Vec<u8>> = compiled
-                .rule_set
-                .rules
-                .iter()
-                .map(|r| r.pattern.clone())
-                .collect();
-            let urls = urlgen::workload(7, pats.iter().map(Vec::as_slice), 2000);
+            let urls = urlgen::workload(7, compiled.rule_set.patterns(), 2000);
             let mut disallowed = 0usize;
             let n = allocations_during(|| {
                 for url in &urls {
@@ -112,11 +106,7 @@ fn mmap_checks_do_not_allocate() {
     let path = dir.join("quora.policy");
     std::fs::write(&path, &compiled.to_bytes()[..]).unwrap();
     let policy = Policy::open(&path).unwrap();
-    let urls = urlgen::workload(
-        11,
-        compiled.rule_set.rules.iter().map(|r| r.pattern.as_slice()),
-        2000,
-    );
+    let urls = urlgen::workload(11, compiled.rule_set.patterns(), 2000);
     let mut allowed = 0usize;
     let n = allocations_during(|| {
         for url in &urls {
