@@ -26,6 +26,14 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// stdout as one JSON value per line.
+fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 const ROBOTS: &str = "corpus/examples/example.com.txt";
 
 #[test]
@@ -268,10 +276,7 @@ fn explain_inspect_store_and_json() {
         ],
         None,
     );
-    let lines: Vec<serde_json::Value> = stdout(&c)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&c);
     let verdicts: Vec<&str> = lines
         .iter()
         .map(|v| v["verdict"].as_str().unwrap())
@@ -359,10 +364,7 @@ fn lint_text_and_json() {
         ],
         None,
     );
-    let findings: Vec<serde_json::Value> = stdout(&j)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let findings = json_lines(&j);
     assert!(findings
         .iter()
         .any(|v| v["code"] == "allow-disallow-tie" && v["line"] == 4));
