@@ -90,14 +90,7 @@ fn loading(c: &mut Criterion) {
     });
 
     let inputs = robocc_compiler::store::inputs_from_dir(&robocc_bench::corpus_real()).unwrap();
-    let (bytes, _) = robocc_compiler::store::build_store(
-        &inputs,
-        "Googlebot",
-        &Default::default(),
-        robocc_compiler::store::OnFailure::Disallow,
-        &|| {},
-    )
-    .unwrap();
+    let (bytes, _) = robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &bytes[..]).unwrap();
     c.bench_function("store/open_mmap", |b| {

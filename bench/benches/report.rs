@@ -171,14 +171,8 @@ fn loading(cfg: &Config, out: &mut String) {
         inputs.truncate(5);
     }
     let t = Instant::now();
-    let (store_bytes, report) = robocc_compiler::store::build_store(
-        &inputs,
-        "Googlebot",
-        &Default::default(),
-        robocc_compiler::store::OnFailure::Disallow,
-        &|| {},
-    )
-    .unwrap();
+    let (store_bytes, report) =
+        robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
     let build = t.elapsed();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &store_bytes[..]).unwrap();

@@ -281,6 +281,25 @@ pub fn build_store(
     Ok((out, report))
 }
 
+/// [`build_store`] with the default compile options, disallow-all for bodies
+/// that fail, and no progress reporting.
+///
+/// # Errors
+///
+/// Only an invalid agent token.
+pub fn build_store_default(
+    inputs: &[HostInput],
+    agent: &str,
+) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), crate::CompileError> {
+    build_store(
+        inputs,
+        agent,
+        &CompileOptions::default(),
+        OnFailure::Disallow,
+        &|| {},
+    )
+}
+
 /// Reads a directory of `<host>.txt` / `<host>_<port>.txt` files (status 200).
 pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, String> {
     let entries = std::fs::read_dir(dir)

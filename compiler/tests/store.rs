@@ -6,7 +6,7 @@ mod common;
 use robocc_compiler::agent::select;
 use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
-use robocc_compiler::store::{build_store, host_key, HostInput, OnFailure};
+use robocc_compiler::store::{build_store_default, host_key, HostInput};
 use robocc_compiler::{compile, urlgen, CompileOptions};
 use robocc_engine::{Policy, Store};
 
@@ -26,8 +26,7 @@ fn url_on(key: &str, path: &[u8]) -> String {
 
 fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
     let opts = CompileOptions::default();
-    let (bytes, report) =
-        build_store(inputs, "Googlebot", &opts, OnFailure::Disallow, &|| {}).unwrap();
+    let (bytes, report) = build_store_default(inputs, "Googlebot").unwrap();
     assert_eq!(report.hosts, inputs.len());
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let store = Store::from_bytes(&bytes).unwrap();
@@ -69,8 +68,7 @@ fn store_of_shared_corpus_matches_the_reference() {
     let inputs = inputs(&dir, 1);
     assert!(inputs.len() > 4000);
     let opts = CompileOptions::default();
-    let (bytes, report) =
-        build_store(&inputs, "Googlebot", &opts, OnFailure::Disallow, &|| {}).unwrap();
+    let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let store = Store::from_bytes(&bytes).unwrap();
     let mut checked = 0;
@@ -112,14 +110,7 @@ fn identical_bodies_are_stored_once() {
             ..HostInput::default()
         })
         .collect();
-    let (_, report) = build_store(
-        &inputs,
-        "Googlebot",
-        &CompileOptions::default(),
-        OnFailure::Disallow,
-        &|| {},
-    )
-    .unwrap();
+    let (_, report) = build_store_default(&inputs, "Googlebot").unwrap();
     assert_eq!(report.unique_policies, 1);
     assert_eq!(report.dedup_ratio(), 50.0);
 }

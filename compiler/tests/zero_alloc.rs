@@ -120,7 +120,7 @@ fn mmap_checks_do_not_allocate() {
 
 #[test]
 fn store_lookups_do_not_allocate() {
-    use robocc_compiler::store::{build_store, HostInput, OnFailure};
+    use robocc_compiler::store::{build_store_default, HostInput};
     let names = [
         "texting_robots__twitter.robots.txt",
         "protego__www.uefa.com.txt",
@@ -136,14 +136,7 @@ fn store_lookups_do_not_allocate() {
             ..HostInput::default()
         })
         .collect();
-    let (bytes, _) = build_store(
-        &inputs,
-        "Googlebot",
-        &CompileOptions::default(),
-        OnFailure::Disallow,
-        &|| {},
-    )
-    .unwrap();
+    let (bytes, _) = build_store_default(&inputs, "Googlebot").unwrap();
     let store = robocc_engine::Store::from_bytes(&bytes).unwrap();
     let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
     let urls: Vec<Vec<u8>> = paths
