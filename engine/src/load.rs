@@ -240,3 +240,26 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
     }
     Ok(())
 }
+
+/// Memory-maps the file at `path` and validates it with `validate`; returns
+/// the mapping and the validated root, every error naming `path`.
+///
+/// The root is `'static` only in name: the caller must keep the mapping
+/// alive as long as the root is reachable, and hand out the root only
+/// through borrows of the value that owns both (as `Policy` and `Store` do).
+pub(crate) fn open_mapped<T: ?Sized>(
+    path: &std::path::Path,
+    validate: impl for<'b> FnOnce(&'b [u8]) -> Result<&'b T, LoadError>,
+) -> Result<(memmap2::Mmap, &'static T), LoadError> {
+    let named = |e: LoadError| e.with_path(path.display().to_string());
+    let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(e)))?;
+    // SAFETY: the mapping is read-only; robocc never writes artifacts or
+    // stores in place. A file truncated by another process while mapped can
+    // raise SIGBUS: that is the documented price of mmap (docs/artifact.md).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(e)))?;
+    let root: *const T = validate(&map).map_err(named)?;
+    // SAFETY: `root` points into the mapping, whose address does not change
+    // when `map` is moved, and which the caller keeps alive as long as the
+    // root (see above).
+    Ok((map, unsafe { &*root }))
+}

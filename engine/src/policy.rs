@@ -229,19 +229,9 @@ impl Policy<'static> {
     ///
     /// As [`Policy::from_bytes`], plus I/O errors; every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Policy<'static>, LoadError> {
-        let path = path.as_ref();
-        let named = |e: LoadError| e.with_path(path.display().to_string());
-        let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(e)))?;
-        // SAFETY: the mapping is read-only; robocc never writes artifacts in
-        // place. A file truncated by another process while mapped can raise
-        // SIGBUS: that is the documented price of mmap (docs/artifact.md).
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(e)))?;
-        let data = load::validate(&map).map_err(named)?;
-        // SAFETY: `data` points into the mapping, whose address does not change
-        // when `map` is moved into the struct below, and which lives exactly as
-        // long as the `Policy`. Every accessor re-borrows through `&self`, so
-        // no reference outlives the mapping.
-        let data: &'static ArchivedPolicyData = unsafe { &*(data as *const ArchivedPolicyData) };
+        // The mapping moves into the `Policy` next to `data`; accessors only
+        // re-borrow `data` through `&self`, so it never outlives the mapping.
+        let (map, data) = load::open_mapped(path.as_ref(), load::validate)?;
         Ok(Policy {
             data,
             _map: Some(map),

@@ -166,16 +166,9 @@ impl Store<'static> {
     ///
     /// As [`Store::from_bytes`], plus I/O errors; every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Store<'static>, LoadError> {
-        let path = path.as_ref();
-        let named = |e: LoadError| e.with_path(path.display().to_string());
-        let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(e)))?;
-        // SAFETY: read-only mapping; see `Policy::open` for the SIGBUS caveat.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(e)))?;
-        let data = validate(&map).map_err(named)?;
-        // SAFETY: as in `Policy::open`: `data` points into the mapping, which
-        // does not move and lives as long as the `Store`; accessors re-borrow
-        // through `&self`.
-        let data: &'static ArchivedStoreData = unsafe { &*(data as *const ArchivedStoreData) };
+        // As in `Policy::open`: the mapping lives in the `Store` beside
+        // `data`, which accessors only re-borrow through `&self`.
+        let (map, data) = load::open_mapped(path.as_ref(), validate)?;
         Ok(Store {
             data,
             _map: Some(map),
