@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use robocc_bench::Workload;
-use robocc_engine::{Policy, UrlMode};
+use robocc_engine::Policy;
 use std::hint::black_box;
 
 const FILES: &[&str] = &[
@@ -45,11 +45,7 @@ fn checks(c: &mut Criterion) {
         g.bench_function("reference", |b| {
             b.iter(|| {
                 urls.iter().for_each(|u| {
-                    black_box(robocc_compiler::reference::check_url(
-                        &w.compiled.rule_set,
-                        UrlMode::Google,
-                        u.as_bytes(),
-                    ));
+                    black_box(robocc_compiler::reference::check_url(&w.compiled.rule_set, u.as_bytes()));
                 })
             })
         });

@@ -8,7 +8,7 @@
 
 use robocc_bench::{median_time, Workload};
 use robocc_compiler::reference;
-use robocc_engine::{Policy, Store, UrlMode};
+use robocc_engine::{Policy, Store};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,7 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
     let set = &w.compiled.rule_set;
     let reference = rate(n, cfg.runs.min(3), || {
         for u in &urls {
-            black_box(reference::check_url(set, UrlMode::Google, u.as_bytes()));
+            black_box(reference::check_url(set, u.as_bytes()));
         }
     });
     let robot = texting_robots::Robot::new("Googlebot", &body).unwrap();

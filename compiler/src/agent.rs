@@ -201,9 +201,50 @@ pub fn select(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
     }
 }
 
+/// The 1996 draft's choice (§3.2.1), used by draft1996 and robots2: the
+/// **first** record with a user-agent value that contains `agent` as a
+/// case-insensitive substring; else the first record with a `*` value; else
+/// none. One record only: records are never merged.
+pub fn select_first_record(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
+    let token = agent.as_bytes();
+    let contains = |value: &[u8]| {
+        value
+            .windows(token.len().max(1))
+            .any(|w| w.eq_ignore_ascii_case(token))
+    };
+    let pick = |via: Via, pred: &dyn Fn(&[u8]) -> bool| {
+        robots
+            .groups
+            .iter()
+            .position(|g| g.agents.iter().any(|a| pred(a.value)))
+            .map(|g| Selection {
+                via,
+                groups: vec![g],
+            })
+    };
+    pick(Via::Named, &|v| !token.is_empty() && contains(v))
+        .or_else(|| pick(Via::Global, &|v| v == b"*"))
+        .unwrap_or(Selection {
+            via: Via::None,
+            groups: Vec::new(),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_record_by_substring() {
+        let body = b"User-agent: *\nDisallow: /a\n\nUser-agent: Webcrawler-Plus\nDisallow: /b\n\nUser-agent: webcrawler\nDisallow: /c\n";
+        let robots = crate::parse::parse(body, &crate::parse::ParseOptions::records());
+        let s = select_first_record(&robots, "WebCrawler");
+        assert_eq!((s.via, s.groups), (Via::Named, vec![1]));
+        let s = select_first_record(&robots, "other");
+        assert_eq!((s.via, s.groups), (Via::Global, vec![0]));
+        let none = crate::parse::parse(b"User-agent: x\nDisallow: /\n", &Default::default());
+        assert_eq!(select_first_record(&none, "other").via, Via::None);
+    }
 
     #[test]
     fn tokens() {

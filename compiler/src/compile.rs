@@ -1,15 +1,16 @@
 //! The whole pipeline: bytes → parse → select → rule set → automata →
 //! artifact.
 
-use crate::agent::{select, validate_token, BadAgent, Selection};
+use crate::agent::{select, select_first_record, validate_token, BadAgent, Selection};
 use crate::diag::{Diagnostic, Severity};
-use crate::dialect::{channels, Dialect};
+use crate::dialect::{self, channels, Dialect};
 use crate::lower::{lower, Budget, LowerError};
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
 use robocc_engine::artifact::{
-    fnv1a64, Header, Metadata, PolicyData, Record, RuleInfo, FORMAT_VERSION, MAGIC,
+    fnv1a64, Header, Metadata, PolicyData, Record, RequestRate, RuleInfo, TimeWindow,
+    FORMAT_VERSION, MAGIC,
 };
 use robocc_engine::{frame, UrlMode};
 use std::fmt;
@@ -25,6 +26,9 @@ pub struct CompileOptions {
     /// /robots.txt URI is implicitly allowed"). Default: true. Google's
     /// library does not special-case it; set false to match it exactly.
     pub robots_txt_allowed: bool,
+    /// The file is a /data.txt (the 1996 draft's data-discovery variant): its
+    /// own path `/data.txt` is the one always allowed.
+    pub data_txt: bool,
     /// Parse limit and grouping.
     pub parse: ParseOptions,
     /// Automaton budget.
@@ -37,6 +41,7 @@ impl Default for CompileOptions {
             dialect: Dialect::Rfc9309,
             url_mode: UrlMode::Google,
             robots_txt_allowed: true,
+            data_txt: false,
             parse: ParseOptions::default(),
             budget: Budget::default(),
         }
@@ -50,6 +55,18 @@ impl CompileOptions {
             url_mode: self.url_mode,
             index_htm: self.dialect == Dialect::Rfc9309,
             robots_txt_allowed: self.robots_txt_allowed,
+            data_txt: self.data_txt,
+            dialect: self.dialect,
+        }
+    }
+
+    /// The parse options in force: the draft's dialects read records
+    /// separated by blank lines.
+    pub fn effective_parse(&self) -> ParseOptions {
+        ParseOptions {
+            blank_lines_end_records: self.parse.blank_lines_end_records
+                || matches!(self.dialect, Dialect::Draft1996 | Dialect::Robots2),
+            ..self.parse.clone()
         }
     }
 }
@@ -72,7 +89,7 @@ impl fmt::Display for CompileError {
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
             CompileError::UnsupportedDialect(d) => write!(
                 f,
-                "dialect {} is not implemented yet (supported: rfc9309)",
+                "dialect {} is not implemented yet (supported: rfc9309, draft1996, robots2)",
                 d.name()
             ),
         }
@@ -121,12 +138,24 @@ pub fn compile(
     if !crate::dialect::is_supported(options.dialect) {
         return Err(CompileError::UnsupportedDialect(options.dialect));
     }
-    let robots = parse(robots_txt, &options.parse);
-    let selection = select(&robots, agent);
+    let robots = parse(robots_txt, &options.effective_parse());
+    let selection = match options.dialect {
+        Dialect::Draft1996 | Dialect::Robots2 => select_first_record(&robots, agent),
+        Dialect::Rfc9309 | Dialect::Acap => select(&robots, agent),
+    };
     let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
-    let lowered =
-        lower(&rule_set, options.dialect, &options.budget).map_err(CompileError::Budget)?;
+    let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     let mut diagnostics = robots.diagnostics.clone();
+    let mut meta = metadata(&robots, &selection, options.dialect, &mut diagnostics);
+    if options.dialect == Dialect::Robots2 {
+        if let Some(&g) = selection.groups.first() {
+            let version = dialect::robots2_version(&robots.groups[g]);
+            for (line, note) in version.notes {
+                diagnostics.push(Diagnostic::new(line, Severity::Warning, note));
+            }
+            meta.robot_version = version.written;
+        }
+    }
     if lowered.automata.len() > 1 {
         diagnostics.push(Diagnostic::new(
             0,
@@ -144,13 +173,20 @@ pub fn compile(
             priority: r.priority,
             group: r.group,
             origin: r.origin,
+            syntax: r.syntax,
         })
         .collect();
     let data = PolicyData {
         header: Header {
             dialect: options.dialect,
-            url_mode: options.url_mode,
+            url_mode: rule_set.url_mode,
             robots_txt_allowed: options.robots_txt_allowed,
+            self_path: if options.data_txt {
+                "/data.txt"
+            } else {
+                "/robots.txt"
+            }
+            .to_string(),
             channels: channels(options.dialect),
             agent: agent.to_string(),
             selection: selection.via.name().to_string(),
@@ -163,7 +199,7 @@ pub fn compile(
         automata: lowered.automata,
         outcomes: lowered.outcomes,
         rules,
-        meta: metadata(&robots, &selection),
+        meta,
     };
     Ok(Compiled {
         data,
@@ -177,27 +213,65 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn metadata(robots: &RobotsTxt<'_>, selection: &Selection) -> Metadata {
-    let agent_records: Vec<Record> = selection
-        .groups
-        .iter()
-        .flat_map(|&g| robots.groups[g].records.iter())
-        .map(|r| Record {
-            key: text(r.key),
-            value: text(r.value),
-            line: r.line,
-        })
-        .collect();
-    let crawl_delay_ms = selection
-        .groups
-        .iter()
-        .flat_map(|&g| robots.groups[g].records.iter())
-        .filter(|r| r.kind == KeyKind::CrawlDelay)
-        .find_map(|r| parse_delay_ms(r.value));
+fn metadata(
+    robots: &RobotsTxt<'_>,
+    selection: &Selection,
+    dialect: Dialect,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Metadata {
+    let records = || {
+        selection
+            .groups
+            .iter()
+            .flat_map(|&g| robots.groups[g].records.iter())
+    };
+    let of_kind = |kind| records().filter(move |r: &&crate::parse::Record<'_>| r.kind == kind);
+    let crawl_delay_ms = of_kind(KeyKind::CrawlDelay).find_map(|r| parse_delay_ms(r.value));
     let globals = |kind| robots.global_values(kind).map(|r| text(r.value)).collect();
+    // robots2's timing records are read in every dialect (they are data, not
+    // rules); one that does not parse is reported and left out.
+    let mut visit_times = Vec::new();
+    for r in of_kind(KeyKind::VisitTime) {
+        match parse_window(r.value) {
+            Some(w) => visit_times.push(w),
+            None => diagnostics.push(Diagnostic::new(
+                r.line,
+                Severity::Warning,
+                format!(
+                    "Visit-time {:?} is not HHMM-HHMM (UTC): ignored",
+                    text(r.value)
+                ),
+            )),
+        }
+    }
+    let mut request_rates = Vec::new();
+    for r in of_kind(KeyKind::RequestRate) {
+        match parse_rate(r.value) {
+            Some((documents, seconds, window)) => request_rates.push(RequestRate {
+                documents,
+                seconds,
+                window,
+                line: r.line,
+            }),
+            None => diagnostics.push(Diagnostic::new(
+                r.line,
+                Severity::Warning,
+                format!(
+                    "Request-rate {:?} is not n/t[smhd] [HHMM-HHMM]: ignored",
+                    text(r.value)
+                ),
+            )),
+        }
+    }
     Metadata {
         crawl_delay_ms,
-        agent_records,
+        agent_records: records()
+            .map(|r| Record {
+                key: text(r.key),
+                value: text(r.value),
+                line: r.line,
+            })
+            .collect(),
         sitemaps: globals(KeyKind::Sitemap),
         hosts: globals(KeyKind::Host),
         clean_params: globals(KeyKind::CleanParam),
@@ -206,7 +280,58 @@ fn metadata(robots: &RobotsTxt<'_>, selection: &Selection) -> Metadata {
             .iter()
             .filter_map(|&g| robots.groups[g].agents.first().map(|a| a.line))
             .collect(),
+        expiry_secs: dialect::expiry_secs(dialect),
+        content_signals: of_kind(KeyKind::ContentSignal).map(|r| text(r.value)).collect(),
+        robot_version: None,
+        visit_times,
+        request_rates,
+        comments: of_kind(KeyKind::Comment).map(|r| text(r.value)).collect(),
     }
+}
+
+/// `HHMM-HHMM` (also `HH:MM-HH:MM`), UTC, both ends inclusive.
+pub fn parse_window(value: &[u8]) -> Option<TimeWindow> {
+    let s = std::str::from_utf8(value).ok()?.trim();
+    let (a, b) = s.split_once('-')?;
+    Some(TimeWindow {
+        start: parse_hhmm(a)?,
+        end: parse_hhmm(b)?,
+    })
+}
+
+fn parse_hhmm(s: &str) -> Option<u16> {
+    let digits: String = s.trim().chars().filter(|&c| c != ':').collect();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (h, m): (u16, u16) = (digits[..2].parse().ok()?, digits[2..].parse().ok()?);
+    (h < 24 && m < 60).then_some(h * 60 + m)
+}
+
+/// `n/t[smhd] [HHMM-HHMM]`: `n` documents per `t` units (seconds by default).
+pub fn parse_rate(value: &[u8]) -> Option<(u32, u32, Option<TimeWindow>)> {
+    let s = std::str::from_utf8(value).ok()?.trim();
+    let mut parts = s.split_whitespace();
+    let (n, t) = parts.next()?.split_once('/')?;
+    let documents: u32 = n.trim().parse().ok().filter(|&d| d > 0)?;
+    let t = t.trim();
+    let (num, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    let seconds = num.parse::<u32>().ok()?.checked_mul(scale).filter(|&x| x > 0)?;
+    let window = match parts.next() {
+        Some(w) => Some(parse_window(w.as_bytes())?),
+        None => None,
+    };
+    parts.next().is_none().then_some((documents, seconds, window))
 }
 
 /// Crawl-delay in seconds (fractions allowed) → milliseconds.
@@ -216,4 +341,24 @@ pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
     (0.0..1e9)
         .contains(&secs)
         .then(|| (secs * 1000.0).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_rate, parse_window};
+    use robocc_engine::artifact::TimeWindow;
+
+    #[test]
+    fn robots2_timing_values() {
+        let w = |a, b| Some(TimeWindow { start: a, end: b });
+        assert_eq!(parse_window(b"0600-0845"), w(360, 525));
+        assert_eq!(parse_window(b"06:00-08:45"), w(360, 525));
+        assert_eq!(parse_window(b"2400-0100"), None);
+        assert_eq!(parse_rate(b"1/30m"), Some((1, 1800, None)));
+        assert_eq!(parse_rate(b"10/60"), Some((10, 60, None)));
+        assert_eq!(parse_rate(b"20/1h"), Some((20, 3600, None)));
+        assert_eq!(parse_rate(b"1/10m 1300-1659"), Some((1, 600, w(780, 1019))));
+        assert_eq!(parse_rate(b"0/1m"), None);
+        assert_eq!(parse_rate(b"5/1y"), None);
+    }
 }

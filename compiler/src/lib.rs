@@ -31,6 +31,7 @@ pub mod agent;
 mod compile;
 pub mod diag;
 pub mod dialect;
+pub mod glob;
 pub mod lint;
 pub mod lower;
 pub mod normalize;
@@ -40,5 +41,7 @@ pub mod ruleset;
 pub mod store;
 pub mod urlgen;
 
-pub use compile::{compile, parse_delay_ms, CompileError, CompileOptions, Compiled};
+pub use compile::{
+    compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,
+};
 pub use parse::ParseOptions;

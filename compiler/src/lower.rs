@@ -1,12 +1,13 @@
 //! Rules → automata whose states carry resolved outcomes.
 //!
-//! A robots.txt pattern is a glob: bytes, `*` (any run) and an optional final
-//! `$`. Its NFA is the pattern itself: a thread is a position in a pattern. We
+//! Every dialect's pattern is a [`Glob`]: bytes, byte sets, any byte, `*` (any
+//! run), and whether it must reach the end of the path. Its NFA is the
+//! pattern itself: a thread is a position in a pattern. We
 //! determinize the union of all patterns ourselves (subset construction) so
 //! that we can prune while we go, which a general regex determinizer cannot:
 //!
 //! * **Rank pruning.** The outcome is the matching rule of highest rank
-//!   ([`dialect::rank`]). Once a pattern without `$` has matched, it matches
+//!   ([`dialect::rank`]). Once an unanchored pattern has matched, it matches
 //!   every continuation, so every thread of a rule that ranks below it can
 //!   never decide anything: it is dropped. The state remembers only that best
 //!   permanent match.
@@ -32,7 +33,8 @@
 //! wildcard rules (it tracks every thread of every pattern), which is why
 //! this module does its own subset construction.
 
-use crate::dialect::{self, Dialect};
+use crate::dialect;
+use crate::glob::{Atom, ByteSet, Glob};
 use crate::ruleset::RuleSet;
 use robocc_engine::artifact::{Automaton, ChannelOutcome};
 use std::collections::HashMap;
@@ -105,7 +107,6 @@ impl OutcomeTable {
 /// What a lowering run shares across its automata.
 struct Ctx<'a> {
     set: &'a RuleSet,
-    dialect: Dialect,
     budget: &'a Budget,
     deadline: Instant,
     table: OutcomeTable,
@@ -114,11 +115,10 @@ struct Ctx<'a> {
     first_failure: Option<String>,
 }
 
-/// Lowers `set` under `dialect`.
-pub fn lower(set: &RuleSet, dialect: Dialect, budget: &Budget) -> Result<Lowered, LowerError> {
+/// Lowers `set` (its rules carry their dialect's ranks).
+pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     let mut ctx = Ctx {
         set,
-        dialect,
         budget,
         deadline: Instant::now() + budget.time,
         table: OutcomeTable {
@@ -130,8 +130,7 @@ pub fn lower(set: &RuleSet, dialect: Dialect, budget: &Budget) -> Result<Lowered
         first_failure: None,
     };
     // Outcome 0 is the outcome of matching nothing.
-    ctx.table
-        .intern(dialect::outcome(dialect, &set.rules, None));
+    ctx.table.intern(dialect::outcome(&set.rules, None));
     // First try one automaton of everything, on a small budget: real files
     // almost always fit. Past it, plan groups that do not multiply each
     // other's states and give them the full budget.
@@ -177,35 +176,15 @@ const QUICK_STATES: usize = 60_000;
 /// Threads budget of the first attempt.
 const QUICK_THREADS: usize = 500_000;
 
-/// The body a pattern is matched with: `**` is `*`, and trailing `*`s (with
-/// or without `$`) add nothing to a prefix match. Returns (body, ends with `$`).
-pub fn simplify(pattern: &[u8]) -> (Vec<u8>, bool) {
-    let (body, mut dollar) = match pattern.strip_suffix(b"$") {
-        Some(b) => (b, true),
-        None => (pattern, false),
-    };
-    let mut out: Vec<u8> = Vec::with_capacity(body.len());
-    for &b in body {
-        if !(b == b'*' && out.last() == Some(&b'*')) {
-            out.push(b);
-        }
-    }
-    while out.last() == Some(&b'*') {
-        out.pop();
-        dollar = false;
-    }
-    (out, dollar)
-}
-
 /// Number of literal runs that follow a `*`: each is a progress counter the
 /// automaton must keep independently of every other pattern's, so their
 /// product bounds how many states a set of such patterns can need.
-fn floating_segments(body: &[u8]) -> usize {
+fn floating_segments(body: &[Atom]) -> usize {
     let mut n = 0;
     let mut after_star = false;
     let mut in_run = false;
-    for &b in body {
-        if b == b'*' {
+    for &a in body {
+        if a == Atom::Star {
             after_star = true;
             in_run = false;
         } else if !in_run {
@@ -230,8 +209,8 @@ fn plan_bins(set: &RuleSet, ids: &[usize]) -> Vec<Vec<usize>> {
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
     for &id in ids {
-        let (body, _) = simplify(&set.rules[id].pattern);
-        match floating_segments(&body) as u64 {
+        let glob = set.rules[id].glob.simplified();
+        match floating_segments(&glob.atoms) as u64 {
             0 => literal.push(id),
             1 => single.push(id),
             segs => match bins
@@ -302,28 +281,22 @@ const NONE: u32 = u32::MAX;
 
 /// The patterns of one automaton, in the form the construction needs.
 struct Patterns<'a> {
-    /// Bodies without the final `$`.
-    body: Vec<&'a [u8]>,
+    /// Atoms of each (simplified) pattern.
+    body: Vec<&'a [Atom]>,
+    /// Must the pattern reach the end of the path?
     dollar: Vec<bool>,
     /// Rule id of each pattern.
     rule: Vec<usize>,
     set: &'a RuleSet,
-    dialect: Dialect,
 }
 
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
-        b == NONE
-            || dialect::beats(
-                self.dialect,
-                &self.set.rules,
-                self.rule[a as usize],
-                self.rule[b as usize],
-            )
+        b == NONE || dialect::beats(&self.set.rules, self.rule[a as usize], self.rule[b as usize])
     }
 
-    fn at(&self, t: Thread) -> Option<u8> {
+    fn at(&self, t: Thread) -> Option<Atom> {
         self.body[t.0 as usize].get(t.1 as usize).copied()
     }
 
@@ -334,7 +307,7 @@ impl Patterns<'_> {
         for &(i, mut j) in threads.iter() {
             loop {
                 closed.push((i, j));
-                if self.at((i, j)) == Some(b'*') {
+                if self.at((i, j)) == Some(Atom::Star) {
                     j += 1;
                 } else {
                     break;
@@ -364,7 +337,7 @@ impl Patterns<'_> {
             let floor = closed[k..end]
                 .iter()
                 .rev()
-                .find(|&&t| self.at(t) == Some(b'*'))
+                .find(|&&t| self.at(t) == Some(Atom::Star))
                 .map_or(0, |t| t.1);
             out.extend(closed[k..end].iter().filter(|t| t.1 >= floor));
             k = end;
@@ -373,15 +346,25 @@ impl Patterns<'_> {
     }
 
     /// The states reached from `key` on every class at once: a thread at a
-    /// `*` goes to every class, a thread at byte `c` only to `c`'s class, so
-    /// classes no thread names share one successor, computed once.
-    fn successors(&self, key: &StateKey, class_of: &[u8; 256], nclasses: usize) -> Vec<StateKey> {
+    /// `*` goes to every class, a thread at byte `c` only to `c`'s class, a
+    /// thread at a set to the classes inside it, so classes no thread names
+    /// share one successor, computed once.
+    fn successors(&self, key: &StateKey, classes: &Classes) -> Vec<StateKey> {
+        let nclasses = classes.count;
         let mut stars: Vec<Thread> = Vec::new();
         let mut by_class: Vec<Vec<Thread>> = vec![Vec::new(); nclasses];
         for &t in &key.threads {
+            let step = (t.0, t.1 + 1);
             match self.at(t) {
-                Some(b'*') => stars.push(t),
-                Some(c) => by_class[usize::from(class_of[usize::from(c)])].push((t.0, t.1 + 1)),
+                Some(Atom::Star) => stars.push(t),
+                Some(Atom::Byte(c)) => by_class[usize::from(classes.of[usize::from(c)])].push(step),
+                Some(atom) => {
+                    for (c, &rep) in classes.representative.iter().enumerate() {
+                        if rep.is_some_and(|r| atom.accepts(r)) {
+                            by_class[c].push(step);
+                        }
+                    }
+                }
                 None => {}
             }
         }
@@ -429,54 +412,93 @@ fn is_end_byte(b: u8) -> bool {
     b == b'#' || b == 0
 }
 
-fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automaton, String> {
-    let set = ctx.set;
-    // A rule equal to an earlier one in body, anchoring and rank never wins.
-    let mut seen = std::collections::HashSet::new();
-    let mut simplified: Vec<(Vec<u8>, bool, usize)> = Vec::new();
-    for &i in ids {
-        let (body, dollar) = simplify(&set.rules[i].pattern);
-        if seen.insert((
-            body.clone(),
-            dollar,
-            dialect::rank(ctx.dialect, &set.rules[i]),
-        )) {
-            simplified.push((body, dollar, i));
-        }
-    }
-    let pats = Patterns {
-        body: simplified.iter().map(|(b, _, _)| b.as_slice()).collect(),
-        dollar: simplified.iter().map(|&(_, d, _)| d).collect(),
-        rule: simplified.iter().map(|&(_, _, i)| i).collect(),
-        set,
-        dialect: ctx.dialect,
-    };
+/// Byte equivalence classes of one automaton.
+struct Classes {
+    /// Byte → class.
+    of: [u8; 256],
+    /// Number of classes.
+    count: usize,
+    /// A byte of each class (`None` for an empty "other" class).
+    representative: Vec<Option<u8>>,
+}
 
-    // Byte classes: every byte a pattern names is its own class; all other
-    // bytes share one; the end bytes share another.
-    let mut named = [false; 256];
-    for body in &pats.body {
-        for &b in body.iter() {
-            if b != b'*' {
-                named[usize::from(b)] = true;
+/// Class 0: bytes no pattern distinguishes; class 1: the end bytes; then one
+/// class per distinct signature — the patterns' byte sets a byte belongs to
+/// (a literal byte is a one-byte set). Two bytes of a class are accepted by
+/// exactly the same atoms, so the automaton can read classes.
+const OTHER_CLASS: usize = 0;
+const END_CLASS: usize = 1;
+
+fn byte_classes(bodies: &[&[Atom]]) -> Classes {
+    let mut sets: Vec<ByteSet> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for body in bodies {
+        for &a in body.iter() {
+            let set = match a {
+                Atom::Byte(b) => {
+                    let mut s = ByteSet::EMPTY;
+                    s.insert(b);
+                    s
+                }
+                Atom::Set(s) => s,
+                Atom::Any | Atom::Star => continue,
+            };
+            if seen.insert(set) {
+                sets.push(set);
             }
         }
     }
-    let (other_class, end_class) = (0usize, 1usize);
-    let mut nclasses = 2;
-    let mut class_of = [0u8; 256];
+    let mut ids: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut of = [0u8; 256];
+    let mut representative = vec![None, None];
     for b in 0..=255u8 {
         let class = if is_end_byte(b) {
-            end_class
-        } else if named[usize::from(b)] {
-            nclasses += 1;
-            nclasses - 1
+            representative[END_CLASS] = Some(b);
+            END_CLASS
         } else {
-            other_class
+            let sig: Vec<u32> = (0..sets.len() as u32)
+                .filter(|&k| sets[k as usize].contains(b))
+                .collect();
+            if sig.is_empty() {
+                representative[OTHER_CLASS].get_or_insert(b);
+                OTHER_CLASS
+            } else {
+                let next = representative.len();
+                *ids.entry(sig).or_insert_with(|| {
+                    representative.push(Some(b));
+                    next
+                })
+            }
         };
-        // At most 254 named bytes + 2: every class fits in a u8.
-        class_of[usize::from(b)] = class as u8;
+        // At most 254 non-end bytes + 2 classes: every class fits in a u8.
+        of[usize::from(b)] = class as u8;
     }
+    Classes {
+        of,
+        count: representative.len(),
+        representative,
+    }
+}
+
+fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automaton, String> {
+    let set = ctx.set;
+    // A rule equal to an earlier one in atoms, anchoring and rank never wins.
+    let mut seen = std::collections::HashSet::new();
+    let mut simplified: Vec<(Glob, usize)> = Vec::new();
+    for &i in ids {
+        let glob = set.rules[i].glob.simplified();
+        if seen.insert((glob.clone(), dialect::rank(&set.rules[i]))) {
+            simplified.push((glob, i));
+        }
+    }
+    let pats = Patterns {
+        body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
+        dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
+        rule: simplified.iter().map(|&(_, i)| i).collect(),
+        set,
+    };
+    let classes = byte_classes(&pats.body);
+    let (nclasses, end_class) = (classes.count, END_CLASS);
 
     let mut start = StateKey {
         threads: (0..pats.rule.len() as u32).map(|i| (i, 0)).collect(),
@@ -518,7 +540,7 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
             // Nothing left to match: the state loops on itself.
             vec![key.clone(); nclasses]
         } else {
-            pats.successors(&key, &class_of, nclasses)
+            pats.successors(&key, &classes)
         };
         for (c, next) in nexts.into_iter().enumerate() {
             if c == end_class {
@@ -533,7 +555,7 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
         let winner = pats.winner(&key);
         outcome.push(
             ctx.table
-                .intern(dialect::outcome(ctx.dialect, &set.rules, winner)),
+                .intern(dialect::outcome(&set.rules, winner)),
         );
         succ.push(row);
         i += 1;
@@ -546,7 +568,7 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
             threads_total
         );
     }
-    Ok(finish(succ, outcome, class_of, end_class))
+    Ok(finish(succ, outcome, classes.of, end_class))
 }
 
 /// Marks decided states, adds end-byte sinks, orders and premultiplies.
@@ -634,21 +656,34 @@ fn finish(
 
 #[cfg(test)]
 mod tests {
-    use super::{floating_segments, simplify};
+    use super::{byte_classes, floating_segments, END_CLASS, OTHER_CLASS};
+    use crate::glob::Glob;
+    use robocc_engine::artifact::PatternSyntax;
+    use robocc_engine::UrlMode;
 
-    #[test]
-    fn simplification() {
-        assert_eq!(simplify(b"/a**b"), (b"/a*b".to_vec(), false));
-        assert_eq!(simplify(b"/a*$"), (b"/a".to_vec(), false));
-        assert_eq!(simplify(b"/a$"), (b"/a".to_vec(), true));
-        assert_eq!(simplify(b"*"), (b"".to_vec(), false));
+    fn atoms(p: &str) -> Vec<crate::glob::Atom> {
+        Glob::parse(p.as_bytes(), PatternSyntax::Glob, UrlMode::Google)
+            .simplified()
+            .atoms
     }
 
     #[test]
     fn segments() {
-        assert_eq!(floating_segments(b"/a/b"), 0);
-        assert_eq!(floating_segments(b"*.pdf"), 1);
-        assert_eq!(floating_segments(b"/dir/*.pdf"), 1);
-        assert_eq!(floating_segments(b"*/*max-price="), 2);
+        assert_eq!(floating_segments(&atoms("/a/b")), 0);
+        assert_eq!(floating_segments(&atoms("*.pdf")), 1);
+        assert_eq!(floating_segments(&atoms("/dir/*.pdf")), 1);
+        assert_eq!(floating_segments(&atoms("*/*max-price=")), 2);
+    }
+
+    #[test]
+    fn classes_refine_sets() {
+        let g = Glob::parse(b"/[a-c]b", PatternSyntax::Shell, UrlMode::Decode);
+        let c = byte_classes(&[g.atoms.as_slice()]);
+        // 'a' and 'c' are only in the set; 'b' is in the set and a literal.
+        assert_eq!(c.of[usize::from(b'a')], c.of[usize::from(b'c')]);
+        assert_ne!(c.of[usize::from(b'a')], c.of[usize::from(b'b')]);
+        assert_eq!(usize::from(c.of[usize::from(b'z')]), OTHER_CLASS);
+        assert_eq!(usize::from(c.of[usize::from(b'#')]), END_CLASS);
+        assert_eq!(c.count, 5);
     }
 }

@@ -6,6 +6,8 @@
 //! first rule of the highest priority per kind, Disallow wins only when
 //! strictly longer — and shares nothing with the automaton but the rule list.
 
+use crate::dialect::Dialect;
+use crate::glob::decode_canonical;
 use crate::normalize::normalize_path;
 use crate::ruleset::RuleSet;
 use robocc_engine::url::path_parts;
@@ -50,9 +52,40 @@ pub fn pattern_matches(pattern: &[u8], path: &[u8]) -> bool {
     true
 }
 
-/// Checks an already extracted (and, in RFC mode, normalised) path against
-/// the rules, as RFC 9309 §2.2.2 / Google's longest match decides.
+/// Checks an already extracted (and normalised) path against the rules, as
+/// the rule set's dialect decides.
 pub fn check_path(set: &RuleSet, path: &[u8]) -> RefVerdict {
+    match set.dialect {
+        Dialect::Rfc9309 | Dialect::Acap => check_path_longest(set, path),
+        Dialect::Draft1996 | Dialect::Robots2 => check_path_ranked(set, path),
+    }
+}
+
+/// The other dialects, written from their definition rather than Google's
+/// bookkeeping: walk the rules in order, keep the first of the highest rank
+/// among those that match (`rank` is assigned by `dialect::assign_ranks`).
+fn check_path_ranked(set: &RuleSet, path: &[u8]) -> RefVerdict {
+    let mut best: Option<usize> = None;
+    for (id, rule) in set.rules.iter().enumerate() {
+        if rule.glob.matches(path) && best.is_none_or(|b| rule.rank > set.rules[b].rank) {
+            best = Some(id);
+        }
+    }
+    match best {
+        None => RefVerdict {
+            allowed: true,
+            rule: None,
+        },
+        Some(id) => RefVerdict {
+            allowed: set.rules[id].allow,
+            rule: Some(id as u32),
+        },
+    }
+}
+
+/// RFC 9309 §2.2.2 as Google's longest match decides, on the rules' encoded
+/// patterns.
+fn check_path_longest(set: &RuleSet, path: &[u8]) -> RefVerdict {
     // (priority, rule id) of the best Allow and the best Disallow so far.
     let mut allow: Option<(u32, usize)> = None;
     let mut disallow: Option<(u32, usize)> = None;
@@ -99,8 +132,8 @@ pub fn check_path(set: &RuleSet, path: &[u8]) -> RefVerdict {
 }
 
 /// The path of `url` as matched: extracted as Google does, cut at the first
-/// `#` and (Google mode, whose path is a C string) at the first NUL, and
-/// normalised in RFC mode.
+/// `#` and (Google and draft modes: the engine ends the path there) at the
+/// first NUL, and normalised in RFC and draft modes.
 pub fn matched_path(url: &[u8], url_mode: UrlMode) -> Vec<u8> {
     let mut path = path_parts(url).to_vec();
     match url_mode {
@@ -111,12 +144,19 @@ pub fn matched_path(url: &[u8], url_mode: UrlMode) -> Vec<u8> {
             path
         }
         UrlMode::Rfc => normalize_path(&path),
+        UrlMode::Decode => {
+            if let Some(nul) = path.iter().position(|&b| b == 0) {
+                path.truncate(nul);
+            }
+            decode_canonical(&path)
+        }
     }
 }
 
-/// Checks a URL (absolute or a path) against the rules.
-pub fn check_url(set: &RuleSet, url_mode: UrlMode, url: &[u8]) -> RefVerdict {
-    check_path(set, &matched_path(url, url_mode))
+/// Checks a URL (absolute or a path) against the rules, encoded as the rule
+/// set's URL mode says.
+pub fn check_url(set: &RuleSet, url: &[u8]) -> RefVerdict {
+    check_path(set, &matched_path(url, set.url_mode))
 }
 
 #[cfg(test)]

@@ -6,9 +6,11 @@
 //! Google's `index.htm` rule and the `/robots.txt` allow.
 
 use crate::agent::Selection;
+use crate::dialect::{self, Dialect};
+use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
 use crate::parse::{RobotsTxt, RuleKind};
-use robocc_engine::artifact::RuleOrigin;
+use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
 use robocc_engine::UrlMode;
 
 /// Priority of the implicit `/robots.txt` allow: above any real pattern.
@@ -19,10 +21,20 @@ pub const ROBOTS_TXT_PRIORITY: u32 = 1 << 30;
 pub struct SetRule {
     /// Allow (true) or Disallow.
     pub allow: bool,
-    /// Encoded pattern: `*` any run of bytes, a final `$` the end of the path.
+    /// The pattern as shown: for rfc9309 the encoded pattern (`*` any run of
+    /// bytes, a final `$` the end of the path); for the other dialects the
+    /// value as written.
     pub pattern: Vec<u8>,
-    /// Match priority: octets of the encoded pattern (`*` and `$` counted).
+    /// How `pattern` is read.
+    pub syntax: PatternSyntax,
+    /// The pattern in the form the lowering and the reference match.
+    pub glob: Glob,
+    /// Match priority: octets of the encoded pattern (`*` and `$` counted);
+    /// rfc9309's longest-match key, shown by the explainer.
     pub priority: u32,
+    /// The dialect's rank (> 0): the matching rule of highest rank decides,
+    /// the first one on ties (see [`dialect::assign_ranks`]).
+    pub rank: u32,
     /// 1-based source line (0 for the `/robots.txt` rule).
     pub line: u32,
     /// Group index in the source file (`u32::MAX` for the `/robots.txt` rule).
@@ -38,15 +50,26 @@ pub struct RuleSetOptions {
     pub url_mode: UrlMode,
     /// Add Google's `index.htm` rule.
     pub index_htm: bool,
-    /// Add an allow of `/robots.txt` that beats every other rule.
+    /// Add an allow of the file's own path that beats every other rule.
     pub robots_txt_allowed: bool,
+    /// The file is a /data.txt (its own path is `/data.txt`).
+    pub data_txt: bool,
+    /// Whose semantics.
+    pub dialect: Dialect,
 }
 
 /// The rules that apply to one agent, in file order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleSet {
     /// The rules; an index here is a rule id.
     pub rules: Vec<SetRule>,
+    /// How URLs are encoded before they meet the patterns.
+    pub url_mode: UrlMode,
+    /// Whose semantics.
+    pub dialect: Dialect,
+    /// robots2: the rule set follows version 2.0 (explicit and wildcard
+    /// patterns); false for 1.0 rule sets and every other dialect.
+    pub robots2_v2: bool,
 }
 
 impl RuleSet {
@@ -57,53 +80,91 @@ impl RuleSet {
 
     /// Collects the rules of the selected groups.
     pub fn build(robots: &RobotsTxt<'_>, selection: &Selection, opts: RuleSetOptions) -> RuleSet {
+        let url_mode = dialect::url_mode(opts.dialect, opts.url_mode);
+        let robots2_v2 = opts.dialect == Dialect::Robots2
+            && selection
+                .groups
+                .first()
+                .is_some_and(|&g| dialect::robots2_version(&robots.groups[g]).is_v2);
         let mut rules = Vec::new();
         for &g in &selection.groups {
             for rule in &robots.groups[g].rules {
                 // An empty value is no rule at all (RFC 9309 §2.2.2; Google
-                // gives it priority 0, which never decides).
+                // gives it priority 0, which never decides; the 1996 draft's
+                // `Disallow:` allows everything).
                 if rule.raw.is_empty() {
                     continue;
                 }
-                let pattern = match opts.url_mode {
-                    UrlMode::Google => rule.pattern.to_vec(),
-                    UrlMode::Rfc => normalize_pattern(rule.raw),
-                };
                 let allow = rule.kind == RuleKind::Allow;
+                if opts.dialect != Dialect::Rfc9309 {
+                    let syntax = dialect::syntax_of(opts.dialect, robots2_v2, rule.raw);
+                    rules.push(SetRule {
+                        allow,
+                        pattern: rule.raw.to_vec(),
+                        syntax,
+                        glob: Glob::parse(rule.raw, syntax, url_mode),
+                        priority: len_u32(rule.raw.len()),
+                        rank: 0,
+                        line: rule.line,
+                        group: g as u32,
+                        origin: RuleOrigin::Line,
+                    });
+                    continue;
+                }
+                let pattern = match url_mode {
+                    UrlMode::Rfc => normalize_pattern(rule.raw),
+                    _ => rule.pattern.to_vec(),
+                };
                 let index_dir = (allow && opts.index_htm)
                     .then(|| index_htm_dir(&pattern))
                     .flatten();
-                rules.push(SetRule {
-                    allow,
-                    priority: len_u32(pattern.len()),
-                    pattern,
-                    line: rule.line,
-                    group: g as u32,
-                    origin: RuleOrigin::Line,
-                });
+                rules.push(glob_rule(allow, pattern, rule.line, g, RuleOrigin::Line));
                 if let Some(dir_pattern) = index_dir {
-                    rules.push(SetRule {
-                        allow: true,
-                        priority: len_u32(dir_pattern.len()),
-                        pattern: dir_pattern,
-                        line: rule.line,
-                        group: g as u32,
-                        origin: RuleOrigin::IndexHtm,
-                    });
+                    rules.push(glob_rule(true, dir_pattern, rule.line, g, RuleOrigin::IndexHtm));
                 }
             }
         }
         if opts.robots_txt_allowed {
+            let path: &[u8] = if opts.data_txt { b"/data.txt" } else { b"/robots.txt" };
+            let (pattern, syntax) = if opts.dialect == Dialect::Rfc9309 {
+                ([path, b"$"].concat(), PatternSyntax::Glob)
+            } else {
+                (path.to_vec(), PatternSyntax::Exact)
+            };
             rules.push(SetRule {
                 allow: true,
-                pattern: b"/robots.txt$".to_vec(),
+                glob: Glob::parse(&pattern, syntax, url_mode),
+                pattern,
+                syntax,
                 priority: ROBOTS_TXT_PRIORITY,
+                rank: 0,
                 line: 0,
                 group: u32::MAX,
                 origin: RuleOrigin::RobotsTxt,
             });
         }
-        RuleSet { rules }
+        dialect::assign_ranks(opts.dialect, &mut rules);
+        RuleSet {
+            rules,
+            url_mode,
+            dialect: opts.dialect,
+            robots2_v2,
+        }
+    }
+}
+
+/// An rfc9309 rule: Google glob syntax over the encoded pattern.
+fn glob_rule(allow: bool, pattern: Vec<u8>, line: u32, group: usize, origin: RuleOrigin) -> SetRule {
+    SetRule {
+        allow,
+        glob: Glob::parse(&pattern, PatternSyntax::Glob, UrlMode::Google),
+        priority: len_u32(pattern.len()),
+        pattern,
+        syntax: PatternSyntax::Glob,
+        rank: 0,
+        line,
+        group: group as u32,
+        origin,
     }
 }
 

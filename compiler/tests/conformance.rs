@@ -3,6 +3,7 @@
 
 mod common;
 
+use robocc_compiler::dialect::from_name;
 use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Policy, UrlMode};
 use serde_json::Value;
@@ -14,9 +15,15 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-fn options(case: &Value) -> CompileOptions {
-    let mut o = CompileOptions::default();
+fn options(dialect: &str, case: &Value) -> CompileOptions {
+    let mut o = CompileOptions {
+        dialect: from_name(dialect).unwrap_or_else(|| panic!("unknown dialect {dialect}")),
+        ..CompileOptions::default()
+    };
     if let Some(opts) = case.get("options") {
+        if let Some(b) = opts.get("data_txt").and_then(Value::as_bool) {
+            o.data_txt = b;
+        }
         if let Some(m) = opts.get("url_mode").and_then(Value::as_str) {
             o.url_mode = match m {
                 "google" => UrlMode::Google,
@@ -54,6 +61,7 @@ fn conformance_cases() {
     let (mut cases, mut checks, mut failures) = (0, 0, Vec::new());
     for file in files {
         let doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let dialect = doc["dialect"].as_str().unwrap_or("rfc9309");
         for case in doc["cases"].as_array().unwrap() {
             cases += 1;
             let name = case["name"].as_str().unwrap();
@@ -62,7 +70,7 @@ fn conformance_cases() {
                 (None, Some(h)) => hex(h.as_str().unwrap()),
                 _ => panic!("{name}: no robots body"),
             };
-            let opts = options(case);
+            let opts = options(dialect, case);
             let agent = case["agent"].as_str().unwrap();
             let compiled = compile(&body, agent, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
             let bytes = compiled.to_bytes();
@@ -72,11 +80,7 @@ fn conformance_cases() {
                 let url = check[0].as_str().unwrap();
                 let want = check[1].as_str().unwrap() == "allow";
                 let got = policy.check(url.as_bytes()).allowed;
-                let reference = robocc_compiler::reference::check_url(
-                    &compiled.rule_set,
-                    opts.url_mode,
-                    url.as_bytes(),
-                )
+                let reference = robocc_compiler::reference::check_url(&compiled.rule_set, url.as_bytes())
                 .allowed;
                 if got != want || reference != want {
                     failures.push(format!(
@@ -85,6 +89,24 @@ fn conformance_cases() {
                         check[1],
                         got,
                         reference
+                    ));
+                }
+            }
+            // Visit advice: [time "HH:MM", allowed now, rate "n/secs" or null].
+            for visit in case.get("visits").and_then(Value::as_array).into_iter().flatten() {
+                checks += 1;
+                let t = visit[0].as_str().unwrap();
+                let minute = t[..2].parse::<u16>().unwrap() * 60 + t[3..].parse::<u16>().unwrap();
+                let advice = policy.visit_at_minute(minute);
+                let rate = advice.rate.map(|r| format!("{}/{}", r.documents, r.seconds));
+                if advice.allowed_now != visit[1].as_bool().unwrap()
+                    || rate.as_deref() != visit[2].as_str()
+                {
+                    failures.push(format!(
+                        "{name} ({}): at {t} expected {} {}, got {advice:?}",
+                        file.file_name().unwrap().to_string_lossy(),
+                        visit[1],
+                        visit[2]
                     ));
                 }
             }

@@ -25,7 +25,7 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 /// Format version written by this crate and the only one it reads.
 ///
 /// Bump it on any change to [`PolicyData`] or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Size of the frame before the rkyv archive.
 pub const FRAME_LEN: usize = 16;
 /// Alignment the archive needs (the frame keeps it when the buffer is aligned).
@@ -84,6 +84,12 @@ pub enum UrlMode {
     /// escapes decoded, reserved ones kept, non-ASCII and unsafe bytes
     /// encoded, literal `*` and `$` in the URL compared as `%2A` and `%24`).
     Rfc = 1,
+    /// The 1996 draft (draft1996, robots2): every `%xx` is decoded except
+    /// `%2F`, on both sides. The canonical form keeps `%2F`, `%25`, `%23` and
+    /// `%00` encoded (upper-case hex) so that no decoded byte can be read as
+    /// a separator, an escape or an end of path; a `%` that starts no escape
+    /// becomes `%25`.
+    Decode = 2,
 }
 
 /// Fixed facts about a policy: what it was compiled from and how.
@@ -94,8 +100,11 @@ pub struct Header {
     pub dialect: Dialect,
     /// Encoding applied to URLs before they are fed to the automata.
     pub url_mode: UrlMode,
-    /// Whether `/robots.txt` is allowed whatever the rules say.
+    /// Whether the file's own path ([`Header::self_path`]) is allowed
+    /// whatever the rules say.
     pub robots_txt_allowed: bool,
+    /// The file's own path: `/robots.txt`, or `/data.txt` for data.txt files.
+    pub self_path: String,
     /// Names of the usage channels, in outcome order (`["crawl"]` for rfc9309).
     pub channels: Vec<String>,
     /// The product token the policy was compiled for.
@@ -180,6 +189,118 @@ pub struct RuleInfo {
     pub group: u32,
     /// Why the rule exists.
     pub origin: RuleOrigin,
+    /// How the pattern is read.
+    pub syntax: PatternSyntax,
+}
+
+/// How a rule's pattern is matched against a path.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+#[repr(u8)]
+pub enum PatternSyntax {
+    /// RFC 9309: a prefix; `*` any run of bytes, a final `$` the end.
+    Glob = 0,
+    /// A plain prefix, every byte literal (draft1996; robots2 "general").
+    Prefix = 1,
+    /// The whole path exactly, every byte literal (robots2 "explicit").
+    Exact = 2,
+    /// A /bin/sh pattern over the whole path: `*`, `?`, `[...]` (robots2
+    /// "wildcard").
+    Shell = 3,
+}
+
+impl PatternSyntax {
+    /// The name shown by the explainer.
+    pub fn name(self) -> &'static str {
+        match self {
+            PatternSyntax::Glob => "glob",
+            PatternSyntax::Prefix => "prefix",
+            PatternSyntax::Exact => "exact",
+            PatternSyntax::Shell => "wildcard",
+        }
+    }
+}
+
+impl ArchivedPatternSyntax {
+    /// The owned form.
+    pub fn to_native(&self) -> PatternSyntax {
+        match self {
+            ArchivedPatternSyntax::Glob => PatternSyntax::Glob,
+            ArchivedPatternSyntax::Prefix => PatternSyntax::Prefix,
+            ArchivedPatternSyntax::Exact => PatternSyntax::Exact,
+            ArchivedPatternSyntax::Shell => PatternSyntax::Shell,
+        }
+    }
+}
+
+/// A daily window in UTC minutes since midnight, both ends inclusive
+/// (`0600-0845` is 360..=525). `start > end` wraps past midnight.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct TimeWindow {
+    /// First minute of the window, `< 1440`.
+    pub start: u16,
+    /// Last minute of the window, `< 1440`.
+    pub end: u16,
+}
+
+impl TimeWindow {
+    /// Does the window contain `minute` (minutes since midnight UTC)?
+    pub fn contains(&self, minute: u16) -> bool {
+        if self.start <= self.end {
+            (self.start..=self.end).contains(&minute)
+        } else {
+            minute >= self.start || minute <= self.end
+        }
+    }
+}
+
+impl ArchivedTimeWindow {
+    /// The owned form.
+    pub fn to_native(&self) -> TimeWindow {
+        TimeWindow {
+            start: self.start.to_native(),
+            end: self.end.to_native(),
+        }
+    }
+}
+
+/// A robots 2.0 `Request-rate`: `documents` per `seconds`, optionally only
+/// within a daily window.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct RequestRate {
+    /// Documents per period (> 0).
+    pub documents: u32,
+    /// Period length in seconds (> 0).
+    pub seconds: u32,
+    /// When the rate applies; `None`: all day.
+    pub window: Option<TimeWindow>,
+    /// 1-based source line.
+    pub line: u32,
+}
+
+/// A request rate without its window, as the engine answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    /// Documents per period.
+    pub documents: u32,
+    /// Period length in seconds.
+    pub seconds: u32,
+}
+
+impl Rate {
+    /// Is `self` slower (fewer documents per normalised second) than `other`?
+    /// Compared exactly: `d1 / s1 < d2 / s2` ⇔ `d1 * s2 < d2 * s1`.
+    pub fn is_slower_than(&self, other: &Rate) -> bool {
+        u64::from(self.documents) * u64::from(other.seconds)
+            < u64::from(other.documents) * u64::from(self.seconds)
+    }
+
+    /// Seconds to wait between two documents.
+    pub fn seconds_per_document(&self) -> f64 {
+        f64::from(self.seconds) / f64::from(self.documents.max(1))
+    }
 }
 
 /// A record that is not a rule, kept with its line.
@@ -211,6 +332,20 @@ pub struct Metadata {
     pub clean_params: Vec<String>,
     /// Source lines of the groups that were selected.
     pub group_lines: Vec<u32>,
+    /// How long a fetched copy may be used without checking it again, in
+    /// seconds (rfc9309: 24 h, RFC 9309 §2.4; draft1996 and robots2: 7 days,
+    /// the draft's §3.4 default when the server sends no cache directive).
+    pub expiry_secs: u64,
+    /// Content-Signal values of the agent's groups, in file order.
+    pub content_signals: Vec<String>,
+    /// robots2: the rule set's version as written (`None`: 1.0 rules).
+    pub robot_version: Option<String>,
+    /// robots2: Visit-time windows; empty means any time.
+    pub visit_times: Vec<TimeWindow>,
+    /// robots2: Request-rate records that parsed.
+    pub request_rates: Vec<RequestRate>,
+    /// robots2: Comment records, in file order.
+    pub comments: Vec<String>,
 }
 
 /// The archived root object of an artifact.

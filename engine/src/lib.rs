@@ -33,8 +33,10 @@ pub mod normalize;
 mod policy;
 pub mod store;
 pub mod url;
+mod visit;
 
 pub use artifact::{Dialect, UrlMode};
 pub use load::{frame, LoadError};
 pub use policy::{Policy, Traced, Verdict};
 pub use store::{HostKey, Store};
+pub use visit::{VisitAdvice, MINUTES_PER_DAY};

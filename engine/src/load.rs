@@ -195,6 +195,23 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
     if data.automata.is_empty() {
         return Err(LoadError::invalid("no automaton"));
     }
+    let meta = &data.meta;
+    let windows = meta
+        .visit_times
+        .iter()
+        .chain(meta.request_rates.iter().filter_map(|r| r.window.as_ref()));
+    for w in windows {
+        if w.start.to_native() >= 1440 || w.end.to_native() >= 1440 {
+            return Err(LoadError::invalid("time window minute out of range 0..1440"));
+        }
+    }
+    if meta
+        .request_rates
+        .iter()
+        .any(|r| r.documents.to_native() == 0 || r.seconds.to_native() == 0)
+    {
+        return Err(LoadError::invalid("request rate with zero documents or seconds"));
+    }
     for (n, a) in data.automata.iter().enumerate() {
         let stride = a.stride.to_native() as usize;
         let len = a.trans.len();

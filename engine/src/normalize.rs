@@ -1,6 +1,8 @@
-//! RFC 9309 §2.2.2 normalisation of URL bytes, byte by byte, without a buffer.
+//! URL normalisation, byte by byte, without a buffer.
 //!
-//! Used only in [`UrlMode::Rfc`](crate::artifact::UrlMode::Rfc). Patterns get
+//! [`feed_rfc`] is RFC 9309 §2.2.2 ([`UrlMode::Rfc`](crate::artifact::UrlMode::Rfc));
+//! [`feed_decoded`] is the 1996 draft's decoding
+//! ([`UrlMode::Decode`](crate::artifact::UrlMode::Decode)). Patterns get
 //! the same treatment at compile time (see the compiler's `normalize` module),
 //! so both sides meet in one canonical form:
 //!
@@ -83,6 +85,51 @@ pub fn feed_rfc(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
     false
 }
 
+/// Feeds the 1996 draft's canonical form of `input` to `sink` (see
+/// [`UrlMode::Decode`](crate::artifact::UrlMode::Decode)): `%xx` is decoded
+/// unless it names `/`, `%`, `#` or NUL, which stay escaped with upper-case
+/// hex; a `%` that starts no escape becomes `%25`; a raw `#` ends the path;
+/// every other byte passes unchanged. Stops like [`feed_rfc`].
+#[inline]
+pub fn feed_decoded(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        i += 1;
+        let stop = match b {
+            b'#' => return false,
+            b'%' => match (
+                input.get(i).copied().and_then(hex_val),
+                input.get(i + 1).copied().and_then(hex_val),
+            ) {
+                (Some(h), Some(l)) => {
+                    i += 2;
+                    let v = (h << 4) | l;
+                    if stays_escaped(v) {
+                        escaped(v, &mut sink)
+                    } else {
+                        sink(v)
+                    }
+                }
+                _ => escaped(b'%', &mut sink),
+            },
+            _ => sink(b),
+        };
+        if stop {
+            return true;
+        }
+    }
+    false
+}
+
+/// Bytes the draft's decoding keeps escaped: `/` (the draft's rule) and the
+/// bytes whose raw form means something else here (`%` an escape, `#` and
+/// NUL the end of the path).
+#[inline]
+pub fn stays_escaped(v: u8) -> bool {
+    matches!(v, b'/' | b'%' | b'#' | 0)
+}
+
 #[inline]
 fn escaped(v: u8, sink: &mut impl FnMut(u8) -> bool) -> bool {
     sink(b'%') || sink(HEX[usize::from(v >> 4)]) || sink(HEX[usize::from(v & 0xf)])
@@ -128,6 +175,27 @@ mod tests {
         assert_eq!(norm(b"/100%"), "/100%25");
         assert_eq!(norm(b"/a b"), "/a%20b");
         assert_eq!(norm(b"/a#frag"), "/a");
+    }
+
+    fn decoded(s: &[u8]) -> String {
+        let mut out = Vec::new();
+        feed_decoded(s, |b| {
+            out.push(b);
+            false
+        });
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// The 1996 draft §3.2.2: every escape but `%2F` is decoded.
+    #[test]
+    fn draft_decoding() {
+        assert_eq!(decoded(b"/a%3cd.html"), "/a<d.html");
+        assert_eq!(decoded(b"/a%3Cd.html"), "/a<d.html");
+        assert_eq!(decoded(b"/a%2fb.html"), "/a%2Fb.html");
+        assert_eq!(decoded(b"/%7Ejoe/index.html"), "/~joe/index.html");
+        assert_eq!(decoded(b"/100%"), "/100%25");
+        assert_eq!(decoded(b"/a%25b%23c%00"), "/a%25b%23c%00");
+        assert_eq!(decoded(b"/a#frag"), "/a");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::artifact::{
     ArchivedPolicyData, ArchivedRuleInfo, ArchivedUrlMode, NO_RULE,
 };
 use crate::load::{self, LoadError};
-use crate::normalize::feed_rfc;
+use crate::normalize::{feed_decoded, feed_rfc};
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
 
@@ -173,6 +173,13 @@ impl<'a> Policy<'a> {
                 }
                 ArchivedUrlMode::Rfc => {
                     feed_rfc(parts.rest, |b| {
+                        read += 1;
+                        s = next(s, b);
+                        s >= first_decided
+                    });
+                }
+                ArchivedUrlMode::Decode => {
+                    feed_decoded(parts.rest, |b| {
                         read += 1;
                         s = next(s, b);
                         s >= first_decided

@@ -5,10 +5,11 @@ use libfuzzer_sys::fuzz_target;
 use robocc_compiler::parse::{parse, ParseOptions};
 
 fuzz_target!(|data: &[u8]| {
-    for records_close_groups in [false, true] {
+    for (records_close_groups, blank_lines_end_records) in [(false, false), (true, false), (false, true)] {
         let opts = ParseOptions {
             max_bytes: 4096,
             records_close_groups,
+            blank_lines_end_records,
         };
         let robots = parse(data, &opts);
         let lines = data.iter().filter(|&&b| b == b'\n' || b == b'\r').count() as u32 + 1;

@@ -46,11 +46,7 @@ fn main() {
         let set = &w.compiled.rule_set;
         let reference = median_time(3, || {
             for u in &w.urls {
-                black_box(robocc_compiler::reference::check_url(
-                    set,
-                    robocc_engine::UrlMode::Google,
-                    u,
-                ));
+                black_box(robocc_compiler::reference::check_url(set, u));
             }
         });
         let read: usize = w

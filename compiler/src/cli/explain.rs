@@ -15,9 +15,28 @@ pub struct ExplainArgs {
     /// A compiled policy (instead of --robots).
     #[arg(long, value_name = "FILE", conflicts_with = "robots")]
     policy: Option<PathBuf>,
+    /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
+    /// default: now.
+    #[arg(long, value_name = "HH:MM")]
+    at: Option<String>,
     /// URLs to explain.
     #[arg(value_name = "URL", required = true)]
     url: Vec<String>,
+}
+
+/// Minutes after midnight UTC: `--at`, or the clock.
+fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
+    match at {
+        Some(t) => robocc_compiler::parse_window(format!("{t}-{t}").as_bytes())
+            .map(|w| w.start)
+            .ok_or_else(|| format!("--at {t:?}: expected HH:MM (UTC)")),
+        None => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            Ok(((secs / 60) % 1440) as u16)
+        }
+    }
 }
 
 pub fn run(args: &ExplainArgs) -> Result<i32, String> {
@@ -35,7 +54,9 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
     let mode = match h.url_mode {
         ArchivedUrlMode::Google => UrlMode::Google,
         ArchivedUrlMode::Rfc => UrlMode::Rfc,
+        ArchivedUrlMode::Decode => UrlMode::Decode,
     };
+    let minute = minute_of_day(args.at.as_deref())?;
     let lines: Vec<String> = policy
         .metadata()
         .group_lines
@@ -66,28 +87,37 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
             if v.allowed { "allow" } else { "disallow" }
         );
         println!(
-            "  matched path: {} ({} mode)",
+            "  matched path: {} ({})",
             String::from_utf8_lossy(&matched_path(url.as_bytes(), mode)),
-            if mode == UrlMode::Google {
-                "google: as given"
-            } else {
-                "rfc: normalised"
+            match mode {
+                UrlMode::Google => "google mode: as given",
+                UrlMode::Rfc => "rfc mode: normalised",
+                UrlMode::Decode => "draft mode: %xx decoded except %2F",
             }
         );
         match v.rule.and_then(|r| policy.rule(r)) {
             Some(r) => {
                 let kind = if r.allow { "Allow" } else { "Disallow" };
                 let why = match r.origin {
-                    ArchivedRuleOrigin::Line => format!("line {}: {kind}: {}", r.line, r.pattern),
+                    ArchivedRuleOrigin::Line => format!(
+                        "line {}: {kind}: {} ({} pattern)",
+                        r.line,
+                        r.pattern,
+                        r.syntax.to_native().name()
+                    ),
                     ArchivedRuleOrigin::IndexHtm => format!(
                         "line {}: Allow of an index.htm page also allows its directory: {}",
                         r.line, r.pattern
                     ),
                     ArchivedRuleOrigin::RobotsTxt => {
-                        "/robots.txt is always allowed (RFC 9309 §2.2.2)".to_string()
+                        format!("{} is always allowed", h.self_path)
                     }
                 };
-                println!("  deciding rule: {why} (priority {})", r.priority);
+                let strength = match h.dialect.to_native() {
+                    robocc_engine::Dialect::Rfc9309 => format!("priority {}", r.priority),
+                    _ => dialect_reason(r).to_string(),
+                };
+                println!("  deciding rule: {why} ({strength})");
             }
             None => println!("  deciding rule: none matched; allowed by default"),
         }
@@ -95,6 +125,45 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
         if let Some(ms) = policy.metadata().crawl_delay_ms.as_ref() {
             println!("  crawl-delay: {} s", ms.to_native() as f64 / 1000.0);
         }
+        let m = policy.metadata();
+        if !m.visit_times.is_empty() || !m.request_rates.is_empty() {
+            let advice = policy.visit_at_minute(minute);
+            println!(
+                "  at {:02}:{:02} UTC: {}{}",
+                minute / 60,
+                minute % 60,
+                if advice.allowed_now {
+                    "inside the visit window"
+                } else {
+                    "outside every Visit-time window: do not visit now"
+                },
+                match advice.rate {
+                    Some(r) => format!(
+                        "; request rate {}/{} s (one document every {:.0} s)",
+                        r.documents,
+                        r.seconds,
+                        r.seconds_per_document()
+                    ),
+                    None => String::new(),
+                }
+            );
+        }
+        for c in m.comments.iter() {
+            println!("  comment: {c}");
+        }
     }
     Ok(0)
+}
+
+/// Why a rule of a first-match or robots2 policy won, in words.
+fn dialect_reason(r: &robocc_engine::artifact::ArchivedRuleInfo) -> &'static str {
+    use robocc_engine::artifact::PatternSyntax as S;
+    let catch_all = matches!(r.pattern.trim_matches('*'), "" | "/");
+    match (r.syntax.to_native(), r.allow) {
+        (S::Prefix | S::Glob, _) => "the first matching rule",
+        (S::Exact, true) => "an explicit Allow: the strongest rule",
+        (S::Shell, true) => "a wildcard Allow: no Disallow matched",
+        (S::Shell, false) if catch_all => "the catch-all Disallow: no other rule matched",
+        (_, false) => "a Disallow: beats every wildcard Allow",
+    }
 }

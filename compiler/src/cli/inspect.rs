@@ -24,8 +24,9 @@ fn describe_policy(d: &ArchivedPolicyData, indent: &str) {
     println!("{indent}dialect: {}", h.dialect.to_native().name());
     println!("{indent}agent: {} (groups: {})", h.agent, h.selection);
     println!(
-        "{indent}options: url-mode {:?}, /robots.txt {}, max-bytes {}",
+        "{indent}options: url-mode {:?}, {} {}, max-bytes {}",
         h.url_mode,
+        h.self_path,
         if h.robots_txt_allowed {
             "always allowed"
         } else {
@@ -59,6 +60,34 @@ fn describe_policy(d: &ArchivedPolicyData, indent: &str) {
     }
     for s in m.clean_params.iter() {
         println!("{indent}clean-param: {s}");
+    }
+    for s in m.content_signals.iter() {
+        println!("{indent}content-signal: {s}");
+    }
+    println!(
+        "{indent}cache expiry: {} h (when the server sends no cache directive)",
+        m.expiry_secs.to_native() / 3600
+    );
+    if let Some(v) = m.robot_version.as_ref() {
+        println!("{indent}robot-version: {v}");
+    }
+    let hhmm = |m: u16| format!("{:02}{:02}", m / 60, m % 60);
+    for w in m.visit_times.iter() {
+        let w = w.to_native();
+        println!("{indent}visit-time: {}-{} UTC", hhmm(w.start), hhmm(w.end));
+    }
+    for r in m.request_rates.iter() {
+        let window = r.window.as_ref().map_or(String::from("all day"), |w| {
+            let w = w.to_native();
+            format!("{}-{} UTC", hhmm(w.start), hhmm(w.end))
+        });
+        println!(
+            "{indent}request-rate (line {}): {}/{} s, {window}",
+            r.line, r.documents, r.seconds
+        );
+    }
+    for c in m.comments.iter() {
+        println!("{indent}comment: {c}");
     }
 }
 

@@ -77,6 +77,8 @@ enum UrlModeArg {
     /// Normalise URLs and patterns per RFC 9309 §2.2.2.
     Rfc,
 }
+// draft1996 and robots2 always use the draft's decoding (`%xx` decoded except
+// `%2F`); --url-mode only chooses between the two rfc9309 readings.
 
 #[derive(Clone, Copy, ValueEnum)]
 enum RobotsTxtArg {
@@ -107,6 +109,10 @@ pub struct SourceArgs {
     /// Whether /robots.txt itself is always allowed.
     #[arg(long, value_enum, default_value = "allow")]
     robots_txt: RobotsTxtArg,
+    /// The file is a /data.txt: /data.txt, not /robots.txt, is the path always
+    /// allowed (implied when the file is named data.txt).
+    #[arg(long)]
+    data_txt: bool,
     /// Parse at most N bytes of robots.txt (0: no limit).
     #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::DEFAULT_MAX_BYTES)]
     max_bytes: usize,
@@ -160,9 +166,16 @@ impl SourceArgs {
                 UrlModeArg::Rfc => UrlMode::Rfc,
             },
             robots_txt_allowed: matches!(self.robots_txt, RobotsTxtArg::Allow),
+            data_txt: self.data_txt
+                || self
+                    .robots
+                    .as_deref()
+                    .and_then(|p| p.file_name())
+                    .is_some_and(|n| n.eq_ignore_ascii_case("data.txt")),
             parse: ParseOptions {
                 max_bytes: self.max_bytes,
                 records_close_groups: self.records_close_groups,
+                ..ParseOptions::default()
             },
             ..CompileOptions::default()
         }

@@ -33,6 +33,11 @@ pub struct ParseOptions {
     /// unknown keys…) ends a group like a rule does: the stricter reading of
     /// RFC 9309 §2.2.4's grammar. Google's reading (false) is the default.
     pub records_close_groups: bool,
+    /// When true, a blank line ends a record (the 1996 draft's grammar, used
+    /// by draft1996 and robots2): the next user-agent line starts a new
+    /// group even if the record had no rule. Rules that follow a blank line
+    /// without a new user-agent line stay in the record, with a warning.
+    pub blank_lines_end_records: bool,
 }
 
 impl Default for ParseOptions {
@@ -40,6 +45,17 @@ impl Default for ParseOptions {
         ParseOptions {
             max_bytes: DEFAULT_MAX_BYTES,
             records_close_groups: false,
+            blank_lines_end_records: false,
+        }
+    }
+}
+
+impl ParseOptions {
+    /// The 1996 draft's record grammar (blank lines end records).
+    pub fn records() -> ParseOptions {
+        ParseOptions {
+            blank_lines_end_records: true,
+            ..ParseOptions::default()
         }
     }
 }
@@ -144,6 +160,9 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
     // closes it (a rule, or any record under `records_close_groups`).
     let mut current: Option<usize> = None;
     let mut closed = false;
+    // A blank line ended the current record (draft grammar) and no line has
+    // been attached to it since.
+    let mut after_blank = false;
     for line in lines::Lines::new(limited) {
         out.line_count = line.number;
         if line.cut > 0 {
@@ -166,7 +185,14 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         }
         let (key_text, value) = match split_line(line.text) {
             Ok(kv) => kv,
-            Err(NoPair::Empty) => continue,
+            Err(NoPair::Empty) => {
+                let blank = line.text.iter().all(|b| b.is_ascii_whitespace());
+                if options.blank_lines_end_records && blank && current.is_some() {
+                    closed = true;
+                    after_blank = true;
+                }
+                continue;
+            }
             Err(why) => {
                 out.diagnostics.push(Diagnostic::new(
                     line.number,
@@ -194,6 +220,16 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                 ),
             ));
         }
+        if after_blank && key.kind != KeyKind::UserAgent && !key.kind.is_global() {
+            out.diagnostics.push(Diagnostic::new(
+                line.number,
+                Severity::Warning,
+                "line after a blank line with no new user-agent line: kept in the \
+                 record above (the draft's records end at blank lines)"
+                    .to_string(),
+            ));
+        }
+        after_blank = after_blank && key.kind.is_global();
         match key.kind {
             KeyKind::UserAgent => {
                 let g = match current {

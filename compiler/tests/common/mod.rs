@@ -44,7 +44,7 @@ pub fn assert_agree(
     let policy = Policy::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     for url in urls {
         let got = policy.check(url);
-        let want = robocc_compiler::reference::check_url(&compiled.rule_set, opts.url_mode, url);
+        let want = robocc_compiler::reference::check_url(&compiled.rule_set, url);
         assert!(
             got.allowed == want.allowed && got.rule == want.rule,
             "{name} agent={agent} url={:?}: engine {got:?}, reference {want:?}\nrules: {:#?}",
