@@ -3,14 +3,76 @@
 //! * every file of corpus/real × generated URLs (pattern-derived hits, near
 //!   misses, encodings, random paths), for several agents, in both URL modes;
 //! * a sample of ../shared/corpus/real (all of it with ROBOCC_FULL=1);
-//! * random rule sets over a small alphabet full of `*` and `$` (proptest).
+//! * random rule sets over a small alphabet full of `*` and `$` (proptest);
+//! * the same for draft1996 and robots2: corpus files read in those dialects
+//!   (robots2 twice: as written — 1.0 rule sets — and with every record
+//!   declared `Robot-version: 2.0`, which makes its patterns explicit and
+//!   wildcard ones), and random rule sets over `* ? [..] $ %xx`.
 
 mod common;
 
 use common::{agents_of, assert_agree, shared_real, txt_files};
 use proptest::prelude::*;
 use robocc_compiler::{compile, urlgen, CompileOptions};
-use robocc_engine::UrlMode;
+use robocc_engine::{Dialect, UrlMode};
+
+/// One way of reading a corpus file.
+#[derive(Clone, Copy, Debug)]
+enum Reading {
+    Rfc9309(UrlMode),
+    Draft1996,
+    /// robots2 as written.
+    Robots2,
+    /// robots2 with `Robot-version: 2.0` after every run of user-agent lines.
+    Robots2V2,
+}
+
+const ALL_READINGS: [Reading; 5] = [
+    Reading::Rfc9309(UrlMode::Google),
+    Reading::Rfc9309(UrlMode::Rfc),
+    Reading::Draft1996,
+    Reading::Robots2,
+    Reading::Robots2V2,
+];
+
+impl Reading {
+    fn options(self) -> CompileOptions {
+        let (dialect, url_mode) = match self {
+            Reading::Rfc9309(mode) => (Dialect::Rfc9309, mode),
+            Reading::Draft1996 => (Dialect::Draft1996, UrlMode::Google),
+            Reading::Robots2 | Reading::Robots2V2 => (Dialect::Robots2, UrlMode::Google),
+        };
+        CompileOptions {
+            dialect,
+            url_mode,
+            ..CompileOptions::default()
+        }
+    }
+
+    fn body(self, body: &[u8]) -> Vec<u8> {
+        match self {
+            Reading::Robots2V2 => declare_v2(body),
+            _ => body.to_vec(),
+        }
+    }
+}
+
+/// Inserts `Robot-version: 2.0` after every run of user-agent lines.
+fn declare_v2(body: &[u8]) -> Vec<u8> {
+    let is_agent = |l: &[u8]| {
+        l.len() >= 10 && l[..10].eq_ignore_ascii_case(b"user-agent")
+    };
+    let lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+    let mut out = Vec::with_capacity(body.len() + 256);
+    for (i, l) in lines.iter().enumerate() {
+        out.extend_from_slice(l);
+        out.push(b'\n');
+        if is_agent(l) && !lines.get(i + 1).is_some_and(|n| is_agent(n)) {
+            out.extend_from_slice(b"Robot-version: 2.0\n");
+        }
+    }
+    out
+}
 
 fn patterns_of(body: &[u8], agent: &str, opts: &CompileOptions) -> Vec<Vec<u8>> {
     let c = compile(body, agent, opts).unwrap();
@@ -21,16 +83,15 @@ fn check_file(
     path: &std::path::Path,
     urls_per_agent: usize,
     max_agents: usize,
-    modes: &[UrlMode],
+    readings: &[Reading],
 ) -> usize {
-    let body = std::fs::read(path).unwrap();
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let raw = std::fs::read(path).unwrap();
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
     let mut n = 0;
-    for &mode in modes {
-        let opts = CompileOptions {
-            url_mode: mode,
-            ..CompileOptions::default()
-        };
+    for &reading in readings {
+        let opts = reading.options();
+        let body = reading.body(&raw);
+        let name = format!("{file} ({reading:?})");
         for agent in agents_of(&body, max_agents) {
             let pats = patterns_of(&body, &agent, &opts);
             let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
@@ -45,15 +106,26 @@ fn check_file(
 fn corpus_real_engine_matches_reference() {
     let files = txt_files(&common::root().join("corpus/real"));
     assert!(files.len() >= 40, "corpus/real has {} files", files.len());
-    let both = [UrlMode::Google, UrlMode::Rfc];
+    let both = [
+        Reading::Rfc9309(UrlMode::Google),
+        Reading::Rfc9309(UrlMode::Rfc),
+    ];
     let checked: usize = files.iter().map(|f| check_file(f, 400, 4, &both)).sum();
     assert!(checked > 50_000, "only {checked} URLs checked");
 }
 
+#[test]
+fn corpus_real_other_dialects_match_reference() {
+    let files = txt_files(&common::root().join("corpus/real"));
+    let readings = [Reading::Draft1996, Reading::Robots2, Reading::Robots2V2];
+    let checked: usize = files.iter().map(|f| check_file(f, 120, 3, &readings)).sum();
+    assert!(checked > 20_000, "only {checked} URLs checked");
+}
+
 /// Every file of ../shared/corpus/real: the unlisted agent and the first
-/// named one, Google mode for even-numbered files and RFC mode for odd ones,
-/// 40 URLs each (`ROBOCC_FULL=1`: both modes, 3 agents, 300 URLs). Two tests
-/// share the files so both cores work.
+/// named one, 40 URLs each, each file in one of the five readings in turn
+/// (`ROBOCC_FULL=1`: every reading, 3 agents, 300 URLs). Two tests share the
+/// files so both cores work.
 fn shared_corpus(part: usize) {
     let Some(dir) = shared_real() else {
         eprintln!("../shared/corpus/real not present: skipped");
@@ -65,17 +137,12 @@ fn shared_corpus(part: usize) {
     let mut checked = 0;
     for (i, f) in files.iter().enumerate().skip(part).step_by(2) {
         checked += if full {
-            check_file(f, 300, 3, &[UrlMode::Google, UrlMode::Rfc])
+            check_file(f, 300, 3, &ALL_READINGS)
         } else {
-            let mode = if (i / 2) % 2 == 0 {
-                UrlMode::Google
-            } else {
-                UrlMode::Rfc
-            };
-            check_file(f, 40, 2, &[mode])
+            check_file(f, 40, 2, &[ALL_READINGS[(i / 2) % ALL_READINGS.len()]])
         };
     }
-    assert!(checked > 100_000, "only {checked} URLs checked");
+    assert!(checked > 80_000, "only {checked} URLs checked");
 }
 
 #[test]
@@ -140,5 +207,60 @@ proptest! {
         };
         let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
         assert_agree("proptest", body.as_bytes(), "AnyBot", &opts, &urls);
+    }
+}
+
+fn draft_rule_line() -> impl Strategy<Value = String> {
+    let pattern = proptest::collection::vec(
+        prop_oneof![
+            3 => Just("*"), 2 => Just("?"), 1 => Just("[ab]"), 1 => Just("[!a]"), 1 => Just("$"),
+            3 => Just("a"), 3 => Just("b"), 3 => Just("/"), 1 => Just("%2F"), 1 => Just("%61"),
+            1 => Just("%25"), 1 => Just("\\*"), 1 => Just("[")
+        ],
+        0..6,
+    )
+    .prop_map(|parts| parts.concat());
+    (any::<bool>(), pattern)
+        .prop_map(|(allow, p)| format!("{}: {}", if allow { "Allow" } else { "Disallow" }, p))
+}
+
+fn draft_url() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("a"), Just("b"), Just("/"), Just("*"), Just("?"), Just("["), Just("%2F"),
+            Just("%2f"), Just("%61"), Just("%25"), Just("%"), Just("#"), Just("$")
+        ],
+        0..8,
+    )
+    .prop_map(|parts| format!("/{}", parts.concat()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_rules_other_dialects_match_reference(
+        rules in proptest::collection::vec(draft_rule_line(), 0..8),
+        urls in proptest::collection::vec(draft_url(), 1..20),
+        reading in 0..3usize,
+        robots_txt in any::<bool>(),
+    ) {
+        let reading = [Reading::Draft1996, Reading::Robots2, Reading::Robots2V2][reading];
+        let body = reading.body(format!("User-agent: *\n{}\n", rules.join("\n")).as_bytes());
+        let opts = CompileOptions {
+            robots_txt_allowed: robots_txt,
+            ..reading.options()
+        };
+        let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
+        assert_agree("proptest", &body, "AnyBot", &opts, &urls);
+    }
+}
+
+#[test]
+fn declare_v2_makes_version_2_rule_sets() {
+    let body = declare_v2(b"User-agent: a\nUser-agent: b\nDisallow: /x*\n\nUser-agent: *\nDisallow: /y\n");
+    for agent in ["a", "other"] {
+        let c = compile(&body, agent, &Reading::Robots2V2.options()).unwrap();
+        assert!(c.rule_set.robots2_v2, "{agent}: {}", String::from_utf8_lossy(&body));
     }
 }

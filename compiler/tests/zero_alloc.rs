@@ -5,7 +5,7 @@
 mod common;
 
 use robocc_compiler::{compile, urlgen, CompileOptions};
-use robocc_engine::{Policy, UrlMode};
+use robocc_engine::{Dialect, Policy, UrlMode};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -94,6 +94,44 @@ fn checks_do_not_allocate() {
         }
     }
     assert_eq!(total_checks, 16_000);
+}
+
+/// The draft's decoding (draft1996, robots2) and robots2's visit advice.
+#[test]
+fn other_dialects_and_visit_advice_do_not_allocate() {
+    let frommitz = common::root().join("corpus/conformance/robots2.json");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(frommitz).unwrap()).unwrap();
+    let site = doc["cases"][0]["robots"].as_str().unwrap().as_bytes().to_vec();
+    let reddit =
+        std::fs::read(common::root().join("corpus/real/texting_robots__reddit.robots.txt")).unwrap();
+    for (dialect, body, agent) in [
+        (Dialect::Draft1996, &reddit, "Googlebot"),
+        (Dialect::Robots2, &site, "alfred"),
+        (Dialect::Robots2, &site, "vacuumweb"),
+    ] {
+        let opts = CompileOptions {
+            dialect,
+            ..CompileOptions::default()
+        };
+        let compiled = compile(body, agent, &opts).unwrap();
+        let bytes = compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).unwrap();
+        let mut urls = urlgen::workload(5, compiled.rule_set.patterns(), 1000);
+        urls.push(b"/a%2fb%7e%25%zz#frag".to_vec());
+        let mut seen = [0usize; 2];
+        let n = allocations_during(|| {
+            for url in &urls {
+                seen[usize::from(policy.check(url).allowed)] += 1;
+            }
+            for minute in (0..1440).step_by(7) {
+                let advice = policy.visit_at_minute(minute);
+                seen[usize::from(advice.allowed_now)] += usize::from(advice.rate.is_some());
+            }
+        });
+        assert_eq!(n, 0, "{dialect:?} {agent}: {n} allocations");
+        assert!(seen[0] > 0 && seen[1] > 0, "{dialect:?} {agent}: {seen:?}");
+    }
 }
 
 #[test]
