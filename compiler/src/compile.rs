@@ -80,6 +80,8 @@ pub enum CompileError {
     Budget(LowerError),
     /// The dialect is not implemented yet.
     UnsupportedDialect(Dialect),
+    /// The output would exceed a size limit.
+    TooLarge(String),
 }
 
 impl fmt::Display for CompileError {
@@ -87,6 +89,7 @@ impl fmt::Display for CompileError {
         match self {
             CompileError::BadAgent(e) => e.fmt(f),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
+            CompileError::TooLarge(why) => f.write_str(why),
             CompileError::UnsupportedDialect(d) => write!(
                 f,
                 "dialect {} is not implemented yet (supported: rfc9309, draft1996, robots2)",

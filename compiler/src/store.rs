@@ -244,6 +244,7 @@ pub fn build_store(
                     // two lines and always fit the default one.
                     let opts = CompileOptions {
                         budget: crate::lower::Budget::default(),
+                        parse: crate::ParseOptions::default(),
                         ..options.clone()
                     };
                     let p = compile(fallback_body, agent, &opts)
@@ -272,14 +273,28 @@ pub fn build_store(
         hosts: entries,
         policies,
     };
+    // The format's offsets are 32-bit: a store is at most 2 GiB. rkyv
+    // reports an offset that does not fit as an error.
     let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&data)
-        .expect("serialising plain owned data cannot fail");
+        .ok()
+        .filter(|a| a.len() <= MAX_STORE_BYTES)
+        .ok_or_else(|| {
+            crate::CompileError::TooLarge(format!(
+                "the store of {} hosts and {} policies is over the format's {MAX_STORE_BYTES}-byte \
+                 limit: split the hosts into several stores",
+                data.hosts.len(),
+                data.policies.len()
+            ))
+        })?;
     let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + 16);
     out.extend_from_slice(&frame(&STORE_MAGIC, STORE_FORMAT_VERSION, archive.len()));
     out.extend_from_slice(&archive);
     report.bytes = out.len();
     Ok((out, report))
 }
+
+/// Largest store archive the format can address (32-bit relative offsets).
+pub const MAX_STORE_BYTES: usize = i32::MAX as usize;
 
 /// [`build_store`] with the default compile options, disallow-all for bodies
 /// that fail, and no progress reporting.

@@ -9,6 +9,7 @@ mod store;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use robocc_compiler::agent::{token_from_header, validate_token};
+use robocc_compiler::lower::Budget;
 use robocc_compiler::{CompileOptions, ParseOptions};
 use robocc_engine::{Dialect, UrlMode};
 use std::path::{Path, PathBuf};
@@ -120,6 +121,21 @@ pub struct SourceArgs {
     /// strict reading of RFC 9309's grammar does (default: Google's reading).
     #[arg(long)]
     records_close_groups: bool,
+    /// Keep at most N bytes of one line (default: Google's 16,663).
+    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::lines::MAX_LINE_LEN)]
+    max_line_len: usize,
+    /// Keep at most N rules per group.
+    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::DEFAULT_MAX_RULES_PER_GROUP)]
+    max_rules: usize,
+    /// Automaton budget: states of one automaton.
+    #[arg(long, value_name = "N", default_value_t = Budget::default().max_states)]
+    max_states: usize,
+    /// Automaton budget: transition-table bytes over all automata of a policy.
+    #[arg(long, value_name = "BYTES", default_value_t = Budget::default().total_bytes)]
+    max_table_bytes: usize,
+    /// Automaton budget: seconds one file may spend in the lowering.
+    #[arg(long, value_name = "SECS", default_value_t = Budget::default().time.as_secs())]
+    compile_timeout: u64,
 }
 
 impl SourceArgs {
@@ -175,7 +191,15 @@ impl SourceArgs {
             parse: ParseOptions {
                 max_bytes: self.max_bytes,
                 records_close_groups: self.records_close_groups,
+                max_line_len: self.max_line_len,
+                max_rules_per_group: self.max_rules,
                 ..ParseOptions::default()
+            },
+            budget: Budget {
+                max_states: self.max_states,
+                total_bytes: self.max_table_bytes,
+                time: std::time::Duration::from_secs(self.compile_timeout),
+                ..Budget::default()
             },
             ..CompileOptions::default()
         }

@@ -43,6 +43,9 @@ pub struct BuildArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     quiet: bool,
+    /// Refuse to write a store larger than this (the format's limit is 2 GiB).
+    #[arg(long, value_name = "BYTES", default_value_t = robocc_compiler::store::MAX_STORE_BYTES)]
+    max_store_bytes: usize,
 }
 
 pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
@@ -71,6 +74,15 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
     )
     .map_err(|e| e.to_string())?;
     bar.finish_and_clear();
+    if bytes.len() > args.max_store_bytes {
+        return Err(format!(
+            "{}: not written: the store would be {} bytes, over --max-store-bytes {}; \
+             split the hosts into several stores or raise the limit",
+            args.output.display(),
+            bytes.len(),
+            args.max_store_bytes
+        ));
+    }
     std::fs::write(&args.output, &bytes[..])
         .map_err(|e| format!("cannot write store {}: {e}", args.output.display()))?;
     if !args.quiet {

@@ -29,20 +29,28 @@ pub struct Line<'a> {
 /// Iterator over the lines of a robots.txt body.
 pub struct Lines<'a> {
     rest: &'a [u8],
+    max_len: usize,
     number: u32,
     done: bool,
     last_was_cr: bool,
 }
 
 impl<'a> Lines<'a> {
-    /// Splits `body` (BOM handling included).
+    /// Splits `body` (BOM handling included), keeping [`MAX_LINE_LEN`]
+    /// bytes of a line.
     pub fn new(body: &'a [u8]) -> Lines<'a> {
+        Lines::with_max_len(body, MAX_LINE_LEN)
+    }
+
+    /// Splits `body`, keeping at most `max_len` bytes of a line.
+    pub fn with_max_len(body: &'a [u8], max_len: usize) -> Lines<'a> {
         let mut skip = 0;
         while skip < BOM.len() && body.get(skip) == Some(&BOM[skip]) {
             skip += 1;
         }
         Lines {
             rest: &body[skip..],
+            max_len,
             number: 0,
             done: false,
             last_was_cr: false,
@@ -77,7 +85,7 @@ impl<'a> Iterator for Lines<'a> {
                 continue;
             }
             self.number = self.number.saturating_add(1);
-            let kept = text.len().min(MAX_LINE_LEN);
+            let kept = text.len().min(self.max_len);
             return Some(Line {
                 number: self.number,
                 text: &text[..kept],

@@ -38,7 +38,17 @@ pub struct ParseOptions {
     /// group even if the record had no rule. Rules that follow a blank line
     /// without a new user-agent line stay in the record, with a warning.
     pub blank_lines_end_records: bool,
+    /// Bytes kept of one line; the rest of the line is ignored with a
+    /// warning. Default [`lines::MAX_LINE_LEN`] (Google's).
+    pub max_line_len: usize,
+    /// Rules kept per group; later ones are ignored with a warning. The
+    /// default, [`DEFAULT_MAX_RULES_PER_GROUP`], is out of reach of a file
+    /// within the default parse limit, so it only bounds unlimited parses.
+    pub max_rules_per_group: usize,
 }
+
+/// Default rules per group: 100,000 (a 500 KiB file holds at most ~64,000).
+pub const DEFAULT_MAX_RULES_PER_GROUP: usize = 100_000;
 
 impl Default for ParseOptions {
     fn default() -> ParseOptions {
@@ -46,6 +56,8 @@ impl Default for ParseOptions {
             max_bytes: DEFAULT_MAX_BYTES,
             records_close_groups: false,
             blank_lines_end_records: false,
+            max_line_len: lines::MAX_LINE_LEN,
+            max_rules_per_group: DEFAULT_MAX_RULES_PER_GROUP,
         }
     }
 }
@@ -114,6 +126,8 @@ pub struct Group<'a> {
     pub rules: Vec<Rule<'a>>,
     /// Per-group records (Crawl-delay, Request-rate, unknown keys, …).
     pub records: Vec<Record<'a>>,
+    /// Rules ignored past [`ParseOptions::max_rules_per_group`].
+    pub dropped_rules: usize,
 }
 
 /// A parsed robots.txt.
@@ -163,15 +177,16 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
     // A blank line ended the current record (draft grammar) and no line has
     // been attached to it since.
     let mut after_blank = false;
-    for line in lines::Lines::new(limited) {
+    for line in lines::Lines::with_max_len(limited, options.max_line_len) {
         out.line_count = line.number;
         if line.cut > 0 {
             out.diagnostics.push(Diagnostic::new(
                 line.number,
                 Severity::Warning,
                 format!(
-                    "line is longer than {} bytes: the last {} bytes were ignored",
-                    lines::MAX_LINE_LEN,
+                    "line is longer than {} bytes: the last {} bytes were ignored \
+                     (raise it with --max-line-len)",
+                    options.max_line_len,
                     line.cut
                 ),
             ));
@@ -258,6 +273,21 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                     line: line.number,
                 };
                 match current {
+                    Some(g) if out.groups[g].rules.len() >= options.max_rules_per_group => {
+                        closed = true;
+                        if out.groups[g].dropped_rules == 0 {
+                            out.diagnostics.push(Diagnostic::new(
+                                line.number,
+                                Severity::Warning,
+                                format!(
+                                    "group has more than {} rules: this and later rules of the \
+                                     group are ignored (raise it with --max-rules)",
+                                    options.max_rules_per_group
+                                ),
+                            ));
+                        }
+                        out.groups[g].dropped_rules += 1;
+                    }
                     Some(g) => {
                         out.groups[g].rules.push(rule);
                         closed = true;
