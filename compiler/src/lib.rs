@@ -32,6 +32,7 @@ mod compile;
 pub mod diag;
 pub mod dialect;
 pub mod glob;
+pub mod hostile;
 pub mod lint;
 pub mod lower;
 pub mod normalize;

@@ -52,6 +52,9 @@ pub struct Budget {
     pub total_bytes: usize,
     /// Wall-clock time for the whole lowering.
     pub time: Duration,
+    /// Automata of one policy: the engine runs each of them per check, so
+    /// this bounds the cost of a check (the real corpus needs at most 18).
+    pub max_automata: usize,
 }
 
 impl Default for Budget {
@@ -61,6 +64,7 @@ impl Default for Budget {
             max_threads: 4_000_000,
             total_bytes: 256 << 20,
             time: Duration::from_secs(30),
+            max_automata: 1024,
         }
     }
 }
@@ -239,6 +243,13 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     let budget = *ctx.budget;
     match build_one(ctx, ids, &budget) {
         Ok(a) => {
+            if ctx.automata.len() >= ctx.budget.max_automata {
+                return Err(LowerError(format!(
+                    "the rules need more than {} automata (a check would run them all); \
+                     raise it with --max-automata",
+                    ctx.budget.max_automata
+                )));
+            }
             ctx.spent_bytes += a.trans.len() * 4;
             if ctx.spent_bytes > ctx.budget.total_bytes {
                 return Err(LowerError(format!(

@@ -24,6 +24,7 @@ pub fn options(sel: u8) -> CompileOptions {
             max_threads: 400_000,
             total_bytes: 32 << 20,
             time: Duration::from_secs(2),
+            max_automata: 64,
         },
         ..CompileOptions::default()
     }

@@ -133,6 +133,9 @@ pub struct SourceArgs {
     /// Automaton budget: transition-table bytes over all automata of a policy.
     #[arg(long, value_name = "BYTES", default_value_t = Budget::default().total_bytes)]
     max_table_bytes: usize,
+    /// Automaton budget: automata of one policy (each check runs them all).
+    #[arg(long, value_name = "N", default_value_t = Budget::default().max_automata)]
+    max_automata: usize,
     /// Automaton budget: seconds one file may spend in the lowering.
     #[arg(long, value_name = "SECS", default_value_t = Budget::default().time.as_secs())]
     compile_timeout: u64,
@@ -199,6 +202,7 @@ impl SourceArgs {
                 max_states: self.max_states,
                 total_bytes: self.max_table_bytes,
                 time: std::time::Duration::from_secs(self.compile_timeout),
+                max_automata: self.max_automata,
                 ..Budget::default()
             },
             ..CompileOptions::default()

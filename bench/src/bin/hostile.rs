@@ -1,0 +1,102 @@
+//! Compile time and peak memory of every hostile input, each in its own
+//! process (peak RSS is per process).
+//!
+//! ```text
+//! cargo run -p robocc-bench --release --bin hostile            # the table
+//! cargo run -p robocc-bench --release --bin hostile -- --write corpus/hostile
+//! ```
+//!
+//! `--write DIR` also writes the inputs of at most 64 KiB to DIR.
+
+use robocc_compiler::hostile::inputs;
+use robocc_compiler::{compile, reference};
+use robocc_engine::Policy;
+use std::process::Command;
+use std::time::Instant;
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Child: compile one input, check a few URLs, print one table row.
+fn one(name: &str) {
+    let h = inputs().into_iter().find(|h| h.name == name).expect("known input");
+    let start = Instant::now();
+    let result = compile(&h.body, "Googlebot", &h.options);
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let outcome = match &result {
+        Ok(c) => {
+            let bytes = c.to_bytes();
+            let policy = Policy::from_bytes(&bytes).expect("compiler output loads");
+            for url in [&b"/"[..], b"/dir1/page-1.html", b"/a/b?c", b"/xabcd"] {
+                let want = reference::check_url(&c.rule_set, url);
+                assert_eq!(policy.check(url).allowed, want.allowed, "{name}");
+            }
+            let states: usize = c
+                .data
+                .automata
+                .iter()
+                .map(|a| a.trans.len() / a.stride as usize)
+                .sum();
+            format!(
+                "ok: {} rules, {} automata, {states} states, {} KiB artifact, {} diagnostics",
+                c.rule_set.rules.len(),
+                c.data.automata.len(),
+                bytes.len() / 1024,
+                c.diagnostics.len()
+            )
+        }
+        Err(e) => format!("refused: {e}"),
+    };
+    println!(
+        "| {} | {} | {:.0} | {} | {} | {} |",
+        h.name,
+        h.body.len(),
+        ms,
+        peak_rss_kib() / 1024,
+        outcome,
+        h.what
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--one") {
+        one(&args[i + 1]);
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        let dir = std::path::Path::new(&args[i + 1]);
+        std::fs::create_dir_all(dir).expect("create the output directory");
+        for h in inputs().into_iter().filter(|h| h.body.len() <= 64 << 10) {
+            std::fs::write(dir.join(format!("{}.txt", h.name)), &h.body).expect("write");
+        }
+    }
+    println!("| input | bytes | compile ms | peak RSS MiB | result | what |");
+    println!("|---|---:|---:|---:|---|---|");
+    let me = std::env::current_exe().expect("own path");
+    for h in inputs() {
+        let out = Command::new(&me)
+            .args(["--one", h.name])
+            .output()
+            .expect("run child");
+        if out.status.success() {
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+        } else {
+            println!(
+                "| {} | {} | - | - | CHILD FAILED: {} | {} |",
+                h.name,
+                h.body.len(),
+                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or(""),
+                h.what
+            );
+        }
+    }
+}
