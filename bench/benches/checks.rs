@@ -45,7 +45,10 @@ fn checks(c: &mut Criterion) {
         g.bench_function("reference", |b| {
             b.iter(|| {
                 urls.iter().for_each(|u| {
-                    black_box(robocc_compiler::reference::check_url(&w.compiled.rule_set, u.as_bytes()));
+                    black_box(robocc_compiler::reference::check_url(
+                        &w.compiled.rule_set,
+                        u.as_bytes(),
+                    ));
                 })
             })
         });

@@ -284,7 +284,9 @@ fn metadata(
             .filter_map(|&g| robots.groups[g].agents.first().map(|a| a.line))
             .collect(),
         expiry_secs: dialect::expiry_secs(dialect),
-        content_signals: of_kind(KeyKind::ContentSignal).map(|r| text(r.value)).collect(),
+        content_signals: of_kind(KeyKind::ContentSignal)
+            .map(|r| text(r.value))
+            .collect(),
         robot_version: None,
         visit_times,
         request_rates,
@@ -329,12 +331,19 @@ pub fn parse_rate(value: &[u8]) -> Option<(u32, u32, Option<TimeWindow>)> {
         "d" => 86_400,
         _ => return None,
     };
-    let seconds = num.parse::<u32>().ok()?.checked_mul(scale).filter(|&x| x > 0)?;
+    let seconds = num
+        .parse::<u32>()
+        .ok()?
+        .checked_mul(scale)
+        .filter(|&x| x > 0)?;
     let window = match parts.next() {
         Some(w) => Some(parse_window(w.as_bytes())?),
         None => None,
     };
-    parts.next().is_none().then_some((documents, seconds, window))
+    parts
+        .next()
+        .is_none()
+        .then_some((documents, seconds, window))
 }
 
 /// Crawl-delay in seconds (fractions allowed) → milliseconds.

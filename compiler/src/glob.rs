@@ -294,7 +294,12 @@ mod tests {
         let g = Glob::parse(b"/a*b$", PatternSyntax::Glob, UrlMode::Google);
         assert_eq!(
             g.atoms,
-            vec![Atom::Byte(b'/'), Atom::Byte(b'a'), Atom::Star, Atom::Byte(b'b')]
+            vec![
+                Atom::Byte(b'/'),
+                Atom::Byte(b'a'),
+                Atom::Star,
+                Atom::Byte(b'b')
+            ]
         );
         assert!(g.anchored);
         assert!(g.matches(b"/a.b") && !g.matches(b"/a.bc"));

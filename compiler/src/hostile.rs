@@ -56,19 +56,28 @@ pub fn inputs() -> Vec<Hostile> {
     push(
         "ten-mb-rules",
         "10 MB of distinct literal rules, default 500 KiB parse limit",
-        lines("User-agent: *\n", 330_000, |i| format!("Disallow: /dir{}/page-{i}.html", i % 97)),
+        lines("User-agent: *\n", 330_000, |i| {
+            format!("Disallow: /dir{}/page-{i}.html", i % 97)
+        }),
         rfc(None),
     );
     push(
         "ten-mb-rules-unlimited",
         "the same 10 MB with no parse limit (100,000 rules per group kept)",
-        lines("User-agent: *\n", 330_000, |i| format!("Disallow: /dir{}/page-{i}.html", i % 97)),
+        lines("User-agent: *\n", 330_000, |i| {
+            format!("Disallow: /dir{}/page-{i}.html", i % 97)
+        }),
         rfc(Some(0)),
     );
     push(
         "one-mb-line",
         "one 1 MB line (cut at 16,663 bytes)",
-        [&b"User-agent: *\nDisallow: /"[..], &vec![b'a'; 1 << 20], b"\n"].concat(),
+        [
+            &b"User-agent: *\nDisallow: /"[..],
+            &vec![b'a'; 1 << 20],
+            b"\n",
+        ]
+        .concat(),
         rfc(Some(0)),
     );
     push(
@@ -111,7 +120,11 @@ pub fn inputs() -> Vec<Hostile> {
         lines("User-agent: *\n", 3000, |i| {
             let a = alpha[i % 8] as char;
             let b = alpha[(i / 8) % 8] as char;
-            format!("{}: /*{a}{}*{b}*{a}$", if i % 3 == 0 { "Allow" } else { "Disallow" }, i % 13)
+            format!(
+                "{}: /*{a}{}*{b}*{a}$",
+                if i % 3 == 0 { "Allow" } else { "Disallow" },
+                i % 13
+            )
         }),
         rfc(None),
     );
@@ -146,7 +159,8 @@ pub fn inputs() -> Vec<Hostile> {
     push(
         "bom-cr-only",
         "UTF-8 BOM and CR-only line ends",
-        b"\xef\xbb\xbfUser-agent: *\rDisallow: /a\rAllow: /a/b\r\rUser-agent: x\rDisallow: /\r".to_vec(),
+        b"\xef\xbb\xbfUser-agent: *\rDisallow: /a\rAllow: /a/b\r\rUser-agent: x\rDisallow: /\r"
+            .to_vec(),
         rfc(None),
     );
     push(

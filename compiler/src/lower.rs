@@ -304,7 +304,12 @@ struct Patterns<'a> {
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
-        b == NONE || dialect::beats(&self.set.rules, self.rule[a as usize], self.rule[b as usize])
+        b == NONE
+            || dialect::beats(
+                &self.set.rules,
+                self.rule[a as usize],
+                self.rule[b as usize],
+            )
     }
 
     fn at(&self, t: Thread) -> Option<Atom> {
@@ -564,10 +569,7 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
             });
         }
         let winner = pats.winner(&key);
-        outcome.push(
-            ctx.table
-                .intern(dialect::outcome(&set.rules, winner)),
-        );
+        outcome.push(ctx.table.intern(dialect::outcome(&set.rules, winner)));
         succ.push(row);
         i += 1;
     }

@@ -120,12 +120,22 @@ impl RuleSet {
                     .flatten();
                 rules.push(glob_rule(allow, pattern, rule.line, g, RuleOrigin::Line));
                 if let Some(dir_pattern) = index_dir {
-                    rules.push(glob_rule(true, dir_pattern, rule.line, g, RuleOrigin::IndexHtm));
+                    rules.push(glob_rule(
+                        true,
+                        dir_pattern,
+                        rule.line,
+                        g,
+                        RuleOrigin::IndexHtm,
+                    ));
                 }
             }
         }
         if opts.robots_txt_allowed {
-            let path: &[u8] = if opts.data_txt { b"/data.txt" } else { b"/robots.txt" };
+            let path: &[u8] = if opts.data_txt {
+                b"/data.txt"
+            } else {
+                b"/robots.txt"
+            };
             let (pattern, syntax) = if opts.dialect == Dialect::Rfc9309 {
                 ([path, b"$"].concat(), PatternSyntax::Glob)
             } else {
@@ -154,7 +164,13 @@ impl RuleSet {
 }
 
 /// An rfc9309 rule: Google glob syntax over the encoded pattern.
-fn glob_rule(allow: bool, pattern: Vec<u8>, line: u32, group: usize, origin: RuleOrigin) -> SetRule {
+fn glob_rule(
+    allow: bool,
+    pattern: Vec<u8>,
+    line: u32,
+    group: usize,
+    origin: RuleOrigin,
+) -> SetRule {
     SetRule {
         allow,
         glob: Glob::parse(&pattern, PatternSyntax::Glob, UrlMode::Google),

@@ -375,3 +375,67 @@ fn lint_text_and_json() {
     assert_eq!(missing.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every command that reads an artifact refuses a damaged one with exit 2 and
+/// a message naming the file and the problem.
+#[test]
+fn damaged_artifacts_are_refused_by_every_command() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read(common::root().join("engine/tests/data/small.policy")).unwrap();
+    let store = std::fs::read(common::root().join("engine/tests/data/small.store")).unwrap();
+    let mut flipped = good.clone();
+    let last = flipped.len() - 5;
+    flipped[last] ^= 0xff;
+    let mut swapped = good.clone();
+    swapped[8..12].reverse();
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "truncated.policy",
+            good[..good.len() / 2].to_vec(),
+            "truncated",
+        ),
+        ("flipped.policy", flipped, "corrupted policy"),
+        ("swapped.policy", swapped, "big-endian"),
+        ("store-as.policy", store.clone(), "not a robocc policy"),
+        ("empty.policy", Vec::new(), "shorter than"),
+    ];
+    for (name, bytes, why) in &cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let p = path.to_str().unwrap();
+        let mut commands = vec![
+            vec!["check", "--policy", p, "/x"],
+            vec!["explain", "--policy", p, "/x"],
+        ];
+        // inspect reads stores too: a store is not an error there.
+        if *name != "store-as.policy" {
+            commands.push(vec!["inspect", p]);
+        }
+        for args in commands {
+            let o = robocc(&args, None);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(p) && err.contains(why), "{args:?}: {err}");
+        }
+    }
+    let policy_as_store = dir.join("policy-as.store");
+    std::fs::write(&policy_as_store, &good).unwrap();
+    let p = policy_as_store.to_str().unwrap();
+    let o = robocc(&["check", "--store", p, "http://a.example/"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(p) && err.contains("not a robocc store"),
+        "{err}"
+    );
+    let mut truncated_store = store.clone();
+    truncated_store.truncate(store.len() - 1);
+    std::fs::write(dir.join("t.store"), &truncated_store).unwrap();
+    let p = dir.join("t.store");
+    let o = robocc(&["inspect", p.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("truncated or padded store"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

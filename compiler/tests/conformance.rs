@@ -80,8 +80,9 @@ fn conformance_cases() {
                 let url = check[0].as_str().unwrap();
                 let want = check[1].as_str().unwrap() == "allow";
                 let got = policy.check(url.as_bytes()).allowed;
-                let reference = robocc_compiler::reference::check_url(&compiled.rule_set, url.as_bytes())
-                .allowed;
+                let reference =
+                    robocc_compiler::reference::check_url(&compiled.rule_set, url.as_bytes())
+                        .allowed;
                 if got != want || reference != want {
                     failures.push(format!(
                         "{}: {name}: {url:?} expected {}, engine {}, reference {}",
@@ -93,12 +94,19 @@ fn conformance_cases() {
                 }
             }
             // Visit advice: [time "HH:MM", allowed now, rate "n/secs" or null].
-            for visit in case.get("visits").and_then(Value::as_array).into_iter().flatten() {
+            for visit in case
+                .get("visits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 checks += 1;
                 let t = visit[0].as_str().unwrap();
                 let minute = t[..2].parse::<u16>().unwrap() * 60 + t[3..].parse::<u16>().unwrap();
                 let advice = policy.visit_at_minute(minute);
-                let rate = advice.rate.map(|r| format!("{}/{}", r.documents, r.seconds));
+                let rate = advice
+                    .rate
+                    .map(|r| format!("{}/{}", r.documents, r.seconds));
                 if advice.allowed_now != visit[1].as_bool().unwrap()
                     || rate.as_deref() != visit[2].as_str()
                 {

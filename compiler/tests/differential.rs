@@ -59,9 +59,7 @@ impl Reading {
 
 /// Inserts `Robot-version: 2.0` after every run of user-agent lines.
 fn declare_v2(body: &[u8]) -> Vec<u8> {
-    let is_agent = |l: &[u8]| {
-        l.len() >= 10 && l[..10].eq_ignore_ascii_case(b"user-agent")
-    };
+    let is_agent = |l: &[u8]| l.len() >= 10 && l[..10].eq_ignore_ascii_case(b"user-agent");
     let lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
     let mut out = Vec::with_capacity(body.len() + 256);
     for (i, l) in lines.iter().enumerate() {
@@ -227,8 +225,19 @@ fn draft_rule_line() -> impl Strategy<Value = String> {
 fn draft_url() -> impl Strategy<Value = String> {
     proptest::collection::vec(
         prop_oneof![
-            Just("a"), Just("b"), Just("/"), Just("*"), Just("?"), Just("["), Just("%2F"),
-            Just("%2f"), Just("%61"), Just("%25"), Just("%"), Just("#"), Just("$")
+            Just("a"),
+            Just("b"),
+            Just("/"),
+            Just("*"),
+            Just("?"),
+            Just("["),
+            Just("%2F"),
+            Just("%2f"),
+            Just("%61"),
+            Just("%25"),
+            Just("%"),
+            Just("#"),
+            Just("$")
         ],
         0..8,
     )
@@ -258,9 +267,14 @@ proptest! {
 
 #[test]
 fn declare_v2_makes_version_2_rule_sets() {
-    let body = declare_v2(b"User-agent: a\nUser-agent: b\nDisallow: /x*\n\nUser-agent: *\nDisallow: /y\n");
+    let body =
+        declare_v2(b"User-agent: a\nUser-agent: b\nDisallow: /x*\n\nUser-agent: *\nDisallow: /y\n");
     for agent in ["a", "other"] {
         let c = compile(&body, agent, &Reading::Robots2V2.options()).unwrap();
-        assert!(c.rule_set.robots2_v2, "{agent}: {}", String::from_utf8_lossy(&body));
+        assert!(
+            c.rule_set.robots2_v2,
+            "{agent}: {}",
+            String::from_utf8_lossy(&body)
+        );
     }
 }

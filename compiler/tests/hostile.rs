@@ -64,7 +64,12 @@ fn hostile_inputs_compile_within_bounds() {
                 for url in &urls {
                     let want = robocc_compiler::reference::check_url(&c.rule_set, url);
                     let got = policy.check(url);
-                    assert_eq!((got.allowed, got.rule), (want.allowed, want.rule), "{}", h.name);
+                    assert_eq!(
+                        (got.allowed, got.rule),
+                        (want.allowed, want.rule),
+                        "{}",
+                        h.name
+                    );
                 }
             }
             Err(e) => {

@@ -100,11 +100,15 @@ fn checks_do_not_allocate() {
 #[test]
 fn other_dialects_and_visit_advice_do_not_allocate() {
     let frommitz = common::root().join("corpus/conformance/robots2.json");
-    let doc: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(frommitz).unwrap()).unwrap();
-    let site = doc["cases"][0]["robots"].as_str().unwrap().as_bytes().to_vec();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(frommitz).unwrap()).unwrap();
+    let site = doc["cases"][0]["robots"]
+        .as_str()
+        .unwrap()
+        .as_bytes()
+        .to_vec();
     let reddit =
-        std::fs::read(common::root().join("corpus/real/texting_robots__reddit.robots.txt")).unwrap();
+        std::fs::read(common::root().join("corpus/real/texting_robots__reddit.robots.txt"))
+            .unwrap();
     for (dialect, body, agent) in [
         (Dialect::Draft1996, &reddit, "Googlebot"),
         (Dialect::Robots2, &site, "alfred"),

@@ -15,6 +15,8 @@ use std::fmt;
 pub struct LoadError {
     kind: LoadErrorKind,
     path: Option<String>,
+    /// "policy" or "store", for the message.
+    what: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +24,8 @@ enum LoadErrorKind {
     Io(String),
     TooShort(usize),
     BadMagic,
-    Version { found: u32 },
+    Version { found: u32, supported: u32 },
+    BigEndian,
     Length { declared: u64, available: usize },
     Misaligned(usize),
     Archive(String),
@@ -35,7 +38,11 @@ impl LoadError {
     }
 
     fn new(kind: LoadErrorKind) -> LoadError {
-        LoadError { kind, path: None }
+        LoadError {
+            kind,
+            path: None,
+            what: "policy",
+        }
     }
 
     pub(crate) fn io(err: std::io::Error) -> LoadError {
@@ -45,6 +52,12 @@ impl LoadError {
     /// Attaches the file the bytes came from, for the message.
     pub fn with_path(mut self, path: impl Into<String>) -> LoadError {
         self.path = Some(path.into());
+        self
+    }
+
+    /// Marks the error as about a policy store (for the message).
+    pub(crate) fn for_store(mut self) -> LoadError {
+        self.what = "store";
         self
     }
 
@@ -64,43 +77,53 @@ impl fmt::Display for LoadError {
         if let Some(p) = &self.path {
             write!(f, "{p}: ")?;
         }
+        let w = self.what;
         match &self.kind {
-            LoadErrorKind::Io(e) => write!(f, "cannot read policy: {e}"),
+            LoadErrorKind::Io(e) => write!(f, "cannot read {w}: {e}"),
             LoadErrorKind::TooShort(n) => write!(
                 f,
-                "not a robocc policy: {n} bytes is shorter than the {FRAME_LEN}-byte header \
-                 (truncated file? recompile it with `robocc compile`)"
+                "not a robocc {w}: {n} bytes is shorter than the {FRAME_LEN}-byte header \
+                 (truncated file? rebuild it with robocc)"
             ),
             LoadErrorKind::BadMagic => write!(
                 f,
-                "not a robocc policy: wrong magic bytes (expected {:?}; is this a robots.txt \
-                 or a policy store? use --robots or --store)",
-                String::from_utf8_lossy(&MAGIC)
+                "not a robocc {w}: wrong magic bytes (is this a robots.txt, or a {}? \
+                 use --robots, --policy or --store to match the file)",
+                if w == "store" {
+                    "single policy"
+                } else {
+                    "policy store"
+                }
             ),
-            LoadErrorKind::Version { found } => write!(
+            LoadErrorKind::Version { found, supported } => write!(
                 f,
-                "unsupported policy format version {found}: this engine reads version \
-                 {FORMAT_VERSION} only (recompile the policy with a matching robocc)"
+                "unsupported {w} format version {found}: this engine reads version \
+                 {supported} only (rebuild the {w} with a matching robocc)"
+            ),
+            LoadErrorKind::BigEndian => write!(
+                f,
+                "{w} written in big-endian byte order: this engine reads little-endian \
+                 artifacts only (rebuild the {w} with this robocc)"
             ),
             LoadErrorKind::Length {
                 declared,
                 available,
             } => write!(
                 f,
-                "truncated or padded policy: header declares {declared} archive bytes but \
-                 {available} follow it (recompile or re-copy the file)"
+                "truncated or padded {w}: header declares {declared} archive bytes but \
+                 {available} follow it (rebuild or re-copy the file)"
             ),
             LoadErrorKind::Misaligned(addr) => write!(
                 f,
-                "policy bytes start at address {addr:#x}, not aligned to {ARCHIVE_ALIGN} bytes \
-                 (load from a file with Policy::open, or copy into an aligned buffer)"
+                "{w} bytes start at address {addr:#x}, not aligned to {ARCHIVE_ALIGN} bytes \
+                 (load the file with open(), or copy it into an aligned buffer)"
             ),
             LoadErrorKind::Archive(e) => write!(
                 f,
-                "corrupted policy: archive validation failed: {e} (recompile the policy)"
+                "corrupted {w}: archive validation failed: {e} (rebuild the {w})"
             ),
             LoadErrorKind::Invalid(e) => {
-                write!(f, "corrupted policy: {e} (recompile the policy)")
+                write!(f, "corrupted {w}: {e} (rebuild the {w})")
             }
         }
     }
@@ -122,7 +145,17 @@ pub(crate) fn unframe<'a>(
     }
     let found = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if found != version {
-        return Err(LoadError::new(LoadErrorKind::Version { found }));
+        // The frame is little-endian; a byte-swapped version means the
+        // writer used the other byte order, and every offset is swapped too.
+        let kind = if found == version.swap_bytes() {
+            LoadErrorKind::BigEndian
+        } else {
+            LoadErrorKind::Version {
+                found,
+                supported: version,
+            }
+        };
+        return Err(LoadError::new(kind));
     }
     let declared = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes"));
     let body = &bytes[FRAME_LEN..];
@@ -202,7 +235,9 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
         .chain(meta.request_rates.iter().filter_map(|r| r.window.as_ref()));
     for w in windows {
         if w.start.to_native() >= 1440 || w.end.to_native() >= 1440 {
-            return Err(LoadError::invalid("time window minute out of range 0..1440"));
+            return Err(LoadError::invalid(
+                "time window minute out of range 0..1440",
+            ));
         }
     }
     if meta
@@ -210,7 +245,9 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
         .iter()
         .any(|r| r.documents.to_native() == 0 || r.seconds.to_native() == 0)
     {
-        return Err(LoadError::invalid("request rate with zero documents or seconds"));
+        return Err(LoadError::invalid(
+            "request rate with zero documents or seconds",
+        ));
     }
     for (n, a) in data.automata.iter().enumerate() {
         let stride = a.stride.to_native() as usize;

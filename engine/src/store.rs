@@ -84,6 +84,10 @@ impl std::fmt::Debug for Store<'_> {
 }
 
 fn validate(bytes: &[u8]) -> Result<&ArchivedStoreData, LoadError> {
+    validate_store(bytes).map_err(LoadError::for_store)
+}
+
+fn validate_store(bytes: &[u8]) -> Result<&ArchivedStoreData, LoadError> {
     let body = load::unframe(bytes, &STORE_MAGIC, STORE_FORMAT_VERSION)?;
     let data = load::access_archive::<ArchivedStoreData>(body)?;
     for (i, p) in data.policies.iter().enumerate() {
@@ -168,7 +172,8 @@ impl Store<'static> {
     pub fn open(path: impl AsRef<Path>) -> Result<Store<'static>, LoadError> {
         // As in `Policy::open`: the mapping lives in the `Store` beside
         // `data`, which accessors only re-borrow through `&self`.
-        let (map, data) = load::open_mapped(path.as_ref(), validate)?;
+        let (map, data) =
+            load::open_mapped(path.as_ref(), validate).map_err(LoadError::for_store)?;
         Ok(Store {
             data,
             _map: Some(map),

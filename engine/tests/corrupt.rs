@@ -2,7 +2,7 @@
 //! or — when a flipped byte still leaves a valid artifact — checks keep
 //! working; nothing ever panics or reads out of bounds.
 
-use robocc_engine::{LoadError, Policy};
+use robocc_engine::{LoadError, Policy, Store};
 
 /// A small real artifact (see tests/data/README.md for how it was made),
 /// committed so the engine is tested on its own.
@@ -111,4 +111,110 @@ fn errors_name_the_problem() {
         e.to_string().starts_with("/nonexistent/robocc.policy: "),
         "{e}"
     );
+}
+
+#[test]
+fn a_byte_swapped_artifact_is_called_big_endian() {
+    let mut a = artifact();
+    a[8..12].reverse();
+    with_policy(&a, |p| {
+        let e = p.unwrap_err();
+        assert!(e.to_string().contains("big-endian"), "{e}");
+    });
+}
+
+fn store_bytes() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/small.store"
+    ))
+    .unwrap()
+}
+
+fn with_store<R>(bytes: &[u8], f: impl FnOnce(Result<Store<'_>, LoadError>) -> R) -> R {
+    let mut buf = vec![0u128; bytes.len().div_ceil(16) + 1];
+    // SAFETY: as in `with_policy_at`.
+    let all =
+        unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), buf.len() * 16) };
+    all[..bytes.len()].copy_from_slice(bytes);
+    f(Store::from_bytes(&all[..bytes.len()]))
+}
+
+const STORE_URLS: &[&[u8]] = &[
+    b"https://a.example/private/x",
+    b"http://b.example/x",
+    b"http://c.example/",
+    b"a.example",
+];
+
+fn exercise(store: &Store<'_>) {
+    for url in STORE_URLS {
+        let _ = store.check(url);
+        let _ = store.host_entry(url);
+    }
+    for i in 0..store.data().policies.len() {
+        let _ = store.policy(i).map(|p| p.check(b"/private"));
+    }
+}
+
+#[test]
+fn the_committed_store_loads() {
+    with_store(&store_bytes(), |s| {
+        let s = s.unwrap();
+        assert_eq!(s.data().hosts.len(), 2);
+        assert_eq!(
+            s.check(b"http://b.example/x").map(|v| v.allowed),
+            Some(false)
+        );
+        assert_eq!(
+            s.check(b"http://b.example/y").map(|v| v.allowed),
+            Some(true)
+        );
+    });
+}
+
+#[test]
+fn every_store_truncation_is_refused() {
+    let s = store_bytes();
+    for len in 0..s.len() {
+        with_store(&s[..len], |r| {
+            let e = r.expect_err("a truncated store must be refused");
+            assert!(e.to_string().contains("store"), "{len}: {e}");
+        });
+    }
+}
+
+#[test]
+fn every_store_byte_flip_is_refused_or_harmless() {
+    let s = store_bytes();
+    let (mut refused, mut loaded) = (0, 0);
+    for i in 0..s.len() {
+        for mask in [0x01u8, 0x80, 0xff] {
+            let mut m = s.clone();
+            m[i] ^= mask;
+            with_store(&m, |r| match r {
+                Ok(store) => {
+                    loaded += 1;
+                    exercise(&store);
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(e.to_string().contains("store"), "{e}");
+                }
+            });
+        }
+    }
+    assert!(refused > 0 && refused + loaded == s.len() * 3);
+}
+
+#[test]
+fn a_policy_is_not_a_store_and_back() {
+    with_store(&artifact(), |r| {
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("not a robocc store"), "{e}");
+    });
+    with_policy(&store_bytes(), |r| {
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("not a robocc policy"), "{e}");
+    });
 }

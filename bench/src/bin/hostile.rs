@@ -27,7 +27,10 @@ fn peak_rss_kib() -> u64 {
 
 /// Child: compile one input, check a few URLs, print one table row.
 fn one(name: &str) {
-    let h = inputs().into_iter().find(|h| h.name == name).expect("known input");
+    let h = inputs()
+        .into_iter()
+        .find(|h| h.name == name)
+        .expect("known input");
     let start = Instant::now();
     let result = compile(&h.body, "Googlebot", &h.options);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -94,7 +97,10 @@ fn main() {
                 "| {} | {} | - | - | CHILD FAILED: {} | {} |",
                 h.name,
                 h.body.len(),
-                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or(""),
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or(""),
                 h.what
             );
         }

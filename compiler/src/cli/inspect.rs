@@ -1,7 +1,7 @@
 //! `robocc inspect`: what a policy or store holds.
 
 use clap::Args;
-use robocc_engine::artifact::{ArchivedPolicyData, MAGIC};
+use robocc_engine::artifact::ArchivedPolicyData;
 use robocc_engine::store::STORE_MAGIC;
 use robocc_engine::{Policy, Store};
 use std::path::PathBuf;
@@ -117,12 +117,6 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
         let split = d.policies.iter().filter(|p| p.automata.len() > 1).count();
         println!("policies on the split path: {split}");
         return Ok(0);
-    }
-    if !head.starts_with(&MAGIC) {
-        return Err(format!(
-            "{}: not a robocc policy or store (wrong magic bytes)",
-            args.path.display()
-        ));
     }
     let policy = Policy::open(&args.path).map_err(|e| e.to_string())?;
     println!(

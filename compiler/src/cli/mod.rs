@@ -205,7 +205,6 @@ impl SourceArgs {
                 max_automata: self.max_automata,
                 ..Budget::default()
             },
-            ..CompileOptions::default()
         }
     }
 }

@@ -186,8 +186,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                 format!(
                     "line is longer than {} bytes: the last {} bytes were ignored \
                      (raise it with --max-line-len)",
-                    options.max_line_len,
-                    line.cut
+                    options.max_line_len, line.cut
                 ),
             ));
         }
