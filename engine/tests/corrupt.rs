@@ -82,6 +82,10 @@ fn every_single_byte_flip_is_refused_or_harmless() {
             });
         }
     }
+    eprintln!(
+        "policy: {refused} of {} single-byte flips refused, the rest load and check",
+        3 * a.len()
+    );
     assert!(
         refused > a.len(),
         "only {refused} of {} flips refused",
@@ -204,6 +208,10 @@ fn every_store_byte_flip_is_refused_or_harmless() {
             });
         }
     }
+    eprintln!(
+        "store: {refused} of {} single-byte flips refused, {loaded} load and check",
+        s.len() * 3
+    );
     assert!(refused > 0 && refused + loaded == s.len() * 3);
 }
 
@@ -217,4 +225,22 @@ fn a_policy_is_not_a_store_and_back() {
         let e = r.unwrap_err();
         assert!(e.to_string().contains("not a robocc policy"), "{e}");
     });
+}
+
+/// The mmap path (`open`), so sanitizer and valgrind runs of this file
+/// cover the engine's every `unsafe` block.
+#[test]
+fn committed_files_open_through_mmap() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+    let policy = Policy::open(format!("{dir}small.policy")).unwrap();
+    for url in URLS {
+        let _ = policy.check(url);
+    }
+    let store = Store::open(format!("{dir}small.store")).unwrap();
+    exercise(&store);
+    let e = Store::open(format!("{dir}small.policy")).unwrap_err();
+    assert!(
+        e.to_string().contains("small.policy: not a robocc store"),
+        "{e}"
+    );
 }

@@ -1,23 +1,30 @@
-//! Shared by the fuzz targets: option selection from input bytes and a small
-//! budget so one input never takes seconds.
+//! What each fuzz target does with one input. Shared by the targets and by
+//! `compiler/tests/fuzz_regressions.rs`, which replays the seed corpus and
+//! every saved crash (fuzz/regressions/<target>/) under `cargo test`.
 #![allow(dead_code)]
 
 use robocc_compiler::dialect::{from_name, Dialect};
 use robocc_compiler::lower::Budget;
-use robocc_compiler::CompileOptions;
-use robocc_engine::UrlMode;
+use robocc_compiler::parse::{parse, ParseOptions};
+use robocc_compiler::{compile, reference, CompileOptions};
+use robocc_engine::{Policy, Store, UrlMode};
 use std::time::Duration;
 
 /// Agents the targets compile for: named, global-only and unlisted cases.
 pub const AGENTS: [&str; 4] = ["Googlebot", "foo", "unhipbot", "UnlistedBot"];
 
-/// Compile options chosen by one selector byte.
+/// Compile options chosen by one selector byte, with a small budget so one
+/// input never takes seconds.
 pub fn options(sel: u8) -> CompileOptions {
     let dialects = ["rfc9309", "draft1996", "robots2", "rfc9309"];
     let dialect: Dialect = from_name(dialects[usize::from(sel & 3)]).unwrap_or(Dialect::Rfc9309);
     CompileOptions {
         dialect,
-        url_mode: if sel & 4 == 0 { UrlMode::Google } else { UrlMode::Rfc },
+        url_mode: if sel & 4 == 0 {
+            UrlMode::Google
+        } else {
+            UrlMode::Rfc
+        },
         robots_txt_allowed: sel & 8 == 0,
         budget: Budget {
             max_states: 20_000,
@@ -30,9 +37,116 @@ pub fn options(sel: u8) -> CompileOptions {
     }
 }
 
+fn agent(sel: u8) -> &'static str {
+    AGENTS[usize::from(sel >> 4) % AGENTS.len()]
+}
+
 /// Copies `data` into 16-byte aligned memory, as a file read or mmap gives.
 pub fn aligned(data: &[u8]) -> rkyv::util::AlignedVec<16> {
     let mut v = rkyv::util::AlignedVec::<16>::with_capacity(data.len());
     v.extend_from_slice(data);
     v
+}
+
+/// parse: any bytes; every rule and diagnostic names a line that exists.
+pub fn parse_one(data: &[u8]) {
+    for (records_close_groups, blank_lines_end_records) in
+        [(false, false), (true, false), (false, true)]
+    {
+        let opts = ParseOptions {
+            max_bytes: 4096,
+            records_close_groups,
+            blank_lines_end_records,
+            ..ParseOptions::default()
+        };
+        let robots = parse(data, &opts);
+        let lines = data.iter().filter(|&&b| b == b'\n' || b == b'\r').count() as u32 + 1;
+        for (_, rule) in robots.rules() {
+            assert!(
+                rule.line >= 1 && rule.line <= lines,
+                "rule line out of range"
+            );
+        }
+        for d in &robots.diagnostics {
+            assert!(d.line <= lines, "diagnostic line out of range");
+        }
+    }
+}
+
+/// compile: selector byte + robots.txt; a successful compile loads.
+pub fn compile_one(data: &[u8]) {
+    let Some((&sel, body)) = data.split_first() else {
+        return;
+    };
+    if let Ok(compiled) = compile(body, agent(sel), &options(sel)) {
+        let bytes = compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).expect("compiler output must load");
+        let _ = policy.check(b"/");
+    }
+}
+
+/// check (differential): selector byte, robots.txt, 0xFF, URLs separated by
+/// 0xFE; engine and reference agree on verdict and deciding rule.
+pub fn check_one(data: &[u8]) {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let (body, urls) = match rest.iter().position(|&b| b == 0xFF) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &b"/"[..]),
+    };
+    let Ok(compiled) = compile(body, agent(sel), &options(sel)) else {
+        return;
+    };
+    let bytes = compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).expect("compiler output must load");
+    for url in urls.split(|&b| b == 0xFE) {
+        let got = policy.check(url);
+        let want = reference::check_url(&compiled.rule_set, url);
+        assert!(
+            got.allowed == want.allowed && got.rule == want.rule,
+            "engine {got:?} != reference {want:?} for {:?}",
+            String::from_utf8_lossy(url)
+        );
+    }
+}
+
+/// load: any bytes as a policy; refused, or usable without panicking.
+pub fn load_one(data: &[u8]) {
+    let bytes = aligned(data);
+    if let Ok(policy) = Policy::from_bytes(&bytes) {
+        for url in [&b"/"[..], b"/a/b?c=d", b"https://example.com/x%2Fy#z", data] {
+            let v = policy.check(url);
+            if let Some(r) = v.rule {
+                assert!(policy.rule(r).is_some(), "verdict names a missing rule");
+            }
+            for c in 0..policy.channels().count() {
+                assert!(policy.check_channel(url, c).is_some());
+            }
+        }
+        let _ = policy.visit_at_minute(600);
+        let _ = policy.metadata();
+    }
+}
+
+/// store: any bytes as a store; refused, or usable without panicking.
+pub fn store_one(data: &[u8]) {
+    let bytes = aligned(data);
+    if let Ok(store) = Store::from_bytes(&bytes) {
+        for url in [
+            &b"https://example.com/"[..],
+            b"http://a.example:8080/x",
+            b"https://EXAMPLE.org/p?q",
+            data,
+        ] {
+            let _ = store.check(url);
+            let _ = store.host_entry(url);
+        }
+        for i in 0..store.data().policies.len() {
+            let p = store
+                .policy(i)
+                .expect("every index below the count has a policy");
+            let _ = p.check(b"/");
+        }
+    }
 }
