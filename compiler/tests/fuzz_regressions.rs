@@ -2,7 +2,6 @@
 //! (fuzz/regressions/<target>/) through the fuzz targets' own code, so that a
 //! crash found once stays fixed without the nightly toolchain.
 
-#[allow(dead_code)]
 #[path = "../../fuzz/fuzz_targets/common.rs"]
 mod fuzz;
 
@@ -11,7 +10,8 @@ mod common;
 #[test]
 fn fuzz_inputs_replay() {
     let root = common::root().join("fuzz");
-    let targets: [(&str, fn(&[u8])); 5] = [
+    type Target = (&'static str, fn(&[u8]));
+    let targets: [Target; 5] = [
         ("parse", fuzz::parse_one),
         ("compile", fuzz::compile_one),
         ("check", fuzz::check_one),
