@@ -439,3 +439,77 @@ fn damaged_artifacts_are_refused_by_every_command() {
     assert!(err.contains("truncated or padded store"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// draft1996 reads /data.txt files the same way (its own path allowed), and
+/// robots2's visit advice shows in explain and inspect.
+#[test]
+fn other_dialects_on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-dialects-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_txt = dir.join("data.txt");
+    std::fs::write(&data_txt, "User-agent: *\nDisallow: /\n").unwrap();
+    let d = data_txt.to_str().unwrap();
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            d,
+            "--agent",
+            "x",
+            "--dialect",
+            "draft1996",
+            "/data.txt",
+            "/robots.txt",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "allow\t/data.txt\ndisallow\t/robots.txt\n");
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::root().join("corpus/conformance/robots2.json")).unwrap(),
+    )
+    .unwrap();
+    let site = dir.join("robots.txt");
+    std::fs::write(&site, doc["cases"][0]["robots"].as_str().unwrap()).unwrap();
+    let s = site.to_str().unwrap();
+    let o = robocc(
+        &[
+            "explain",
+            "--robots",
+            s,
+            "--agent",
+            "vacuumweb",
+            "--dialect",
+            "robots2",
+            "--at",
+            "18:30",
+            "/blackhole/page3.html",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("verdict: allow"), "{out}");
+    assert!(out.contains("request rate 1/1200 s"), "{out}");
+    assert!(out.contains("comment: because you guys"), "{out}");
+    let policy = dir.join("s.policy");
+    let p = policy.to_str().unwrap();
+    let o = robocc(
+        &[
+            "compile",
+            "--robots",
+            s,
+            "--agent",
+            "suckemdry",
+            "--dialect",
+            "robots2",
+            "-o",
+            p,
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&robocc(&["inspect", p], None));
+    assert!(out.contains("visit-time: 0600-0845 UTC"), "{out}");
+    assert!(out.contains("robot-version: 2.0"), "{out}");
+    assert!(out.contains("cache expiry: 168 h"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
