@@ -34,8 +34,7 @@ pub fn run(args: &CompileArgs) -> Result<i32, String> {
         }
     }
     let bytes = compiled.to_bytes();
-    std::fs::write(&args.output, &bytes[..])
-        .map_err(|e| format!("cannot write policy {}: {e}", args.output.display()))?;
+    super::write_replacing(&args.output, &bytes[..], "policy")?;
     if !args.quiet {
         let d = &compiled.data;
         let states: usize = d

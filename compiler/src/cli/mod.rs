@@ -209,6 +209,26 @@ impl SourceArgs {
     }
 }
 
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so that a process that has the old file memory-mapped keeps
+/// a consistent (old) view and never sees a half-written or truncated one.
+pub fn write_replacing(path: &Path, bytes: &[u8], what: &str) -> Result<(), String> {
+    let name = path.file_name().map_or_else(
+        || std::ffi::OsString::from("out"),
+        std::ffi::OsStr::to_os_string,
+    );
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(&name);
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let fail = |e: std::io::Error| format!("cannot write {what} {}: {e}", path.display());
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
 /// Reads a whole file, with an error that names it.
 pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))

@@ -83,8 +83,7 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
             args.max_store_bytes
         ));
     }
-    std::fs::write(&args.output, &bytes[..])
-        .map_err(|e| format!("cannot write store {}: {e}", args.output.display()))?;
+    super::write_replacing(&args.output, &bytes[..], "store")?;
     if !args.quiet {
         let [fetched, unavailable, unreachable, redirected, failed] = report.by_source;
         eprintln!(
