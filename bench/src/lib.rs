@@ -21,8 +21,18 @@ pub struct Workload {
 impl Workload {
     /// Compiles `body` for `agent` and generates `count` URLs.
     pub fn new(name: &str, body: Vec<u8>, agent: &str, count: usize) -> Workload {
-        let compiled = compile(&body, agent, &CompileOptions::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        Workload::with_options(name, body, agent, count, &CompileOptions::default())
+    }
+
+    /// As [`Workload::new`], with compile options (e.g. another dialect).
+    pub fn with_options(
+        name: &str,
+        body: Vec<u8>,
+        agent: &str,
+        count: usize,
+        options: &CompileOptions,
+    ) -> Workload {
+        let compiled = compile(&body, agent, options).unwrap_or_else(|e| panic!("{name}: {e}"));
         let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
         let urls = urlgen::workload(seed, compiled.rule_set.patterns(), count);
         Workload {

@@ -1,7 +1,7 @@
 //! Quick figures for a few robots.txt files: compile time, artifact size,
 //! engine and reference checks per second, bytes read per check.
 //!
-//! `cargo run --release -p robocc-bench --bin measure -- FILE... [--agent NAME] [--urls N]`
+//! `cargo run --release -p robocc-bench --bin measure -- FILE... [--agent NAME] [--urls N] [--dialect D]`
 
 use robocc_bench::{median_time, Workload};
 use robocc_engine::Policy;
@@ -11,16 +11,21 @@ fn main() {
     let mut agent = "Googlebot".to_string();
     let mut count = 20_000;
     let mut files = Vec::new();
+    let mut options = robocc_compiler::CompileOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--agent" => agent = args.next().expect("--agent NAME"),
             "--urls" => count = args.next().expect("--urls N").parse().expect("a number"),
+            "--dialect" => {
+                let d = args.next().expect("--dialect D");
+                options.dialect = robocc_compiler::dialect::from_name(&d).expect("a dialect name");
+            }
             _ => files.push(a),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: measure FILE... [--agent NAME] [--urls N]");
+        eprintln!("usage: measure FILE... [--agent NAME] [--urls N] [--dialect D]");
         std::process::exit(2);
     }
     println!("| file | bytes | rules | compile ms | automata | states | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
@@ -33,9 +38,9 @@ fn main() {
             .to_string_lossy()
             .into_owned();
         let compile_time = median_time(5, || {
-            black_box(robocc_compiler::compile(&body, &agent, &Default::default()).unwrap());
+            black_box(robocc_compiler::compile(&body, &agent, &options).unwrap());
         });
-        let w = Workload::new(&name, body, &agent, count);
+        let w = Workload::with_options(&name, body, &agent, count, &options);
         let bytes = w.compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
         let engine = median_time(7, || {
