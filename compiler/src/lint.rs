@@ -55,8 +55,12 @@ fn text(b: &[u8]) -> String {
 }
 
 /// Lints `body`; `agent` restricts the rule analyses to one product token.
+///
+/// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
+/// rules) follow rfc9309's longest match; under the other dialects only the
+/// file-level findings (keys, records, HTML, parse limit, orphan rules) apply.
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
-    let robots = parse(body, &options.parse);
+    let robots = parse(body, &options.effective_parse());
     let mut out = Vec::new();
     looks_like_html(body, &mut out);
     keys(&robots, &mut out);
@@ -79,8 +83,10 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
-    patterns(&robots, &mut out);
-    shadowed(body, &robots, agent, options, &mut out);
+    if options.dialect == crate::dialect::Dialect::Rfc9309 {
+        patterns(&robots, &mut out);
+        shadowed(body, &robots, agent, options, &mut out);
+    }
     out.sort();
     out.dedup();
     out
