@@ -8,9 +8,11 @@
 //!       ─compile─▶ artifact bytes (read by robocc_engine::Policy)
 //! ```
 //!
-//! [`dialect`] supplies the conflict resolution the lowering evaluates once
-//! per automaton state; [`reference`] is the plain matcher the compiled
-//! engine is tested against.
+//! [`dialect`] supplies each dialect's reading (records, agent choice,
+//! pattern syntax) and the rank the lowering resolves conflicts with, once
+//! per automaton state; every pattern becomes a [`glob::Glob`];
+//! [`reference`](crate::reference) is the plain matcher the compiled engine is tested against;
+//! [`hostile`] and [`urlgen`] generate test and benchmark inputs.
 //!
 //! ```
 //! use robocc_compiler::{compile, CompileOptions};

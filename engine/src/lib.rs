@@ -22,8 +22,10 @@
 //! ```
 //!
 //! The data flow, module by module: [`url`] finds the path in a URL,
-//! [`normalize`] encodes it (RFC mode only), [`Policy`] runs the automata,
-//! and [`artifact`] describes the bytes (see also docs/artifact.md).
+//! [`normalize`] encodes it (RFC 9309 and 1996-draft modes), [`Policy`] runs the automata,
+//! [`Policy::visit_at_minute`] answers robots 2.0's Visit-time and
+//! Request-rate, and [`artifact`] describes the bytes (see also
+//! docs/artifact.md).
 
 #![deny(missing_docs)]
 
