@@ -11,7 +11,7 @@
 //! [`dialect`] supplies each dialect's reading (records, agent choice,
 //! pattern syntax) and the rank the lowering resolves conflicts with, once
 //! per automaton state; every pattern becomes a [`glob::Glob`];
-//! [`reference`](crate::reference) is the plain matcher the compiled engine is tested against;
+//! [`reference`](mod@reference) is the plain matcher the compiled engine is tested against;
 //! [`hostile`] and [`urlgen`] generate test and benchmark inputs.
 //!
 //! ```
