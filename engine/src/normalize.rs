@@ -53,36 +53,24 @@ pub fn must_encode(b: u8) -> bool {
 /// Returns `true` when `sink` asked to stop.
 #[inline]
 pub fn feed_rfc(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
-    let mut i = 0;
-    while i < input.len() {
-        let b = input[i];
-        i += 1;
-        let stop = match b {
-            b'#' => return false,
-            b'%' => match (
-                input.get(i).copied().and_then(hex_val),
-                input.get(i + 1).copied().and_then(hex_val),
-            ) {
-                (Some(h), Some(l)) => {
-                    i += 2;
-                    let v = (h << 4) | l;
-                    if is_unreserved(v) {
-                        sink(v)
-                    } else {
-                        escaped(v, &mut sink)
-                    }
-                }
-                _ => escaped(b'%', &mut sink),
-            },
-            b'*' | b'$' => escaped(b, &mut sink),
-            _ if must_encode(b) => escaped(b, &mut sink),
-            _ => sink(b),
-        };
-        if stop {
-            return true;
-        }
-    }
-    false
+    feed(
+        input,
+        &mut sink,
+        |v, sink| {
+            if is_unreserved(v) {
+                sink(v)
+            } else {
+                escaped(v, sink)
+            }
+        },
+        |b, sink| {
+            if b == b'*' || b == b'$' || must_encode(b) {
+                escaped(b, sink)
+            } else {
+                sink(b)
+            }
+        },
+    )
 }
 
 /// Feeds the 1996 draft's canonical form of `input` to `sink` (see
@@ -92,6 +80,30 @@ pub fn feed_rfc(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
 /// every other byte passes unchanged. Stops like [`feed_rfc`].
 #[inline]
 pub fn feed_decoded(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
+    feed(
+        input,
+        &mut sink,
+        |v, sink| {
+            if stays_escaped(v) {
+                escaped(v, sink)
+            } else {
+                sink(v)
+            }
+        },
+        |b, sink| sink(b),
+    )
+}
+
+/// The walk both modes share: `#` ends the path, `%XY` goes to `escape`
+/// with its value, a `%` that starts no escape is emitted as `%25`, any other
+/// byte goes to `raw`. Returns `true` when the sink asked to stop.
+#[inline(always)]
+fn feed<S: FnMut(u8) -> bool>(
+    input: &[u8],
+    sink: &mut S,
+    escape: impl Fn(u8, &mut S) -> bool,
+    raw: impl Fn(u8, &mut S) -> bool,
+) -> bool {
     let mut i = 0;
     while i < input.len() {
         let b = input[i];
@@ -104,16 +116,11 @@ pub fn feed_decoded(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
             ) {
                 (Some(h), Some(l)) => {
                     i += 2;
-                    let v = (h << 4) | l;
-                    if stays_escaped(v) {
-                        escaped(v, &mut sink)
-                    } else {
-                        sink(v)
-                    }
+                    escape((h << 4) | l, sink)
                 }
-                _ => escaped(b'%', &mut sink),
+                _ => escaped(b'%', sink),
             },
-            _ => sink(b),
+            _ => raw(b, sink),
         };
         if stop {
             return true;
