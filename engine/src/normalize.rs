@@ -146,13 +146,18 @@ fn escaped(v: u8, sink: &mut impl FnMut(u8) -> bool) -> bool {
 mod tests {
     use super::*;
 
-    fn norm(s: &[u8]) -> String {
+    /// Everything `feed` sends for `s`, as text.
+    fn collect(feed: fn(&[u8], &mut dyn FnMut(u8) -> bool) -> bool, s: &[u8]) -> String {
         let mut out = Vec::new();
-        feed_rfc(s, |b| {
+        feed(s, &mut |b| {
             out.push(b);
             false
         });
-        String::from_utf8(out).unwrap()
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn norm(s: &[u8]) -> String {
+        collect(|s, sink| feed_rfc(s, sink), s)
     }
 
     /// RFC 9309 §2.2.2, "Examples of matching percent-encoded URI components":
@@ -185,12 +190,7 @@ mod tests {
     }
 
     fn decoded(s: &[u8]) -> String {
-        let mut out = Vec::new();
-        feed_decoded(s, |b| {
-            out.push(b);
-            false
-        });
-        String::from_utf8_lossy(&out).into_owned()
+        collect(|s, sink| feed_decoded(s, sink), s)
     }
 
     /// The 1996 draft §3.2.2: every escape but `%2F` is decoded.
