@@ -199,11 +199,6 @@ fn robots2_class(allow: bool, syntax: PatternSyntax, glob: &Glob) -> u32 {
     }
 }
 
-/// The rank of a rule (> 0).
-pub fn rank(rule: &SetRule) -> u32 {
-    rule.rank
-}
-
 /// Does rule `a` beat rule `b` (ids into `rules`)?
 pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
     let (ra, rb) = (rules[a].rank, rules[b].rank);

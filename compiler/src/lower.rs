@@ -7,7 +7,8 @@
 //! that we can prune while we go, which a general regex determinizer cannot:
 //!
 //! * **Rank pruning.** The outcome is the matching rule of highest rank
-//!   ([`dialect::rank`]). Once an unanchored pattern has matched, it matches
+//!   ([`SetRule::rank`](crate::ruleset::SetRule::rank), from
+//!   [`dialect::assign_ranks`]). Once an unanchored pattern has matched, it matches
 //!   every continuation, so every thread of a rule that ranks below it can
 //!   never decide anything: it is dropped. The state remembers only that best
 //!   permanent match.
@@ -503,7 +504,7 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
     let mut simplified: Vec<(Glob, usize)> = Vec::new();
     for &i in ids {
         let glob = set.rules[i].glob.simplified();
-        if seen.insert((glob.clone(), dialect::rank(&set.rules[i]))) {
+        if seen.insert((glob.clone(), set.rules[i].rank)) {
             simplified.push((glob, i));
         }
     }
