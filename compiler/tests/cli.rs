@@ -36,6 +36,13 @@ fn json_lines(o: &Output) -> Vec<serde_json::Value> {
 
 const ROBOTS: &str = "corpus/examples/example.com.txt";
 
+/// The command failed as input errors do: exit 2, stderr containing `needle`.
+fn assert_exit_2(o: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
+}
+
 #[test]
 fn readme_main_command_output() {
     let o = robocc(
@@ -166,20 +173,17 @@ fn bad_input_exits_2_and_names_the_problem() {
         ],
         None,
     );
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/robots.txt"));
+    assert_exit_2(&missing, "no/such/robots.txt");
 
     let bad_agent = robocc(
         &["check", "--robots", ROBOTS, "--agent", "Googlebot/2.1", "/"],
         None,
     );
-    assert_eq!(bad_agent.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad_agent.stderr).contains("product token"));
+    assert_exit_2(&bad_agent, "product token");
 
     let not_policy = robocc(&["check", "--policy", ROBOTS, "/"], None);
-    assert_eq!(not_policy.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&not_policy.stderr);
-    assert!(err.contains(ROBOTS) && err.contains("magic"), "{err}");
+    assert_exit_2(&not_policy, ROBOTS);
+    assert_exit_2(&not_policy, "magic");
 
     let usage = robocc(&["check", "--bogus"], None);
     assert_eq!(usage.status.code(), Some(2));
@@ -197,8 +201,7 @@ fn bad_input_exits_2_and_names_the_problem() {
         ],
         None,
     );
-    assert_eq!(dialect.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&dialect.stderr).contains("not implemented"));
+    assert_exit_2(&dialect, "not implemented");
 }
 
 #[test]
@@ -325,8 +328,7 @@ fn explain_inspect_store_and_json() {
         ],
         None,
     );
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("corrupt.store"));
+    assert_exit_2(&bad, "corrupt.store");
     let bad = robocc(&["inspect", corrupt.to_str().unwrap()], None);
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -414,29 +416,22 @@ fn damaged_artifacts_are_refused_by_every_command() {
         }
         for args in commands {
             let o = robocc(&args, None);
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-            assert!(err.contains(p) && err.contains(why), "{args:?}: {err}");
+            assert_exit_2(&o, p);
+            assert_exit_2(&o, why);
         }
     }
     let policy_as_store = dir.join("policy-as.store");
     std::fs::write(&policy_as_store, &good).unwrap();
     let p = policy_as_store.to_str().unwrap();
     let o = robocc(&["check", "--store", p, "http://a.example/"], None);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains(p) && err.contains("not a robocc store"),
-        "{err}"
-    );
+    assert_exit_2(&o, p);
+    assert_exit_2(&o, "not a robocc store");
     let mut truncated_store = store.clone();
     truncated_store.truncate(store.len() - 1);
     std::fs::write(dir.join("t.store"), &truncated_store).unwrap();
     let p = dir.join("t.store");
     let o = robocc(&["inspect", p.to_str().unwrap()], None);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("truncated or padded store"), "{err}");
+    assert_exit_2(&o, "truncated or padded store");
     std::fs::remove_dir_all(&dir).ok();
 }
 
