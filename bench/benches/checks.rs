@@ -85,10 +85,10 @@ fn loading(c: &mut Criterion) {
     let path = dir.join("twitter.policy");
     std::fs::write(&path, &w.compiled.to_bytes()[..]).unwrap();
     c.bench_function("load/policy_open_mmap", |b| {
-        b.iter(|| black_box(Policy::open(&path).unwrap()))
+        b.iter(|| black_box(robocc_engine::PolicyFile::open(&path).unwrap()))
     });
 
-    let inputs = robocc_compiler::store::inputs_from_dir(&robocc_bench::corpus_real()).unwrap();
+    let inputs = robocc_bench::corpus_inputs(&robocc_bench::corpus_real());
     let (bytes, _) = robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &bytes[..]).unwrap();
@@ -98,25 +98,21 @@ fn loading(c: &mut Criterion) {
     let store = robocc_engine::Store::open(&store_path).unwrap();
     let lookups: Vec<String> = inputs
         .iter()
-        .map(|i| {
-            format!(
-                "https://{}/a/b?c=d",
-                robocc_compiler::store::host_key(&i.host)
-            )
-        })
+        .map(|i| format!("https://{}/a/b?c=d", i.host))
         .collect();
     let mut g = c.benchmark_group("store/lookup_and_check");
     g.throughput(Throughput::Elements(lookups.len() as u64));
     g.bench_function("all_hosts", |b| {
         b.iter(|| {
             lookups.iter().for_each(|u| {
-                black_box(store.check(u.as_bytes()));
+                black_box(store.check(u.as_bytes()).unwrap());
             })
         })
     });
     g.finish();
 
-    let policy = Policy::open(&path).unwrap();
+    let file = robocc_engine::PolicyFile::open(&path).unwrap();
+    let policy = file.policy();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut g = c.benchmark_group("threads/shared_mmap");
     g.throughput(Throughput::Elements((threads * w.urls.len()) as u64));

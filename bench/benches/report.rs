@@ -163,10 +163,10 @@ fn loading(cfg: &Config, out: &mut String) {
     let path = dir.join("twitter.policy");
     std::fs::write(&path, &bytes[..]).unwrap();
     let open = median_time(cfg.runs * 20, || {
-        black_box(Policy::open(&path).unwrap());
+        black_box(robocc_engine::PolicyFile::open(&path).unwrap());
     });
     // A store of every corpus/real host.
-    let mut inputs = robocc_compiler::store::inputs_from_dir(&root().join("corpus/real")).unwrap();
+    let mut inputs = robocc_bench::corpus_inputs(&root().join("corpus/real"));
     if !cfg.full {
         inputs.truncate(5);
     }
@@ -182,23 +182,19 @@ fn loading(cfg: &Config, out: &mut String) {
     let store = Store::open(&store_path).unwrap();
     let lookups: Vec<String> = inputs
         .iter()
-        .map(|i| {
-            format!(
-                "https://{}/some/path?x=1",
-                robocc_compiler::store::host_key(&i.host)
-            )
-        })
+        .map(|i| format!("https://{}/some/path?x=1", i.host))
         .collect();
     let rounds = (cfg.urls / lookups.len()).max(1);
     let store_rate = rate(rounds * lookups.len(), cfg.runs, || {
         for _ in 0..rounds {
             for u in &lookups {
-                black_box(store.check(black_box(u.as_bytes())));
+                black_box(store.check(black_box(u.as_bytes())).unwrap());
             }
         }
     });
     // All cores checking against one shared mmap.
-    let policy = Policy::open(&path).unwrap();
+    let file = robocc_engine::PolicyFile::open(&path).unwrap();
+    let policy = file.policy();
     let w = Workload::new("twitter", body, "Googlebot", cfg.urls);
     let single = rate(w.urls.len(), cfg.runs, || {
         for u in &w.urls {

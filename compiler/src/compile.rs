@@ -9,10 +9,9 @@ use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
 use robocc_engine::artifact::{
-    fnv1a64, Header, Metadata, PolicyData, Record, RequestRate, RuleInfo, TimeWindow,
-    FORMAT_VERSION, MAGIC,
+    fnv1a64, HeaderData, MetaData, PolicyData, RateData, RecordData, RuleData, WindowData,
 };
-use robocc_engine::{frame, UrlMode};
+use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode};
 use std::fmt;
 
 /// How to compile.
@@ -120,7 +119,7 @@ impl Compiled {
         let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
             .expect("serialising plain owned data cannot fail");
         let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + 16);
-        out.extend_from_slice(&frame(&MAGIC, FORMAT_VERSION, archive.len()));
+        out.extend_from_slice(&frame(FileKind::Policy, archive.len()));
         out.extend_from_slice(&archive);
         out
     }
@@ -149,7 +148,7 @@ pub fn compile(
     let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     let mut diagnostics = robots.diagnostics.clone();
-    let mut meta = metadata(&robots, &selection, options.dialect, &mut diagnostics);
+    let mut meta = metadata(&robots, &selection, &mut diagnostics);
     if options.dialect == Dialect::Robots2 {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots.groups[g]);
@@ -159,45 +158,48 @@ pub fn compile(
             meta.robot_version = version.written;
         }
     }
-    if lowered.automata.len() > 1 {
+    if let Some(why) = lowered.split_reason {
         diagnostics.push(Diagnostic::new(
             0,
             Severity::Warning,
-            format!("fallback path taken: {}", lowered.build),
+            format!(
+                "the rules were split over {} automata (one automaton of all rules: {why}); \
+                 checks run each of them",
+                lowered.automata.len()
+            ),
         ));
     }
     let rules = rule_set
         .rules
         .iter()
-        .map(|r| RuleInfo {
-            allow: r.allow,
-            pattern: String::from_utf8_lossy(&r.pattern).into_owned(),
+        .map(|r| RuleData {
+            pattern: r.pattern.clone(),
             line: r.line,
-            priority: r.priority,
             group: r.group,
-            origin: r.origin,
-            syntax: r.syntax,
+            rank: r.rank,
+            flags: u8::from(r.allow) | (r.origin as u8) << 1 | (r.syntax as u8) << 3,
+            class: dialect::rank_class(options.dialect, rule_set.robots2_v2, r) as u8,
         })
         .collect();
     let data = PolicyData {
-        header: Header {
-            dialect: options.dialect,
-            url_mode: rule_set.url_mode,
+        header: HeaderData {
+            dialect: options.dialect as u8,
+            url_mode: rule_set.url_mode as u8,
             robots_txt_allowed: options.robots_txt_allowed,
-            self_path: if options.data_txt {
-                "/data.txt"
-            } else {
-                "/robots.txt"
-            }
-            .to_string(),
-            channels: channels(options.dialect),
-            agent: agent.to_string(),
-            selection: selection.via.name().to_string(),
+            data_txt: options.data_txt,
+            selection: selection.via as u8,
+            expiry_secs: dialect::expiry_secs(options.dialect) as u32,
             source_hash: fnv1a64(robots_txt),
             source_len: robots_txt.len() as u64,
+            options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-            build: lowered.build,
+            agent: agent.to_string(),
+            channels: channels(options.dialect),
+            split_reason: lowered
+                .split_reason
+                .map(|why| why.to_string())
+                .unwrap_or_default(),
         },
         automata: lowered.automata,
         outcomes: lowered.outcomes,
@@ -219,9 +221,8 @@ fn text(b: &[u8]) -> String {
 fn metadata(
     robots: &RobotsTxt<'_>,
     selection: &Selection,
-    dialect: Dialect,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Metadata {
+) -> MetaData {
     let records = || {
         selection
             .groups
@@ -230,13 +231,15 @@ fn metadata(
     };
     let of_kind = |kind| records().filter(move |r: &&crate::parse::Record<'_>| r.kind == kind);
     let crawl_delay_ms = of_kind(KeyKind::CrawlDelay).find_map(|r| parse_delay_ms(r.value));
-    let globals = |kind| robots.global_values(kind).map(|r| text(r.value)).collect();
     // robots2's timing records are read in every dialect (they are data, not
     // rules); one that does not parse is reported and left out.
     let mut visit_times = Vec::new();
     for r in of_kind(KeyKind::VisitTime) {
         match parse_window(r.value) {
-            Some(w) => visit_times.push(w),
+            Some(w) => visit_times.push(WindowData {
+                start: w.start,
+                end: w.end,
+            }),
             None => diagnostics.push(Diagnostic::new(
                 r.line,
                 Severity::Warning,
@@ -250,10 +253,13 @@ fn metadata(
     let mut request_rates = Vec::new();
     for r in of_kind(KeyKind::RequestRate) {
         match parse_rate(r.value) {
-            Some((documents, seconds, window)) => request_rates.push(RequestRate {
+            Some((documents, seconds, window)) => request_rates.push(RateData {
                 documents,
                 seconds,
-                window,
+                window: window.map(|w| WindowData {
+                    start: w.start,
+                    end: w.end,
+                }),
                 line: r.line,
             }),
             None => diagnostics.push(Diagnostic::new(
@@ -266,32 +272,48 @@ fn metadata(
             )),
         }
     }
-    Metadata {
+    MetaData {
         crawl_delay_ms,
-        agent_records: records()
-            .map(|r| Record {
-                key: text(r.key),
-                value: text(r.value),
-                line: r.line,
-            })
-            .collect(),
-        sitemaps: globals(KeyKind::Sitemap),
-        hosts: globals(KeyKind::Host),
-        clean_params: globals(KeyKind::CleanParam),
+        agent_records: records().map(record_data).collect(),
+        global_records: robots.global.iter().map(record_data).collect(),
         group_lines: selection
             .groups
             .iter()
             .filter_map(|&g| robots.groups[g].agents.first().map(|a| a.line))
             .collect(),
-        expiry_secs: dialect::expiry_secs(dialect),
-        content_signals: of_kind(KeyKind::ContentSignal)
-            .map(|r| text(r.value))
-            .collect(),
         robot_version: None,
         visit_times,
         request_rates,
-        comments: of_kind(KeyKind::Comment).map(|r| text(r.value)).collect(),
     }
+}
+
+fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
+    let kind = match r.kind {
+        KeyKind::Sitemap => RecordKind::Sitemap,
+        KeyKind::CrawlDelay => RecordKind::CrawlDelay,
+        KeyKind::RequestRate => RecordKind::RequestRate,
+        KeyKind::VisitTime => RecordKind::VisitTime,
+        KeyKind::RobotVersion => RecordKind::RobotVersion,
+        KeyKind::Comment => RecordKind::Comment,
+        KeyKind::ContentSignal => RecordKind::ContentSignal,
+        KeyKind::Host => RecordKind::Host,
+        KeyKind::CleanParam => RecordKind::CleanParam,
+        KeyKind::UserAgent | KeyKind::Allow | KeyKind::Disallow | KeyKind::Unknown => {
+            RecordKind::Unknown
+        }
+    };
+    RecordData {
+        kind: kind as u8,
+        key: text(r.key),
+        value: text(r.value),
+        line: r.line,
+    }
+}
+
+/// Fingerprint of everything besides the source bytes that a compiled
+/// policy depends on.
+pub(crate) fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
+    fnv1a64(format!("{agent}\n{options:?}\n{}", env!("CARGO_PKG_VERSION")).as_bytes())
 }
 
 /// `HHMM-HHMM` (also `HH:MM-HH:MM`), UTC, both ends inclusive.
@@ -358,7 +380,7 @@ pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::{parse_rate, parse_window};
-    use robocc_engine::artifact::TimeWindow;
+    use robocc_engine::TimeWindow;
 
     #[test]
     fn robots2_timing_values() {

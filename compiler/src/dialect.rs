@@ -15,16 +15,13 @@ use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
 use crate::parse::Group;
 use crate::ruleset::{SetRule, ROBOTS_TXT_PRIORITY};
-use robocc_engine::artifact::{ChannelOutcome, PatternSyntax, RuleOrigin, NO_RULE};
+use robocc_engine::artifact::{outcome_word, NO_RULE};
 pub use robocc_engine::Dialect;
 use robocc_engine::UrlMode;
+use robocc_engine::{PatternSyntax, RankClass, RuleOrigin};
 
 /// Outcome when no rule matches: allowed, decided by no rule.
-pub const DEFAULT_ALLOW: ChannelOutcome = ChannelOutcome {
-    allowed: true,
-    rule: NO_RULE,
-    rank: 0,
-};
+pub const DEFAULT_ALLOW: u32 = outcome_word(true, NO_RULE);
 
 /// Rank of the implicit allow of the file's own path: above every rule.
 pub const SELF_RANK: u32 = u32::MAX - 1;
@@ -199,20 +196,35 @@ fn robots2_class(allow: bool, syntax: PatternSyntax, glob: &Glob) -> u32 {
     }
 }
 
+/// The named resolution that ranked `rule`.
+pub fn rank_class(dialect: Dialect, robots2_v2: bool, rule: &SetRule) -> RankClass {
+    if rule.origin == RuleOrigin::RobotsTxt {
+        return RankClass::SelfPath;
+    }
+    match dialect {
+        Dialect::Rfc9309 | Dialect::Acap => RankClass::LongestMatch,
+        Dialect::Robots2 if robots2_v2 => {
+            match robots2_class(rule.allow, rule.syntax, &rule.glob) {
+                4 => RankClass::ExplicitAllow,
+                3 => RankClass::Disallow,
+                2 => RankClass::WildcardAllow,
+                _ => RankClass::CatchAllDisallow,
+            }
+        }
+        Dialect::Draft1996 | Dialect::Robots2 => RankClass::FirstMatch,
+    }
+}
+
 /// Does rule `a` beat rule `b` (ids into `rules`)?
 pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
     let (ra, rb) = (rules[a].rank, rules[b].rank);
     ra > rb || (ra == rb && a < b)
 }
 
-/// The outcome (one entry per channel) when `winner` decides.
-pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<ChannelOutcome> {
+/// The outcome (one word per channel) when `winner` decides.
+pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<u32> {
     vec![match winner {
         None => DEFAULT_ALLOW,
-        Some(i) => ChannelOutcome {
-            allowed: rules[i].allow,
-            rule: i as u32,
-            rank: rules[i].rank,
-        },
+        Some(i) => outcome_word(rules[i].allow, i as u32),
     }]
 }

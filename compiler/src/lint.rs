@@ -266,7 +266,12 @@ fn shadowed(
         let Ok(c) = compile(body, &agent, options) else {
             continue;
         };
-        let deciding: BTreeSet<u32> = c.data.outcomes.iter().map(|o| o.rule).collect();
+        let deciding: BTreeSet<u32> = c
+            .data
+            .outcomes
+            .iter()
+            .map(|&o| o & robocc_engine::artifact::OUTCOME_RULE_MASK)
+            .collect();
         for (id, r) in c.rule_set.rules.iter().enumerate() {
             if r.origin != robocc_engine::artifact::RuleOrigin::Line
                 || deciding.contains(&(id as u32))

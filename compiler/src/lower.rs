@@ -37,7 +37,8 @@
 use crate::dialect;
 use crate::glob::{Atom, ByteSet, Glob};
 use crate::ruleset::RuleSet;
-use robocc_engine::artifact::{Automaton, ChannelOutcome};
+use robocc_engine::artifact::Automaton;
+use robocc_engine::program::{encode, Node, Target};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -75,30 +76,73 @@ impl Default for Budget {
 pub struct Lowered {
     /// The automata (one unless split).
     pub automata: Vec<Automaton>,
-    /// Outcome table, `channels` entries per outcome id; id 0 is "no match".
-    pub outcomes: Vec<ChannelOutcome>,
-    /// How the rules were lowered, for the header and diagnostics.
-    pub build: String,
+    /// Outcome table, `channels` words per outcome id; id 0 is "no match".
+    pub outcomes: Vec<u32>,
+    /// Why one automaton of all rules was not possible, when the rules were
+    /// split over several.
+    pub split_reason: Option<BudgetExceeded>,
 }
 
-/// Lowering failed within the budget even one rule at a time.
+/// Which budget a lowering ran out of, with the limit in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetExceeded {
+    /// One automaton needed more states than this.
+    States(usize),
+    /// One automaton's construction tracked more live threads than this.
+    Threads(usize),
+    /// The lowering took longer than this.
+    Time(Duration),
+    /// The rules needed more automata than this.
+    Automata(usize),
+    /// The automata needed more table bytes than this in total.
+    TableBytes(usize),
+}
+
+impl std::fmt::Display for BudgetExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BudgetExceeded::States(n) => write!(f, "one automaton needs more than {n} states"),
+            BudgetExceeded::Threads(n) => {
+                write!(f, "one automaton tracks more than {n} pattern positions")
+            }
+            BudgetExceeded::Time(d) => write!(f, "lowering takes longer than {d:?}"),
+            BudgetExceeded::Automata(n) => write!(
+                f,
+                "the rules need more than {n} automata (a check runs every one)"
+            ),
+            BudgetExceeded::TableBytes(n) => {
+                write!(f, "the automata need more than {n} bytes of tables")
+            }
+        }
+    }
+}
+
+/// Lowering failed within the budget even with the rules split.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LowerError(pub String);
+pub struct LowerError {
+    /// The budget that was exceeded.
+    pub exceeded: BudgetExceeded,
+    /// The line of a rule that is over the budget on its own.
+    pub rule_line: Option<u32>,
+}
 
 impl std::fmt::Display for LowerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self.rule_line {
+            Some(line) => write!(f, "the rule on line {line} alone: {}", self.exceeded),
+            None => self.exceeded.fmt(f),
+        }
     }
 }
 
 /// Interns per-state outcomes so that equal outcomes share an id.
 struct OutcomeTable {
-    ids: HashMap<Vec<ChannelOutcome>, u32>,
-    flat: Vec<ChannelOutcome>,
+    ids: HashMap<Vec<u32>, u32>,
+    flat: Vec<u32>,
 }
 
 impl OutcomeTable {
-    fn intern(&mut self, o: Vec<ChannelOutcome>) -> u32 {
+    fn intern(&mut self, o: Vec<u32>) -> u32 {
         if let Some(&id) = self.ids.get(&o) {
             return id;
         }
@@ -117,7 +161,7 @@ struct Ctx<'a> {
     table: OutcomeTable,
     automata: Vec<Automaton>,
     spent_bytes: usize,
-    first_failure: Option<String>,
+    first_failure: Option<BudgetExceeded>,
 }
 
 /// Lowers `set` (its rules carry their dialect's ranks).
@@ -155,17 +199,15 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
             }
         }
     }
-    let build = match (ctx.automata.len(), &ctx.first_failure) {
-        (1, _) => "dfa".to_string(),
-        (n, None) => format!("split-dfa ({n} automata)"),
-        (n, Some(why)) => {
-            format!("split-dfa ({n} automata; one automaton of all rules was over budget: {why})")
-        }
+    let split_reason = if ctx.automata.len() > 1 {
+        ctx.first_failure
+    } else {
+        None
     };
     Ok(Lowered {
         automata: ctx.automata,
         outcomes: ctx.table.flat,
-        build,
+        split_reason,
     })
 }
 
@@ -242,21 +284,18 @@ fn plan_bins(set: &RuleSet, ids: &[usize]) -> Vec<Vec<usize>> {
 
 fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     let budget = *ctx.budget;
+    let fail = |exceeded| LowerError {
+        exceeded,
+        rule_line: None,
+    };
     match build_one(ctx, ids, &budget) {
         Ok(a) => {
             if ctx.automata.len() >= ctx.budget.max_automata {
-                return Err(LowerError(format!(
-                    "the rules need more than {} automata (a check would run them all); \
-                     raise it with --max-automata",
-                    ctx.budget.max_automata
-                )));
+                return Err(fail(BudgetExceeded::Automata(ctx.budget.max_automata)));
             }
-            ctx.spent_bytes += a.trans.len() * 4;
+            ctx.spent_bytes += a.prog.len() + a.classes.len();
             if ctx.spent_bytes > ctx.budget.total_bytes {
-                return Err(LowerError(format!(
-                    "automata need more than the {}-byte budget in total",
-                    ctx.budget.total_bytes
-                )));
+                return Err(fail(BudgetExceeded::TableBytes(ctx.budget.total_bytes)));
             }
             ctx.automata.push(a);
             Ok(())
@@ -267,14 +306,10 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
             build_split(ctx, a)?;
             build_split(ctx, b)
         }
-        Err(e) => Err(LowerError(if ids.len() == 1 {
-            format!(
-                "the rule on line {} alone is over the automaton budget: {e}",
-                ctx.set.rules[ids[0]].line
-            )
-        } else {
-            e
-        })),
+        Err(e) => Err(LowerError {
+            exceeded: e,
+            rule_line: (ids.len() == 1).then(|| ctx.set.rules[ids[0]].line),
+        }),
     }
 }
 
@@ -497,7 +532,11 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
     }
 }
 
-fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automaton, String> {
+fn build_one(
+    ctx: &mut Ctx<'_>,
+    ids: &[usize],
+    budget: &Budget,
+) -> Result<Automaton, BudgetExceeded> {
     let set = ctx.set;
     // A rule equal to an earlier one in atoms, anchoring and rank never wins.
     let mut seen = std::collections::HashSet::new();
@@ -539,18 +578,15 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
                     keys.len()
                 );
             }
-            return Err(format!("more than {} states", budget.max_states));
+            return Err(BudgetExceeded::States(budget.max_states));
         }
         if i % 256 == 0 && Instant::now() > ctx.deadline {
-            return Err(format!("over the {:?} time budget", ctx.budget.time));
+            return Err(BudgetExceeded::Time(ctx.budget.time));
         }
         let key = keys[i].clone();
         threads_total += key.threads.len();
         if threads_total > budget.max_threads {
-            return Err(format!(
-                "more than {} live threads in total",
-                budget.max_threads
-            ));
+            return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         let mut row = vec![0usize; nclasses];
         let nexts = if key.threads.is_empty() {
@@ -582,18 +618,44 @@ fn build_one(ctx: &mut Ctx<'_>, ids: &[usize], budget: &Budget) -> Result<Automa
             threads_total
         );
     }
-    Ok(finish(succ, outcome, classes.of, end_class))
+    Ok(finish(
+        succ,
+        outcome,
+        classes.of,
+        end_class,
+        ctx.table.ids.len(),
+    ))
 }
 
-/// Marks decided states, adds end-byte sinks, orders and premultiplies.
+/// States with more exceptions to their default target than this are
+/// written as dense rows whatever the size (a sparse node is a linear scan;
+/// the node format holds at most 63).
+const SPARSE_LIMIT: usize = 12;
+/// A state is written dense when its row costs at most this many times its
+/// sparse form: a branchy state is cheap to make one lookup.
+const DENSE_FACTOR: usize = 3;
+/// The first nodes in breadth-first order (the first bytes of every path)
+/// are dense from this many exceptions on.
+const HOT_NODES: usize = 4;
+const HOT_EXCEPTIONS: usize = 2;
+
+/// A state's default target and its exceptions (class, target).
+type Shape = (usize, Vec<(u8, usize)>);
+
+/// Marks decided states, then writes the undecided ones as a program
+/// ([`robocc_engine::program`]): breadth-first from the start, runs of
+/// single-exception states as chains, others sparse or dense, and every
+/// transition into a decided state as that state's outcome.
 fn finish(
-    mut succ: Vec<Vec<usize>>,
-    mut outcome: Vec<u32>,
+    succ: Vec<Vec<usize>>,
+    outcome: Vec<u32>,
     class_of: [u8; 256],
     end_class: usize,
+    outcomes: usize,
 ) -> Automaton {
     let n = succ.len();
-    let nclasses = succ.first().map_or(1, Vec::len);
+    let nclasses = succ.first().map_or(2, Vec::len);
+    let live = |c: usize| c != end_class;
     // A state is undecided when some reachable state has another outcome:
     // seed with states that have such a successor, propagate backwards.
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -601,7 +663,7 @@ fn finish(
     let mut queue = Vec::new();
     for s in 0..n {
         for (c, &t) in succ[s].iter().enumerate() {
-            if c == end_class {
+            if !live(c) {
                 continue;
             }
             preds[t].push(s);
@@ -619,53 +681,183 @@ fn finish(
             }
         }
     }
-    // End bytes: a decided state stays put; an undecided one goes to a sink
-    // that keeps its current outcome.
-    let mut sinks: HashMap<u32, usize> = HashMap::new();
-    for s in 0..n {
-        let target = if undecided[s] {
-            let o = outcome[s];
-            *sinks.entry(o).or_insert_with(|| {
-                let id = succ.len();
-                succ.push(vec![id; nclasses]);
-                outcome.push(o);
-                undecided.push(false);
-                id
-            })
-        } else {
-            s
-        };
-        succ[s][end_class] = target;
-    }
-    // Undecided states first, so "decided" is one comparison in the engine.
-    let total = succ.len();
-    let mut new_id = vec![0usize; total];
-    let mut next = 0;
-    for pass_undecided in [true, false] {
-        for s in 0..total {
-            if undecided[s] == pass_undecided {
-                new_id[s] = next;
-                next += 1;
+    // Edges into each undecided state from undecided states: a chain may
+    // absorb a state only if its one way in is the chain itself.
+    let mut indegree = vec![0usize; n];
+    for s in (0..n).filter(|&s| undecided[s]) {
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) {
+                indegree[t] += 1;
             }
         }
     }
-    let first_decided = undecided.iter().filter(|&&u| u).count();
-    let stride = nclasses + 1;
-    let mut trans = vec![0u32; total * stride];
-    for s in 0..total {
-        let base = new_id[s] * stride;
-        for c in 0..nclasses {
-            trans[base + c] = (new_id[succ[s][c]] * stride) as u32;
+    // Per undecided state: its default (most frequent live target) and its
+    // exceptions.
+    let consume_shape = |s: usize| -> Shape {
+        let mut counts: HashMap<usize, usize> = HashMap::new();
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) {
+                *counts.entry(t).or_default() += 1;
+            }
         }
-        trans[base + nclasses] = outcome[s];
+        let default = counts
+            .iter()
+            .max_by_key(|&(&t, &k)| (k, std::cmp::Reverse(t)))
+            .map_or(s, |(&t, _)| t);
+        let exceptions = succ[s]
+            .iter()
+            .enumerate()
+            .filter(|&(c, &t)| live(c) && t != default)
+            .map(|(c, &t)| (c as u8, t))
+            .collect();
+        (default, exceptions)
+    };
+    // Breadth-first rank of each undecided state: how early paths reach it.
+    let mut rank = vec![usize::MAX; n];
+    let mut order = Vec::new();
+    if undecided[0] {
+        rank[0] = 0;
+        order.push(0);
     }
-    Automaton {
-        classes: class_of.to_vec(),
-        stride: stride as u32,
-        trans,
-        start: (new_id[0] * stride) as u32,
-        first_decided: (first_decided * stride) as u32,
+    let mut k = 0;
+    while k < order.len() {
+        let s = order[k];
+        k += 1;
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) && undecided[t] && rank[t] == usize::MAX {
+                rank[t] = order.len();
+                order.push(t);
+            }
+        }
     }
+    // Which states get a dense row. Row sizes with 2-byte targets: a
+    // sparse node is tag, outcome, default and per exception a class byte
+    // and a target; a dense row is a target per class and the outcome.
+    let consume: Vec<Option<Shape>> = (0..n)
+        .map(|s| undecided[s].then(|| consume_shape(s)))
+        .collect();
+    let is_dense: Vec<bool> = (0..n)
+        .map(|s| match &consume[s] {
+            None => false,
+            Some((default, exceptions)) => {
+                let m = exceptions.len();
+                let sparse_size = 5 + 3 * m;
+                let dense_size = 2 * (nclasses + 1);
+                // A state whose default is itself is where a `*` scans the
+                // path: every byte of it passes there.
+                m > SPARSE_LIMIT
+                    || *default == s
+                    || dense_size <= DENSE_FACTOR * sparse_size
+                    || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
+            }
+        })
+        .collect();
+    // The others: listed exceptions and a consuming default, or only the
+    // classes where they differ from their default's dense row (fallback),
+    // whichever lists fewer.
+    let shape = |s: usize| -> (bool, usize, Vec<(u8, usize)>) {
+        let (default, exceptions) = consume[s].clone().unwrap_or((s, Vec::new()));
+        if undecided[default] && is_dense[default] && default != s {
+            let differ: Vec<(u8, usize)> = succ[s]
+                .iter()
+                .enumerate()
+                .filter(|&(c, &t)| live(c) && t != succ[default][c])
+                .map(|(c, &t)| (c as u8, t))
+                .collect();
+            if differ.len() < exceptions.len() {
+                return (true, default, differ);
+            }
+        }
+        (false, default, exceptions)
+    };
+    // Lay out nodes breadth-first; `node_of[s]` is the node a state starts.
+    let mut node_of: Vec<Option<u32>> = vec![None; n];
+    let mut absorbed = vec![false; n];
+    enum Plan {
+        Dense(usize),
+        /// State, fallback, default, exceptions.
+        Sparse(usize, bool, usize, Vec<(u8, usize)>),
+        /// Head state, fallback, default, classes, next state.
+        Chain(usize, bool, usize, Vec<u8>, usize),
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for &s in &order {
+        if absorbed[s] {
+            continue;
+        }
+        node_of[s] = Some(plans.len() as u32);
+        if is_dense[s] {
+            plans.push(Plan::Dense(s));
+            continue;
+        }
+        let (fallback, default, exceptions) = shape(s);
+        if exceptions.len() != 1 {
+            plans.push(Plan::Sparse(s, fallback, default, exceptions));
+            continue;
+        }
+        // Extend a chain while the next state has one way in (from here),
+        // the same default, kind and outcome, and one exception.
+        let mut classes = vec![exceptions[0].0];
+        let mut next = exceptions[0].1;
+        while classes.len() < robocc_engine::program::MAX_CHAIN
+            && undecided[next]
+            && !is_dense[next]
+            && next != 0
+            && indegree[next] == 1
+            && !absorbed[next]
+            && node_of[next].is_none()
+            && outcome[next] == outcome[s]
+        {
+            let (f, d, e) = shape(next);
+            if f != fallback || d != default || e.len() != 1 {
+                break;
+            }
+            absorbed[next] = true;
+            classes.push(e[0].0);
+            next = e[0].1;
+        }
+        plans.push(Plan::Chain(s, fallback, default, classes, next));
+    }
+    let target = |t: usize| -> Target {
+        match node_of[t] {
+            Some(node) if undecided[t] => Target::Node(node),
+            _ => Target::Outcome(outcome[t]),
+        }
+    };
+    let nodes: Vec<Node> = plans
+        .iter()
+        .map(|plan| match plan {
+            Plan::Dense(s) => Node::Dense {
+                outcome: outcome[*s],
+                row: succ[*s]
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &t)| {
+                        if live(c) {
+                            target(t)
+                        } else {
+                            // The path ends here: this state's outcome.
+                            Target::Outcome(outcome[*s])
+                        }
+                    })
+                    .collect(),
+            },
+            Plan::Chain(s, fallback, default, classes, next) => Node::Chain {
+                outcome: outcome[*s],
+                default: target(*default),
+                fallback: *fallback,
+                classes: classes.clone(),
+                next: target(*next),
+            },
+            Plan::Sparse(s, fallback, default, exceptions) => Node::Sparse {
+                outcome: outcome[*s],
+                default: target(*default),
+                fallback: *fallback,
+                exceptions: exceptions.iter().map(|&(c, t)| (c, target(t))).collect(),
+            },
+        })
+        .collect();
+    encode(class_of, nclasses as u16, target(0), &nodes, outcomes)
 }
 
 #[cfg(test)]

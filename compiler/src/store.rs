@@ -13,18 +13,20 @@
 //! | 5xx, or status 0 (unreachable) | disallow all (§2.3.1.4) |
 //! | 1xx and any other status | unreachable: disallow all (robocc's choice) |
 //!
-//! Identical bodies compile once (the body bytes are the key). A body that
-//! fails to compile never sinks the build: the host gets the fallback the
-//! caller chose, and the report says why.
+//! The build is four steps: **collect** (stream the inputs; each distinct
+//! body is kept once, each host as a small record — memory grows with
+//! distinct bodies, not with hosts), **resolve** (status and redirects →
+//! which body, and why), **compile** (each distinct body once, in parallel,
+//! or reused from a base store when its source and options are unchanged),
+//! **index** (hosts → policies, written by the engine's store writer). A
+//! body that fails to compile never sinks the build: its hosts get the
+//! fallback the caller chose, and the report says why.
 
-use crate::{compile, CompileOptions};
+use crate::{compile, CompileError, CompileOptions};
 use rayon::prelude::*;
-use robocc_engine::artifact::PolicyData;
-use robocc_engine::frame;
-use robocc_engine::store::{
-    HostEntry, HostKey, HostSource, StoreData, STORE_FORMAT_VERSION, STORE_MAGIC,
-};
+use robocc_engine::{write_store, HostEntry, HostKey, HostSource, Store, StoreMeta};
 use std::collections::HashMap;
+use std::fmt;
 
 /// Body standing for "everything allowed" (4xx).
 const ALLOW_ALL: &[u8] = b"";
@@ -57,7 +59,31 @@ pub enum OnFailure {
     Disallow,
 }
 
-/// A host whose body took the fallback path or failed.
+/// How to build a store, besides the compile options.
+#[derive(Clone, Copy)]
+pub struct StoreOptions<'a> {
+    /// What hosts whose body fails to compile get.
+    pub on_failure: OnFailure,
+    /// A previous store of the same agent and options: policies whose
+    /// source bytes (FNV-1a 64 and length) are unchanged are copied from it
+    /// instead of compiled.
+    pub base: Option<&'a Store>,
+    /// Called after each distinct body is compiled or reused, with (done,
+    /// total).
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+impl Default for StoreOptions<'_> {
+    fn default() -> Self {
+        StoreOptions {
+            on_failure: OnFailure::Disallow,
+            base: None,
+            progress: None,
+        }
+    }
+}
+
+/// A host whose body took the split path or failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostNote {
     /// Host key.
@@ -66,20 +92,62 @@ pub struct HostNote {
     pub note: String,
 }
 
+/// Hosts per [`HostSource`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SourceCounts {
+    /// 2xx, compiled.
+    pub fetched: usize,
+    /// 4xx or too many redirects: allow all.
+    pub unavailable: usize,
+    /// 5xx, unreachable, broken redirects: disallow all.
+    pub unreachable: usize,
+    /// The redirect target's rules.
+    pub redirected: usize,
+    /// The body failed to compile: the fallback.
+    pub failed: usize,
+}
+
+impl SourceCounts {
+    fn add(&mut self, s: HostSource) {
+        *match s {
+            HostSource::Fetched => &mut self.fetched,
+            HostSource::Unavailable => &mut self.unavailable,
+            HostSource::Unreachable => &mut self.unreachable,
+            HostSource::Redirected => &mut self.redirected,
+            HostSource::Failed => &mut self.failed,
+        } += 1;
+    }
+}
+
+impl fmt::Display for SourceCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fetched {}, unavailable (allow all) {}, unreachable (disallow all) {}, \
+             redirected {}, failed {}",
+            self.fetched, self.unavailable, self.unreachable, self.redirected, self.failed
+        )
+    }
+}
+
 /// What a build did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoreReport {
     /// Hosts in the index.
     pub hosts: usize,
-    /// Distinct policies compiled.
+    /// Distinct policies in the store.
     pub unique_policies: usize,
+    /// Distinct bodies compiled now.
+    pub compiled: usize,
+    /// Distinct bodies whose policy was reused from the base store.
+    pub reused: usize,
     /// Store size in bytes.
     pub bytes: usize,
-    /// Hosts per source: fetched, unavailable, unreachable, redirected, failed.
-    pub by_source: [usize; 5],
-    /// Bodies that compiled on the split (fallback) path.
-    pub fallbacks: Vec<HostNote>,
-    /// Bodies that failed to compile, with the reason.
+    /// Hosts per source.
+    pub by_source: SourceCounts,
+    /// Hosts whose policy was compiled on the split (several automata) path.
+    pub split: Vec<HostNote>,
+    /// Hosts whose body failed to compile, with the reason.
     pub failures: Vec<HostNote>,
     /// Hosts given more than once (the last one wins).
     pub duplicates: Vec<String>,
@@ -92,240 +160,474 @@ impl StoreReport {
     }
 }
 
-/// Normalises a host as the store keys it: lower case, default ports dropped.
-pub fn host_key(host: &str) -> String {
-    let url = format!("http://{host}/");
-    let key = HostKey::of_url(url.as_bytes()).map(|k| k.to_key());
-    let key = key.unwrap_or_else(|| host.to_ascii_lowercase());
-    key.strip_suffix(":443").map(str::to_string).unwrap_or(key)
+/// Why an input could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// Where: `FILE:LINE` of a manifest, or a file of a directory.
+    pub at: String,
+    /// What is wrong.
+    pub kind: InputErrorKind,
 }
 
-/// How a host's policy is found before compiling.
-enum Resolved {
-    Body(Vec<u8>),
-    Synthetic(&'static [u8]),
+/// What is wrong with an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputErrorKind {
+    /// The file or directory could not be read.
+    Io(String),
+    /// A manifest line is not a JSON object.
+    NotJson(String),
+    /// A manifest line has no `host`.
+    MissingHost,
+    /// The host is not a host name (with the reason).
+    BadHost(String, String),
+    /// `status` is missing or not an HTTP status.
+    BadStatus,
+    /// A 2xx line has neither `body` nor `body_path`.
+    MissingBody(u16),
 }
 
-fn resolve(inputs: &HashMap<String, &HostInput>, input: &HostInput) -> (Resolved, HostSource) {
-    let mut current = input;
-    let mut hops = 0;
-    loop {
-        let source = if hops > 0 {
-            HostSource::Redirected
-        } else {
-            HostSource::Fetched
-        };
-        match current.status {
-            200..=299 => {
-                return match &current.body {
-                    Some(b) => (Resolved::Body(b.clone()), source),
-                    None => (Resolved::Synthetic(ALLOW_ALL), HostSource::Unavailable),
-                }
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.at)?;
+        match &self.kind {
+            InputErrorKind::Io(e) => write!(f, "{e}"),
+            InputErrorKind::NotJson(e) => write!(f, "not a JSON object: {e}"),
+            InputErrorKind::MissingHost => write!(f, "missing \"host\""),
+            InputErrorKind::BadHost(h, why) => write!(f, "{h:?} is not a host name: {why}"),
+            InputErrorKind::BadStatus => write!(
+                f,
+                "missing or invalid \"status\" (an HTTP status, 0 for unreachable)"
+            ),
+            InputErrorKind::MissingBody(s) => {
+                write!(f, "status {s} needs \"body\" or \"body_path\"")
             }
-            300..=399 => {
-                let target = current
-                    .location
-                    .as_deref()
-                    .and_then(|l| HostKey::of_url(l.as_bytes()))
-                    .map(|k| k.to_key())
-                    .and_then(|k| inputs.get(&k).copied());
-                match target {
-                    None => return (Resolved::Synthetic(DISALLOW_ALL), HostSource::Unreachable),
-                    Some(_) if hops >= MAX_REDIRECTS => {
-                        return (Resolved::Synthetic(ALLOW_ALL), HostSource::Unavailable)
-                    }
-                    Some(t) => {
-                        current = t;
-                        hops += 1;
-                    }
-                }
-            }
-            400..=499 => return (Resolved::Synthetic(ALLOW_ALL), HostSource::Unavailable),
-            _ => return (Resolved::Synthetic(DISALLOW_ALL), HostSource::Unreachable),
         }
     }
 }
 
-/// Builds a store for `agent`. `progress` is called once per compiled body.
+impl std::error::Error for InputError {}
+
+/// Why a store could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The agent token is invalid (nothing can compile).
+    Compile(CompileError),
+    /// An input could not be read.
+    Input(InputError),
+    /// The store would exceed the format's size.
+    TooLarge(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Compile(e) => e.fmt(f),
+            StoreError::Input(e) => e.fmt(f),
+            StoreError::TooLarge(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Checks a host name as given in an input and returns the key the store
+/// uses: lower-cased ASCII host (letters, digits, `-` and `.`; IPv4; IPv6
+/// in brackets), `:port` kept unless it is 80 or 443 (the store keys hosts
+/// without their scheme: see docs/artifact.md).
 ///
 /// # Errors
 ///
-/// Only an invalid agent token; bodies that fail are recorded in the report.
-pub fn build_store(
-    inputs: &[HostInput],
+/// The reason the text is not a host.
+pub fn host_key(host: &str) -> Result<String, String> {
+    let host = host.trim();
+    if host.is_empty() {
+        return Err("empty".into());
+    }
+    if host.contains("://") || host.contains('/') {
+        return Err("give the host alone, without scheme or path".into());
+    }
+    if !host.is_ascii() {
+        return Err("non-ASCII: give the IDNA (punycode, xn--) form".into());
+    }
+    let key = HostKey::of_key(host).ok_or("no host before the port")?;
+    let name = std::str::from_utf8(key.host).map_err(|_| "not text")?;
+    if let Some(p) = key.port {
+        let port: Option<u16> = std::str::from_utf8(p).ok().and_then(|p| p.parse().ok());
+        if port.is_none_or(|p| p == 0) || p.len() > 5 {
+            return Err("the port is not a number from 1 to 65535".into());
+        }
+    }
+    let is_v6 = name.starts_with('[') && name.ends_with(']');
+    let ok = if is_v6 {
+        name[1..name.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+    } else {
+        name.len() <= 253
+            && name.trim_end_matches('.').split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+    };
+    if !ok {
+        return Err("a host name is dot-separated labels of letters, digits and '-'".into());
+    }
+    let key = match key.port {
+        Some(b"80" | b"443") => HostKey { port: None, ..key },
+        _ => key,
+    };
+    Ok(key.to_key())
+}
+
+/// Hosts and distinct bodies, as the inputs stream in.
+#[derive(Default)]
+struct Collected {
+    /// Host key → its input (body replaced by a body id).
+    hosts: HashMap<String, HostRecord>,
+    /// Distinct bodies; ids 0 and 1 are the synthetic allow-all and
+    /// disallow-all bodies.
+    bodies: Vec<Vec<u8>>,
+    /// FNV-1a 64 of a body → ids with that hash.
+    by_hash: HashMap<u64, Vec<u32>>,
+    duplicates: Vec<String>,
+}
+
+struct HostRecord {
+    status: u16,
+    body: Option<u32>,
+    location: Option<String>,
+    fetched_at: Option<String>,
+}
+
+const ALLOW_ID: u32 = 0;
+const DISALLOW_ID: u32 = 1;
+
+impl Collected {
+    fn new() -> Collected {
+        let mut c = Collected::default();
+        c.intern(ALLOW_ALL.to_vec());
+        c.intern(DISALLOW_ALL.to_vec());
+        c
+    }
+
+    fn intern(&mut self, body: Vec<u8>) -> u32 {
+        let hash = robocc_engine::artifact::fnv1a64(&body);
+        let ids = self.by_hash.entry(hash).or_default();
+        if let Some(&id) = ids.iter().find(|&&id| self.bodies[id as usize] == body) {
+            return id;
+        }
+        let id = self.bodies.len() as u32;
+        self.bodies.push(body);
+        ids.push(id);
+        id
+    }
+
+    fn add(&mut self, input: HostInput) -> Result<(), InputError> {
+        let key = host_key(&input.host).map_err(|why| InputError {
+            at: format!("host {:?}", input.host),
+            kind: InputErrorKind::BadHost(input.host.clone(), why),
+        })?;
+        let body = input.body.map(|b| self.intern(b));
+        let record = HostRecord {
+            status: input.status,
+            body,
+            location: input.location,
+            fetched_at: input.fetched_at,
+        };
+        if self.hosts.insert(key.clone(), record).is_some() {
+            self.duplicates.push(key);
+        }
+        Ok(())
+    }
+
+    /// Which body applies to `key`, and why (RFC 9309 §2.3.1).
+    fn resolve(&self, key: &str) -> (u32, HostSource) {
+        let mut current = &self.hosts[key];
+        let mut hops = 0;
+        loop {
+            let source = if hops > 0 {
+                HostSource::Redirected
+            } else {
+                HostSource::Fetched
+            };
+            match current.status {
+                200..=299 => {
+                    return match current.body {
+                        Some(b) => (b, source),
+                        None => (ALLOW_ID, HostSource::Unavailable),
+                    }
+                }
+                300..=399 => {
+                    let target = current
+                        .location
+                        .as_deref()
+                        .and_then(|l| HostKey::of_url(l.as_bytes()))
+                        .and_then(|k| self.hosts.get(&k.to_key()));
+                    match target {
+                        None => return (DISALLOW_ID, HostSource::Unreachable),
+                        Some(_) if hops >= MAX_REDIRECTS => {
+                            return (ALLOW_ID, HostSource::Unavailable)
+                        }
+                        Some(t) => {
+                            current = t;
+                            hops += 1;
+                        }
+                    }
+                }
+                400..=499 => return (ALLOW_ID, HostSource::Unavailable),
+                _ => return (DISALLOW_ID, HostSource::Unreachable),
+            }
+        }
+    }
+}
+
+/// A compiled (or reused) distinct body.
+enum Built {
+    Ok {
+        bytes: Vec<u8>,
+        split: Option<String>,
+    },
+    Failed(String),
+}
+
+/// Compiles the bodies `ids` once each, reusing the base store's policies
+/// for unchanged sources.
+fn compile_bodies(
+    bodies: &[Vec<u8>],
+    ids: &[u32],
     agent: &str,
     options: &CompileOptions,
-    on_failure: OnFailure,
-    progress: &(dyn Fn() + Sync),
-) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), crate::CompileError> {
-    crate::agent::validate_token(agent).map_err(crate::CompileError::BadAgent)?;
-    let mut report = StoreReport::default();
-    let mut by_host: HashMap<String, &HostInput> = HashMap::new();
-    for input in inputs {
-        if by_host.insert(host_key(&input.host), input).is_some() {
-            report.duplicates.push(host_key(&input.host));
-        }
-    }
-    // Resolve every host to a body, then give each distinct body an index.
-    let mut hosts: Vec<(String, Vec<u8>, HostSource, &HostInput)> = by_host
-        .iter()
-        .map(|(key, input)| {
-            let (resolved, source) = resolve(&by_host, input);
-            let body = match resolved {
-                Resolved::Body(b) => b,
-                Resolved::Synthetic(b) => b.to_vec(),
-            };
-            (key.clone(), body, source, *input)
-        })
-        .collect();
-    hosts.sort_by(|a, b| a.0.cmp(&b.0));
-    // Identical bodies compile once: `body_of_host[i]` indexes `bodies`.
-    let mut body_index: HashMap<&[u8], usize> = HashMap::new();
-    let mut bodies: Vec<&[u8]> = Vec::new();
-    let body_of_host: Vec<usize> = hosts
-        .iter()
-        .map(|(_, body, _, _)| {
-            *body_index.entry(body.as_slice()).or_insert_with(|| {
-                bodies.push(body.as_slice());
-                bodies.len() - 1
-            })
-        })
-        .collect();
-    let compiled: Vec<Result<PolicyData, String>> = bodies
+    store: &StoreOptions<'_>,
+) -> (Vec<Built>, usize) {
+    let base = store
+        .base
+        .map(|b| reusable(b, agent, options))
+        .unwrap_or_default();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let reused = std::sync::atomic::AtomicUsize::new(0);
+    let built = ids
         .par_iter()
-        .map(|body| {
-            let r = compile(body, agent, options)
-                .map(|c| c.data)
-                .map_err(|e| e.to_string());
-            progress();
-            r
+        .map(|&id| {
+            let body = &bodies[id as usize];
+            let key = (robocc_engine::artifact::fnv1a64(body), body.len() as u64);
+            let result = match base.get(&key) {
+                Some(bytes) => {
+                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Built::Ok {
+                        bytes: bytes.clone(),
+                        split: None,
+                    }
+                }
+                None => match compile(body, agent, options) {
+                    Ok(c) => Built::Ok {
+                        split: (c.data.automata.len() > 1)
+                            .then(|| c.data.header.split_reason.clone()),
+                        bytes: c.to_bytes().to_vec(),
+                    },
+                    Err(e) => Built::Failed(e.to_string()),
+                },
+            };
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if let Some(p) = store.progress {
+                p(n, ids.len());
+            }
+            result
         })
         .collect();
-    let fallback_body = match on_failure {
-        OnFailure::Allow => ALLOW_ALL,
-        OnFailure::Disallow => DISALLOW_ALL,
-    };
-    let mut policies: Vec<PolicyData> = Vec::with_capacity(compiled.len() + 1);
-    let mut failed_policy: Option<u32> = None;
-    let mut index_of_body: Vec<Option<u32>> = vec![None; compiled.len()];
-    let mut failure_of_body: Vec<Option<String>> = vec![None; compiled.len()];
-    for (i, r) in compiled.into_iter().enumerate() {
-        match r {
-            Ok(p) => {
-                index_of_body[i] = Some(policies.len() as u32);
-                policies.push(p);
+    (built, reused.into_inner())
+}
+
+/// The base store's policies that a build with these options may reuse,
+/// by (source hash, source length).
+fn reusable(base: &Store, agent: &str, options: &CompileOptions) -> HashMap<(u64, u64), Vec<u8>> {
+    let wanted = crate::compile::options_hash(agent, options);
+    let mut out = HashMap::new();
+    for i in 0..base.policy_count() {
+        // A policy that fails validation is simply not reused.
+        if let (Ok(p), Ok(bytes)) = (base.policy(i), base.policy_artifact(i)) {
+            let h = p.header();
+            if h.options_hash == wanted && h.agent.eq_ignore_ascii_case(agent) {
+                out.insert((h.source_hash, h.source_len), bytes.to_vec());
             }
-            Err(e) => failure_of_body[i] = Some(e),
         }
     }
-    let mut entries = Vec::with_capacity(hosts.len());
-    drop(body_index);
-    let hosts: Vec<(String, HostSource, &HostInput)> =
-        hosts.into_iter().map(|(k, _, s, i)| (k, s, i)).collect();
-    for ((key, mut source, input), &b) in hosts.into_iter().zip(&body_of_host) {
-        let policy = match index_of_body[b] {
-            Some(p) => {
-                if policies[p as usize].automata.len() > 1 {
-                    report.fallbacks.push(HostNote {
-                        host: key.clone(),
-                        note: policies[p as usize].header.build.clone(),
+    out
+}
+
+/// Builds a store for `agent` from host inputs, streamed.
+///
+/// # Errors
+///
+/// An invalid agent token, an input that cannot be read, or a store over
+/// the format's size. Bodies that fail to compile are not errors: they are
+/// in the report.
+pub fn build_store<I>(
+    inputs: I,
+    agent: &str,
+    options: &CompileOptions,
+    store: &StoreOptions<'_>,
+) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError>
+where
+    I: IntoIterator<Item = Result<HostInput, InputError>>,
+{
+    crate::agent::validate_token(agent)
+        .map_err(|e| StoreError::Compile(CompileError::BadAgent(e)))?;
+    // Collect.
+    let mut collected = Collected::new();
+    for input in inputs {
+        collected
+            .add(input.map_err(StoreError::Input)?)
+            .map_err(StoreError::Input)?;
+    }
+    // Resolve.
+    let mut keys: Vec<&String> = collected.hosts.keys().collect();
+    keys.sort();
+    let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
+    let mut used: Vec<u32> = resolved.iter().map(|r| r.0).collect();
+    used.sort_unstable();
+    used.dedup();
+    // Compile.
+    let (built, reused) = compile_bodies(&collected.bodies, &used, agent, options, store);
+    let mut report = StoreReport {
+        compiled: used.len() - reused,
+        reused,
+        duplicates: std::mem::take(&mut collected.duplicates),
+        ..StoreReport::default()
+    };
+    // Index: policies in `used` order, plus the fallback when needed.
+    let mut policy_of_body: HashMap<u32, u32> = HashMap::new();
+    let mut policies: Vec<&[u8]> = Vec::new();
+    for (&id, b) in used.iter().zip(&built) {
+        if let Built::Ok { bytes, .. } = b {
+            policy_of_body.insert(id, policies.len() as u32);
+            policies.push(bytes);
+        }
+    }
+    let fallback;
+    let mut fallback_index = None;
+    let mut entries = Vec::with_capacity(keys.len());
+    for (key, &(body, mut source)) in keys.iter().zip(&resolved) {
+        let built = &built[used.binary_search(&body).unwrap_or(0)];
+        let policy = match (policy_of_body.get(&body), built) {
+            (Some(&p), Built::Ok { split, .. }) => {
+                if let Some(why) = split {
+                    report.split.push(HostNote {
+                        host: (*key).clone(),
+                        note: why.clone(),
                     });
                 }
                 p
             }
-            None => {
+            (_, failure) => {
                 source = HostSource::Failed;
                 report.failures.push(HostNote {
-                    host: key.clone(),
-                    note: failure_of_body[b].clone().unwrap_or_default(),
+                    host: (*key).clone(),
+                    note: match failure {
+                        Built::Failed(why) => why.clone(),
+                        Built::Ok { .. } => String::new(),
+                    },
                 });
-                *failed_policy.get_or_insert_with(|| {
-                    // The caller's budget just failed; the fallback bodies are
-                    // two lines and always fit the default one.
-                    let opts = CompileOptions {
-                        budget: crate::lower::Budget::default(),
-                        parse: crate::ParseOptions::default(),
-                        ..options.clone()
-                    };
-                    let p = compile(fallback_body, agent, &opts)
-                        .expect("a one-rule policy fits the default budget")
-                        .data;
-                    policies.push(p);
-                    policies.len() as u32 - 1
-                })
+                *fallback_index.get_or_insert(policies.len() as u32)
             }
         };
-        report.by_source[source as usize] += 1;
+        report.by_source.add(source);
+        let record = &collected.hosts[*key];
         entries.push(HostEntry {
-            host: key,
+            key: (*key).clone(),
             policy,
             source,
-            status: input.status,
-            fetched_at: input.fetched_at.clone(),
+            status: record.status,
+            fetched_at: record.fetched_at.clone(),
         });
+    }
+    if fallback_index.is_some() {
+        fallback = fallback_policy(agent, options, store.on_failure);
+        policies.push(&fallback);
     }
     report.hosts = entries.len();
     report.unique_policies = policies.len();
-    let data = StoreData {
+    let meta = StoreMeta {
         agent: agent.to_string(),
         dialect: options.dialect,
         compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-        hosts: entries,
-        policies,
+        options_hash: crate::compile::options_hash(agent, options),
     };
-    // The format's offsets are 32-bit: a store is at most 2 GiB. rkyv
-    // reports an offset that does not fit as an error.
-    let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&data)
-        .ok()
-        .filter(|a| a.len() <= MAX_STORE_BYTES)
-        .ok_or_else(|| {
-            crate::CompileError::TooLarge(format!(
-                "the store of {} hosts and {} policies is over the format's {MAX_STORE_BYTES}-byte \
-                 limit: split the hosts into several stores",
-                data.hosts.len(),
-                data.policies.len()
-            ))
-        })?;
-    let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + 16);
-    out.extend_from_slice(&frame(&STORE_MAGIC, STORE_FORMAT_VERSION, archive.len()));
-    out.extend_from_slice(&archive);
-    report.bytes = out.len();
-    Ok((out, report))
+    let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
+    report.bytes = bytes.len();
+    Ok((bytes, report))
 }
 
-/// Largest store archive the format can address (32-bit relative offsets).
-pub const MAX_STORE_BYTES: usize = i32::MAX as usize;
+/// The policy hosts get when their body failed: compiled under the default
+/// parse options and budget (the caller's just failed; the fallback bodies
+/// are two lines and always fit).
+fn fallback_policy(agent: &str, options: &CompileOptions, on_failure: OnFailure) -> Vec<u8> {
+    let body = match on_failure {
+        OnFailure::Allow => ALLOW_ALL,
+        OnFailure::Disallow => DISALLOW_ALL,
+    };
+    let opts = CompileOptions {
+        budget: crate::lower::Budget::default(),
+        parse: crate::ParseOptions::default(),
+        ..options.clone()
+    };
+    match compile(body, agent, &opts) {
+        Ok(c) => c.to_bytes().to_vec(),
+        // The agent was validated and the body is two lines: unreachable,
+        // but an empty policy list entry would be refused at use, not
+        // answered wrongly.
+        Err(_) => Vec::new(),
+    }
+}
 
 /// [`build_store`] with the default compile options, disallow-all for bodies
-/// that fail, and no progress reporting.
+/// that fail, no base and no progress.
 ///
 /// # Errors
 ///
-/// Only an invalid agent token.
+/// As [`build_store`].
 pub fn build_store_default(
     inputs: &[HostInput],
     agent: &str,
-) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), crate::CompileError> {
+) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError> {
     build_store(
-        inputs,
+        inputs.iter().cloned().map(Ok),
         agent,
         &CompileOptions::default(),
-        OnFailure::Disallow,
-        &|| {},
+        &StoreOptions::default(),
     )
 }
 
-/// Reads a directory of `<host>.txt` / `<host>_<port>.txt` files (status 200).
-pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?;
+/// Reads a directory of `<host>.txt` / `<host>_<port>.txt` files (status
+/// 200), in name order. Files whose name is not a host are an error naming
+/// the file.
+///
+/// # Errors
+///
+/// The directory or a file cannot be read, or a name is not a host.
+pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputError> {
+    let at = |p: &std::path::Path| p.display().to_string();
+    let io = |p: &std::path::Path, e: std::io::Error| InputError {
+        at: at(p),
+        kind: InputErrorKind::Io(e.to_string()),
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| io(dir, e))?;
+    paths.sort();
     let mut out = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let Some(stem) = name.strip_suffix(".txt") else {
+    for path in paths {
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
             continue;
         };
         let host = match stem.rsplit_once('_') {
@@ -334,8 +636,11 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, String> 
             }
             _ => stem.to_string(),
         };
-        let body =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        host_key(&host).map_err(|why| InputError {
+            at: at(&path),
+            kind: InputErrorKind::BadHost(host.clone(), why),
+        })?;
+        let body = std::fs::read(&path).map_err(|e| io(&path, e))?;
         out.push(HostInput {
             host,
             status: 200,
@@ -343,78 +648,92 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, String> 
             ..HostInput::default()
         });
     }
-    out.sort_by(|a, b| a.host.cmp(&b.host));
     Ok(out)
 }
 
-/// Reads a JSONL manifest: one object per line with `host`, `status`, and
+/// Streams a JSONL manifest: one object per line with `host`, `status`, and
 /// `body_path` (relative to the manifest) or `body` (inline text), plus
-/// optional `fetched_at` and `location`.
-pub fn inputs_from_manifest(path: &std::path::Path) -> Result<Vec<HostInput>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read manifest {}: {e}", path.display()))?;
-    let base = path.parent().unwrap_or(std::path::Path::new("."));
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = || format!("{}:{}", path.display(), n + 1);
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{}: not JSON: {e}", at()))?;
-        let host = v["host"]
-            .as_str()
-            .ok_or_else(|| format!("{}: missing \"host\"", at()))?
-            .to_string();
-        let status = v["status"].as_u64().filter(|&s| s < 1000).ok_or_else(|| {
-            format!(
-                "{}: missing or invalid \"status\" (HTTP status, 0 for unreachable)",
-                at()
-            )
-        })? as u16;
-        let body = match (
-            v.get("body").and_then(|b| b.as_str()),
-            v.get("body_path").and_then(|b| b.as_str()),
-        ) {
-            (Some(inline), _) => Some(inline.as_bytes().to_vec()),
-            (None, Some(rel)) => {
-                let p = base.join(rel);
-                Some(
-                    std::fs::read(&p)
-                        .map_err(|e| format!("{}: cannot read body {}: {e}", at(), p.display()))?,
-                )
+/// optional `fetched_at` and `location`. Blank lines are skipped.
+///
+/// # Errors
+///
+/// The manifest cannot be opened; each line's own errors come from the
+/// iterator, naming `FILE:LINE`.
+pub fn manifest_inputs(
+    path: &std::path::Path,
+) -> Result<impl Iterator<Item = Result<HostInput, InputError>>, InputError> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| InputError {
+        at: path.display().to_string(),
+        kind: InputErrorKind::Io(format!("cannot read manifest: {e}")),
+    })?;
+    let base = path
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    let name = path.display().to_string();
+    Ok(std::io::BufReader::new(file)
+        .split(b'\n')
+        .enumerate()
+        .filter_map(move |(n, line)| {
+            let at = format!("{name}:{}", n + 1);
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    return Some(Err(InputError {
+                        at,
+                        kind: InputErrorKind::Io(e.to_string()),
+                    }))
+                }
+            };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return None;
             }
-            (None, None) if (200..300).contains(&status) => {
-                return Err(format!(
-                    "{}: status {status} needs \"body\" or \"body_path\"",
-                    at()
-                ))
-            }
-            (None, None) => None,
-        };
-        let location = v
-            .get("location")
-            .and_then(|l| l.as_str())
-            .map(str::to_string);
-        let fetched_at = v
-            .get("fetched_at")
-            .and_then(|l| l.as_str())
-            .map(str::to_string);
-        out.push(HostInput {
-            host,
-            status,
-            body,
-            location,
-            fetched_at,
-        });
+            Some(manifest_line(&line, &base).map_err(|kind| InputError { at, kind }))
+        }))
+}
+
+fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
+    let v: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
+    if !v.is_object() {
+        return Err(InputErrorKind::NotJson("not an object".into()));
     }
-    Ok(out)
+    let host = v["host"]
+        .as_str()
+        .ok_or(InputErrorKind::MissingHost)?
+        .to_string();
+    host_key(&host).map_err(|why| InputErrorKind::BadHost(host.clone(), why))?;
+    let status = v["status"]
+        .as_u64()
+        .filter(|&s| s < 1000)
+        .ok_or(InputErrorKind::BadStatus)? as u16;
+    let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let body = match (text("body"), text("body_path")) {
+        (Some(inline), _) => Some(inline.into_bytes()),
+        (None, Some(rel)) => {
+            let p = base.join(rel);
+            Some(std::fs::read(&p).map_err(|e| {
+                InputErrorKind::Io(format!("cannot read body {}: {e}", p.display()))
+            })?)
+        }
+        (None, None) if (200..300).contains(&status) => {
+            return Err(InputErrorKind::MissingBody(status))
+        }
+        (None, None) => None,
+    };
+    Ok(HostInput {
+        host,
+        status,
+        body,
+        location: text("location"),
+        fetched_at: text("fetched_at"),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use robocc_engine::Store;
 
     fn input(host: &str, status: u16, body: Option<&str>, location: Option<&str>) -> HostInput {
         HostInput {
@@ -423,6 +742,30 @@ mod tests {
             body: body.map(|b| b.as_bytes().to_vec()),
             location: location.map(str::to_string),
             fetched_at: None,
+        }
+    }
+
+    #[test]
+    fn host_keys_are_validated() {
+        assert_eq!(host_key("Example.COM").as_deref(), Ok("example.com"));
+        assert_eq!(host_key("example.com:443").as_deref(), Ok("example.com"));
+        assert_eq!(
+            host_key("example.com:8080").as_deref(),
+            Ok("example.com:8080")
+        );
+        assert_eq!(host_key("[::1]:8443").as_deref(), Ok("[::1]:8443"));
+        assert_eq!(host_key("10.0.0.1").as_deref(), Ok("10.0.0.1"));
+        for bad in [
+            "",
+            "https://b.com/",
+            "protego__github.com",
+            "a..b",
+            "-a.com",
+            "exämple.com",
+            "a.com:0",
+            "a.com:99999",
+        ] {
+            assert!(host_key(bad).is_err(), "{bad:?} accepted");
         }
     }
 
@@ -461,16 +804,10 @@ mod tests {
             ));
         }
         inputs.push(input("r6.com", 200, Some(blocked), None));
-        let (bytes, report) = build_store(
-            &inputs,
-            "Googlebot",
-            &CompileOptions::default(),
-            OnFailure::Disallow,
-            &|| {},
-        )
-        .unwrap();
-        let store = Store::from_bytes(&bytes).unwrap();
-        let allowed = |u: &str| store.check(u.as_bytes()).map(|v| v.allowed);
+        let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+        let store = Store::from_slice(&bytes).unwrap();
+        store.validate_all().unwrap();
+        let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
         assert_eq!(allowed("https://a.com/private"), Some(false));
         assert_eq!(allowed("https://b.com/private"), Some(false));
         assert_eq!(allowed("https://A.COM/public"), Some(true));
@@ -499,33 +836,83 @@ mod tests {
         assert!(report.unique_policies <= 4, "{report:?}");
         assert_eq!(report.hosts, inputs.len());
         assert!(report.dedup_ratio() > 3.0);
+        assert_eq!(report.by_source.redirected, 6);
     }
 
     #[test]
     fn a_failing_body_gets_the_fallback_and_is_reported() {
         let hostile = "User-agent: *\nDisallow: /*a*b*c*d\nDisallow: /x\n";
-        let inputs = vec![
+        let inputs = [
             input("bad.com", 200, Some(hostile), None),
             input("good.com", 200, Some("User-agent: *\nDisallow: /x\n"), None),
         ];
         // A budget no automaton fits in.
         let mut opts = CompileOptions::default();
         opts.budget.max_states = 1;
-        for (fallback, allowed) in [(OnFailure::Disallow, false), (OnFailure::Allow, true)] {
-            let (bytes, report) =
-                build_store(&inputs, "Googlebot", &opts, fallback, &|| {}).unwrap();
+        for (on_failure, allowed) in [(OnFailure::Disallow, false), (OnFailure::Allow, true)] {
+            let store_opts = StoreOptions {
+                on_failure,
+                ..StoreOptions::default()
+            };
+            let (bytes, report) = build_store(
+                inputs.iter().cloned().map(Ok),
+                "Googlebot",
+                &opts,
+                &store_opts,
+            )
+            .unwrap();
             assert_eq!(report.failures.len(), 2, "{report:?}");
-            assert!(report.failures[0].note.contains("budget"), "{report:?}");
-            let store = Store::from_bytes(&bytes).unwrap();
-            let entry = store.host_entry(b"https://bad.com/").unwrap();
+            assert!(report.failures[0].note.contains("states"), "{report:?}");
+            let store = Store::from_slice(&bytes).unwrap();
+            let entry = store.host(b"https://bad.com/").unwrap().unwrap();
+            assert_eq!(entry.source, HostSource::Failed);
             assert_eq!(
-                entry.source,
-                robocc_engine::store::ArchivedHostSource::Failed
-            );
-            assert_eq!(
-                store.check(b"https://bad.com/y").map(|v| v.allowed),
+                store
+                    .check(b"https://bad.com/y")
+                    .unwrap()
+                    .map(|v| v.allowed),
                 Some(allowed)
             );
         }
+    }
+
+    #[test]
+    fn a_rebuild_reuses_unchanged_policies() {
+        let inputs: Vec<HostInput> = (0..20)
+            .map(|i| {
+                let body = format!("User-agent: *\nDisallow: /p{i}\n");
+                input(&format!("h{i}.com"), 200, Some(&body), None)
+            })
+            .collect();
+        let (old, _) = build_store_default(&inputs, "Googlebot").unwrap();
+        let base = Store::from_slice(&old).unwrap();
+        let mut changed = inputs.clone();
+        changed[3].body = Some(b"User-agent: *\nDisallow: /changed\n".to_vec());
+        let opts = StoreOptions {
+            base: Some(&base),
+            ..StoreOptions::default()
+        };
+        let (new, report) = build_store(
+            changed.iter().cloned().map(Ok),
+            "Googlebot",
+            &CompileOptions::default(),
+            &opts,
+        )
+        .unwrap();
+        assert_eq!((report.reused, report.compiled), (19, 1), "{report:?}");
+        let store = Store::from_slice(&new).unwrap();
+        let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+        assert_eq!(allowed("https://h3.com/changed"), Some(false));
+        assert_eq!(allowed("https://h3.com/p3"), Some(true));
+        assert_eq!(allowed("https://h4.com/p4"), Some(false));
+        // Another agent reuses nothing.
+        let (_, report) = build_store(
+            changed.iter().cloned().map(Ok),
+            "Bingbot",
+            &CompileOptions::default(),
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(report.reused, 0);
     }
 }

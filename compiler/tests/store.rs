@@ -6,14 +6,15 @@ mod common;
 use robocc_compiler::agent::select;
 use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
-use robocc_compiler::store::{build_store_default, host_key, HostInput};
+use robocc_compiler::store::{build_store_default, HostInput};
 use robocc_compiler::{compile, urlgen, CompileOptions};
 use robocc_engine::{Policy, Store};
 
 fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
-    // File names become host names (`<source>__<site>.txt`).
-    let all = robocc_compiler::store::inputs_from_dir(dir).unwrap();
-    all.into_iter().step_by(every).collect()
+    common::corpus_inputs(dir)
+        .into_iter()
+        .step_by(every)
+        .collect()
 }
 
 /// A generated path (or example.com URL) moved onto host `key`.
@@ -29,19 +30,19 @@ fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
     let (bytes, report) = build_store_default(inputs, "Googlebot").unwrap();
     assert_eq!(report.hosts, inputs.len());
     assert!(report.failures.is_empty(), "{:?}", report.failures);
-    let store = Store::from_bytes(&bytes).unwrap();
+    let store = Store::from_slice(&bytes).unwrap();
     let mut checked = 0;
     for input in inputs {
         let body = input.body.as_ref().unwrap();
         let compiled = compile(body, "Googlebot", &opts).unwrap();
         let own = compiled.to_bytes();
         let policy = Policy::from_bytes(&own).unwrap();
-        let key = host_key(&input.host);
+        let key = input.host.clone();
         let urls = urlgen::workload(5, compiled.rule_set.patterns(), urls_per_host);
         for path in urls {
             let url = url_on(&key, &path);
             assert_eq!(
-                store.check(url.as_bytes()),
+                store.check(url.as_bytes()).unwrap(),
                 Some(policy.check(url.as_bytes())),
                 "{key}: {url}"
             );
@@ -70,7 +71,7 @@ fn store_of_shared_corpus_matches_the_reference() {
     let opts = CompileOptions::default();
     let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
-    let store = Store::from_bytes(&bytes).unwrap();
+    let store = Store::from_slice(&bytes).unwrap();
     let mut checked = 0;
     for input in &inputs {
         let body = input.body.as_ref().unwrap();
@@ -80,13 +81,14 @@ fn store_of_shared_corpus_matches_the_reference() {
             &select(&robots, "Googlebot"),
             opts.rule_set_options(),
         );
-        let key = host_key(&input.host);
+        let key = input.host.clone();
         let urls = urlgen::workload(9, set.patterns(), 20);
         for path in urls {
             let url = url_on(&key, &path);
             let want = robocc_compiler::reference::check_url(&set, url.as_bytes());
             let got = store
                 .check(url.as_bytes())
+                .unwrap()
                 .unwrap_or_else(|| panic!("{key} missing"));
             assert_eq!(
                 (got.allowed, got.rule),

@@ -7,38 +7,64 @@
 //! memory-mapped file — and checks URLs against it:
 //!
 //! * no allocation and no parsing on the check path;
-//! * one table lookup per URL byte, stopping as soon as the verdict can no
-//!   longer change;
-//! * every table validated once at load, so a corrupted artifact is refused,
-//!   never read out of bounds.
+//! * one step per URL byte over a compact program (literal pattern text costs
+//!   one byte per byte), stopping as soon as the verdict can no longer change;
+//! * every table validated before it is read, so a corrupted artifact is
+//!   refused, never read out of bounds.
+//!
+//! A crawler embedding a compiled policy:
 //!
 //! ```no_run
-//! use robocc_engine::Policy;
-//! let policy = Policy::open("example.policy")?;
+//! use robocc_engine::PolicyFile;
+//! let file = PolicyFile::open("example.policy")?; // mmap + validation, once
+//! let policy = file.policy();                       // a Copy view
 //! if policy.is_allowed("https://example.com/some/page?x=1") {
 //!     // fetch it
 //! }
 //! # Ok::<(), robocc_engine::LoadError>(())
 //! ```
 //!
+//! And the policies of many hosts, in one store:
+//!
+//! ```no_run
+//! use robocc_engine::Store;
+//! let store = Store::open("hosts.store")?; // constant time, whatever its size
+//! let verdict = store.check(b"https://www.example.com/cart")?; // None: host unknown
+//! # Ok::<(), robocc_engine::LoadError>(())
+//! ```
+//!
 //! The data flow, module by module: [`url`] finds the path in a URL,
-//! [`normalize`] encodes it (RFC 9309 and 1996-draft modes), [`Policy`] runs the automata,
+//! [`normalize`] encodes it (RFC 9309 and 1996-draft modes), [`Policy`] runs
+//! the automata (their byte layout and walk are in `program`),
 //! [`Policy::visit_at_minute`] answers robots 2.0's Visit-time and
-//! Request-rate, and [`artifact`] describes the bytes (see also
-//! docs/artifact.md).
+//! Request-rate, and [`Store`] maps many hosts to policies. The archived
+//! layout (`artifact`, docs/artifact.md) is not part of the API: accessors
+//! return the plain types of this crate.
 
 #![deny(missing_docs)]
 
+#[doc(hidden)]
 pub mod artifact;
 mod load;
 pub mod normalize;
 mod policy;
-pub mod store;
+#[doc(hidden)]
+pub mod program;
+mod store;
+mod types;
 pub mod url;
 mod visit;
 
-pub use artifact::{Dialect, UrlMode};
-pub use load::{frame, LoadError};
-pub use policy::{Policy, Traced, Verdict};
-pub use store::{HostKey, Store};
+pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_LEN};
+pub use policy::{Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict};
+#[doc(hidden)]
+pub use store::{write_store, HostEntry, StoreMeta};
+pub use store::{HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
+pub use types::{
+    Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
+    TimeWindow, UnknownName, UrlMode,
+};
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
+
+/// Format version of single-policy artifacts this engine reads and writes.
+pub const POLICY_FORMAT_VERSION: u32 = artifact::FORMAT_VERSION;

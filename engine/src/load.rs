@@ -1,52 +1,124 @@
-//! Turning untrusted bytes into a [`Policy`](crate::Policy): frame checks,
-//! rkyv validation, then the semantic checks rkyv cannot know about (every
-//! transition inside its table, every outcome and rule index in range).
+//! Turning untrusted bytes into validated archives: the frame every robocc
+//! file starts with, rkyv's structural validation, then the semantic checks
+//! rkyv cannot know about (every target inside its program, every outcome
+//! and rule index in range).
 //!
-//! After [`validate`] succeeds the check path may index tables freely: no
-//! input can make it read out of bounds or panic.
+//! After [`validate_policy`] succeeds the check path may read the tables
+//! without bounds checks: no input can make it read out of bounds or panic.
 
-use crate::artifact::{
-    ArchivedPolicyData, ARCHIVE_ALIGN, FORMAT_VERSION, FRAME_LEN, MAGIC, NO_RULE,
-};
+use crate::artifact::{ArchivedPolicyData, FORMAT_VERSION, MAGIC, NO_RULE, OUTCOME_RULE_MASK};
 use std::fmt;
 
-/// Why an artifact was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadError {
-    kind: LoadErrorKind,
-    path: Option<String>,
-    /// "policy" or "store", for the message.
-    what: &'static str,
+/// Size of the frame before the archive.
+pub const FRAME_LEN: usize = 16;
+/// Alignment the archive needs (the frame keeps it when the buffer is aligned).
+pub const ARCHIVE_ALIGN: usize = 16;
+
+/// What kind of robocc file a frame announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A single compiled policy (`robocc compile`).
+    Policy,
+    /// A store of many hosts' policies (`robocc store build`).
+    Store,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum LoadErrorKind {
-    Io(String),
-    TooShort(usize),
-    BadMagic,
-    Version { found: u32, supported: u32 },
-    BigEndian,
-    Length { declared: u64, available: usize },
-    Misaligned(usize),
-    Archive(String),
-    Invalid(String),
-}
-
-impl LoadError {
-    pub(crate) fn invalid(msg: impl Into<String>) -> LoadError {
-        LoadError::new(LoadErrorKind::Invalid(msg.into()))
-    }
-
-    fn new(kind: LoadErrorKind) -> LoadError {
-        LoadError {
-            kind,
-            path: None,
-            what: "policy",
+impl FileKind {
+    /// Magic bytes of this kind.
+    pub fn magic(self) -> [u8; 8] {
+        match self {
+            FileKind::Policy => MAGIC,
+            FileKind::Store => crate::store::STORE_MAGIC,
         }
     }
 
-    pub(crate) fn io(err: std::io::Error) -> LoadError {
-        LoadError::new(LoadErrorKind::Io(err.to_string()))
+    /// Format version this engine reads and writes for this kind.
+    pub fn version(self) -> u32 {
+        match self {
+            FileKind::Policy => FORMAT_VERSION,
+            FileKind::Store => crate::store::STORE_FORMAT_VERSION,
+        }
+    }
+
+    /// "policy" or "store".
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Policy => "policy",
+            FileKind::Store => "store",
+        }
+    }
+
+    /// The kind whose magic `bytes` start with, if any (a cheap sniff: reads
+    /// 8 bytes).
+    pub fn sniff(bytes: &[u8]) -> Option<FileKind> {
+        [FileKind::Policy, FileKind::Store]
+            .into_iter()
+            .find(|k| bytes.starts_with(&k.magic()))
+    }
+}
+
+/// Why bytes were refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadErrorKind {
+    /// The file could not be read or mapped.
+    Io(String),
+    /// Shorter than the frame.
+    TooShort(usize),
+    /// Not this kind's magic; `other` is the robocc kind it is, if any.
+    BadMagic {
+        /// The other robocc file kind the bytes are.
+        other: Option<FileKind>,
+    },
+    /// Another format version.
+    Version {
+        /// Version in the file.
+        found: u32,
+        /// The version this engine reads.
+        supported: u32,
+    },
+    /// Written in big-endian byte order.
+    BigEndian,
+    /// The frame's declared length does not match the bytes.
+    Length {
+        /// Bytes the frame declares.
+        declared: u64,
+        /// Bytes present.
+        available: usize,
+    },
+    /// The archive does not start on a 16-byte boundary.
+    Misaligned(usize),
+    /// rkyv's structural validation failed.
+    Archive(String),
+    /// A table is inconsistent.
+    Invalid(String),
+}
+
+/// Why a policy or store was refused: what, and (when known) which file or
+/// which host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    kind: LoadErrorKind,
+    what: FileKind,
+    path: Option<String>,
+    host: Option<String>,
+}
+
+impl LoadError {
+    pub(crate) fn new(what: FileKind, kind: LoadErrorKind) -> LoadError {
+        LoadError {
+            kind,
+            what,
+            path: None,
+            host: None,
+        }
+    }
+
+    pub(crate) fn invalid(what: FileKind, msg: impl Into<String>) -> LoadError {
+        LoadError::new(what, LoadErrorKind::Invalid(msg.into()))
+    }
+
+    pub(crate) fn io(what: FileKind, err: &std::io::Error) -> LoadError {
+        LoadError::new(what, LoadErrorKind::Io(err.to_string()))
     }
 
     /// Attaches the file the bytes came from, for the message.
@@ -55,13 +127,33 @@ impl LoadError {
         self
     }
 
-    /// Marks the error as about a policy store (for the message).
-    pub(crate) fn for_store(mut self) -> LoadError {
-        self.what = "store";
+    pub(crate) fn with_host(mut self, host: &[u8]) -> LoadError {
+        self.host = Some(String::from_utf8_lossy(host).into_owned());
         self
     }
 
-    /// True when the artifact is of a format version this engine does not read.
+    /// What went wrong.
+    pub fn kind(&self) -> &LoadErrorKind {
+        &self.kind
+    }
+
+    /// The kind of file that was being read.
+    pub fn file_kind(&self) -> FileKind {
+        self.what
+    }
+
+    /// The file, when the bytes came from one.
+    pub fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// The store host whose policy was refused (stores validate each policy
+    /// the first time it is used).
+    pub fn host(&self) -> Option<&str> {
+        self.host.as_deref()
+    }
+
+    /// True when the file is of a format version this engine does not read.
     pub fn is_version_mismatch(&self) -> bool {
         matches!(self.kind, LoadErrorKind::Version { .. })
     }
@@ -77,156 +169,180 @@ impl fmt::Display for LoadError {
         if let Some(p) = &self.path {
             write!(f, "{p}: ")?;
         }
-        let w = self.what;
+        let w = self.what.name();
+        if let Some(h) = &self.host {
+            write!(f, "policy of host {h} in the {w}: ")?;
+        }
         match &self.kind {
             LoadErrorKind::Io(e) => write!(f, "cannot read {w}: {e}"),
             LoadErrorKind::TooShort(n) => write!(
                 f,
-                "not a robocc {w}: {n} bytes is shorter than the {FRAME_LEN}-byte header \
-                 (truncated file? rebuild it with robocc)"
+                "not a robocc {w}: {n} bytes is shorter than the {FRAME_LEN}-byte header"
             ),
-            LoadErrorKind::BadMagic => write!(
-                f,
-                "not a robocc {w}: wrong magic bytes (is this a robots.txt, or a {}? \
-                 use --robots, --policy or --store to match the file)",
-                if w == "store" {
-                    "single policy"
-                } else {
-                    "policy store"
-                }
-            ),
+            LoadErrorKind::BadMagic { other: Some(k) } => {
+                write!(f, "not a robocc {w}: it is a robocc {}", k.name())
+            }
+            LoadErrorKind::BadMagic { other: None } => {
+                write!(f, "not a robocc {w}: wrong magic bytes")
+            }
             LoadErrorKind::Version { found, supported } => write!(
                 f,
-                "unsupported {w} format version {found}: this engine reads version \
-                 {supported} only (rebuild the {w} with a matching robocc)"
+                "unsupported {w} format version {found}: this engine reads version {supported} only"
             ),
             LoadErrorKind::BigEndian => write!(
                 f,
-                "{w} written in big-endian byte order: this engine reads little-endian \
-                 artifacts only (rebuild the {w} with this robocc)"
+                "{w} written in big-endian byte order: this engine reads little-endian files only"
             ),
             LoadErrorKind::Length {
                 declared,
                 available,
             } => write!(
                 f,
-                "truncated or padded {w}: header declares {declared} archive bytes but \
-                 {available} follow it (rebuild or re-copy the file)"
+                "truncated or padded {w}: the header declares {declared} bytes but {available} follow it"
             ),
             LoadErrorKind::Misaligned(addr) => write!(
                 f,
-                "{w} bytes start at address {addr:#x}, not aligned to {ARCHIVE_ALIGN} bytes \
-                 (load the file with open(), or copy it into an aligned buffer)"
+                "{w} bytes start at address {addr:#x}, not aligned to {ARCHIVE_ALIGN} bytes"
             ),
-            LoadErrorKind::Archive(e) => write!(
-                f,
-                "corrupted {w}: archive validation failed: {e} (rebuild the {w})"
-            ),
-            LoadErrorKind::Invalid(e) => {
-                write!(f, "corrupted {w}: {e} (rebuild the {w})")
+            LoadErrorKind::Archive(e) => {
+                write!(f, "corrupted {w}: archive validation failed: {e}")
             }
+            LoadErrorKind::Invalid(e) => write!(f, "corrupted {w}: {e}"),
         }
     }
 }
 
 impl std::error::Error for LoadError {}
 
-/// Checks the frame and returns the archive bytes it announces.
-pub(crate) fn unframe<'a>(
-    bytes: &'a [u8],
-    magic: &[u8; 8],
-    version: u32,
-) -> Result<&'a [u8], LoadError> {
+/// Writes the frame for `len` bytes of `kind` that follow it.
+///
+/// # Panics
+///
+/// When `len` does not fit the frame's 32-bit length (writers check
+/// [`MAX_FRAMED_LEN`] first).
+pub fn frame(kind: FileKind, len: usize) -> [u8; FRAME_LEN] {
+    let mut f = [0u8; FRAME_LEN];
+    f[..8].copy_from_slice(&kind.magic());
+    f[8..12].copy_from_slice(&kind.version().to_le_bytes());
+    let len = u32::try_from(len).expect("framed length checked by the writer");
+    f[12..16].copy_from_slice(&len.to_le_bytes());
+    f
+}
+
+/// Largest body a frame can announce.
+pub const MAX_FRAMED_LEN: usize = u32::MAX as usize;
+
+/// Checks the frame of `kind` and returns the bytes it announces (16-byte
+/// aligned).
+pub(crate) fn unframe(bytes: &[u8], kind: FileKind) -> Result<&[u8], LoadError> {
+    let err = |k| LoadError::new(kind, k);
     if bytes.len() < FRAME_LEN {
-        return Err(LoadError::new(LoadErrorKind::TooShort(bytes.len())));
+        return Err(err(LoadErrorKind::TooShort(bytes.len())));
     }
-    if &bytes[..8] != magic {
-        return Err(LoadError::new(LoadErrorKind::BadMagic));
+    if bytes[..8] != kind.magic() {
+        return Err(err(LoadErrorKind::BadMagic {
+            other: FileKind::sniff(bytes),
+        }));
     }
-    let found = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let (found, version) = (word(8), kind.version());
     if found != version {
         // The frame is little-endian; a byte-swapped version means the
         // writer used the other byte order, and every offset is swapped too.
-        let kind = if found == version.swap_bytes() {
+        return Err(err(if found == version.swap_bytes() {
             LoadErrorKind::BigEndian
         } else {
             LoadErrorKind::Version {
                 found,
                 supported: version,
             }
-        };
-        return Err(LoadError::new(kind));
+        }));
     }
-    let declared = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes"));
+    let declared = word(12);
     let body = &bytes[FRAME_LEN..];
     if declared as usize != body.len() {
-        return Err(LoadError::new(LoadErrorKind::Length {
+        return Err(err(LoadErrorKind::Length {
             declared: u64::from(declared),
             available: body.len(),
         }));
     }
     if (body.as_ptr() as usize) % ARCHIVE_ALIGN != 0 {
-        return Err(LoadError::new(LoadErrorKind::Misaligned(
-            body.as_ptr() as usize
-        )));
+        return Err(err(LoadErrorKind::Misaligned(body.as_ptr() as usize)));
     }
     Ok(body)
 }
 
-/// Writes the frame for an archive of `len` bytes.
-pub fn frame(magic: &[u8; 8], version: u32, len: usize) -> [u8; FRAME_LEN] {
-    let mut f = [0u8; FRAME_LEN];
-    f[..8].copy_from_slice(magic);
-    f[8..12].copy_from_slice(&version.to_le_bytes());
-    let len = u32::try_from(len).expect("artifacts are smaller than 4 GiB");
-    f[12..16].copy_from_slice(&len.to_le_bytes());
-    f
-}
-
-/// Validates the archive structure with rkyv's checker.
-pub(crate) fn access_archive<T>(body: &[u8]) -> Result<&T, LoadError>
+/// Validates an archive's structure with rkyv's checker (the low-level one:
+/// it allocates nothing, which the lazily validated policies of a store rely
+/// on).
+pub(crate) fn access_archive<T>(body: &[u8], kind: FileKind) -> Result<&T, LoadError>
 where
     T: rkyv::Portable
-        + for<'a> rkyv::bytecheck::CheckBytes<rkyv::api::high::HighValidator<'a, rkyv::rancor::Error>>,
+        + for<'a> rkyv::bytecheck::CheckBytes<rkyv::api::low::LowValidator<'a, rkyv::rancor::Error>>,
 {
-    rkyv::access::<T, rkyv::rancor::Error>(body)
-        .map_err(|e| LoadError::new(LoadErrorKind::Archive(e.to_string())))
+    rkyv::api::low::access::<T, rkyv::rancor::Error>(body)
+        .map_err(|e| LoadError::new(kind, LoadErrorKind::Archive(e.to_string())))
 }
 
 /// Validates a whole single-policy artifact.
-pub(crate) fn validate(bytes: &[u8]) -> Result<&ArchivedPolicyData, LoadError> {
-    let body = unframe(bytes, &MAGIC, FORMAT_VERSION)?;
-    let data = access_archive::<ArchivedPolicyData>(body)?;
-    check_semantics(data)?;
+pub(crate) fn validate_policy(bytes: &[u8]) -> Result<&ArchivedPolicyData, LoadError> {
+    let body = unframe(bytes, FileKind::Policy)?;
+    let data = access_archive::<ArchivedPolicyData>(body, FileKind::Policy)?;
+    check_semantics(data).map_err(|e| LoadError::invalid(FileKind::Policy, e))?;
     Ok(data)
 }
 
 /// The invariants the check path relies on.
-pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError> {
+fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
+    let h = &data.header;
+    if crate::types::Dialect::from_u8(h.dialect).is_none()
+        || crate::types::UrlMode::from_u8(h.url_mode).is_none()
+        || crate::types::Selection::from_u8(h.selection).is_none()
+    {
+        return Err("unknown dialect, URL mode or selection code".into());
+    }
     let channels = data.header.channels.len();
     if channels == 0 || channels > 64 {
-        return Err(LoadError::invalid(format!(
-            "{channels} usage channels (expected 1 to 64)"
-        )));
+        return Err(format!("{channels} usage channels (expected 1 to 64)"));
     }
     if data.outcomes.is_empty() || data.outcomes.len() % channels != 0 {
-        return Err(LoadError::invalid(format!(
+        return Err(format!(
             "outcome table has {} entries, not a positive multiple of {channels} channels",
             data.outcomes.len()
-        )));
+        ));
     }
-    let outcome_count = data.outcomes.len() / channels;
+    let outcomes = data.outcomes.len() / channels;
     for (i, o) in data.outcomes.iter().enumerate() {
-        let rule = o.rule.to_native();
+        let rule = o.to_native() & OUTCOME_RULE_MASK;
         if rule != NO_RULE && rule as usize >= data.rules.len() {
-            return Err(LoadError::invalid(format!(
+            return Err(format!(
                 "outcome entry {i} names rule {rule} of {}",
                 data.rules.len()
-            )));
+            ));
+        }
+    }
+    for (i, r) in data.rules.iter().enumerate() {
+        let flags = r.flags;
+        let known = crate::types::RuleOrigin::from_u8((flags >> 1) & 3).is_some()
+            && crate::types::PatternSyntax::from_u8((flags >> 3) & 7).is_some()
+            && flags >> 6 == 0
+            && crate::types::RankClass::from_u8(r.class).is_some();
+        if !known {
+            return Err(format!("rule {i} has unknown flags or rank class"));
+        }
+    }
+    for r in data
+        .meta
+        .agent_records
+        .iter()
+        .chain(data.meta.global_records.iter())
+    {
+        if crate::types::RecordKind::from_u8(r.kind).is_none() {
+            return Err(format!("record on line {} has an unknown kind", r.line));
         }
     }
     if data.automata.is_empty() {
-        return Err(LoadError::invalid("no automaton"));
+        return Err("no automaton".into());
     }
     let meta = &data.meta;
     let windows = meta
@@ -235,9 +351,7 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
         .chain(meta.request_rates.iter().filter_map(|r| r.window.as_ref()));
     for w in windows {
         if w.start.to_native() >= 1440 || w.end.to_native() >= 1440 {
-            return Err(LoadError::invalid(
-                "time window minute out of range 0..1440",
-            ));
+            return Err("time window minute out of range 0..1440".into());
         }
     }
     if meta
@@ -245,75 +359,61 @@ pub(crate) fn check_semantics(data: &ArchivedPolicyData) -> Result<(), LoadError
         .iter()
         .any(|r| r.documents.to_native() == 0 || r.seconds.to_native() == 0)
     {
-        return Err(LoadError::invalid(
-            "request rate with zero documents or seconds",
-        ));
+        return Err("request rate with zero documents or seconds".into());
     }
     for (n, a) in data.automata.iter().enumerate() {
-        let stride = a.stride.to_native() as usize;
-        let len = a.trans.len();
-        let bad = |what: String| LoadError::invalid(format!("automaton {n}: {what}"));
-        if a.classes.len() != 256 {
-            return Err(bad(format!(
-                "{} byte classes (expected 256)",
-                a.classes.len()
-            )));
-        }
-        if !(2..=257).contains(&stride) {
-            return Err(bad(format!("stride {stride} out of range 2..=257")));
-        }
-        if len == 0 || len % stride != 0 || len > u32::MAX as usize {
-            return Err(bad(format!(
-                "{len} transitions, not a positive multiple of stride {stride}"
-            )));
-        }
-        if let Some(c) = a.classes.iter().find(|&&c| usize::from(c) >= stride - 1) {
-            return Err(bad(format!("byte class {c} >= {}", stride - 1)));
-        }
-        let state_ok = |s: usize| s % stride == 0 && s < len;
-        let start = a.start.to_native() as usize;
-        if !state_ok(start) {
-            return Err(bad(format!("start state {start} invalid")));
-        }
-        let first_decided = a.first_decided.to_native() as usize;
-        if first_decided % stride != 0 || first_decided > len {
-            return Err(bad(format!(
-                "decided-state boundary {first_decided} invalid"
-            )));
-        }
-        for (i, t) in a.trans.iter().enumerate() {
-            let t = t.to_native() as usize;
-            if i % stride == stride - 1 {
-                if t >= outcome_count {
-                    return Err(bad(format!("state {} names outcome {t}", i / stride)));
-                }
-            } else if !state_ok(t) {
-                return Err(bad(format!("transition {i} leads to invalid state {t}")));
-            }
-        }
+        crate::program::validate(a, outcomes).map_err(|e| format!("automaton {n}: {e}"))?;
     }
     Ok(())
 }
 
-/// Memory-maps the file at `path` and validates it with `validate`; returns
-/// the mapping and the validated root, every error naming `path`.
-///
-/// The root is `'static` only in name: the caller must keep the mapping
-/// alive as long as the root is reachable, and hand out the root only
-/// through borrows of the value that owns both (as `Policy` and `Store` do).
-pub(crate) fn open_mapped<T: ?Sized>(
-    path: &std::path::Path,
-    validate: impl for<'b> FnOnce(&'b [u8]) -> Result<&'b T, LoadError>,
-) -> Result<(memmap2::Mmap, &'static T), LoadError> {
+/// Memory-maps the file at `path` read-only; errors name `path`.
+pub(crate) fn map_file(path: &std::path::Path, kind: FileKind) -> Result<memmap2::Mmap, LoadError> {
     let named = |e: LoadError| e.with_path(path.display().to_string());
-    let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(e)))?;
-    // SAFETY: the mapping is read-only; robocc never writes artifacts or
-    // stores in place. A file truncated by another process while mapped can
-    // raise SIGBUS: that is the documented price of mmap (docs/artifact.md).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(e)))?;
-    let root: *const T = validate(&map).map_err(named)?;
-    // SAFETY: `root` points into the mapping, whose address does not change
-    // when `map` is moved, and which the caller keeps alive as long as the
-    // root (see above).
-    Ok((map, unsafe { &*root }))
+    let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    // SAFETY: the mapping is read-only; robocc never writes policies or
+    // stores in place (it writes a new file and renames it). A file
+    // truncated or rewritten in place by another process while mapped can
+    // raise SIGBUS or change answers: the documented price of mmap
+    // (docs/artifact.md).
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(kind, &e)))
+}
+
+/// Where an owner's ([`PolicyFile`](crate::PolicyFile), [`Store`](crate::Store)) bytes live. Both keep their address for as long
+/// as they live and are never written, which is what lets views point into
+/// them.
+pub(crate) enum Storage {
+    Mapped(memmap2::Mmap),
+    Heap(rkyv::util::AlignedVec<16>),
+}
+
+impl Storage {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Mapped(m) => m,
+            Storage::Heap(v) => v,
+        }
+    }
+}
+
+/// Copies bytes into a 16-byte aligned buffer.
+pub(crate) fn aligned_copy(bytes: &[u8]) -> rkyv::util::AlignedVec<16> {
+    let mut v = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
+    v.extend_from_slice(bytes);
+    v
+}
+
+/// The root of a policy archive that already passed [`validate_policy`],
+/// without validating it again.
+///
+/// # Safety
+///
+/// `bytes` must be exactly bytes that passed [`validate_policy`] before and
+/// have not changed since (an immutable buffer or a read-only mapping that
+/// the caller owns).
+pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
+    let body = &bytes[FRAME_LEN..];
+    // SAFETY: the caller guarantees `body` is a validated archive of
+    // `PolicyData`; rkyv's root is at the position this computes.
+    unsafe { rkyv::api::access_unchecked::<ArchivedPolicyData>(body) }
 }

@@ -1,18 +1,24 @@
-//! [`Policy`]: a validated artifact and the check path.
+//! [`Policy`]: a view over a validated artifact, and the check path;
+//! [`PolicyFile`]: the owner of the bytes a policy is read from.
 
 use crate::artifact::{
-    ArchivedAutomaton, ArchivedChannelOutcome, ArchivedHeader, ArchivedMetadata,
-    ArchivedPolicyData, ArchivedRuleInfo, ArchivedUrlMode, NO_RULE,
+    ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, NO_RULE,
+    OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
 };
-use crate::load::{self, LoadError};
+use crate::load::{self, FileKind, LoadError};
 use crate::normalize::{feed_decoded, feed_rfc};
+use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
+use crate::types::{
+    Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
+    TimeWindow, UrlMode,
+};
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
 
 /// The answer to one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verdict {
-    /// May the URL be fetched?
+    /// May the URL be fetched (used, for other channels)?
     pub allowed: bool,
     /// Index of the deciding rule (see [`Policy::rule`]); `None` when no rule
     /// matched and the default applies.
@@ -25,29 +31,31 @@ pub struct Verdict {
 pub struct Traced {
     /// The verdict.
     pub verdict: Verdict,
-    /// Path bytes fed to the automata (summed over automata on the fallback path).
+    /// Path bytes fed to the automata (summed over automata when the rules
+    /// were split over several).
     pub bytes_read: usize,
 }
 
-/// A compiled robots.txt policy for one agent, read in place from artifact
-/// bytes.
+/// A compiled robots.txt policy for one agent: a view over validated
+/// artifact bytes. It is `Copy`; it borrows the bytes and never owns them
+/// (a [`PolicyFile`] owns a mapped or copied artifact and hands out views).
 ///
-/// Checks never allocate. Construction validates every table once, so no
-/// artifact, however corrupted, can make a check read out of bounds or panic.
+/// Checks never allocate. Every table was validated when the view was made,
+/// so no artifact, however corrupted, can make a check read out of bounds or
+/// panic.
+#[derive(Clone, Copy)]
 pub struct Policy<'a> {
     data: &'a ArchivedPolicyData,
-    // Keeps the mapping alive when the policy was opened from a file; `data`
-    // points into it (see `open`). Never read directly.
-    _map: Option<memmap2::Mmap>,
 }
 
 impl std::fmt::Debug for Policy<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let h = self.header();
         f.debug_struct("Policy")
-            .field("agent", &self.data.header.agent.as_str())
-            .field("dialect", &self.data.header.dialect)
-            .field("automata", &self.data.automata.len())
-            .field("rules", &self.data.rules.len())
+            .field("agent", &h.agent)
+            .field("dialect", &h.dialect)
+            .field("automata", &h.automata)
+            .field("rules", &self.rule_count())
             .finish()
     }
 }
@@ -61,14 +69,14 @@ impl<'a> Policy<'a> {
     /// truncated, not 16-byte aligned, or whose tables are inconsistent. It
     /// never panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Policy<'a>, LoadError> {
-        let data = load::validate(bytes)?;
-        Ok(Policy { data, _map: None })
+        Ok(Policy {
+            data: load::validate_policy(bytes)?,
+        })
     }
 
-    /// Wraps an archived policy that has passed `load::check_semantics`
-    /// (a store validates all of its policies when it is opened).
+    /// Wraps an archive that passed [`load::validate_policy`].
     pub(crate) fn from_validated(data: &'a ArchivedPolicyData) -> Policy<'a> {
-        Policy { data, _map: None }
+        Policy { data }
     }
 
     /// Whether `url` may be fetched (an absolute URL or a path).
@@ -81,136 +89,126 @@ impl<'a> Policy<'a> {
     /// deciding rule.
     #[inline]
     pub fn check(&self, url: &[u8]) -> Verdict {
-        self.check_traced_channel(url, 0).verdict
+        verdict(self.word(url, 0).0)
     }
 
     /// The verdict for `url` on usage channel `channel` (see
     /// [`Policy::channels`]); `None` when the policy has no such channel.
     pub fn check_channel(&self, url: &[u8], channel: usize) -> Option<Verdict> {
-        (channel < self.data.header.channels.len())
-            .then(|| self.check_traced_channel(url, channel).verdict)
+        (channel < self.data.header.channels.len()).then(|| verdict(self.word(url, channel).0))
     }
 
     /// Like [`Policy::check`], also reporting how many path bytes were read.
     pub fn check_traced(&self, url: &[u8]) -> Traced {
-        self.check_traced_channel(url, 0)
-    }
-
-    #[inline]
-    fn check_traced_channel(&self, url: &[u8], channel: usize) -> Traced {
-        let channels = self.data.header.channels.len();
-        let parts = path_parts(url);
-        let automata = self.data.automata.as_slice();
-        let (first, rest) = match automata.split_first() {
-            Some(x) => x,
-            // Validation guarantees at least one automaton.
-            None => return self.traced(&self.data.outcomes[channel], 0),
-        };
-        let (outcome, mut bytes_read) = self.run(first, parts);
-        let mut best = &self.data.outcomes[outcome as usize * channels + channel];
-        // The fallback path: several automata, combined by rank.
-        for a in rest {
-            let (outcome, read) = self.run(a, parts);
-            bytes_read += read;
-            let o = &self.data.outcomes[outcome as usize * channels + channel];
-            if outranks(o, best) {
-                best = o;
-            }
-        }
-        self.traced(best, bytes_read)
-    }
-
-    #[inline]
-    fn traced(&self, o: &ArchivedChannelOutcome, bytes_read: usize) -> Traced {
-        let rule = o.rule.to_native();
+        let (word, bytes_read) = self.word(url, 0);
         Traced {
-            verdict: Verdict {
-                allowed: o.allowed,
-                rule: (rule != NO_RULE).then_some(rule),
-            },
+            verdict: verdict(word),
             bytes_read,
         }
     }
 
-    /// Runs one automaton over a path; returns its outcome id and the number
-    /// of path bytes read.
+    /// The outcome word for `url` on `channel` (which the caller checked),
+    /// and the path bytes read.
     #[inline(always)]
-    fn run(&self, a: &ArchivedAutomaton, parts: PathParts<'_>) -> (u32, usize) {
-        let trans = a.trans.as_slice();
-        // Validation checked there are exactly 256 classes.
-        let classes: &[u8; 256] = a.classes.as_slice().try_into().unwrap_or(&[0; 256]);
-        let first_decided = a.first_decided.to_native();
-        let next = |s: u32, b: u8| -> u32 {
-            let i = s as usize + usize::from(classes[usize::from(b)]);
-            debug_assert!(i < trans.len());
-            // SAFETY: `load::check_semantics` verified, before this policy
-            // could be built, that `start` and every transition is a
-            // multiple of `stride` below `trans.len()`, and that every
-            // class is below `stride - 1`. So `s + class < s + stride <=
-            // trans.len()` for every state `s` this loop can reach.
-            unsafe { trans.get_unchecked(i) }.to_native()
-        };
-        let mut s = a.start.to_native();
-        let mut read = 0usize;
-        if parts.slash {
-            s = next(s, b'/');
-            read = 1;
+    fn word(&self, url: &[u8], channel: usize) -> (u32, usize) {
+        let d = self.data;
+        let parts = path_parts(url);
+        let mode = d.header.url_mode;
+        let channels = d.header.channels.len();
+        let outcomes = d.outcomes.as_slice();
+        // Validation: every outcome id is below outcomes.len() / channels,
+        // so these indexes are in bounds (and checked anyway).
+        let word = |o: u32| outcomes[o as usize * channels + channel].to_native();
+        if let [a] = d.automata.as_slice() {
+            let (o, read) = run(a, parts, mode);
+            return (word(o), read);
         }
-        if s < first_decided {
-            match self.data.header.url_mode {
-                ArchivedUrlMode::Google => {
-                    // '#' and NUL end the path: the compiler routes their
-                    // class to a decided state keeping the current outcome.
-                    let mut i = 0;
-                    while i < parts.rest.len() {
-                        s = next(s, parts.rest[i]);
-                        i += 1;
-                        if s >= first_decided {
-                            break;
-                        }
-                    }
-                    read += i;
-                }
-                ArchivedUrlMode::Rfc => {
-                    feed_rfc(parts.rest, |b| {
-                        read += 1;
-                        s = next(s, b);
-                        s >= first_decided
-                    });
-                }
-                ArchivedUrlMode::Decode => {
-                    feed_decoded(parts.rest, |b| {
-                        read += 1;
-                        s = next(s, b);
-                        s >= first_decided
-                    });
-                }
+        let mut best = NO_OUTCOME;
+        let mut bytes_read = 0;
+        for a in d.automata.iter() {
+            let (o, read) = run(a, parts, mode);
+            bytes_read += read;
+            let w = word(o);
+            if best == NO_OUTCOME || self.outranks(w, best) {
+                best = w;
             }
         }
-        let stride = a.stride.to_native();
-        // SAFETY: as above, `s + stride - 1 < trans.len()`.
-        let outcome = unsafe { trans.get_unchecked((s + stride - 1) as usize) }.to_native();
-        (outcome, read)
+        (best, bytes_read)
+    }
+
+    /// Does outcome word `a` beat `b` when combining several automata? The
+    /// higher rank wins, then the lower rule id (the first in file order).
+    #[inline]
+    fn outranks(&self, a: u32, b: u32) -> bool {
+        let rank = |w: u32| {
+            self.data
+                .rules
+                .get((w & OUTCOME_RULE_MASK) as usize)
+                .map_or(0, |r| r.rank.to_native())
+        };
+        let (ra, rb) = (rank(a), rank(b));
+        ra > rb || (ra == rb && (a & OUTCOME_RULE_MASK) < (b & OUTCOME_RULE_MASK))
     }
 
     /// The fixed facts of the policy.
-    pub fn header(&self) -> &ArchivedHeader {
-        &self.data.header
+    pub fn header(&self) -> Header<'a> {
+        let h = &self.data.header;
+        // Validation checked the three codes.
+        Header {
+            dialect: Dialect::from_u8(h.dialect).unwrap_or(Dialect::Rfc9309),
+            url_mode: UrlMode::from_u8(h.url_mode).unwrap_or(UrlMode::Google),
+            selection: Selection::from_u8(h.selection).unwrap_or(Selection::None),
+            robots_txt_allowed: h.robots_txt_allowed,
+            self_path: if h.data_txt {
+                "/data.txt"
+            } else {
+                "/robots.txt"
+            },
+            agent: h.agent.as_str(),
+            source_hash: h.source_hash.to_native(),
+            source_len: h.source_len.to_native(),
+            options_hash: h.options_hash.to_native(),
+            max_bytes: h.max_bytes.to_native(),
+            expiry_secs: h.expiry_secs.to_native(),
+            compiler_version: h.compiler_version.as_str(),
+            automata: self.data.automata.len(),
+            split_reason: (!h.split_reason.is_empty()).then(|| h.split_reason.as_str()),
+        }
     }
 
     /// Names of the usage channels, in [`Policy::check_channel`] order.
-    pub fn channels(&self) -> impl Iterator<Item = &str> {
+    pub fn channels(&self) -> impl Iterator<Item = &'a str> {
         self.data.header.channels.iter().map(|c| c.as_str())
     }
 
     /// Non-rule records (Crawl-delay, Sitemap, …).
-    pub fn metadata(&self) -> &ArchivedMetadata {
-        &self.data.meta
+    pub fn meta(&self) -> Meta<'a> {
+        Meta {
+            data: &self.data.meta,
+        }
     }
 
     /// The rule a verdict names.
-    pub fn rule(&self, id: u32) -> Option<&ArchivedRuleInfo> {
-        self.data.rules.get(id as usize)
+    pub fn rule(&self, id: u32) -> Option<RuleRef<'a>> {
+        self.data.rules.get(id as usize).map(|r| {
+            // Validation checked the flag fields and the class.
+            RuleRef {
+                allow: r.flags & 1 != 0,
+                pattern: r.pattern.as_slice(),
+                line: r.line.to_native(),
+                group: r.group.to_native(),
+                rank: r.rank.to_native(),
+                origin: RuleOrigin::from_u8((r.flags >> 1) & 3).unwrap_or(RuleOrigin::Line),
+                syntax: PatternSyntax::from_u8((r.flags >> 3) & 7).unwrap_or(PatternSyntax::Glob),
+                class: RankClass::from_u8(r.class).unwrap_or(RankClass::LongestMatch),
+            }
+        })
+    }
+
+    /// Every rule, in rule-id order.
+    pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + 'a {
+        let p = *self;
+        (0..self.rule_count() as u32).filter_map(move |i| p.rule(i))
     }
 
     /// Number of rules in the rule table.
@@ -218,37 +216,343 @@ impl<'a> Policy<'a> {
         self.data.rules.len()
     }
 
-    /// The automata (one unless the compiler had to split the rules).
-    pub fn automata(&self) -> &[ArchivedAutomaton] {
-        self.data.automata.as_slice()
-    }
-
-    /// The whole archived policy, for tools that show everything.
-    pub fn data(&self) -> &ArchivedPolicyData {
-        self.data
+    /// What the policy's parts cost, in bytes.
+    pub fn sizes(&self) -> Sizes {
+        let d = self.data;
+        let automata = d
+            .automata
+            .iter()
+            .map(|a| std::mem::size_of_val(a) + a.classes.len() + a.prog.len())
+            .sum();
+        let rules = d
+            .rules
+            .iter()
+            .map(|r| std::mem::size_of_val(r) + r.pattern.len())
+            .sum();
+        Sizes {
+            automata,
+            program_bytes: d.automata.iter().map(|a| a.prog.len()).sum(),
+            outcomes: d.outcomes.len() * 4,
+            rules,
+            outcome_count: d.outcomes.len() / d.header.channels.len().max(1),
+        }
     }
 }
 
-impl Policy<'static> {
+const NO_OUTCOME: u32 = u32::MAX;
+
+#[inline(always)]
+fn verdict(word: u32) -> Verdict {
+    let rule = word & OUTCOME_RULE_MASK;
+    Verdict {
+        allowed: word & OUTCOME_ALLOWED != 0,
+        rule: (rule != NO_RULE).then_some(rule),
+    }
+}
+
+/// Runs one automaton over a path; returns its outcome id and the number of
+/// path bytes read.
+#[inline(always)]
+fn run(a: &ArchivedAutomaton, parts: PathParts<'_>, mode: u8) -> (u32, usize) {
+    // Validation checked there are exactly 256 classes.
+    let classes: &[u8; 256] = a.classes.as_slice().try_into().unwrap_or(&[0; 256]);
+    if a.wide {
+        walk::<Wide>(a, classes, parts, mode)
+    } else {
+        walk::<Narrow>(a, classes, parts, mode)
+    }
+}
+
+#[inline(always)]
+fn walk<W: Width>(
+    a: &ArchivedAutomaton,
+    classes: &[u8; 256],
+    parts: PathParts<'_>,
+    mode: u8,
+) -> (u32, usize) {
+    if mode == UrlMode::Google as u8 && !parts.slash {
+        // The common case: the path as given. '#' and NUL end it: their
+        // class stops the walk.
+        return walk_bytes::<W>(a, classes, parts.rest);
+    }
+    let mut w = Walk::<W>::new(a, classes);
+    if w.done() {
+        return (w.outcome(), 0);
+    }
+    let mut read = 0usize;
+    if parts.slash {
+        read = 1;
+        if w.feed(b'/') {
+            return (w.outcome(), read);
+        }
+    }
+    if mode == UrlMode::Google as u8 {
+        for &b in parts.rest {
+            read += 1;
+            if w.feed(b) {
+                break;
+            }
+        }
+    } else if mode == UrlMode::Rfc as u8 {
+        feed_rfc(parts.rest, |b| {
+            read += 1;
+            w.feed(b)
+        });
+    } else {
+        feed_decoded(parts.rest, |b| {
+            read += 1;
+            w.feed(b)
+        });
+    }
+    (w.outcome(), read)
+}
+
+/// What a policy's parts cost, in bytes ([`Policy::sizes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// Automata: programs, class maps and their fixed fields.
+    pub automata: usize,
+    /// Of which program bytes.
+    pub program_bytes: usize,
+    /// Outcome table.
+    pub outcomes: usize,
+    /// Rule table, patterns included.
+    pub rules: usize,
+    /// Distinct outcomes.
+    pub outcome_count: usize,
+}
+
+/// The fixed facts of a policy ([`Policy::header`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header<'a> {
+    /// Semantics the outcomes were resolved with.
+    pub dialect: Dialect,
+    /// Encoding applied to URLs before they meet the automata.
+    pub url_mode: UrlMode,
+    /// How the agent's groups were chosen.
+    pub selection: Selection,
+    /// Whether [`Header::self_path`] is allowed whatever the rules say.
+    pub robots_txt_allowed: bool,
+    /// The file's own path: `/robots.txt`, or `/data.txt`.
+    pub self_path: &'static str,
+    /// The product token the policy was compiled for.
+    pub agent: &'a str,
+    /// FNV-1a 64 of the source bytes.
+    pub source_hash: u64,
+    /// Length of the source bytes.
+    pub source_len: u64,
+    /// Fingerprint of the agent, dialect, options and compiler version.
+    pub options_hash: u64,
+    /// Parse limit in force (0: none).
+    pub max_bytes: u64,
+    /// Cache lifetime of the fetched file without a cache directive.
+    pub expiry_secs: u32,
+    /// `robocc-compiler` version that wrote the artifact.
+    pub compiler_version: &'a str,
+    /// Number of automata (1 unless the rules were split).
+    pub automata: usize,
+    /// Why the rules were split over several automata.
+    pub split_reason: Option<&'a str>,
+}
+
+/// A rule of a policy ([`Policy::rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleRef<'a> {
+    /// Allow (true) or Disallow.
+    pub allow: bool,
+    /// The pattern as matched (rfc9309: after encoding) or as written.
+    pub pattern: &'a [u8],
+    /// 1-based source line (0 for implicit rules).
+    pub line: u32,
+    /// Index of the group in the source file.
+    pub group: u32,
+    /// The dialect's rank: the matching rule of highest rank decides.
+    pub rank: u32,
+    /// Why the rule exists.
+    pub origin: RuleOrigin,
+    /// How the pattern is read.
+    pub syntax: PatternSyntax,
+    /// The resolution that ranked it.
+    pub class: RankClass,
+}
+
+impl RuleRef<'_> {
+    /// The pattern, lossily as text.
+    pub fn pattern_text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.pattern)
+    }
+}
+
+/// A non-rule record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordRef<'a> {
+    /// What the key was read as.
+    pub kind: RecordKind,
+    /// Key as written.
+    pub key: &'a str,
+    /// Value as written.
+    pub value: &'a str,
+    /// 1-based source line.
+    pub line: u32,
+}
+
+fn record(r: &ArchivedRecordData) -> RecordRef<'_> {
+    RecordRef {
+        // Validation checked the kind.
+        kind: RecordKind::from_u8(r.kind).unwrap_or(RecordKind::Unknown),
+        key: r.key.as_str(),
+        value: r.value.as_str(),
+        line: r.line.to_native(),
+    }
+}
+
+/// Non-rule records of a policy ([`Policy::meta`]).
+#[derive(Clone, Copy)]
+pub struct Meta<'a> {
+    data: &'a ArchivedMetaData,
+}
+
+impl<'a> Meta<'a> {
+    /// Crawl-delay in milliseconds (the first valid one of the agent's
+    /// groups).
+    pub fn crawl_delay_ms(&self) -> Option<u64> {
+        self.data.crawl_delay_ms.as_ref().map(|d| d.to_native())
+    }
+
+    /// The agent's records other than rules, in file order.
+    pub fn records(&self) -> impl Iterator<Item = RecordRef<'a>> {
+        self.data.agent_records.iter().map(record)
+    }
+
+    /// The file's global records (Sitemap, Host, Clean-param), in file order.
+    pub fn global_records(&self) -> impl Iterator<Item = RecordRef<'a>> {
+        self.data.global_records.iter().map(record)
+    }
+
+    fn values(
+        records: impl Iterator<Item = RecordRef<'a>>,
+        kind: RecordKind,
+    ) -> impl Iterator<Item = &'a str> {
+        records.filter(move |r| r.kind == kind).map(|r| r.value)
+    }
+
+    /// Sitemap URLs.
+    pub fn sitemaps(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.global_records(), RecordKind::Sitemap)
+    }
+
+    /// Host records (Yandex).
+    pub fn hosts(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.global_records(), RecordKind::Host)
+    }
+
+    /// Clean-param records (Yandex).
+    pub fn clean_params(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.global_records(), RecordKind::CleanParam)
+    }
+
+    /// Content-Signal values of the agent's groups.
+    pub fn content_signals(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.records(), RecordKind::ContentSignal)
+    }
+
+    /// robots2 Comment records.
+    pub fn comments(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.records(), RecordKind::Comment)
+    }
+
+    /// Source lines of the selected groups' first user-agent lines.
+    pub fn group_lines(&self) -> impl Iterator<Item = u32> + 'a {
+        self.data.group_lines.iter().map(|l| l.to_native())
+    }
+
+    /// robots2: the rule set's Robot-version as written.
+    pub fn robot_version(&self) -> Option<&'a str> {
+        self.data.robot_version.as_ref().map(|v| v.as_str())
+    }
+
+    /// robots2: Visit-time windows (none: any time).
+    pub fn visit_times(&self) -> impl Iterator<Item = TimeWindow> + 'a {
+        self.data.visit_times.iter().map(|w| TimeWindow {
+            start: w.start.to_native(),
+            end: w.end.to_native(),
+        })
+    }
+
+    /// robots2: Request-rate records.
+    pub fn request_rates(&self) -> impl Iterator<Item = RequestRate> + 'a {
+        self.data.request_rates.iter().map(|r| RequestRate {
+            rate: Rate {
+                documents: r.documents.to_native(),
+                seconds: r.seconds.to_native(),
+            },
+            window: r.window.as_ref().map(|w| TimeWindow {
+                start: w.start.to_native(),
+                end: w.end.to_native(),
+            }),
+            line: r.line.to_native(),
+        })
+    }
+}
+
+/// A policy artifact held in memory or mapped from a file: the owner that
+/// [`Policy`] views borrow from.
+///
+/// ```no_run
+/// use robocc_engine::PolicyFile;
+/// let file = PolicyFile::open("example.policy")?;   // mmap + validation, once
+/// let policy = file.policy();                         // a Copy view, free
+/// assert!(policy.is_allowed("https://example.com/"));
+/// # Ok::<(), robocc_engine::LoadError>(())
+/// ```
+pub struct PolicyFile {
+    storage: load::Storage,
+}
+
+impl std::fmt::Debug for PolicyFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.policy().fmt(f)
+    }
+}
+
+impl PolicyFile {
     /// Memory-maps the artifact at `path` and validates it.
     ///
     /// # Errors
     ///
     /// As [`Policy::from_bytes`], plus I/O errors; every message names `path`.
-    pub fn open(path: impl AsRef<Path>) -> Result<Policy<'static>, LoadError> {
-        // The mapping moves into the `Policy` next to `data`; accessors only
-        // re-borrow `data` through `&self`, so it never outlives the mapping.
-        let (map, data) = load::open_mapped(path.as_ref(), load::validate)?;
-        Ok(Policy {
-            data,
-            _map: Some(map),
+    pub fn open(path: impl AsRef<Path>) -> Result<PolicyFile, LoadError> {
+        let path = path.as_ref();
+        let map = load::map_file(path, FileKind::Policy)?;
+        load::validate_policy(&map).map_err(|e| e.with_path(path.display().to_string()))?;
+        Ok(PolicyFile {
+            storage: load::Storage::Mapped(map),
         })
     }
-}
 
-/// Does `a` beat `b` when combining the outcomes of several automata?
-#[inline]
-fn outranks(a: &ArchivedChannelOutcome, b: &ArchivedChannelOutcome) -> bool {
-    let (ra, rb) = (a.rank.to_native(), b.rank.to_native());
-    ra > rb || (ra == rb && a.rule.to_native() < b.rule.to_native())
+    /// Copies artifact bytes (of any alignment) into an aligned buffer and
+    /// validates them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::from_bytes`].
+    pub fn from_slice(bytes: &[u8]) -> Result<PolicyFile, LoadError> {
+        let copy = load::aligned_copy(bytes);
+        load::validate_policy(&copy)?;
+        Ok(PolicyFile {
+            storage: load::Storage::Heap(copy),
+        })
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> Policy<'_> {
+        // SAFETY: the bytes passed `validate_policy` when `self` was made,
+        // and `Storage` never changes or moves them while `self` lives.
+        Policy::from_validated(unsafe { load::trusted_policy(self.storage.bytes()) })
+    }
+
+    /// The artifact bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.storage.bytes()
+    }
 }

@@ -1,26 +1,46 @@
 //! [`Store`]: the compiled policies of many hosts in one mmap-able file.
 //!
-//! Layout: the same 16-byte frame as a policy (magic `ROBOCC\0S`, version,
-//! length), then an rkyv archive of [`StoreData`]: a host index sorted by
-//! host key and the deduplicated policies it points to. A lookup extracts the
-//! host from the URL, binary-searches the index comparing lower-cased bytes
-//! on the fly, and checks the URL against that host's policy: no allocation.
+//! Opening a store costs the same at a thousand hosts or a million: it
+//! checks the frame and the small index header, and nothing else. A host
+//! lookup hashes the URL's host on the fly (no allocation), finds it in a
+//! table sorted by that hash (an interpolation probe, then a short local
+//! search), and runs that host's policy. Each policy is validated the first
+//! time any host uses it: a corrupted policy is refused with an error naming
+//! the host, and nobody pays for policies they never touch.
+//!
+//! Layout (docs/artifact.md is normative):
+//!
+//! ```text
+//! frame      16 bytes: "ROBOCC\0S", version, length of the rest
+//! head       16 bytes: index offset u64, index length u64 (from the head)
+//! policies   one complete policy artifact (frame + archive) per distinct
+//!            policy, each 16-byte aligned
+//! index      rkyv archive of StoreIndex: agent, dialect, options hash,
+//!            and three byte tables — host records (24 bytes each, sorted
+//!            by host hash then key), strings (host keys, fetch times) and
+//!            policy records (offset, length)
+//! ```
 
-use crate::artifact::{Dialect, PolicyData};
-use crate::load::{self, LoadError};
+use crate::artifact::fnv1a64_iter;
+use crate::load::{self, FileKind, LoadError, Storage, ARCHIVE_ALIGN};
 use crate::policy::{Policy, Verdict};
+use crate::types::Dialect;
 use rkyv::{Archive, Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 1;
+pub const STORE_FORMAT_VERSION: u32 = 2;
+
+const HEAD_LEN: usize = 16;
+const HOST_REC: usize = 24;
+const POLICY_REC: usize = 16;
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[rkyv(derive(Debug, PartialEq, Eq))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum HostSource {
     /// 2xx: the robots.txt body was compiled.
@@ -35,149 +55,475 @@ pub enum HostSource {
     Failed = 4,
 }
 
-/// One host of the index.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[rkyv(derive(Debug))]
-pub struct HostEntry {
-    /// Lower-cased host, with `:port` when the port is not the scheme's default.
-    pub host: String,
-    /// Index into [`StoreData::policies`].
-    pub policy: u32,
-    /// Why this policy.
-    pub source: HostSource,
-    /// HTTP status the manifest gave (0: unreachable; 200 for directory input).
-    pub status: u16,
-    /// When the robots.txt was fetched (RFC 3339, as the manifest gave it).
-    pub fetched_at: Option<String>,
+impl HostSource {
+    /// Every source, in numeric order.
+    pub const ALL: [HostSource; 5] = [
+        HostSource::Fetched,
+        HostSource::Unavailable,
+        HostSource::Unreachable,
+        HostSource::Redirected,
+        HostSource::Failed,
+    ];
+
+    /// The name shown by the CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostSource::Fetched => "fetched",
+            HostSource::Unavailable => "unavailable",
+            HostSource::Unreachable => "unreachable",
+            HostSource::Redirected => "redirected",
+            HostSource::Failed => "failed",
+        }
+    }
+
+    /// The source with this number.
+    pub fn from_u8(v: u8) -> Option<HostSource> {
+        HostSource::ALL.get(usize::from(v)).copied()
+    }
 }
 
-/// The archived root object of a store.
+/// The archived index of a store (layout, not API).
+#[doc(hidden)]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[rkyv(derive(Debug))]
-pub struct StoreData {
+pub struct StoreIndex {
     /// The product token every policy was compiled for.
     pub agent: String,
-    /// The dialect every policy was compiled with.
-    pub dialect: Dialect,
+    /// [`Dialect`] every policy was compiled with.
+    pub dialect: u8,
     /// `robocc-compiler` version that built the store.
     pub compiler_version: String,
-    /// Hosts, strictly increasing by `host` bytes.
-    pub hosts: Vec<HostEntry>,
-    /// Deduplicated policies.
-    pub policies: Vec<PolicyData>,
+    /// The policies' common options fingerprint.
+    pub options_hash: u64,
+    /// Host records, [`HOST_REC`] bytes each.
+    pub hosts: Vec<u8>,
+    /// Host keys and fetch times.
+    pub strings: Vec<u8>,
+    /// Policy records, [`POLICY_REC`] bytes each.
+    pub policies: Vec<u8>,
 }
 
-/// Many hosts' policies, read in place.
-pub struct Store<'a> {
-    data: &'a ArchivedStoreData,
-    _map: Option<memmap2::Mmap>,
+/// One host as the store knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostInfo<'a> {
+    /// Lower-cased host, with `:port` when the port is not the scheme's
+    /// default.
+    pub key: &'a str,
+    /// Why this policy.
+    pub source: HostSource,
+    /// HTTP status the input gave (0: unreachable).
+    pub status: u16,
+    /// When the robots.txt was fetched, as the input gave it.
+    pub fetched_at: Option<&'a str>,
+    /// Index of the host's policy ([`Store::policy`]).
+    pub policy: u32,
 }
 
-impl std::fmt::Debug for Store<'_> {
+/// A host record as decoded.
+struct HostRec {
+    hash: u64,
+    strings: u32,
+    key_len: u16,
+    fetched_len: u8,
+    source: u8,
+    status: u16,
+    policy: u32,
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn le_u16(b: &[u8]) -> u16 {
+    u16::from_le_bytes([b[0], b[1]])
+}
+
+impl HostRec {
+    fn decode(b: &[u8]) -> HostRec {
+        HostRec {
+            hash: le_u64(&b[0..]),
+            strings: le_u32(&b[8..]),
+            key_len: le_u16(&b[12..]),
+            fetched_len: b[14],
+            source: b[15],
+            status: le_u16(&b[16..]),
+            policy: le_u32(&b[20..]),
+        }
+    }
+
+    fn encode(&self) -> [u8; HOST_REC] {
+        let mut b = [0u8; HOST_REC];
+        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
+        b[8..12].copy_from_slice(&self.strings.to_le_bytes());
+        b[12..14].copy_from_slice(&self.key_len.to_le_bytes());
+        b[14] = self.fetched_len;
+        b[15] = self.source;
+        b[16..18].copy_from_slice(&self.status.to_le_bytes());
+        b[20..24].copy_from_slice(&self.policy.to_le_bytes());
+        b
+    }
+}
+
+/// Many hosts' policies, mapped from a file or held in memory.
+///
+/// ```no_run
+/// use robocc_engine::Store;
+/// let store = Store::open("hosts.store")?;       // O(1): maps and checks the header
+/// match store.check(b"https://www.example.com/cart")? {
+///     Some(v) => println!("allowed: {}", v.allowed),
+///     None => println!("host not in the store"),
+/// }
+/// # Ok::<(), robocc_engine::LoadError>(())
+/// ```
+pub struct Store {
+    storage: Storage,
+    /// Offset of the index archive from the start of the whole file.
+    index_at: usize,
+    hosts: usize,
+    /// Per policy: validated already.
+    checked: Box<[AtomicBool]>,
+}
+
+impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store")
-            .field("agent", &self.data.agent.as_str())
-            .field("hosts", &self.data.hosts.len())
-            .field("policies", &self.data.policies.len())
+            .field("agent", &self.agent())
+            .field("hosts", &self.hosts)
+            .field("policies", &self.checked.len())
             .finish()
     }
 }
 
-fn validate(bytes: &[u8]) -> Result<&ArchivedStoreData, LoadError> {
-    validate_store(bytes).map_err(LoadError::for_store)
+fn corrupt(msg: impl Into<String>) -> LoadError {
+    LoadError::invalid(FileKind::Store, msg)
 }
 
-fn validate_store(bytes: &[u8]) -> Result<&ArchivedStoreData, LoadError> {
-    let body = load::unframe(bytes, &STORE_MAGIC, STORE_FORMAT_VERSION)?;
-    let data = load::access_archive::<ArchivedStoreData>(body)?;
-    for (i, p) in data.policies.iter().enumerate() {
-        load::check_semantics(p)
-            .map_err(|e| LoadError::invalid(format!("store policy {i}: {e}")))?;
-    }
-    let mut prev: Option<&str> = None;
-    for h in data.hosts.iter() {
-        if h.policy.to_native() as usize >= data.policies.len() {
-            return Err(LoadError::invalid(format!(
-                "host {:?} names policy {} of {}",
-                h.host.as_str(),
-                h.policy,
-                data.policies.len()
-            )));
-        }
-        if prev.is_some_and(|p| p.as_bytes() >= h.host.as_bytes()) {
-            return Err(LoadError::invalid("host index is not sorted"));
-        }
-        prev = Some(h.host.as_str());
-    }
-    Ok(data)
-}
-
-impl<'a> Store<'a> {
-    /// Reads a store from bytes without copying them.
+impl Store {
+    /// Memory-maps the store at `path` and checks its header and index
+    /// (constant time in the number of hosts).
     ///
     /// # Errors
     ///
-    /// As [`Policy::from_bytes`], for the store and every policy in it.
-    pub fn from_bytes(bytes: &'a [u8]) -> Result<Store<'a>, LoadError> {
+    /// Not a store, another format version, truncated, or an inconsistent
+    /// index; I/O errors. Every message names `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store, LoadError> {
+        let path = path.as_ref();
+        let map = load::map_file(path, FileKind::Store)?;
+        Store::new(Storage::Mapped(map)).map_err(|e| e.with_path(path.display().to_string()))
+    }
+
+    /// Copies store bytes into an aligned buffer and checks them as
+    /// [`Store::open`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`].
+    pub fn from_slice(bytes: &[u8]) -> Result<Store, LoadError> {
+        Store::new(Storage::Heap(load::aligned_copy(bytes)))
+    }
+
+    fn new(storage: Storage) -> Result<Store, LoadError> {
+        let bytes = storage.bytes();
+        let body = load::unframe(bytes, FileKind::Store)?;
+        if body.len() < HEAD_LEN {
+            return Err(corrupt("no index header"));
+        }
+        let (index_off, index_len) = (le_u64(&body[0..]), le_u64(&body[8..]));
+        let index_ok = index_off >= HEAD_LEN as u64
+            && index_off % ARCHIVE_ALIGN as u64 == 0
+            && index_off.checked_add(index_len) == Some(body.len() as u64);
+        if !index_ok {
+            return Err(corrupt(format!(
+                "index at {index_off} ({index_len} bytes) does not end the {} bytes",
+                body.len()
+            )));
+        }
+        let index_at = load::FRAME_LEN + index_off as usize;
+        let index =
+            load::access_archive::<ArchivedStoreIndex>(&bytes[index_at..], FileKind::Store)?;
+        if Dialect::from_u8(index.dialect).is_none() {
+            return Err(corrupt(format!("unknown dialect {}", index.dialect)));
+        }
+        if index.hosts.len() % HOST_REC != 0 || index.policies.len() % POLICY_REC != 0 {
+            return Err(corrupt(
+                "host or policy table length is not a whole number of records",
+            ));
+        }
+        let hosts = index.hosts.len() / HOST_REC;
+        let policies = index.policies.len() / POLICY_REC;
+        let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
         Ok(Store {
-            data: validate(bytes)?,
-            _map: None,
+            storage,
+            index_at,
+            hosts,
+            checked,
         })
     }
 
-    /// The verdict for `url` (absolute, with a host), or `None` when its host
-    /// is not in the store (the caller chooses what that means).
+    fn index(&self) -> &ArchivedStoreIndex {
+        // The index passed `access_archive` in `new`; re-checking it would
+        // make every lookup cost O(index). Access it by position instead.
+        let bytes = &self.storage.bytes()[self.index_at..];
+        // SAFETY: these exact bytes passed rkyv validation in `Store::new`
+        // and `Storage` never changes or moves them while `self` lives.
+        unsafe { rkyv::api::access_unchecked::<ArchivedStoreIndex>(bytes) }
+    }
+
+    /// The product token every policy was compiled for.
+    pub fn agent(&self) -> &str {
+        self.index().agent.as_str()
+    }
+
+    /// The dialect every policy was compiled with.
+    pub fn dialect(&self) -> Dialect {
+        Dialect::from_u8(self.index().dialect).unwrap_or(Dialect::Rfc9309)
+    }
+
+    /// `robocc-compiler` version that built the store.
+    pub fn compiler_version(&self) -> &str {
+        self.index().compiler_version.as_str()
+    }
+
+    /// The policies' common options fingerprint (see
+    /// [`Header::options_hash`](crate::Header::options_hash)).
+    pub fn options_hash(&self) -> u64 {
+        self.index().options_hash.to_native()
+    }
+
+    /// Number of hosts.
+    pub fn host_count(&self) -> usize {
+        self.hosts
+    }
+
+    /// Number of distinct policies.
+    pub fn policy_count(&self) -> usize {
+        self.checked.len()
+    }
+
+    /// Size of the store in bytes.
+    pub fn len_bytes(&self) -> usize {
+        self.storage.bytes().len()
+    }
+
+    fn rec(&self, i: usize) -> HostRec {
+        HostRec::decode(&self.index().hosts[i * HOST_REC..(i + 1) * HOST_REC])
+    }
+
+    fn info(&self, i: usize) -> Result<HostInfo<'_>, LoadError> {
+        let r = self.rec(i);
+        let strings = self.index().strings.as_slice();
+        let start = r.strings as usize;
+        let key_end = start + usize::from(r.key_len);
+        let end = key_end + usize::from(r.fetched_len);
+        let bad = || corrupt(format!("host record {i} is inconsistent"));
+        let text = |range: std::ops::Range<usize>| {
+            strings
+                .get(range)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .ok_or_else(bad)
+        };
+        let key = text(start..key_end)?;
+        let fetched = text(key_end..end)?;
+        let source = HostSource::from_u8(r.source).ok_or_else(bad)?;
+        if r.policy as usize >= self.checked.len() {
+            return Err(bad());
+        }
+        Ok(HostInfo {
+            key,
+            source,
+            status: r.status,
+            fetched_at: (!fetched.is_empty()).then_some(fetched),
+            policy: r.policy,
+        })
+    }
+
+    /// Every host, in index order.
+    pub fn hosts(&self) -> impl Iterator<Item = Result<HostInfo<'_>, LoadError>> + '_ {
+        (0..self.hosts).map(|i| self.info(i))
+    }
+
+    /// The index entry of `url`'s host; `Ok(None)` when the store does not
+    /// have it (or the URL has no host).
+    ///
+    /// # Errors
+    ///
+    /// The host's record is corrupted.
+    pub fn host(&self, url: &[u8]) -> Result<Option<HostInfo<'_>>, LoadError> {
+        let Some(key) = HostKey::of_url(url) else {
+            return Ok(None);
+        };
+        match self.find(&key) {
+            Some(i) => self.info(i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Finds the record of `key`: an interpolation probe in the table sorted
+    /// by hash, a galloping search from there, then the keys of equal hash.
+    fn find(&self, key: &HostKey<'_>) -> Option<usize> {
+        let n = self.hosts;
+        if n == 0 {
+            return None;
+        }
+        let hash = key.hash();
+        let h = |i: usize| le_u64(&self.index().hosts[i * HOST_REC..]);
+        let guess = ((u128::from(hash) * n as u128) >> 64) as usize;
+        // [lo, hi) brackets the first record whose hash is >= `hash`.
+        let (mut lo, mut hi) = if h(guess) < hash {
+            let mut step = 1;
+            let mut lo = guess + 1;
+            while lo + step < n && h(lo + step - 1) < hash {
+                lo += step;
+                step *= 2;
+            }
+            (lo, (lo + step).min(n))
+        } else {
+            let mut step = 1;
+            let mut hi = guess;
+            while hi >= step && h(hi - step) >= hash {
+                hi -= step;
+                step *= 2;
+            }
+            (hi.saturating_sub(step), hi)
+        };
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if h(mid) < hash {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let strings = self.index().strings.as_slice();
+        let mut i = lo;
+        while i < n {
+            let r = self.rec(i);
+            if r.hash != hash {
+                return None;
+            }
+            let start = r.strings as usize;
+            let stored = strings.get(start..start + usize::from(r.key_len))?;
+            if key.cmp_stored(stored) == Ordering::Equal {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
+    /// host is not in the store (the caller chooses what that means).
+    ///
+    /// # Errors
+    ///
+    /// The host's record or policy is corrupted (the error names the host).
     #[inline]
-    pub fn check(&self, url: &[u8]) -> Option<Verdict> {
-        self.policy_for(url).map(|p| p.check(url))
+    pub fn check(&self, url: &[u8]) -> Result<Option<Verdict>, LoadError> {
+        Ok(self.policy_for(url)?.map(|p| p.check(url)))
     }
 
     /// The policy of the host of `url`.
-    pub fn policy_for(&self, url: &[u8]) -> Option<Policy<'_>> {
-        let key = HostKey::of_url(url)?;
-        self.find(&key)
-            .map(|e| Policy::from_validated(&self.data.policies[e.policy.to_native() as usize]))
-    }
-
-    /// The index entry for `url`'s host.
-    pub fn host_entry(&self, url: &[u8]) -> Option<&ArchivedHostEntry> {
-        self.find(&HostKey::of_url(url)?)
-    }
-
-    fn find(&self, key: &HostKey<'_>) -> Option<&ArchivedHostEntry> {
-        let hosts = self.data.hosts.as_slice();
-        hosts
-            .binary_search_by(|e| key.cmp_stored(e.host.as_bytes()).reverse())
-            .ok()
-            .map(|i| &hosts[i])
-    }
-
-    /// The whole archived store, for tools that show everything.
-    pub fn data(&self) -> &ArchivedStoreData {
-        self.data
-    }
-
-    /// A policy by index.
-    pub fn policy(&self, i: usize) -> Option<Policy<'_>> {
-        self.data.policies.get(i).map(Policy::from_validated)
-    }
-}
-
-impl Store<'static> {
-    /// Memory-maps the store at `path` and validates it.
     ///
     /// # Errors
     ///
-    /// As [`Store::from_bytes`], plus I/O errors; every message names `path`.
-    pub fn open(path: impl AsRef<Path>) -> Result<Store<'static>, LoadError> {
-        // As in `Policy::open`: the mapping lives in the `Store` beside
-        // `data`, which accessors only re-borrow through `&self`.
-        let (map, data) =
-            load::open_mapped(path.as_ref(), validate).map_err(LoadError::for_store)?;
-        Ok(Store {
-            data,
-            _map: Some(map),
-        })
+    /// As [`Store::check`].
+    pub fn policy_for(&self, url: &[u8]) -> Result<Option<Policy<'_>>, LoadError> {
+        let Some(key) = HostKey::of_url(url) else {
+            return Ok(None);
+        };
+        let Some(i) = self.find(&key) else {
+            return Ok(None);
+        };
+        let policy = self.rec(i).policy as usize;
+        self.policy(policy)
+            .map(Some)
+            .map_err(|e| e.with_host(key.host))
+    }
+
+    /// Policy `i`, validated on its first use.
+    ///
+    /// # Errors
+    ///
+    /// No such policy, or its bytes are corrupted.
+    pub fn policy(&self, i: usize) -> Result<Policy<'_>, LoadError> {
+        let flag = self
+            .checked
+            .get(i)
+            .ok_or_else(|| corrupt(format!("no policy {i}")))?;
+        let bytes = self.policy_bytes(i)?;
+        if flag.load(AtomicOrdering::Acquire) {
+            // SAFETY: the flag is set (with Release) only after these exact
+            // bytes passed `validate_policy` below; `Storage` never changes
+            // them while `self` lives.
+            return Ok(Policy::from_validated(unsafe {
+                load::trusted_policy(bytes)
+            }));
+        }
+        let data = load::validate_policy(bytes).map_err(|e| corrupt(format!("policy {i}: {e}")))?;
+        flag.store(true, AtomicOrdering::Release);
+        Ok(Policy::from_validated(data))
+    }
+
+    /// Policy `i` as a complete artifact (frame and archive), validated: a
+    /// builder copies it into a new store when its source is unchanged.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::policy`].
+    pub fn policy_artifact(&self, i: usize) -> Result<&[u8], LoadError> {
+        self.policy(i)?;
+        self.policy_bytes(i)
+    }
+
+    fn policy_bytes(&self, i: usize) -> Result<&[u8], LoadError> {
+        let rec = self
+            .index()
+            .policies
+            .get(i * POLICY_REC..(i + 1) * POLICY_REC)
+            .ok_or_else(|| corrupt(format!("no policy {i}")))?;
+        let (off, len) = (le_u64(rec), le_u64(&rec[8..]));
+        let start = (load::FRAME_LEN as u64).checked_add(off);
+        let end = start.and_then(|s| s.checked_add(len));
+        match (start, end) {
+            (Some(s), Some(e))
+                if off >= HEAD_LEN as u64
+                    && off % ARCHIVE_ALIGN as u64 == 0
+                    && e <= self.index_at as u64 =>
+            {
+                Ok(&self.storage.bytes()[s as usize..e as usize])
+            }
+            _ => Err(corrupt(format!("policy {i} lies outside the policy area"))),
+        }
+    }
+
+    /// Validates every policy now (a full check of the file; `inspect` and
+    /// tests use it).
+    ///
+    /// # Errors
+    ///
+    /// The first policy or host record that is corrupted.
+    pub fn validate_all(&self) -> Result<(), LoadError> {
+        for i in 0..self.policy_count() {
+            self.policy(i)?;
+        }
+        let mut prev: Option<(u64, &str)> = None;
+        for i in 0..self.hosts {
+            let info = self.info(i)?;
+            let hash = self.rec(i).hash;
+            if HostKey::of_key(info.key).map(|k| k.hash()) != Some(hash) {
+                return Err(corrupt(format!("host {} has a wrong hash", info.key)));
+            }
+            if prev.is_some_and(|p| p >= (hash, info.key)) {
+                return Err(corrupt("host index is not sorted"));
+            }
+            prev = Some((hash, info.key));
+        }
+        Ok(())
     }
 }
 
@@ -214,6 +560,22 @@ impl<'a> HostKey<'a> {
         if let Some(at) = authority.iter().rposition(|&b| b == b'@') {
             authority = &authority[at + 1..];
         }
+        let default = if scheme.eq_ignore_ascii_case(b"https") {
+            Some(&b"443"[..])
+        } else if scheme.eq_ignore_ascii_case(b"http") {
+            Some(&b"80"[..])
+        } else {
+            None
+        };
+        HostKey::of_authority(authority, default)
+    }
+
+    /// Reads a stored key (`host` or `host:port`, no scheme).
+    pub fn of_key(key: &'a str) -> Option<HostKey<'a>> {
+        HostKey::of_authority(key.as_bytes(), None)
+    }
+
+    fn of_authority(authority: &'a [u8], default: Option<&[u8]>) -> Option<HostKey<'a>> {
         // `[v6]:port` keeps its brackets in the host.
         let colon = match authority.iter().rposition(|&b| b == b':') {
             Some(c) if !authority[c..].contains(&b']') => Some(c),
@@ -226,40 +588,149 @@ impl<'a> HostKey<'a> {
         if host.is_empty() {
             return None;
         }
-        let default = if scheme.eq_ignore_ascii_case(b"https") {
-            Some(&b"443"[..])
-        } else if scheme.eq_ignore_ascii_case(b"http") {
-            Some(&b"80"[..])
-        } else {
-            None
-        };
         let port = port.filter(|p| !p.is_empty() && Some(*p) != default);
         Some(HostKey { host, port })
+    }
+
+    /// The key's bytes as stored: lower-cased host, then `:port`.
+    fn bytes(&self) -> impl Iterator<Item = u8> + 'a {
+        let port: &'a [u8] = self.port.unwrap_or(b"");
+        let colon: &'static [u8] = if self.port.is_some() { b":" } else { b"" };
+        self.host
+            .iter()
+            .map(u8::to_ascii_lowercase)
+            .chain(colon.iter().copied())
+            .chain(port.iter().copied())
+    }
+
+    /// The store's hash of the key: FNV-1a 64 of its stored bytes (computed
+    /// on the fly; sharded stores partition hosts by it too).
+    pub fn hash(&self) -> u64 {
+        fnv1a64_iter(self.bytes())
     }
 
     /// Compares this key with a stored (lower-cased) key, byte by byte,
     /// without building the key.
     pub fn cmp_stored(&self, stored: &[u8]) -> Ordering {
-        let port: &[u8] = self.port.unwrap_or(b"");
-        let colon: &[u8] = if self.port.is_some() { b":" } else { b"" };
-        let ours = self
-            .host
-            .iter()
-            .map(u8::to_ascii_lowercase)
-            .chain(colon.iter().copied())
-            .chain(port.iter().copied());
-        ours.cmp(stored.iter().copied())
+        self.bytes().cmp(stored.iter().copied())
     }
 
     /// The key as stored (for builders and messages).
     pub fn to_key(&self) -> String {
-        let mut k = String::from_utf8_lossy(self.host).to_ascii_lowercase();
-        if let Some(p) = self.port {
-            k.push(':');
-            k.push_str(&String::from_utf8_lossy(p));
-        }
-        k
+        String::from_utf8_lossy(&self.bytes().collect::<Vec<u8>>()).into_owned()
     }
+}
+
+/// One host for [`write_store`].
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostEntry {
+    /// Stored key (`HostKey::to_key` form).
+    pub key: String,
+    /// Index into the policies given to [`write_store`].
+    pub policy: u32,
+    /// Why this policy.
+    pub source: HostSource,
+    /// HTTP status.
+    pub status: u16,
+    /// Fetch time as given (at most 255 bytes are kept).
+    pub fetched_at: Option<String>,
+}
+
+/// What a store says about all of its policies.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreMeta {
+    /// Agent.
+    pub agent: String,
+    /// Dialect.
+    pub dialect: Dialect,
+    /// Compiler version.
+    pub compiler_version: String,
+    /// Options fingerprint.
+    pub options_hash: u64,
+}
+
+/// Writes a store: `policies` are complete policy artifacts (frame and
+/// archive). Returns the bytes (16-byte aligned).
+///
+/// # Errors
+///
+/// A host key that is not a valid key, or a store larger than the frame
+/// can announce (4 GiB).
+#[doc(hidden)]
+pub fn write_store(
+    meta: &StoreMeta,
+    mut hosts: Vec<HostEntry>,
+    policies: &[&[u8]],
+) -> Result<rkyv::util::AlignedVec<16>, String> {
+    let mut out = rkyv::util::AlignedVec::<16>::new();
+    out.extend_from_slice(&[0u8; load::FRAME_LEN + HEAD_LEN]);
+    let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
+    for p in policies {
+        let off = (out.len() - load::FRAME_LEN) as u64;
+        records.extend_from_slice(&off.to_le_bytes());
+        records.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        out.extend_from_slice(p);
+        let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
+        out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
+    }
+    let mut keyed = Vec::with_capacity(hosts.len());
+    for h in hosts.drain(..) {
+        let hash = HostKey::of_key(&h.key)
+            .filter(|k| k.to_key() == h.key)
+            .ok_or_else(|| format!("{:?} is not a stored host key", h.key))?
+            .hash();
+        keyed.push((hash, h));
+    }
+    keyed.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
+    let mut strings = Vec::new();
+    let mut host_recs = Vec::with_capacity(keyed.len() * HOST_REC);
+    for (hash, h) in &keyed {
+        let fetched = h.fetched_at.as_deref().unwrap_or("");
+        let mut cut = fetched.len().min(255);
+        while !fetched.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let fetched = &fetched[..cut];
+        let rec = HostRec {
+            hash: *hash,
+            strings: u32::try_from(strings.len()).map_err(|_| "host strings over 4 GiB")?,
+            key_len: u16::try_from(h.key.len())
+                .map_err(|_| format!("host key {:?} too long", h.key))?,
+            fetched_len: fetched.len() as u8,
+            source: h.source as u8,
+            status: h.status,
+            policy: h.policy,
+        };
+        strings.extend_from_slice(h.key.as_bytes());
+        strings.extend_from_slice(fetched.as_bytes());
+        host_recs.extend_from_slice(&rec.encode());
+    }
+    let index = StoreIndex {
+        agent: meta.agent.clone(),
+        dialect: meta.dialect as u8,
+        compiler_version: meta.compiler_version.clone(),
+        options_hash: meta.options_hash,
+        hosts: host_recs,
+        strings,
+        policies: records,
+    };
+    let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&index).map_err(|e| e.to_string())?;
+    let index_off = (out.len() - load::FRAME_LEN) as u64;
+    out.extend_from_slice(&archive);
+    let body_len = out.len() - load::FRAME_LEN;
+    if body_len > load::MAX_FRAMED_LEN {
+        return Err(format!(
+            "the store would be {} bytes, over the format's 4 GiB",
+            out.len()
+        ));
+    }
+    out[..load::FRAME_LEN].copy_from_slice(&load::frame(FileKind::Store, body_len));
+    out[load::FRAME_LEN..load::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
+    out[load::FRAME_LEN + 8..load::FRAME_LEN + 16]
+        .copy_from_slice(&(archive.len() as u64).to_le_bytes());
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -290,5 +761,10 @@ mod tests {
         assert_eq!(key("https://[::1]/").as_deref(), Some("[::1]"));
         assert_eq!(key("/just/a/path"), None);
         assert_eq!(key("https:///nohost"), None);
+        let k = HostKey::of_url(b"https://Example.com:8443/x").unwrap();
+        assert_eq!(
+            k.hash(),
+            HostKey::of_key("example.com:8443").unwrap().hash()
+        );
     }
 }

@@ -10,8 +10,8 @@
 //!   wins (fewest documents per normalised unit of time — the text's rule
 //!   for several rates without a time, used for overlapping windows too).
 
-use crate::artifact::{Rate, TimeWindow};
 use crate::policy::Policy;
+use crate::types::Rate;
 
 /// Minutes in a day.
 pub const MINUTES_PER_DAY: u16 = 1440;
@@ -30,26 +30,19 @@ impl Policy<'_> {
     /// day).
     pub fn visit_at_minute(&self, minute: u16) -> VisitAdvice {
         let minute = minute % MINUTES_PER_DAY;
-        let meta = self.metadata();
-        let allowed_now = meta.visit_times.is_empty()
-            || meta
-                .visit_times
-                .iter()
-                .any(|w| w.to_native().contains(minute));
+        let meta = self.meta();
+        let mut windows = meta.visit_times().peekable();
+        let allowed_now = windows.peek().is_none() || windows.any(|w| w.contains(minute));
         let mut windowed: Option<Rate> = None;
         let mut all_day: Option<Rate> = None;
-        for r in meta.request_rates.iter() {
-            let rate = Rate {
-                documents: r.documents.to_native(),
-                seconds: r.seconds.to_native(),
-            };
-            let slot = match r.window.as_ref() {
-                Some(w) if TimeWindow::contains(&w.to_native(), minute) => &mut windowed,
+        for r in meta.request_rates() {
+            let slot = match r.window {
+                Some(w) if w.contains(minute) => &mut windowed,
                 Some(_) => continue,
                 None => &mut all_day,
             };
-            if slot.is_none_or(|cur| rate.is_slower_than(&cur)) {
-                *slot = Some(rate);
+            if slot.is_none_or(|cur| r.rate.is_slower_than(&cur)) {
+                *slot = Some(r.rate);
             }
         }
         VisitAdvice {
@@ -66,7 +59,7 @@ impl Policy<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::artifact::{Rate, TimeWindow};
+    use crate::types::{Rate, TimeWindow};
 
     #[test]
     fn windows_wrap_midnight_and_include_both_ends() {

@@ -125,14 +125,20 @@ pub fn load_one(data: &[u8]) {
             }
         }
         let _ = policy.visit_at_minute(600);
-        let _ = policy.metadata();
+        let meta = policy.meta();
+        let _ = (
+            meta.records().count(),
+            meta.sitemaps().count(),
+            meta.request_rates().count(),
+        );
+        let _ = policy.rules().count();
     }
 }
 
 /// store: any bytes as a store; refused, or usable without panicking.
 pub fn store_one(data: &[u8]) {
     let bytes = aligned(data);
-    if let Ok(store) = Store::from_bytes(&bytes) {
+    if let Ok(store) = Store::from_slice(&bytes) {
         for url in [
             &b"https://example.com/"[..],
             b"http://a.example:8080/x",
@@ -140,13 +146,15 @@ pub fn store_one(data: &[u8]) {
             data,
         ] {
             let _ = store.check(url);
-            let _ = store.host_entry(url);
+            let _ = store.host(url);
         }
-        for i in 0..store.data().policies.len() {
-            let p = store
-                .policy(i)
-                .expect("every index below the count has a policy");
-            let _ = p.check(b"/");
+        // Policies are validated on first use: a corrupted one is refused.
+        for i in 0..store.policy_count() {
+            if let Ok(p) = store.policy(i) {
+                let _ = p.check(b"/");
+            }
         }
+        let _ = store.hosts().count();
+        let _ = store.validate_all();
     }
 }

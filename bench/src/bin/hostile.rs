@@ -42,14 +42,9 @@ fn one(name: &str) {
                 let want = reference::check_url(&c.rule_set, url);
                 assert_eq!(policy.check(url).allowed, want.allowed, "{name}");
             }
-            let states: usize = c
-                .data
-                .automata
-                .iter()
-                .map(|a| a.trans.len() / a.stride as usize)
-                .sum();
+            let program: usize = c.data.automata.iter().map(|a| a.prog.len()).sum();
             format!(
-                "ok: {} rules, {} automata, {states} states, {} KiB artifact, {} diagnostics",
+                "ok: {} rules, {} automata, {program} program bytes, {} KiB artifact, {} diagnostics",
                 c.rule_set.rules.len(),
                 c.data.automata.len(),
                 bytes.len() / 1024,

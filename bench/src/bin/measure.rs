@@ -28,7 +28,7 @@ fn main() {
         eprintln!("usage: measure FILE... [--agent NAME] [--urls N] [--dialect D]");
         std::process::exit(2);
     }
-    println!("| file | bytes | rules | compile ms | automata | states | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
+    println!("| file | bytes | rules | compile ms | automata | program bytes | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for file in files {
         let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -60,20 +60,14 @@ fn main() {
             .map(|u| policy.check_traced(u).bytes_read)
             .sum();
         let n = w.urls.len() as f64;
-        let states: usize = w
-            .compiled
-            .data
-            .automata
-            .iter()
-            .map(|a| a.trans.len() / a.stride as usize)
-            .sum();
+        let program: usize = w.compiled.data.automata.iter().map(|a| a.prog.len()).sum();
         println!(
             "| {name} | {} | {} | {:.3} | {} | {} | {} | {:.2} M | {:.3} M | {:.0}x | {:.1} | {:.1} |",
             w.body.len(),
             w.compiled.data.rules.len(),
             compile_time.as_secs_f64() * 1e3,
             w.compiled.data.automata.len(),
-            states,
+            program,
             bytes.len(),
             n / engine.as_secs_f64() / 1e6,
             n / reference.as_secs_f64() / 1e6,

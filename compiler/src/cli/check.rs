@@ -3,7 +3,7 @@
 use super::compile::compile_source;
 use super::{error, SourceArgs, EXIT_USAGE};
 use clap::{Args, ValueEnum};
-use robocc_engine::{Policy, Store};
+use robocc_engine::{Policy, PolicyFile, Store};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 
@@ -51,16 +51,20 @@ enum Format {
 }
 
 /// Where verdicts come from.
-enum Source<'a> {
-    Policy(Policy<'a>),
-    Store(Store<'static>),
+enum Source {
+    Policy(PolicyFile),
+    Store(Store),
 }
 
 /// A verdict as printed: `Some(allowed)` or unknown, and the deciding line.
-fn judge(src: &Source<'_>, url: &[u8], missing: Missing) -> (Option<bool>, Option<u32>) {
-    match src {
-        Source::Policy(p) => verdict_of(p, url),
-        Source::Store(s) => match s.policy_for(url) {
+fn judge(
+    src: &Source,
+    url: &[u8],
+    missing: Missing,
+) -> Result<(Option<bool>, Option<u32>), String> {
+    Ok(match src {
+        Source::Policy(p) => verdict_of(&p.policy(), url),
+        Source::Store(s) => match s.policy_for(url).map_err(|e| e.to_string())? {
             Some(p) => verdict_of(&p, url),
             None => match missing {
                 Missing::Allow => (Some(true), None),
@@ -68,32 +72,37 @@ fn judge(src: &Source<'_>, url: &[u8], missing: Missing) -> (Option<bool>, Optio
                 Missing::Unknown => (None, None),
             },
         },
-    }
+    })
 }
 
 fn verdict_of(p: &Policy<'_>, url: &[u8]) -> (Option<bool>, Option<u32>) {
     let v = p.check(url);
-    let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line.to_native());
+    let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
     (Some(v.allowed), line)
 }
 
 pub fn run(args: &CheckArgs) -> Result<i32, String> {
-    let compiled_bytes;
     let source = match (&args.policy, &args.store) {
-        (Some(path), _) => Source::Policy(Policy::open(path).map_err(|e| e.to_string())?),
+        (Some(path), _) => Source::Policy(PolicyFile::open(path).map_err(|e| e.to_string())?),
         (None, Some(path)) => Source::Store(Store::open(path).map_err(|e| e.to_string())?),
         (None, None) => {
             let (compiled, _) = compile_source(&args.source)?;
-            compiled_bytes = compiled.to_bytes();
-            Source::Policy(Policy::from_bytes(&compiled_bytes).map_err(|e| e.to_string())?)
+            Source::Policy(PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| e.to_string())?)
         }
     };
+    let mut failure: Option<String> = None;
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut any_disallowed = false;
     let json = args.format == Format::Json;
     let mut emit = |url: &[u8], out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
-        let (allowed, line) = judge(&source, url, args.missing);
+        let (allowed, line) = match judge(&source, url, args.missing) {
+            Ok(v) => v,
+            Err(e) => {
+                failure = Some(e);
+                return Err(std::io::Error::other("store policy refused"));
+            }
+        };
         any_disallowed |= allowed == Some(false);
         let word = match allowed {
             Some(true) => "allow",
@@ -149,6 +158,10 @@ pub fn run(args: &CheckArgs) -> Result<i32, String> {
             }
         }
     };
+    if let Some(e) = failure {
+        let _ = out.flush();
+        return Err(e);
+    }
     match io_result.and_then(|()| out.flush()) {
         Ok(()) => {}
         // A closed pipe (`| head`) is not an error.

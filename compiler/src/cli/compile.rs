@@ -22,8 +22,23 @@ pub fn compile_source(source: &SourceArgs) -> Result<(robocc_compiler::Compiled,
     let agent = source.agent()?;
     let body = read_file(&path, "robots.txt")?;
     let compiled = robocc_compiler::compile(&body, &agent, &source.compile_options())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| format!("{}: {e}{}", path.display(), budget_hint(&e)))?;
     Ok((compiled, path))
+}
+
+/// The flag that raises the limit a compile ran into, as advice.
+pub fn budget_hint(e: &robocc_compiler::CompileError) -> String {
+    use robocc_compiler::lower::BudgetExceeded as B;
+    let robocc_compiler::CompileError::Budget(b) = e else {
+        return String::new();
+    };
+    let flag = match b.exceeded {
+        B::States(_) | B::Threads(_) => "--max-states",
+        B::Time(_) => "--compile-timeout",
+        B::Automata(_) => "--max-automata",
+        B::TableBytes(_) => "--max-table-bytes",
+    };
+    format!(" (raise the limit with {flag})")
 }
 
 pub fn run(args: &CompileArgs) -> Result<i32, String> {
@@ -36,20 +51,17 @@ pub fn run(args: &CompileArgs) -> Result<i32, String> {
     let bytes = compiled.to_bytes();
     super::write_replacing(&args.output, &bytes[..], "policy")?;
     if !args.quiet {
-        let d = &compiled.data;
-        let states: usize = d
-            .automata
-            .iter()
-            .map(|a| a.trans.len() / a.stride as usize)
-            .sum();
+        let policy = robocc_engine::Policy::from_bytes(&bytes).map_err(|e| e.to_string())?;
+        let sizes = policy.sizes();
+        let h = policy.header();
         eprintln!(
-            "{}: {} rules, {} automata, {} states, {} bytes ({})",
+            "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all",
             args.output.display(),
-            d.rules.len(),
-            d.automata.len(),
-            states,
+            policy.rule_count(),
+            h.automata,
+            if h.automata == 1 { "on" } else { "a" },
+            sizes.program_bytes,
             bytes.len(),
-            d.header.build
         );
     }
     Ok(0)

@@ -4,8 +4,7 @@ use super::compile::compile_source;
 use super::SourceArgs;
 use clap::Args;
 use robocc_compiler::reference::matched_path;
-use robocc_engine::artifact::{ArchivedRuleOrigin, ArchivedUrlMode};
-use robocc_engine::{Policy, UrlMode};
+use robocc_engine::{PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -40,41 +39,30 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
 }
 
 pub fn run(args: &ExplainArgs) -> Result<i32, String> {
-    let bytes;
-    let compiled;
-    let policy = match &args.policy {
-        Some(p) => Policy::open(p).map_err(|e| e.to_string())?,
+    let file = match &args.policy {
+        Some(p) => PolicyFile::open(p).map_err(|e| e.to_string())?,
         None => {
-            compiled = compile_source(&args.source)?.0;
-            bytes = compiled.to_bytes();
-            Policy::from_bytes(&bytes).map_err(|e| e.to_string())?
+            let compiled = compile_source(&args.source)?.0;
+            PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| e.to_string())?
         }
     };
+    let policy = file.policy();
     let h = policy.header();
-    let mode = match h.url_mode {
-        ArchivedUrlMode::Google => UrlMode::Google,
-        ArchivedUrlMode::Rfc => UrlMode::Rfc,
-        ArchivedUrlMode::Decode => UrlMode::Decode,
-    };
+    let mode = h.url_mode;
     let minute = minute_of_day(args.at.as_deref())?;
-    let lines: Vec<String> = policy
-        .metadata()
-        .group_lines
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
-    let groups = match h.selection.as_str() {
-        "named" => format!(
+    let lines: Vec<String> = policy.meta().group_lines().map(|l| l.to_string()).collect();
+    let groups = match h.selection {
+        Selection::Named => format!(
             "groups naming {} (starting at line {})",
             h.agent,
             lines.join(", ")
         ),
-        "global" => format!(
+        Selection::Global => format!(
             "the * group (starting at line {}): no group names {}",
             lines.join(", "),
             h.agent
         ),
-        _ => format!(
+        Selection::None => format!(
             "none: no group names {} and there is no * group, so every URL is allowed",
             h.agent
         ),
@@ -99,34 +87,32 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
             Some(r) => {
                 let kind = if r.allow { "Allow" } else { "Disallow" };
                 let why = match r.origin {
-                    ArchivedRuleOrigin::Line => format!(
+                    RuleOrigin::Line => format!(
                         "line {}: {kind}: {} ({} pattern)",
                         r.line,
-                        r.pattern,
-                        r.syntax.to_native().name()
+                        r.pattern_text(),
+                        r.syntax
                     ),
-                    ArchivedRuleOrigin::IndexHtm => format!(
+                    RuleOrigin::IndexHtm => format!(
                         "line {}: Allow of an index.htm page also allows its directory: {}",
-                        r.line, r.pattern
+                        r.line,
+                        r.pattern_text()
                     ),
-                    ArchivedRuleOrigin::RobotsTxt => {
+                    RuleOrigin::RobotsTxt => {
                         format!("{} is always allowed", h.self_path)
                     }
                 };
-                let strength = match h.dialect.to_native() {
-                    robocc_engine::Dialect::Rfc9309 => format!("priority {}", r.priority),
-                    _ => dialect_reason(r).to_string(),
-                };
+                let strength = reason(&r);
                 println!("  deciding rule: {why} ({strength})");
             }
             None => println!("  deciding rule: none matched; allowed by default"),
         }
         println!("  groups: {groups}");
-        if let Some(ms) = policy.metadata().crawl_delay_ms.as_ref() {
-            println!("  crawl-delay: {} s", ms.to_native() as f64 / 1000.0);
+        let m = policy.meta();
+        if let Some(ms) = m.crawl_delay_ms() {
+            println!("  crawl-delay: {} s", ms as f64 / 1000.0);
         }
-        let m = policy.metadata();
-        if !m.visit_times.is_empty() || !m.request_rates.is_empty() {
+        if m.visit_times().next().is_some() || m.request_rates().next().is_some() {
             let advice = policy.visit_at_minute(minute);
             println!(
                 "  at {:02}:{:02} UTC: {}{}",
@@ -148,22 +134,25 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
                 }
             );
         }
-        for c in m.comments.iter() {
+        for c in m.comments() {
             println!("  comment: {c}");
         }
     }
     Ok(0)
 }
 
-/// Why a rule of a first-match or robots2 policy won, in words.
-fn dialect_reason(r: &robocc_engine::artifact::ArchivedRuleInfo) -> &'static str {
-    use robocc_engine::artifact::PatternSyntax as S;
-    let catch_all = matches!(r.pattern.trim_matches('*'), "" | "/");
-    match (r.syntax.to_native(), r.allow) {
-        (S::Prefix | S::Glob, _) => "the first matching rule",
-        (S::Exact, true) => "an explicit Allow: the strongest rule",
-        (S::Shell, true) => "a wildcard Allow: no Disallow matched",
-        (S::Shell, false) if catch_all => "the catch-all Disallow: no other rule matched",
-        (_, false) => "a Disallow: beats every wildcard Allow",
+/// Why the deciding rule won, in words: the dialect's rank class, which
+/// the compiler stored with the rule.
+fn reason(r: &RuleRef<'_>) -> String {
+    match r.class {
+        RankClass::LongestMatch => {
+            format!("priority {}: the longest matching pattern", r.pattern.len())
+        }
+        RankClass::FirstMatch => "the first matching rule".into(),
+        RankClass::ExplicitAllow => "an explicit Allow: the strongest rule".into(),
+        RankClass::Disallow => "a Disallow: beats every wildcard Allow".into(),
+        RankClass::WildcardAllow => "a wildcard Allow: no Disallow matched".into(),
+        RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
+        RankClass::SelfPath => "the file's own path, above every rule".into(),
     }
 }

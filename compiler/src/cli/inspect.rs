@@ -1,9 +1,8 @@
 //! `robocc inspect`: what a policy or store holds.
 
 use clap::Args;
-use robocc_engine::artifact::ArchivedPolicyData;
-use robocc_engine::store::STORE_MAGIC;
-use robocc_engine::{Policy, Store};
+use robocc_engine::{FileKind, Policy, PolicyFile, Store};
+use std::io::Read;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -11,20 +10,20 @@ pub struct InspectArgs {
     /// A policy (robocc compile) or store (robocc store build).
     #[arg(value_name = "POLICY|STORE")]
     path: PathBuf,
+    /// Show what each part of a policy costs in bytes.
+    #[arg(long)]
+    sizes: bool,
+    /// For a store: list every host with its source, status and policy.
+    #[arg(long)]
+    hosts: bool,
 }
 
-fn describe_policy(d: &ArchivedPolicyData, indent: &str) {
-    let h = &d.header;
-    let states: usize = d
-        .automata
-        .iter()
-        .map(|a| a.trans.len() / a.stride.to_native() as usize)
-        .sum();
-    let table: usize = d.automata.iter().map(|a| a.trans.len() * 4).sum();
-    println!("{indent}dialect: {}", h.dialect.to_native().name());
+fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
+    let h = p.header();
+    println!("{indent}dialect: {}", h.dialect);
     println!("{indent}agent: {} (groups: {})", h.agent, h.selection);
     println!(
-        "{indent}options: url-mode {:?}, {} {}, max-bytes {}",
+        "{indent}options: url-mode {}, {} {}, max-bytes {}",
         h.url_mode,
         h.self_path,
         if h.robots_txt_allowed {
@@ -38,92 +37,135 @@ fn describe_policy(d: &ArchivedPolicyData, indent: &str) {
         "{indent}source: {} bytes, fnv1a64 {:016x}; compiler {}",
         h.source_len, h.source_hash, h.compiler_version
     );
-    println!("{indent}build: {}", h.build);
-    println!(
-        "{indent}automata: {}, states {states}, transition bytes {table}, outcomes {}, rules {}",
-        d.automata.len(),
-        d.outcomes.len() / h.channels.len().max(1),
-        d.rules.len()
-    );
-    let m = &d.meta;
-    if let Some(ms) = m.crawl_delay_ms.as_ref() {
-        println!("{indent}crawl-delay: {} ms", ms);
+    match h.split_reason {
+        None => println!("{indent}build: one automaton"),
+        Some(why) => println!("{indent}build: {} automata ({why})", h.automata),
     }
-    for r in m.agent_records.iter() {
+    let s = p.sizes();
+    println!(
+        "{indent}automata: {}, program bytes {}, outcomes {}, rules {}",
+        h.automata,
+        s.program_bytes,
+        s.outcome_count,
+        p.rule_count()
+    );
+    if sizes {
+        println!(
+            "{indent}sizes: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            s.automata, s.program_bytes, s.rules, s.outcomes
+        );
+    }
+    let m = p.meta();
+    if let Some(ms) = m.crawl_delay_ms() {
+        println!("{indent}crawl-delay: {ms} ms");
+    }
+    for r in m.records() {
         println!("{indent}record (line {}): {}: {}", r.line, r.key, r.value);
     }
-    for s in m.sitemaps.iter() {
-        println!("{indent}sitemap: {s}");
-    }
-    for s in m.hosts.iter() {
-        println!("{indent}host: {s}");
-    }
-    for s in m.clean_params.iter() {
-        println!("{indent}clean-param: {s}");
-    }
-    for s in m.content_signals.iter() {
-        println!("{indent}content-signal: {s}");
+    for r in m.global_records() {
+        println!("{indent}{} (line {}): {}", r.kind, r.line, r.value);
     }
     println!(
         "{indent}cache expiry: {} h (when the server sends no cache directive)",
-        m.expiry_secs.to_native() / 3600
+        h.expiry_secs / 3600
     );
-    if let Some(v) = m.robot_version.as_ref() {
+    if let Some(v) = m.robot_version() {
         println!("{indent}robot-version: {v}");
     }
     let hhmm = |m: u16| format!("{:02}{:02}", m / 60, m % 60);
-    for w in m.visit_times.iter() {
-        let w = w.to_native();
+    for w in m.visit_times() {
         println!("{indent}visit-time: {}-{} UTC", hhmm(w.start), hhmm(w.end));
     }
-    for r in m.request_rates.iter() {
-        let window = r.window.as_ref().map_or(String::from("all day"), |w| {
-            let w = w.to_native();
+    for r in m.request_rates() {
+        let window = r.window.map_or(String::from("all day"), |w| {
             format!("{}-{} UTC", hhmm(w.start), hhmm(w.end))
         });
         println!(
             "{indent}request-rate (line {}): {}/{} s, {window}",
-            r.line, r.documents, r.seconds
+            r.line, r.rate.documents, r.rate.seconds
         );
-    }
-    for c in m.comments.iter() {
-        println!("{indent}comment: {c}");
     }
 }
 
-pub fn run(args: &InspectArgs) -> Result<i32, String> {
-    let head = std::fs::read(&args.path)
-        .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
-    let size = head.len();
-    if head.starts_with(&STORE_MAGIC) {
-        let store = Store::open(&args.path).map_err(|e| e.to_string())?;
-        let d = store.data();
-        println!(
-            "{}: robocc store, format version {}",
-            args.path.display(),
-            robocc_engine::store::STORE_FORMAT_VERSION
-        );
-        println!(
-            "agent: {}; dialect: {}; compiler {}",
-            d.agent,
-            d.dialect.to_native().name(),
-            d.compiler_version
-        );
-        println!(
-            "hosts: {}; unique policies: {}; size: {size} bytes",
-            d.hosts.len(),
-            d.policies.len()
-        );
-        let split = d.policies.iter().filter(|p| p.automata.len() > 1).count();
-        println!("policies on the split path: {split}");
-        return Ok(0);
-    }
-    let policy = Policy::open(&args.path).map_err(|e| e.to_string())?;
+fn describe_store(args: &InspectArgs) -> Result<i32, String> {
+    let store = Store::open(&args.path).map_err(|e| e.to_string())?;
     println!(
-        "{}: robocc policy, format version {}, {size} bytes",
+        "{}: robocc store, format version {}, {} bytes",
         args.path.display(),
-        robocc_engine::artifact::FORMAT_VERSION
+        robocc_engine::STORE_FORMAT_VERSION,
+        store.len_bytes()
     );
-    describe_policy(policy.data(), "");
+    println!(
+        "agent: {}; dialect: {}; compiler {}",
+        store.agent(),
+        store.dialect(),
+        store.compiler_version()
+    );
+    println!(
+        "hosts: {}; unique policies: {}",
+        store.host_count(),
+        store.policy_count()
+    );
+    // Every policy is validated here: inspect is the full check of a file.
+    let mut split = 0;
+    let mut program = 0;
+    for i in 0..store.policy_count() {
+        let p = store.policy(i).map_err(|e| e.to_string())?;
+        split += usize::from(p.header().automata > 1);
+        program += p.sizes().program_bytes;
+    }
+    println!("policies on the split path: {split}; program bytes in all: {program}");
+    if args.hosts {
+        for h in store.hosts() {
+            let h = h.map_err(|e| e.to_string())?;
+            println!(
+                "{}\t{}\tstatus {}\tpolicy {}{}",
+                h.key,
+                h.source.name(),
+                h.status,
+                h.policy,
+                h.fetched_at
+                    .map(|t| format!("\tfetched {t}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
     Ok(0)
+}
+
+pub fn run(args: &InspectArgs) -> Result<i32, String> {
+    // The magic decides the kind: read 8 bytes, not the whole file.
+    let mut head = [0u8; 8];
+    let n = std::fs::File::open(&args.path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
+    match FileKind::sniff(&head[..n]) {
+        Some(FileKind::Store) => describe_store(args),
+        Some(FileKind::Policy) => {
+            if args.hosts {
+                return Err(format!(
+                    "{}: --hosts lists the hosts of a store; this is a single policy",
+                    args.path.display()
+                ));
+            }
+            let file = PolicyFile::open(&args.path).map_err(|e| e.to_string())?;
+            println!(
+                "{}: robocc policy, format version {}, {} bytes",
+                args.path.display(),
+                robocc_engine::POLICY_FORMAT_VERSION,
+                file.as_bytes().len()
+            );
+            describe_policy(&file.policy(), "", args.sizes);
+            Ok(0)
+        }
+        None => match PolicyFile::open(&args.path) {
+            Err(e) if matches!(e.kind(), robocc_engine::LoadErrorKind::TooShort(_)) => {
+                Err(e.to_string())
+            }
+            _ => Err(format!(
+                "{}: not a robocc policy or store (to look at a robots.txt, use robocc lint --robots FILE)",
+                args.path.display()
+            )),
+        },
+    }
 }

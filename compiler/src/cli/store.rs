@@ -2,7 +2,10 @@
 
 use super::SourceArgs;
 use clap::{Args, Subcommand, ValueEnum};
-use robocc_compiler::store::{build_store, inputs_from_dir, inputs_from_manifest, OnFailure};
+use robocc_compiler::store::{
+    build_store, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure, StoreOptions,
+};
+use robocc_engine::Store;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -43,21 +46,42 @@ pub struct BuildArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     quiet: bool,
-    /// Refuse to write a store larger than this (the format's limit is 2 GiB).
-    #[arg(long, value_name = "BYTES", default_value_t = robocc_compiler::store::MAX_STORE_BYTES)]
+    /// Refuse to write a store larger than this (the format's limit is 4 GiB).
+    #[arg(long, value_name = "BYTES", default_value_t = robocc_engine::MAX_FRAMED_LEN)]
     max_store_bytes: usize,
+    /// A previous store for the same agent and options: policies whose
+    /// robots.txt is unchanged are copied from it instead of recompiled.
+    #[arg(long, value_name = "STORE")]
+    base: Option<PathBuf>,
 }
 
 pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
     let StoreCommand::Build(args) = cmd;
     let agent = args.source.agent()?;
-    let inputs = match (&args.manifest, &args.dir) {
-        (Some(m), _) => inputs_from_manifest(m)?,
-        (None, Some(d)) => inputs_from_dir(d)?,
-        (None, None) => return Err("give a directory or --manifest FILE".to_string()),
+    let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
+        match (&args.manifest, &args.dir) {
+            (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
+            (None, Some(d)) => Box::new(
+                inputs_from_dir(d)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .map(Ok),
+            ),
+            (None, None) => return Err("give a directory or --manifest FILE".to_string()),
+        };
+    let base = match &args.base {
+        Some(p) => Some(Store::open(p).map_err(|e| e.to_string())?),
+        None => None,
     };
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(inputs.len() as u64)
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "compiling distinct bodies {bar:30} {pos}/{len} [{elapsed_precise}, {per_sec}, ETA {eta}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -65,14 +89,17 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
         OnFailureArg::Allow => OnFailure::Allow,
         OnFailureArg::Disallow => OnFailure::Disallow,
     };
-    let (bytes, report) = build_store(
-        &inputs,
-        &agent,
-        &args.source.compile_options(),
+    let progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let options = StoreOptions {
         on_failure,
-        &|| bar.inc(1),
-    )
-    .map_err(|e| e.to_string())?;
+        base: base.as_ref(),
+        progress: Some(&progress),
+    };
+    let (bytes, report) = build_store(inputs, &agent, &args.source.compile_options(), &options)
+        .map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     if bytes.len() > args.max_store_bytes {
         return Err(format!(
@@ -85,17 +112,18 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
     }
     super::write_replacing(&args.output, &bytes[..], "store")?;
     if !args.quiet {
-        let [fetched, unavailable, unreachable, redirected, failed] = report.by_source;
         eprintln!(
-            "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  \
-             fetched {fetched}, unavailable (allow all) {unavailable}, unreachable (disallow all) \
-             {unreachable}, redirected {redirected}, failed {failed}; split-path compiles {}",
+            "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  {}\n  \
+             compiled {}, reused from the base store {}; hosts on the split path {}",
             args.output.display(),
             report.hosts,
             report.unique_policies,
             report.dedup_ratio(),
             report.bytes,
-            report.fallbacks.len(),
+            report.by_source,
+            report.compiled,
+            report.reused,
+            report.split.len(),
         );
         for f in &report.failures {
             eprintln!("  failed: {}: {}", f.host, f.note);

@@ -1,0 +1,755 @@
+//! The automaton program: how a DFA's states are laid out in bytes, how the
+//! engine walks them, how a loaded program is validated, and how the
+//! compiler writes one. Reader, validator and writer of the layout live here
+//! together so that they cannot drift apart.
+//!
+//! A program holds one node per undecided DFA state. Decided states have no
+//! node: a transition into one is a *target* `prog.len() + outcome`, and the
+//! engine stops there. Targets are byte offsets, `W` bytes wide (2, or 4
+//! when the program needs it), little-endian, unaligned. The program has two
+//! regions:
+//!
+//! ```text
+//! [0, dense_len)          dense rows, (classes_len + 1) × W bytes each:
+//!                         a target per class, then the outcome id
+//! [dense_len, prog.len()) compact nodes:
+//!   tag 0b00nnnnnn   sparse, n exceptions, the default consumes the byte:
+//!                    [tag][outcome W][default W][n class bytes][n targets W]
+//!   tag 0b01nnnnnn   sparse, n exceptions, falling back to a dense row
+//!   tag 0b10kkkkkk   chain of k + 1 classes, the default consumes the byte:
+//!                    [tag][outcome W][default W][next W][k + 1 class bytes]
+//!   tag 0b11kkkkkk   chain of k + 1 classes, falling back to a dense row
+//! ```
+//!
+//! A byte that a compact node does not list either goes to `default` (the
+//! byte is consumed), or — *fallback* nodes — is read again at the dense
+//! row `default` names: the node stores only where it differs from that
+//! row. Inside a `*` pattern every state behaves like the state scanning
+//! for the pattern's next literal except on that literal, so a fallback
+//! node there has one exception and runs of them become chains (the
+//! default-transition compression of delayed-input DFAs, one level deep).
+//!
+//! `outcome` is what holds if the path ends in the state. Dense rows are the
+//! states every path passes through (the branchy top of the trie, the states
+//! where a `*` scans the path): a dense walk is one lookup per byte and one
+//! comparison, `t = row[s + class]; if t >= dense_len { leave }`, the loop
+//! robocc always had. A sparse node goes to the target listed for the
+//! byte's class, else to `default`. A chain is a run of states that each
+//! have one exception (the next class of the run) and share `default` and
+//! `outcome`: literal pattern text, most of a robots.txt automaton, costs one
+//! byte per pattern byte, and the walk compares the run against the input in
+//! one tight loop.
+//!
+//! Class [`END_CLASS`] (`#` and NUL, which end the path in Google's reading)
+//! leads from a dense row to the decided outcome of that row; at a compact
+//! node the engine stops with the node's outcome.
+
+use crate::artifact::Automaton;
+
+/// The class of the bytes that end a path.
+pub const END_CLASS: u8 = 1;
+/// Tag bit: a chain node (else sparse).
+pub const TAG_CHAIN: u8 = 0x80;
+/// Tag bit: mismatches fall back to a dense row (else they consume the
+/// byte and go to the default).
+pub const TAG_FALLBACK: u8 = 0x40;
+/// Tag bits of the count.
+const TAG_COUNT: u8 = 0x3F;
+/// Longest chain one node holds.
+pub const MAX_CHAIN: usize = 64;
+/// Most exceptions a sparse node holds.
+pub const MAX_SPARSE: usize = 63;
+
+/// Target width: 2 or 4 bytes.
+pub(crate) trait Width {
+    const W: usize;
+    /// Reads the target at `i`.
+    ///
+    /// # Safety
+    ///
+    /// `i + W <= prog.len()`.
+    unsafe fn read(prog: &[u8], i: usize) -> u32;
+}
+
+pub(crate) struct Narrow;
+pub(crate) struct Wide;
+
+impl Width for Narrow {
+    const W: usize = 2;
+    #[inline(always)]
+    unsafe fn read(prog: &[u8], i: usize) -> u32 {
+        debug_assert!(i + 2 <= prog.len());
+        // SAFETY: the caller guarantees `i + 2 <= prog.len()`.
+        let bytes = unsafe { prog.as_ptr().add(i).cast::<[u8; 2]>().read_unaligned() };
+        u32::from(u16::from_le_bytes(bytes))
+    }
+}
+
+impl Width for Wide {
+    const W: usize = 4;
+    #[inline(always)]
+    unsafe fn read(prog: &[u8], i: usize) -> u32 {
+        debug_assert!(i + 4 <= prog.len());
+        // SAFETY: the caller guarantees `i + 4 <= prog.len()`.
+        let bytes = unsafe { prog.as_ptr().add(i).cast::<[u8; 4]>().read_unaligned() };
+        u32::from_le_bytes(bytes)
+    }
+}
+
+/// A walk through one validated automaton.
+///
+/// Every read below is unchecked. [`validate`] proved, before any `Walk`
+/// could be made, that: every target is a dense row start, a compact node
+/// start or a decided outcome; every row and node lies inside `prog`; every
+/// class in `classes` and in a node is `< classes_len`. The walk only ever
+/// holds a row or node start in `s` and a chain position `j < k`, so each
+/// read is in bounds.
+pub(crate) struct Walk<'a, W: Width> {
+    prog: &'a [u8],
+    classes: &'a [u8; 256],
+    dense_len: u32,
+    /// Offset of the outcome in a dense row.
+    row_outcome: usize,
+    /// Current row or node offset.
+    s: u32,
+    /// Position inside the current chain node.
+    j: u32,
+    /// Decided outcome, or `UNDECIDED`.
+    out: u32,
+    _w: std::marker::PhantomData<W>,
+}
+
+const UNDECIDED: u32 = u32::MAX;
+
+impl<'a, W: Width> Walk<'a, W> {
+    /// Starts a walk (`classes` must be the automaton's 256 classes).
+    #[inline(always)]
+    pub(crate) fn new(a: &'a crate::artifact::ArchivedAutomaton, classes: &'a [u8; 256]) -> Self {
+        let prog = a.prog.as_slice();
+        let start = a.start.to_native();
+        let decided = prog.len() as u32;
+        Walk {
+            prog,
+            classes,
+            dense_len: a.dense_len.to_native(),
+            row_outcome: usize::from(a.classes_len.to_native()) * W::W,
+            s: start,
+            j: 0,
+            out: if start >= decided {
+                start - decided
+            } else {
+                UNDECIDED
+            },
+            _w: std::marker::PhantomData,
+        }
+    }
+
+    /// The outcome is final.
+    #[inline(always)]
+    pub(crate) fn done(&self) -> bool {
+        self.out != UNDECIDED
+    }
+
+    #[inline(always)]
+    fn read(&self, i: usize) -> u32 {
+        // SAFETY: see the type's comment: `i` is a field of a validated
+        // row or node.
+        unsafe { W::read(self.prog, i) }
+    }
+
+    #[inline(always)]
+    fn byte(&self, i: usize) -> u8 {
+        // SAFETY: as for `read`.
+        unsafe { *self.prog.get_unchecked(i) }
+    }
+
+    /// The target of class `c` at sparse node `s` (tag `tag` = its number of
+    /// exceptions).
+    #[inline(always)]
+    fn sparse(&self, s: usize, tag: u8, c: u8) -> u32 {
+        let w = W::W;
+        let n = usize::from(tag & TAG_COUNT);
+        let cls = s + 1 + 2 * w;
+        let mut i = 0;
+        while i < n {
+            if self.byte(cls + i) == c {
+                return self.read(cls + n + i * w);
+            }
+            i += 1;
+        }
+        self.miss(s, tag, c)
+    }
+
+    /// Where class `c` goes from compact node `s` when the node does not
+    /// list it: the default, or the fallback row's entry.
+    #[inline(always)]
+    fn miss(&self, s: usize, tag: u8, c: u8) -> u32 {
+        let d = self.read(s + 1 + W::W);
+        if tag & TAG_FALLBACK != 0 {
+            self.read(d as usize + usize::from(c) * W::W)
+        } else {
+            d
+        }
+    }
+
+    /// Moves to target `t`; returns `true` when it is a decided outcome.
+    #[inline(always)]
+    fn go(&mut self, t: u32) -> bool {
+        self.j = 0;
+        let decided = self.prog.len() as u32;
+        if t >= decided {
+            self.out = t - decided;
+            true
+        } else {
+            self.s = t;
+            false
+        }
+    }
+
+    /// One step at a compact node on class `c`; `None` while inside a chain.
+    #[inline(always)]
+    fn compact_step(&mut self, c: u8) -> Option<u32> {
+        let w = W::W;
+        let s = self.s as usize;
+        let tag = self.byte(s);
+        if tag < TAG_CHAIN {
+            return Some(self.sparse(s, tag, c));
+        }
+        let k = u32::from(tag & TAG_COUNT) + 1;
+        if self.byte(s + 1 + 3 * w + self.j as usize) == c {
+            self.j += 1;
+            if self.j < k {
+                return None;
+            }
+            Some(self.read(s + 1 + 2 * w))
+        } else {
+            Some(self.miss(s, tag, c))
+        }
+    }
+
+    /// Feeds one path byte; returns `true` when the outcome is final. Must
+    /// not be called once [`Walk::done`].
+    #[inline(always)]
+    pub(crate) fn feed(&mut self, b: u8) -> bool {
+        let c = self.classes[usize::from(b)];
+        let s = self.s as usize;
+        if self.s < self.dense_len {
+            let t = self.read(s + usize::from(c) * W::W);
+            return self.go(t);
+        }
+        if c == END_CLASS {
+            self.out = self.read(s + 1);
+            return true;
+        }
+        match self.compact_step(c) {
+            Some(t) => self.go(t),
+            None => false,
+        }
+    }
+
+    /// The outcome id: the decided one, or the current state's.
+    #[inline(always)]
+    pub(crate) fn outcome(&self) -> u32 {
+        if self.out != UNDECIDED {
+            self.out
+        } else if self.s < self.dense_len {
+            self.read(self.s as usize + self.row_outcome)
+        } else {
+            self.read(self.s as usize + 1)
+        }
+    }
+}
+
+/// Walks `bytes` from the start of automaton `a` (Google mode: the bytes
+/// as given) and returns the outcome id and the bytes read. The same
+/// transitions as [`Walk::feed`] byte by byte, written with locals only so
+/// that the hot loops stay in registers: dense rows are walked by the
+/// one-lookup loop, a chain is compared against the input in one tight loop.
+///
+/// Safety of the unchecked reads: as for [`Walk`].
+#[inline(always)]
+pub(crate) fn walk_bytes<W: Width>(
+    a: &crate::artifact::ArchivedAutomaton,
+    classes: &[u8; 256],
+    bytes: &[u8],
+) -> (u32, usize) {
+    let w = W::W;
+    let prog = a.prog.as_slice();
+    let decided = prog.len() as u32;
+    let dense_len = a.dense_len.to_native();
+    // SAFETY (both helpers): callers pass offsets of fields of validated
+    // rows and nodes (see `Walk`).
+    let read = |i: usize| unsafe { W::read(prog, i) };
+    let byte = |i: usize| unsafe { *prog.get_unchecked(i) };
+    let class = |b: u8| classes[usize::from(b)];
+    let mut s = a.start.to_native();
+    let mut i = 0;
+    loop {
+        if s >= decided {
+            return (s - decided, i);
+        }
+        if s < dense_len {
+            loop {
+                if i == bytes.len() {
+                    let row_outcome = usize::from(a.classes_len.to_native()) * w;
+                    return (read(s as usize + row_outcome), i);
+                }
+                let t = read(s as usize + usize::from(class(bytes[i])) * w);
+                i += 1;
+                s = t;
+                if t >= dense_len {
+                    break;
+                }
+            }
+            continue;
+        }
+        let n = s as usize;
+        let tag = byte(n);
+        if tag >= TAG_CHAIN {
+            let k = usize::from(tag & TAG_COUNT) + 1;
+            let run = n + 1 + 3 * w;
+            let mut j = 0;
+            while j < k && i < bytes.len() && class(bytes[i]) == byte(run + j) {
+                i += 1;
+                j += 1;
+            }
+            if j == k {
+                s = read(n + 1 + 2 * w);
+                continue;
+            }
+        }
+        if i == bytes.len() {
+            return (read(n + 1), i);
+        }
+        let c = class(bytes[i]);
+        i += 1;
+        if c == END_CLASS {
+            return (read(n + 1), i);
+        }
+        let mut e = 0;
+        let listed = if tag >= TAG_CHAIN {
+            None
+        } else {
+            let m = usize::from(tag & TAG_COUNT);
+            let cls = n + 1 + 2 * w;
+            loop {
+                if e == m {
+                    break None;
+                }
+                if byte(cls + e) == c {
+                    break Some(cls + m + e * w);
+                }
+                e += 1;
+            }
+        };
+        s = match listed {
+            Some(at) => read(at),
+            None => {
+                let d = read(n + 1 + w);
+                if tag & TAG_FALLBACK != 0 {
+                    read(d as usize + usize::from(c) * w)
+                } else {
+                    d
+                }
+            }
+        };
+    }
+}
+
+/// Length of the compact node with tag `tag`.
+fn node_len(tag: u8, w: usize) -> usize {
+    let n = usize::from(tag & TAG_COUNT);
+    if tag < TAG_CHAIN {
+        1 + 2 * w + n + n * w
+    } else {
+        1 + 3 * w + n + 1
+    }
+}
+
+/// Words of the node-start bitset kept on the stack.
+const STACK_WORDS: usize = 512;
+
+/// Checks everything [`Walk`] relies on. `outcomes` is the number of
+/// outcome ids. Allocates one bit per compact program byte (node starts).
+pub(crate) fn validate(
+    a: &crate::artifact::ArchivedAutomaton,
+    outcomes: usize,
+) -> Result<(), String> {
+    let prog = a.prog.as_slice();
+    let classes_len = usize::from(a.classes_len.to_native());
+    let w = if a.wide { 4 } else { 2 };
+    if a.classes.len() != 256 {
+        return Err(format!("{} byte classes (expected 256)", a.classes.len()));
+    }
+    if !(2..=256).contains(&classes_len) {
+        return Err(format!("{classes_len} classes (expected 2 to 256)"));
+    }
+    if let Some(c) = a.classes.iter().find(|&&c| usize::from(c) >= classes_len) {
+        return Err(format!("byte class {c} >= {classes_len}"));
+    }
+    // Exactly the bytes that end a path are in the end class.
+    let ends_ok =
+        (0..=255u8).all(|b| (a.classes[usize::from(b)] == END_CLASS) == matches!(b, b'#' | 0));
+    if !ends_ok {
+        return Err("the end class is not exactly '#' and NUL".into());
+    }
+    let row_len = (classes_len + 1) * w;
+    let dense_len = a.dense_len.to_native() as usize;
+    if dense_len > prog.len() || dense_len % row_len != 0 {
+        return Err(format!("dense region of {dense_len} bytes invalid"));
+    }
+    let read = |i: usize| -> u32 {
+        let mut v = 0u32;
+        for k in 0..w {
+            v |= u32::from(prog[i + k]) << (8 * k);
+        }
+        v
+    };
+    // Pass 1: compact node boundaries, lengths, outcomes and classes.
+    // One bit per compact byte: on the stack up to 32 KiB of compact nodes
+    // (most policies: validating a store's policy at first use allocates
+    // nothing), on the heap beyond.
+    let compact = prog.len() - dense_len;
+    let mut stack = [0u64; STACK_WORDS];
+    let mut heap = Vec::new();
+    let starts: &mut [u64] = if compact / 64 < STACK_WORDS {
+        &mut stack
+    } else {
+        heap.resize(compact / 64 + 1, 0u64);
+        &mut heap
+    };
+    let mut s = dense_len;
+    while s < prog.len() {
+        let tag = prog[s];
+        let len = node_len(tag, w);
+        if s + len > prog.len() {
+            return Err(format!("node at {s} runs past the program end"));
+        }
+        if read(s + 1) as usize >= outcomes {
+            return Err(format!("node at {s} names outcome {}", read(s + 1)));
+        }
+        let class_bytes = if tag < TAG_CHAIN {
+            s + 1 + 2 * w..s + 1 + 2 * w + usize::from(tag & TAG_COUNT)
+        } else {
+            s + 1 + 3 * w..s + len
+        };
+        if prog[class_bytes]
+            .iter()
+            .any(|&c| usize::from(c) >= classes_len)
+        {
+            return Err(format!("node at {s} names a class >= {classes_len}"));
+        }
+        let bit = s - dense_len;
+        starts[bit / 64] |= 1 << (bit % 64);
+        s += len;
+    }
+    let target_ok = |t: u32| -> bool {
+        let t = t as usize;
+        if t < dense_len {
+            t % row_len == 0
+        } else if t < prog.len() {
+            let bit = t - dense_len;
+            starts[bit / 64] & (1 << (bit % 64)) != 0
+        } else {
+            t - prog.len() < outcomes
+        }
+    };
+    if !target_ok(a.start.to_native()) {
+        return Err(format!("start target {} invalid", a.start));
+    }
+    // Pass 2: every target.
+    for row in (0..dense_len).step_by(row_len) {
+        if !(0..classes_len).all(|c| target_ok(read(row + c * w))) {
+            return Err(format!("dense row at {row} has an invalid target"));
+        }
+        if read(row + classes_len * w) as usize >= outcomes {
+            return Err(format!("dense row at {row} names an invalid outcome"));
+        }
+    }
+    let mut s = dense_len;
+    while s < prog.len() {
+        let tag = prog[s];
+        let ok = |i: usize| target_ok(read(i));
+        // A fallback node's default is a dense row, read with any class.
+        let default_ok = if tag & TAG_FALLBACK != 0 {
+            (read(s + 1 + w) as usize) < dense_len
+        } else {
+            ok(s + 1 + w)
+        };
+        let valid = default_ok
+            && if tag < TAG_CHAIN {
+                let n = usize::from(tag & TAG_COUNT);
+                (0..n).all(|i| ok(s + 1 + 2 * w + n + i * w))
+            } else {
+                ok(s + 1 + 2 * w)
+            };
+        if !valid {
+            return Err(format!("node at {s} has an invalid target"));
+        }
+        s += node_len(tag, w);
+    }
+    Ok(())
+}
+
+/// A transition target while a program is being written.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Node number (index into the node list).
+    Node(u32),
+    /// Decided outcome id.
+    Outcome(u32),
+}
+
+/// One node to write.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// Every class's target.
+    Dense {
+        /// Outcome if the path ends here.
+        outcome: u32,
+        /// Target per class (the end class's should be `Outcome(outcome)`).
+        row: Vec<Target>,
+    },
+    /// A default target and exceptions (`class`, target).
+    Sparse {
+        /// Outcome if the path ends here.
+        outcome: u32,
+        /// Target of every class not listed; with `fallback`, a dense node
+        /// whose row decides the classes not listed.
+        default: Target,
+        /// Classes not listed are read again at `default`.
+        fallback: bool,
+        /// At most [`MAX_SPARSE`] exceptions.
+        exceptions: Vec<(u8, Target)>,
+    },
+    /// A run of classes (1 to [`MAX_CHAIN`]): each must be read in turn to
+    /// reach `next`; any other class goes to `default`.
+    Chain {
+        /// Outcome if the path ends anywhere in the run.
+        outcome: u32,
+        /// Target on a mismatch; with `fallback`, a dense node whose row
+        /// decides the mismatching class.
+        default: Target,
+        /// A mismatching class is read again at `default`.
+        fallback: bool,
+        /// The classes of the run.
+        classes: Vec<u8>,
+        /// Target after the last class.
+        next: Target,
+    },
+}
+
+impl Node {
+    fn is_dense(&self) -> bool {
+        matches!(self, Node::Dense { .. })
+    }
+}
+
+/// Writes nodes as a program: dense nodes first (in list order), then the
+/// others (in list order); `outcomes` is the number of outcome ids. Targets
+/// are 2 bytes wide when they fit, else 4.
+#[doc(hidden)]
+pub fn encode(
+    classes: [u8; 256],
+    classes_len: u16,
+    start: Target,
+    nodes: &[Node],
+    outcomes: usize,
+) -> Automaton {
+    let len = |n: &Node, w: usize| match n {
+        Node::Dense { .. } => (usize::from(classes_len) + 1) * w,
+        Node::Sparse { exceptions, .. } => node_len(exceptions.len() as u8, w),
+        Node::Chain { classes, .. } => node_len(TAG_CHAIN | (classes.len() - 1) as u8, w),
+    };
+    let size = |w: usize| -> usize { nodes.iter().map(|n| len(n, w)).sum() };
+    let wide = size(2) + outcomes > 0x1_0000;
+    let w = if wide { 4 } else { 2 };
+    let order: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].is_dense())
+        .chain((0..nodes.len()).filter(|&i| !nodes[i].is_dense()))
+        .collect();
+    let mut offsets = vec![0u32; nodes.len()];
+    let mut at = 0usize;
+    let mut dense_len = 0;
+    for &i in &order {
+        offsets[i] = at as u32;
+        at += len(&nodes[i], w);
+        if nodes[i].is_dense() {
+            dense_len = at;
+        }
+    }
+    let decided = at as u32;
+    let resolve = |t: Target| -> u32 {
+        match t {
+            Target::Node(i) => offsets[i as usize],
+            Target::Outcome(o) => decided + o,
+        }
+    };
+    let mut prog = Vec::with_capacity(at);
+    let put = |prog: &mut Vec<u8>, v: u32| prog.extend_from_slice(&v.to_le_bytes()[..w]);
+    for &i in &order {
+        match &nodes[i] {
+            Node::Dense { outcome, row } => {
+                for &t in row {
+                    put(&mut prog, resolve(t));
+                }
+                put(&mut prog, *outcome);
+            }
+            Node::Sparse {
+                outcome,
+                default,
+                fallback,
+                exceptions,
+            } => {
+                assert!(exceptions.len() <= MAX_SPARSE);
+                prog.push(exceptions.len() as u8 | if *fallback { TAG_FALLBACK } else { 0 });
+                put(&mut prog, *outcome);
+                put(&mut prog, resolve(*default));
+                prog.extend(exceptions.iter().map(|e| e.0));
+                for e in exceptions {
+                    put(&mut prog, resolve(e.1));
+                }
+            }
+            Node::Chain {
+                outcome,
+                default,
+                fallback,
+                classes,
+                next,
+            } => {
+                assert!((1..=MAX_CHAIN).contains(&classes.len()));
+                let fallback = if *fallback { TAG_FALLBACK } else { 0 };
+                prog.push(TAG_CHAIN | fallback | (classes.len() - 1) as u8);
+                put(&mut prog, *outcome);
+                put(&mut prog, resolve(*default));
+                put(&mut prog, resolve(*next));
+                prog.extend_from_slice(classes);
+            }
+        }
+    }
+    debug_assert_eq!(prog.len(), at);
+    Automaton {
+        classes: classes.to_vec(),
+        classes_len,
+        wide,
+        start: resolve(start),
+        dense_len: dense_len as u32,
+        prog,
+    }
+}
+
+/// Reads a program back into nodes, in layout order (dense rows first),
+/// targets as indices into that order: the inverse of [`encode`] for a
+/// node list already in that order. For tools and tests; `None` when the
+/// program is malformed.
+#[doc(hidden)]
+pub fn decode(a: &Automaton) -> Option<(Target, Vec<Node>)> {
+    let prog = a.prog.as_slice();
+    let w = if a.wide { 4 } else { 2 };
+    let classes_len = usize::from(a.classes_len);
+    let row_len = (classes_len + 1) * w;
+    let dense_len = a.dense_len as usize;
+    let read = |i: usize| -> Option<u32> {
+        let b = prog.get(i..i + w)?;
+        Some(b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x)))
+    };
+    let mut starts: Vec<u32> = (0..dense_len).step_by(row_len).map(|s| s as u32).collect();
+    let mut s = dense_len;
+    while s < prog.len() {
+        starts.push(s as u32);
+        s += node_len(prog[s], w);
+    }
+    let target = |t: u32| -> Option<Target> {
+        if (t as usize) < prog.len() {
+            starts
+                .binary_search(&t)
+                .ok()
+                .map(|i| Target::Node(i as u32))
+        } else {
+            Some(Target::Outcome(t - prog.len() as u32))
+        }
+    };
+    let mut nodes = Vec::with_capacity(starts.len());
+    for &s in &starts {
+        let s = s as usize;
+        if s < dense_len {
+            nodes.push(Node::Dense {
+                outcome: read(s + classes_len * w)?,
+                row: (0..classes_len)
+                    .map(|c| target(read(s + c * w)?))
+                    .collect::<Option<_>>()?,
+            });
+            continue;
+        }
+        let tag = prog[s];
+        let outcome = read(s + 1)?;
+        let fallback = tag & TAG_FALLBACK != 0;
+        nodes.push(if tag < TAG_CHAIN {
+            let n = usize::from(tag & TAG_COUNT);
+            let cls = prog.get(s + 1 + 2 * w..s + 1 + 2 * w + n)?;
+            Node::Sparse {
+                outcome,
+                default: target(read(s + 1 + w)?)?,
+                fallback,
+                exceptions: (0..n)
+                    .map(|i| Some((cls[i], target(read(s + 1 + 2 * w + n + i * w)?)?)))
+                    .collect::<Option<_>>()?,
+            }
+        } else {
+            let k = usize::from(tag & TAG_COUNT) + 1;
+            Node::Chain {
+                outcome,
+                default: target(read(s + 1 + w)?)?,
+                fallback,
+                next: target(read(s + 1 + 2 * w)?)?,
+                classes: prog.get(s + 1 + 3 * w..s + 1 + 3 * w + k)?.to_vec(),
+            }
+        });
+    }
+    Some((target(a.start)?, nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_then_decode_round_trips() {
+        let mut classes = [0u8; 256];
+        classes[usize::from(b'#')] = END_CLASS;
+        classes[0] = END_CLASS;
+        classes[usize::from(b'a')] = 2;
+        classes[usize::from(b'b')] = 3;
+        // Already in layout order: dense first.
+        let nodes = vec![
+            Node::Dense {
+                outcome: 2,
+                row: vec![
+                    Target::Node(1),
+                    Target::Outcome(2),
+                    Target::Outcome(1),
+                    Target::Node(0),
+                ],
+            },
+            Node::Chain {
+                outcome: 0,
+                default: Target::Outcome(0),
+                fallback: false,
+                classes: vec![2, 3, 2],
+                next: Target::Node(2),
+            },
+            Node::Sparse {
+                outcome: 1,
+                default: Target::Node(0),
+                fallback: true,
+                exceptions: vec![(3, Target::Node(2))],
+            },
+        ];
+        let a = encode(classes, 4, Target::Node(1), &nodes, 3);
+        assert!(!a.wide);
+        assert_eq!(a.dense_len, 10);
+        assert_eq!(decode(&a), Some((Target::Node(1), nodes)));
+    }
+}

@@ -1,0 +1,262 @@
+//! The plain robocc types that policies are described with. They are part of
+//! the API promise; the archived layout ([`crate::artifact`]) is not.
+
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal => $text:literal,)+ }
+    ) => {
+        $(#[$meta])*
+        pub enum $name { $($(#[$vmeta])* $variant = $value,)+ }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            /// The name used on the command line, in JSON and in docs.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text,)+ }
+            }
+
+            /// The value with this number (as stored in an artifact).
+            pub fn from_u8(v: u8) -> Option<$name> {
+                match v { $($value => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = UnknownName;
+            /// Parses the name (case-insensitive).
+            fn from_str(s: &str) -> Result<$name, UnknownName> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.name().eq_ignore_ascii_case(s))
+                    .ok_or(UnknownName {
+                        what: stringify!($name),
+                        expected: &[$($text,)+],
+                    })
+            }
+        }
+    };
+}
+
+/// A name that is not one of an enum's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    /// The type that was parsed.
+    pub what: &'static str,
+    /// Its valid names.
+    pub expected: &'static [&'static str],
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown {} (expected one of: {})",
+            self.what.to_ascii_lowercase(),
+            self.expected.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+named_enum! {
+    /// Which specification's semantics a policy was compiled with.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum Dialect {
+        /// RFC 9309 with Google's robotstxt library as the reference behaviour.
+        Rfc9309 = 0 => "rfc9309",
+        /// Koster's 1996 draft (and /data.txt): first match in record order.
+        Draft1996 = 1 => "draft1996",
+        /// The proposed "robots.txt 2.0" extended standard.
+        Robots2 = 2 => "robots2",
+        /// ACAP 1.0 robots.txt extensions.
+        Acap = 3 => "acap",
+    }
+}
+
+named_enum! {
+    /// How URLs (and patterns, at compile time) are encoded before matching.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum UrlMode {
+        /// Google's behaviour: the URL is matched byte for byte as given;
+        /// patterns only get bytes >= 0x80 percent-encoded and `%xx`
+        /// upper-cased.
+        Google = 0 => "google",
+        /// RFC 9309 §2.2.2: URL and patterns are both normalised (unreserved
+        /// escapes decoded, reserved ones kept, non-ASCII and unsafe bytes
+        /// encoded, literal `*` and `$` in the URL compared as `%2A` and
+        /// `%24`).
+        Rfc = 1 => "rfc",
+        /// The 1996 draft (draft1996, robots2): every `%xx` is decoded except
+        /// `%2F`, on both sides. The canonical form keeps `%2F`, `%25`, `%23`
+        /// and `%00` encoded (upper-case hex) so that no decoded byte can be
+        /// read as a separator, an escape or an end of path; a `%` that
+        /// starts no escape becomes `%25`.
+        Decode = 2 => "decode",
+    }
+}
+
+named_enum! {
+    /// How the agent's groups were chosen.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum Selection {
+        /// Groups naming the agent.
+        Named = 0 => "named",
+        /// No group names the agent: the `*` groups.
+        Global = 1 => "global",
+        /// Neither: no rules apply.
+        None = 2 => "none",
+    }
+}
+
+named_enum! {
+    /// Where a rule came from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum RuleOrigin {
+        /// An Allow or Disallow line of the file.
+        Line = 0 => "line",
+        /// Google's `index.htm` rule: an Allow of `<dir>/index.htm…` also
+        /// allows `<dir>/` exactly.
+        IndexHtm = 1 => "index-htm",
+        /// The implicit allow of the file's own path (RFC 9309 §2.2.2).
+        RobotsTxt = 2 => "robots-txt",
+    }
+}
+
+named_enum! {
+    /// How a rule's pattern is matched against a path.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum PatternSyntax {
+        /// RFC 9309: a prefix; `*` any run of bytes, a final `$` the end.
+        Glob = 0 => "glob",
+        /// A plain prefix, every byte literal (draft1996; robots2 "general").
+        Prefix = 1 => "prefix",
+        /// The whole path exactly, every byte literal (robots2 "explicit").
+        Exact = 2 => "exact",
+        /// A /bin/sh pattern over the whole path: `*`, `?`, `[...]` (robots2
+        /// "wildcard").
+        Shell = 3 => "wildcard",
+    }
+}
+
+named_enum! {
+    /// Why a rule outranks another: the dialect's resolution, named.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum RankClass {
+        /// rfc9309: the longest pattern wins, Allow on ties.
+        LongestMatch = 0 => "longest-match",
+        /// draft1996 and robots2 1.0 rule sets: the first matching rule wins.
+        FirstMatch = 1 => "first-match",
+        /// robots2 2.0: an explicit Allow, above everything else.
+        ExplicitAllow = 2 => "explicit-allow",
+        /// robots2 2.0: a Disallow, below explicit Allows.
+        Disallow = 3 => "disallow",
+        /// robots2 2.0: a wildcard Allow, below Disallows.
+        WildcardAllow = 4 => "wildcard-allow",
+        /// robots2 2.0: a Disallow matching every path, the rule set's
+        /// default, below everything.
+        CatchAllDisallow = 5 => "catch-all-disallow",
+        /// The implicit allow of the file's own path, above every rule.
+        SelfPath = 6 => "self-path",
+    }
+}
+
+named_enum! {
+    /// What the compiler read a non-rule record's key as.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum RecordKind {
+        /// `Sitemap` (global).
+        Sitemap = 0 => "sitemap",
+        /// `Crawl-delay`.
+        CrawlDelay = 1 => "crawl-delay",
+        /// `Request-rate` (robots 2.0).
+        RequestRate = 2 => "request-rate",
+        /// `Visit-time` (robots 2.0).
+        VisitTime = 3 => "visit-time",
+        /// `Robot-version` (robots 2.0).
+        RobotVersion = 4 => "robot-version",
+        /// `Comment` (robots 2.0).
+        Comment = 5 => "comment",
+        /// `Content-Signal` (AI usage preferences).
+        ContentSignal = 6 => "content-signal",
+        /// `Host` (Yandex, global).
+        Host = 7 => "host",
+        /// `Clean-param` (Yandex, global).
+        CleanParam = 8 => "clean-param",
+        /// Any other key.
+        Unknown = 9 => "unknown",
+    }
+}
+
+/// A daily window in UTC minutes since midnight, both ends inclusive
+/// (`0600-0845` is 360..=525). `start > end` wraps past midnight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeWindow {
+    /// First minute of the window, `< 1440`.
+    pub start: u16,
+    /// Last minute of the window, `< 1440`.
+    pub end: u16,
+}
+
+impl TimeWindow {
+    /// Does the window contain `minute` (minutes since midnight UTC)?
+    pub fn contains(&self, minute: u16) -> bool {
+        if self.start <= self.end {
+            (self.start..=self.end).contains(&minute)
+        } else {
+            minute >= self.start || minute <= self.end
+        }
+    }
+}
+
+/// A request rate: `documents` per `seconds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    /// Documents per period.
+    pub documents: u32,
+    /// Period length in seconds.
+    pub seconds: u32,
+}
+
+impl Rate {
+    /// Is `self` slower (fewer documents per normalised second) than `other`?
+    /// Compared exactly: `d1 / s1 < d2 / s2` ⇔ `d1 * s2 < d2 * s1`.
+    pub fn is_slower_than(&self, other: &Rate) -> bool {
+        u64::from(self.documents) * u64::from(other.seconds)
+            < u64::from(other.documents) * u64::from(self.seconds)
+    }
+
+    /// Seconds to wait between two documents.
+    pub fn seconds_per_document(&self) -> f64 {
+        f64::from(self.seconds) / f64::from(self.documents.max(1))
+    }
+}
+
+/// A robots 2.0 `Request-rate` record: a rate, optionally only within a
+/// daily window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestRate {
+    /// The rate.
+    pub rate: Rate,
+    /// When it applies; `None`: all day.
+    pub window: Option<TimeWindow>,
+    /// 1-based source line.
+    pub line: u32,
+}
