@@ -11,7 +11,8 @@
 //! [`dialect`] supplies each dialect's reading (records, agent choice,
 //! pattern syntax) and the rank the lowering resolves conflicts with, once
 //! per automaton state; every pattern becomes a [`glob::Glob`];
-//! [`reference`](mod@reference) is the plain matcher the compiled engine is tested against;
+//! [`reference`](mod@reference) is the plain matcher the compiled engine is tested against,
+//! with independent oracles for draft1996 and robots2;
 //! [`hostile`] and [`urlgen`] generate test and benchmark inputs.
 //!
 //! ```

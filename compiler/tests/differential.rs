@@ -8,10 +8,18 @@
 //!   (robots2 twice: as written — 1.0 rule sets — and with every record
 //!   declared `Robot-version: 2.0`, which makes its patterns explicit and
 //!   wildcard ones), and random rule sets over `* ? [..] $ %xx`.
+//!
+//! For draft1996 and robots2 the reference matcher ranks with the same
+//! `rank` and `Glob` as the lowering, so every one of those comparisons is
+//! also made against the independent oracles of `reference::draft1996` and
+//! `reference::robots2`: same verdict, same deciding line
+//! (`common::DialectOracles` says which known differences are counted
+//! instead; [`known_engine_divergences`] lists them, and fails until the
+//! engine follows the oracle).
 
 mod common;
 
-use common::{agents_of, assert_agree, shared_real, txt_files};
+use common::{agents_of, assert_agree, shared_real, take_known_differences, txt_files};
 use proptest::prelude::*;
 use robocc_compiler::{compile, urlgen, CompileOptions};
 use robocc_engine::{Dialect, UrlMode};
@@ -118,6 +126,16 @@ fn corpus_real_other_dialects_match_reference() {
     let readings = [Reading::Draft1996, Reading::Robots2, Reading::Robots2V2];
     let checked: usize = files.iter().map(|f| check_file(f, 120, 3, &readings)).sum();
     assert!(checked > 20_000, "only {checked} URLs checked");
+    report_known_differences("corpus/real", checked);
+}
+
+/// Prints what `common::DialectOracles` counted instead of failing.
+fn report_known_differences(what: &str, checked: usize) {
+    let (catch_all, octets) = take_known_differences();
+    eprintln!(
+        "{what}: {checked} URLs; engine's spelled catch-all changed {catch_all} verdicts; \
+         the octet reading of escapes would change {octets}"
+    );
 }
 
 /// Every file of ../shared/corpus/real: the unlisted agent and the first
@@ -141,6 +159,7 @@ fn shared_corpus(part: usize) {
         };
     }
     assert!(checked > 80_000, "only {checked} URLs checked");
+    report_known_differences(&format!("../shared/corpus/real part {part}"), checked);
 }
 
 #[test]
@@ -277,4 +296,63 @@ fn declare_v2_makes_version_2_rule_sets() {
             String::from_utf8_lossy(&body)
         );
     }
+}
+
+/// Where the engine and the robots2 oracle disagree today, each with the
+/// oracle's verdict. `common::DialectOracles` counts the first kind in the
+/// tests above instead of failing them; the second is not reached by them
+/// (their inputs put Robot-version right after the user-agent lines).
+///
+/// * A Disallow that matches every path without being spelled `*…` or
+///   `/*…` is not the catch-all for the compiler (`Glob::is_universal`),
+///   though docs/dialects.md ranks "a Disallow that matches every path"
+///   below the wildcard Allows.
+/// * A file-level record (Sitemap, Host, Clean-param) between the
+///   user-agent lines and Robot-version: the compiler still counts the
+///   version (`dialect::robots2_version` looks at the group's own lines
+///   only), though "If it does not immediately follow … assume … Version
+///   1.0".
+#[test]
+#[ignore = "engine divergences from docs/dialects.md, reported; see the doc comment"]
+fn known_engine_divergences() {
+    let v2 = |rules: &str| format!("User-agent: *\nRobot-version: 2.0\n{rules}");
+    let cases: Vec<(String, &str, bool, Option<u32>)> =
+        vec![
+        (v2("Allow: /a*\nDisallow: */*\n"), "/ab", true, Some(3)),
+        (v2("Allow: /a*\nDisallow: ?*\n"), "/ab", true, Some(3)),
+        (v2("Allow: /a*\nDisallow: *?\n"), "/ab", true, Some(3)),
+        (v2("Allow: *.html\nDisallow: [!x]*\n"), "/a.html", true, Some(3)),
+        (
+            "User-agent: *\nSitemap: https://example.com/s.xml\nRobot-version: 2.0\nDisallow: /a\n"
+                .to_string(),
+            "/ab",
+            false,
+            Some(4),
+        ),
+    ];
+    let opts = Reading::Robots2.options();
+    let mut wrong = Vec::new();
+    for (body, url, allowed, line) in cases {
+        let want = robocc_compiler::reference::OracleVerdict { allowed, line };
+        let oracle = robocc_compiler::reference::robots2::check(
+            body.as_bytes(),
+            "AnyBot",
+            &common::oracle_options(&opts),
+            url.as_bytes(),
+        );
+        assert_eq!(oracle, want, "the oracle's verdict for {body:?} {url}");
+        let c = compile(body.as_bytes(), "AnyBot", &opts).unwrap();
+        let bytes = c.to_bytes();
+        let got = robocc_engine::Policy::from_bytes(&bytes)
+            .unwrap()
+            .check(url.as_bytes());
+        let line_got = got.rule.map(|id| c.rule_set.rules[id as usize].line);
+        if (got.allowed, line_got) != (allowed, line) {
+            wrong.push(format!(
+                "{body:?} {url}: engine ({}, {line_got:?}), oracle ({allowed}, {line:?})",
+                got.allowed
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

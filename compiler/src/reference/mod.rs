@@ -5,6 +5,19 @@
 //! mirrors Google's `RobotsMatcher` step by step — test every rule, keep the
 //! first rule of the highest priority per kind, Disallow wins only when
 //! strictly longer — and shares nothing with the automaton but the rule list.
+//!
+//! For draft1996 and robots2, [`check_url`] ranks the rule set's rules by the
+//! same `rank` and matches them with the same `Glob` as the lowering, so it
+//! cannot catch a ranking or pattern bug there. [`draft1996`] and
+//! [`robots2`] are the independent oracles for those dialects: written from
+//! the specifications' text and docs/dialects.md, they share only the parser
+//! with the compiler and answer with the deciding rule's source line.
+
+pub mod draft1996;
+pub mod robots2;
+
+pub use draft1996::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict};
+pub use robots2::{CatchAll, Robots2Oracle};
 
 use crate::dialect::Dialect;
 use crate::glob::decode_canonical;
