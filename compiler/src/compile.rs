@@ -151,7 +151,7 @@ pub fn compile(
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
     if options.dialect == Dialect::Robots2 {
         if let Some(&g) = selection.groups.first() {
-            let version = dialect::robots2_version(&robots.groups[g]);
+            let version = dialect::robots2_version(&robots, g);
             for (line, note) in version.notes {
                 diagnostics.push(Diagnostic::new(line, Severity::Warning, note));
             }

@@ -13,7 +13,7 @@
 
 use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
-use crate::parse::Group;
+use crate::parse::RobotsTxt;
 use crate::ruleset::{SetRule, ROBOTS_TXT_PRIORITY};
 use robocc_engine::artifact::{outcome_word, NO_RULE};
 pub use robocc_engine::Dialect;
@@ -105,17 +105,29 @@ pub struct Robots2Version {
 /// 1.0 standard"); major 2 with an even minor reads as 2.0, an odd minor is
 /// experimental ("should probably ignore that rule set and use the
 /// default") and reads as 1.0, as does anything else.
-pub fn robots2_version(group: &Group<'_>) -> Robots2Version {
+pub fn robots2_version(robots: &RobotsTxt<'_>, g: usize) -> Robots2Version {
+    let group = &robots.groups[g];
     let mut out = Robots2Version {
         written: None,
         is_v2: false,
         notes: Vec::new(),
     };
+    // The first keyed line after the user-agent lines: the group's own
+    // rules and records, and file-level records (a Sitemap line between the
+    // user-agent lines and Robot-version also breaks "immediately").
+    let last_agent = group.agents.iter().map(|a| a.line).max().unwrap_or(0);
     let first_line = group
         .rules
         .iter()
         .map(|r| r.line)
         .chain(group.records.iter().map(|r| r.line))
+        .chain(
+            robots
+                .global
+                .iter()
+                .map(|r| r.line)
+                .filter(|&l| l > last_agent),
+        )
         .min();
     for (n, r) in group
         .records

@@ -148,10 +148,69 @@ impl Glob {
         Glob { atoms, anchored }
     }
 
-    /// Does the pattern match every path that starts with `/`?
+    /// Does the pattern match every path that starts with `/`? Decided on
+    /// the pattern's own automaton: every set of positions reachable by a
+    /// path must accept it (for a prefix pattern, accepting once is
+    /// enough). Patterns whose automaton has more than
+    /// [`UNIVERSAL_BUDGET`] states are answered `false`.
     pub fn is_universal(&self) -> bool {
         let g = self.simplified();
-        !g.anchored && (g.atoms.is_empty() || g.atoms == [Atom::Byte(b'/')])
+        let n = g.atoms.len();
+        let close = |mut set: Vec<usize>| -> Vec<usize> {
+            let mut k = 0;
+            while k < set.len() {
+                let p = set[k];
+                if p < n && g.atoms[p] == Atom::Star && !set.contains(&(p + 1)) {
+                    set.push(p + 1);
+                }
+                k += 1;
+            }
+            set.sort_unstable();
+            set
+        };
+        let step = |set: &[usize], b: u8| -> Vec<usize> {
+            let mut next = Vec::new();
+            for &p in set {
+                match g.atoms.get(p) {
+                    Some(Atom::Star) => next.push(p),
+                    Some(atom) if atom.accepts(b) => next.push(p + 1),
+                    _ => {}
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            close(next)
+        };
+        let start = close(vec![0]);
+        if !g.anchored && start.contains(&n) {
+            return true;
+        }
+        let first = step(&start, b'/');
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![first];
+        while let Some(set) = todo.pop() {
+            if !seen.insert(set.clone()) {
+                continue;
+            }
+            if seen.len() > UNIVERSAL_BUDGET {
+                return false;
+            }
+            let accepts = set.contains(&n);
+            if !accepts {
+                return false;
+            }
+            if !g.anchored {
+                // A prefix pattern that matched matches every longer path.
+                continue;
+            }
+            // '#' and NUL end a path in every mode: they are never in one.
+            todo.extend(
+                (0..=255u8)
+                    .filter(|&b| b != b'#' && b != 0)
+                    .map(|b| step(&set, b)),
+            );
+        }
+        true
     }
 
     /// Does the pattern match `path`? Tracks the set of path positions the
@@ -185,6 +244,9 @@ impl Glob {
         }
     }
 }
+
+/// Most automaton states [`Glob::is_universal`] explores.
+pub const UNIVERSAL_BUDGET: usize = 4096;
 
 /// A `[...]` class at the start of `p` as /bin/sh reads it: `!` or `^`
 /// first negates, a `]` first is literal, `a-z` is a range, `\x` is `x`.
@@ -274,6 +336,19 @@ mod tests {
 
     fn shell(p: &str) -> Glob {
         Glob::parse(p.as_bytes(), PatternSyntax::Shell, UrlMode::Decode)
+    }
+
+    #[test]
+    fn universal_patterns_are_every_catch_all_spelling() {
+        for p in ["*", "/*", "*?*", "*/*", "?*", "*?", "[!x]*", "/**"] {
+            assert!(shell(p).is_universal(), "{p}");
+        }
+        for p in ["/", "/a*", "*.html", "??*", "[!/]*", "*/a", "*/"] {
+            assert!(!shell(p).is_universal(), "{p}");
+        }
+        let glob = |p: &str| Glob::parse(p.as_bytes(), PatternSyntax::Glob, UrlMode::Google);
+        assert!(glob("/").is_universal() && glob("*").is_universal());
+        assert!(!glob("/a").is_universal() && !glob("/$").is_universal());
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl RuleSet {
             && selection
                 .groups
                 .first()
-                .is_some_and(|&g| dialect::robots2_version(&robots.groups[g]).is_v2);
+                .is_some_and(|&g| dialect::robots2_version(robots, g).is_v2);
         let mut rules = Vec::new();
         for &g in &selection.groups {
             for rule in &robots.groups[g].rules {

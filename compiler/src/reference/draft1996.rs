@@ -48,7 +48,6 @@
 //! `GetPathParamsQuery`, tested on its own against Google's table), cut at
 //! the first `#` and the first NUL, as the engine reads it.
 
-use super::robots2::CatchAll;
 use crate::parse::{parse, ParseOptions, RobotsTxt, RuleKind};
 use robocc_engine::url::path_parts;
 
@@ -94,8 +93,6 @@ pub struct OracleOptions {
     pub data_txt: bool,
     /// How the decoded form is written.
     pub escapes: Escapes,
-    /// robots2 only: which Disallows are the rule set's catch-all.
-    pub catch_all: CatchAll,
 }
 
 impl Default for OracleOptions {
@@ -105,7 +102,6 @@ impl Default for OracleOptions {
             self_allowed: true,
             data_txt: false,
             escapes: Escapes::default(),
-            catch_all: CatchAll::default(),
         }
     }
 }

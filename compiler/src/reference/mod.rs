@@ -17,7 +17,7 @@ pub mod draft1996;
 pub mod robots2;
 
 pub use draft1996::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict};
-pub use robots2::{CatchAll, Robots2Oracle};
+pub use robots2::Robots2Oracle;
 
 use crate::dialect::Dialect;
 use crate::glob::decode_canonical;

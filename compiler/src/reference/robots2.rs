@@ -42,8 +42,10 @@
 //!   set's default and ranks below the wildcard Allows. So, highest first:
 //!   explicit Allow, Disallow, wildcard Allow, catch-all Disallow; within a
 //!   class the first in file order; "If a URL is not covered by any allow or
-//!   disallow rules, then the URL is to be allowed". See [`Precedence`] and
-//!   [`CatchAll`].
+//!   disallow rules, then the URL is to be allowed". See [`Precedence`];
+//!   "matches every path" is decided exactly
+//!   ([`Pattern::matches_every_path`]): `*`, `/*`, `**`, but also `*/*`,
+//!   `?*`, `*?`, `[!a]*`.
 //! * **Always allowed.** The file's own path, exactly, above every rule.
 
 use super::draft1996::{
@@ -52,21 +54,6 @@ use super::draft1996::{
 };
 use crate::parse::keys::KeyKind;
 use crate::parse::{RobotsTxt, RuleKind};
-
-/// Which Disallows of a 2.0 rule set are its catch-all (the lowest class).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CatchAll {
-    /// docs/dialects.md's words: "a Disallow that matches every path".
-    /// Decided exactly (see [`Pattern::matches_every_path`]): `*`, `/*`,
-    /// `**`, but also `*/*`, `?*`, `*?`, `[!a]*`.
-    #[default]
-    MatchesEveryPath,
-    /// Only the spellings the examples use, with any number of `*`: one or
-    /// more `*`, or `/` followed by one or more `*`. This is what the
-    /// compiler's `Glob::is_universal` recognises today; the differential
-    /// tests use it to tell that known difference from any other.
-    Spelled,
-}
 
 /// The precedence classes of a 2.0 rule set, highest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,7 +64,7 @@ pub enum Precedence {
     Disallow,
     /// An Allow with a wildcard pattern.
     WildcardAllow,
-    /// A Disallow that is the rule set's catch-all ([`CatchAll`]).
+    /// A Disallow that matches every path: the rule set's catch-all.
     CatchAllDisallow,
 }
 
@@ -173,18 +160,6 @@ impl Pattern {
             }
             _ => false,
         }
-    }
-
-    /// One or more `*`, or `/` and one or more `*` (escapes resolved).
-    pub fn is_spelled_catch_all(&self) -> bool {
-        let Pattern::Wildcard(items) = self else {
-            return false;
-        };
-        let stars = match items.first() {
-            Some(Item::Sym(s)) if *s == Sym::from(b'/') => &items[1..],
-            _ => &items[..],
-        };
-        !stars.is_empty() && stars.iter().all(|i| *i == Item::Star)
     }
 }
 
@@ -383,10 +358,7 @@ impl Robots2Oracle {
                     .map(|r| {
                         let allow = r.kind == RuleKind::Allow;
                         let pattern = Pattern::read(r.raw, version2, opts.escapes);
-                        let catch_all = match opts.catch_all {
-                            CatchAll::MatchesEveryPath => pattern.matches_every_path(opts.escapes),
-                            CatchAll::Spelled => pattern.is_spelled_catch_all(),
-                        };
+                        let catch_all = pattern.matches_every_path(opts.escapes);
                         let precedence = match (allow, &pattern) {
                             (true, Pattern::Wildcard(_)) => Precedence::WildcardAllow,
                             (true, _) => Precedence::ExplicitAllow,
@@ -575,9 +547,6 @@ mod tests {
             }
         }
         assert!(every("*[!%#]", Escapes::Canonical) && !every("*[!%#]", Escapes::Octets));
-        let spelled = |p: &str| wild(p).is_spelled_catch_all();
-        assert!(spelled("*") && spelled("**") && spelled("/*") && spelled("/***"));
-        assert!(!spelled("*/*") && !spelled("?*") && !spelled("/") && !spelled("\\*"));
     }
 
     #[test]

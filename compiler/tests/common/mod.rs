@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use robocc_compiler::reference::{
-    CatchAll, Draft1996Oracle, Escapes, OracleOptions, OracleVerdict, Robots2Oracle,
+    Draft1996Oracle, Escapes, OracleOptions, OracleVerdict, Robots2Oracle,
 };
 use robocc_compiler::{compile, CompileOptions, Compiled};
 use robocc_engine::{Dialect, Policy};
@@ -133,37 +133,21 @@ impl Oracle {
 }
 
 thread_local! {
-    static CATCH_ALL_DIVERGENCES: Cell<usize> = const { Cell::new(0) };
     static OCTET_READING_DIFFERENCES: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Known differences counted on this thread (one test) since the last call:
-/// (verdicts where the engine's spelled catch-all made it disagree with the
-/// oracle, verdicts where the draft's octet reading of escapes differs from
-/// the canonical form the engine and the oracle compare). Both are explained
-/// in [`DialectOracles`].
-pub fn take_known_differences() -> (usize, usize) {
-    (
-        CATCH_ALL_DIVERGENCES.with(|c| c.replace(0)),
-        OCTET_READING_DIFFERENCES.with(|c| c.replace(0)),
-    )
+/// Verdicts counted on this thread (one test) since the last call where the
+/// draft's octet reading of escapes differs from the canonical form the
+/// engine and the oracle compare (see [`DialectOracles`]).
+pub fn take_known_differences() -> usize {
+    OCTET_READING_DIFFERENCES.with(|c| c.replace(0))
 }
 
 /// The oracles one draft1996 or robots2 compilation is judged by.
 ///
 /// The engine must give the verdict and deciding line of the oracle in its
-/// default reading (canonical escapes, "a Disallow that matches every path"
-/// is the catch-all), with one known exception, counted rather than failed:
-///
-/// * **catch-all (engine divergence).** docs/dialects.md ranks "a Disallow
-///   that matches every path" lowest in a 2.0 rule set; the compiler's
-///   `Glob::is_universal` only recognises the spellings `*…` and `/*…`, so
-///   `Disallow: */*`, `?*`, `*?` or `[!a]*` rank as ordinary Disallows above
-///   the wildcard Allows. Where the engine disagrees with the oracle it must
-///   then agree with the oracle reading catch-alls as spelled
-///   ([`CatchAll::Spelled`]), and the verdict is counted.
-///
-/// Also counted, not failed: where the draft's literal octet reading of
+/// default reading (canonical escapes; "a Disallow that matches every path"
+/// is the catch-all). Counted, not failed: where the draft's literal octet reading of
 /// escapes ([`Escapes::Octets`]: `%25` is one octet `%`, `%2F` one encoded
 /// slash) gives another verdict than the canonical form. That can only
 /// happen to robots2 2.0 wildcards (`?`, `[...]`, and `*` followed by hex
@@ -171,7 +155,6 @@ pub fn take_known_differences() -> (usize, usize) {
 /// and 1.0 rule sets the two readings must agree, as docs/dialects.md says.
 pub struct DialectOracles {
     main: Oracle,
-    spelled: Oracle,
     octets: Oracle,
 }
 
@@ -179,18 +162,16 @@ impl DialectOracles {
     /// The oracles for a compilation with `opts`; none for rfc9309.
     pub fn new(body: &[u8], agent: &str, opts: &CompileOptions) -> Option<DialectOracles> {
         let base = oracle_options(opts);
-        let with = |escapes, catch_all| {
+        let with = |escapes| {
             let o = OracleOptions {
                 escapes,
-                catch_all,
                 ..base.clone()
             };
             Oracle::new(body, agent, &o, opts.dialect)
         };
         Some(DialectOracles {
-            main: with(Escapes::Canonical, CatchAll::MatchesEveryPath)?,
-            spelled: with(Escapes::Canonical, CatchAll::Spelled)?,
-            octets: with(Escapes::Octets, CatchAll::MatchesEveryPath)?,
+            main: with(Escapes::Canonical)?,
+            octets: with(Escapes::Octets)?,
         })
     }
 
@@ -198,13 +179,7 @@ impl DialectOracles {
     pub fn judge(&self, engine: OracleVerdict, url: &[u8]) -> Result<(), String> {
         let want = self.main.check(url);
         if engine != want {
-            let spelled = self.spelled.check(url);
-            if !self.main.is_robots2_v2() || engine != spelled {
-                return Err(format!(
-                    "engine {engine:?}, oracle {want:?} (reading catch-alls as spelled: {spelled:?})"
-                ));
-            }
-            CATCH_ALL_DIVERGENCES.with(|c| c.set(c.get() + 1));
+            return Err(format!("engine {engine:?}, oracle {want:?}"));
         }
         let octets = self.octets.check(url);
         if octets != want {
