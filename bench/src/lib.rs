@@ -3,7 +3,8 @@
 //! The criterion suite and the report (issue 5) build on these; the
 //! `measure` binary is the quick figure for a handful of files.
 
-use robocc_compiler::{compile, urlgen, CompileOptions, Compiled};
+use robocc_compiler::{compile, CompileOptions, Compiled};
+use robocc_testkit::urlgen;
 use std::time::{Duration, Instant};
 
 /// A compiled file with its URL workload.

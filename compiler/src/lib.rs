@@ -11,8 +11,9 @@
 //! [`dialect`] supplies each dialect's reading (records, agent choice,
 //! pattern syntax) and the rank the lowering resolves conflicts with, once
 //! per automaton state; every pattern becomes a [`glob::Glob`];
-//! [`reference`](mod@reference) is the plain matcher the compiled engine is tested against;
-//! [`hostile`] and [`urlgen`] generate test and benchmark inputs.
+//! [`reference`](mod@reference) is the plain matcher the compiled engine is
+//! tested against (the test inputs themselves live in the unpublished
+//! `robocc-testkit` crate).
 //!
 //! ```
 //! use robocc_compiler::{compile, CompileOptions};
@@ -34,7 +35,6 @@ mod compile;
 pub mod diag;
 pub mod dialect;
 pub mod glob;
-pub mod hostile;
 pub mod lint;
 pub mod lower;
 pub mod normalize;
@@ -42,7 +42,6 @@ pub mod parse;
 pub mod reference;
 pub mod ruleset;
 pub mod store;
-pub mod urlgen;
 
 pub use compile::{
     compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,

@@ -7,8 +7,9 @@ use robocc_compiler::agent::select;
 use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
 use robocc_compiler::store::{build_store_default, host_key, HostInput};
-use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Policy, Store};
+use robocc_testkit::urlgen;
 
 fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
     // File names become host names (`<source>__<site>.txt`).
