@@ -2,7 +2,7 @@
 //! artifact.
 
 use crate::agent::{select, select_first_record, validate_token, BadAgent, Selection};
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, channels, Dialect};
 use crate::lower::{lower, Budget, LowerError};
 use crate::parse::keys::KeyKind;
@@ -154,7 +154,7 @@ pub fn compile(
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots.groups[g]);
             for (line, note) in version.notes {
-                diagnostics.push(Diagnostic::new(line, Severity::Warning, note));
+                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
             }
             meta.robot_version = version.written;
         }
@@ -162,7 +162,7 @@ pub fn compile(
     if lowered.automata.len() > 1 {
         diagnostics.push(Diagnostic::new(
             0,
-            Severity::Warning,
+            DiagCode::SplitPath,
             format!("fallback path taken: {}", lowered.build),
         ));
     }
@@ -239,7 +239,7 @@ fn metadata(
             Some(w) => visit_times.push(w),
             None => diagnostics.push(Diagnostic::new(
                 r.line,
-                Severity::Warning,
+                DiagCode::TimingValue,
                 format!(
                     "Visit-time {:?} is not HHMM-HHMM (UTC): ignored",
                     text(r.value)
@@ -258,7 +258,7 @@ fn metadata(
             }),
             None => diagnostics.push(Diagnostic::new(
                 r.line,
-                Severity::Warning,
+                DiagCode::TimingValue,
                 format!(
                     "Request-rate {:?} is not n/t[smhd] [HHMM-HHMM]: ignored",
                     text(r.value)

@@ -1,6 +1,7 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
 use crate::agent::{is_global_value, value_token};
+use crate::diag::DiagCode;
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, RobotsTxt};
@@ -65,10 +66,10 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     looks_like_html(body, &mut out);
     keys(&robots, &mut out);
     for d in &robots.diagnostics {
-        if d.message.contains("parse limit") {
+        if d.code == DiagCode::ParseLimit {
             out.push(Finding {
                 line: 0,
-                code: "parse-limit",
+                code: DiagCode::ParseLimit.name(),
                 message: d.message.clone(),
                 fix: "move the rules that matter to the top of the file, or shorten it".into(),
             });
@@ -134,7 +135,7 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     for d in robots
         .diagnostics
         .iter()
-        .filter(|d| d.message.contains("typo Google accepts"))
+        .filter(|d| d.code == DiagCode::TypoKey)
     {
         out.push(Finding {
             line: d.line,

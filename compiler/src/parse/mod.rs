@@ -15,7 +15,7 @@ pub mod escape;
 pub mod keys;
 pub mod lines;
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{DiagCode, Diagnostic};
 use keys::{classify, split_line, Key, KeyKind, NoPair};
 use std::borrow::Cow;
 
@@ -182,10 +182,9 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         if line.cut > 0 {
             out.diagnostics.push(Diagnostic::new(
                 line.number,
-                Severity::Warning,
+                DiagCode::LineTooLong,
                 format!(
-                    "line is longer than {} bytes: the last {} bytes were ignored \
-                     (raise it with --max-line-len)",
+                    "line is longer than {} bytes: the last {} bytes were ignored",
                     options.max_line_len, line.cut
                 ),
             ));
@@ -193,7 +192,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         if line.text.contains(&0) {
             out.diagnostics.push(Diagnostic::new(
                 line.number,
-                Severity::Warning,
+                DiagCode::NulByte,
                 "NUL byte: the rest of the line was ignored".to_string(),
             ));
         }
@@ -208,17 +207,15 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                 continue;
             }
             Err(why) => {
-                out.diagnostics.push(Diagnostic::new(
-                    line.number,
-                    Severity::Warning,
-                    match why {
-                        NoPair::NoSeparator => {
-                            "no ':' separator (and not exactly `key value`): line ignored"
-                        }
-                        _ => "empty key before ':': line ignored",
-                    }
-                    .to_string(),
-                ));
+                let (code, message) = match why {
+                    NoPair::NoSeparator => (
+                        DiagCode::NoSeparator,
+                        "no ':' separator (and not exactly `key value`): line ignored",
+                    ),
+                    _ => (DiagCode::EmptyKey, "empty key before ':': line ignored"),
+                };
+                out.diagnostics
+                    .push(Diagnostic::new(line.number, code, message.to_string()));
                 continue;
             }
         };
@@ -226,7 +223,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         if key.typo.is_some() {
             out.diagnostics.push(Diagnostic::new(
                 line.number,
-                Severity::Info,
+                DiagCode::TypoKey,
                 format!(
                     "key {:?} is read as {:?} (a typo Google accepts)",
                     String::from_utf8_lossy(key_text),
@@ -237,7 +234,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         if after_blank && key.kind != KeyKind::UserAgent && !key.kind.is_global() {
             out.diagnostics.push(Diagnostic::new(
                 line.number,
-                Severity::Warning,
+                DiagCode::AfterBlankLine,
                 "line after a blank line with no new user-agent line: kept in the \
                  record above (the draft's records end at blank lines)"
                     .to_string(),
@@ -277,10 +274,10 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                         if out.groups[g].dropped_rules == 0 {
                             out.diagnostics.push(Diagnostic::new(
                                 line.number,
-                                Severity::Warning,
+                                DiagCode::RulesPerGroupLimit,
                                 format!(
                                     "group has more than {} rules: this and later rules of the \
-                                     group are ignored (raise it with --max-rules)",
+                                     group are ignored",
                                     options.max_rules_per_group
                                 ),
                             ));
@@ -294,7 +291,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
                     None => {
                         out.diagnostics.push(Diagnostic::new(
                             line.number,
-                            Severity::Warning,
+                            DiagCode::RuleBeforeAgent,
                             "rule before the first user-agent line: ignored (RFC 9309 §2.2.2)"
                                 .to_string(),
                         ));
@@ -329,7 +326,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
     if out.groups.is_empty() {
         out.diagnostics.push(Diagnostic::new(
             0,
-            Severity::Info,
+            DiagCode::NoGroup,
             "no user-agent group: no rules apply, every URL is allowed (RFC 9309 §2.2.1)"
                 .to_string(),
         ));
@@ -338,7 +335,7 @@ pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
         if g.rules.iter().all(|r| r.raw.is_empty()) {
             out.diagnostics.push(Diagnostic::new(
                 g.agents[0].line,
-                Severity::Info,
+                DiagCode::EmptyGroup,
                 "group has no rules: the agents it names may fetch everything \
                  (RFC 9309 §2.2.2)"
                     .to_string(),
@@ -375,10 +372,10 @@ fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [
     // The line number is filled in after parsing; 0 means "end of file".
     out.diagnostics.push(Diagnostic::new(
         0,
-        Severity::Warning,
+        DiagCode::ParseLimit,
         format!(
             "file is {} bytes, over the {max}-byte parse limit: the last {} bytes were \
-             ignored (raise it with --max-bytes, 0 for no limit)",
+             ignored",
             body.len(),
             out.bytes_ignored
         ),
