@@ -1,9 +1,9 @@
 //! The whole pipeline: bytes → parse → select → rule set → automata →
 //! artifact.
 
-use crate::agent::{select, select_first_record, validate_token, BadAgent, Selection};
+use crate::agent::{validate_token, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
-use crate::dialect::{self, channels, Dialect};
+use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, LowerError};
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
@@ -53,7 +53,7 @@ impl CompileOptions {
     pub fn rule_set_options(&self) -> RuleSetOptions {
         RuleSetOptions {
             url_mode: self.url_mode,
-            index_htm: self.dialect == Dialect::Rfc9309,
+            index_htm: semantics(self.dialect).index_htm,
             robots_txt_allowed: self.robots_txt_allowed,
             data_txt: self.data_txt,
             dialect: self.dialect,
@@ -65,7 +65,7 @@ impl CompileOptions {
     pub fn effective_parse(&self) -> ParseOptions {
         ParseOptions {
             blank_lines_end_records: self.parse.blank_lines_end_records
-                || matches!(self.dialect, Dialect::Draft1996 | Dialect::Robots2),
+                || semantics(self.dialect).blank_lines_end_records,
             ..self.parse.clone()
         }
     }
@@ -138,19 +138,17 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
     validate_token(agent).map_err(CompileError::BadAgent)?;
-    if !crate::dialect::is_supported(options.dialect) {
+    let sem = semantics(options.dialect);
+    if !sem.supported {
         return Err(CompileError::UnsupportedDialect(options.dialect));
     }
     let robots = parse(robots_txt, &options.effective_parse());
-    let selection = match options.dialect {
-        Dialect::Draft1996 | Dialect::Robots2 => select_first_record(&robots, agent),
-        Dialect::Rfc9309 | Dialect::Acap => select(&robots, agent),
-    };
+    let selection = sem.selection.select(&robots, agent);
     let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     let mut diagnostics = robots.diagnostics.clone();
     let mut meta = metadata(&robots, &selection, options.dialect, &mut diagnostics);
-    if options.dialect == Dialect::Robots2 {
+    if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots.groups[g]);
             for (line, note) in version.notes {
@@ -190,7 +188,7 @@ pub fn compile(
                 "/robots.txt"
             }
             .to_string(),
-            channels: channels(options.dialect),
+            channels: sem.channels.iter().map(|c| c.to_string()).collect(),
             agent: agent.to_string(),
             selection: selection.via.name().to_string(),
             source_hash: fnv1a64(robots_txt),
@@ -283,7 +281,7 @@ fn metadata(
             .iter()
             .filter_map(|&g| robots.groups[g].agents.first().map(|a| a.line))
             .collect(),
-        expiry_secs: dialect::expiry_secs(dialect),
+        expiry_secs: semantics(dialect).expiry_secs,
         content_signals: of_kind(KeyKind::ContentSignal)
             .map(|r| text(r.value))
             .collect(),

@@ -8,9 +8,11 @@
 //!       ─compile─▶ artifact bytes (read by robocc_engine::Policy)
 //! ```
 //!
-//! [`dialect`] supplies each dialect's reading (records, agent choice,
-//! pattern syntax) and the rank the lowering resolves conflicts with, once
-//! per automaton state; every pattern becomes a [`glob::Glob`];
+//! [`dialect`] is one table per dialect ([`dialect::Semantics`]): its
+//! reading (records, agent choice, pattern syntax, URL encoding) and the
+//! rank, by named [`dialect::RankClass`], that the lowering resolves
+//! conflicts with once per automaton state; every pattern becomes a
+//! [`glob::Glob`];
 //! [`reference`](mod@reference) is the plain matcher the compiled engine is
 //! tested against (the test inputs themselves live in the unpublished
 //! `robocc-testkit` crate).

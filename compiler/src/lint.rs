@@ -2,6 +2,7 @@
 
 use crate::agent::{is_global_value, value_token};
 use crate::diag::DiagCode;
+use crate::dialect::{PatternRule, Ranking};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, RobotsTxt};
@@ -58,8 +59,9 @@ fn text(b: &[u8]) -> String {
 /// Lints `body`; `agent` restricts the rule analyses to one product token.
 ///
 /// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
-/// rules) follow rfc9309's longest match; under the other dialects only the
-/// file-level findings (keys, records, HTML, parse limit, orphan rules) apply.
+/// rules) follow rfc9309's glob and longest match; under dialects that read
+/// patterns otherwise only the file-level findings (keys, records, HTML,
+/// parse limit, orphan rules) apply.
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let robots = parse(body, &options.effective_parse());
     let mut out = Vec::new();
@@ -84,7 +86,12 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
-    if options.dialect == crate::dialect::Dialect::Rfc9309 {
+    // The pattern analyses assume Google's glob and longest match.
+    let sem = crate::dialect::semantics(options.dialect);
+    if sem.supported
+        && sem.patterns == PatternRule::GoogleGlob
+        && sem.ranking == Ranking::LongestMatch
+    {
         patterns(&robots, &mut out);
         shadowed(body, &robots, agent, options, &mut out);
     }

@@ -3,18 +3,28 @@
 //! Every rule's pattern is in its final, encoded form (Google escaping or RFC
 //! normalisation), with its priority, so the lowering and the reference
 //! matcher see exactly the same rules. Implicit rules are added here too:
-//! Google's `index.htm` rule and the `/robots.txt` allow.
+//! Google's `index.htm` rule and the `/robots.txt` allow. Every rule gets its
+//! dialect's rank (see [`dialect::Ranking`]), and the functions the lowering
+//! resolves conflicts with ([`beats`], [`outcome`]) live here, beside the
+//! rules they compare.
 
 use crate::agent::Selection;
-use crate::dialect::{self, Dialect};
+use crate::dialect::{self, Dialect, PatternRule, RankClass};
 use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
 use crate::parse::{RobotsTxt, RuleKind};
-use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
+use robocc_engine::artifact::{ChannelOutcome, PatternSyntax, RuleOrigin, NO_RULE};
 use robocc_engine::UrlMode;
 
 /// Priority of the implicit `/robots.txt` allow: above any real pattern.
 pub const ROBOTS_TXT_PRIORITY: u32 = 1 << 30;
+
+/// Outcome when no rule matches: allowed, decided by no rule.
+pub const DEFAULT_ALLOW: ChannelOutcome = ChannelOutcome {
+    allowed: true,
+    rule: NO_RULE,
+    rank: 0,
+};
 
 /// A rule ready to be matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +43,10 @@ pub struct SetRule {
     /// rfc9309's longest-match key, shown by the explainer.
     pub priority: u32,
     /// The dialect's rank (> 0): the matching rule of highest rank decides,
-    /// the first one on ties (see [`dialect::assign_ranks`]).
+    /// the first one on ties (see [`dialect::Ranking::rank`]).
     pub rank: u32,
+    /// Why the rule ranks as it does (what the explainer shows).
+    pub class: RankClass,
     /// 1-based source line (0 for the `/robots.txt` rule).
     pub line: u32,
     /// Group index in the source file (`u32::MAX` for the `/robots.txt` rule).
@@ -48,7 +60,8 @@ pub struct SetRule {
 pub struct RuleSetOptions {
     /// How patterns are encoded.
     pub url_mode: UrlMode,
-    /// Add Google's `index.htm` rule.
+    /// Add Google's `index.htm` rule (`CompileOptions::rule_set_options`
+    /// sets it where the dialect's [`dialect::Semantics::index_htm`] does).
     pub index_htm: bool,
     /// Add an allow of the file's own path that beats every other rule.
     pub robots_txt_allowed: bool,
@@ -80,8 +93,9 @@ impl RuleSet {
 
     /// Collects the rules of the selected groups.
     pub fn build(robots: &RobotsTxt<'_>, selection: &Selection, opts: RuleSetOptions) -> RuleSet {
-        let url_mode = dialect::url_mode(opts.dialect, opts.url_mode);
-        let robots2_v2 = opts.dialect == Dialect::Robots2
+        let sem = dialect::semantics(opts.dialect);
+        let url_mode = sem.url_mode.resolve(opts.url_mode);
+        let robots2_v2 = sem.patterns.reads_robot_version()
             && selection
                 .groups
                 .first()
@@ -96,8 +110,8 @@ impl RuleSet {
                     continue;
                 }
                 let allow = rule.kind == RuleKind::Allow;
-                if opts.dialect != Dialect::Rfc9309 {
-                    let syntax = dialect::syntax_of(opts.dialect, robots2_v2, rule.raw);
+                if sem.patterns != PatternRule::GoogleGlob {
+                    let syntax = sem.patterns.syntax(robots2_v2, rule.raw);
                     rules.push(SetRule {
                         allow,
                         pattern: rule.raw.to_vec(),
@@ -105,6 +119,7 @@ impl RuleSet {
                         glob: Glob::parse(rule.raw, syntax, url_mode),
                         priority: len_u32(rule.raw.len()),
                         rank: 0,
+                        class: RankClass::FirstMatch,
                         line: rule.line,
                         group: g as u32,
                         origin: RuleOrigin::Line,
@@ -136,11 +151,7 @@ impl RuleSet {
             } else {
                 b"/robots.txt"
             };
-            let (pattern, syntax) = if opts.dialect == Dialect::Rfc9309 {
-                ([path, b"$"].concat(), PatternSyntax::Glob)
-            } else {
-                (path.to_vec(), PatternSyntax::Exact)
-            };
+            let (pattern, syntax) = sem.self_rule(path);
             rules.push(SetRule {
                 allow: true,
                 glob: Glob::parse(&pattern, syntax, url_mode),
@@ -148,12 +159,13 @@ impl RuleSet {
                 syntax,
                 priority: ROBOTS_TXT_PRIORITY,
                 rank: 0,
+                class: RankClass::SelfPath,
                 line: 0,
                 group: u32::MAX,
                 origin: RuleOrigin::RobotsTxt,
             });
         }
-        dialect::assign_ranks(opts.dialect, &mut rules);
+        assign_ranks(sem.ranking, &mut rules);
         RuleSet {
             rules,
             url_mode,
@@ -161,6 +173,35 @@ impl RuleSet {
             robots2_v2,
         }
     }
+}
+
+/// Gives every rule its class and its rank under `ranking`.
+fn assign_ranks(ranking: dialect::Ranking, rules: &mut [SetRule]) {
+    let count = rules.len();
+    for (position, r) in rules.iter_mut().enumerate() {
+        let self_path = r.origin == RuleOrigin::RobotsTxt;
+        r.class = ranking.class(self_path, r.allow, r.syntax, &r.glob);
+        r.rank = ranking.rank(r.class, r.allow, r.priority, position, count);
+    }
+}
+
+/// Does rule `a` beat rule `b` (ids into `rules`)? The higher rank wins;
+/// on equal ranks, the earlier rule.
+pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
+    let (ra, rb) = (rules[a].rank, rules[b].rank);
+    ra > rb || (ra == rb && a < b)
+}
+
+/// The outcome (one entry per channel) when `winner` decides.
+pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<ChannelOutcome> {
+    vec![match winner {
+        None => DEFAULT_ALLOW,
+        Some(i) => ChannelOutcome {
+            allowed: rules[i].allow,
+            rule: i as u32,
+            rank: rules[i].rank,
+        },
+    }]
 }
 
 /// An rfc9309 rule: Google glob syntax over the encoded pattern.
@@ -178,6 +219,7 @@ fn glob_rule(
         pattern,
         syntax: PatternSyntax::Glob,
         rank: 0,
+        class: RankClass::LongestMatch,
         line,
         group: group as u32,
         origin,

@@ -3,9 +3,12 @@
 use super::compile::compile_source;
 use super::SourceArgs;
 use clap::Args;
+use robocc_compiler::dialect::{semantics, RankClass};
+use robocc_compiler::glob::Glob;
 use robocc_compiler::reference::matched_path;
-use robocc_engine::artifact::{ArchivedRuleOrigin, ArchivedUrlMode};
-use robocc_engine::{Policy, UrlMode};
+use robocc_compiler::ruleset::RuleSet;
+use robocc_engine::artifact::{ArchivedRuleInfo, ArchivedRuleOrigin, ArchivedUrlMode};
+use robocc_engine::{Dialect, Policy, UrlMode};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -41,12 +44,14 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
 
 pub fn run(args: &ExplainArgs) -> Result<i32, String> {
     let bytes;
-    let compiled;
+    // The rules with their rank classes, when compiled here.
+    let mut rule_set = None;
     let policy = match &args.policy {
         Some(p) => Policy::open(p).map_err(|e| e.to_string())?,
         None => {
-            compiled = compile_source(&args.source)?.0;
+            let compiled = compile_source(&args.source)?.0;
             bytes = compiled.to_bytes();
+            rule_set = Some(compiled.rule_set);
             Policy::from_bytes(&bytes).map_err(|e| e.to_string())?
         }
     };
@@ -95,8 +100,8 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
                 UrlMode::Decode => "draft mode: %xx decoded except %2F",
             }
         );
-        match v.rule.and_then(|r| policy.rule(r)) {
-            Some(r) => {
+        match v.rule.and_then(|id| Some((id, policy.rule(id)?))) {
+            Some((id, r)) => {
                 let kind = if r.allow { "Allow" } else { "Disallow" };
                 let why = match r.origin {
                     ArchivedRuleOrigin::Line => format!(
@@ -113,9 +118,10 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
                         format!("{} is always allowed", h.self_path)
                     }
                 };
-                let strength = match h.dialect.to_native() {
-                    robocc_engine::Dialect::Rfc9309 => format!("priority {}", r.priority),
-                    _ => dialect_reason(r).to_string(),
+                let class = rank_class(rule_set.as_ref(), id, r, h.dialect.to_native(), mode);
+                let strength = match class {
+                    RankClass::LongestMatch => format!("priority {}", r.priority),
+                    class => class_reason(class).to_string(),
                 };
                 println!("  deciding rule: {why} ({strength})");
             }
@@ -155,15 +161,36 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
     Ok(0)
 }
 
+/// The deciding rule's rank class: as the compiler stored it on the rule;
+/// for a policy file (whose rules keep no class), as the dialect's ranking
+/// classifies the rule the file describes.
+fn rank_class(
+    rule_set: Option<&RuleSet>,
+    id: u32,
+    r: &ArchivedRuleInfo,
+    dialect: Dialect,
+    mode: UrlMode,
+) -> RankClass {
+    if let Some(rule) = rule_set.and_then(|s| s.rules.get(id as usize)) {
+        return rule.class;
+    }
+    let syntax = r.syntax.to_native();
+    let glob = Glob::parse(r.pattern.as_bytes(), syntax, mode);
+    let self_path = r.origin == ArchivedRuleOrigin::RobotsTxt;
+    semantics(dialect)
+        .ranking
+        .class(self_path, r.allow, syntax, &glob)
+}
+
 /// Why a rule of a first-match or robots2 policy won, in words.
-fn dialect_reason(r: &robocc_engine::artifact::ArchivedRuleInfo) -> &'static str {
-    use robocc_engine::artifact::PatternSyntax as S;
-    let catch_all = matches!(r.pattern.trim_matches('*'), "" | "/");
-    match (r.syntax.to_native(), r.allow) {
-        (S::Prefix | S::Glob, _) => "the first matching rule",
-        (S::Exact, true) => "an explicit Allow: the strongest rule",
-        (S::Shell, true) => "a wildcard Allow: no Disallow matched",
-        (S::Shell, false) if catch_all => "the catch-all Disallow: no other rule matched",
-        (_, false) => "a Disallow: beats every wildcard Allow",
+fn class_reason(class: RankClass) -> &'static str {
+    match class {
+        RankClass::LongestMatch => "the longest matching pattern",
+        RankClass::FirstMatch => "the first matching rule",
+        RankClass::ExplicitAllow => "an explicit Allow: the strongest rule",
+        RankClass::WildcardAllow => "a wildcard Allow: no Disallow matched",
+        RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched",
+        RankClass::Disallow => "a Disallow: beats every wildcard Allow",
+        RankClass::SelfPath => "the file's own path: above every rule",
     }
 }
