@@ -12,7 +12,7 @@ use crate::agent::Selection;
 use crate::dialect::{self, Dialect, PatternRule, RankClass};
 use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
-use crate::parse::{RobotsTxt, RuleKind};
+use crate::parse::{RobotsTxt, Rule, RuleKind};
 use robocc_engine::artifact::{ChannelOutcome, PatternSyntax, RuleOrigin, NO_RULE};
 use robocc_engine::UrlMode;
 
@@ -102,68 +102,23 @@ impl RuleSet {
                 .is_some_and(|&g| dialect::robots2_version(&robots.groups[g]).is_v2);
         let mut rules = Vec::new();
         for &g in &selection.groups {
-            for rule in &robots.groups[g].rules {
-                // An empty value is no rule at all (RFC 9309 §2.2.2; Google
-                // gives it priority 0, which never decides; the 1996 draft's
-                // `Disallow:` allows everything).
-                if rule.raw.is_empty() {
-                    continue;
-                }
-                let allow = rule.kind == RuleKind::Allow;
-                if sem.patterns != PatternRule::GoogleGlob {
-                    let syntax = sem.patterns.syntax(robots2_v2, rule.raw);
-                    rules.push(SetRule {
-                        allow,
-                        pattern: rule.raw.to_vec(),
-                        syntax,
-                        glob: Glob::parse(rule.raw, syntax, url_mode),
-                        priority: len_u32(rule.raw.len()),
-                        rank: 0,
-                        class: RankClass::FirstMatch,
-                        line: rule.line,
-                        group: g as u32,
-                        origin: RuleOrigin::Line,
-                    });
-                    continue;
-                }
-                let pattern = match url_mode {
-                    UrlMode::Rfc => normalize_pattern(rule.raw),
-                    _ => rule.pattern.to_vec(),
-                };
-                let index_dir = (allow && opts.index_htm)
-                    .then(|| index_htm_dir(&pattern))
-                    .flatten();
-                rules.push(glob_rule(allow, pattern, rule.line, g, RuleOrigin::Line));
-                if let Some(dir_pattern) = index_dir {
-                    rules.push(glob_rule(
-                        true,
-                        dir_pattern,
-                        rule.line,
-                        g,
-                        RuleOrigin::IndexHtm,
-                    ));
+            // An empty value is no rule at all (RFC 9309 §2.2.2; Google gives
+            // it priority 0, which never decides; the 1996 draft's
+            // `Disallow:` allows everything).
+            for rule in robots.groups[g].rules.iter().filter(|r| !r.raw.is_empty()) {
+                match sem.patterns {
+                    PatternRule::GoogleGlob => {
+                        push_glob_rules(&mut rules, rule, g, url_mode, opts.index_htm);
+                    }
+                    patterns => {
+                        let syntax = patterns.syntax(robots2_v2, rule.raw);
+                        rules.push(written_rule(rule, g, syntax, url_mode));
+                    }
                 }
             }
         }
         if opts.robots_txt_allowed {
-            let path: &[u8] = if opts.data_txt {
-                b"/data.txt"
-            } else {
-                b"/robots.txt"
-            };
-            let (pattern, syntax) = sem.self_rule(path);
-            rules.push(SetRule {
-                allow: true,
-                glob: Glob::parse(&pattern, syntax, url_mode),
-                pattern,
-                syntax,
-                priority: ROBOTS_TXT_PRIORITY,
-                rank: 0,
-                class: RankClass::SelfPath,
-                line: 0,
-                group: u32::MAX,
-                origin: RuleOrigin::RobotsTxt,
-            });
+            rules.push(self_path_rule(sem, opts.data_txt, url_mode));
         }
         assign_ranks(sem.ranking, &mut rules);
         RuleSet {
@@ -202,6 +157,86 @@ pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<ChannelOutcome> 
             rank: rules[i].rank,
         },
     }]
+}
+
+/// A rule read as written (every dialect but rfc9309), in `syntax`.
+fn written_rule(
+    rule: &Rule<'_>,
+    group: usize,
+    syntax: PatternSyntax,
+    url_mode: UrlMode,
+) -> SetRule {
+    SetRule {
+        allow: rule.kind == RuleKind::Allow,
+        pattern: rule.raw.to_vec(),
+        syntax,
+        glob: Glob::parse(rule.raw, syntax, url_mode),
+        priority: len_u32(rule.raw.len()),
+        // Rank and class are set by `assign_ranks`.
+        rank: 0,
+        class: RankClass::FirstMatch,
+        line: rule.line,
+        group: group as u32,
+        origin: RuleOrigin::Line,
+    }
+}
+
+/// An rfc9309 rule over its encoded pattern (Google's escaping, or the RFC's
+/// normalisation), and the `<dir>/$` allow Google's `index.htm` rule adds.
+fn push_glob_rules(
+    rules: &mut Vec<SetRule>,
+    rule: &Rule<'_>,
+    group: usize,
+    url_mode: UrlMode,
+    index_htm: bool,
+) {
+    let allow = rule.kind == RuleKind::Allow;
+    let pattern = match url_mode {
+        UrlMode::Rfc => normalize_pattern(rule.raw),
+        _ => rule.pattern.to_vec(),
+    };
+    let index_dir = (allow && index_htm)
+        .then(|| index_htm_dir(&pattern))
+        .flatten();
+    rules.push(glob_rule(
+        allow,
+        pattern,
+        rule.line,
+        group,
+        RuleOrigin::Line,
+    ));
+    if let Some(dir_pattern) = index_dir {
+        rules.push(glob_rule(
+            true,
+            dir_pattern,
+            rule.line,
+            group,
+            RuleOrigin::IndexHtm,
+        ));
+    }
+}
+
+/// The implicit allow of the file's own path (`/robots.txt`, or
+/// `/data.txt`), written as the dialect writes it.
+fn self_path_rule(sem: &dialect::Semantics, data_txt: bool, url_mode: UrlMode) -> SetRule {
+    let path: &[u8] = if data_txt {
+        b"/data.txt"
+    } else {
+        b"/robots.txt"
+    };
+    let (pattern, syntax) = sem.self_rule(path);
+    SetRule {
+        allow: true,
+        glob: Glob::parse(&pattern, syntax, url_mode),
+        pattern,
+        syntax,
+        priority: ROBOTS_TXT_PRIORITY,
+        rank: 0,
+        class: RankClass::SelfPath,
+        line: 0,
+        group: u32::MAX,
+        origin: RuleOrigin::RobotsTxt,
+    }
 }
 
 /// An rfc9309 rule: Google glob syntax over the encoded pattern.
