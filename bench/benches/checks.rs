@@ -88,7 +88,7 @@ fn loading(c: &mut Criterion) {
         b.iter(|| black_box(robocc_engine::PolicyFile::open(&path).unwrap()))
     });
 
-    let inputs = robocc_bench::corpus_inputs(&robocc_bench::corpus_real());
+    let inputs = robocc_testkit::corpus::inputs(&robocc_bench::corpus_real());
     let (bytes, _) = robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &bytes[..]).unwrap();

@@ -166,7 +166,7 @@ fn loading(cfg: &Config, out: &mut String) {
         black_box(robocc_engine::PolicyFile::open(&path).unwrap());
     });
     // A store of every corpus/real host.
-    let mut inputs = robocc_bench::corpus_inputs(&root().join("corpus/real"));
+    let mut inputs = robocc_testkit::corpus::inputs(&root().join("corpus/real"));
     if !cfg.full {
         inputs.truncate(5);
     }

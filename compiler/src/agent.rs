@@ -22,20 +22,23 @@ pub struct BadAgent {
 impl fmt::Display for BadAgent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.token.is_empty() {
-            return write!(
-                f,
-                "the agent product token is empty (use e.g. --agent Googlebot)"
-            );
+            return write!(f, "the agent product token is empty");
         }
         let bad: String = self.token.chars().filter(|&c| !is_token_char(c)).collect();
         write!(
             f,
             "invalid agent product token {:?}: RFC 9309 §2.2.1 allows only letters, '_' and \
              '-' (found {bad:?}); pass the product token (e.g. \"Googlebot\", not \
-             \"Googlebot/2.1\"), or use --agent-from-header to extract it from a full \
-             User-Agent string",
+             \"Googlebot/2.1\")",
             self.token
         )
+    }
+}
+
+impl BadAgent {
+    /// The token that was refused (empty when none was given).
+    pub fn token(&self) -> &str {
+        &self.token
     }
 }
 

@@ -1,9 +1,9 @@
 //! The whole pipeline: bytes → parse → select → rule set → automata →
 //! artifact.
 
-use crate::agent::{select, select_first_record, validate_token, BadAgent, Selection};
-use crate::diag::{Diagnostic, Severity};
-use crate::dialect::{self, channels, Dialect};
+use crate::agent::{validate_token, BadAgent, Selection};
+use crate::diag::{DiagCode, Diagnostic};
+use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, LowerError};
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
@@ -52,7 +52,7 @@ impl CompileOptions {
     pub fn rule_set_options(&self) -> RuleSetOptions {
         RuleSetOptions {
             url_mode: self.url_mode,
-            index_htm: self.dialect == Dialect::Rfc9309,
+            index_htm: semantics(self.dialect).index_htm,
             robots_txt_allowed: self.robots_txt_allowed,
             data_txt: self.data_txt,
             dialect: self.dialect,
@@ -64,7 +64,7 @@ impl CompileOptions {
     pub fn effective_parse(&self) -> ParseOptions {
         ParseOptions {
             blank_lines_end_records: self.parse.blank_lines_end_records
-                || matches!(self.dialect, Dialect::Draft1996 | Dialect::Robots2),
+                || semantics(self.dialect).blank_lines_end_records,
             ..self.parse.clone()
         }
     }
@@ -137,23 +137,21 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
     validate_token(agent).map_err(CompileError::BadAgent)?;
-    if !crate::dialect::is_supported(options.dialect) {
+    let sem = semantics(options.dialect);
+    if !sem.supported {
         return Err(CompileError::UnsupportedDialect(options.dialect));
     }
     let robots = parse(robots_txt, &options.effective_parse());
-    let selection = match options.dialect {
-        Dialect::Draft1996 | Dialect::Robots2 => select_first_record(&robots, agent),
-        Dialect::Rfc9309 | Dialect::Acap => select(&robots, agent),
-    };
+    let selection = sem.selection.select(&robots, agent);
     let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     let mut diagnostics = robots.diagnostics.clone();
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
-    if options.dialect == Dialect::Robots2 {
+    if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots, g);
             for (line, note) in version.notes {
-                diagnostics.push(Diagnostic::new(line, Severity::Warning, note));
+                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
             }
             meta.robot_version = version.written;
         }
@@ -161,7 +159,7 @@ pub fn compile(
     if let Some(why) = lowered.split_reason {
         diagnostics.push(Diagnostic::new(
             0,
-            Severity::Warning,
+            DiagCode::SplitPath,
             format!(
                 "the rules were split over {} automata (one automaton of all rules: {why}); \
                  checks run each of them",
@@ -178,7 +176,7 @@ pub fn compile(
             group: r.group,
             rank: r.rank,
             flags: u8::from(r.allow) | (r.origin as u8) << 1 | (r.syntax as u8) << 3,
-            class: dialect::rank_class(options.dialect, rule_set.robots2_v2, r) as u8,
+            class: r.class as u8,
         })
         .collect();
     let data = PolicyData {
@@ -188,14 +186,14 @@ pub fn compile(
             robots_txt_allowed: options.robots_txt_allowed,
             data_txt: options.data_txt,
             selection: selection.via as u8,
-            expiry_secs: dialect::expiry_secs(options.dialect) as u32,
+            expiry_secs: sem.expiry_secs as u32,
             source_hash: fnv1a64(robots_txt),
             source_len: robots_txt.len() as u64,
             options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: channels(options.dialect),
+            channels: sem.channels.iter().map(|c| c.to_string()).collect(),
             split_reason: lowered
                 .split_reason
                 .map(|why| why.to_string())
@@ -242,7 +240,7 @@ fn metadata(
             }),
             None => diagnostics.push(Diagnostic::new(
                 r.line,
-                Severity::Warning,
+                DiagCode::TimingValue,
                 format!(
                     "Visit-time {:?} is not HHMM-HHMM (UTC): ignored",
                     text(r.value)
@@ -264,7 +262,7 @@ fn metadata(
             }),
             None => diagnostics.push(Diagnostic::new(
                 r.line,
-                Severity::Warning,
+                DiagCode::TimingValue,
                 format!(
                     "Request-rate {:?} is not n/t[smhd] [HHMM-HHMM]: ignored",
                     text(r.value)

@@ -1,4 +1,9 @@
 //! Diagnostics: what the compiler noticed, ignored or worked around.
+//!
+//! Each diagnostic carries a [`DiagCode`] saying which finding it is, so a
+//! caller (the lint, the command line) can act on the kind without reading
+//! the message. Messages state facts about the input; they name no command
+//! line flag (the `robocc` binary adds those hints itself, by code).
 
 use std::fmt;
 
@@ -11,23 +16,104 @@ pub enum Severity {
     Warning,
 }
 
+/// Which finding a diagnostic is: one code per distinct thing the parser or
+/// the compiler reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum DiagCode {
+    /// The file is longer than the parse limit: its tail was ignored.
+    ParseLimit,
+    /// A line is longer than the line limit: its tail was ignored.
+    LineTooLong,
+    /// A NUL byte: the rest of its line was ignored.
+    NulByte,
+    /// A line with no `:` separator (and not `key value`): ignored.
+    NoSeparator,
+    /// A line with an empty key before `:`: ignored.
+    EmptyKey,
+    /// A misspelt key that Google accepts (`Dissallow:`), read as meant.
+    TypoKey,
+    /// A line after a blank line, in a record grammar where blank lines end
+    /// records, with no new user-agent line: kept in the record above.
+    AfterBlankLine,
+    /// A group has more rules than the per-group limit: later ones ignored.
+    RulesPerGroupLimit,
+    /// An Allow or Disallow before the first user-agent line: ignored.
+    RuleBeforeAgent,
+    /// The file has no user-agent group: nothing applies.
+    NoGroup,
+    /// A group has no rules: its agents may fetch everything.
+    EmptyGroup,
+    /// A robots2 Robot-version line not taken as written.
+    Robots2Version,
+    /// A Visit-time or Request-rate value that does not parse: ignored.
+    TimingValue,
+    /// The rules did not fit one automaton: the policy runs several (the
+    /// fallback path).
+    SplitPath,
+}
+
+impl DiagCode {
+    /// How much a finding of this kind matters (the same for every instance).
+    pub fn severity(self) -> Severity {
+        match self {
+            DiagCode::TypoKey | DiagCode::NoGroup | DiagCode::EmptyGroup => Severity::Info,
+            DiagCode::ParseLimit
+            | DiagCode::LineTooLong
+            | DiagCode::NulByte
+            | DiagCode::NoSeparator
+            | DiagCode::EmptyKey
+            | DiagCode::AfterBlankLine
+            | DiagCode::RulesPerGroupLimit
+            | DiagCode::RuleBeforeAgent
+            | DiagCode::Robots2Version
+            | DiagCode::TimingValue
+            | DiagCode::SplitPath => Severity::Warning,
+        }
+    }
+
+    /// A short, stable identifier (`parse-limit`, `typo-key`, …) for
+    /// machine-readable output.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiagCode::ParseLimit => "parse-limit",
+            DiagCode::LineTooLong => "line-too-long",
+            DiagCode::NulByte => "nul-byte",
+            DiagCode::NoSeparator => "no-separator",
+            DiagCode::EmptyKey => "empty-key",
+            DiagCode::TypoKey => "typo-key",
+            DiagCode::AfterBlankLine => "after-blank-line",
+            DiagCode::RulesPerGroupLimit => "rules-per-group-limit",
+            DiagCode::RuleBeforeAgent => "rule-before-agent",
+            DiagCode::NoGroup => "no-group",
+            DiagCode::EmptyGroup => "empty-group",
+            DiagCode::Robots2Version => "robots2-version",
+            DiagCode::TimingValue => "timing-value",
+            DiagCode::SplitPath => "split-path",
+        }
+    }
+}
+
 /// One finding, tied to a source line (0: the file as a whole).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// 1-based line, or 0 when the finding is about the whole file.
     pub line: u32,
-    /// How much it matters.
+    /// Which finding this is.
+    pub code: DiagCode,
+    /// How much it matters (the code's [`DiagCode::severity`]).
     pub severity: Severity,
     /// What happened, in one sentence.
     pub message: String,
 }
 
 impl Diagnostic {
-    /// Makes a diagnostic.
-    pub fn new(line: u32, severity: Severity, message: String) -> Diagnostic {
+    /// Makes a diagnostic of kind `code`, with that kind's severity.
+    pub fn new(line: u32, code: DiagCode, message: String) -> Diagnostic {
         Diagnostic {
             line,
-            severity,
+            code,
+            severity: code.severity(),
             message,
         }
     }

@@ -1,4 +1,4 @@
-//! What each dialect means, evaluated at compile time.
+//! What each dialect means: one table, consulted by every stage.
 //!
 //! A dialect is a parsing mode (how records are grouped, which record an
 //! agent obeys, how a pattern is read) plus a **rank** for every rule: among
@@ -10,34 +10,296 @@
 //! what keeps the automata small — and the fallback path can combine the
 //! outcomes of several automata by rank. docs/dialects.md gives each choice
 //! with the spec sentence it rests on.
+//!
+//! Each dialect's choices are one `const` [`Semantics`] ([`RFC9309`],
+//! [`DRAFT1996`], [`ROBOTS2`], [`ACAP`]); [`semantics`] picks it. The parser
+//! options, the group selection, the rule set, the lint and the explainer
+//! read the table rather than match on [`Dialect`] themselves. Every rule
+//! keeps the [`RankClass`] that gave it its rank, so the explainer says why
+//! it won without working it out again.
 
+use crate::agent::{select, select_first_record, Selection};
 use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
 use crate::parse::RobotsTxt;
-use crate::ruleset::{SetRule, ROBOTS_TXT_PRIORITY};
-use robocc_engine::artifact::{outcome_word, NO_RULE};
+use robocc_engine::artifact::PatternSyntax;
 pub use robocc_engine::Dialect;
 use robocc_engine::UrlMode;
-use robocc_engine::{PatternSyntax, RankClass, RuleOrigin};
 
-/// Outcome when no rule matches: allowed, decided by no rule.
-pub const DEFAULT_ALLOW: u32 = outcome_word(true, NO_RULE);
+/// Which groups of a file apply to an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordSelection {
+    /// RFC 9309 §2.2.1 as Google implements it: every group naming the
+    /// agent, merged; else every `*` group ([`select`]).
+    GoogleGroups,
+    /// The 1996 draft's §3.2.1: the first record whose user-agent contains
+    /// the agent; else the first `*` record; one record only
+    /// ([`select_first_record`]).
+    FirstRecord,
+}
 
-/// Rank of the implicit allow of the file's own path: above every rule.
-pub const SELF_RANK: u32 = u32::MAX - 1;
-
-/// Usage channels a dialect's outcomes carry, in order.
-pub fn channels(dialect: Dialect) -> Vec<String> {
-    match dialect {
-        Dialect::Rfc9309 | Dialect::Draft1996 | Dialect::Robots2 | Dialect::Acap => {
-            vec!["crawl".to_string()]
+impl RecordSelection {
+    /// The groups of `robots` that apply to product token `agent`.
+    pub fn select(self, robots: &RobotsTxt<'_>, agent: &str) -> Selection {
+        match self {
+            RecordSelection::GoogleGroups => select(robots, agent),
+            RecordSelection::FirstRecord => select_first_record(robots, agent),
         }
     }
 }
 
-/// Whether this build of the compiler implements `dialect`.
-pub fn is_supported(dialect: Dialect) -> bool {
-    dialect != Dialect::Acap
+/// How a rule's value becomes a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatternRule {
+    /// RFC 9309's glob over the encoded value (Google's escaping, or the
+    /// RFC's normalisation): `*` any run of bytes, a final `$` the end.
+    GoogleGlob,
+    /// The value as written, a plain prefix: every byte literal.
+    Prefix,
+    /// robots2: 1.0 rule sets read values as prefixes; a 2.0 rule set
+    /// (Robot-version 2.0, see [`robots2_version`]) reads a value with `*`,
+    /// `?` or `[` as a /bin/sh wildcard over the whole path, any other as
+    /// the exact path.
+    Robots2Versioned,
+}
+
+impl PatternRule {
+    /// How a rule value `raw` is read (`robots2_v2`: the rule set declared
+    /// 2.0; only [`PatternRule::Robots2Versioned`] looks at it).
+    pub fn syntax(self, robots2_v2: bool, raw: &[u8]) -> PatternSyntax {
+        match self {
+            PatternRule::GoogleGlob => PatternSyntax::Glob,
+            PatternRule::Prefix => PatternSyntax::Prefix,
+            PatternRule::Robots2Versioned if !robots2_v2 => PatternSyntax::Prefix,
+            PatternRule::Robots2Versioned => {
+                if raw.iter().any(|b| matches!(b, b'*' | b'?' | b'[')) {
+                    PatternSyntax::Shell
+                } else {
+                    PatternSyntax::Exact
+                }
+            }
+        }
+    }
+
+    /// Does the chosen rule set's Robot-version decide how it is read?
+    pub fn reads_robot_version(self) -> bool {
+        self == PatternRule::Robots2Versioned
+    }
+}
+
+pub use robocc_engine::RankClass;
+
+/// How the rule that decides is chosen among the rules a path matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranking {
+    /// RFC 9309 §2.2.2 as Google implements it: the longest pattern wins,
+    /// Allow wins ties.
+    LongestMatch,
+    /// The 1996 draft's §3.2.2: the first matching rule wins.
+    FirstMatch,
+    /// robots2: first match in 1.0 rule sets; in 2.0 rule sets explicit
+    /// Allow over Disallow over wildcard Allow over a Disallow that matches
+    /// every path, first in file order within a class.
+    Robots2Precedence,
+}
+
+/// The rank of the implicit allow of the file's own path outside longest
+/// match: above every rule.
+const SELF_RANK: u32 = u32::MAX - 1;
+
+impl Ranking {
+    /// The class of a rule: `self_path` for the implicit allow of the
+    /// file's own path; `syntax` as [`PatternRule::syntax`] gave it; `glob`
+    /// the pattern (whether it matches every path matters to robots2).
+    pub fn class(
+        self,
+        self_path: bool,
+        allow: bool,
+        syntax: PatternSyntax,
+        glob: &Glob,
+    ) -> RankClass {
+        if self_path {
+            return RankClass::SelfPath;
+        }
+        match (self, syntax) {
+            (Ranking::LongestMatch, _) => RankClass::LongestMatch,
+            (Ranking::FirstMatch, _) => RankClass::FirstMatch,
+            // A robots2 1.0 rule set: its values are prefixes.
+            (Ranking::Robots2Precedence, PatternSyntax::Prefix | PatternSyntax::Glob) => {
+                RankClass::FirstMatch
+            }
+            (Ranking::Robots2Precedence, syntax) => match (allow, syntax) {
+                (true, PatternSyntax::Exact) => RankClass::ExplicitAllow,
+                (true, _) => RankClass::WildcardAllow,
+                (false, _) if glob.is_universal() => RankClass::CatchAllDisallow,
+                (false, _) => RankClass::Disallow,
+            },
+        }
+    }
+
+    /// The rank (> 0) of a rule of class `class`: `priority` is its pattern
+    /// length (see `SetRule::priority`), `position` its index among the
+    /// `count` rules of the set.
+    ///
+    /// * longest match: `priority * 2 + allow + 1`, so a longer pattern
+    ///   wins and Allow wins ties; the own path's priority is above any
+    ///   pattern's;
+    /// * first match: `count - position`, so earlier rules rank higher;
+    /// * robots2's precedence classes: 4 explicit Allow, 3 Disallow,
+    ///   2 wildcard Allow, 1 catch-all Disallow;
+    /// * the own path, outside longest match: above everything.
+    pub fn rank(
+        self,
+        class: RankClass,
+        allow: bool,
+        priority: u32,
+        position: usize,
+        count: usize,
+    ) -> u32 {
+        let longest = |allow: bool| priority * 2 + u32::from(allow) + 1;
+        match class {
+            RankClass::LongestMatch => longest(allow),
+            RankClass::FirstMatch => (count - position) as u32,
+            RankClass::ExplicitAllow => 4,
+            RankClass::Disallow => 3,
+            RankClass::WildcardAllow => 2,
+            RankClass::CatchAllDisallow => 1,
+            RankClass::SelfPath if self == Ranking::LongestMatch => longest(true),
+            RankClass::SelfPath => SELF_RANK,
+        }
+    }
+}
+
+/// How URLs (and patterns) are encoded before they meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UrlModeRule {
+    /// The caller chooses (rfc9309: Google's as given, or the RFC's
+    /// normalisation).
+    Requested,
+    /// Part of the dialect (the draft's decoding for draft1996 and robots2;
+    /// robots2 changes nothing in how URLs are compared).
+    Fixed(UrlMode),
+}
+
+impl UrlModeRule {
+    /// The mode in force when the caller asked for `requested`.
+    pub fn resolve(self, requested: UrlMode) -> UrlMode {
+        match self {
+            UrlModeRule::Requested => requested,
+            UrlModeRule::Fixed(mode) => mode,
+        }
+    }
+}
+
+/// Everything that makes a dialect what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Semantics {
+    /// The dialect described.
+    pub dialect: Dialect,
+    /// Whether this build of the compiler implements it (an unsupported
+    /// dialect is refused, never compiled with the wrong semantics).
+    pub supported: bool,
+    /// Which groups apply to an agent.
+    pub selection: RecordSelection,
+    /// Blank lines end records (the 1996 draft's grammar), whatever
+    /// `ParseOptions` say.
+    pub blank_lines_end_records: bool,
+    /// How a rule value is read.
+    pub patterns: PatternRule,
+    /// Which matching rule decides.
+    pub ranking: Ranking,
+    /// How URLs and patterns are encoded.
+    pub url_mode: UrlModeRule,
+    /// Default cache lifetime of a fetched file, in seconds.
+    pub expiry_secs: u64,
+    /// How the implicit allow of the file's own path is written:
+    /// [`PatternSyntax::Glob`] as `/robots.txt$`, [`PatternSyntax::Exact`]
+    /// as the path itself.
+    pub self_path: PatternSyntax,
+    /// Google's `index.htm` rule: an Allow of `<dir>/index.htm…` also allows
+    /// `<dir>/`.
+    pub index_htm: bool,
+    /// Usage channels the outcomes carry, in order.
+    pub channels: &'static [&'static str],
+}
+
+impl Semantics {
+    /// The pattern and syntax of the implicit allow of the file's own
+    /// `path` (`/robots.txt`, or `/data.txt`).
+    pub fn self_rule(&self, path: &[u8]) -> (Vec<u8>, PatternSyntax) {
+        match self.self_path {
+            PatternSyntax::Glob => ([path, b"$"].concat(), PatternSyntax::Glob),
+            syntax => (path.to_vec(), syntax),
+        }
+    }
+}
+
+/// RFC 9309, with Google's robotstxt library as the reference behaviour.
+/// Cache expiry: §2.4 ("SHOULD NOT use the cached version for more than
+/// 24 hours").
+pub const RFC9309: Semantics = Semantics {
+    dialect: Dialect::Rfc9309,
+    supported: true,
+    selection: RecordSelection::GoogleGroups,
+    blank_lines_end_records: false,
+    patterns: PatternRule::GoogleGlob,
+    ranking: Ranking::LongestMatch,
+    url_mode: UrlModeRule::Requested,
+    expiry_secs: 24 * 3600,
+    self_path: PatternSyntax::Glob,
+    index_htm: true,
+    channels: &["crawl"],
+};
+
+/// Koster's 1996 draft (also /data.txt). Cache expiry: §3.4 ("default to an
+/// expiry of 7 days").
+pub const DRAFT1996: Semantics = Semantics {
+    dialect: Dialect::Draft1996,
+    supported: true,
+    selection: RecordSelection::FirstRecord,
+    blank_lines_end_records: true,
+    patterns: PatternRule::Prefix,
+    ranking: Ranking::FirstMatch,
+    url_mode: UrlModeRule::Fixed(UrlMode::Decode),
+    expiry_secs: 7 * 24 * 3600,
+    self_path: PatternSyntax::Exact,
+    index_htm: false,
+    channels: &["crawl"],
+};
+
+/// The proposed "robots.txt 2.0": the draft's records, agent choice, URL
+/// decoding and expiry, with versioned rule sets.
+pub const ROBOTS2: Semantics = Semantics {
+    dialect: Dialect::Robots2,
+    supported: true,
+    selection: RecordSelection::FirstRecord,
+    blank_lines_end_records: true,
+    patterns: PatternRule::Robots2Versioned,
+    ranking: Ranking::Robots2Precedence,
+    url_mode: UrlModeRule::Fixed(UrlMode::Decode),
+    expiry_secs: 7 * 24 * 3600,
+    self_path: PatternSyntax::Exact,
+    index_htm: false,
+    channels: &["crawl"],
+};
+
+/// ACAP 1.0: not implemented. Its entry is RFC 9309's, the reading ACAP
+/// extends; [`crate::compile`] refuses it.
+pub const ACAP: Semantics = Semantics {
+    dialect: Dialect::Acap,
+    supported: false,
+    ..RFC9309
+};
+
+/// The semantics of `dialect`.
+pub fn semantics(dialect: Dialect) -> &'static Semantics {
+    match dialect {
+        Dialect::Rfc9309 => &RFC9309,
+        Dialect::Draft1996 => &DRAFT1996,
+        Dialect::Robots2 => &ROBOTS2,
+        Dialect::Acap => &ACAP,
+    }
 }
 
 /// Parses a dialect name as used on the command line.
@@ -50,42 +312,6 @@ pub fn from_name(name: &str) -> Option<Dialect> {
     ]
     .into_iter()
     .find(|d| d.name().eq_ignore_ascii_case(name))
-}
-
-/// The URL encoding a dialect matches with: rfc9309 lets the caller choose
-/// Google's or the RFC's; the draft's decoding is part of draft1996 and
-/// robots2 (robots2 changes nothing in how URLs are compared).
-pub fn url_mode(dialect: Dialect, requested: UrlMode) -> UrlMode {
-    match dialect {
-        Dialect::Rfc9309 | Dialect::Acap => requested,
-        Dialect::Draft1996 | Dialect::Robots2 => UrlMode::Decode,
-    }
-}
-
-/// Default cache lifetime of a fetched file, in seconds: RFC 9309 §2.4
-/// ("SHOULD NOT use the cached version for more than 24 hours"), the 1996
-/// draft's §3.4 ("default to an expiry of 7 days"), which robots2 inherits.
-pub fn expiry_secs(dialect: Dialect) -> u64 {
-    match dialect {
-        Dialect::Rfc9309 | Dialect::Acap => 24 * 3600,
-        Dialect::Draft1996 | Dialect::Robots2 => 7 * 24 * 3600,
-    }
-}
-
-/// How a rule value is read (`robots2_v2`: the rule set declared 2.0).
-pub fn syntax_of(dialect: Dialect, robots2_v2: bool, raw: &[u8]) -> PatternSyntax {
-    match dialect {
-        Dialect::Rfc9309 | Dialect::Acap => PatternSyntax::Glob,
-        Dialect::Draft1996 => PatternSyntax::Prefix,
-        Dialect::Robots2 if !robots2_v2 => PatternSyntax::Prefix,
-        Dialect::Robots2 => {
-            if raw.iter().any(|b| matches!(b, b'*' | b'?' | b'[')) {
-                PatternSyntax::Shell
-            } else {
-                PatternSyntax::Exact
-            }
-        }
-    }
 }
 
 /// A robots2 rule set's version.
@@ -170,73 +396,50 @@ pub fn robots2_version(robots: &RobotsTxt<'_>, g: usize) -> Robots2Version {
     out
 }
 
-/// Gives every rule its rank.
-///
-/// * rfc9309 (RFC 9309 §2.2.2 as Google implements it): the longest pattern
-///   wins, Allow wins ties: `priority * 2 + allow + 1`.
-/// * draft1996 and robots2 1.0 rule sets: the first matching rule wins:
-///   earlier rules rank higher.
-/// * robots2 2.0 rule sets: explicit Allow (4) over Disallow (3) over
-///   wildcard Allow (2) over a Disallow that matches every path (1, the
-///   rule set's "nothing else"), first in file order within a class.
-///
-/// The implicit allow of the file's own path ranks above all.
-pub fn assign_ranks(dialect: Dialect, rules: &mut [SetRule]) {
-    let n = rules.len() as u32;
-    for (i, r) in rules.iter_mut().enumerate() {
-        r.rank = if r.origin == RuleOrigin::RobotsTxt {
-            match dialect {
-                Dialect::Rfc9309 | Dialect::Acap => ROBOTS_TXT_PRIORITY * 2 + 2,
-                _ => SELF_RANK,
-            }
-        } else {
-            match (dialect, r.syntax) {
-                (Dialect::Rfc9309 | Dialect::Acap, _) => r.priority * 2 + u32::from(r.allow) + 1,
-                (_, PatternSyntax::Prefix | PatternSyntax::Glob) => n - i as u32,
-                (_, syntax) => robots2_class(r.allow, syntax, &r.glob),
-            }
-        };
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn robots2_class(allow: bool, syntax: PatternSyntax, glob: &Glob) -> u32 {
-    match (allow, syntax) {
-        (true, PatternSyntax::Exact) => 4,
-        (true, _) => 2,
-        (false, _) if glob.is_universal() => 1,
-        (false, _) => 3,
-    }
-}
-
-/// The named resolution that ranked `rule`.
-pub fn rank_class(dialect: Dialect, robots2_v2: bool, rule: &SetRule) -> RankClass {
-    if rule.origin == RuleOrigin::RobotsTxt {
-        return RankClass::SelfPath;
-    }
-    match dialect {
-        Dialect::Rfc9309 | Dialect::Acap => RankClass::LongestMatch,
-        Dialect::Robots2 if robots2_v2 => {
-            match robots2_class(rule.allow, rule.syntax, &rule.glob) {
-                4 => RankClass::ExplicitAllow,
-                3 => RankClass::Disallow,
-                2 => RankClass::WildcardAllow,
-                _ => RankClass::CatchAllDisallow,
-            }
+    #[test]
+    fn every_dialect_has_its_own_entry() {
+        for d in [
+            Dialect::Rfc9309,
+            Dialect::Draft1996,
+            Dialect::Robots2,
+            Dialect::Acap,
+        ] {
+            assert_eq!(semantics(d).dialect, d);
+            assert_eq!(from_name(d.name()), Some(d));
         }
-        Dialect::Draft1996 | Dialect::Robots2 => RankClass::FirstMatch,
+        assert!(!semantics(Dialect::Acap).supported);
     }
-}
 
-/// Does rule `a` beat rule `b` (ids into `rules`)?
-pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
-    let (ra, rb) = (rules[a].rank, rules[b].rank);
-    ra > rb || (ra == rb && a < b)
-}
-
-/// The outcome (one word per channel) when `winner` decides.
-pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<u32> {
-    vec![match winner {
-        None => DEFAULT_ALLOW,
-        Some(i) => outcome_word(rules[i].allow, i as u32),
-    }]
+    #[test]
+    fn robots2_classes_order_as_documented() {
+        let r = Ranking::Robots2Precedence;
+        let rank = |c| r.rank(c, true, 0, 0, 1);
+        let order = [
+            RankClass::SelfPath,
+            RankClass::ExplicitAllow,
+            RankClass::Disallow,
+            RankClass::WildcardAllow,
+            RankClass::CatchAllDisallow,
+        ];
+        assert!(order.windows(2).all(|w| rank(w[0]) > rank(w[1])));
+        let glob = |p: &str, s| Glob::parse(p.as_bytes(), s, UrlMode::Decode);
+        let shell = PatternSyntax::Shell;
+        assert_eq!(
+            r.class(false, false, shell, &glob("/*", shell)),
+            RankClass::CatchAllDisallow
+        );
+        assert_eq!(
+            r.class(false, false, shell, &glob("*.gif", shell)),
+            RankClass::Disallow
+        );
+        let prefix = PatternSyntax::Prefix;
+        assert_eq!(
+            r.class(false, true, prefix, &glob("/a", prefix)),
+            RankClass::FirstMatch
+        );
+    }
 }

@@ -8,12 +8,15 @@
 //!       ─compile─▶ artifact bytes (read by robocc_engine::Policy)
 //! ```
 //!
-//! [`dialect`] supplies each dialect's reading (records, agent choice,
-//! pattern syntax) and the rank the lowering resolves conflicts with, once
-//! per automaton state; every pattern becomes a [`glob::Glob`];
-//! [`reference`](mod@reference) is the plain matcher the compiled engine is tested against,
-//! with independent oracles for draft1996 and robots2;
-//! [`hostile`] and [`urlgen`] generate test and benchmark inputs.
+//! [`dialect`] is one table per dialect ([`dialect::Semantics`]): its
+//! reading (records, agent choice, pattern syntax, URL encoding) and the
+//! rank, by named [`dialect::RankClass`], that the lowering resolves
+//! conflicts with once per automaton state; every pattern becomes a
+//! [`glob::Glob`];
+//! [`reference`](mod@reference) is the plain matcher the compiled engine is
+//! tested against, with independent oracles for draft1996 and robots2 (the
+//! test inputs themselves live in the unpublished
+//! `robocc-testkit` crate).
 //!
 //! ```
 //! use robocc_compiler::{compile, CompileOptions};
@@ -35,7 +38,6 @@ mod compile;
 pub mod diag;
 pub mod dialect;
 pub mod glob;
-pub mod hostile;
 pub mod lint;
 pub mod lower;
 pub mod normalize;
@@ -43,7 +45,6 @@ pub mod parse;
 pub mod reference;
 pub mod ruleset;
 pub mod store;
-pub mod urlgen;
 
 pub use compile::{
     compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,

@@ -1,6 +1,8 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
 use crate::agent::{is_global_value, value_token};
+use crate::diag::DiagCode;
+use crate::dialect::{PatternRule, Ranking};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, RobotsTxt};
@@ -57,18 +59,19 @@ fn text(b: &[u8]) -> String {
 /// Lints `body`; `agent` restricts the rule analyses to one product token.
 ///
 /// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
-/// rules) follow rfc9309's longest match; under the other dialects only the
-/// file-level findings (keys, records, HTML, parse limit, orphan rules) apply.
+/// rules) follow rfc9309's glob and longest match; under dialects that read
+/// patterns otherwise only the file-level findings (keys, records, HTML,
+/// parse limit, orphan rules) apply.
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let robots = parse(body, &options.effective_parse());
     let mut out = Vec::new();
     looks_like_html(body, &mut out);
     keys(&robots, &mut out);
     for d in &robots.diagnostics {
-        if d.message.contains("parse limit") {
+        if d.code == DiagCode::ParseLimit {
             out.push(Finding {
                 line: 0,
-                code: "parse-limit",
+                code: DiagCode::ParseLimit.name(),
                 message: d.message.clone(),
                 fix: "move the rules that matter to the top of the file, or shorten it".into(),
             });
@@ -83,7 +86,12 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
-    if options.dialect == crate::dialect::Dialect::Rfc9309 {
+    // The pattern analyses assume Google's glob and longest match.
+    let sem = crate::dialect::semantics(options.dialect);
+    if sem.supported
+        && sem.patterns == PatternRule::GoogleGlob
+        && sem.ranking == Ranking::LongestMatch
+    {
         patterns(&robots, &mut out);
         shadowed(body, &robots, agent, options, &mut out);
     }
@@ -134,7 +142,7 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     for d in robots
         .diagnostics
         .iter()
-        .filter(|d| d.message.contains("typo Google accepts"))
+        .filter(|d| d.code == DiagCode::TypoKey)
     {
         out.push(Finding {
             line: d.line,

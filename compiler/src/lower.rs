@@ -8,7 +8,7 @@
 //!
 //! * **Rank pruning.** The outcome is the matching rule of highest rank
 //!   ([`SetRule::rank`](crate::ruleset::SetRule::rank), from
-//!   [`dialect::assign_ranks`]). Once an unanchored pattern has matched, it matches
+//!   [`Ranking::rank`](crate::dialect::Ranking::rank)). Once an unanchored pattern has matched, it matches
 //!   every continuation, so every thread of a rule that ranks below it can
 //!   never decide anything: it is dropped. The state remembers only that best
 //!   permanent match.
@@ -34,9 +34,8 @@
 //! wildcard rules (it tracks every thread of every pattern), which is why
 //! this module does its own subset construction.
 
-use crate::dialect;
 use crate::glob::{Atom, ByteSet, Glob};
-use crate::ruleset::RuleSet;
+use crate::ruleset::{self, RuleSet};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{encode, Node, Target};
 use std::collections::HashMap;
@@ -179,7 +178,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         first_failure: None,
     };
     // Outcome 0 is the outcome of matching nothing.
-    ctx.table.intern(dialect::outcome(&set.rules, None));
+    ctx.table.intern(ruleset::outcome(&set.rules, None));
     // First try one automaton of everything, on a small budget: real files
     // almost always fit. Past it, plan groups that do not multiply each
     // other's states and give them the full budget.
@@ -341,7 +340,7 @@ impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
         b == NONE
-            || dialect::beats(
+            || ruleset::beats(
                 &self.set.rules,
                 self.rule[a as usize],
                 self.rule[b as usize],
@@ -606,7 +605,7 @@ fn build_one(
             });
         }
         let winner = pats.winner(&key);
-        outcome.push(ctx.table.intern(dialect::outcome(&set.rules, winner)));
+        outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));
         succ.push(row);
         i += 1;
     }

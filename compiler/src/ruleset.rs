@@ -3,18 +3,24 @@
 //! Every rule's pattern is in its final, encoded form (Google escaping or RFC
 //! normalisation), with its priority, so the lowering and the reference
 //! matcher see exactly the same rules. Implicit rules are added here too:
-//! Google's `index.htm` rule and the `/robots.txt` allow.
+//! Google's `index.htm` rule and the `/robots.txt` allow. Every rule gets its
+//! dialect's rank (see [`dialect::Ranking`]), and the functions the lowering
+//! resolves conflicts with ([`beats`], [`outcome`]) live here, beside the
+//! rules they compare.
 
 use crate::agent::Selection;
-use crate::dialect::{self, Dialect};
+use crate::dialect::{self, Dialect, PatternRule, RankClass};
 use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
-use crate::parse::{RobotsTxt, RuleKind};
-use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
+use crate::parse::{RobotsTxt, Rule, RuleKind};
+use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE};
 use robocc_engine::UrlMode;
 
 /// Priority of the implicit `/robots.txt` allow: above any real pattern.
 pub const ROBOTS_TXT_PRIORITY: u32 = 1 << 30;
+
+/// Outcome when no rule matches: allowed, decided by no rule.
+pub const DEFAULT_ALLOW: u32 = outcome_word(true, NO_RULE);
 
 /// A rule ready to be matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +39,10 @@ pub struct SetRule {
     /// rfc9309's longest-match key, shown by the explainer.
     pub priority: u32,
     /// The dialect's rank (> 0): the matching rule of highest rank decides,
-    /// the first one on ties (see [`dialect::assign_ranks`]).
+    /// the first one on ties (see [`dialect::Ranking::rank`]).
     pub rank: u32,
+    /// Why the rule ranks as it does (what the explainer shows).
+    pub class: RankClass,
     /// 1-based source line (0 for the `/robots.txt` rule).
     pub line: u32,
     /// Group index in the source file (`u32::MAX` for the `/robots.txt` rule).
@@ -48,7 +56,8 @@ pub struct SetRule {
 pub struct RuleSetOptions {
     /// How patterns are encoded.
     pub url_mode: UrlMode,
-    /// Add Google's `index.htm` rule.
+    /// Add Google's `index.htm` rule (`CompileOptions::rule_set_options`
+    /// sets it where the dialect's [`dialect::Semantics::index_htm`] does).
     pub index_htm: bool,
     /// Add an allow of the file's own path that beats every other rule.
     pub robots_txt_allowed: bool,
@@ -80,86 +89,145 @@ impl RuleSet {
 
     /// Collects the rules of the selected groups.
     pub fn build(robots: &RobotsTxt<'_>, selection: &Selection, opts: RuleSetOptions) -> RuleSet {
-        let url_mode = dialect::url_mode(opts.dialect, opts.url_mode);
-        let robots2_v2 = opts.dialect == Dialect::Robots2
+        let sem = dialect::semantics(opts.dialect);
+        let url_mode = sem.url_mode.resolve(opts.url_mode);
+        let robots2_v2 = sem.patterns.reads_robot_version()
             && selection
                 .groups
                 .first()
                 .is_some_and(|&g| dialect::robots2_version(robots, g).is_v2);
         let mut rules = Vec::new();
         for &g in &selection.groups {
-            for rule in &robots.groups[g].rules {
-                // An empty value is no rule at all (RFC 9309 §2.2.2; Google
-                // gives it priority 0, which never decides; the 1996 draft's
-                // `Disallow:` allows everything).
-                if rule.raw.is_empty() {
-                    continue;
-                }
-                let allow = rule.kind == RuleKind::Allow;
-                if opts.dialect != Dialect::Rfc9309 {
-                    let syntax = dialect::syntax_of(opts.dialect, robots2_v2, rule.raw);
-                    rules.push(SetRule {
-                        allow,
-                        pattern: rule.raw.to_vec(),
-                        syntax,
-                        glob: Glob::parse(rule.raw, syntax, url_mode),
-                        priority: len_u32(rule.raw.len()),
-                        rank: 0,
-                        line: rule.line,
-                        group: g as u32,
-                        origin: RuleOrigin::Line,
-                    });
-                    continue;
-                }
-                let pattern = match url_mode {
-                    UrlMode::Rfc => normalize_pattern(rule.raw),
-                    _ => rule.pattern.to_vec(),
-                };
-                let index_dir = (allow && opts.index_htm)
-                    .then(|| index_htm_dir(&pattern))
-                    .flatten();
-                rules.push(glob_rule(allow, pattern, rule.line, g, RuleOrigin::Line));
-                if let Some(dir_pattern) = index_dir {
-                    rules.push(glob_rule(
-                        true,
-                        dir_pattern,
-                        rule.line,
-                        g,
-                        RuleOrigin::IndexHtm,
-                    ));
+            // An empty value is no rule at all (RFC 9309 §2.2.2; Google gives
+            // it priority 0, which never decides; the 1996 draft's
+            // `Disallow:` allows everything).
+            for rule in robots.groups[g].rules.iter().filter(|r| !r.raw.is_empty()) {
+                match sem.patterns {
+                    PatternRule::GoogleGlob => {
+                        push_glob_rules(&mut rules, rule, g, url_mode, opts.index_htm);
+                    }
+                    patterns => {
+                        let syntax = patterns.syntax(robots2_v2, rule.raw);
+                        rules.push(written_rule(rule, g, syntax, url_mode));
+                    }
                 }
             }
         }
         if opts.robots_txt_allowed {
-            let path: &[u8] = if opts.data_txt {
-                b"/data.txt"
-            } else {
-                b"/robots.txt"
-            };
-            let (pattern, syntax) = if opts.dialect == Dialect::Rfc9309 {
-                ([path, b"$"].concat(), PatternSyntax::Glob)
-            } else {
-                (path.to_vec(), PatternSyntax::Exact)
-            };
-            rules.push(SetRule {
-                allow: true,
-                glob: Glob::parse(&pattern, syntax, url_mode),
-                pattern,
-                syntax,
-                priority: ROBOTS_TXT_PRIORITY,
-                rank: 0,
-                line: 0,
-                group: u32::MAX,
-                origin: RuleOrigin::RobotsTxt,
-            });
+            rules.push(self_path_rule(sem, opts.data_txt, url_mode));
         }
-        dialect::assign_ranks(opts.dialect, &mut rules);
+        assign_ranks(sem.ranking, &mut rules);
         RuleSet {
             rules,
             url_mode,
             dialect: opts.dialect,
             robots2_v2,
         }
+    }
+}
+
+/// Gives every rule its class and its rank under `ranking`.
+fn assign_ranks(ranking: dialect::Ranking, rules: &mut [SetRule]) {
+    let count = rules.len();
+    for (position, r) in rules.iter_mut().enumerate() {
+        let self_path = r.origin == RuleOrigin::RobotsTxt;
+        r.class = ranking.class(self_path, r.allow, r.syntax, &r.glob);
+        r.rank = ranking.rank(r.class, r.allow, r.priority, position, count);
+    }
+}
+
+/// Does rule `a` beat rule `b` (ids into `rules`)? The higher rank wins;
+/// on equal ranks, the earlier rule.
+pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
+    let (ra, rb) = (rules[a].rank, rules[b].rank);
+    ra > rb || (ra == rb && a < b)
+}
+
+/// The outcome (one word per channel) when `winner` decides.
+pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<u32> {
+    vec![match winner {
+        None => DEFAULT_ALLOW,
+        Some(i) => outcome_word(rules[i].allow, i as u32),
+    }]
+}
+
+/// A rule read as written (every dialect but rfc9309), in `syntax`.
+fn written_rule(
+    rule: &Rule<'_>,
+    group: usize,
+    syntax: PatternSyntax,
+    url_mode: UrlMode,
+) -> SetRule {
+    SetRule {
+        allow: rule.kind == RuleKind::Allow,
+        pattern: rule.raw.to_vec(),
+        syntax,
+        glob: Glob::parse(rule.raw, syntax, url_mode),
+        priority: len_u32(rule.raw.len()),
+        // Rank and class are set by `assign_ranks`.
+        rank: 0,
+        class: RankClass::FirstMatch,
+        line: rule.line,
+        group: group as u32,
+        origin: RuleOrigin::Line,
+    }
+}
+
+/// An rfc9309 rule over its encoded pattern (Google's escaping, or the RFC's
+/// normalisation), and the `<dir>/$` allow Google's `index.htm` rule adds.
+fn push_glob_rules(
+    rules: &mut Vec<SetRule>,
+    rule: &Rule<'_>,
+    group: usize,
+    url_mode: UrlMode,
+    index_htm: bool,
+) {
+    let allow = rule.kind == RuleKind::Allow;
+    let pattern = match url_mode {
+        UrlMode::Rfc => normalize_pattern(rule.raw),
+        _ => rule.pattern.to_vec(),
+    };
+    let index_dir = (allow && index_htm)
+        .then(|| index_htm_dir(&pattern))
+        .flatten();
+    rules.push(glob_rule(
+        allow,
+        pattern,
+        rule.line,
+        group,
+        RuleOrigin::Line,
+    ));
+    if let Some(dir_pattern) = index_dir {
+        rules.push(glob_rule(
+            true,
+            dir_pattern,
+            rule.line,
+            group,
+            RuleOrigin::IndexHtm,
+        ));
+    }
+}
+
+/// The implicit allow of the file's own path (`/robots.txt`, or
+/// `/data.txt`), written as the dialect writes it.
+fn self_path_rule(sem: &dialect::Semantics, data_txt: bool, url_mode: UrlMode) -> SetRule {
+    let path: &[u8] = if data_txt {
+        b"/data.txt"
+    } else {
+        b"/robots.txt"
+    };
+    let (pattern, syntax) = sem.self_rule(path);
+    SetRule {
+        allow: true,
+        glob: Glob::parse(&pattern, syntax, url_mode),
+        pattern,
+        syntax,
+        priority: ROBOTS_TXT_PRIORITY,
+        rank: 0,
+        class: RankClass::SelfPath,
+        line: 0,
+        group: u32::MAX,
+        origin: RuleOrigin::RobotsTxt,
     }
 }
 
@@ -178,6 +246,7 @@ fn glob_rule(
         pattern,
         syntax: PatternSyntax::Glob,
         rank: 0,
+        class: RankClass::LongestMatch,
         line,
         group: group as u32,
         origin,

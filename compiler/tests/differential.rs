@@ -21,8 +21,9 @@ mod common;
 
 use common::{agents_of, assert_agree, shared_real, take_known_differences, txt_files};
 use proptest::prelude::*;
-use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Dialect, UrlMode};
+use robocc_testkit::urlgen;
 
 /// One way of reading a corpus file.
 #[derive(Clone, Copy, Debug)]

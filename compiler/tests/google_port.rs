@@ -17,8 +17,9 @@ use common::{agents_of, txt_files};
 use robocc_compiler::agent::select;
 use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
-use robocc_compiler::{compile, urlgen, CompileOptions, ParseOptions};
+use robocc_compiler::{compile, CompileOptions, ParseOptions};
 use robocc_engine::Policy;
+use robocc_testkit::urlgen;
 
 fn google_options() -> CompileOptions {
     CompileOptions {

@@ -1,4 +1,4 @@
-//! Every hostile input (robocc_compiler::hostile) compiles, or is refused
+//! Every hostile input (robocc_testkit::hostile) compiles, or is refused
 //! with a clear error, within generous bounds of time and peak heap — and
 //! when it compiles, the engine agrees with the reference matcher. The real
 //! figures come from `cargo run -p robocc-bench --release --bin hostile`
@@ -7,8 +7,9 @@
 
 mod common;
 
-use robocc_compiler::hostile::inputs;
-use robocc_compiler::{compile, urlgen};
+use robocc_compiler::compile;
+use robocc_testkit::hostile::inputs;
+use robocc_testkit::urlgen;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

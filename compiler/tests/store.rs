@@ -7,11 +7,12 @@ use robocc_compiler::agent::select;
 use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
 use robocc_compiler::store::{build_store_default, HostInput};
-use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Policy, Store};
+use robocc_testkit::urlgen;
 
 fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
-    common::corpus_inputs(dir)
+    robocc_testkit::corpus::inputs(dir)
         .into_iter()
         .step_by(every)
         .collect()

@@ -4,8 +4,9 @@
 
 mod common;
 
-use robocc_compiler::{compile, urlgen, CompileOptions};
+use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Dialect, Policy, UrlMode};
+use robocc_testkit::urlgen;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

@@ -8,9 +8,9 @@
 //!
 //! `--write DIR` also writes the inputs of at most 64 KiB to DIR.
 
-use robocc_compiler::hostile::inputs;
 use robocc_compiler::{compile, reference};
 use robocc_engine::Policy;
+use robocc_testkit::hostile::inputs;
 use std::process::Command;
 use std::time::Instant;
 

@@ -45,7 +45,7 @@ pub fn run(args: &CompileArgs) -> Result<i32, String> {
     let (compiled, path) = compile_source(&args.source)?;
     if !args.quiet {
         for d in &compiled.diagnostics {
-            eprintln!("{}: {d}", path.display());
+            eprintln!("{}: {}", path.display(), super::show_diagnostic(d));
         }
     }
     let bytes = compiled.to_bytes();

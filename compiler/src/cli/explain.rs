@@ -83,7 +83,7 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
                 UrlMode::Decode => "draft mode: %xx decoded except %2F",
             }
         );
-        match v.rule.and_then(|r| policy.rule(r)) {
+        match v.rule.and_then(|id| policy.rule(id)) {
             Some(r) => {
                 let kind = if r.allow { "Allow" } else { "Disallow" };
                 let why = match r.origin {
@@ -153,6 +153,6 @@ fn reason(r: &RuleRef<'_>) -> String {
         RankClass::Disallow => "a Disallow: beats every wildcard Allow".into(),
         RankClass::WildcardAllow => "a wildcard Allow: no Disallow matched".into(),
         RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
-        RankClass::SelfPath => "the file's own path, above every rule".into(),
+        RankClass::SelfPath => "the file's own path: above every rule".into(),
     }
 }

@@ -2,6 +2,7 @@
 
 use super::SourceArgs;
 use clap::{Args, ValueEnum};
+use robocc_compiler::diag::DiagCode;
 use robocc_compiler::lint::lint;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -29,7 +30,16 @@ pub fn run(args: &LintArgs) -> Result<i32, String> {
         _ => Some(args.source.agent()?),
     };
     let body = super::read_file(&path, "robots.txt")?;
-    let findings = lint(&body, agent.as_deref(), &args.source.compile_options());
+    let mut findings = lint(&body, agent.as_deref(), &args.source.compile_options());
+    for f in &mut findings {
+        // The parse-limit finding carries the library's message, which names
+        // no flag: say which one raises the limit.
+        if f.code == DiagCode::ParseLimit.name() {
+            if let Some(hint) = super::flag_hint(DiagCode::ParseLimit) {
+                f.message = format!("{} ({hint})", f.message);
+            }
+        }
+    }
     for f in &findings {
         if args.format == Format::Json {
             let obj = serde_json::json!({

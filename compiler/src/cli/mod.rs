@@ -9,6 +9,7 @@ mod store;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use robocc_compiler::agent::{token_from_header, validate_token};
+use robocc_compiler::diag::{DiagCode, Diagnostic};
 use robocc_compiler::lower::Budget;
 use robocc_compiler::{CompileOptions, ParseOptions};
 use robocc_engine::{Dialect, UrlMode};
@@ -167,7 +168,16 @@ impl SourceArgs {
                 .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
             (None, None) => return Err("--agent NAME is required with --robots".to_string()),
         };
-        validate_token(&token).map_err(|e| e.to_string())?;
+        validate_token(&token).map_err(|e| {
+            if e.token().is_empty() {
+                format!("{e} (use e.g. --agent Googlebot)")
+            } else {
+                format!(
+                    "{e}, or use --agent-from-header to extract it from a full User-Agent \
+                     string"
+                )
+            }
+        })?;
         Ok(token)
     }
 
@@ -232,6 +242,25 @@ pub fn write_replacing(path: &Path, bytes: &[u8], what: &str) -> Result<(), Stri
 /// Reads a whole file, with an error that names it.
 pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))
+}
+
+/// A diagnostic as the command line prints it: the library's message, and
+/// for a limit the flag that raises it (the library names no flags).
+pub fn show_diagnostic(d: &Diagnostic) -> String {
+    match flag_hint(d.code) {
+        Some(hint) => format!("{d} ({hint})"),
+        None => d.to_string(),
+    }
+}
+
+/// The flag that changes what a finding of kind `code` reports, if any.
+pub fn flag_hint(code: DiagCode) -> Option<&'static str> {
+    match code {
+        DiagCode::ParseLimit => Some("raise it with --max-bytes, 0 for no limit"),
+        DiagCode::LineTooLong => Some("raise it with --max-line-len"),
+        DiagCode::RulesPerGroupLimit => Some("raise it with --max-rules"),
+        _ => None,
+    }
 }
 
 /// Prints an error the way every command does.

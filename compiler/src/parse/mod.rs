@@ -15,7 +15,7 @@ pub mod escape;
 pub mod keys;
 pub mod lines;
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{DiagCode, Diagnostic};
 use keys::{classify, split_line, Key, KeyKind, NoPair};
 use std::borrow::Cow;
 
@@ -170,182 +170,230 @@ impl<'a> RobotsTxt<'a> {
 pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
     let mut out = RobotsTxt::default();
     let limited = apply_limit(body, options.max_bytes, &mut out);
-    // Index of the group being filled, and whether it has seen a line that
-    // closes it (a rule, or any record under `records_close_groups`).
-    let mut current: Option<usize> = None;
-    let mut closed = false;
-    // A blank line ended the current record (draft grammar) and no line has
-    // been attached to it since.
-    let mut after_blank = false;
+    let mut builder = GroupBuilder::new(out, options);
     for line in lines::Lines::with_max_len(limited, options.max_line_len) {
-        out.line_count = line.number;
+        builder.line(line);
+    }
+    builder.finish()
+}
+
+/// Assembles groups line by line: what [`parse`] carries from one line to
+/// the next, and one method per kind of line.
+struct GroupBuilder<'a, 'o> {
+    options: &'o ParseOptions,
+    out: RobotsTxt<'a>,
+    /// Index of the group being filled.
+    current: Option<usize>,
+    /// The current group has seen a line that closes it (a rule, or any
+    /// record under `records_close_groups`, or a blank line under
+    /// `blank_lines_end_records`): the next user-agent line starts a new
+    /// group.
+    closed: bool,
+    /// A blank line ended the current record (draft grammar) and no line has
+    /// been attached to it since.
+    after_blank: bool,
+}
+
+impl<'a, 'o> GroupBuilder<'a, 'o> {
+    fn new(out: RobotsTxt<'a>, options: &'o ParseOptions) -> GroupBuilder<'a, 'o> {
+        GroupBuilder {
+            options,
+            out,
+            current: None,
+            closed: false,
+            after_blank: false,
+        }
+    }
+
+    fn diagnose(&mut self, line: u32, code: DiagCode, message: String) {
+        self.out
+            .diagnostics
+            .push(Diagnostic::new(line, code, message));
+    }
+
+    /// Reads one physical line.
+    fn line(&mut self, line: lines::Line<'a>) {
+        self.out.line_count = line.number;
+        self.check_bytes(&line);
+        match split_line(line.text) {
+            Ok((key_text, value)) => self.key_value(line.number, key_text, value),
+            Err(NoPair::Empty) => self.empty(&line),
+            Err(why) => self.unreadable(line.number, why),
+        }
+    }
+
+    /// What was lost of the line's bytes: a cut tail, a NUL.
+    fn check_bytes(&mut self, line: &lines::Line<'a>) {
         if line.cut > 0 {
-            out.diagnostics.push(Diagnostic::new(
-                line.number,
-                Severity::Warning,
-                format!(
-                    "line is longer than {} bytes: the last {} bytes were ignored \
-                     (raise it with --max-line-len)",
-                    options.max_line_len, line.cut
-                ),
-            ));
+            let message = format!(
+                "line is longer than {} bytes: the last {} bytes were ignored",
+                self.options.max_line_len, line.cut
+            );
+            self.diagnose(line.number, DiagCode::LineTooLong, message);
         }
         if line.text.contains(&0) {
-            out.diagnostics.push(Diagnostic::new(
+            self.diagnose(
                 line.number,
-                Severity::Warning,
+                DiagCode::NulByte,
                 "NUL byte: the rest of the line was ignored".to_string(),
-            ));
+            );
         }
-        let (key_text, value) = match split_line(line.text) {
-            Ok(kv) => kv,
-            Err(NoPair::Empty) => {
-                let blank = line.text.iter().all(|b| b.is_ascii_whitespace());
-                if options.blank_lines_end_records && blank && current.is_some() {
-                    closed = true;
-                    after_blank = true;
-                }
-                continue;
-            }
-            Err(why) => {
-                out.diagnostics.push(Diagnostic::new(
-                    line.number,
-                    Severity::Warning,
-                    match why {
-                        NoPair::NoSeparator => {
-                            "no ':' separator (and not exactly `key value`): line ignored"
-                        }
-                        _ => "empty key before ':': line ignored",
-                    }
-                    .to_string(),
-                ));
-                continue;
-            }
+    }
+
+    /// A blank or comment-only line: under the draft's grammar a blank one
+    /// ends the current record.
+    fn empty(&mut self, line: &lines::Line<'a>) {
+        let blank = line.text.iter().all(|b| b.is_ascii_whitespace());
+        if self.options.blank_lines_end_records && blank && self.current.is_some() {
+            self.closed = true;
+            self.after_blank = true;
+        }
+    }
+
+    /// A line that is not `key: value`: ignored, with a diagnostic.
+    fn unreadable(&mut self, number: u32, why: NoPair) {
+        let (code, message) = match why {
+            NoPair::NoSeparator => (
+                DiagCode::NoSeparator,
+                "no ':' separator (and not exactly `key value`): line ignored",
+            ),
+            _ => (DiagCode::EmptyKey, "empty key before ':': line ignored"),
         };
+        self.diagnose(number, code, message.to_string());
+    }
+
+    /// A `key: value` line: what the key means decides where it goes.
+    fn key_value(&mut self, number: u32, key_text: &'a [u8], value: &'a [u8]) {
         let key = classify(key_text);
         if key.typo.is_some() {
-            out.diagnostics.push(Diagnostic::new(
-                line.number,
-                Severity::Info,
-                format!(
-                    "key {:?} is read as {:?} (a typo Google accepts)",
-                    String::from_utf8_lossy(key_text),
-                    typo_meaning(key)
-                ),
-            ));
+            let message = format!(
+                "key {:?} is read as {:?} (a typo Google accepts)",
+                String::from_utf8_lossy(key_text),
+                typo_meaning(key)
+            );
+            self.diagnose(number, DiagCode::TypoKey, message);
         }
-        if after_blank && key.kind != KeyKind::UserAgent && !key.kind.is_global() {
-            out.diagnostics.push(Diagnostic::new(
-                line.number,
-                Severity::Warning,
+        if self.after_blank && key.kind != KeyKind::UserAgent && !key.kind.is_global() {
+            self.diagnose(
+                number,
+                DiagCode::AfterBlankLine,
                 "line after a blank line with no new user-agent line: kept in the \
                  record above (the draft's records end at blank lines)"
                     .to_string(),
-            ));
+            );
         }
-        after_blank = after_blank && key.kind.is_global();
+        self.after_blank = self.after_blank && key.kind.is_global();
         match key.kind {
-            KeyKind::UserAgent => {
-                let g = match current {
-                    Some(g) if !closed => g,
-                    _ => {
-                        out.groups.push(Group::default());
-                        closed = false;
-                        out.groups.len() - 1
-                    }
-                };
-                current = Some(g);
-                out.groups[g].agents.push(AgentLine {
-                    value,
-                    line: line.number,
-                });
+            KeyKind::UserAgent => self.user_agent(number, value),
+            KeyKind::Allow => self.rule(number, RuleKind::Allow, value),
+            KeyKind::Disallow => self.rule(number, RuleKind::Disallow, value),
+            kind => self.record(number, kind, key_text, value),
+        }
+    }
+
+    /// A user-agent line extends the current group until that group is
+    /// closed; then it starts a new one.
+    fn user_agent(&mut self, number: u32, value: &'a [u8]) {
+        let g = match self.current {
+            Some(g) if !self.closed => g,
+            _ => {
+                self.out.groups.push(Group::default());
+                self.closed = false;
+                self.out.groups.len() - 1
             }
-            KeyKind::Allow | KeyKind::Disallow => {
-                let rule = Rule {
-                    kind: if key.kind == KeyKind::Allow {
-                        RuleKind::Allow
-                    } else {
-                        RuleKind::Disallow
-                    },
-                    pattern: escape::google_escape(value),
-                    raw: value,
-                    line: line.number,
-                };
-                match current {
-                    Some(g) if out.groups[g].rules.len() >= options.max_rules_per_group => {
-                        closed = true;
-                        if out.groups[g].dropped_rules == 0 {
-                            out.diagnostics.push(Diagnostic::new(
-                                line.number,
-                                Severity::Warning,
-                                format!(
-                                    "group has more than {} rules: this and later rules of the \
-                                     group are ignored (raise it with --max-rules)",
-                                    options.max_rules_per_group
-                                ),
-                            ));
-                        }
-                        out.groups[g].dropped_rules += 1;
-                    }
-                    Some(g) => {
-                        out.groups[g].rules.push(rule);
-                        closed = true;
-                    }
-                    None => {
-                        out.diagnostics.push(Diagnostic::new(
-                            line.number,
-                            Severity::Warning,
-                            "rule before the first user-agent line: ignored (RFC 9309 §2.2.2)"
-                                .to_string(),
-                        ));
-                        out.orphan_rules.push(rule);
-                    }
+        };
+        self.current = Some(g);
+        self.out.groups[g].agents.push(AgentLine {
+            value,
+            line: number,
+        });
+    }
+
+    /// An Allow or Disallow line closes the group; it is kept up to the
+    /// per-group limit, and before any user-agent line it is an orphan.
+    fn rule(&mut self, number: u32, kind: RuleKind, value: &'a [u8]) {
+        let rule = Rule {
+            kind,
+            pattern: escape::google_escape(value),
+            raw: value,
+            line: number,
+        };
+        let max = self.options.max_rules_per_group;
+        match self.current {
+            Some(g) if self.out.groups[g].rules.len() >= max => {
+                self.closed = true;
+                if self.out.groups[g].dropped_rules == 0 {
+                    let message = format!(
+                        "group has more than {max} rules: this and later rules of the \
+                         group are ignored"
+                    );
+                    self.diagnose(number, DiagCode::RulesPerGroupLimit, message);
                 }
+                self.out.groups[g].dropped_rules += 1;
             }
-            kind => {
-                let record = Record {
-                    kind,
-                    key: key_text,
-                    value,
-                    line: line.number,
-                };
-                match current {
-                    Some(g) if !kind.is_global() => {
-                        out.groups[g].records.push(record);
-                        if options.records_close_groups {
-                            closed = true;
-                        }
-                    }
-                    _ => {
-                        if current.is_some() && options.records_close_groups {
-                            closed = true;
-                        }
-                        out.global.push(record);
-                    }
-                }
+            Some(g) => {
+                self.out.groups[g].rules.push(rule);
+                self.closed = true;
+            }
+            None => {
+                self.diagnose(
+                    number,
+                    DiagCode::RuleBeforeAgent,
+                    "rule before the first user-agent line: ignored (RFC 9309 §2.2.2)".to_string(),
+                );
+                self.out.orphan_rules.push(rule);
             }
         }
     }
-    if out.groups.is_empty() {
-        out.diagnostics.push(Diagnostic::new(
-            0,
-            Severity::Info,
-            "no user-agent group: no rules apply, every URL is allowed (RFC 9309 §2.2.1)"
-                .to_string(),
-        ));
+
+    /// Any other record: the group's, or the file's when it is a global
+    /// key or comes before any user-agent line. Under
+    /// `records_close_groups` it closes the group.
+    fn record(&mut self, number: u32, kind: KeyKind, key: &'a [u8], value: &'a [u8]) {
+        let record = Record {
+            kind,
+            key,
+            value,
+            line: number,
+        };
+        if self.current.is_some() && self.options.records_close_groups {
+            self.closed = true;
+        }
+        match self.current {
+            Some(g) if !kind.is_global() => self.out.groups[g].records.push(record),
+            _ => self.out.global.push(record),
+        }
     }
-    for g in &out.groups {
-        if g.rules.iter().all(|r| r.raw.is_empty()) {
-            out.diagnostics.push(Diagnostic::new(
+
+    /// The findings about the file as a whole, and the result.
+    fn finish(mut self) -> RobotsTxt<'a> {
+        if self.out.groups.is_empty() {
+            self.diagnose(
+                0,
+                DiagCode::NoGroup,
+                "no user-agent group: no rules apply, every URL is allowed (RFC 9309 §2.2.1)"
+                    .to_string(),
+            );
+        }
+        let RobotsTxt {
+            groups,
+            diagnostics,
+            ..
+        } = &mut self.out;
+        for g in groups
+            .iter()
+            .filter(|g| g.rules.iter().all(|r| r.raw.is_empty()))
+        {
+            diagnostics.push(Diagnostic::new(
                 g.agents[0].line,
-                Severity::Info,
+                DiagCode::EmptyGroup,
                 "group has no rules: the agents it names may fetch everything \
                  (RFC 9309 §2.2.2)"
                     .to_string(),
             ));
         }
+        self.out
     }
-    out
 }
 
 fn typo_meaning(key: Key) -> &'static str {
@@ -375,10 +423,10 @@ fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [
     // The line number is filled in after parsing; 0 means "end of file".
     out.diagnostics.push(Diagnostic::new(
         0,
-        Severity::Warning,
+        DiagCode::ParseLimit,
         format!(
             "file is {} bytes, over the {max}-byte parse limit: the last {} bytes were \
-             ignored (raise it with --max-bytes, 0 for no limit)",
+             ignored",
             body.len(),
             out.bytes_ignored
         ),

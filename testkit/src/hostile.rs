@@ -7,8 +7,8 @@
 //! also written to `corpus/hostile/` (`--write`).
 
 use crate::urlgen::Rng;
-use crate::CompileOptions;
-use robocc_engine::Dialect;
+use robocc_compiler::dialect::Dialect;
+use robocc_compiler::CompileOptions;
 
 /// One hostile input.
 pub struct Hostile {

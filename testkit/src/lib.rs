@@ -1,0 +1,19 @@
+//! Inputs for robocc's tests and benchmarks, kept out of the published
+//! crates.
+//!
+//! * [`urlgen`]: deterministic URL workloads derived from a rule set's
+//!   patterns (`Compiled::rule_set.patterns()`), for the differential tests
+//!   and the benchmarks.
+//! * [`hostile`]: robots.txt files built to hurt (huge, pathological or
+//!   malformed), for the hostile-input test and `bench --bin hostile`.
+//!
+//! * [`corpus`]: a directory of corpus files as store inputs, one valid
+//!   host name per file.
+//!
+//! All are written against `robocc-compiler`'s public API only.
+
+#![deny(missing_docs)]
+
+pub mod corpus;
+pub mod hostile;
+pub mod urlgen;
