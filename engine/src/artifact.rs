@@ -1,7 +1,7 @@
 //! The archived layout of a policy: what `robocc compile` writes and
 //! [`Policy`](crate::Policy) reads.
 //!
-//! An artifact is a 16-byte frame ([`crate::load`]) followed by an rkyv
+//! An artifact is a 16-byte frame ([`crate::frame`]) followed by an rkyv
 //! archive of [`PolicyData`]. These types are the *layout*: the compiler
 //! builds them and the engine validates and reads their archived forms. They
 //! are not part of robocc's API promise (their archived forms are rkyv's);
