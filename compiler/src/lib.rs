@@ -33,20 +33,35 @@
 
 #![deny(missing_docs)]
 
+// The promised surface: `compile` and its options, result and errors,
+// diagnostics, `lint`, the store builder and the reference matchers (the
+// documented oracles). The pipeline's stages are public only so that the
+// CLI, the oracles' tests and the benchmarks can reach them; they are hidden
+// from the documentation and carry no stability promise.
+#[doc(hidden)]
 pub mod agent;
 mod compile;
 pub mod diag;
+#[doc(hidden)]
 pub mod dialect;
+#[doc(hidden)]
 pub mod glob;
 pub mod lint;
+#[doc(hidden)]
 pub mod lower;
+#[doc(hidden)]
 pub mod normalize;
+#[doc(hidden)]
 pub mod parse;
 pub mod reference;
+#[doc(hidden)]
 pub mod ruleset;
 pub mod store;
 
 pub use compile::{
     compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,
 };
+pub use diag::{DiagCode, Diagnostic, Severity};
+pub use lower::{Budget, BudgetExceeded, LowerError};
 pub use parse::ParseOptions;
+pub use robocc_engine::{Dialect, UrlMode};
