@@ -163,33 +163,16 @@ impl<'a, W: Width> Walk<'a, W> {
         unsafe { *self.prog.get_unchecked(i) }
     }
 
-    /// The target of class `c` at sparse node `s` (tag `tag` = its number of
-    /// exceptions).
     #[inline(always)]
     fn sparse(&self, s: usize, tag: u8, c: u8) -> u32 {
-        let w = W::W;
-        let n = usize::from(tag & TAG_COUNT);
-        let cls = s + 1 + 2 * w;
-        let mut i = 0;
-        while i < n {
-            if self.byte(cls + i) == c {
-                return self.read(cls + n + i * w);
-            }
-            i += 1;
-        }
-        self.miss(s, tag, c)
+        // SAFETY: `s` is a validated sparse node (see the type's comment).
+        unsafe { sparse::<W>(self.prog, s, tag, c) }
     }
 
-    /// Where class `c` goes from compact node `s` when the node does not
-    /// list it: the default, or the fallback row's entry.
     #[inline(always)]
     fn miss(&self, s: usize, tag: u8, c: u8) -> u32 {
-        let d = self.read(s + 1 + W::W);
-        if tag & TAG_FALLBACK != 0 {
-            self.read(d as usize + usize::from(c) * W::W)
-        } else {
-            d
-        }
+        // SAFETY: `s` is a validated compact node (see the type's comment).
+        unsafe { miss::<W>(self.prog, s, tag, c) }
     }
 
     /// Moves to target `t`; returns `true` when it is a decided outcome.
@@ -326,33 +309,55 @@ pub(crate) fn walk_bytes<W: Width>(
         if c == END_CLASS {
             return (read(n + 1), i);
         }
-        let mut e = 0;
-        let listed = if tag >= TAG_CHAIN {
-            None
-        } else {
-            let m = usize::from(tag & TAG_COUNT);
-            let cls = n + 1 + 2 * w;
-            loop {
-                if e == m {
-                    break None;
-                }
-                if byte(cls + e) == c {
-                    break Some(cls + m + e * w);
-                }
-                e += 1;
+        // SAFETY: `n` is a validated compact node (see `Walk`).
+        s = unsafe {
+            if tag >= TAG_CHAIN {
+                miss::<W>(prog, n, tag, c)
+            } else {
+                sparse::<W>(prog, n, tag, c)
             }
         };
-        s = match listed {
-            Some(at) => read(at),
-            None => {
-                let d = read(n + 1 + w);
-                if tag & TAG_FALLBACK != 0 {
-                    read(d as usize + usize::from(c) * w)
-                } else {
-                    d
-                }
-            }
-        };
+    }
+}
+
+/// The target of class `c` at sparse node `s` (tag `tag`): the listed
+/// exception, else [`miss`].
+///
+/// # Safety
+///
+/// `s` is the start of a sparse node of a validated program and `c` a class
+/// below `classes_len`.
+#[inline(always)]
+unsafe fn sparse<W: Width>(prog: &[u8], s: usize, tag: u8, c: u8) -> u32 {
+    let n = usize::from(tag & TAG_COUNT);
+    let cls = s + 1 + 2 * W::W;
+    let mut i = 0;
+    while i < n {
+        // SAFETY: the node's class bytes and targets lie inside `prog`.
+        if unsafe { *prog.get_unchecked(cls + i) } == c {
+            return unsafe { W::read(prog, cls + n + i * W::W) };
+        }
+        i += 1;
+    }
+    unsafe { miss::<W>(prog, s, tag, c) }
+}
+
+/// Where class `c` goes from compact node `s` when the node does not list
+/// it: the default (the byte is consumed), or — a fallback node — the entry
+/// of the dense row the default names.
+///
+/// # Safety
+///
+/// As for [`sparse`], for any compact node.
+#[inline(always)]
+unsafe fn miss<W: Width>(prog: &[u8], s: usize, tag: u8, c: u8) -> u32 {
+    // SAFETY: the default field lies inside the node; a fallback default is
+    // a validated dense row, and `c` is below its width.
+    let d = unsafe { W::read(prog, s + 1 + W::W) };
+    if tag & TAG_FALLBACK != 0 {
+        unsafe { W::read(prog, d as usize + usize::from(c) * W::W) }
+    } else {
+        d
     }
 }
 

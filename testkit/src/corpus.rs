@@ -1,16 +1,24 @@
-//! Corpus directories as store inputs.
+//! Corpus directories: their files, and the files as store inputs.
+
+use std::path::{Path, PathBuf};
+
+/// Every `*.txt` file under `dir`, sorted.
+pub fn txt_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    v.sort();
+    v
+}
 
 /// The robots.txt files of a corpus directory as store inputs (status 200),
 /// in name order. Corpus file names (`<source>__<site>.txt`) are not host
 /// names: each becomes a valid, unique one (characters outside
 /// `[a-z0-9.-]` become `-`, and a repeated name gets a numeric suffix).
-pub fn inputs(dir: &std::path::Path) -> Vec<robocc_compiler::store::HostInput> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    paths.sort();
+pub fn inputs(dir: &Path) -> Vec<robocc_compiler::store::HostInput> {
+    let paths = txt_files(dir);
     let mut seen = std::collections::HashSet::new();
     paths
         .iter()

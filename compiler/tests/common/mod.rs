@@ -23,16 +23,8 @@ pub fn shared_real() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-/// Every `*.txt` file under `dir`, sorted.
-pub fn txt_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    v.sort();
-    v
-}
+#[allow(unused_imports)]
+pub use robocc_testkit::corpus::txt_files;
 
 /// Compiles and checks that the engine and the reference agree on every URL,
 /// and, for draft1996 and robots2, that the engine and the independent
