@@ -81,10 +81,25 @@ fn verdict_of(p: &Policy<'_>, url: &[u8]) -> (Option<bool>, Option<u32>) {
     (Some(v.allowed), line)
 }
 
+/// A load error, with the flag that reads the file when it is the other
+/// kind of robocc file.
+fn kind_hint(e: robocc_engine::LoadError) -> String {
+    use robocc_engine::{FileKind, LoadErrorKind};
+    match e.kind() {
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::Policy),
+        } => format!("{e} (check it with --policy FILE)"),
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::Store),
+        } => format!("{e} (check it with --store FILE)"),
+        _ => e.to_string(),
+    }
+}
+
 pub fn run(args: &CheckArgs) -> Result<i32, String> {
     let source = match (&args.policy, &args.store) {
-        (Some(path), _) => Source::Policy(PolicyFile::open(path).map_err(|e| e.to_string())?),
-        (None, Some(path)) => Source::Store(Store::open(path).map_err(|e| e.to_string())?),
+        (Some(path), _) => Source::Policy(PolicyFile::open(path).map_err(kind_hint)?),
+        (None, Some(path)) => Source::Store(Store::open(path).map_err(kind_hint)?),
         (None, None) => {
             let (compiled, _) = compile_source(&args.source)?;
             Source::Policy(PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| e.to_string())?)
