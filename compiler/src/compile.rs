@@ -141,11 +141,13 @@ pub fn compile(
     if !sem.supported {
         return Err(CompileError::UnsupportedDialect(options.dialect));
     }
-    let robots = parse(robots_txt, &options.effective_parse());
+    let input = crate::input::read(robots_txt);
+    let robots = parse(&input.text, &options.effective_parse());
     let selection = sem.selection.select(&robots, agent);
     let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
-    let mut diagnostics = robots.diagnostics.clone();
+    let mut diagnostics = input.diagnostics.clone();
+    diagnostics.extend(robots.diagnostics.iter().cloned());
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
@@ -156,13 +158,15 @@ pub fn compile(
             meta.robot_version = version.written;
         }
     }
-    if let Some(why) = lowered.split_reason {
+    if lowered.split_reason.is_some() {
+        // One plain sentence; the budget that forced it is in the header
+        // (`split_reason`) for whoever wants the detail.
         diagnostics.push(Diagnostic::new(
             0,
             DiagCode::SplitPath,
             format!(
-                "the rules were split over {} automata (one automaton of all rules: {why}); \
-                 checks run each of them",
+                "the rules take {} automata instead of one, so checks are slower: \
+                 their wildcard patterns together would make one automaton too large",
                 lowered.automata.len()
             ),
         ));

@@ -24,6 +24,13 @@
 //! which end a path in Google's reading of a URL, get a class of their own
 //! that leads to a decided state with the current state's outcome.
 //!
+//! * **Registers.** Rank pruning makes a state remember the best permanent
+//!   match, which multiplies the states of rule sets such as many `/*word`
+//!   patterns. A *register automaton* ([`Registers`]) does not: its state is
+//!   the live threads and what completed on entering it (its emit), and the
+//!   engine keeps the best emit in a register while it walks
+//!   ([`robocc_engine::program`]).
+//!
 //! When a DFA of all rules exceeds the budget, the rules are split in halves
 //! until each part fits; because the outcome is a maximum by rank, the engine
 //! combines the parts' outcomes exactly (the fallback path, recorded in the
@@ -56,6 +63,25 @@ pub struct Budget {
     /// Automata of one policy: the engine runs each of them per check, so
     /// this bounds the cost of a check (the real corpus needs at most 18).
     pub max_automata: usize,
+    /// When to build a register automaton (see [`Registers`]).
+    pub registers: Registers,
+}
+
+/// When the lowering builds a *register* automaton, which keeps the best
+/// match so far in a register during the walk instead of in its states
+/// (smaller where many `*` patterns multiply the states, one more read per
+/// byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Registers {
+    /// Where the plain automaton is over budget or blown up (larger than
+    /// 4 KiB and 8× its rules' pattern bytes) and the register one is at
+    /// most half its size.
+    #[default]
+    Auto,
+    /// Always (tests, measurements).
+    Always,
+    /// Never.
+    Never,
 }
 
 impl Default for Budget {
@@ -66,6 +92,7 @@ impl Default for Budget {
             total_bytes: 256 << 20,
             time: Duration::from_secs(30),
             max_automata: 1024,
+            registers: Registers::Auto,
         }
     }
 }
@@ -156,11 +183,33 @@ impl OutcomeTable {
 struct Ctx<'a> {
     set: &'a RuleSet,
     budget: &'a Budget,
-    deadline: Instant,
+    /// None: the time budget is beyond what the clock can represent (no
+    /// limit in practice).
+    deadline: Option<Instant>,
     table: OutcomeTable,
     automata: Vec<Automaton>,
     spent_bytes: usize,
     first_failure: Option<BudgetExceeded>,
+}
+
+impl Ctx<'_> {
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() > d)
+    }
+
+    /// Adds an automaton if the policy's automata count and table bytes
+    /// stay within the budget (the one-automaton path included).
+    fn admit(&mut self, a: Automaton) -> Result<(), BudgetExceeded> {
+        if self.automata.len() >= self.budget.max_automata {
+            return Err(BudgetExceeded::Automata(self.budget.max_automata));
+        }
+        self.spent_bytes += a.prog.len() + a.classes.len();
+        if self.spent_bytes > self.budget.total_bytes {
+            return Err(BudgetExceeded::TableBytes(self.budget.total_bytes));
+        }
+        self.automata.push(a);
+        Ok(())
+    }
 }
 
 /// Lowers `set` (its rules carry their dialect's ranks).
@@ -168,7 +217,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     let mut ctx = Ctx {
         set,
         budget,
-        deadline: Instant::now() + budget.time,
+        deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
             ids: HashMap::new(),
             flat: Vec::new(),
@@ -188,11 +237,14 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         max_threads: budget.max_threads.min(QUICK_THREADS),
         ..*budget
     };
-    match build_one(&mut ctx, &all, &quick) {
-        Ok(a) => ctx.automata.push(a),
+    match build_best(&mut ctx, &all, &quick, false) {
+        Ok(a) => ctx.admit(a).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?,
         Err(why) => {
             ctx.first_failure = Some(why);
-            let bins = plan_bins(set, &all);
+            let bins = plan_bins(set, &all, budget.registers != Registers::Never);
             for bin in bins {
                 build_split(&mut ctx, &bin)?;
             }
@@ -210,12 +262,20 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     })
 }
 
+/// A program larger than this many times its rules' pattern bytes (and
+/// than [`BLOWUP_FLOOR`]) is rebuilt as a register automaton, which is kept
+/// when it is at most half the size.
+const BLOWUP_FACTOR: usize = 8;
+const BLOWUP_FLOOR: usize = 4096;
+
 /// Most independent progress one automaton may have to track (the product of
 /// its patterns' floating segments); see [`plan_bins`].
 const BIN_PROGRESS_LIMIT: u64 = 16;
 
 /// Patterns with one floating segment per automaton on the split path.
 const SINGLE_CHUNK: usize = 32;
+/// The same for register automata.
+const REGISTER_CHUNK: usize = 128;
 
 /// Budget of the first attempt, one automaton of all rules.
 const QUICK_STATES: usize = 60_000;
@@ -250,7 +310,7 @@ fn floating_segments(body: &[Atom]) -> usize {
 /// with several floating segments are packed so that the product of their
 /// segment counts — the independent progress one automaton tracks — stays
 /// under [`BIN_PROGRESS_LIMIT`].
-fn plan_bins(set: &RuleSet, ids: &[usize]) -> Vec<Vec<usize>> {
+fn plan_bins(set: &RuleSet, ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
     let mut literal = Vec::new();
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
@@ -272,13 +332,62 @@ fn plan_bins(set: &RuleSet, ids: &[usize]) -> Vec<Vec<usize>> {
         }
     }
     // Single-floating patterns multiply with the best match so far (a state
-    // must remember which rule to name): chunk them.
-    let singles = single.chunks(SINGLE_CHUNK).map(<[usize]>::to_vec);
+    // must remember which rule to name): chunk them. A register automaton
+    // does not multiply (Aho-Corasick size) but tracks every pattern in
+    // every state: its chunks are larger.
+    let chunk = if registers {
+        REGISTER_CHUNK
+    } else {
+        SINGLE_CHUNK
+    };
+    let singles = single.chunks(chunk).map(<[usize]>::to_vec);
     std::iter::once(literal)
         .chain(singles)
         .chain(bins.into_iter().map(|(bin, _)| bin))
         .filter(|bin| !bin.is_empty())
         .collect()
+}
+
+/// One automaton of the rules `ids`: the plain one, or the register one
+/// where the plain one is over budget or blown up (see [`Registers`]).
+/// `register_first`: only the register one, within the quick budget (on the
+/// split path, for rules whose plain automaton multiplies its states).
+fn build_best(
+    ctx: &mut Ctx<'_>,
+    ids: &[usize],
+    budget: &Budget,
+    register_first: bool,
+) -> Result<Automaton, BudgetExceeded> {
+    let pattern_bytes: usize = ids.iter().map(|&i| ctx.set.rules[i].pattern.len()).sum();
+    let blown_up =
+        |a: &Automaton| a.prog.len() > BLOWUP_FLOOR && a.prog.len() > BLOWUP_FACTOR * pattern_bytes;
+    if budget.registers == Registers::Never {
+        return build_one(ctx, ids, budget, false);
+    }
+    // Register automata that need more than the quick budget are not the
+    // small ones they are for: give up on them early.
+    let register_budget = Budget {
+        max_states: budget.max_states.min(QUICK_STATES),
+        max_threads: budget.max_threads.min(QUICK_THREADS),
+        ..*budget
+    };
+    if register_first {
+        // Past the quick budget the caller halves the rules: cheaper than
+        // a plain automaton of patterns known to multiply each other.
+        return build_one(ctx, ids, &register_budget, true);
+    }
+    let plain = match budget.registers {
+        Registers::Always => Err(BudgetExceeded::States(0)),
+        _ => build_one(ctx, ids, budget, false),
+    };
+    match plain {
+        Ok(a) if blown_up(&a) => match build_one(ctx, ids, &register_budget, true) {
+            Ok(r) if 2 * r.prog.len() <= a.prog.len() => Ok(r),
+            _ => Ok(a),
+        },
+        Ok(a) => Ok(a),
+        Err(why) => build_one(ctx, ids, &register_budget, true).map_err(|_| why),
+    }
 }
 
 fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
@@ -287,19 +396,15 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
         exceeded,
         rule_line: None,
     };
-    match build_one(ctx, ids, &budget) {
-        Ok(a) => {
-            if ctx.automata.len() >= ctx.budget.max_automata {
-                return Err(fail(BudgetExceeded::Automata(ctx.budget.max_automata)));
-            }
-            ctx.spent_bytes += a.prog.len() + a.classes.len();
-            if ctx.spent_bytes > ctx.budget.total_bytes {
-                return Err(fail(BudgetExceeded::TableBytes(ctx.budget.total_bytes)));
-            }
-            ctx.automata.push(a);
-            Ok(())
-        }
-        Err(e) if ids.len() > 1 && Instant::now() < ctx.deadline => {
+    // Patterns with one floating segment are where a plain automaton
+    // multiplies its states by the rules it may have matched.
+    let floating = ids.iter().any(|&i| {
+        let glob = ctx.set.rules[i].glob.simplified();
+        floating_segments(&glob.atoms) == 1
+    });
+    match build_best(ctx, ids, &budget, floating) {
+        Ok(a) => ctx.admit(a).map_err(fail),
+        Err(e) if ids.len() > 1 && !ctx.past_deadline() => {
             ctx.first_failure.get_or_insert(e);
             let (a, b) = ids.split_at(ids.len() / 2);
             build_split(ctx, a)?;
@@ -327,6 +432,9 @@ const NONE: u32 = u32::MAX;
 
 /// The patterns of one automaton, in the form the construction needs.
 struct Patterns<'a> {
+    /// Build a register automaton: a state's `best` is only what completes
+    /// on entering it (its emit), not carried to its successors.
+    register: bool,
     /// Atoms of each (simplified) pattern.
     body: Vec<&'a [Atom]>,
     /// Must the pattern reach the end of the path?
@@ -374,7 +482,10 @@ impl Patterns<'_> {
         closed.retain(|&(i, j)| {
             // A finished pattern without `$` was folded into `best` above.
             let permanent = j as usize == self.body[i as usize].len() && !self.dollar[i as usize];
-            !permanent && self.beats(i, *best)
+            // A register automaton prunes nothing by rank: its states must
+            // depend on the recent input only, not on what matched before
+            // (the register remembers that).
+            !permanent && (self.register || self.beats(i, *best))
         });
         closed.sort_unstable();
         closed.dedup();
@@ -423,7 +534,7 @@ impl Patterns<'_> {
             let mut next = Vec::with_capacity(stars.len() + extra.len());
             next.extend_from_slice(&stars);
             next.extend_from_slice(extra);
-            let mut best = key.best;
+            let mut best = if self.register { NONE } else { key.best };
             self.normalize(&mut next, &mut best);
             StateKey {
                 threads: next,
@@ -445,6 +556,12 @@ impl Patterns<'_> {
 
     /// The winning rule if the path ends in state `key`.
     fn winner(&self, key: &StateKey) -> Option<usize> {
+        self.winning_pattern(key).map(|p| self.rule[p as usize])
+    }
+
+    /// The winning pattern if the path ends in state `key` (a register
+    /// automaton: among the emit and the `$` patterns completed there).
+    fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
         let mut best = key.best;
         for &(i, j) in &key.threads {
             if self.dollar[i as usize]
@@ -454,7 +571,7 @@ impl Patterns<'_> {
                 best = i;
             }
         }
-        (best != NONE).then(|| self.rule[best as usize])
+        (best != NONE).then_some(best)
     }
 }
 
@@ -535,6 +652,7 @@ fn build_one(
     ctx: &mut Ctx<'_>,
     ids: &[usize],
     budget: &Budget,
+    register: bool,
 ) -> Result<Automaton, BudgetExceeded> {
     let set = ctx.set;
     // A rule equal to an earlier one in atoms, anchoring and rank never wins.
@@ -547,6 +665,7 @@ fn build_one(
         }
     }
     let pats = Patterns {
+        register,
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
@@ -566,25 +685,56 @@ fn build_one(
     index.insert(start, 0);
     let mut succ: Vec<Vec<usize>> = Vec::new();
     let mut outcome: Vec<u32> = Vec::new();
+    // Register automata: priority of each pattern (1 + its place in rank
+    // order; 0 is no match), and each state's emit.
+    let mut prio = vec![0u32; pats.rule.len()];
+    let mut ranked = Vec::new();
+    if register {
+        let mut order: Vec<u32> = (0..pats.rule.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            if pats.beats(b, a) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+        ranked.push(0);
+        for (k, &p) in order.iter().enumerate() {
+            prio[p as usize] = k as u32 + 1;
+            let rule = Some(pats.rule[p as usize]);
+            ranked.push(ctx.table.intern(ruleset::outcome(&set.rules, rule)));
+        }
+    }
+    let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
+    let mut emit: Vec<u32> = Vec::new();
+    let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
     let mut i = 0;
     while i < keys.len() {
         if keys.len() > budget.max_states {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
-                    "lower: {} patterns FAIL {} states",
+                    "lower: {} patterns FAIL {} states (register: {register})",
                     pats.rule.len(),
                     keys.len()
                 );
             }
             return Err(BudgetExceeded::States(budget.max_states));
         }
-        if i % 256 == 0 && Instant::now() > ctx.deadline {
+        if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
         let key = keys[i].clone();
         threads_total += key.threads.len();
         if threads_total > budget.max_threads {
+            if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
+                eprintln!(
+                    "lower: {} patterns FAIL {} threads at {} states (register: {register})",
+                    pats.rule.len(),
+                    threads_total,
+                    keys.len()
+                );
+            }
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         let mut row = vec![0usize; nclasses];
@@ -604,26 +754,41 @@ fn build_one(
                 n
             });
         }
-        let winner = pats.winner(&key);
-        outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));
+        if register {
+            outcome.push(priority(pats.winning_pattern(&key)));
+            emit.push(priority((key.best != NONE).then_some(key.best)));
+            dead.push(key.threads.is_empty());
+        } else {
+            let winner = pats.winner(&key);
+            outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));
+        }
         succ.push(row);
         i += 1;
     }
     if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
         eprintln!(
-            "lower: {} patterns -> {} states, {} threads",
+            "lower: {} patterns -> {} states, {} threads (register: {register})",
             pats.rule.len(),
             keys.len(),
             threads_total
         );
     }
+    let outcomes = ctx.table.ids.len();
+    let register = register.then_some(Register { emit, dead, ranked });
     Ok(finish(
-        succ,
-        outcome,
-        classes.of,
-        end_class,
-        ctx.table.ids.len(),
+        succ, outcome, classes.of, end_class, outcomes, register,
     ))
+}
+
+/// What a register automaton adds to its states (see
+/// [`robocc_engine::program`]); its `outcome`s are priorities.
+struct Register {
+    /// Priority completed on entering each state (0: none).
+    emit: Vec<u32>,
+    /// States without live threads: nothing can change after them.
+    dead: Vec<bool>,
+    /// Priority → outcome id.
+    ranked: Vec<u32>,
 }
 
 /// States with more exceptions to their default target than this are
@@ -651,35 +816,48 @@ fn finish(
     class_of: [u8; 256],
     end_class: usize,
     outcomes: usize,
+    register: Option<Register>,
 ) -> Automaton {
     let n = succ.len();
     let nclasses = succ.first().map_or(2, Vec::len);
     let live = |c: usize| c != end_class;
-    // A state is undecided when some reachable state has another outcome:
-    // seed with states that have such a successor, propagate backwards.
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut undecided = vec![false; n];
-    let mut queue = Vec::new();
-    for s in 0..n {
-        for (c, &t) in succ[s].iter().enumerate() {
-            if !live(c) {
-                continue;
+    if let Some(r) = &register {
+        // What the register holds is known only at run time: a state is
+        // decided when nothing can happen after it.
+        for (u, &dead) in undecided.iter_mut().zip(&r.dead) {
+            *u = !dead;
+        }
+    } else {
+        // A state is undecided when some reachable state has another
+        // outcome: seed with states that have such a successor, propagate
+        // backwards.
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut queue = Vec::new();
+        for s in 0..n {
+            for (c, &t) in succ[s].iter().enumerate() {
+                if !live(c) {
+                    continue;
+                }
+                preds[t].push(s);
+                if outcome[t] != outcome[s] && !undecided[s] {
+                    undecided[s] = true;
+                    queue.push(s);
+                }
             }
-            preds[t].push(s);
-            if outcome[t] != outcome[s] && !undecided[s] {
-                undecided[s] = true;
-                queue.push(s);
+        }
+        while let Some(t) = queue.pop() {
+            for &p in &preds[t] {
+                if !undecided[p] {
+                    undecided[p] = true;
+                    queue.push(p);
+                }
             }
         }
     }
-    while let Some(t) = queue.pop() {
-        for &p in &preds[t] {
-            if !undecided[p] {
-                undecided[p] = true;
-                queue.push(p);
-            }
-        }
-    }
+    // Register automata: the walk reads an emit only when it moves to a
+    // node, so a chain may absorb only states without one.
+    let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
     // Edges into each undecided state from undecided states: a chain may
     // absorb a state only if its one way in is the chain itself.
     let mut indegree = vec![0usize; n];
@@ -735,11 +913,26 @@ fn finish(
     let consume: Vec<Option<Shape>> = (0..n)
         .map(|s| undecided[s].then(|| consume_shape(s)))
         .collect();
+    // Register automata are Aho-Corasick-like: a state inside a word
+    // differs from the scanning state only where the word goes on, but
+    // names every word's first byte; count what a fallback node lists.
+    let scanning = |s: usize| match &consume[s] {
+        Some((default, _)) => *default == s,
+        None => false,
+    };
+    let differ_count = |s: usize, d: usize| {
+        (0..nclasses)
+            .filter(|&c| live(c) && succ[s][c] != succ[d][c])
+            .count()
+    };
     let is_dense: Vec<bool> = (0..n)
         .map(|s| match &consume[s] {
             None => false,
             Some((default, exceptions)) => {
-                let m = exceptions.len();
+                let mut m = exceptions.len();
+                if register.is_some() && *default != s && scanning(*default) {
+                    m = m.min(differ_count(s, *default));
+                }
                 let sparse_size = 5 + 3 * m;
                 let dense_size = 2 * (nclasses + 1);
                 // A state whose default is itself is where a `*` scans the
@@ -806,6 +999,7 @@ fn finish(
             && !absorbed[next]
             && node_of[next].is_none()
             && outcome[next] == outcome[s]
+            && emit_of(next) == 0
         {
             let (f, d, e) = shape(next);
             if f != fallback || d != default || e.len() != 1 {
@@ -856,7 +1050,28 @@ fn finish(
             },
         })
         .collect();
-    encode(class_of, nclasses as u16, target(0), &nodes, outcomes)
+    let (emits, ranked, outcomes) = match register {
+        Some(r) => {
+            let emits = plans
+                .iter()
+                .map(|plan| match plan {
+                    Plan::Dense(s) | Plan::Sparse(s, ..) | Plan::Chain(s, ..) => r.emit[*s],
+                })
+                .collect();
+            let count = r.ranked.len();
+            (emits, r.ranked, count)
+        }
+        None => (Vec::new(), Vec::new(), outcomes),
+    };
+    encode(
+        class_of,
+        nclasses as u16,
+        target(0),
+        &nodes,
+        &emits,
+        ranked,
+        outcomes,
+    )
 }
 
 #[cfg(test)]

@@ -147,6 +147,12 @@ pub struct StoreReport {
     pub by_source: SourceCounts,
     /// Hosts whose policy was compiled on the split (several automata) path.
     pub split: Vec<HostNote>,
+    /// Distinct policies on the split path (what `robocc inspect` counts).
+    pub split_policies: usize,
+    /// Hosts whose robots.txt was not read as written (a limit cut it, lines
+    /// were lost, the body is not text or was decoded): the diagnostics that
+    /// can change a verdict, summarised.
+    pub unread: Vec<HostNote>,
     /// Hosts whose body failed to compile, with the reason.
     pub failures: Vec<HostNote>,
     /// Hosts given more than once (the last one wins).
@@ -232,8 +238,9 @@ impl std::error::Error for StoreError {}
 
 /// Checks a host name as given in an input and returns the key the store
 /// uses: lower-cased ASCII host (letters, digits, `-` and `.`; IPv4; IPv6
-/// in brackets), `:port` kept unless it is 80 or 443 (the store keys hosts
-/// without their scheme: see docs/artifact.md).
+/// in brackets; a Unicode name in its IDNA `xn--` form), `:port` kept
+/// unless it is 80 or 443 (the store keys hosts without their scheme: see
+/// docs/artifact.md).
 ///
 /// # Errors
 ///
@@ -246,9 +253,24 @@ pub fn host_key(host: &str) -> Result<String, String> {
     if host.contains("://") || host.contains('/') {
         return Err("give the host alone, without scheme or path".into());
     }
-    if !host.is_ascii() {
-        return Err("non-ASCII: give the IDNA (punycode, xn--) form".into());
-    }
+    // A Unicode name becomes its IDNA form (lower-cased, `xn--` labels);
+    // the port, if any, is kept as written.
+    let ascii;
+    let host = if host.is_ascii() {
+        host
+    } else {
+        let (name, port) = match host.rsplit_once(':') {
+            Some((n, p)) if p.bytes().all(|b| b.is_ascii_digit()) => (n, Some(p)),
+            _ => (host, None),
+        };
+        let name = idna::domain_to_ascii(name)
+            .map_err(|_| "not a valid internationalised domain name (IDNA)")?;
+        ascii = match port {
+            Some(p) => format!("{name}:{p}"),
+            None => name,
+        };
+        &ascii
+    };
     let key = HostKey::of_key(host).ok_or("no host before the port")?;
     let name = std::str::from_utf8(key.host).map_err(|_| "not text")?;
     if let Some(p) = key.port {
@@ -391,6 +413,8 @@ enum Built {
     Ok {
         bytes: Vec<u8>,
         split: Option<String>,
+        /// What was not read as written, when something was.
+        unread: Option<String>,
     },
     Failed(String),
 }
@@ -421,12 +445,14 @@ fn compile_bodies(
                     Built::Ok {
                         bytes: bytes.clone(),
                         split: None,
+                        unread: None,
                     }
                 }
                 None => match compile(body, agent, options) {
                     Ok(c) => Built::Ok {
                         split: (c.data.automata.len() > 1)
                             .then(|| c.data.header.split_reason.clone()),
+                        unread: unread_summary(&c.diagnostics),
                         bytes: c.to_bytes().to_vec(),
                     },
                     Err(e) => Built::Failed(e.to_string()),
@@ -510,15 +536,23 @@ where
     }
     let fallback;
     let mut fallback_index = None;
+    let mut split_policies = std::collections::BTreeSet::new();
     let mut entries = Vec::with_capacity(keys.len());
     for (key, &(body, mut source)) in keys.iter().zip(&resolved) {
         let built = &built[used.binary_search(&body).unwrap_or(0)];
         let policy = match (policy_of_body.get(&body), built) {
-            (Some(&p), Built::Ok { split, .. }) => {
+            (Some(&p), Built::Ok { split, unread, .. }) => {
                 if let Some(why) = split {
                     report.split.push(HostNote {
                         host: (*key).clone(),
                         note: why.clone(),
+                    });
+                    split_policies.insert(p);
+                }
+                if let Some(note) = unread {
+                    report.unread.push(HostNote {
+                        host: (*key).clone(),
+                        note: note.clone(),
                     });
                 }
                 p
@@ -551,6 +585,7 @@ where
     }
     report.hosts = entries.len();
     report.unique_policies = policies.len();
+    report.split_policies = split_policies.len();
     let meta = StoreMeta {
         agent: agent.to_string(),
         dialect: options.dialect,
@@ -560,6 +595,25 @@ where
     let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
     report.bytes = bytes.len();
     Ok((bytes, report))
+}
+
+/// The diagnostics of a body that can change a verdict, in one line: the
+/// first, and how many more.
+fn unread_summary(diagnostics: &[crate::Diagnostic]) -> Option<String> {
+    let mut lossy = diagnostics.iter().filter(|d| d.code.can_change_verdict());
+    let first = lossy.next()?;
+    let more = lossy.count();
+    Some(match more {
+        0 => first.to_string(),
+        n => format!("{first} (and {n} more findings)"),
+    })
+}
+
+/// The fingerprint of agent and options that a store records
+/// ([`robocc_engine::Store::options_hash`]): a base store with another one
+/// has no policy a build with these can reuse.
+pub fn options_fingerprint(agent: &str, options: &CompileOptions) -> u64 {
+    crate::compile::options_hash(agent, options)
 }
 
 /// The policy hosts get when their body failed: compiled under the default
@@ -755,13 +809,18 @@ mod tests {
         );
         assert_eq!(host_key("[::1]:8443").as_deref(), Ok("[::1]:8443"));
         assert_eq!(host_key("10.0.0.1").as_deref(), Ok("10.0.0.1"));
+        assert_eq!(
+            host_key("Bücher.Example:8080").as_deref(),
+            Ok("xn--bcher-kva.example:8080")
+        );
         for bad in [
             "",
             "https://b.com/",
             "protego__github.com",
             "a..b",
             "-a.com",
-            "exämple.com",
+            "exa mple.com",
+            "a\u{0}b.com",
             "a.com:0",
             "a.com:99999",
         ] {

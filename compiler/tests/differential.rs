@@ -21,7 +21,7 @@ mod common;
 
 use common::{agents_of, assert_agree, shared_real, take_known_differences, txt_files};
 use proptest::prelude::*;
-use robocc_compiler::{compile, CompileOptions};
+use robocc_compiler::{compile, Budget, CompileOptions, Registers};
 use robocc_engine::{Dialect, UrlMode};
 use robocc_testkit::urlgen;
 
@@ -54,6 +54,7 @@ impl Reading {
         CompileOptions {
             dialect,
             url_mode,
+            budget: untimed(Registers::Auto),
             ..CompileOptions::default()
         }
     }
@@ -79,6 +80,16 @@ fn declare_v2(body: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The default budget without its wall-clock limit: the time a file takes
+/// on a loaded machine is not what these tests compare.
+fn untimed(registers: Registers) -> Budget {
+    Budget {
+        time: std::time::Duration::from_secs(3600),
+        registers,
+        ..Budget::default()
+    }
 }
 
 fn patterns_of(body: &[u8], agent: &str, opts: &CompileOptions) -> Vec<Vec<u8>> {
@@ -119,6 +130,43 @@ fn corpus_real_engine_matches_reference() {
     ];
     let checked: usize = files.iter().map(|f| check_file(f, 400, 4, &both)).sum();
     assert!(checked > 50_000, "only {checked} URLs checked");
+}
+
+/// Every corpus file lowered to a register automaton (Google and RFC URL
+/// modes), so the register walk is checked on real rule sets, not only on
+/// the few files where `Registers::Auto` picks it.
+#[test]
+fn corpus_real_register_automata_match_reference() {
+    let files = txt_files(&common::root().join("corpus/real"));
+    let mut checked = 0;
+    let mut registers = 0;
+    for f in &files {
+        let body = std::fs::read(f).unwrap();
+        let name = format!("{} (register)", f.display());
+        for mode in [UrlMode::Google, UrlMode::Rfc] {
+            let opts = CompileOptions {
+                url_mode: mode,
+                budget: untimed(Registers::Always),
+                ..CompileOptions::default()
+            };
+            for agent in agents_of(&body, 2) {
+                let c = compile(&body, &agent, &opts).unwrap();
+                registers += c
+                    .data
+                    .automata
+                    .iter()
+                    .filter(|a| !a.ranked.is_empty())
+                    .count();
+                let pats: Vec<Vec<u8>> =
+                    c.rule_set.rules.iter().map(|r| r.pattern.clone()).collect();
+                let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
+                let urls = urlgen::workload(seed, pats.iter().map(Vec::as_slice), 200);
+                checked += assert_agree(&name, &body, &agent, &opts, &urls);
+            }
+        }
+    }
+    assert!(registers > 40, "only {registers} register automata built");
+    assert!(checked > 20_000, "only {checked} URLs checked");
 }
 
 #[test]
@@ -222,6 +270,23 @@ proptest! {
         };
         let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
         assert_agree("proptest", body.as_bytes(), "AnyBot", &opts, &urls);
+    }
+
+    /// The same with every rule set lowered to a register automaton.
+    #[test]
+    fn random_rules_register_automaton_matches_reference(
+        rules in proptest::collection::vec(rule_line(), 0..10),
+        urls in proptest::collection::vec(url(), 1..20),
+        rfc in any::<bool>(),
+    ) {
+        let body = format!("User-agent: *\n{}\n", rules.join("\n"));
+        let opts = CompileOptions {
+            url_mode: if rfc { UrlMode::Rfc } else { UrlMode::Google },
+            budget: Budget { registers: Registers::Always, ..Budget::default() },
+            ..CompileOptions::default()
+        };
+        let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
+        assert_agree("proptest (register)", body.as_bytes(), "AnyBot", &opts, &urls);
     }
 }
 

@@ -22,7 +22,7 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// Outcome word bit: the usage is allowed.
@@ -90,6 +90,11 @@ pub struct Automaton {
     pub dense_len: u32,
     /// The nodes, back to back.
     pub prog: Vec<u8>,
+    /// Empty for a plain automaton. Otherwise a *register* automaton (see
+    /// [`crate::program`]): its outcome fields, decided targets and emits
+    /// are priorities, and this maps each priority to its outcome id, in
+    /// increasing priority from entry 0, which is outcome 0 (no match).
+    pub ranked: Vec<u32>,
 }
 
 /// A rule as the explainer shows it.

@@ -235,6 +235,7 @@ impl<'a> Policy<'a> {
             outcomes: d.outcomes.len() * 4,
             rules,
             outcome_count: d.outcomes.len() / d.header.channels.len().max(1),
+            register_automata: d.automata.iter().filter(|a| !a.ranked.is_empty()).count(),
         }
     }
 }
@@ -256,15 +257,16 @@ fn verdict(word: u32) -> Verdict {
 fn run(a: &ArchivedAutomaton, parts: PathParts<'_>, mode: u8) -> (u32, usize) {
     // Validation checked there are exactly 256 classes.
     let classes: &[u8; 256] = a.classes.as_slice().try_into().unwrap_or(&[0; 256]);
-    if a.wide {
-        walk::<Wide>(a, classes, parts, mode)
-    } else {
-        walk::<Narrow>(a, classes, parts, mode)
+    match (a.wide, a.ranked.is_empty()) {
+        (false, true) => walk::<Narrow, false>(a, classes, parts, mode),
+        (true, true) => walk::<Wide, false>(a, classes, parts, mode),
+        (false, false) => walk::<Narrow, true>(a, classes, parts, mode),
+        (true, false) => walk::<Wide, true>(a, classes, parts, mode),
     }
 }
 
 #[inline(always)]
-fn walk<W: Width>(
+fn walk<W: Width, const REG: bool>(
     a: &ArchivedAutomaton,
     classes: &[u8; 256],
     parts: PathParts<'_>,
@@ -273,7 +275,7 @@ fn walk<W: Width>(
     if mode == UrlMode::Google as u8 && !parts.slash {
         // The common case: the path as given. '#' and NUL end it: their
         // class stops the walk.
-        return walk_bytes::<W>(a, classes, parts.rest);
+        return walk_bytes::<W, REG>(a, classes, parts.rest);
     }
     let mut w = Walk::<W>::new(a, classes);
     if w.done() {
@@ -320,6 +322,9 @@ pub struct Sizes {
     pub rules: usize,
     /// Distinct outcomes.
     pub outcome_count: usize,
+    /// Automata that keep the best match in a register (see
+    /// docs/artifact.md): their walk reads one more field per node.
+    pub register_automata: usize,
 }
 
 /// The fixed facts of a policy ([`Policy::header`]).

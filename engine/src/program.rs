@@ -43,6 +43,21 @@
 //! Class [`END_CLASS`] (`#` and NUL, which end the path in Google's reading)
 //! leads from a dense row to the decided outcome of that row; at a compact
 //! node the engine stops with the node's outcome.
+//!
+//! ## Register automata
+//!
+//! When a state must remember which rule matched so far, rule sets such as
+//! many `/*word` patterns multiply the scanning states by the rules they can
+//! have matched (a 1.4 KB file became a 600 KB program). A *register*
+//! automaton (`ranked` not empty) keeps that best match in a register
+//! instead: its states are the live pattern positions only (Aho-Corasick
+//! size), and every node is preceded by a `W`-byte *emit*, the priority of
+//! the best pattern completed on entering the state (0: none). Outcome
+//! fields and decided targets hold priorities too. The walk keeps the
+//! maximum of the emits it passes; the answer is `ranked[max(register,
+//! final priority)]`, priorities being numbered in the rules' rank order.
+//! Chains absorb only states without an emit, so the walk reads an emit
+//! exactly when it moves to a target.
 
 use crate::artifact::Automaton;
 
@@ -116,6 +131,10 @@ pub(crate) struct Walk<'a, W: Width> {
     j: u32,
     /// Decided outcome, or `UNDECIDED`.
     out: u32,
+    /// Register automata: priority → outcome id (empty otherwise).
+    ranked: &'a [rkyv::Archived<u32>],
+    /// Best priority emitted so far (register automata).
+    reg: u32,
     _w: std::marker::PhantomData<W>,
 }
 
@@ -128,7 +147,7 @@ impl<'a, W: Width> Walk<'a, W> {
         let prog = a.prog.as_slice();
         let start = a.start.to_native();
         let decided = prog.len() as u32;
-        Walk {
+        let mut walk = Walk {
             prog,
             classes,
             dense_len: a.dense_len.to_native(),
@@ -140,7 +159,21 @@ impl<'a, W: Width> Walk<'a, W> {
             } else {
                 UNDECIDED
             },
+            ranked: a.ranked.as_slice(),
+            reg: 0,
             _w: std::marker::PhantomData,
+        };
+        walk.enter(start);
+        walk
+    }
+
+    /// Register automata: takes the emit of the node at `t`, if `t` is one.
+    #[inline(always)]
+    fn enter(&mut self, t: u32) {
+        if !self.ranked.is_empty() && t < self.prog.len() as u32 {
+            // Validation: every node of a register automaton is preceded
+            // by its emit, so `t >= W`.
+            self.reg = self.reg.max(self.read(t as usize - W::W));
         }
     }
 
@@ -184,6 +217,7 @@ impl<'a, W: Width> Walk<'a, W> {
             self.out = t - decided;
             true
         } else {
+            self.enter(t);
             self.s = t;
             false
         }
@@ -233,12 +267,20 @@ impl<'a, W: Width> Walk<'a, W> {
     /// The outcome id: the decided one, or the current state's.
     #[inline(always)]
     pub(crate) fn outcome(&self) -> u32 {
-        if self.out != UNDECIDED {
+        let o = if self.out != UNDECIDED {
             self.out
         } else if self.s < self.dense_len {
             self.read(self.s as usize + self.row_outcome)
         } else {
             self.read(self.s as usize + 1)
+        };
+        if self.ranked.is_empty() {
+            o
+        } else {
+            // Validation: priorities are below `ranked.len()`.
+            self.ranked
+                .get(self.reg.max(o) as usize)
+                .map_or(0, |r| r.to_native())
         }
     }
 }
@@ -250,8 +292,12 @@ impl<'a, W: Width> Walk<'a, W> {
 /// one-lookup loop, a chain is compared against the input in one tight loop.
 ///
 /// Safety of the unchecked reads: as for [`Walk`].
+///
+/// `REG`: `a` is a register automaton (see the module documentation); the
+/// walk then takes the emit of every node it enters and maps the final
+/// priority through `ranked`.
 #[inline(always)]
-pub(crate) fn walk_bytes<W: Width>(
+pub(crate) fn walk_bytes<W: Width, const REG: bool>(
     a: &crate::artifact::ArchivedAutomaton,
     classes: &[u8; 256],
     bytes: &[u8],
@@ -261,27 +307,44 @@ pub(crate) fn walk_bytes<W: Width>(
     let decided = prog.len() as u32;
     let dense_len = a.dense_len.to_native();
     // SAFETY (both helpers): callers pass offsets of fields of validated
-    // rows and nodes (see `Walk`).
+    // rows and nodes (see `Walk`); in a register automaton every node is
+    // preceded by its emit.
     let read = |i: usize| unsafe { W::read(prog, i) };
     let byte = |i: usize| unsafe { *prog.get_unchecked(i) };
     let class = |b: u8| classes[usize::from(b)];
+    let mut reg = 0u32;
+    let ranked = a.ranked.as_slice();
+    // Validation: priorities are below `ranked.len()`.
+    let fin = |reg: u32, o: u32| -> u32 {
+        if REG {
+            ranked.get(reg.max(o) as usize).map_or(0, |r| r.to_native())
+        } else {
+            o
+        }
+    };
     let mut s = a.start.to_native();
     let mut i = 0;
     loop {
         if s >= decided {
-            return (s - decided, i);
+            return (fin(reg, s - decided), i);
+        }
+        if REG {
+            reg = reg.max(read(s as usize - w));
         }
         if s < dense_len {
             loop {
                 if i == bytes.len() {
                     let row_outcome = usize::from(a.classes_len.to_native()) * w;
-                    return (read(s as usize + row_outcome), i);
+                    return (fin(reg, read(s as usize + row_outcome)), i);
                 }
                 let t = read(s as usize + usize::from(class(bytes[i])) * w);
                 i += 1;
                 s = t;
                 if t >= dense_len {
                     break;
+                }
+                if REG {
+                    reg = reg.max(read(t as usize - w));
                 }
             }
             continue;
@@ -302,12 +365,12 @@ pub(crate) fn walk_bytes<W: Width>(
             }
         }
         if i == bytes.len() {
-            return (read(n + 1), i);
+            return (fin(reg, read(n + 1)), i);
         }
         let c = class(bytes[i]);
         i += 1;
         if c == END_CLASS {
-            return (read(n + 1), i);
+            return (fin(reg, read(n + 1)), i);
         }
         // SAFETY: `n` is a validated compact node (see `Walk`).
         s = unsafe {
@@ -398,7 +461,22 @@ pub(crate) fn validate(
     if !ends_ok {
         return Err("the end class is not exactly '#' and NUL".into());
     }
-    let row_len = (classes_len + 1) * w;
+    // Register automata: every node is preceded by an emit of `e` bytes,
+    // and priorities replace outcome ids.
+    let ranked = a.ranked.as_slice();
+    let e = if ranked.is_empty() { 0 } else { w };
+    if let Some(r) = ranked.iter().find(|r| r.to_native() as usize >= outcomes) {
+        return Err(format!("register table names outcome {r}"));
+    }
+    if ranked.first().is_some_and(|r| r.to_native() != 0) {
+        return Err("register table does not start with outcome 0".into());
+    }
+    let outcomes = if ranked.is_empty() {
+        outcomes
+    } else {
+        ranked.len()
+    };
+    let row_len = (classes_len + 1) * w + e;
     let dense_len = a.dense_len.to_native() as usize;
     if dense_len > prog.len() || dense_len % row_len != 0 {
         return Err(format!("dense region of {dense_len} bytes invalid"));
@@ -423,12 +501,19 @@ pub(crate) fn validate(
         heap.resize(compact / 64 + 1, 0u64);
         &mut heap
     };
-    let mut s = dense_len;
-    while s < prog.len() {
+    let mut p = dense_len;
+    while p < prog.len() {
+        let s = p + e;
+        if s >= prog.len() {
+            return Err(format!("node at {s} runs past the program end"));
+        }
         let tag = prog[s];
         let len = node_len(tag, w);
         if s + len > prog.len() {
             return Err(format!("node at {s} runs past the program end"));
+        }
+        if e > 0 && read(p) as usize >= outcomes {
+            return Err(format!("node at {s} emits priority {}", read(p)));
         }
         if read(s + 1) as usize >= outcomes {
             return Err(format!("node at {s} names outcome {}", read(s + 1)));
@@ -446,12 +531,12 @@ pub(crate) fn validate(
         }
         let bit = s - dense_len;
         starts[bit / 64] |= 1 << (bit % 64);
-        s += len;
+        p = s + len;
     }
     let target_ok = |t: u32| -> bool {
         let t = t as usize;
         if t < dense_len {
-            t % row_len == 0
+            t >= e && (t - e) % row_len == 0
         } else if t < prog.len() {
             let bit = t - dense_len;
             starts[bit / 64] & (1 << (bit % 64)) != 0
@@ -463,21 +548,27 @@ pub(crate) fn validate(
         return Err(format!("start target {} invalid", a.start));
     }
     // Pass 2: every target.
-    for row in (0..dense_len).step_by(row_len) {
+    for p in (0..dense_len).step_by(row_len) {
+        let row = p + e;
         if !(0..classes_len).all(|c| target_ok(read(row + c * w))) {
             return Err(format!("dense row at {row} has an invalid target"));
         }
         if read(row + classes_len * w) as usize >= outcomes {
             return Err(format!("dense row at {row} names an invalid outcome"));
         }
+        if e > 0 && read(p) as usize >= outcomes {
+            return Err(format!("dense row at {row} emits an invalid priority"));
+        }
     }
-    let mut s = dense_len;
-    while s < prog.len() {
+    let mut p = dense_len;
+    while p < prog.len() {
+        let s = p + e;
         let tag = prog[s];
         let ok = |i: usize| target_ok(read(i));
         // A fallback node's default is a dense row, read with any class.
         let default_ok = if tag & TAG_FALLBACK != 0 {
-            (read(s + 1 + w) as usize) < dense_len
+            let d = read(s + 1 + w);
+            (d as usize) < dense_len && target_ok(d)
         } else {
             ok(s + 1 + w)
         };
@@ -491,7 +582,7 @@ pub(crate) fn validate(
         if !valid {
             return Err(format!("node at {s} has an invalid target"));
         }
-        s += node_len(tag, w);
+        p = s + node_len(tag, w);
     }
     Ok(())
 }
@@ -553,20 +644,32 @@ impl Node {
 }
 
 /// Writes nodes as a program: dense nodes first (in list order), then the
-/// others (in list order); `outcomes` is the number of outcome ids. Targets
-/// are 2 bytes wide when they fit, else 4.
+/// others (in list order); `outcomes` is the number of outcome ids (of
+/// priorities, for a register automaton). Targets are 2 bytes wide when
+/// they fit, else 4.
+///
+/// `ranked` empty: a plain automaton, `emits` must be empty. Otherwise a
+/// register automaton: `emits` has one priority per node and `ranked` maps
+/// priorities to outcome ids.
 #[doc(hidden)]
 pub fn encode(
     classes: [u8; 256],
     classes_len: u16,
     start: Target,
     nodes: &[Node],
+    emits: &[u32],
+    ranked: Vec<u32>,
     outcomes: usize,
 ) -> Automaton {
-    let len = |n: &Node, w: usize| match n {
-        Node::Dense { .. } => (usize::from(classes_len) + 1) * w,
-        Node::Sparse { exceptions, .. } => node_len(exceptions.len() as u8, w),
-        Node::Chain { classes, .. } => node_len(TAG_CHAIN | (classes.len() - 1) as u8, w),
+    let register = !ranked.is_empty();
+    assert_eq!(emits.len(), if register { nodes.len() } else { 0 });
+    let len = |n: &Node, w: usize| {
+        let e = if register { w } else { 0 };
+        e + match n {
+            Node::Dense { .. } => (usize::from(classes_len) + 1) * w,
+            Node::Sparse { exceptions, .. } => node_len(exceptions.len() as u8, w),
+            Node::Chain { classes, .. } => node_len(TAG_CHAIN | (classes.len() - 1) as u8, w),
+        }
     };
     let size = |w: usize| -> usize { nodes.iter().map(|n| len(n, w)).sum() };
     let wide = size(2) + outcomes > 0x1_0000;
@@ -578,8 +681,9 @@ pub fn encode(
     let mut offsets = vec![0u32; nodes.len()];
     let mut at = 0usize;
     let mut dense_len = 0;
+    let e = if register { w } else { 0 };
     for &i in &order {
-        offsets[i] = at as u32;
+        offsets[i] = (at + e) as u32;
         at += len(&nodes[i], w);
         if nodes[i].is_dense() {
             dense_len = at;
@@ -595,6 +699,9 @@ pub fn encode(
     let mut prog = Vec::with_capacity(at);
     let put = |prog: &mut Vec<u8>, v: u32| prog.extend_from_slice(&v.to_le_bytes()[..w]);
     for &i in &order {
+        if register {
+            put(&mut prog, emits[i]);
+        }
         match &nodes[i] {
             Node::Dense { outcome, row } => {
                 for &t in row {
@@ -642,30 +749,43 @@ pub fn encode(
         start: resolve(start),
         dense_len: dense_len as u32,
         prog,
+        ranked,
     }
 }
 
 /// Reads a program back into nodes, in layout order (dense rows first),
-/// targets as indices into that order: the inverse of [`encode`] for a
-/// node list already in that order. For tools and tests; `None` when the
-/// program is malformed.
+/// targets as indices into that order, with each node's emit (empty for a
+/// plain automaton): the inverse of [`encode`] for a node list already in
+/// that order. For tools and tests; `None` when the program is malformed.
 #[doc(hidden)]
-pub fn decode(a: &Automaton) -> Option<(Target, Vec<Node>)> {
+pub fn decode(a: &Automaton) -> Option<(Target, Vec<Node>, Vec<u32>)> {
     let prog = a.prog.as_slice();
     let w = if a.wide { 4 } else { 2 };
+    let e = if a.ranked.is_empty() { 0 } else { w };
     let classes_len = usize::from(a.classes_len);
-    let row_len = (classes_len + 1) * w;
+    let row_len = (classes_len + 1) * w + e;
     let dense_len = a.dense_len as usize;
     let read = |i: usize| -> Option<u32> {
         let b = prog.get(i..i + w)?;
         Some(b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x)))
     };
-    let mut starts: Vec<u32> = (0..dense_len).step_by(row_len).map(|s| s as u32).collect();
-    let mut s = dense_len;
+    let mut starts: Vec<u32> = (0..dense_len)
+        .step_by(row_len)
+        .map(|s| (s + e) as u32)
+        .collect();
+    let mut s = dense_len + e;
     while s < prog.len() {
         starts.push(s as u32);
-        s += node_len(prog[s], w);
+        s += node_len(*prog.get(s)?, w) + e;
     }
+    let emits = if e > 0 {
+        starts
+            .iter()
+            .map(|&s| read(s as usize - e))
+            .collect::<Option<Vec<u32>>>()?
+    } else {
+        Vec::new()
+    };
     let target = |t: u32| -> Option<Target> {
         if (t as usize) < prog.len() {
             starts
@@ -713,7 +833,7 @@ pub fn decode(a: &Automaton) -> Option<(Target, Vec<Node>)> {
             }
         });
     }
-    Some((target(a.start)?, nodes))
+    Some((target(a.start)?, nodes, emits))
 }
 
 #[cfg(test)]
@@ -752,9 +872,26 @@ mod tests {
                 exceptions: vec![(3, Target::Node(2))],
             },
         ];
-        let a = encode(classes, 4, Target::Node(1), &nodes, 3);
+        let a = encode(classes, 4, Target::Node(1), &nodes, &[], Vec::new(), 3);
         assert!(!a.wide);
         assert_eq!(a.dense_len, 10);
-        assert_eq!(decode(&a), Some((Target::Node(1), nodes)));
+        assert_eq!(
+            decode(&a),
+            Some((Target::Node(1), nodes.clone(), Vec::new()))
+        );
+        // The same nodes as a register automaton: an emit before each.
+        let emits = vec![0, 2, 1];
+        let r = encode(
+            classes,
+            4,
+            Target::Node(1),
+            &nodes,
+            &emits,
+            vec![0, 5, 7],
+            3,
+        );
+        assert_eq!(r.dense_len, 12);
+        assert_eq!(r.prog.len(), a.prog.len() + 3 * 2);
+        assert_eq!(decode(&r), Some((Target::Node(1), nodes, emits)));
     }
 }

@@ -14,6 +14,24 @@ fn artifact() -> Vec<u8> {
     .unwrap()
 }
 
+/// A small artifact whose automaton is a register automaton (emits before
+/// every node, priorities instead of outcome ids).
+fn register_artifact() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/register.policy"
+    ))
+    .unwrap()
+}
+
+/// Both committed artifacts, named.
+fn artifacts() -> [(&'static str, Vec<u8>); 2] {
+    [
+        ("small.policy", artifact()),
+        ("register.policy", register_artifact()),
+    ]
+}
+
 /// Runs `f` on `bytes` copied to a 16-byte aligned address (as a file read
 /// into a fresh buffer or an mmap gives), starting `offset` bytes in.
 fn with_policy_at<R>(
@@ -54,23 +72,52 @@ fn the_committed_artifact_loads() {
 }
 
 #[test]
+fn the_committed_register_artifact_loads_and_answers() {
+    with_policy(&register_artifact(), |p| {
+        let p = p.unwrap();
+        assert_eq!(p.sizes().register_automata, 1);
+        // The longest match wins whatever order the words come in.
+        assert!(!p.check(b"/a/cart/b").allowed);
+        assert!(p.check(b"/a/cartera/b").allowed);
+        // Equal lengths (11): allow wins, in whichever order they complete.
+        assert!(p.check(b"/a/cartera/checkout").allowed);
+        assert!(p.check(b"/checkout/cartera").allowed);
+        assert!(p.check(b"/login/x/cartera").allowed);
+        assert!(!p.check(b"/cartera/login").allowed);
+        assert!(p.check(b"/x/style.css").allowed);
+        assert!(!p.check(b"/search/style.css").allowed);
+        assert!(!p.check(b"/search.css").allowed);
+        assert!(p.check(b"/cart.css").allowed);
+        assert!(p.check(b"/nothing#cart").allowed);
+        let v = p.check(b"/y/payment/history");
+        assert_eq!(p.rule(v.rule.unwrap()).unwrap().pattern, b"/*payment*");
+    });
+}
+
+#[test]
 fn every_truncation_is_refused() {
-    let a = artifact();
-    for len in 0..a.len() {
-        with_policy(&a[..len], |p| {
-            let e = p.expect_err("a truncated artifact must be refused");
-            assert!(!e.to_string().is_empty());
-        });
+    for (name, a) in artifacts() {
+        for len in 0..a.len() {
+            with_policy(&a[..len], |p| {
+                let e = p.expect_err(name);
+                assert!(!e.to_string().is_empty());
+            });
+        }
     }
 }
 
 #[test]
 fn every_single_byte_flip_is_refused_or_harmless() {
-    let a = artifact();
+    for (name, a) in artifacts() {
+        flips_are_refused_or_harmless(name, &a);
+    }
+}
+
+fn flips_are_refused_or_harmless(name: &str, a: &[u8]) {
     let mut refused = 0;
     for i in 0..a.len() {
         for mask in [0x01u8, 0x80, 0xff] {
-            let mut b = a.clone();
+            let mut b = a.to_vec();
             b[i] ^= mask;
             with_policy(&b, |p| match p {
                 Err(_) => refused += 1,
@@ -83,7 +130,7 @@ fn every_single_byte_flip_is_refused_or_harmless() {
         }
     }
     eprintln!(
-        "policy: {refused} of {} single-byte flips refused, the rest load and check",
+        "{name}: {refused} of {} single-byte flips refused, the rest load and check",
         3 * a.len()
     );
     assert!(

@@ -23,7 +23,7 @@ struct Dense {
 /// Expands a program into the previous layout: one state per node and
 /// chain position, then one sink per outcome.
 fn dense(a: &robocc_engine::artifact::Automaton) -> Dense {
-    let (start, nodes) = decode(a).expect("compiler output decodes");
+    let (start, nodes, _) = decode(a).expect("compiler output decodes");
     let classes_len = usize::from(a.classes_len);
     let stride = classes_len + 1;
     // First state of each node (chains take one state per position).
@@ -183,10 +183,14 @@ fn main() {
             println!("| {name} | — | — | — | — | (split path: several automata) |");
             continue;
         }
+        if !w.compiled.data.automata[0].ranked.is_empty() {
+            println!("| {name} | — | — | — | — | (register automaton: no dense equivalent) |");
+            continue;
+        }
         let a = &w.compiled.data.automata[0];
         let d = dense(a);
         if std::env::var_os("LAYOUT_NODES").is_some() {
-            let (_, nodes) = decode(a).unwrap();
+            let (_, nodes, _) = decode(a).unwrap();
             let count = |f: fn(&Node) -> bool| nodes.iter().filter(|n| f(n)).count();
             eprintln!(
                 "{name}: {} dense, {} sparse, {} chains",
