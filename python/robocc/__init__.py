@@ -1,0 +1,47 @@
+"""robocc: robots.txt compiled once into an automaton, checked from Python.
+
+>>> import robocc
+>>> policy = robocc.compile(b"User-agent: *\\nDisallow: /private\\n", "ExampleBot")
+>>> policy.allowed("https://example.com/private/page")
+False
+>>> policy.allowed_many(["https://example.com/", "https://example.com/private"])
+[True, False]
+
+``robocc.scrapy.RobotParser`` is a Scrapy ``ROBOTSTXT_PARSER``;
+``robocc.protego.Protego`` follows Protego's API.
+"""
+
+from ._native import (
+    CompileError,
+    Diagnostic,
+    LoadError,
+    Policy,
+    RoboccError,
+    Store,
+    StoreBuildError,
+    StoreReport,
+    Verdict,
+    __version__,
+    build_store,
+    compile,
+    token_from_header,
+)
+from ._types import RequestRate, VisitTime
+
+__all__ = [
+    "CompileError",
+    "Diagnostic",
+    "LoadError",
+    "Policy",
+    "RequestRate",
+    "RoboccError",
+    "Store",
+    "StoreBuildError",
+    "StoreReport",
+    "Verdict",
+    "VisitTime",
+    "__version__",
+    "build_store",
+    "compile",
+    "token_from_header",
+]

@@ -1,0 +1,170 @@
+"""Type stubs of robocc's native module (re-exported by ``robocc``)."""
+
+from os import PathLike
+from typing import Dict, Iterable, List, Optional, Tuple, Union
+
+from ._types import RequestRate, VisitTime
+
+__version__: str
+
+_Url = Union[str, bytes]
+_Body = Union[bytes, bytearray, str]
+_Path = Union[str, PathLike[str]]
+
+class RoboccError(Exception):
+    """Base class of every error robocc raises."""
+
+class CompileError(RoboccError):
+    """A robots.txt could not be compiled."""
+
+class LoadError(RoboccError):
+    """Bytes or a file are not a valid robocc policy or store."""
+
+class StoreBuildError(RoboccError):
+    """A store could not be built."""
+
+class Verdict:
+    """The answer for one URL, with the deciding rule."""
+
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def rule(self) -> Optional[int]: ...
+    @property
+    def rule_line(self) -> Optional[int]: ...
+    @property
+    def pattern(self) -> Optional[str]: ...
+    @property
+    def origin(self) -> Optional[str]: ...
+
+class Diagnostic:
+    """A finding of the compiler."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def severity(self) -> str: ...  # "info", "warning" or "error"
+    @property
+    def message(self) -> str: ...
+
+class Policy:
+    """A compiled robots.txt policy for one agent."""
+
+    @staticmethod
+    def from_bytes(data: _Body) -> Policy: ...
+    @staticmethod
+    def open(path: _Path) -> Policy: ...
+    def to_bytes(self) -> bytes: ...
+    def allowed(self, url: _Url) -> bool: ...
+    def check(self, url: _Url) -> Verdict: ...
+    def allowed_many(self, urls: Iterable[_Url]) -> List[bool]: ...
+    def usage(self, url: _Url, usage: str) -> bool: ...
+    @property
+    def usages(self) -> Tuple[str, ...]: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def dialect(self) -> str: ...
+    @property
+    def url_mode(self) -> str: ...
+    @property
+    def crawl_delay(self) -> Optional[float]: ...
+    @property
+    def sitemaps(self) -> List[str]: ...
+    @property
+    def hosts(self) -> List[str]: ...
+    @property
+    def request_rate(self) -> Optional[RequestRate]: ...
+    @property
+    def request_rates(self) -> List[RequestRate]: ...
+    @property
+    def visit_time(self) -> Optional[VisitTime]: ...
+    @property
+    def visit_times(self) -> List[VisitTime]: ...
+    @property
+    def diagnostics(self) -> List[Diagnostic]: ...
+
+class Store:
+    """The policies of many hosts in one memory-mapped file."""
+
+    @staticmethod
+    def open(path: _Path) -> Store: ...
+    @staticmethod
+    def from_bytes(data: _Body) -> Store: ...
+    def allowed(self, url: _Url) -> Optional[bool]: ...
+    def check(self, url: _Url) -> Optional[Verdict]: ...
+    def allowed_many(self, urls: Iterable[_Url]) -> List[Optional[bool]]: ...
+    def policy_for(self, url: _Url) -> Optional[Policy]: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def dialect(self) -> str: ...
+    @property
+    def host_count(self) -> int: ...
+    @property
+    def policy_count(self) -> int: ...
+    def __len__(self) -> int: ...
+
+class StoreReport:
+    """What build_store did."""
+
+    @property
+    def hosts(self) -> int: ...
+    @property
+    def unique_policies(self) -> int: ...
+    @property
+    def compiled(self) -> int: ...
+    @property
+    def reused(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def by_source(self) -> Dict[str, int]: ...
+    @property
+    def split(self) -> List[Tuple[str, str]]: ...
+    @property
+    def failures(self) -> List[Tuple[str, str]]: ...
+    @property
+    def duplicates(self) -> List[str]: ...
+
+def compile(
+    robots: _Body,
+    agent: str,
+    *,
+    dialect: str = "rfc9309",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
+    data_txt: bool = False,
+    max_bytes: int = 512000,
+    max_line_len: int = 16663,
+    max_rules: int = 100000,
+    max_states: int = 200000,
+    max_table_bytes: int = 268435456,
+    max_automata: int = 1024,
+    compile_timeout: float = 30.0,
+    records_close_groups: bool = False,
+) -> Policy: ...
+def build_store(
+    manifest_path: _Path,
+    agent: str,
+    out_path: _Path,
+    *,
+    dialect: str = "rfc9309",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
+    data_txt: bool = False,
+    max_bytes: int = 512000,
+    max_line_len: int = 16663,
+    max_rules: int = 100000,
+    max_states: int = 200000,
+    max_table_bytes: int = 268435456,
+    max_automata: int = 1024,
+    compile_timeout: float = 30.0,
+    records_close_groups: bool = False,
+    on_failure: str = "disallow",
+    base: Optional[_Path] = None,
+    max_store_bytes: int = 4294967295,
+) -> StoreReport: ...
+def token_from_header(header: str) -> Optional[str]: ...

@@ -1,0 +1,149 @@
+//! Python values in and out: URLs and bodies as `str` or `bytes`, engine
+//! errors as exceptions, robots 2.0 timing as the `robocc` named tuples.
+
+use crate::LoadError;
+use pyo3::exceptions::{PyOSError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use robocc_engine::{RequestRate, TimeWindow};
+use std::path::Path;
+
+/// Calls `f` with the bytes of a URL given as `str` (UTF-8) or `bytes`,
+/// without copying where the interpreter allows it.
+#[inline]
+pub fn with_url<R>(url: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    if let Ok(s) = url.cast::<PyString>() {
+        // The stable ABI of CPython 3.9 has no way to borrow a str's UTF-8:
+        // encode it once into a bytes object and read that.
+        let utf8 = s.encode_utf8()?;
+        Ok(f(utf8.as_bytes()))
+    } else if let Ok(b) = url.cast::<PyBytes>() {
+        Ok(f(b.as_bytes()))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "a URL must be str or bytes, not {}",
+            url.get_type().name()?
+        )))
+    }
+}
+
+/// A URL kept for a batch check run without the GIL.
+pub enum Url {
+    Str(PyBackedStr),
+    Bytes(PyBackedBytes),
+}
+
+impl Url {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Url::Str(s) => s.as_bytes(),
+            Url::Bytes(b) => b,
+        }
+    }
+}
+
+/// Reads every URL of an iterable (a list, a tuple, a generator…) of `str`
+/// or `bytes`. A lone `str` or `bytes` is refused: iterating it would check
+/// its characters one by one.
+pub fn urls(urls: &Bound<'_, PyAny>) -> PyResult<Vec<Url>> {
+    if urls.is_instance_of::<PyString>() || urls.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "allowed_many takes an iterable of URLs, not one URL: wrap it in a list",
+        ));
+    }
+    let mut out = Vec::with_capacity(urls.len().unwrap_or(0));
+    for item in urls.try_iter()? {
+        let item = item?;
+        out.push(if let Ok(s) = item.cast::<PyString>() {
+            Url::Str(PyBackedStr::try_from(s.clone())?)
+        } else if let Ok(b) = item.cast::<PyBytes>() {
+            Url::Bytes(PyBackedBytes::from(b.clone()))
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "a URL must be str or bytes, not {}",
+                item.get_type().name()?
+            )));
+        });
+    }
+    Ok(out)
+}
+
+/// robots.txt contents given as `bytes`, `bytearray` or `str` (encoded as
+/// UTF-8).
+pub fn body(robots: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = robots.cast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else if let Ok(s) = robots.cast::<PyString>() {
+        Ok(s.to_cow()?.as_bytes().to_vec())
+    } else if let Ok(b) = robots.cast::<PyByteArray>() {
+        Ok(b.to_vec())
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "robots.txt contents must be bytes, bytearray or str, not {}",
+            robots.get_type().name()?
+        )))
+    }
+}
+
+/// A load error as the `robocc.LoadError` exception, with the Rust message.
+pub fn load_error(e: robocc_engine::LoadError) -> PyErr {
+    LoadError::new_err(e.to_string())
+}
+
+/// Raises the usual `OSError` subclass (`FileNotFoundError`,
+/// `PermissionError`, `IsADirectoryError`…), naming the file, when `path`
+/// cannot be opened as a file: the engine's own I/O errors carry only a
+/// message.
+pub fn check_readable(path: &Path) -> PyResult<()> {
+    let opened = std::fs::File::open(path).and_then(|f| f.metadata());
+    let error = match opened {
+        Ok(meta) if meta.is_dir() => std::io::Error::from_raw_os_error(EISDIR),
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    let errno = error.raw_os_error().unwrap_or(0);
+    let text = error.to_string();
+    let suffix = format!(" (os error {errno})");
+    let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+    // OSError(errno, strerror, filename) picks the subclass from errno.
+    Err(PyOSError::new_err((
+        errno,
+        text,
+        path.display().to_string(),
+    )))
+}
+
+/// "Is a directory" (the same number on Linux, macOS and the BSDs).
+const EISDIR: i32 = 21;
+
+static REQUEST_RATE: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
+static VISIT_TIME: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
+static TIME: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
+
+fn minute_of_day<'py>(py: Python<'py>, minute: u16) -> PyResult<Bound<'py, PyAny>> {
+    TIME.import(py, "datetime", "time")?
+        .call1((minute / 60, minute % 60))
+}
+
+/// A `robocc.RequestRate(requests, seconds, start_time, end_time)`.
+pub fn request_rate<'py>(py: Python<'py>, r: &RequestRate) -> PyResult<Bound<'py, PyAny>> {
+    let (start, end) = match r.window {
+        Some(w) => (
+            Some(minute_of_day(py, w.start)?),
+            Some(minute_of_day(py, w.end)?),
+        ),
+        None => (None, None),
+    };
+    REQUEST_RATE
+        .import(py, "robocc._types", "RequestRate")?
+        .call1((r.rate.documents, r.rate.seconds, start, end))
+}
+
+/// A `robocc.VisitTime(start_time, end_time)`.
+pub fn visit_time<'py>(py: Python<'py>, w: &TimeWindow) -> PyResult<Bound<'py, PyAny>> {
+    VISIT_TIME
+        .import(py, "robocc._types", "VisitTime")?
+        .call1((minute_of_day(py, w.start)?, minute_of_day(py, w.end)?))
+}

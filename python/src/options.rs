@@ -1,0 +1,90 @@
+//! The compile options of `robocc.compile` and `robocc.build_store`: the
+//! keyword arguments mirror the command line's flags (`--url-mode rfc` is
+//! `url_mode="rfc"`), with the same defaults.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use robocc_compiler::parse::{lines::MAX_LINE_LEN, DEFAULT_MAX_BYTES, DEFAULT_MAX_RULES_PER_GROUP};
+use robocc_compiler::{Budget, CompileOptions, Dialect, ParseOptions, UrlMode};
+use std::time::Duration;
+
+/// Keyword arguments as received; see [`Options::compile_options`].
+pub struct Options<'a> {
+    pub dialect: &'a str,
+    pub url_mode: &'a str,
+    pub robots_txt: &'a str,
+    pub data_txt: bool,
+    pub max_bytes: usize,
+    pub max_line_len: usize,
+    pub max_rules: usize,
+    pub max_states: usize,
+    pub max_table_bytes: usize,
+    pub max_automata: usize,
+    pub compile_timeout: f64,
+    pub records_close_groups: bool,
+}
+
+/// The defaults, shared by the signatures of both functions.
+pub const DEFAULT_MAX_BYTES_ARG: usize = DEFAULT_MAX_BYTES;
+pub const DEFAULT_MAX_LINE_LEN_ARG: usize = MAX_LINE_LEN;
+pub const DEFAULT_MAX_RULES_ARG: usize = DEFAULT_MAX_RULES_PER_GROUP;
+
+impl Options<'_> {
+    /// Validates the arguments; a bad one is a `ValueError` naming it and
+    /// its valid values.
+    pub fn compile_options(&self) -> PyResult<CompileOptions> {
+        let dialect: Dialect = self
+            .dialect
+            .parse()
+            .map_err(|e| PyValueError::new_err(format!("dialect={:?}: {e}", self.dialect)))?;
+        // As on the command line: draft1996 and robots2 always decode URLs
+        // as the draft says; url_mode chooses between rfc9309's readings.
+        let url_mode = match self.url_mode.to_ascii_lowercase().as_str() {
+            "google" => UrlMode::Google,
+            "rfc" => UrlMode::Rfc,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "url_mode={:?}: expected \"google\" or \"rfc\"",
+                    self.url_mode
+                )))
+            }
+        };
+        let robots_txt_allowed = match self.robots_txt.to_ascii_lowercase().as_str() {
+            "allow" => true,
+            "rules" => false,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "robots_txt={:?}: expected \"allow\" (/robots.txt always allowed) or \
+                     \"rules\" (judged like any URL)",
+                    self.robots_txt
+                )))
+            }
+        };
+        let time = Duration::try_from_secs_f64(self.compile_timeout).map_err(|_| {
+            PyValueError::new_err(format!(
+                "compile_timeout={}: expected a number of seconds, 0 or more",
+                self.compile_timeout
+            ))
+        })?;
+        Ok(CompileOptions {
+            dialect,
+            url_mode,
+            robots_txt_allowed,
+            data_txt: self.data_txt,
+            parse: ParseOptions {
+                max_bytes: self.max_bytes,
+                records_close_groups: self.records_close_groups,
+                max_line_len: self.max_line_len,
+                max_rules_per_group: self.max_rules,
+                ..ParseOptions::default()
+            },
+            budget: Budget {
+                max_states: self.max_states,
+                total_bytes: self.max_table_bytes,
+                max_automata: self.max_automata,
+                time,
+                ..Budget::default()
+            },
+        })
+    }
+}

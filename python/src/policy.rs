@@ -1,0 +1,405 @@
+//! `robocc.Policy`, `robocc.Verdict`, `robocc.Diagnostic` and
+//! `robocc.compile`.
+
+use crate::convert::{self, with_url};
+use crate::options::{
+    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+};
+use crate::CompileError;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString, PyTuple};
+use robocc_compiler::Budget;
+use robocc_engine::PolicyFile;
+use std::path::PathBuf;
+
+/// A compiled robots.txt policy for one agent.
+///
+/// Made by :func:`robocc.compile`, :meth:`Policy.from_bytes` or
+/// :meth:`Policy.open` (memory-mapped). Immutable and safe to share between
+/// threads; checks never allocate in the engine.
+///
+/// >>> policy = robocc.compile(b"User-agent: *\nDisallow: /private\n", "ExampleBot")
+/// >>> policy.allowed("https://example.com/private/x")
+/// False
+#[pyclass(frozen, module = "robocc")]
+pub struct Policy {
+    file: PolicyFile,
+    /// What the compiler reported, when this object was compiled here
+    /// (artifacts do not keep diagnostics).
+    diagnostics: Vec<robocc_compiler::Diagnostic>,
+}
+
+impl Policy {
+    pub fn from_file(file: PolicyFile) -> Policy {
+        Policy {
+            file,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn view(&self) -> robocc_engine::Policy<'_> {
+        self.file.policy()
+    }
+
+    /// The usage channel called `name`.
+    fn channel(&self, name: &str) -> PyResult<usize> {
+        let policy = self.view();
+        policy
+            .channels()
+            .position(|c| c.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                let known: Vec<&str> = policy.channels().collect();
+                PyValueError::new_err(format!(
+                    "unknown usage {name:?}: this policy ({} dialect) has the usages {}",
+                    policy.header().dialect,
+                    known.join(", ")
+                ))
+            })
+    }
+}
+
+/// The verdict of one policy on a URL, with the deciding rule.
+pub fn verdict(policy: robocc_engine::Policy<'_>, v: robocc_engine::Verdict) -> Verdict {
+    let rule = v.rule.and_then(|id| policy.rule(id));
+    Verdict {
+        allowed: v.allowed,
+        rule: v.rule,
+        rule_line: rule.map(|r| r.line).filter(|&l| l > 0),
+        pattern: rule.map(|r| r.pattern_text().into_owned()),
+        origin: rule.map(|r| r.origin.name()),
+    }
+}
+
+#[pymethods]
+impl Policy {
+    /// Reads a policy from artifact bytes (as written by
+    /// :meth:`to_bytes` or ``robocc compile``), copying them.
+    ///
+    /// Raises :class:`robocc.LoadError` for bytes that are not a valid
+    /// policy of this format version.
+    #[staticmethod]
+    fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Policy> {
+        let bytes = convert::body(data)?;
+        PolicyFile::from_slice(&bytes)
+            .map(Policy::from_file)
+            .map_err(convert::load_error)
+    }
+
+    /// Memory-maps and validates the policy file at ``path``.
+    ///
+    /// Raises ``OSError`` when the file cannot be opened and
+    /// :class:`robocc.LoadError` when it is not a valid policy.
+    #[staticmethod]
+    fn open(path: PathBuf) -> PyResult<Policy> {
+        convert::check_readable(&path)?;
+        PolicyFile::open(&path)
+            .map(Policy::from_file)
+            .map_err(convert::load_error)
+    }
+
+    /// The artifact bytes (what :meth:`from_bytes` and ``robocc check
+    /// --policy`` read).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.file.as_bytes())
+    }
+
+    /// Whether ``url`` (absolute, or a path; ``str`` or ``bytes``) may be
+    /// crawled.
+    fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let policy = self.view();
+        with_url(url, |u| policy.check(u).allowed)
+    }
+
+    /// The :class:`Verdict` for ``url``, naming the deciding rule.
+    fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+        let policy = self.view();
+        with_url(url, |u| verdict(policy, policy.check(u)))
+    }
+
+    /// ``[policy.allowed(u) for u in urls]`` in one call: the URLs are read
+    /// first, then checked in Rust with the GIL released.
+    fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let urls = convert::urls(urls)?;
+        let file = &self.file;
+        Ok(py.detach(|| {
+            let policy = file.policy();
+            urls.iter()
+                .map(|u| policy.check(u.as_bytes()).allowed)
+                .collect()
+        }))
+    }
+
+    /// Whether ``url`` may be used for ``usage`` (one of :attr:`usages`,
+    /// e.g. ``"crawl"``; ACAP policies add others such as ``"index"``).
+    ///
+    /// Raises ``ValueError`` for a usage the policy does not have.
+    fn usage(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<bool> {
+        let channel = self.channel(usage)?;
+        let policy = self.view();
+        with_url(url, |u| {
+            policy.check_channel(u, channel).is_some_and(|v| v.allowed)
+        })
+    }
+
+    /// The usages this policy answers for, in order (``("crawl",)`` for
+    /// every dialect implemented today).
+    #[getter]
+    fn usages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.view().channels().collect::<Vec<_>>())
+    }
+
+    /// The product token the policy was compiled for.
+    #[getter]
+    fn agent(&self) -> &str {
+        self.view().header().agent
+    }
+
+    /// The dialect it was compiled with (``"rfc9309"``, ``"draft1996"``,
+    /// ``"robots2"``).
+    #[getter]
+    fn dialect(&self) -> &'static str {
+        self.view().header().dialect.name()
+    }
+
+    /// How URLs are encoded before matching (``"google"``, ``"rfc"`` or
+    /// ``"decode"``).
+    #[getter]
+    fn url_mode(&self) -> &'static str {
+        self.view().header().url_mode.name()
+    }
+
+    /// The agent's Crawl-delay in seconds (the first valid one), or ``None``.
+    #[getter]
+    fn crawl_delay(&self) -> Option<f64> {
+        self.view()
+            .meta()
+            .crawl_delay_ms()
+            .map(|ms| ms as f64 / 1000.0)
+    }
+
+    /// Sitemap URLs of the file, in file order.
+    #[getter]
+    fn sitemaps(&self) -> Vec<&str> {
+        self.view().meta().sitemaps().collect()
+    }
+
+    /// Host records of the file (Yandex's preferred host), in file order.
+    #[getter]
+    fn hosts(&self) -> Vec<&str> {
+        self.view().meta().hosts().collect()
+    }
+
+    /// The agent's first valid Request-rate as a :class:`RequestRate`, or
+    /// ``None``. Read in every dialect (robots 2.0 defines it).
+    #[getter]
+    fn request_rate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.view()
+            .meta()
+            .request_rates()
+            .next()
+            .map(|r| convert::request_rate(py, &r))
+            .transpose()
+    }
+
+    /// Every valid Request-rate of the agent, in file order.
+    #[getter]
+    fn request_rates<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.view()
+            .meta()
+            .request_rates()
+            .map(|r| convert::request_rate(py, &r))
+            .collect()
+    }
+
+    /// The agent's first valid Visit-time as a :class:`VisitTime` (UTC),
+    /// or ``None``.
+    #[getter]
+    fn visit_time<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.view()
+            .meta()
+            .visit_times()
+            .next()
+            .map(|w| convert::visit_time(py, &w))
+            .transpose()
+    }
+
+    /// Every valid Visit-time of the agent, in file order.
+    #[getter]
+    fn visit_times<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.view()
+            .meta()
+            .visit_times()
+            .map(|w| convert::visit_time(py, &w))
+            .collect()
+    }
+
+    /// What the compiler reported (ignored lines, limits reached, …) when
+    /// this policy was compiled by :func:`robocc.compile`; empty for a
+    /// policy read from bytes or a file.
+    #[getter]
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics
+            .iter()
+            .map(|d| Diagnostic {
+                line: d.line,
+                code: d.code.name(),
+                severity: d.severity.name(),
+                message: d.message.clone(),
+            })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self.view();
+        let h = p.header();
+        format!(
+            "<robocc.Policy agent={:?} dialect={} rules={} automata={}>",
+            h.agent,
+            h.dialect,
+            p.rule_count(),
+            h.automata
+        )
+    }
+}
+
+/// The answer for one URL.
+///
+/// ``allowed``: may it be fetched; ``rule``: index of the deciding rule, or
+/// ``None`` when no rule matched (the default applies); ``rule_line``: its
+/// 1-based line in the robots.txt, ``None`` when no rule or an implicit one
+/// decided; ``pattern``: the deciding rule's pattern as matched;
+/// ``origin``: ``"line"``, ``"index-htm"`` (Google's index.htm rule) or
+/// ``"robots-txt"`` (/robots.txt is always allowed).
+#[pyclass(frozen, get_all, eq, module = "robocc")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    pub rule: Option<u32>,
+    pub rule_line: Option<u32>,
+    pub pattern: Option<String>,
+    pub origin: Option<&'static str>,
+}
+
+#[pymethods]
+impl Verdict {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let r = |v: Option<&str>| -> PyResult<String> {
+            match v {
+                Some(s) => Ok(PyString::new(py, s).repr()?.to_cow()?.into_owned()),
+                None => Ok("None".to_string()),
+            }
+        };
+        Ok(format!(
+            "Verdict(allowed={}, rule_line={}, pattern={}, origin={})",
+            if self.allowed { "True" } else { "False" },
+            self.rule_line.map_or("None".to_string(), |l| l.to_string()),
+            r(self.pattern.as_deref())?,
+            r(self.origin)?,
+        ))
+    }
+}
+
+/// A finding of the compiler: ``line`` (1-based; 0 for the whole file),
+/// ``code`` (``"parse-limit"``, ``"typo-key"``, …), ``severity``
+/// (``"info"`` or ``"warning"``) and ``message``.
+#[pyclass(frozen, get_all, module = "robocc")]
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub code: &'static str,
+    pub severity: &'static str,
+    pub message: String,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn __repr__(&self) -> String {
+        format!(
+            "Diagnostic(line={}, code={:?}, severity={:?}, message={:?})",
+            self.line, self.code, self.severity, self.message
+        )
+    }
+
+    fn __str__(&self) -> String {
+        format!(
+            "line {}: {}: {} [{}]",
+            self.line, self.severity, self.message, self.code
+        )
+    }
+}
+
+/// Compiles a robots.txt for the product token ``agent`` into a
+/// :class:`Policy`.
+///
+/// ``robots`` is the file's bytes (or text, encoded as UTF-8). The keyword
+/// arguments are the command line's flags, with its defaults: ``dialect``
+/// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``), ``url_mode``
+/// (``"google"``: match URLs as given; ``"rfc"``: normalise per RFC 9309),
+/// ``robots_txt`` (``"allow"``: /robots.txt always allowed; ``"rules"``),
+/// ``data_txt``, the parse limits ``max_bytes`` (0: none), ``max_line_len``,
+/// ``max_rules`` (per group), ``records_close_groups``, and the automaton
+/// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
+/// ``compile_timeout`` (seconds). A limit that drops input is reported in
+/// :attr:`Policy.diagnostics`.
+///
+/// Raises :class:`robocc.CompileError` (invalid agent token, unsupported
+/// dialect, rules beyond the budget) and ``ValueError`` for a bad option.
+/// The GIL is released while compiling.
+#[pyfunction]
+#[pyo3(signature = (
+    robots, agent, *,
+    dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
+    max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
+    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Budget::default().max_states,
+    max_table_bytes = Budget::default().total_bytes,
+    max_automata = Budget::default().max_automata,
+    compile_timeout = Budget::default().time.as_secs_f64(),
+    records_close_groups = false,
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn compile(
+    py: Python<'_>,
+    robots: &Bound<'_, PyAny>,
+    agent: &str,
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+    data_txt: bool,
+    max_bytes: usize,
+    max_line_len: usize,
+    max_rules: usize,
+    max_states: usize,
+    max_table_bytes: usize,
+    max_automata: usize,
+    compile_timeout: f64,
+    records_close_groups: bool,
+) -> PyResult<Policy> {
+    let options = Options {
+        dialect,
+        url_mode,
+        robots_txt,
+        data_txt,
+        max_bytes,
+        max_line_len,
+        max_rules,
+        max_states,
+        max_table_bytes,
+        max_automata,
+        compile_timeout,
+        records_close_groups,
+    }
+    .compile_options()?;
+    let body = convert::body(robots)?;
+    let compiled = py
+        .detach(|| robocc_compiler::compile(&body, agent, &options))
+        .map_err(|e| CompileError::new_err(e.to_string()))?;
+    let file = PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| {
+        // The compiler's own output failing validation is a robocc bug.
+        CompileError::new_err(format!("the compiled artifact was refused: {e}"))
+    })?;
+    Ok(Policy {
+        file,
+        diagnostics: compiled.diagnostics,
+    })
+}

@@ -1,0 +1,346 @@
+//! `robocc.Store`, `robocc.StoreReport` and `robocc.build_store`.
+
+use crate::convert::{self, with_url};
+use crate::options::{
+    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+};
+use crate::policy::{verdict, Policy, Verdict};
+use crate::StoreBuildError;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use robocc_compiler::store::{
+    build_store as build, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure,
+    StoreOptions,
+};
+use robocc_compiler::Budget;
+use robocc_engine::PolicyFile;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The policies of many hosts in one memory-mapped file (built by
+/// :func:`robocc.build_store` or ``robocc store build``).
+///
+/// Opening costs the same whatever the number of hosts; each host's policy
+/// is validated the first time a URL of that host is checked.
+#[pyclass(frozen, module = "robocc")]
+pub struct Store {
+    store: robocc_engine::Store,
+}
+
+#[pymethods]
+impl Store {
+    /// Memory-maps the store at ``path`` and checks its header.
+    ///
+    /// Raises ``OSError`` when the file cannot be opened and
+    /// :class:`robocc.LoadError` when it is not a valid store.
+    #[staticmethod]
+    fn open(path: PathBuf) -> PyResult<Store> {
+        convert::check_readable(&path)?;
+        robocc_engine::Store::open(&path)
+            .map(|store| Store { store })
+            .map_err(convert::load_error)
+    }
+
+    /// Reads a store from bytes, copying them.
+    #[staticmethod]
+    fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Store> {
+        let bytes = convert::body(data)?;
+        robocc_engine::Store::from_slice(&bytes)
+            .map(|store| Store { store })
+            .map_err(convert::load_error)
+    }
+
+    /// Whether ``url`` (absolute, with a host) may be crawled by its host's
+    /// policy; ``None`` when the host is not in the store (the caller
+    /// decides: fetch its robots.txt, or skip).
+    ///
+    /// Raises :class:`robocc.LoadError` when the host's policy is corrupted.
+    fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
+        with_url(url, |u| self.store.check(u))?
+            .map(|v| v.map(|v| v.allowed))
+            .map_err(convert::load_error)
+    }
+
+    /// The :class:`Verdict` for ``url`` by its host's policy, or ``None``
+    /// when the host is not in the store.
+    fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
+        with_url(url, |u| {
+            self.store
+                .policy_for(u)
+                .map(|p| p.map(|p| verdict(p, p.check(u))))
+        })?
+        .map_err(convert::load_error)
+    }
+
+    /// ``[store.allowed(u) for u in urls]`` in one call, with the GIL
+    /// released while checking.
+    fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<Option<bool>>> {
+        let urls = convert::urls(urls)?;
+        let store = &self.store;
+        py.detach(|| {
+            urls.iter()
+                .map(|u| store.check(u.as_bytes()).map(|v| v.map(|v| v.allowed)))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(convert::load_error)
+    }
+
+    /// The :class:`Policy` of ``url``'s host (a copy of its bytes), or
+    /// ``None`` when the host is not in the store: its crawl delay,
+    /// sitemaps, rules.
+    fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
+        let host = with_url(url, |u| self.store.host(u))?.map_err(convert::load_error)?;
+        let Some(host) = host else {
+            return Ok(None);
+        };
+        // A store's policy is a view into the store's mapping; the Python
+        // object owns a copy of its bytes instead of borrowing `self`.
+        let bytes = self
+            .store
+            .policy_artifact(host.policy as usize)
+            .map_err(convert::load_error)?;
+        PolicyFile::from_slice(bytes)
+            .map(|f| Some(Policy::from_file(f)))
+            .map_err(convert::load_error)
+    }
+
+    /// The product token every policy was compiled for.
+    #[getter]
+    fn agent(&self) -> &str {
+        self.store.agent()
+    }
+
+    /// The dialect every policy was compiled with.
+    #[getter]
+    fn dialect(&self) -> &'static str {
+        self.store.dialect().name()
+    }
+
+    /// Number of hosts.
+    #[getter]
+    fn host_count(&self) -> usize {
+        self.store.host_count()
+    }
+
+    /// Number of distinct policies.
+    #[getter]
+    fn policy_count(&self) -> usize {
+        self.store.policy_count()
+    }
+
+    fn __len__(&self) -> usize {
+        self.store.host_count()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<robocc.Store agent={:?} hosts={} policies={}>",
+            self.store.agent(),
+            self.store.host_count(),
+            self.store.policy_count()
+        )
+    }
+}
+
+/// What :func:`robocc.build_store` did.
+///
+/// ``hosts``, ``unique_policies``, ``compiled`` (distinct bodies compiled),
+/// ``reused`` (copied from ``base``), ``bytes`` (store size),
+/// ``by_source`` (hosts per source: ``fetched``, ``unavailable`` (allow
+/// all), ``unreachable`` (disallow all), ``redirected``, ``failed``),
+/// ``split`` and ``failures`` (``(host, note)`` pairs), ``duplicates``
+/// (hosts given more than once; the last one wins).
+#[pyclass(frozen, get_all, module = "robocc")]
+pub struct StoreReport {
+    pub hosts: usize,
+    pub unique_policies: usize,
+    pub compiled: usize,
+    pub reused: usize,
+    pub bytes: usize,
+    pub by_source: BTreeMap<&'static str, usize>,
+    pub split: Vec<(String, String)>,
+    pub failures: Vec<(String, String)>,
+    pub duplicates: Vec<String>,
+}
+
+#[pymethods]
+impl StoreReport {
+    fn __repr__(&self) -> String {
+        format!(
+            "StoreReport(hosts={}, unique_policies={}, compiled={}, reused={}, bytes={}, \
+             failures={})",
+            self.hosts,
+            self.unique_policies,
+            self.compiled,
+            self.reused,
+            self.bytes,
+            self.failures.len()
+        )
+    }
+}
+
+fn build_error(e: impl std::fmt::Display) -> PyErr {
+    StoreBuildError::new_err(e.to_string())
+}
+
+/// Writes through a temporary file in the same directory and a rename, so a
+/// reader that has the old store mapped keeps a consistent view. Only a
+/// regular file (or nothing) at `path` is replaced.
+fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            return Err(build_error(format!(
+                "{}: not written: it exists and is not a regular file",
+                path.display()
+            )));
+        }
+    }
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(path.file_name().unwrap_or_else(|| "store".as_ref()));
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let fail = |e: std::io::Error| build_error(format!("cannot write {}: {e}", path.display()));
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
+/// Builds a store for ``agent`` from ``manifest_path`` and writes it to
+/// ``out_path``; returns a :class:`StoreReport`.
+///
+/// ``manifest_path`` is a JSONL manifest (one object per host: ``host``,
+/// ``status``, ``body_path`` relative to the manifest or ``body``, optional
+/// ``location`` and ``fetched_at``) or a directory of ``<host>.txt`` files,
+/// as for ``robocc store build``. Statuses follow RFC 9309 §2.3.1. The
+/// compile options are those of :func:`robocc.compile`; ``on_failure``
+/// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
+/// get; ``base`` is a previous store whose unchanged policies are copied;
+/// ``max_store_bytes`` refuses a larger store. The GIL is released while
+/// building.
+///
+/// Raises :class:`robocc.StoreBuildError` (unreadable or invalid input, a
+/// store over the limit, an invalid agent token) and ``ValueError`` for a
+/// bad option.
+#[pyfunction]
+#[pyo3(signature = (
+    manifest_path, agent, out_path, *,
+    dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
+    max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
+    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Budget::default().max_states,
+    max_table_bytes = Budget::default().total_bytes,
+    max_automata = Budget::default().max_automata,
+    compile_timeout = Budget::default().time.as_secs_f64(),
+    records_close_groups = false,
+    on_failure = "disallow", base = None, max_store_bytes = u32::MAX as usize,
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn build_store(
+    py: Python<'_>,
+    manifest_path: PathBuf,
+    agent: &str,
+    out_path: PathBuf,
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+    data_txt: bool,
+    max_bytes: usize,
+    max_line_len: usize,
+    max_rules: usize,
+    max_states: usize,
+    max_table_bytes: usize,
+    max_automata: usize,
+    compile_timeout: f64,
+    records_close_groups: bool,
+    on_failure: &str,
+    base: Option<PathBuf>,
+    max_store_bytes: usize,
+) -> PyResult<StoreReport> {
+    let options = Options {
+        dialect,
+        url_mode,
+        robots_txt,
+        data_txt,
+        max_bytes,
+        max_line_len,
+        max_rules,
+        max_states,
+        max_table_bytes,
+        max_automata,
+        compile_timeout,
+        records_close_groups,
+    }
+    .compile_options()?;
+    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
+        "disallow" => OnFailure::Disallow,
+        "allow" => OnFailure::Allow,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
+            )))
+        }
+    };
+    let base = match base {
+        Some(p) => {
+            convert::check_readable(&p)?;
+            Some(robocc_engine::Store::open(&p).map_err(convert::load_error)?)
+        }
+        None => None,
+    };
+    if manifest_path.is_dir() {
+        std::fs::read_dir(&manifest_path)?;
+    } else {
+        convert::check_readable(&manifest_path)?;
+    }
+    let (bytes, report) = py.detach(|| {
+        let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
+            if manifest_path.is_dir() {
+                Box::new(
+                    inputs_from_dir(&manifest_path)
+                        .map_err(build_error)?
+                        .into_iter()
+                        .map(Ok),
+                )
+            } else {
+                Box::new(manifest_inputs(&manifest_path).map_err(build_error)?)
+            };
+        let store_options = StoreOptions {
+            on_failure,
+            base: base.as_ref(),
+            progress: None,
+        };
+        build(inputs, agent, &options, &store_options).map_err(build_error)
+    })?;
+    if bytes.len() > max_store_bytes {
+        return Err(build_error(format!(
+            "{}: not written: the store would be {} bytes, over max_store_bytes={}",
+            out_path.display(),
+            bytes.len(),
+            max_store_bytes
+        )));
+    }
+    write_replacing(&out_path, &bytes)?;
+    let c = report.by_source;
+    Ok(StoreReport {
+        hosts: report.hosts,
+        unique_policies: report.unique_policies,
+        compiled: report.compiled,
+        reused: report.reused,
+        bytes: report.bytes,
+        by_source: BTreeMap::from([
+            ("fetched", c.fetched),
+            ("unavailable", c.unavailable),
+            ("unreachable", c.unreachable),
+            ("redirected", c.redirected),
+            ("failed", c.failed),
+        ]),
+        split: notes(report.split),
+        failures: notes(report.failures),
+        duplicates: report.duplicates,
+    })
+}
+
+fn notes(notes: Vec<robocc_compiler::store::HostNote>) -> Vec<(String, String)> {
+    notes.into_iter().map(|n| (n.host, n.note)).collect()
+}

@@ -1,0 +1,262 @@
+"""The Python API: every function and property, its types and its errors.
+Expected answers are worked out by hand from RFC 9309 (and the robots 2.0
+text for timing records), not taken from robocc."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+
+import pytest
+
+import robocc
+
+ROBOTS = b"""\
+User-agent: ExampleBot
+Disallow: /private
+Allow: /private/public
+Disallow: /*.pdf$
+Crawl-delay: 2.5
+Request-rate: 1/10s 0600-0845
+Request-rate: 5/1m
+Visit-time: 0100-0200
+
+User-agent: *
+Disallow: /
+
+Sitemap: https://example.com/sitemap.xml
+Sitemap: https://example.com/news.xml
+Host: www.example.com
+"""
+
+
+@pytest.fixture(scope="module")
+def policy() -> robocc.Policy:
+    return robocc.compile(ROBOTS, "ExampleBot")
+
+
+def test_allowed_follows_longest_match(policy):
+    assert policy.allowed("https://example.com/") is True
+    assert policy.allowed("https://example.com/private") is False
+    assert policy.allowed("https://example.com/private/x") is False
+    assert policy.allowed("https://example.com/private/public/x") is True
+    assert policy.allowed("https://example.com/doc.pdf") is False
+    assert policy.allowed("https://example.com/doc.pdf?x=1") is True  # $ ends the pattern
+    assert policy.allowed("/private") is False  # a path works too
+    assert policy.allowed(b"https://example.com/private") is False  # and bytes
+
+
+def test_other_agents_get_the_star_group():
+    other = robocc.compile(ROBOTS, "OtherBot")
+    assert other.allowed("https://example.com/") is False
+    assert other.allowed("https://example.com/robots.txt") is True  # RFC 9309 §2.2.2
+    rules = robocc.compile(ROBOTS, "OtherBot", robots_txt="rules")
+    assert rules.allowed("https://example.com/robots.txt") is False
+
+
+def test_agent_is_case_insensitive():
+    assert not robocc.compile(ROBOTS, "examplebot").allowed("/private")
+
+
+def test_check_names_the_rule(policy):
+    v = policy.check("https://example.com/private/public/page")
+    assert v.allowed is True
+    assert v.rule_line == 3
+    assert v.pattern == "/private/public"
+    assert v.origin == "line"
+    assert isinstance(v.rule, int)
+    v = policy.check("https://example.com/doc.pdf")
+    assert (v.allowed, v.rule_line, v.pattern) == (False, 4, "/*.pdf$")
+    none = policy.check("https://example.com/open")
+    assert (none.allowed, none.rule, none.rule_line, none.pattern, none.origin) == (True, None, None, None, None)
+    implicit = robocc.compile(ROBOTS, "OtherBot").check("/robots.txt")
+    assert implicit.allowed and implicit.origin == "robots-txt" and implicit.rule_line is None
+    assert "allowed=True" in repr(v) or "allowed=False" in repr(v)
+    assert policy.check("/open") == policy.check("/open")
+
+
+def test_allowed_many_matches_allowed(policy):
+    urls = ["https://example.com/private", "/private/public", b"/a.pdf", "/", "/x.pdf?q"]
+    expected = [False, True, False, True, True]
+    assert policy.allowed_many(urls) == expected
+    assert policy.allowed_many(tuple(urls)) == expected
+    assert policy.allowed_many(u for u in urls) == expected
+    assert policy.allowed_many([]) == []
+    assert [policy.allowed(u) for u in urls] == expected
+
+
+def test_allowed_many_refuses_one_url_and_non_urls(policy):
+    with pytest.raises(TypeError, match="iterable of URLs"):
+        policy.allowed_many("https://example.com/")
+    with pytest.raises(TypeError, match="str or bytes"):
+        policy.allowed_many(["/a", 3])
+    with pytest.raises(TypeError, match="str or bytes"):
+        policy.allowed(None)
+
+
+def test_allowed_many_releases_the_gil():
+    # While one thread is inside allowed_many, another can run Python code:
+    # with the GIL held for the whole call it could not run at all.
+    p = robocc.compile(b"User-agent: *\nDisallow: /*.php$\nAllow: /a\n", "Bot")
+    urls = [f"https://example.com/a/{i}/" + "segment/" * 12 + "page.php" for i in range(300_000)]
+    started = threading.Event()
+    done = threading.Event()
+    result = []
+
+    def work():
+        started.set()
+        result.append(p.allowed_many(urls))
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    spins = 0
+    while not done.is_set():
+        spins += 1
+        time.sleep(0)
+    t.join()
+    assert result[0] == [False] * len(urls)
+    assert spins > 20, spins
+
+
+def test_metadata(policy):
+    assert policy.crawl_delay == 2.5
+    assert policy.sitemaps == ["https://example.com/sitemap.xml", "https://example.com/news.xml"]
+    assert policy.hosts == ["www.example.com"]
+    rate = policy.request_rate
+    assert isinstance(rate, robocc.RequestRate)
+    assert rate == (1, 10, datetime.time(6, 0), datetime.time(8, 45))
+    assert policy.request_rates == [rate, robocc.RequestRate(5, 60, None, None)]
+    assert policy.visit_time == robocc.VisitTime(datetime.time(1, 0), datetime.time(2, 0))
+    assert policy.visit_times == [policy.visit_time]
+    assert policy.agent == "ExampleBot"
+    assert policy.dialect == "rfc9309"
+    assert policy.url_mode == "google"
+    assert "ExampleBot" in repr(policy)
+
+
+def test_metadata_absent():
+    p = robocc.compile(b"User-agent: *\nDisallow: /x\n", "Bot")
+    assert p.crawl_delay is None and p.request_rate is None and p.visit_time is None
+    assert p.sitemaps == [] and p.hosts == [] and p.request_rates == [] and p.visit_times == []
+
+
+def test_usage_channels(policy):
+    assert policy.usages == ("crawl",)
+    assert policy.usage("/private", "crawl") is False
+    assert policy.usage("/", "crawl") is True
+    with pytest.raises(ValueError, match="unknown usage \"index\""):
+        policy.usage("/", "index")
+
+
+def test_bytes_round_trip_and_mmap(policy, tmp_path):
+    data = policy.to_bytes()
+    assert isinstance(data, bytes) and data[:6] == b"ROBOCC"
+    again = robocc.Policy.from_bytes(data)
+    assert again.to_bytes() == data
+    assert again.allowed("/private") is False
+    assert robocc.Policy.from_bytes(bytearray(data)).allowed("/private/public")
+    path = tmp_path / "site.policy"
+    path.write_bytes(data)
+    mapped = robocc.Policy.open(path)  # os.PathLike
+    assert mapped.allowed("/private") is False
+    assert robocc.Policy.open(str(path)).check("/doc.pdf").rule_line == 4
+    assert mapped.diagnostics == []  # artifacts do not keep them
+
+
+def test_body_as_text_and_bytes_agree():
+    text = ROBOTS.decode()
+    assert robocc.compile(text, "ExampleBot").to_bytes() == robocc.compile(ROBOTS, "ExampleBot").to_bytes()
+
+
+def test_compile_errors_carry_the_rust_message():
+    with pytest.raises(robocc.CompileError, match="invalid agent product token") as e:
+        robocc.compile(ROBOTS, "Googlebot/2.1")
+    assert isinstance(e.value, robocc.RoboccError)
+    with pytest.raises(robocc.CompileError, match="empty"):
+        robocc.compile(ROBOTS, "")
+    with pytest.raises(robocc.CompileError, match="not implemented"):
+        robocc.compile(ROBOTS, "Bot", dialect="acap")
+    with pytest.raises(robocc.CompileError, match="budget"):
+        robocc.compile(b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300)), "Bot", max_states=10, max_automata=1)
+
+
+def test_bad_options_are_value_errors():
+    with pytest.raises(ValueError, match="dialect"):
+        robocc.compile(ROBOTS, "Bot", dialect="rfc")
+    with pytest.raises(ValueError, match="url_mode"):
+        robocc.compile(ROBOTS, "Bot", url_mode="decode")
+    with pytest.raises(ValueError, match="robots_txt"):
+        robocc.compile(ROBOTS, "Bot", robots_txt="yes")
+    with pytest.raises(ValueError, match="compile_timeout"):
+        robocc.compile(ROBOTS, "Bot", compile_timeout=-1)
+    with pytest.raises(ValueError, match="compile_timeout"):
+        robocc.compile(ROBOTS, "Bot", compile_timeout=float("nan"))
+    with pytest.raises(OverflowError):
+        robocc.compile(ROBOTS, "Bot", max_bytes=-1)
+    with pytest.raises(TypeError):
+        robocc.compile(ROBOTS, "Bot", dialect="rfc9309", nonsense=1)
+    with pytest.raises(TypeError, match="bytes, bytearray or str"):
+        robocc.compile(12, "Bot")
+
+
+def test_load_errors():
+    with pytest.raises(robocc.LoadError, match="shorter than the 16-byte header"):
+        robocc.Policy.from_bytes(b"junk")
+    data = bytearray(robocc.compile(ROBOTS, "Bot").to_bytes())
+    data[-1] ^= 0xFF
+    data[len(data) // 2] ^= 0xFF
+    with pytest.raises(robocc.LoadError):
+        robocc.Policy.from_bytes(bytes(data[:-40]))
+    with pytest.raises(FileNotFoundError) as e:
+        robocc.Policy.open("/nonexistent/site.policy")
+    assert e.value.filename == "/nonexistent/site.policy"
+    with pytest.raises(IsADirectoryError):
+        robocc.Policy.open("/")
+
+
+def test_limits_are_reported_as_diagnostics():
+    body = b"User-agent: *\nDisallow: /a\n" + b"Disallow: /b\n" * 100
+    p = robocc.compile(body, "Bot", max_bytes=27)
+    codes = [d.code for d in p.diagnostics]
+    assert "parse-limit" in codes
+    d = p.diagnostics[codes.index("parse-limit")]
+    assert d.severity == "warning" and isinstance(d.line, int) and d.message
+    assert p.allowed("/b") is True  # the limit did change the answer, and said so
+    assert robocc.compile(body, "Bot").allowed("/b") is False
+
+
+def test_dialects_and_url_modes():
+    draft = robocc.compile(b"User-agent: *\nDisallow: /a\nAllow: /a/b\n", "Bot", dialect="draft1996")
+    assert draft.dialect == "draft1996" and draft.url_mode == "decode"
+    assert draft.allowed("/a/b") is False  # first match, not longest
+    rfc = robocc.compile(b"User-agent: *\nDisallow: /~joe\n", "Bot", url_mode="rfc")
+    assert rfc.url_mode == "rfc"
+    assert rfc.allowed("/%7Ejoe/x") is False  # unreserved escapes decoded (RFC 9309 §2.2.2)
+    google = robocc.compile(b"User-agent: *\nDisallow: /~joe\n", "Bot")
+    assert google.allowed("/%7Ejoe/x") is True
+
+
+def test_hostile_input_is_bounded():
+    big = b"User-agent: *\n" + b"Disallow: /" + b"*a" * 5000 + b"\n"
+    t = time.monotonic()
+    try:
+        p = robocc.compile(big, "Bot", compile_timeout=5)
+        assert isinstance(p.allowed("/" + "a" * 10000), bool)
+    except robocc.CompileError:
+        pass
+    assert time.monotonic() - t < 20
+    p = robocc.compile(bytes(range(256)) * 100, "Bot")
+    assert p.allowed("/") is True
+
+
+def test_token_from_header():
+    assert robocc.token_from_header("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)") == "Googlebot"
+    assert robocc.token_from_header("Scrapy/2.13.0 (+https://scrapy.org)") == "Scrapy"
+    assert robocc.token_from_header("Mozilla/5.0") is None
+
+
+def test_version():
+    assert robocc.__version__.count(".") == 2

@@ -1,0 +1,185 @@
+"""The binding against the robocc command line on real robots.txt files:
+the same bytes, agent and options through `robocc check --format json` and
+through `robocc.compile(...).check()` must give the same verdict and the
+same deciding line for every URL, in several readings; `allowed_many`,
+`Policy.from_bytes`/`open` and a store built by `robocc.build_store` must
+agree with them. Files: corpus/real and a sample of ../shared/corpus/real
+(all of it with ROBOCC_FULL=1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pytest
+
+import robocc
+
+from conftest import CORPUS, SHARED_REAL, named_agents, txt_files, urls_for
+
+FULL = bool(os.environ.get("ROBOCC_FULL"))
+
+# (dialect, url_mode, robots_txt): the readings the CLI offers.
+READINGS = [
+    ("rfc9309", "google", "allow"),
+    ("rfc9309", "rfc", "allow"),
+    ("rfc9309", "google", "rules"),
+    ("draft1996", None, "allow"),
+    ("robots2", None, "allow"),
+]
+
+
+def sample() -> List[Path]:
+    files = txt_files(CORPUS / "real")
+    if SHARED_REAL.is_dir():
+        shared = txt_files(SHARED_REAL)
+        files += shared if FULL else shared[:: max(1, len(shared) // 60)]
+    return files
+
+
+def cli_check(cli: Path, robots: Path, agent: str, reading, urls_file: Path) -> List[Tuple[bool, object]]:
+    dialect, url_mode, robots_txt = reading
+    cmd = [str(cli), "check", "--robots", str(robots), "--agent", agent, "--dialect", dialect,
+           "--robots-txt", robots_txt, "--format", "json", "--urls", str(urls_file),
+           # A time budget is not part of the comparison: a slow (debug)
+           # build on a busy machine must not fail where a fast one passes.
+           "--compile-timeout", "600"]
+    if url_mode:
+        cmd += ["--url-mode", url_mode]
+    out = subprocess.run(cmd, capture_output=True, check=False, timeout=300)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    rows = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    return [(r["verdict"] == "allow", r["rule_line"] or None) for r in rows]
+
+
+@pytest.fixture(scope="module")
+def files() -> List[Path]:
+    found = sample()
+    assert len(found) >= 50, f"only {len(found)} corpus files"
+    return found
+
+
+def test_binding_matches_cli(cli, files, tmp_path):
+    checked = 0
+    for i, path in enumerate(files):
+        body = path.read_bytes()
+        agents = (named_agents(body)[:1] + ["UnlistedBot"]) if not FULL else (named_agents(body)[:2] + ["UnlistedBot"])
+        readings = READINGS if FULL else [READINGS[i % len(READINGS)]]
+        urls = urls_for(body, 300 if FULL else 60, seed=i)
+        urls_file = tmp_path / "urls.txt"
+        urls_file.write_bytes("\n".join(urls).encode() + b"\n")
+        for agent in agents:
+            for reading in readings:
+                dialect, url_mode, robots_txt = reading
+                kwargs = {"dialect": dialect, "robots_txt": robots_txt, "compile_timeout": 600}
+                if url_mode:
+                    kwargs["url_mode"] = url_mode
+                try:
+                    policy = robocc.compile(body, agent, **kwargs)
+                except robocc.CompileError as e:
+                    pytest.fail(f"{path.name} {agent} {reading}: {e}")
+                want = cli_check(cli, path, agent, reading, urls_file)
+                assert len(want) == len(urls), path.name
+                got = [(v.allowed, v.rule_line) for v in map(policy.check, urls)]
+                for url, g, w in zip(urls, got, want):
+                    assert g == w, f"{path.name} agent={agent} {reading} {url!r}: binding {g}, CLI {w}"
+                assert policy.allowed_many(urls) == [a for a, _ in want]
+                again = robocc.Policy.from_bytes(policy.to_bytes())
+                assert again.allowed_many([u.encode() for u in urls]) == [a for a, _ in want]
+                checked += len(urls)
+    assert checked >= 5000, checked
+
+
+def test_store_matches_policies(cli, tmp_path):
+    files = txt_files(CORPUS / "real")[:20]
+    bodies: Dict[str, bytes] = {}
+    site = tmp_path / "bodies"
+    site.mkdir()
+    for n, path in enumerate(files):
+        host = f"host{n}.example.com"
+        bodies[host] = path.read_bytes()
+        (site / f"{host}.txt").write_bytes(bodies[host])
+    manifest = tmp_path / "fetched.jsonl"
+    lines = [json.dumps({"host": h, "status": 200, "body_path": f"bodies/{h}.txt"}) for h in bodies]
+    lines += [
+        json.dumps({"host": "gone.example.com", "status": 404}),
+        json.dumps({"host": "down.example.com", "status": 503}),
+        json.dumps({"host": "moved.example.com", "status": 301, "location": "https://host0.example.com/robots.txt"}),
+    ]
+    manifest.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "hosts.store"
+    report = robocc.build_store(manifest, "Googlebot", out)
+    assert report.hosts == len(bodies) + 3
+    assert report.by_source["fetched"] == len(bodies)
+    assert report.by_source["unavailable"] == 1 and report.by_source["unreachable"] == 1
+    assert report.by_source["redirected"] == 1
+    assert report.bytes == out.stat().st_size
+    store = robocc.Store.open(out)
+    assert len(store) == store.host_count == len(bodies) + 3
+    assert store.agent == "Googlebot" and store.dialect == "rfc9309"
+    for n, (host, body) in enumerate(bodies.items()):
+        policy = robocc.compile(body, "Googlebot")
+        paths = [u.split("://", 1)[1].split(".com", 1)[1].split(":8080", 1)[-1] for u in urls_for(body, 40, seed=n)]
+        # (A generated path that does not start with "/" would change the host.)
+        urls = [(f"https://{host}" if i % 2 else f"http://{host.upper()}") + (p if p.startswith("/") else "/" + p)
+                for i, p in enumerate(paths)]
+        want = policy.allowed_many(urls)
+        assert store.allowed_many(urls) == want, host
+        assert [store.allowed(u) for u in urls] == want
+        assert [store.check(u) for u in urls] == [policy.check(u) for u in urls]
+        assert store.policy_for(urls[0]).to_bytes() == policy.to_bytes()
+    # the CLI reads the same store the same way
+    urls = [f"https://{h}/{p}" for h in list(bodies)[:5] for p in ("", "search", "admin/x", "a?b=c")]
+    urls_file = tmp_path / "store-urls.txt"
+    urls_file.write_text("\n".join(urls) + "\n")
+    res = subprocess.run([str(cli), "check", "--store", str(out), "--format", "json", "--urls", str(urls_file)],
+                         capture_output=True, check=True)
+    assert [json.loads(l)["verdict"] == "allow" for l in res.stdout.decode().splitlines()] == store.allowed_many(urls)
+    assert store.allowed("https://gone.example.com/anything") is True
+    assert store.allowed("https://down.example.com/") is False
+    assert store.allowed("https://moved.example.com/x") == store.allowed("https://host0.example.com/x")
+    assert store.allowed("https://unknown.example.org/") is None
+    assert store.check("https://unknown.example.org/") is None
+    assert store.policy_for("https://unknown.example.org/") is None
+    assert store.allowed("/no/host") is None
+
+
+def test_build_store_from_directory_and_base(tmp_path):
+    files = txt_files(CORPUS / "real")[:6]
+    d = tmp_path / "robots-dir"
+    d.mkdir()
+    for n, path in enumerate(files):
+        (d / f"h{n}.example.com.txt").write_bytes(path.read_bytes())
+    (d / "h9.example.com_8080.txt").write_bytes(b"User-agent: *\nDisallow: /\n")
+    first = robocc.build_store(d, "Googlebot", tmp_path / "a.store")
+    assert first.hosts == 7 and first.reused == 0
+    second = robocc.build_store(d, "Googlebot", tmp_path / "b.store", base=tmp_path / "a.store")
+    assert second.reused == second.compiled + second.reused and second.compiled == 0
+    s = robocc.Store.open(tmp_path / "b.store")
+    assert s.allowed("http://h9.example.com:8080/x") is False
+    assert s.allowed("http://h9.example.com/x") is None
+
+
+def test_build_store_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        robocc.build_store(tmp_path / "missing.jsonl", "Googlebot", tmp_path / "x.store")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"host": "a.example.com", "status": 200}\n')
+    with pytest.raises(robocc.StoreBuildError, match="bad.jsonl:1"):
+        robocc.build_store(bad, "Googlebot", tmp_path / "x.store")
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"host": "a.example.com", "status": 404}\n')
+    with pytest.raises(robocc.StoreBuildError, match="invalid agent"):
+        robocc.build_store(ok, "Googlebot/2.1", tmp_path / "x.store")
+    with pytest.raises(robocc.StoreBuildError, match="not a regular file"):
+        robocc.build_store(ok, "Googlebot", tmp_path)
+    with pytest.raises(robocc.StoreBuildError, match="max_store_bytes"):
+        robocc.build_store(ok, "Googlebot", tmp_path / "x.store", max_store_bytes=10)
+    assert not (tmp_path / "x.store").exists()
+    with pytest.raises(ValueError, match="on_failure"):
+        robocc.build_store(ok, "Googlebot", tmp_path / "x.store", on_failure="maybe")
+    with pytest.raises(robocc.LoadError):
+        robocc.Store.from_bytes(robocc.compile(b"", "Bot").to_bytes())

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run):
+#   1. the Rust workspace's tests;
+#   2. the Python package: `pip install ./python` into a fresh virtual
+#      environment (the command a user runs: pip fetches maturin and builds
+#      the extension in release mode), then its pytest suite, which compares
+#      the binding with the robocc CLI built in step 1 and, when Scrapy is
+#      installed, runs a real crawl against a server on 127.0.0.1.
+# Needs a Rust toolchain and Python >= 3.9 with pip and venv. pytest, Scrapy
+# and Protego are taken from the Python that runs this script when it has
+# them (.ci/run installs them); pytest is installed into the environment if
+# not. PYTHON=... chooses the interpreter.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+cargo test --workspace --locked
+
+python=${PYTHON:-python3}
+venv=target/python-test-venv
+rm -rf "$venv"
+"$python" -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./python
+if ! "$venv/bin/python" -c "import pytest" 2>/dev/null; then
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest
+fi
+# The CLI the differential tests compare with: step 1 built it (the test
+# profile, which optimises the compiler).
+if [ ! -x target/debug/robocc ]; then
+  cargo build --locked --profile test -p robocc-compiler --bin robocc
+fi
+# Run from outside the checkout so that `import robocc` is the installed
+# package, not the source folder.
+(cd "$venv" && ROBOCC_BIN="$OLDPWD/target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
+  bin/python -m pytest "$OLDPWD/python/tests" -q -p no:cacheprovider)
