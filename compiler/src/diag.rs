@@ -14,6 +14,20 @@ pub enum Severity {
     Info,
     /// Something in the input was ignored or changed.
     Warning,
+    /// The input is not a robots.txt as written (lint findings only: a
+    /// compile still reads whatever rules a crawler would).
+    Error,
+}
+
+impl Severity {
+    /// `info`, `warning` or `error`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
 }
 
 /// Which finding a diagnostic is: one code per distinct thing the parser or
@@ -51,13 +65,24 @@ pub enum DiagCode {
     /// The rules did not fit one automaton: the policy runs several (the
     /// fallback path).
     SplitPath,
+    /// The body is UTF-16 (with a byte-order mark, or recognised by its zero
+    /// bytes): decoded to UTF-8 before parsing.
+    Utf16,
+    /// The body looks binary (control bytes, invalid UTF-8), not text.
+    NotText,
+    /// The body looks like an HTML page.
+    Html,
+    /// The body is a robocc policy or store, not a robots.txt.
+    RoboccFile,
 }
 
 impl DiagCode {
     /// How much a finding of this kind matters (the same for every instance).
     pub fn severity(self) -> Severity {
         match self {
-            DiagCode::TypoKey | DiagCode::NoGroup | DiagCode::EmptyGroup => Severity::Info,
+            DiagCode::TypoKey | DiagCode::NoGroup | DiagCode::EmptyGroup | DiagCode::SplitPath => {
+                Severity::Info
+            }
             DiagCode::ParseLimit
             | DiagCode::LineTooLong
             | DiagCode::NulByte
@@ -68,8 +93,57 @@ impl DiagCode {
             | DiagCode::RuleBeforeAgent
             | DiagCode::Robots2Version
             | DiagCode::TimingValue
-            | DiagCode::SplitPath => Severity::Warning,
+            | DiagCode::Utf16
+            | DiagCode::NotText
+            | DiagCode::Html
+            | DiagCode::RoboccFile => Severity::Warning,
         }
+    }
+
+    /// Whether a finding of this kind means part of the file was not read
+    /// as written (a limit cut it, a line was lost, the body is not text or
+    /// was decoded), so that a verdict may differ from what its author
+    /// meant. Commands that answer from a robots.txt report these.
+    pub fn can_change_verdict(self) -> bool {
+        match self {
+            DiagCode::ParseLimit
+            | DiagCode::LineTooLong
+            | DiagCode::NulByte
+            | DiagCode::NoSeparator
+            | DiagCode::EmptyKey
+            | DiagCode::RulesPerGroupLimit
+            | DiagCode::RuleBeforeAgent
+            | DiagCode::Utf16
+            | DiagCode::NotText
+            | DiagCode::Html
+            | DiagCode::RoboccFile => true,
+            DiagCode::TypoKey
+            | DiagCode::AfterBlankLine
+            | DiagCode::NoGroup
+            | DiagCode::EmptyGroup
+            | DiagCode::Robots2Version
+            | DiagCode::TimingValue
+            | DiagCode::SplitPath => false,
+        }
+    }
+
+    /// Whether this finding comes from a limit a caller chose (parse limit,
+    /// line length, rules per group): lifting the limit reads what it cut.
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            DiagCode::ParseLimit | DiagCode::LineTooLong | DiagCode::RulesPerGroupLimit
+        )
+    }
+
+    /// Whether this finding says the body as a whole is not a robots.txt
+    /// (binary, HTML, a robocc file): line-level findings after it are
+    /// noise.
+    pub fn is_not_robots_txt(self) -> bool {
+        matches!(
+            self,
+            DiagCode::NotText | DiagCode::Html | DiagCode::RoboccFile
+        )
     }
 
     /// A short, stable identifier (`parse-limit`, `typo-key`, …) for
@@ -90,6 +164,10 @@ impl DiagCode {
             DiagCode::Robots2Version => "robots2-version",
             DiagCode::TimingValue => "timing-value",
             DiagCode::SplitPath => "split-path",
+            DiagCode::Utf16 => "utf16",
+            DiagCode::NotText => "binary",
+            DiagCode::Html => "html",
+            DiagCode::RoboccFile => "robocc-file",
         }
     }
 }
@@ -121,10 +199,7 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-        };
+        let sev = self.severity.name();
         if self.line == 0 {
             write!(f, "{sev}: {}", self.message)
         } else {

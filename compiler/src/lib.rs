@@ -3,7 +3,7 @@
 //! The pipeline, one module per stage:
 //!
 //! ```text
-//! bytes ─parse─▶ groups/rules/records ─agent─▶ selected groups
+//! bytes ─input─▶ text (kind recognised, UTF-16 decoded) ─parse─▶ groups/rules/records ─agent─▶ selected groups
 //!       ─ruleset─▶ encoded rules ─lower─▶ automata with resolved outcomes
 //!       ─compile─▶ artifact bytes (read by robocc_engine::Policy)
 //! ```
@@ -46,6 +46,7 @@ pub mod diag;
 pub mod dialect;
 #[doc(hidden)]
 pub mod glob;
+pub mod input;
 pub mod lint;
 #[doc(hidden)]
 pub mod lower;
@@ -62,6 +63,12 @@ pub use compile::{
     compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
-pub use lower::{Budget, BudgetExceeded, LowerError};
+pub use input::InputKind;
+pub use lower::{Budget, BudgetExceeded, LowerError, Registers};
 pub use parse::ParseOptions;
 pub use robocc_engine::{Dialect, UrlMode};
+
+// docs/library.md's examples run as doctests, so the guide stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/library.md")]
+pub struct LibraryGuide;

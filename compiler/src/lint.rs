@@ -1,7 +1,7 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
 use crate::agent::{is_global_value, value_token};
-use crate::diag::DiagCode;
+use crate::diag::{DiagCode, Severity};
 use crate::dialect::{PatternRule, Ranking};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
@@ -14,6 +14,10 @@ use std::collections::{BTreeSet, HashMap};
 pub struct Finding {
     /// 1-based line (0: the whole file).
     pub line: u32,
+    /// `Error`: the file is not a robots.txt as written (binary, HTML,
+    /// UTF-16, a robocc file); `Warning`: crawlers read something otherwise
+    /// than it seems meant; `Info`: harmless.
+    pub severity: Severity,
     /// Short identifier of the check (`unknown-key`, `shadowed-rule`, …).
     pub code: &'static str,
     /// What is wrong.
@@ -63,23 +67,59 @@ fn text(b: &[u8]) -> String {
 /// patterns otherwise only the file-level findings (keys, records, HTML,
 /// parse limit, orphan rules) apply.
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
-    let robots = parse(body, &options.effective_parse());
+    let input = crate::input::read(body);
+    let robots = parse(&input.text, &options.effective_parse());
     let mut out = Vec::new();
-    looks_like_html(body, &mut out);
+    for d in &input.diagnostics {
+        out.push(Finding {
+            line: 0,
+            severity: Severity::Error,
+            code: d.code.name(),
+            message: d.message.clone(),
+            fix: match d.code {
+                DiagCode::Utf16 => {
+                    "save the file as UTF-8: most crawlers read no rules from UTF-16"
+                }
+                DiagCode::Html => {
+                    "serve a plain-text robots.txt at /robots.txt (or a 404 if there is none)"
+                }
+                DiagCode::RoboccFile => "lint the robots.txt the policy was compiled from",
+                _ => "serve a plain-text (UTF-8) robots.txt at /robots.txt",
+            }
+            .into(),
+        });
+    }
+    // A body that is not a robots.txt at all: line findings would be noise.
+    if input.diagnostics.iter().any(|d| d.code.is_not_robots_txt()) {
+        return out;
+    }
     keys(&robots, &mut out);
+    // What the parser could not read as written: a limit's cut, lost lines.
     for d in &robots.diagnostics {
-        if d.code == DiagCode::ParseLimit {
-            out.push(Finding {
-                line: 0,
-                code: DiagCode::ParseLimit.name(),
-                message: d.message.clone(),
-                fix: "move the rules that matter to the top of the file, or shorten it".into(),
-            });
-        }
+        let fix = match d.code {
+            DiagCode::ParseLimit => {
+                "move the rules that matter to the top of the file, or shorten it"
+            }
+            DiagCode::LineTooLong => "shorten the line: crawlers cut it too",
+            DiagCode::RulesPerGroupLimit => "merge or remove rules: crawlers may ignore the rest",
+            DiagCode::NulByte => "remove the NUL byte: crawlers end the line there",
+            DiagCode::NoSeparator | DiagCode::EmptyKey => {
+                "write `key: value`, or make it a comment with `#`"
+            }
+            _ => continue,
+        };
+        out.push(Finding {
+            line: d.line,
+            severity: Severity::Warning,
+            code: d.code.name(),
+            message: d.message.clone(),
+            fix: fix.into(),
+        });
     }
     for r in &robots.orphan_rules {
         out.push(Finding {
             line: r.line,
+            severity: Severity::Warning,
             code: "rule-outside-group",
             message: "rule before the first user-agent line: crawlers ignore it".into(),
             fix: "add a `User-agent: *` line above it".into(),
@@ -93,24 +133,17 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         && sem.ranking == Ranking::LongestMatch
     {
         patterns(&robots, &mut out);
-        shadowed(body, &robots, agent, options, &mut out);
+        // A repeat is reported as one; it is not also "shadowed".
+        let repeats: BTreeSet<u32> = out
+            .iter()
+            .filter(|f| f.code == "duplicate-rule" || f.code == "near-duplicate")
+            .map(|f| f.line)
+            .collect();
+        shadowed(body, &robots, agent, options, &repeats, &mut out);
     }
     out.sort();
     out.dedup();
     out
-}
-
-fn looks_like_html(body: &[u8], out: &mut Vec<Finding>) {
-    let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
-    let t = head.trim_start_matches('\u{feff}').trim_start();
-    if t.starts_with("<!doctype") || t.starts_with("<html") || head.contains("<body") {
-        out.push(Finding {
-            line: 1,
-            code: "html",
-            message: "this looks like an HTML page, not a robots.txt".into(),
-            fix: "serve a plain-text robots.txt at /robots.txt (or a 404 if there is none)".into(),
-        });
-    }
 }
 
 fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
@@ -128,6 +161,7 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             .filter(|&(d, _)| d <= 2);
         out.push(Finding {
             line: r.line,
+            severity: Severity::Warning,
             code: "unknown-key",
             message: format!(
                 "unknown key {:?}: ignored by Google and RFC 9309 crawlers",
@@ -146,6 +180,7 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     {
         out.push(Finding {
             line: d.line,
+            severity: Severity::Warning,
             code: "misspelt-key",
             message: d.message.clone(),
             fix: "spell the key correctly: other crawlers do not accept the typo".into(),
@@ -159,12 +194,14 @@ fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             match parse_delay_ms(r.value) {
                 None => out.push(Finding {
                     line: r.line,
+                    severity: Severity::Warning,
                     code: "crawl-delay",
                     message: format!("Crawl-delay {:?} is not a number of seconds", text(r.value)),
                     fix: "write a number of seconds, e.g. `Crawl-delay: 5`".into(),
                 }),
                 Some(ms) if ms > 60_000 => out.push(Finding {
                     line: r.line,
+                    severity: Severity::Warning,
                     code: "crawl-delay",
                     message: format!(
                         "Crawl-delay of {} s limits a crawler to {} pages a day",
@@ -183,6 +220,7 @@ fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
         if !(v.starts_with("http://") || v.starts_with("https://")) {
             out.push(Finding {
                 line: r.line,
+                severity: Severity::Warning,
                 code: "sitemap",
                 message: format!("Sitemap {v:?} is not an absolute URL"),
                 fix: "give the full URL, e.g. `Sitemap: https://example.com/sitemap.xml`".into(),
@@ -203,6 +241,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             {
                 out.push(Finding {
                     line: rule.line,
+                    severity: Severity::Warning,
                     code: "dollar-mid-pattern",
                     message: format!(
                         "`$` at byte {} of {:?} is a literal `$`, not an end anchor",
@@ -223,6 +262,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     };
                     out.push(Finding {
                         line: rule.line,
+                        severity: Severity::Warning,
                         code: "near-duplicate",
                         message: format!("{:?} {what} {:?} (line {line})", text(rule.raw), text(raw)),
                         fix: fix.into(),
@@ -230,6 +270,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                 }
                 Some(&(line, _, other_allow)) if other_allow != allow => out.push(Finding {
                     line: rule.line,
+                    severity: Severity::Warning,
                     code: "allow-disallow-tie",
                     message: format!(
                         "Allow and Disallow of the same pattern {:?} (line {line}): Allow wins the tie",
@@ -237,7 +278,17 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     ),
                     fix: "remove the rule that is not meant".into(),
                 }),
-                Some(_) => {}
+                Some(&(line, _, _)) => out.push(Finding {
+                    line: rule.line,
+                    severity: Severity::Info,
+                    code: "duplicate-rule",
+                    message: format!(
+                        "{} {:?} is a duplicate of line {line}",
+                        if allow { "Allow" } else { "Disallow" },
+                        text(rule.raw)
+                    ),
+                    fix: "remove the repeat".into(),
+                }),
                 None => {
                     seen.insert(folded, (rule.line, rule.raw, allow));
                 }
@@ -253,25 +304,31 @@ fn shadowed(
     robots: &RobotsTxt<'_>,
     agent: Option<&str>,
     options: &CompileOptions,
+    repeats: &BTreeSet<u32>,
     out: &mut Vec<Finding>,
 ) {
-    let mut agents: BTreeSet<String> = BTreeSet::new();
+    // (token to compile for, how the finding names it)
+    let mut agents: BTreeSet<(String, String)> = BTreeSet::new();
     match agent {
         Some(a) => {
-            agents.insert(a.to_string());
+            agents.insert((a.to_string(), a.to_string()));
         }
         None => {
             for a in robots.groups.iter().flat_map(|g| g.agents.iter()) {
                 let t = value_token(a.value);
                 if !is_global_value(a.value) && !t.is_empty() {
-                    agents.insert(text(t));
+                    agents.insert((text(t), text(t)));
                 }
             }
-            agents.insert("RoboccUnlistedAgent".into());
+            // A token no group names: it gets the `*` group (or nothing).
+            agents.insert((
+                "RoboccUnlistedAgent".into(),
+                "crawlers without a group of their own".into(),
+            ));
         }
     }
-    for agent in agents {
-        let Ok(c) = compile(body, &agent, options) else {
+    for (token, agent) in agents {
+        let Ok(c) = compile(body, &token, options) else {
             continue;
         };
         let deciding: BTreeSet<u32> = c
@@ -283,11 +340,13 @@ fn shadowed(
         for (id, r) in c.rule_set.rules.iter().enumerate() {
             if r.origin != robocc_engine::artifact::RuleOrigin::Line
                 || deciding.contains(&(id as u32))
+                || repeats.contains(&r.line)
             {
                 continue;
             }
             out.push(Finding {
                 line: r.line,
+                severity: Severity::Warning,
                 code: "shadowed-rule",
                 message: format!(
                     "{} {} never decides any URL for {agent}: a longer or equal rule always wins",
@@ -316,7 +375,7 @@ mod tests {
         let c = codes(
             "Disallow: /early\nUser-agent: *\nDisalow: /a\nDisallow: /b$c\nCrawl-delay: soon\n\
              Alow: /x\nDisallow: /p\nAllow: /p\nDisallow: /Q\nDisallow: /q\nDisallow: /%7Ex\nDisallow: /~x\n\
-             Disallow: /p/deeper\nAllow: /\nDisallow: /\nSitemap: /sitemap.xml\n",
+             Disallow: /p/deeper\nAllow: /\nDisallow: /\nSitemap: /sitemap.xml\nnot a rule at all\n",
         );
         for want in [
             (1, "rule-outside-group"),
@@ -328,6 +387,7 @@ mod tests {
             (10, "near-duplicate"),
             (12, "near-duplicate"),
             (16, "sitemap"),
+            (17, "no-separator"),
             (7, "shadowed-rule"),
             (15, "shadowed-rule"),
         ] {
@@ -335,8 +395,28 @@ mod tests {
         }
         assert!(!c.contains(&(13, "shadowed-rule")), "{c:?}");
         assert_eq!(
-            codes("<!DOCTYPE html><html><body>hi</body></html>")[0].1,
-            "html"
+            codes("<!DOCTYPE html><html><body>hi</body></html>")[0],
+            (0, "html")
+        );
+        // An exact repeat says so, once; no placeholder agent name leaks.
+        let f = lint(
+            b"User-agent: *\nDisallow: /a\nDisallow: /a\n",
+            None,
+            &CompileOptions::default(),
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].line, f[0].code), (3, "duplicate-rule"));
+        assert!(f[0].message.contains("duplicate of line 2"), "{f:?}");
+        let f = lint(
+            b"User-agent: *\nDisallow: /a\nDisallow: /a/b\nAllow: /a/b\n",
+            None,
+            &CompileOptions::default(),
+        );
+        assert!(f.iter().all(|f| !f.message.contains("Robocc")), "{f:?}");
+        assert!(
+            f.iter()
+                .any(|f| f.message.contains("crawlers without a group")),
+            "{f:?}"
         );
     }
 }

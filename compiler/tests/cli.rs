@@ -349,9 +349,9 @@ fn lint_text_and_json() {
     assert!(t.status.success());
     let out = stdout(&t);
     assert!(
-        out.contains(":2: misspelt-key")
-            && out.contains(":3: shadowed-rule")
-            && out.contains(":5: unknown-key"),
+        out.contains(":2: warning: misspelt-key")
+            && out.contains(":3: warning: shadowed-rule")
+            && out.contains(":5: warning: unknown-key"),
         "{out}"
     );
     let j = robocc(

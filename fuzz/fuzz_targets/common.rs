@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use robocc_compiler::dialect::{from_name, Dialect};
-use robocc_compiler::lower::Budget;
+use robocc_compiler::lower::{Budget, Registers};
 use robocc_compiler::parse::{parse, ParseOptions};
 use robocc_compiler::{compile, reference, CompileOptions};
 use robocc_engine::{Policy, Store, UrlMode};
@@ -32,6 +32,11 @@ pub fn options(sel: u8) -> CompileOptions {
             total_bytes: 32 << 20,
             time: Duration::from_secs(2),
             max_automata: 64,
+            registers: if sel & 16 == 0 {
+                Registers::Auto
+            } else {
+                Registers::Always
+            },
         },
         ..CompileOptions::default()
     }

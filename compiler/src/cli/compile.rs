@@ -1,29 +1,80 @@
 //! `robocc compile`: robots.txt → policy artifact.
 
-use super::{read_file, SourceArgs};
+use super::{read_robots, CompileFlags, Given};
 use clap::Args;
-use std::path::PathBuf;
+use robocc_compiler::Compiled;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct CompileArgs {
-    #[command(flatten)]
-    source: SourceArgs,
-    /// Where to write the policy artifact.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    /// The robots.txt file to read.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    robots: PathBuf,
+    /// Where to write the policy: a file (replaced atomically), a FIFO or
+    /// device (written through), or - for standard output.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT",
+        help_heading = "Output"
+    )]
     output: PathBuf,
     /// Do not print diagnostics.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Output", conflicts_with = "verbose")]
     quiet: bool,
+    /// Print every diagnostic (not three per kind) and why rules were split.
+    #[arg(short, long, help_heading = "Output")]
+    verbose: bool,
+    #[command(flatten)]
+    flags: CompileFlags,
 }
 
-/// Compiles `args.source` and returns it with its robots.txt path.
-pub fn compile_source(source: &SourceArgs) -> Result<(robocc_compiler::Compiled, PathBuf), String> {
-    let path = source.robots.clone().ok_or("--robots FILE is required")?;
-    let agent = source.agent()?;
-    let body = read_file(&path, "robots.txt")?;
-    let compiled = robocc_compiler::compile(&body, &agent, &source.compile_options())
+/// A robots.txt compiled by the command line: the result and what was read.
+pub struct Source {
+    pub compiled: Compiled,
+    pub path: PathBuf,
+    pub body: Vec<u8>,
+    pub agent: String,
+    pub options: robocc_compiler::CompileOptions,
+}
+
+/// Reads and compiles the robots.txt at `path` with `flags`.
+pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Source, String> {
+    let agent = flags.agent()?;
+    let options = flags.options(Some(path), given)?;
+    let body = read_robots(path)?;
+    let compiled = robocc_compiler::compile(&body, &agent, &options)
         .map_err(|e| format!("{}: {e}{}", path.display(), budget_hint(&e)))?;
-    Ok((compiled, path))
+    Ok(Source {
+        compiled,
+        path: path.to_path_buf(),
+        body,
+        agent,
+        options,
+    })
+}
+
+impl Source {
+    /// Prints the diagnostics that can change a verdict (all of them with
+    /// `all`), once, on stderr.
+    pub fn report(&self, all: bool, verbose: bool) {
+        let shown: Vec<_> = self
+            .compiled
+            .diagnostics
+            .iter()
+            .filter(|d| all || d.code.can_change_verdict())
+            .collect();
+        super::print_diagnostics(&self.path, &shown, verbose);
+        if verbose && all {
+            let why = &self.compiled.data.header.split_reason;
+            if !why.is_empty() {
+                eprintln!(
+                    "{}: split because one automaton of all rules: {why}",
+                    self.path.display()
+                );
+            }
+        }
+    }
 }
 
 /// The flag that raises the limit a compile ran into, as advice.
@@ -38,25 +89,23 @@ pub fn budget_hint(e: &robocc_compiler::CompileError) -> String {
         B::Automata(_) => "--max-automata",
         B::TableBytes(_) => "--max-table-bytes",
     };
-    format!(" (raise the limit with {flag})")
+    format!(" (raise the limit with {flag}, 0 for no limit)")
 }
 
-pub fn run(args: &CompileArgs) -> Result<i32, String> {
-    let (compiled, path) = compile_source(&args.source)?;
+pub fn run(args: &CompileArgs, given: &Given) -> Result<i32, String> {
+    let source = compile_source(&args.robots, &args.flags, given)?;
     if !args.quiet {
-        for d in &compiled.diagnostics {
-            eprintln!("{}: {}", path.display(), super::show_diagnostic(d));
-        }
+        source.report(true, args.verbose);
     }
-    let bytes = compiled.to_bytes();
-    super::write_replacing(&args.output, &bytes[..], "policy")?;
+    let bytes = source.compiled.to_bytes();
+    super::write_output(&args.output, &bytes[..], "policy", &[&args.robots])?;
     if !args.quiet {
         let policy = robocc_engine::Policy::from_bytes(&bytes).map_err(|e| e.to_string())?;
         let sizes = policy.sizes();
         let h = policy.header();
         eprintln!(
             "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all",
-            args.output.display(),
+            super::output_name(&args.output),
             policy.rule_count(),
             h.automata,
             if h.automata == 1 { "on" } else { "a" },

@@ -1,26 +1,117 @@
 //! `robocc explain`: why a URL is allowed or not.
 
-use super::compile::compile_source;
-use super::SourceArgs;
+use super::compile::{compile_source, Source};
+use super::{open_policy, Built, CompileFlags, Given};
 use clap::Args;
 use robocc_compiler::reference::matched_path;
-use robocc_engine::{PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
+use robocc_engine::{Policy, PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    #[command(flatten)]
-    source: SourceArgs,
-    /// A compiled policy (instead of --robots).
-    #[arg(long, value_name = "FILE", conflicts_with = "robots")]
+    /// The robots.txt to explain (compiled on the fly).
+    #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
+    robots: Option<PathBuf>,
+    /// A compiled policy (robocc compile).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "robots",
+        help_heading = "Input (one of)"
+    )]
     policy: Option<PathBuf>,
+    /// URLs to explain.
+    #[arg(value_name = "URL", required = true, help_heading = "URLs")]
+    url: Vec<String>,
     /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
     /// default: now.
-    #[arg(long, value_name = "HH:MM")]
+    #[arg(long, value_name = "HH:MM", help_heading = "Output")]
     at: Option<String>,
-    /// URLs to explain.
-    #[arg(value_name = "URL", required = true)]
-    url: Vec<String>,
+    /// Print every diagnostic of the robots.txt, not three per kind.
+    #[arg(short, long, help_heading = "Output")]
+    verbose: bool,
+    #[command(flatten)]
+    flags: CompileFlags,
+}
+
+/// The same file read whole (no parse, line or rule limit), when limits cut
+/// something: what would decide each URL then.
+struct Whole {
+    /// The policy read whole, or why it did not compile.
+    policy: Result<PolicyFile, String>,
+    /// What was cut, in words.
+    cut: String,
+}
+
+impl Whole {
+    fn of(src: &Source) -> Option<Whole> {
+        let cut: Vec<&str> = src
+            .compiled
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.is_limit())
+            .map(|d| match d.code {
+                robocc_compiler::DiagCode::ParseLimit => "the parse limit (--max-bytes)",
+                robocc_compiler::DiagCode::LineTooLong => "the line limit (--max-line-len)",
+                _ => "the rules-per-group limit (--max-rules)",
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if cut.is_empty() {
+            return None;
+        }
+        let mut options = src.options.clone();
+        options.parse.max_bytes = 0;
+        options.parse.max_line_len = usize::MAX;
+        options.parse.max_rules_per_group = usize::MAX;
+        let policy = robocc_compiler::compile(&src.body, &src.agent, &options)
+            .map_err(|e| e.to_string())
+            .and_then(|c| PolicyFile::from_slice(&c.to_bytes()).map_err(|e| e.to_string()));
+        Some(Whole {
+            policy,
+            cut: cut.join(" and "),
+        })
+    }
+
+    /// One line: whether reading the whole file changes this URL's answer.
+    fn line(&self, url: &[u8], allowed: bool, line: Option<u32>) -> String {
+        let file = match &self.policy {
+            Ok(file) => file,
+            Err(why) => {
+                return format!(
+                    "{} cut the file; read whole it does not compile ({why}), so whether \
+                     the cut rules decide this URL is unknown",
+                    self.cut
+                )
+            }
+        };
+        let p = file.policy();
+        let v = p.check(url);
+        let whole = v.rule.and_then(|id| p.rule(id));
+        let whole_line = whole.map(|r| r.line);
+        if v.allowed == allowed && whole_line == line {
+            return format!(
+                "{} cut the file; read whole, the answer is the same",
+                self.cut
+            );
+        }
+        format!(
+            "{} cut the file, and that changes this answer: read whole, {} decides: {}",
+            self.cut,
+            match whole {
+                Some(r) if r.line > 0 => format!(
+                    "line {} ({}: {})",
+                    r.line,
+                    if r.allow { "Allow" } else { "Disallow" },
+                    r.pattern_text()
+                ),
+                Some(_) => "the file's own path".into(),
+                None => "no rule".into(),
+            },
+            if v.allowed { "allow" } else { "disallow" }
+        )
+    }
 }
 
 /// Minutes after midnight UTC: `--at`, or the clock.
@@ -38,12 +129,38 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
     }
 }
 
-pub fn run(args: &ExplainArgs) -> Result<i32, String> {
-    let file = match &args.policy {
-        Some(p) => PolicyFile::open(p).map_err(|e| e.to_string())?,
-        None => {
-            let compiled = compile_source(&args.source)?.0;
-            PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| e.to_string())?
+pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
+    if let Some(i) = args.url.iter().position(String::is_empty) {
+        return Err(format!("URL argument {} is empty", i + 1));
+    }
+    let (file, whole, cut_note) = match (&args.robots, &args.policy) {
+        (_, Some(p)) => {
+            let file = open_policy(p)?;
+            let h = file.policy().header();
+            let built = Built {
+                agent: h.agent,
+                dialect: h.dialect,
+                policy: Some(h),
+            };
+            args.flags
+                .check_against(given, &p.display().to_string(), &built)?;
+            let note = cut_policy_note(&file.policy());
+            (file, None, note)
+        }
+        (Some(path), None) => {
+            let src = compile_source(path, &args.flags, given)?;
+            src.report(false, args.verbose);
+            let whole = Whole::of(&src);
+            let file =
+                PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?;
+            (file, whole, None)
+        }
+        (None, None) => {
+            return Err(
+                "nothing to explain against: give --robots FILE (with --agent) or \
+                        --policy FILE"
+                    .into(),
+            )
         }
     };
     let policy = file.policy();
@@ -107,12 +224,23 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
             }
             None => println!("  deciding rule: none matched; allowed by default"),
         }
+        let line = v.rule.and_then(|id| policy.rule(id)).map(|r| r.line);
+        if let Some(w) = &whole {
+            println!("  limits: {}", w.line(url.as_bytes(), v.allowed, line));
+        }
+        if let Some(note) = &cut_note {
+            println!("  limits: {note}");
+        }
         println!("  groups: {groups}");
         let m = policy.meta();
         if let Some(ms) = m.crawl_delay_ms() {
             println!("  crawl-delay: {} s", ms as f64 / 1000.0);
         }
-        if m.visit_times().next().is_some() || m.request_rates().next().is_some() {
+        let timed = m.visit_times().next().is_some() || m.request_rates().next().is_some();
+        if !timed && args.at.is_some() {
+            println!("  at: no Visit-time or Request-rate applies to {}", h.agent);
+        }
+        if timed {
             let advice = policy.visit_at_minute(minute);
             println!(
                 "  at {:02}:{:02} UTC: {}{}",
@@ -139,6 +267,19 @@ pub fn run(args: &ExplainArgs) -> Result<i32, String> {
         }
     }
     Ok(0)
+}
+
+/// A policy compiled from part of its robots.txt says so: the rules past
+/// the parse limit were not read.
+fn cut_policy_note(p: &Policy<'_>) -> Option<String> {
+    let h = p.header();
+    (h.max_bytes != 0 && h.source_len > h.max_bytes).then(|| {
+        format!(
+            "compiled from the first {} of {} bytes (the parse limit): rules past that were \
+             not read; compile with --max-bytes 0 to see whether they decide",
+            h.max_bytes, h.source_len
+        )
+    })
 }
 
 /// Why the deciding rule won, in words: the dialect's rank class, which

@@ -1,7 +1,7 @@
 //! `robocc inspect`: what a policy or store holds.
 
 use clap::Args;
-use robocc_engine::{FileKind, Policy, PolicyFile, Store};
+use robocc_engine::{FileKind, Policy, PolicyFile};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -13,7 +13,8 @@ pub struct InspectArgs {
     /// Show what each part of a policy costs in bytes.
     #[arg(long)]
     sizes: bool,
-    /// For a store: list every host with its source, status and policy.
+    /// For a store: list every host with its source (fetched, redirected,
+    /// unavailable, unreachable, failed), status and policy.
     #[arg(long)]
     hosts: bool,
 }
@@ -43,8 +44,9 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     }
     let s = p.sizes();
     println!(
-        "{indent}automata: {}, program bytes {}, outcomes {}, rules {}",
+        "{indent}automata: {} ({} with a register), program bytes {}, outcomes {}, rules {}",
         h.automata,
+        s.register_automata,
         s.program_bytes,
         s.outcome_count,
         p.rule_count()
@@ -87,8 +89,16 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     }
 }
 
+#[derive(Default)]
+struct Sum {
+    automata: usize,
+    program_bytes: usize,
+    rules: usize,
+    outcomes: usize,
+}
+
 fn describe_store(args: &InspectArgs) -> Result<i32, String> {
-    let store = Store::open(&args.path).map_err(|e| e.to_string())?;
+    let store = super::open_store(&args.path)?;
     println!(
         "{}: robocc store, format version {}, {} bytes",
         args.path.display(),
@@ -108,13 +118,26 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
     );
     // Every policy is validated here: inspect is the full check of a file.
     let mut split = 0;
-    let mut program = 0;
+    let mut sum = Sum::default();
     for i in 0..store.policy_count() {
         let p = store.policy(i).map_err(|e| e.to_string())?;
         split += usize::from(p.header().automata > 1);
-        program += p.sizes().program_bytes;
+        let s = p.sizes();
+        sum.program_bytes += s.program_bytes;
+        sum.automata += s.automata;
+        sum.rules += s.rules;
+        sum.outcomes += s.outcomes;
     }
-    println!("policies on the split path: {split}; program bytes in all: {program}");
+    println!(
+        "policies on the split path: {split}; program bytes in all: {}",
+        sum.program_bytes
+    );
+    if args.sizes {
+        println!(
+            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
+        );
+    }
     if args.hosts {
         for h in store.hosts() {
             let h = h.map_err(|e| e.to_string())?;
@@ -135,9 +158,15 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
 
 pub fn run(args: &InspectArgs) -> Result<i32, String> {
     // The magic decides the kind: read 8 bytes, not the whole file.
-    let mut head = [0u8; 8];
+    if args.path.is_dir() {
+        return Err(format!(
+            "{} is a directory, not a robocc policy or store",
+            args.path.display()
+        ));
+    }
+    let mut head = Vec::with_capacity(8);
     let n = std::fs::File::open(&args.path)
-        .and_then(|mut f| f.read(&mut head))
+        .and_then(|f| f.take(8).read_to_end(&mut head))
         .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
     match FileKind::sniff(&head[..n]) {
         Some(FileKind::Store) => describe_store(args),
@@ -148,7 +177,7 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
                     args.path.display()
                 ));
             }
-            let file = PolicyFile::open(&args.path).map_err(|e| e.to_string())?;
+            let file = super::open_policy(&args.path)?;
             println!(
                 "{}: robocc policy, format version {}, {} bytes",
                 args.path.display(),

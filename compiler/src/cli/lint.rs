@@ -1,9 +1,10 @@
 //! `robocc lint`: findings a site owner can act on.
 
-use super::SourceArgs;
+use super::{CompileFlags, Given};
 use clap::{Args, ValueEnum};
-use robocc_compiler::diag::DiagCode;
+use robocc_compiler::diag::{DiagCode, Severity};
 use robocc_compiler::lint::lint;
+use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Format {
@@ -13,31 +14,40 @@ enum Format {
 
 #[derive(Args)]
 pub struct LintArgs {
-    #[command(flatten)]
-    source: SourceArgs,
+    /// The robots.txt file to read.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    robots: PathBuf,
     /// Output: `text` (one finding per line) or `json` (one object per line).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
+    #[command(flatten)]
+    flags: CompileFlags,
 }
 
-pub fn run(args: &LintArgs) -> Result<i32, String> {
-    let path = args.source.robots_path()?;
-    let agent = match (
-        &args.source.agent_given(),
-        &args.source.agent_from_header_given(),
-    ) {
-        (false, false) => None,
-        _ => Some(args.source.agent()?),
+pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
+    let path = &args.robots;
+    let agent = if args.flags.agent_given() {
+        Some(args.flags.agent()?)
+    } else {
+        None
     };
-    let body = super::read_file(&path, "robots.txt")?;
-    let mut findings = lint(&body, agent.as_deref(), &args.source.compile_options());
+    let options = args.flags.options(Some(path), given)?;
+    let body = super::read_robots(path)?;
+    let mut findings = lint(&body, agent.as_deref(), &options);
     for f in &mut findings {
-        // The parse-limit finding carries the library's message, which names
-        // no flag: say which one raises the limit.
-        if f.code == DiagCode::ParseLimit.name() {
-            if let Some(hint) = super::flag_hint(DiagCode::ParseLimit) {
-                f.message = format!("{} ({hint})", f.message);
-            }
+        // A limit's finding carries the library's message, which names no
+        // flag: say which one raises the limit.
+        let limits = [
+            DiagCode::ParseLimit,
+            DiagCode::LineTooLong,
+            DiagCode::RulesPerGroupLimit,
+        ];
+        if let Some(hint) = limits
+            .into_iter()
+            .find(|c| c.name() == f.code)
+            .and_then(super::flag_hint)
+        {
+            f.message = format!("{} ({hint})", f.message);
         }
     }
     for f in &findings {
@@ -45,6 +55,7 @@ pub fn run(args: &LintArgs) -> Result<i32, String> {
             let obj = serde_json::json!({
                 "file": path.display().to_string(),
                 "line": f.line,
+                "severity": f.severity.name(),
                 "code": f.code,
                 "message": f.message,
                 "fix": f.fix,
@@ -52,9 +63,10 @@ pub fn run(args: &LintArgs) -> Result<i32, String> {
             println!("{obj}");
         } else {
             println!(
-                "{}:{}: {}: {} (fix: {})",
+                "{}:{}: {}: {}: {} (fix: {})",
                 path.display(),
                 f.line,
+                f.severity.name(),
                 f.code,
                 f.message,
                 f.fix
@@ -62,7 +74,15 @@ pub fn run(args: &LintArgs) -> Result<i32, String> {
         }
     }
     if args.format == Format::Text {
-        eprintln!("{}: {} findings", path.display(), findings.len());
+        let count = |s| findings.iter().filter(|f| f.severity == s).count();
+        eprintln!(
+            "{}: {} findings ({} errors, {} warnings, {} info)",
+            path.display(),
+            findings.len(),
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
+        );
     }
     Ok(0)
 }

@@ -1,19 +1,27 @@
-//! Argument parsing and dispatch; one module per subcommand.
+//! Argument parsing and dispatch; one module per subcommand, and the pieces
+//! they share: the compile flags (agent, dialect, limits) in help groups,
+//! which flags were given, how diagnostics are shown, how `-o` writes and
+//! how artifacts are opened.
 
 mod check;
 mod compile;
 mod explain;
 mod inspect;
 mod lint;
+mod output;
 mod store;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use robocc_compiler::agent::{token_from_header, validate_token};
 use robocc_compiler::diag::{DiagCode, Diagnostic};
 use robocc_compiler::lower::Budget;
 use robocc_compiler::{CompileOptions, ParseOptions};
-use robocc_engine::{Dialect, UrlMode};
-use std::path::{Path, PathBuf};
+use robocc_engine::{Dialect, PolicyFile, Store, UrlMode};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+pub use output::write_output;
 
 /// Exit code for usage and input errors.
 pub const EXIT_USAGE: i32 = 2;
@@ -32,32 +40,42 @@ struct Cli {
     command: Command,
 }
 
+/// Short help (-h) leaves the limits out; this says where they are.
+const LIMITS_NOTE: &str = "Limits (--max-bytes, --max-rules, --compile-timeout, …): see --help.";
+
 #[derive(Subcommand)]
 enum Command {
     /// Check URLs: prints `allow<TAB>URL` or `disallow<TAB>URL` per URL, in input order.
-    #[command(
-        after_help = "Example:\n  robocc check --robots corpus/examples/example.com.txt \
-                            --agent Googlebot https://example.com/search?q=x\n  \
-                            robocc check --policy site.policy --urls urls.txt"
-    )]
+    #[command(after_help = format!(
+        "Examples:\n  robocc check --robots corpus/examples/example.com.txt \
+         --agent Googlebot https://example.com/search?q=x\n  \
+         robocc check --policy site.policy --urls urls.txt\n  \
+         robocc check --store hosts.store --format json < urls.txt\n\n{LIMITS_NOTE}"
+    ))]
     Check(check::CheckArgs),
     /// Compile a robots.txt for one agent into a policy artifact.
-    #[command(
-        after_help = "Example:\n  robocc compile --robots robots.txt --agent Googlebot -o site.policy"
-    )]
+    #[command(after_help = format!(
+        "Example:\n  robocc compile --robots robots.txt --agent Googlebot -o site.policy\n\n{LIMITS_NOTE}"
+    ))]
     Compile(compile::CompileArgs),
     /// Explain verdicts: the deciding rule, the groups chosen and why, the path as matched.
-    #[command(
-        after_help = "Example:\n  robocc explain --robots robots.txt --agent Googlebot https://example.com/cart"
-    )]
+    #[command(after_help = format!(
+        "Example:\n  robocc explain --robots robots.txt --agent Googlebot https://example.com/cart\n\n{LIMITS_NOTE}"
+    ))]
     Explain(explain::ExplainArgs),
     /// Findings a site owner can act on, each with its line and a fix.
-    #[command(
-        after_help = "Example:\n  robocc lint --robots robots.txt\n  robocc lint --robots robots.txt --agent Googlebot --format json"
-    )]
+    ///
+    /// Without --agent, the rule analyses run for every agent the file names
+    /// and for crawlers it does not name.
+    #[command(after_help = format!(
+        "Examples:\n  robocc lint --robots robots.txt\n  \
+         robocc lint --robots robots.txt --agent Googlebot --format json\n\n{LIMITS_NOTE}"
+    ))]
     Lint(lint::LintArgs),
     /// Show what a policy or store holds.
-    #[command(after_help = "Example:\n  robocc inspect site.policy")]
+    #[command(
+        after_help = "Examples:\n  robocc inspect --sizes site.policy\n  robocc inspect --hosts hosts.store"
+    )]
     Inspect(inspect::InspectArgs),
     /// Build policy stores: many hosts in one mmap-able file.
     #[command(subcommand)]
@@ -69,6 +87,9 @@ enum DialectArg {
     Rfc9309,
     Draft1996,
     Robots2,
+    // Refused by the compiler until it is implemented; hidden from the help
+    // meanwhile (delete this line when acap lands).
+    #[value(hide = true)]
     Acap,
 }
 
@@ -80,7 +101,8 @@ enum UrlModeArg {
     Rfc,
 }
 // draft1996 and robots2 always use the draft's decoding (`%xx` decoded except
-// `%2F`); --url-mode only chooses between the two rfc9309 readings.
+// `%2F`); --url-mode only chooses between the two rfc9309 readings, and is
+// refused with the others.
 
 #[derive(Clone, Copy, ValueEnum)]
 enum RobotsTxtArg {
@@ -90,22 +112,26 @@ enum RobotsTxtArg {
     Rules,
 }
 
-/// Options of every command that reads a robots.txt.
+/// Which crawler to compile for.
 #[derive(Args, Clone)]
-pub struct SourceArgs {
-    /// The robots.txt file to read.
-    #[arg(long, value_name = "FILE")]
-    robots: Option<PathBuf>,
+#[command(next_help_heading = "Agent")]
+pub struct AgentArgs {
     /// The crawler's product token, e.g. Googlebot (letters, '_' and '-').
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// Take the product token from a full User-Agent header instead (a heuristic).
     #[arg(long, value_name = "HEADER", conflicts_with = "agent")]
     agent_from_header: Option<String>,
+}
+
+/// How to read the file.
+#[derive(Args, Clone)]
+#[command(next_help_heading = "Dialect")]
+pub struct DialectArgs {
     /// Semantics to compile with.
     #[arg(long, value_enum, default_value = "rfc9309")]
     dialect: DialectArg,
-    /// How URLs and patterns are encoded before matching.
+    /// rfc9309 only: how URLs and patterns are encoded before matching.
     #[arg(long, value_enum, default_value = "google")]
     url_mode: UrlModeArg,
     /// Whether /robots.txt itself is always allowed.
@@ -115,58 +141,135 @@ pub struct SourceArgs {
     /// allowed (implied when the file is named data.txt).
     #[arg(long)]
     data_txt: bool,
-    /// Parse at most N bytes of robots.txt (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::DEFAULT_MAX_BYTES)]
-    max_bytes: usize,
     /// Let any non-rule record (Crawl-delay, Sitemap, …) end a group, as a
     /// strict reading of RFC 9309's grammar does (default: Google's reading).
     #[arg(long)]
     records_close_groups: bool,
-    /// Keep at most N bytes of one line (default: Google's 16,663).
-    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::lines::MAX_LINE_LEN)]
-    max_line_len: usize,
-    /// Keep at most N rules per group.
-    #[arg(long, value_name = "N", default_value_t = robocc_compiler::parse::DEFAULT_MAX_RULES_PER_GROUP)]
-    max_rules: usize,
-    /// Automaton budget: states of one automaton.
-    #[arg(long, value_name = "N", default_value_t = Budget::default().max_states)]
-    max_states: usize,
-    /// Automaton budget: transition-table bytes over all automata of a policy.
-    #[arg(long, value_name = "BYTES", default_value_t = Budget::default().total_bytes)]
-    max_table_bytes: usize,
-    /// Automaton budget: automata of one policy (each check runs them all).
-    #[arg(long, value_name = "N", default_value_t = Budget::default().max_automata)]
-    max_automata: usize,
-    /// Automaton budget: seconds one file may spend in the lowering.
-    #[arg(long, value_name = "SECS", default_value_t = Budget::default().time.as_secs())]
-    compile_timeout: u64,
 }
 
-impl SourceArgs {
-    /// The robots.txt path, required.
-    pub fn robots_path(&self) -> Result<PathBuf, String> {
-        self.robots
-            .clone()
-            .ok_or_else(|| "--robots FILE is required".to_string())
+/// What a compile may spend; 0 lifts a limit.
+#[derive(Args, Clone)]
+#[command(next_help_heading = "Limits (0: no limit)")]
+pub struct LimitArgs {
+    /// Parse at most N bytes of robots.txt (RFC 9309 §2.5 asks for at least 500 KiB).
+    #[arg(long, value_name = "N", hide_short_help = true,
+          default_value_t = robocc_compiler::parse::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+    /// Keep at most N bytes of one line (default: Google's 16,663).
+    #[arg(long, value_name = "N", hide_short_help = true,
+          default_value_t = robocc_compiler::parse::lines::MAX_LINE_LEN)]
+    max_line_len: usize,
+    /// Keep at most N rules per group.
+    #[arg(long, value_name = "N", hide_short_help = true,
+          default_value_t = robocc_compiler::parse::DEFAULT_MAX_RULES_PER_GROUP)]
+    max_rules: usize,
+    /// States of one automaton.
+    #[arg(long, value_name = "N", hide_short_help = true,
+          default_value_t = Budget::default().max_states)]
+    max_states: usize,
+    /// Transition-table bytes over all automata of a policy.
+    #[arg(long, value_name = "BYTES", hide_short_help = true,
+          default_value_t = Budget::default().total_bytes)]
+    max_table_bytes: usize,
+    /// Automata of one policy (each check runs them all).
+    #[arg(long, value_name = "N", hide_short_help = true,
+          default_value_t = Budget::default().max_automata)]
+    max_automata: usize,
+    /// Seconds one file may spend in the lowering.
+    #[arg(long, value_name = "SECS", hide_short_help = true,
+          default_value_t = Budget::default().time.as_secs())]
+    compile_timeout: u64,
+    /// When to build a register automaton (smaller where many `*` rules
+    /// multiply the states; one more read per byte when checking).
+    #[arg(long, value_name = "WHEN", hide_short_help = true, value_enum,
+          default_value_t = RegistersArg::Auto)]
+    registers: RegistersArg,
+}
+
+/// `--registers`: the library's [`robocc_compiler::Registers`] as a flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegistersArg {
+    /// Where the plain automaton blows up and the register one is smaller.
+    Auto,
+    /// For every automaton.
+    Always,
+    /// Never (split into several plain automata instead).
+    Never,
+}
+
+/// Everything that shapes a compile besides the robots.txt itself.
+#[derive(Args, Clone)]
+pub struct CompileFlags {
+    #[command(flatten)]
+    agent: AgentArgs,
+    #[command(flatten)]
+    dialect: DialectArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// The flags given on the command line (not defaults), by argument id.
+#[derive(Clone, Debug, Default)]
+pub struct Given(BTreeSet<String>);
+
+impl Given {
+    fn of(m: &ArgMatches) -> Given {
+        Given(
+            m.ids()
+                .map(|id| id.as_str())
+                .filter(|id| m.value_source(id) == Some(ValueSource::CommandLine))
+                .map(str::to_string)
+                .collect(),
+        )
     }
 
-    /// Whether --agent was given.
-    pub fn agent_given(&self) -> bool {
-        self.agent.is_some()
+    /// Whether the argument `id` (a field name) was given.
+    pub fn has(&self, id: &str) -> bool {
+        self.0.contains(id)
     }
+}
 
-    /// Whether --agent-from-header was given.
-    pub fn agent_from_header_given(&self) -> bool {
-        self.agent_from_header.is_some()
+/// `max_bytes` → `--max-bytes`.
+pub fn flag(id: &str) -> String {
+    format!("--{}", id.replace('_', "-"))
+}
+
+/// The compile flags that only shape a compile: with an artifact they
+/// would be ignored.
+const COMPILE_ONLY: &[&str] = &[
+    "records_close_groups",
+    "max_line_len",
+    "max_rules",
+    "max_states",
+    "max_table_bytes",
+    "max_automata",
+    "compile_timeout",
+    "registers",
+];
+
+/// A limit as the library takes it: 0 on the command line means none.
+fn limit(n: usize) -> usize {
+    if n == 0 {
+        usize::MAX
+    } else {
+        n
     }
+}
 
+impl CompileFlags {
     /// The product token, validated.
     pub fn agent(&self) -> Result<String, String> {
-        let token = match (&self.agent, &self.agent_from_header) {
+        let token = match (&self.agent.agent, &self.agent.agent_from_header) {
             (Some(a), _) => a.clone(),
             (None, Some(h)) => token_from_header(h)
                 .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
-            (None, None) => return Err("--agent NAME is required with --robots".to_string()),
+            (None, None) => {
+                return Err(
+                    "--agent NAME is required: the crawler whose rules apply (e.g. --agent \
+                     Googlebot, or --agent-from-header UA)"
+                        .to_string(),
+                )
+            }
         };
         validate_token(&token).map_err(|e| {
             if e.token().is_empty() {
@@ -181,67 +284,262 @@ impl SourceArgs {
         Ok(token)
     }
 
-    /// The compile options the flags describe.
-    pub fn compile_options(&self) -> CompileOptions {
-        CompileOptions {
-            dialect: match self.dialect {
-                DialectArg::Rfc9309 => Dialect::Rfc9309,
-                DialectArg::Draft1996 => Dialect::Draft1996,
-                DialectArg::Robots2 => Dialect::Robots2,
-                DialectArg::Acap => Dialect::Acap,
-            },
-            url_mode: match self.url_mode {
-                UrlModeArg::Google => UrlMode::Google,
-                UrlModeArg::Rfc => UrlMode::Rfc,
-            },
-            robots_txt_allowed: matches!(self.robots_txt, RobotsTxtArg::Allow),
-            data_txt: self.data_txt
-                || self
-                    .robots
-                    .as_deref()
+    /// Whether an agent was named.
+    pub fn agent_given(&self) -> bool {
+        self.agent.agent.is_some() || self.agent.agent_from_header.is_some()
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self.dialect.dialect {
+            DialectArg::Rfc9309 => Dialect::Rfc9309,
+            DialectArg::Draft1996 => Dialect::Draft1996,
+            DialectArg::Robots2 => Dialect::Robots2,
+            DialectArg::Acap => Dialect::Acap,
+        }
+    }
+
+    fn url_mode(&self) -> UrlMode {
+        match self.dialect.url_mode {
+            UrlModeArg::Google => UrlMode::Google,
+            UrlModeArg::Rfc => UrlMode::Rfc,
+        }
+    }
+
+    /// The compile options the flags describe, for the robots.txt at
+    /// `robots` (a file named data.txt implies --data-txt). Refuses flags
+    /// that contradict each other.
+    pub fn options(&self, robots: Option<&Path>, given: &Given) -> Result<CompileOptions, String> {
+        let dialect = self.dialect();
+        if given.has("url_mode") && dialect != Dialect::Rfc9309 {
+            return Err(format!(
+                "--url-mode applies to --dialect rfc9309 only; {} always decodes %xx except \
+                 %2F: drop --url-mode",
+                dialect.name()
+            ));
+        }
+        let l = &self.limits;
+        Ok(CompileOptions {
+            dialect,
+            url_mode: self.url_mode(),
+            robots_txt_allowed: matches!(self.dialect.robots_txt, RobotsTxtArg::Allow),
+            data_txt: self.dialect.data_txt
+                || robots
                     .and_then(|p| p.file_name())
                     .is_some_and(|n| n.eq_ignore_ascii_case("data.txt")),
             parse: ParseOptions {
-                max_bytes: self.max_bytes,
-                records_close_groups: self.records_close_groups,
-                max_line_len: self.max_line_len,
-                max_rules_per_group: self.max_rules,
+                // The library also reads 0 as "no limit" here.
+                max_bytes: l.max_bytes,
+                records_close_groups: self.dialect.records_close_groups,
+                max_line_len: limit(l.max_line_len),
+                max_rules_per_group: limit(l.max_rules),
                 ..ParseOptions::default()
             },
             budget: Budget {
-                max_states: self.max_states,
-                total_bytes: self.max_table_bytes,
-                time: std::time::Duration::from_secs(self.compile_timeout),
-                max_automata: self.max_automata,
+                max_states: limit(l.max_states),
+                total_bytes: limit(l.max_table_bytes),
+                // Past the clock's range the lowering has no deadline.
+                time: if l.compile_timeout == 0 {
+                    std::time::Duration::MAX
+                } else {
+                    std::time::Duration::from_secs(l.compile_timeout)
+                },
+                max_automata: limit(l.max_automata),
+                registers: match l.registers {
+                    RegistersArg::Auto => robocc_compiler::Registers::Auto,
+                    RegistersArg::Always => robocc_compiler::Registers::Always,
+                    RegistersArg::Never => robocc_compiler::Registers::Never,
+                },
                 ..Budget::default()
             },
+        })
+    }
+
+    /// With an artifact (`what` names it) instead of a robots.txt: a compile
+    /// flag is honoured when it agrees with what the artifact was compiled
+    /// with, and refused otherwise (never ignored).
+    pub fn check_against(
+        &self,
+        given: &Given,
+        what: &str,
+        built: &Built<'_>,
+    ) -> Result<(), String> {
+        let redo = |why: String| {
+            Err(format!(
+                "{what} {why}; compile from the robots.txt with the flags you want \
+                 (--robots FILE), or drop them"
+            ))
+        };
+        if given.has("agent") || given.has("agent_from_header") {
+            let agent = self.agent()?;
+            if !agent.eq_ignore_ascii_case(built.agent) {
+                return redo(format!(
+                    "was compiled for agent {}, not {agent}",
+                    built.agent
+                ));
+            }
         }
+        if given.has("dialect") && self.dialect() != built.dialect {
+            return redo(format!(
+                "was compiled with dialect {}, not {}",
+                built.dialect.name(),
+                self.dialect().name()
+            ));
+        }
+        let mut fixed: Vec<&str> = COMPILE_ONLY.to_vec();
+        match &built.policy {
+            Some(h) => {
+                if given.has("url_mode") && self.url_mode() != h.url_mode {
+                    return redo(format!("was compiled with url-mode {}", h.url_mode));
+                }
+                let allow = matches!(self.dialect.robots_txt, RobotsTxtArg::Allow);
+                if given.has("robots_txt") && allow != h.robots_txt_allowed {
+                    return redo(format!(
+                        "was compiled with {} {}",
+                        h.self_path,
+                        if h.robots_txt_allowed {
+                            "always allowed (--robots-txt allow)"
+                        } else {
+                            "judged by the rules (--robots-txt rules)"
+                        }
+                    ));
+                }
+                if given.has("data_txt") && h.self_path != "/data.txt" {
+                    return redo("was compiled from a robots.txt, not a /data.txt".into());
+                }
+                if given.has("max_bytes") && self.limits.max_bytes as u64 != h.max_bytes {
+                    return redo(format!("was compiled with --max-bytes {}", h.max_bytes));
+                }
+            }
+            // A store records its agent and dialect only.
+            None => fixed.extend(["url_mode", "robots_txt", "data_txt", "max_bytes"]),
+        }
+        if let Some(id) = fixed.into_iter().find(|id| given.has(id)) {
+            return redo(format!(
+                "is already compiled: {} applies when compiling",
+                flag(id)
+            ));
+        }
+        Ok(())
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so that a process that has the old file memory-mapped keeps
-/// a consistent (old) view and never sees a half-written or truncated one.
-pub fn write_replacing(path: &Path, bytes: &[u8], what: &str) -> Result<(), String> {
-    let name = path.file_name().map_or_else(
-        || std::ffi::OsString::from("out"),
-        std::ffi::OsStr::to_os_string,
-    );
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(&name);
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let fail = |e: std::io::Error| format!("cannot write {what} {}: {e}", path.display());
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+/// What an artifact was compiled with, for [`CompileFlags::check_against`].
+pub struct Built<'a> {
+    /// The product token.
+    pub agent: &'a str,
+    /// The dialect.
+    pub dialect: Dialect,
+    /// A policy's header (a store records only agent and dialect).
+    pub policy: Option<robocc_engine::Header<'a>>,
+}
+
+/// An output path as messages name it (`-` is standard output).
+pub fn output_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard output".into()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Reads a whole file, with an error that names it.
 pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    if path.is_dir() {
+        return Err(format!(
+            "{} is a directory, not a {what} file",
+            path.display()
+        ));
+    }
     std::fs::read(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))
+}
+
+/// Reads a robots.txt; a robocc artifact given in its place is refused with
+/// the flag that reads it.
+pub fn read_robots(path: &Path) -> Result<Vec<u8>, String> {
+    let body = read_file(path, "robots.txt")?;
+    if let Some(kind) = robocc_engine::FileKind::sniff(&body) {
+        let flag = match kind {
+            robocc_engine::FileKind::Policy => "--policy",
+            robocc_engine::FileKind::Store => "--store",
+        };
+        return Err(format!(
+            "{} is a robocc {}, not a robots.txt (read it with {flag} FILE, or look at it \
+             with robocc inspect)",
+            path.display(),
+            kind.name()
+        ));
+    }
+    Ok(body)
+}
+
+/// The bytes of an artifact that is not a regular file (a pipe, a device),
+/// read as far as its frame says; `None` for a regular file (mapped).
+fn artifact_bytes(path: &Path, kind: robocc_engine::FileKind) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read;
+    let what = kind.name();
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
+    if meta.is_dir() {
+        return Err(format!(
+            "{} is a directory, not a {what} file",
+            path.display()
+        ));
+    }
+    if meta.is_file() {
+        return Ok(None);
+    }
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    let read_err = |e: std::io::Error| format!("cannot read {what} {}: {e}", path.display());
+    (&mut f)
+        .take(robocc_engine::FRAME_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(read_err)?;
+    if robocc_engine::FileKind::sniff(&bytes) == Some(kind)
+        && bytes.len() == robocc_engine::FRAME_LEN
+    {
+        let len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        // One byte past the frame tells a padded input from a whole one.
+        f.take(u64::from(len) + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read_err)?;
+    }
+    Ok(Some(bytes))
+}
+
+/// Opens a policy: mapped from a regular file, read from a pipe or device;
+/// the error names the file, and the flag that reads it when it is a store.
+pub fn open_policy(path: &Path) -> Result<PolicyFile, String> {
+    let named = |e: robocc_engine::LoadError| kind_hint(e.with_path(path.display().to_string()));
+    match artifact_bytes(path, robocc_engine::FileKind::Policy)? {
+        None => PolicyFile::open(path).map_err(kind_hint),
+        Some(bytes) => PolicyFile::from_slice(&bytes).map_err(named),
+    }
+}
+
+/// Opens a store, as [`open_policy`] does a policy.
+pub fn open_store(path: &Path) -> Result<Store, String> {
+    let named = |e: robocc_engine::LoadError| kind_hint(e.with_path(path.display().to_string()));
+    match artifact_bytes(path, robocc_engine::FileKind::Store)? {
+        None => Store::open(path).map_err(kind_hint),
+        Some(bytes) => Store::from_slice(&bytes).map_err(named),
+    }
+}
+
+/// A load error, with the flag that reads the file when it is the other
+/// kind of robocc file.
+fn kind_hint(e: robocc_engine::LoadError) -> String {
+    use robocc_engine::{FileKind, LoadErrorKind};
+    match e.kind() {
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::Policy),
+        } => format!("{e} (check it with --policy FILE)"),
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::Store),
+        } => format!("{e} (check it with --store FILE)"),
+        _ => e.to_string(),
+    }
 }
 
 /// A diagnostic as the command line prints it: the library's message, and
@@ -257,34 +555,79 @@ pub fn show_diagnostic(d: &Diagnostic) -> String {
 pub fn flag_hint(code: DiagCode) -> Option<&'static str> {
     match code {
         DiagCode::ParseLimit => Some("raise it with --max-bytes, 0 for no limit"),
-        DiagCode::LineTooLong => Some("raise it with --max-line-len"),
-        DiagCode::RulesPerGroupLimit => Some("raise it with --max-rules"),
+        DiagCode::LineTooLong => Some("raise it with --max-line-len, 0 for no limit"),
+        DiagCode::RulesPerGroupLimit => Some("raise it with --max-rules, 0 for no limit"),
         _ => None,
     }
 }
 
-/// Prints an error the way every command does.
-pub fn error(msg: &str) {
-    eprintln!("robocc: error: {msg}");
+/// Line-level findings of one kind shown before the rest are counted.
+const SHOWN_PER_KIND: usize = 3;
+
+/// Prints `diagnostics` of `path` on stderr, readably: file-level findings
+/// each; line-level ones up to three per kind and then a count (all of
+/// them with `verbose`); when the body is not a robots.txt at all (HTML,
+/// binary), one count of the lines ignored.
+pub fn print_diagnostics(path: &Path, diagnostics: &[&Diagnostic], verbose: bool) {
+    let p = path.display();
+    let not_robots = diagnostics.iter().any(|d| d.code.is_not_robots_txt());
+    let mut per_kind: std::collections::BTreeMap<DiagCode, usize> = Default::default();
+    let mut hidden: std::collections::BTreeMap<DiagCode, usize> = Default::default();
+    for d in diagnostics {
+        let seen = per_kind.entry(d.code).or_default();
+        *seen += 1;
+        let show = verbose || d.line == 0 || (!not_robots && *seen <= SHOWN_PER_KIND);
+        if show {
+            eprintln!("{p}: {}", show_diagnostic(d));
+        } else {
+            *hidden.entry(d.code).or_default() += 1;
+        }
+    }
+    if hidden.is_empty() {
+        return;
+    }
+    let lines: usize = hidden.values().sum();
+    let kinds: Vec<String> = hidden
+        .iter()
+        .map(|(code, n)| format!("{n} {}", code.name()))
+        .collect();
+    if not_robots {
+        eprintln!(
+            "{p}: {lines} lines ignored as rules ({}); --verbose lists them",
+            kinds.join(", ")
+        );
+    } else {
+        eprintln!(
+            "{p}: … and {lines} more like these ({}); --verbose lists every one",
+            kinds.join(", ")
+        );
+    }
 }
 
-/// Parses arguments, runs the command, returns the exit code.
-pub fn run() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+/// Parses `args` (the program name first), runs the command, returns the
+/// exit code.
+pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let matches = match Cli::command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => return clap_error(&e),
     };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e),
+    };
+    // The leaf subcommand's matches say which flags were typed.
+    let mut leaf = &matches;
+    while let Some((_, sub)) = leaf.subcommand() {
+        leaf = sub;
+    }
+    let given = Given::of(leaf);
     let result = match cli.command {
-        Command::Check(args) => check::run(&args),
-        Command::Compile(args) => compile::run(&args),
-        Command::Explain(args) => explain::run(&args),
+        Command::Check(args) => check::run(&args, &given),
+        Command::Compile(args) => compile::run(&args, &given),
+        Command::Explain(args) => explain::run(&args, &given),
         Command::Inspect(args) => inspect::run(&args),
-        Command::Lint(args) => lint::run(&args),
-        Command::Store(cmd) => store::run(&cmd),
+        Command::Lint(args) => lint::run(&args, &given),
+        Command::Store(cmd) => store::run(&cmd, &given),
     };
     match result {
         Ok(code) => code,
@@ -293,4 +636,20 @@ pub fn run() -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+fn clap_error(e: &clap::Error) -> i32 {
+    let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+    let _ = e.print();
+    code
+}
+
+/// Prints an error the way every command does.
+pub fn error(msg: &str) {
+    eprintln!("robocc: error: {msg}");
+}
+
+/// Parses the process's arguments, runs the command, returns the exit code.
+pub fn run() -> i32 {
+    run_with(std::env::args_os())
 }

@@ -1,11 +1,10 @@
 //! `robocc store build`: many hosts' robots.txt → one policy store.
 
-use super::SourceArgs;
+use super::{open_store, CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
 use robocc_compiler::store::{
     build_store, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure, StoreOptions,
 };
-use robocc_engine::Store;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -29,55 +28,97 @@ enum OnFailureArg {
 
 #[derive(Args)]
 pub struct BuildArgs {
-    #[command(flatten)]
-    source: SourceArgs,
-    /// Where to write the store.
-    #[arg(short = 'o', long = "output", value_name = "STORE")]
-    output: PathBuf,
-    /// A JSONL manifest of fetch results (instead of a directory).
-    #[arg(long, value_name = "FILE", conflicts_with = "dir")]
-    manifest: Option<PathBuf>,
     /// A directory of <host>.txt or <host>_<port>.txt files.
-    #[arg(value_name = "DIR")]
+    #[arg(value_name = "DIR", help_heading = "Input")]
     dir: Option<PathBuf>,
-    /// Policy for hosts whose robots.txt fails to compile.
-    #[arg(long, value_enum, default_value = "disallow")]
-    on_failure: OnFailureArg,
-    /// No progress bar and no summary.
-    #[arg(short, long)]
-    quiet: bool,
-    /// Refuse to write a store larger than this (the format's limit is 4 GiB).
-    #[arg(long, value_name = "BYTES", default_value_t = robocc_engine::MAX_FRAMED_LEN)]
-    max_store_bytes: usize,
+    /// A JSONL manifest of fetch results (instead of a directory).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "dir",
+        help_heading = "Input"
+    )]
+    manifest: Option<PathBuf>,
     /// A previous store for the same agent and options: policies whose
     /// robots.txt is unchanged are copied from it instead of recompiled.
-    #[arg(long, value_name = "STORE")]
+    #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
+    /// Where to write the store: a file (replaced atomically), a FIFO or
+    /// device (written through), or - for standard output.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "STORE",
+        help_heading = "Output"
+    )]
+    output: PathBuf,
+    /// Policy for hosts whose robots.txt fails to compile.
+    #[arg(long, value_enum, default_value = "disallow", help_heading = "Output")]
+    on_failure: OnFailureArg,
+    /// Refuse to write a store larger than this (0: the format's limit, 4 GiB).
+    #[arg(long, value_name = "BYTES", default_value_t = robocc_engine::MAX_FRAMED_LEN,
+          help_heading = "Output")]
+    max_store_bytes: usize,
+    /// No progress bar and no summary.
+    #[arg(short, long, conflicts_with = "verbose", help_heading = "Output")]
+    quiet: bool,
+    /// List every host whose robots.txt failed, was split or was not read
+    /// whole (not only the counts).
+    #[arg(short, long, help_heading = "Output")]
+    verbose: bool,
+    #[command(flatten)]
+    flags: CompileFlags,
 }
 
-pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
+pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let StoreCommand::Build(args) = cmd;
-    let agent = args.source.agent()?;
+    let agent = args.flags.agent()?;
+    let options = args.flags.options(None, given)?;
+    let mut inputs_read: Vec<&std::path::Path> = Vec::new();
     let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
         match (&args.manifest, &args.dir) {
-            (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
+            (Some(m), _) => {
+                inputs_read.push(m);
+                Box::new(manifest_inputs(m).map_err(|e| e.to_string())?)
+            }
             (None, Some(d)) => Box::new(
                 inputs_from_dir(d)
                     .map_err(|e| e.to_string())?
                     .into_iter()
                     .map(Ok),
             ),
-            (None, None) => return Err("give a directory or --manifest FILE".to_string()),
+            (None, None) => {
+                return Err(
+                    "nothing to build from: give a directory of <host>.txt files or \
+                            --manifest FILE"
+                        .to_string(),
+                )
+            }
         };
     let base = match &args.base {
-        Some(p) => Some(Store::open(p).map_err(|e| e.to_string())?),
+        Some(p) => {
+            let base = open_store(p)?;
+            if !base.agent().eq_ignore_ascii_case(&agent)
+                || base.options_hash()
+                    != robocc_compiler::store::options_fingerprint(&agent, &options)
+            {
+                eprintln!(
+                    "{}: warning: built for agent {} with other options or compiler: no \
+                     policy can be reused from it",
+                    p.display(),
+                    base.agent()
+                );
+            }
+            Some(base)
+        }
         None => None,
     };
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
             indicatif::ProgressStyle::with_template(
-                "compiling distinct bodies {bar:30} {pos}/{len} [{elapsed_precise}, {per_sec}, ETA {eta}]",
+                "compiling distinct robots.txt bodies {bar:30} {pos}/{len} \
+                 [{elapsed_precise} elapsed, {per_sec}, ETA {eta}]",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
@@ -93,15 +134,20 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let options = StoreOptions {
+    let store_options = StoreOptions {
         on_failure,
         base: base.as_ref(),
         progress: Some(&progress),
     };
-    let (bytes, report) = build_store(inputs, &agent, &args.source.compile_options(), &options)
-        .map_err(|e| e.to_string())?;
+    let (bytes, report) =
+        build_store(inputs, &agent, &options, &store_options).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
-    if bytes.len() > args.max_store_bytes {
+    let max = if args.max_store_bytes == 0 {
+        usize::MAX
+    } else {
+        args.max_store_bytes
+    };
+    if bytes.len() > max {
         return Err(format!(
             "{}: not written: the store would be {} bytes, over --max-store-bytes {}; \
              split the hosts into several stores or raise the limit",
@@ -110,27 +156,56 @@ pub fn run(cmd: &StoreCommand) -> Result<i32, String> {
             args.max_store_bytes
         ));
     }
-    super::write_replacing(&args.output, &bytes[..], "store")?;
+    super::write_output(&args.output, &bytes[..], "store", &inputs_read)?;
     if !args.quiet {
-        eprintln!(
-            "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  {}\n  \
-             compiled {}, reused from the base store {}; hosts on the split path {}",
-            args.output.display(),
-            report.hosts,
-            report.unique_policies,
-            report.dedup_ratio(),
-            report.bytes,
-            report.by_source,
-            report.compiled,
-            report.reused,
-            report.split.len(),
-        );
-        for f in &report.failures {
-            eprintln!("  failed: {}: {}", f.host, f.note);
-        }
-        for d in &report.duplicates {
-            eprintln!("  duplicate host (last one kept): {d}");
-        }
+        summary(args, &report);
     }
     Ok(0)
+}
+
+fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
+    eprintln!(
+        "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  hosts: {}\n  \
+         policies compiled {}, reused from the base store {}; on the split path {} \
+         ({} hosts)",
+        super::output_name(&args.output),
+        report.hosts,
+        report.unique_policies,
+        report.dedup_ratio(),
+        report.bytes,
+        report.by_source,
+        report.compiled,
+        report.reused,
+        report.split_policies,
+        report.split.len(),
+    );
+    let list = |what: &str, notes: &[robocc_compiler::store::HostNote], hint: &str| {
+        if notes.is_empty() {
+            return;
+        }
+        if args.verbose {
+            for n in notes {
+                eprintln!("  {what}: {}: {}", n.host, n.note);
+            }
+        } else {
+            eprintln!("  {what}: {} hosts{hint}", notes.len());
+        }
+    };
+    list(
+        "not read whole",
+        &report.unread,
+        " (a limit cut the robots.txt, lines were lost, or it is not text); --verbose lists them",
+    );
+    list(
+        "on the split path",
+        if args.verbose { &report.split } else { &[] },
+        "",
+    );
+    // Failures change answers: always listed.
+    for f in &report.failures {
+        eprintln!("  failed: {}: {}", f.host, f.note);
+    }
+    for d in &report.duplicates {
+        eprintln!("  duplicate host (last one kept): {d}");
+    }
 }

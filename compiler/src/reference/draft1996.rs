@@ -263,7 +263,9 @@ pub struct Draft1996Oracle {
 impl Draft1996Oracle {
     /// Reads `robots` and chooses the record robot `name` obeys.
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Draft1996Oracle {
-        let file = parse_records(robots, opts);
+        // The same text as the compiler reads (UTF-16 decoded).
+        let input = crate::input::read(robots);
+        let file = parse_records(&input.text, opts);
         let record = select_record(&file, name);
         let rules = record
             .map(|g| {

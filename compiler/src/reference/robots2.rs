@@ -346,7 +346,9 @@ impl Robots2Oracle {
     /// Reads `robots`, chooses the record robot `name` obeys and reads its
     /// version and patterns.
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Robots2Oracle {
-        let file = parse_records(robots, opts);
+        // The same text as the compiler reads (UTF-16 decoded).
+        let input = crate::input::read(robots);
+        let file = parse_records(&input.text, opts);
         let record = select_record(&file, name);
         let version2 = record.is_some_and(|g| declares_version_2(&file, g));
         let rules = record

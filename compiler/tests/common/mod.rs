@@ -190,7 +190,8 @@ impl DialectOracles {
 /// Agents worth checking a file for: the tokens it names (up to `max`) and
 /// one it does not.
 pub fn agents_of(body: &[u8], max: usize) -> Vec<String> {
-    let robots = robocc_compiler::parse::parse(body, &Default::default());
+    let text = robocc_compiler::input::read(body).text;
+    let robots = robocc_compiler::parse::parse(&text, &Default::default());
     let mut agents = vec!["UnlistedBot".to_string()];
     for g in &robots.groups {
         for a in &g.agents {

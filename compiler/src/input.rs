@@ -1,0 +1,274 @@
+//! The input stage: the bytes a server sent → the text the parser reads.
+//!
+//! RFC 9309 §2.2 defines robots.txt as UTF-8 text. Servers also send UTF-16,
+//! HTML error pages and binary bodies, and people hand robocc its own
+//! artifacts. This stage recognises each kind and says so in a diagnostic;
+//! the one change it makes is decoding UTF-16 to UTF-8 (docs/dialects.md,
+//! "Input"). Every other body is parsed as it is, as a crawler would.
+
+use crate::diag::{DiagCode, Diagnostic};
+use robocc_engine::FileKind;
+use std::borrow::Cow;
+
+/// What the body looked like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputKind {
+    /// Text (UTF-8, ASCII or another 8-bit encoding): parsed as it is.
+    Text,
+    /// UTF-16, decoded to UTF-8.
+    Utf16 {
+        /// Big-endian (else little-endian).
+        big_endian: bool,
+        /// Recognised by its byte-order mark (else by its zero bytes).
+        bom: bool,
+    },
+    /// An HTML page: parsed as it is (its lines are ignored as rules).
+    Html,
+    /// Not text: parsed as it is.
+    Binary,
+    /// A robocc policy or store: parsed as it is.
+    Robocc(FileKind),
+}
+
+/// The text to parse, what it was, and what was said about it.
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    /// The bytes the parser reads: the body, or its UTF-8 decoding.
+    pub text: Cow<'a, [u8]>,
+    /// What the body looked like.
+    pub kind: InputKind,
+    /// At most one finding (line 0) saying what the body is.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Bytes looked at to tell text from binary and HTML.
+const SAMPLE: usize = 8192;
+
+/// Reads a body: recognises its kind and decodes UTF-16.
+pub fn read(body: &[u8]) -> Input<'_> {
+    let whole = |kind, diagnostics| Input {
+        text: Cow::Borrowed(body),
+        kind,
+        diagnostics,
+    };
+    let note = |code, message: String| vec![Diagnostic::new(0, code, message)];
+    if let Some(kind) = FileKind::sniff(body) {
+        return whole(
+            InputKind::Robocc(kind),
+            note(
+                DiagCode::RoboccFile,
+                format!("this is a robocc {}, not a robots.txt", kind.name()),
+            ),
+        );
+    }
+    if let Some((big_endian, bom)) = utf16(body) {
+        let (text, replaced) = decode_utf16(body, big_endian, bom);
+        let mut message = format!(
+            "the body is UTF-16 ({}-endian, {}): decoded to UTF-8 before parsing \
+             (robots.txt is UTF-8; Google's library reads no rules from UTF-16)",
+            if big_endian { "big" } else { "little" },
+            if bom {
+                "with a byte-order mark"
+            } else {
+                "recognised by its zero bytes"
+            }
+        );
+        if replaced > 0 {
+            message.push_str(&format!("; {replaced} invalid code units became U+FFFD"));
+        }
+        return Input {
+            text: Cow::Owned(text),
+            kind: InputKind::Utf16 { big_endian, bom },
+            diagnostics: note(DiagCode::Utf16, message),
+        };
+    }
+    let sample = &body[..body.len().min(SAMPLE)];
+    let odd = not_text_bytes(sample);
+    // Real robots.txt files in 8-bit encodings have a few percent of bytes
+    // that are not UTF-8; random or compressed bodies have about half.
+    if !sample.is_empty() && odd * 10 > sample.len() {
+        return whole(
+            InputKind::Binary,
+            note(
+                DiagCode::NotText,
+                format!(
+                    "the body looks binary, not a robots.txt: {}% of its first {} bytes \
+                     are control bytes or invalid UTF-8",
+                    odd * 100 / sample.len(),
+                    sample.len()
+                ),
+            ),
+        );
+    }
+    if looks_like_html(sample) {
+        return whole(
+            InputKind::Html,
+            note(
+                DiagCode::Html,
+                "the body looks like an HTML page, not a robots.txt".into(),
+            ),
+        );
+    }
+    whole(InputKind::Text, Vec::new())
+}
+
+/// UTF-16 by its byte-order mark, or by zero bytes in every other position
+/// (ASCII text in UTF-16 without a mark): `(big_endian, bom)`.
+fn utf16(body: &[u8]) -> Option<(bool, bool)> {
+    match body {
+        // FF FE 00 00 is UTF-32's mark: not UTF-16.
+        [0xff, 0xfe, 0, 0, ..] => None,
+        [0xff, 0xfe, ..] => Some((false, true)),
+        [0xfe, 0xff, ..] => Some((true, true)),
+        _ => {
+            let sample = &body[..body.len().min(SAMPLE) & !1];
+            let units = sample.len() / 2;
+            if units < 8 {
+                return None;
+            }
+            let zero_at = |first: bool| {
+                sample
+                    .chunks_exact(2)
+                    .filter(|u| (if first { u[0] } else { u[1] }) == 0)
+                    .count()
+            };
+            let (even, odd) = (zero_at(true), zero_at(false));
+            // Nearly all high bytes zero, nearly no low byte zero.
+            let mostly = |n: usize| n * 10 >= units * 9;
+            let rarely = |n: usize| n * 20 <= units;
+            if mostly(odd) && rarely(even) {
+                Some((false, false))
+            } else if mostly(even) && rarely(odd) {
+                Some((true, false))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// UTF-16 → UTF-8, without the mark; returns the count of unpaired
+/// surrogates replaced by U+FFFD.
+fn decode_utf16(body: &[u8], big_endian: bool, bom: bool) -> (Vec<u8>, usize) {
+    let body = if bom { &body[2..] } else { body };
+    let units = body.chunks_exact(2).map(|u| {
+        if big_endian {
+            u16::from_be_bytes([u[0], u[1]])
+        } else {
+            u16::from_le_bytes([u[0], u[1]])
+        }
+    });
+    let mut out = String::with_capacity(body.len() / 2);
+    let mut replaced = 0;
+    for c in char::decode_utf16(units) {
+        out.push(c.unwrap_or_else(|_| {
+            replaced += 1;
+            char::REPLACEMENT_CHARACTER
+        }));
+    }
+    // An odd trailing byte is half a code unit.
+    replaced += body.len() % 2;
+    (out.into_bytes(), replaced)
+}
+
+/// Control bytes (besides tab, line feed, form feed, carriage return and
+/// escape) and bytes of invalid UTF-8 sequences.
+fn not_text_bytes(sample: &[u8]) -> usize {
+    let controls = sample
+        .iter()
+        .filter(|&&b| {
+            (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | 0x1b)) || b == 0x7f
+        })
+        .count();
+    let mut invalid = 0;
+    let mut rest = sample;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(_) => break,
+            Err(e) => {
+                let bad = match e.error_len() {
+                    Some(n) => n,
+                    // A sequence cut by the end of the sample is not an error.
+                    None => break,
+                };
+                invalid += bad;
+                rest = &rest[e.valid_up_to() + bad..];
+            }
+        }
+    }
+    controls + invalid
+}
+
+/// An HTML document: `<!doctype` or `<html` first, or `<head`/`<body` early.
+fn looks_like_html(sample: &[u8]) -> bool {
+    let head = &sample[..sample.len().min(1024)];
+    let lower = head.to_ascii_lowercase();
+    let start = lower
+        .strip_prefix(b"\xef\xbb\xbf")
+        .unwrap_or(&lower)
+        .trim_ascii_start();
+    let contains = |needle: &[u8]| lower.windows(needle.len()).any(|w| w == needle);
+    start.starts_with(b"<!doctype")
+        || start.starts_with(b"<html")
+        || contains(b"<body")
+        || contains(b"<head>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16_le(s: &str, bom: bool) -> Vec<u8> {
+        let mut out = if bom { vec![0xff, 0xfe] } else { Vec::new() };
+        out.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+        out
+    }
+
+    #[test]
+    fn kinds() {
+        let text = "User-agent: *\nDisallow: /private\n";
+        let plain = read(text.as_bytes());
+        assert_eq!(plain.kind, InputKind::Text);
+        assert!(plain.diagnostics.is_empty());
+        assert!(matches!(plain.text, Cow::Borrowed(_)));
+        for bom in [true, false] {
+            let body = utf16_le(text, bom);
+            let r = read(&body);
+            assert_eq!(
+                r.kind,
+                InputKind::Utf16 {
+                    big_endian: false,
+                    bom
+                }
+            );
+            assert_eq!(&r.text[..], text.as_bytes());
+            assert_eq!(r.diagnostics[0].code, DiagCode::Utf16);
+        }
+        let be: Vec<u8> = [0xfe, 0xff]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(&read(&be).text[..], text.as_bytes());
+        // An unpaired surrogate is replaced and counted.
+        let mut bad = utf16_le("User-agent: *\n", true);
+        bad.extend_from_slice(&[0x00, 0xd8, b'x', 0]);
+        let r = read(&bad);
+        assert!(r.diagnostics[0].message.contains("1 invalid"), "{r:?}");
+
+        let random: Vec<u8> = (0u32..4096)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert_eq!(read(&random).kind, InputKind::Binary);
+        // Latin-1 comments are text.
+        let latin1 = b"# R\xe9pertoire priv\xe9\nUser-agent: *\nDisallow: /priv\xe9/\n";
+        assert_eq!(read(latin1).kind, InputKind::Text);
+        assert_eq!(
+            read(b"<!DOCTYPE html>\n<html><body>404</body></html>").kind,
+            InputKind::Html
+        );
+        let policy = robocc_engine::frame(FileKind::Policy, 0);
+        assert_eq!(read(&policy).kind, InputKind::Robocc(FileKind::Policy));
+        assert_eq!(read(b"").kind, InputKind::Text);
+    }
+}

@@ -1,0 +1,1157 @@
+//! The command line's contract: it never changes an answer silently, never
+//! damages what it writes to, and explains itself. One test per class of
+//! problem (issue 14's items, each with its siblings across subcommands),
+//! and a property test over argument vectors: exit codes 0, 1 or 2, never a
+//! panic.
+
+mod common;
+
+use proptest::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn robocc_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(s) = stdin {
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(s).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Runs robocc in the workspace root.
+fn robocc(args: &[&str]) -> Output {
+    robocc_in(&common::root(), args, None)
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit `code`, and `needle` on stderr.
+#[track_caller]
+fn assert_exit(o: &Output, code: i32, needle: &str) {
+    let e = err(o);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stderr: {e}\nstdout: {}",
+        out(o)
+    );
+    assert!(e.contains(needle), "expected {needle:?} on stderr: {e}");
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("robocc-contract-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const EXAMPLE: &str = "corpus/examples/example.com.txt";
+
+/// A robots.txt whose deciding rule sits past byte 300 and on a long line:
+/// `/x/y` is disallowed only when the file is read whole.
+fn cut_file(dir: &Path) -> PathBuf {
+    let mut body = String::from("User-agent: *\nDisallow: /a\n");
+    for i in 0..20 {
+        body.push_str(&format!(
+            "# padding line {i} to push the rule past the limit\n"
+        ));
+    }
+    body.push_str("Disallow: /x\n");
+    let f = dir.join("cut.txt");
+    std::fs::write(&f, body).unwrap();
+    f
+}
+
+// 1. Limits that change a verdict are reported by every command that
+// compiles, and explain says whether they decided this URL.
+#[test]
+fn item01_limits_that_change_a_verdict_are_reported() {
+    let dir = scratch("limits");
+    let f = cut_file(&dir);
+    let f = s(&f);
+    let whole = robocc(&["check", "--robots", f, "--agent", "Googlebot", "/x/y"]);
+    assert_eq!(out(&whole), "disallow\t/x/y\n");
+    assert_eq!(err(&whole), "", "nothing cut, nothing said");
+
+    let cut = robocc(&[
+        "check",
+        "--robots",
+        f,
+        "--agent",
+        "Googlebot",
+        "--max-bytes",
+        "300",
+        "/x/y",
+    ]);
+    assert_eq!(out(&cut), "allow\t/x/y\n");
+    assert_exit(&cut, 0, "300-byte parse limit");
+    assert_exit(&cut, 0, "--max-bytes");
+    assert_eq!(err(&cut).lines().count(), 1, "said once: {}", err(&cut));
+
+    for (flag, value, needle) in [
+        ("--max-bytes", "300", "the parse limit (--max-bytes)"),
+        (
+            "--max-rules",
+            "1",
+            "the rules-per-group limit (--max-rules)",
+        ),
+        ("--max-line-len", "5", "the line limit (--max-line-len)"),
+    ] {
+        let e = robocc(&[
+            "explain",
+            "--robots",
+            f,
+            "--agent",
+            "Googlebot",
+            flag,
+            value,
+            "/x/y",
+        ]);
+        assert_exit(&e, 0, flag);
+        let text = out(&e);
+        assert!(text.contains(needle), "{flag}: {text}");
+        assert!(
+            text.contains("changes this answer") && text.contains("decides: disallow"),
+            "{flag}: {text}"
+        );
+    }
+    // A limit that cut something irrelevant to this URL says so.
+    let e = robocc(&[
+        "explain",
+        "--robots",
+        f,
+        "--agent",
+        "Googlebot",
+        "--max-bytes",
+        "300",
+        "/a",
+    ]);
+    assert!(out(&e).contains("the answer is the same"), "{}", out(&e));
+
+    // A policy compiled from a cut file says so wherever it is used.
+    let p = dir.join("cut.policy");
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        f,
+        "--agent",
+        "Googlebot",
+        "--max-bytes",
+        "300",
+        "-o",
+        s(&p),
+    ]);
+    assert_exit(&c, 0, "parse limit");
+    let k = robocc(&["check", "--policy", s(&p), "/x/y"]);
+    assert_exit(&k, 0, "compiled from the first 300 of");
+    let e = robocc(&["explain", "--policy", s(&p), "/x/y"]);
+    assert!(
+        out(&e).contains("compiled from the first 300 of"),
+        "{}",
+        out(&e)
+    );
+
+    // The issue's command, on the shared corpus when it is there.
+    if let Some(real) = common::shared_real() {
+        let oracle = real.join("protego__docs.oracle.com.txt");
+        if oracle.exists() {
+            let o = robocc(&[
+                "check",
+                "--robots",
+                s(&oracle),
+                "--agent",
+                "Googlebot",
+                "https://docs.oracle.com/cd/E80817_01/x",
+            ]);
+            assert_exit(&o, 0, "parse limit");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 2. A body that is not a robots.txt is recognised and said so; UTF-16 is
+// decoded; a robocc artifact given as --robots is refused.
+#[test]
+fn item02_bodies_that_are_not_robots_txt() {
+    let dir = scratch("kinds");
+    let policy = common::root().join("engine/tests/data/small.policy");
+    for cmd in ["check", "explain", "compile", "lint"] {
+        let mut args = vec![cmd, "--robots", s(&policy), "--agent", "Googlebot"];
+        if cmd == "compile" {
+            args.extend(["-o", "x.policy"]);
+        } else if cmd != "lint" {
+            args.push("/x");
+        }
+        let o = robocc_in(&dir, &args, None);
+        assert_exit(&o, 2, "is a robocc policy, not a robots.txt");
+        assert_exit(&o, 2, "--policy");
+    }
+
+    let random: Vec<u8> = (0u32..3000)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+        .collect();
+    let bin = dir.join("random.bin");
+    std::fs::write(&bin, &random).unwrap();
+    let o = robocc(&["check", "--robots", s(&bin), "--agent", "Googlebot", "/x"]);
+    assert_exit(&o, 0, "looks binary");
+    let l = robocc(&["lint", "--robots", s(&bin)]);
+    assert!(out(&l).contains(":0: error: binary:"), "{}", out(&l));
+    assert_eq!(out(&l).lines().count(), 1, "no noise: {}", out(&l));
+
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(
+            "User-agent: *\r\nDisallow: /private\r\n"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let u = dir.join("utf16.txt");
+    std::fs::write(&u, &utf16).unwrap();
+    let o = robocc(&[
+        "check",
+        "--robots",
+        s(&u),
+        "--agent",
+        "Googlebot",
+        "/private/a",
+    ]);
+    assert_eq!(out(&o), "disallow\t/private/a\n");
+    assert_exit(
+        &o,
+        0,
+        "UTF-16 (little-endian, with a byte-order mark): decoded",
+    );
+    let l = robocc(&["lint", "--robots", s(&u)]);
+    assert!(out(&l).contains(":0: error: utf16:"), "{}", out(&l));
+    assert!(err(&l).contains("1 errors"), "{}", err(&l));
+
+    let html = dir.join("page.html");
+    std::fs::write(
+        &html,
+        "<!DOCTYPE html>\n<html><body><p>Not found</p></body></html>\n",
+    )
+    .unwrap();
+    let l = robocc(&["lint", "--robots", s(&html), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(out(&l).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (v["severity"].as_str(), v["code"].as_str()),
+        (Some("error"), Some("html"))
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 3. A flag that does not apply is refused (exit 2), or honoured when it
+// agrees with what it would change; never dropped.
+#[test]
+fn item03_flags_that_do_not_apply_are_refused() {
+    let dir = scratch("flags");
+    let p = dir.join("g.policy");
+    let p = s(&p);
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "Googlebot",
+        "-o",
+        p,
+        "-q",
+    ]);
+    assert_eq!(c.status.code(), Some(0), "{}", err(&c));
+    let o = robocc(&["check", "--policy", p, "--agent", "Bingbot", "/x"]);
+    assert_exit(&o, 2, "was compiled for agent Googlebot, not Bingbot");
+    let o = robocc(&["check", "--policy", p, "--agent", "googlebot", "/x"]);
+    assert_eq!(o.status.code(), Some(0), "agrees: honoured: {}", err(&o));
+    for (flag, value, needle) in [
+        ("--dialect", "draft1996", "dialect rfc9309, not draft1996"),
+        ("--url-mode", "rfc", "url-mode google"),
+        ("--robots-txt", "rules", "always allowed"),
+        ("--max-bytes", "10", "--max-bytes 512000"),
+        ("--max-rules", "10", "--max-rules applies when compiling"),
+        (
+            "--compile-timeout",
+            "5",
+            "--compile-timeout applies when compiling",
+        ),
+    ] {
+        for cmd in ["check", "explain"] {
+            let o = robocc(&[cmd, "--policy", p, flag, value, "/x"]);
+            assert_exit(&o, 2, needle);
+        }
+    }
+    let store = common::root().join("engine/tests/data/small.store");
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&store),
+        "--agent",
+        "Bingbot",
+        "http://a.example/",
+    ]);
+    assert_exit(&o, 2, "not Bingbot");
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&store),
+        "--url-mode",
+        "rfc",
+        "http://a.example/",
+    ]);
+    assert_exit(&o, 2, "--url-mode applies when compiling");
+    let o = robocc(&[
+        "check",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--url-mode",
+        "rfc",
+        "--dialect",
+        "draft1996",
+        "/x",
+    ]);
+    assert_exit(&o, 2, "--url-mode applies to --dialect rfc9309 only");
+    let o = robocc(&[
+        "check", "--robots", EXAMPLE, "--agent", "G", "--urls", EXAMPLE, "/x",
+    ]);
+    assert_exit(&o, 2, "cannot be used with");
+    let o = robocc(&[
+        "check",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--missing",
+        "allow",
+        "/x",
+    ]);
+    assert_exit(&o, 2, "--missing applies to --store only");
+    // --at with no visit advice, --sizes with a store: honoured, visibly.
+    let o = robocc(&[
+        "explain", "--robots", EXAMPLE, "--agent", "G", "--at", "12:00", "/x",
+    ]);
+    assert!(
+        out(&o).contains("no Visit-time or Request-rate"),
+        "{}",
+        out(&o)
+    );
+    let o = robocc(&["inspect", "--sizes", s(&store)]);
+    assert!(out(&o).contains("sizes over all policies"), "{}", out(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 4. Budget limits are applied on every path (0 means no limit).
+#[test]
+fn item04_limits_are_applied_or_lifted() {
+    let dir = scratch("budget");
+    let o = dir.join("x.policy");
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--max-table-bytes",
+        "10",
+        "-o",
+        s(&o),
+    ]);
+    assert_exit(&c, 2, "more than 10 bytes of tables");
+    assert!(!o.exists());
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--max-automata",
+        "1",
+        "-o",
+        s(&o),
+        "--robots-txt",
+        "rules",
+        "-q",
+    ]);
+    assert_eq!(c.status.code(), Some(0), "{}", err(&c));
+    let split = "corpus/real/protego__github.com.txt";
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        split,
+        "--agent",
+        "Googlebot",
+        "--max-automata",
+        "2",
+        "--registers",
+        "never",
+        "-o",
+        s(&o),
+    ]);
+    assert_exit(&c, 2, "more than 2 automata");
+    for zero in [
+        "--max-automata",
+        "--max-table-bytes",
+        "--max-states",
+        "--compile-timeout",
+    ] {
+        let c = robocc(&[
+            "compile",
+            "--robots",
+            split,
+            "--agent",
+            "Googlebot",
+            zero,
+            "0",
+            "-o",
+            s(&o),
+        ]);
+        assert_eq!(c.status.code(), Some(0), "{zero} 0: {}", err(&c));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 5. Store inputs name hosts, validated, IDNA-encoded.
+#[test]
+fn item05_store_hosts_are_validated() {
+    let dir = scratch("hosts");
+    for (host, needle) in [
+        (
+            "https://b.com/",
+            "give the host alone, without scheme or path",
+        ),
+        ("", "\"\" is not a host name: empty"),
+        ("a b.com", "is not a host name"),
+    ] {
+        let m = dir.join("m.jsonl");
+        std::fs::write(
+            &m,
+            format!("{{\"host\": \"ok.com\", \"status\": 404}}\n{{\"host\": {host:?}, \"status\": 404}}\n"),
+        )
+        .unwrap();
+        let o = robocc(&[
+            "store",
+            "build",
+            "--agent",
+            "G",
+            "-o",
+            "x.store",
+            "--manifest",
+            s(&m),
+        ]);
+        assert_exit(&o, 2, needle);
+        assert_exit(&o, 2, "m.jsonl:2");
+    }
+    let d = dir.join("d");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("protego__github.com.txt"), "User-agent: *\n").unwrap();
+    let o = robocc(&["store", "build", "--agent", "G", "-o", "x.store", s(&d)]);
+    assert_exit(&o, 2, "protego__github.com.txt");
+    let m = dir.join("idn.jsonl");
+    std::fs::write(&m, "{\"host\": \"Bücher.Example:8080\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /\\n\"}\n").unwrap();
+    let st = dir.join("idn.store");
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "-o",
+        s(&st),
+        "--manifest",
+        s(&m),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let i = robocc(&["inspect", "--hosts", s(&st)]);
+    assert!(
+        out(&i).contains("xn--bcher-kva.example:8080\tfetched"),
+        "{}",
+        out(&i)
+    );
+    let k = robocc(&[
+        "check",
+        "--store",
+        s(&st),
+        "http://xn--bcher-kva.example:8080/a",
+    ]);
+    assert_eq!(out(&k), "disallow\thttp://xn--bcher-kva.example:8080/a\n");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 6. -o writes through FIFOs and devices, replaces only regular files, and
+// refuses directories, read-only files and its own input.
+#[cfg(unix)]
+#[test]
+fn item06_output_never_damages_what_is_there() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let dir = scratch("output");
+    let compile = |o: &str| {
+        robocc(&[
+            "compile", "--robots", EXAMPLE, "--agent", "G", "-q", "-o", o,
+        ])
+    };
+    let expected = {
+        let reference = dir.join("ref.policy");
+        assert_eq!(compile(s(&reference)).status.code(), Some(0));
+        std::fs::read(&reference).unwrap()
+    };
+
+    // A FIFO is written through, and stays a FIFO.
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let o = compile(s(&fifo));
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert_eq!(reader.join().unwrap(), expected);
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    // A character device is written through, never replaced.
+    if Path::new("/dev/full").exists() {
+        let o = compile("/dev/full");
+        assert_exit(&o, 2, "cannot write policy /dev/full");
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
+    let o = compile("/dev/null");
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+
+    // - is standard output.
+    let o = robocc(&[
+        "compile", "--robots", EXAMPLE, "--agent", "G", "-q", "-o", "-",
+    ]);
+    assert_eq!(o.stdout, expected);
+
+    // A directory, the input itself, a read-only file: refused.
+    assert_exit(&compile(s(&dir)), 2, "is a directory");
+    let input = dir.join("robots.txt");
+    std::fs::copy(common::root().join(EXAMPLE), &input).unwrap();
+    let o = robocc(&[
+        "compile",
+        "--robots",
+        s(&input),
+        "--agent",
+        "G",
+        "-o",
+        s(&input),
+    ]);
+    assert_exit(&o, 2, "is the command's input");
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(common::root().join(EXAMPLE)).unwrap()
+    );
+    let ro = dir.join("ro.policy");
+    std::fs::write(&ro, b"keep").unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert_exit(&compile(s(&ro)), 2, "is read-only");
+    assert_eq!(std::fs::read(&ro).unwrap(), b"keep");
+
+    // A regular file is replaced, keeping its permissions; a symbolic link
+    // is followed and stays a link.
+    let target = dir.join("target.policy");
+    std::fs::write(&target, b"old").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.join("link.policy");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_eq!(compile(s(&link)).status.code(), Some(0));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&target).unwrap(), expected);
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    // A read-only directory: the write fails and says so, unless this runs
+    // as root (who may write there anyway): then it simply works.
+    let locked = dir.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let root_can_write = std::fs::write(locked.join("probe"), b"").is_ok();
+    let o = compile(s(&locked.join("x.policy")));
+    if root_can_write {
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    } else {
+        assert_exit(&o, 2, "Permission denied");
+        assert!(!locked.join("x.policy").exists());
+    }
+    // No temporary file is left behind anywhere.
+    let leftovers: Vec<_> = std::fs::read_dir(&locked)
+        .unwrap()
+        .chain(std::fs::read_dir(&dir).unwrap())
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // store build writes the same way.
+    let m = dir.join("m.jsonl");
+    std::fs::write(&m, "{\"host\": \"a.com\", \"status\": 404}\n").unwrap();
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "-o",
+        s(&dir),
+        "--manifest",
+        s(&m),
+    ]);
+    assert_exit(&o, 2, "is a directory");
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "-o",
+        s(&m),
+        "--manifest",
+        s(&m),
+    ]);
+    assert_exit(&o, 2, "is the command's input");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 7. Numbers at their limits neither panic nor mean something odd: a huge
+// timeout is no timeout, 0 is no limit.
+#[test]
+fn item07_huge_and_zero_limits() {
+    let dir = scratch("numbers");
+    let max = u64::MAX.to_string();
+    let p = dir.join("x.policy");
+    for t in [max.as_str(), "0"] {
+        let o = robocc(&[
+            "compile",
+            "--robots",
+            EXAMPLE,
+            "--agent",
+            "G",
+            "--compile-timeout",
+            t,
+            "-o",
+            s(&p),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "--compile-timeout {t}: {}",
+            err(&o)
+        );
+    }
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\": \"a.com\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /\\n\"}\n",
+    )
+    .unwrap();
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "--compile-timeout",
+        &max,
+        "-o",
+        s(&dir.join("x.store")),
+        "--manifest",
+        s(&m),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let too_big = "18446744073709551616";
+    let o = robocc(&[
+        "compile",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--compile-timeout",
+        too_big,
+        "-o",
+        s(&p),
+    ]);
+    assert_exit(&o, 2, "invalid value");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 8. Output people can read: an HTML body is one sentence and a count; the
+// split path is one plain sentence (detail under --verbose).
+#[test]
+fn item08_readable_diagnostics() {
+    let dir = scratch("readable");
+    let html = dir.join("page.html");
+    let mut page = String::from("<!DOCTYPE html>\n<html><head><title>x</title></head>\n<body>\n");
+    for i in 0..600 {
+        page.push_str(&format!("<p>this is line {i} of the page</p>\n"));
+    }
+    std::fs::write(&html, page).unwrap();
+    let o = robocc(&[
+        "compile",
+        "--robots",
+        s(&html),
+        "--agent",
+        "G",
+        "-o",
+        s(&dir.join("h.policy")),
+    ]);
+    let e = err(&o);
+    assert!(e.contains("looks like an HTML page"), "{e}");
+    assert!(e.contains("lines ignored as rules"), "{e}");
+    assert!(e.lines().count() <= 5, "{e}");
+    let v = robocc(&[
+        "compile",
+        "-v",
+        "--robots",
+        s(&html),
+        "--agent",
+        "G",
+        "-o",
+        s(&dir.join("h.policy")),
+    ]);
+    assert!(err(&v).lines().count() > 600);
+
+    let split = "corpus/real/protego__github.com.txt";
+    let o = robocc(&[
+        "compile",
+        "--robots",
+        split,
+        "--agent",
+        "Googlebot",
+        "--registers",
+        "never",
+        "-o",
+        s(&dir.join("g.policy")),
+    ]);
+    let e = err(&o);
+    assert!(e.contains("automata instead of one"), "{e}");
+    assert!(
+        !e.contains("pattern positions") && !e.contains("threads"),
+        "{e}"
+    );
+    let o = robocc(&[
+        "compile",
+        "-v",
+        "--robots",
+        split,
+        "--agent",
+        "Googlebot",
+        "--registers",
+        "never",
+        "-o",
+        s(&dir.join("g.policy")),
+    ]);
+    assert!(err(&o).contains("split because"), "{}", err(&o));
+    // check on the same file says nothing: splitting changes no answer.
+    let o = robocc(&["check", "--robots", split, "--agent", "Googlebot", "/x"]);
+    assert_eq!(err(&o), "");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 9. lint: no placeholder names, and an exact repeat says so.
+#[test]
+fn item09_lint_wording() {
+    let dir = scratch("lint");
+    let f = dir.join("robots.txt");
+    std::fs::write(
+        &f,
+        "User-agent: *\nDisallow: /a\nDisallow: /a\nDisallow: /b\nAllow: /b\n",
+    )
+    .unwrap();
+    let o = robocc(&["lint", "--robots", s(&f)]);
+    let t = out(&o);
+    assert!(
+        t.contains(":3: info: duplicate-rule: Disallow \"/a\" is a duplicate of line 2"),
+        "{t}"
+    );
+    assert!(!t.contains(":3: warning: shadowed-rule"), "{t}");
+    assert!(!t.contains("Robocc"), "{t}");
+    assert!(
+        t.contains(":4: warning: shadowed-rule")
+            && t.contains("crawlers without a group of their own"),
+        "{t}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 10. URL input: comments and blank lines skipped, `-` is stdin, non-UTF-8
+// URLs come back exactly in JSON.
+#[test]
+fn item10_url_input() {
+    let dir = scratch("urls");
+    let list = dir.join("urls.txt");
+    std::fs::write(&list, "# crawl list\n\n   \n/private/x\n  /a  \n").unwrap();
+    let o = robocc(&[
+        "check",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "BadBot",
+        "--urls",
+        s(&list),
+    ]);
+    assert_eq!(out(&o), "disallow\t/private/x\ndisallow\t/a\n");
+    let root = common::root();
+    let o = robocc_in(
+        &root,
+        &[
+            "check", "--robots", EXAMPLE, "--agent", "BadBot", "--urls", "-",
+        ],
+        Some(b"/private/x\n"),
+    );
+    assert_eq!(out(&o), "disallow\t/private/x\n", "{}", err(&o));
+    assert!(!err(&o).contains("reading URLs"), "a pipe gets no prompt");
+    // At a terminal (`script` gives one), stdin is announced, not waited on
+    // silently.
+    if Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let cmd = format!(
+            "{} check --robots {EXAMPLE} --agent G",
+            env!("CARGO_BIN_EXE_robocc")
+        );
+        let t = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .current_dir(&root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&t.stdout);
+        assert!(t.contains("reading URLs from stdin"), "{t}");
+    }
+    let url = b"https://example.com/caf\xe9\xff";
+    let o = robocc_in(
+        &root,
+        &[
+            "check",
+            "--robots",
+            EXAMPLE,
+            "--agent",
+            "Googlebot",
+            "--format",
+            "json",
+        ],
+        Some(&[&url[..], b"\n"].concat()),
+    );
+    let v: serde_json::Value = serde_json::from_str(out(&o).trim()).unwrap();
+    let bytes: Vec<u8> = v["url_bytes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap() as u8)
+        .collect();
+    assert_eq!(bytes, url);
+    let o = robocc(&["check", "--robots", EXAMPLE, "--agent", "G", ""]);
+    assert_exit(&o, 2, "URL argument 1 is empty");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 11. Error messages name what is needed, not a flag the command lacks.
+#[test]
+fn item11_error_wording() {
+    let dir = scratch("wording");
+    let o = robocc(&["store", "build", "-o", s(&dir.join("x.store")), s(&dir)]);
+    assert_exit(&o, 2, "--agent NAME is required");
+    assert!(!err(&o).contains("with --robots"), "{}", err(&o));
+    let o = robocc(&["check", "--agent", "A", "/a"]);
+    assert_exit(
+        &o,
+        2,
+        "--robots FILE (with --agent), --policy FILE or --store FILE",
+    );
+    let o = robocc(&["check", "--policy", s(&dir), "/a"]);
+    assert_exit(&o, 2, "is a directory, not a policy file");
+    let o = robocc(&["check", "--store", s(&dir), "/a"]);
+    assert_exit(&o, 2, "is a directory, not a store file");
+    let o = robocc(&["inspect", EXAMPLE]);
+    assert_exit(&o, 2, "robocc lint --robots FILE");
+    let o = robocc(&["explain", "/a"]);
+    assert_exit(&o, 2, "--robots FILE (with --agent) or --policy FILE");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 12. Store answers say where a host's policy came from; split counts agree.
+#[test]
+fn item12_store_sources_and_counts() {
+    let dir = scratch("sources");
+    let github =
+        std::fs::read_to_string(common::root().join("corpus/real/protego__github.com.txt"))
+            .unwrap();
+    let github = serde_json::to_string(&github).unwrap();
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        format!(
+            "{{\"host\": \"down.example\", \"status\": 503}}\n\
+             {{\"host\": \"a.example\", \"status\": 200, \"body\": {github}}}\n\
+             {{\"host\": \"b.example\", \"status\": 200, \"body\": {github}}}\n\
+             {{\"host\": \"c.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}}\n"
+        ),
+    )
+    .unwrap();
+    let st = dir.join("s.store");
+    let b = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "--registers",
+        "never",
+        "-o",
+        s(&st),
+        "--manifest",
+        s(&m),
+    ]);
+    assert_exit(&b, 0, "on the split path 1 (2 hosts)");
+    let i = robocc(&["inspect", "--hosts", s(&st)]);
+    let t = out(&i);
+    assert!(t.contains("policies on the split path: 1"), "{t}");
+    assert!(t.contains("down.example\tunreachable\tstatus 503"), "{t}");
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&st),
+        "--format",
+        "json",
+        "https://down.example/x",
+        "https://c.example/x",
+    ]);
+    let lines: Vec<serde_json::Value> = out(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["verdict"], "disallow");
+    assert_eq!(lines[0]["rule_line"], serde_json::Value::Null);
+    assert_eq!(
+        (lines[0]["source"].as_str(), lines[0]["status"].as_u64()),
+        (Some("unreachable"), Some(503))
+    );
+    assert_eq!(lines[1]["rule_line"], 2);
+    assert_eq!(lines[1]["source"], "fetched");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 13. Help: acap hidden while refused, options grouped, store build without
+// --robots; the README says how to get the binary.
+#[test]
+fn item13_help() {
+    let long = out(&robocc(&["check", "--help"]));
+    assert!(!long.contains("acap"), "{long}");
+    for heading in [
+        "Input (one of):",
+        "URLs:",
+        "Output:",
+        "Agent:",
+        "Dialect:",
+        "Limits (0: no limit):",
+    ] {
+        assert!(long.contains(heading), "{heading}: {long}");
+    }
+    let short = out(&robocc(&["check", "-h"]));
+    assert!(
+        !short.contains("--max-states") && short.contains("see --help"),
+        "{short}"
+    );
+    assert!(short.find("--policy") < short.find("--agent"), "{short}");
+    let store = out(&robocc(&["store", "build", "--help"]));
+    assert!(!store.contains("--robots <"), "{store}");
+    let o = robocc(&[
+        "check",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "X",
+        "--dialect",
+        "acap",
+        "/",
+    ]);
+    assert_exit(&o, 2, "not implemented");
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    assert!(readme.contains("cargo install --path compiler"));
+    assert!(!readme.contains("4,260"));
+}
+
+// 14. The store build's progress counts distinct bodies, with elapsed time,
+// rate and ETA (drawn only on a terminal: run under `script` when present).
+#[test]
+fn item14_progress_bar() {
+    let have_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_script {
+        eprintln!("item14: no `script` to give robocc a terminal; skipped");
+        return;
+    }
+    let dir = scratch("progress");
+    let m = dir.join("m.jsonl");
+    let mut lines = String::new();
+    for i in 0..40 {
+        // 40 hosts, 20 distinct bodies.
+        lines.push_str(&format!(
+            "{{\"host\": \"h{i}.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /p{}\\n\"}}\n",
+            i % 20
+        ));
+    }
+    std::fs::write(&m, lines).unwrap();
+    let cmd = format!(
+        "{} store build --agent G -o {} --manifest {}",
+        env!("CARGO_BIN_EXE_robocc"),
+        s(&dir.join("x.store")),
+        s(&m)
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("40 hosts"), "{t}");
+    if t.contains("compiling distinct robots.txt bodies") {
+        // 20 bodies plus the synthetic ones a status needs: never the host count.
+        assert!(!t.contains("/40"), "{t}");
+        assert!(t.contains("elapsed") && t.contains("ETA"), "{t}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Values that stress argument parsing: type limits, signs, empties.
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("0".to_string()),
+        Just("1".to_string()),
+        Just("-1".to_string()),
+        Just(String::new()),
+        Just(u64::MAX.to_string()),
+        Just("18446744073709551616".to_string()),
+        Just(u32::MAX.to_string()),
+        Just("4294967296".to_string()),
+        Just("abc".to_string()),
+        Just("12:99".to_string()),
+        "[a-z/:.]{0,12}",
+    ]
+}
+
+/// One command-line item: a flag with a value, a flag alone, or a
+/// contradictory pair.
+fn item() -> impl Strategy<Value = Vec<String>> {
+    let with_value = prop_oneof![
+        Just("--max-bytes"),
+        Just("--max-line-len"),
+        Just("--max-rules"),
+        Just("--max-states"),
+        Just("--max-table-bytes"),
+        Just("--max-automata"),
+        Just("--compile-timeout"),
+        Just("--max-store-bytes"),
+        Just("--agent"),
+        Just("--agent-from-header"),
+        Just("--dialect"),
+        Just("--url-mode"),
+        Just("--robots-txt"),
+        Just("--missing"),
+        Just("--format"),
+        Just("--at"),
+        Just("--on-failure"),
+    ];
+    let alone = prop_oneof![
+        Just("--data-txt"),
+        Just("--records-close-groups"),
+        Just("--fail-on-disallow"),
+        Just("--quiet"),
+        Just("--verbose"),
+        Just("--sizes"),
+        Just("--hosts"),
+    ];
+    let pair = proptest::sample::select(vec![
+        ["--url-mode", "rfc", "--dialect", "draft1996"],
+        ["--agent", "A", "--agent-from-header", "B/1.0"],
+        ["--quiet", "--verbose", "--format", "json"],
+        ["--dialect", "robots2", "--data-txt", "--at"],
+    ]);
+    prop_oneof![
+        (with_value, value()).prop_map(|(f, v)| vec![f.to_string(), v]),
+        alone.prop_map(|f| vec![f.to_string()]),
+        pair.prop_map(|p| p.iter().map(|a| a.to_string()).collect()),
+        value().prop_map(|v| vec![v]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Whatever the arguments: exit 0, 1 or 2, and never a panic.
+    #[test]
+    fn argument_vectors_exit_0_1_or_2(
+        command in 0usize..7,
+        input in 0usize..4,
+        items in proptest::collection::vec(item(), 0..6),
+    ) {
+        let dir = std::env::temp_dir().join(format!("robocc-contract-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = common::root();
+        let store = root.join("engine/tests/data/small.store");
+        let policy = root.join("engine/tests/data/small.policy");
+        let out_path = dir.join("out");
+        let mut args: Vec<String> = match command {
+            0 => vec!["check".into()],
+            1 => vec!["compile".into(), "-o".into(), s(&out_path).into()],
+            2 => vec!["explain".into()],
+            3 => vec!["lint".into()],
+            4 => vec!["inspect".into(), s(&store).into()],
+            5 => vec!["store".into(), "build".into(), "-o".into(), s(&out_path).into(), s(&root.join("corpus/examples")).into()],
+            _ => vec!["inspect".into(), s(&policy).into()],
+        };
+        match input {
+            0 => args.extend(["--robots".into(), EXAMPLE.into()]),
+            1 => args.extend(["--policy".into(), s(&policy).into()]),
+            2 => args.extend(["--store".into(), s(&store).into()]),
+            _ => {}
+        }
+        args.extend(items.into_iter().flatten());
+        if command == 0 || command == 2 {
+            args.extend(["--".into(), "https://example.com/a".into()]);
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = robocc_in(&root, &refs, None);
+        let e = err(&o);
+        prop_assert!(!e.contains("panicked"), "{args:?}: {e}");
+        prop_assert!(matches!(o.status.code(), Some(0..=2)), "{args:?}: {:?} {e}", o.status.code());
+    }
+}
