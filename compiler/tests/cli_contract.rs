@@ -1155,3 +1155,85 @@ proptest! {
         prop_assert!(matches!(o.status.code(), Some(0..=2)), "{args:?}: {:?} {e}", o.status.code());
     }
 }
+
+// `check --urls` answers through the batch API: the same lines as URL by
+// URL (JSON judges one at a time) over several batches, and a program that
+// writes a URL and waits for its answer gets it (no batch waits for input
+// that has not come).
+#[test]
+fn check_urls_in_batches_and_as_a_coprocess() {
+    let dir = scratch("batch");
+    let robots = "corpus/real/texting_robots__twitter.robots.txt";
+    let mut urls = String::new();
+    for i in 0..2500 {
+        let path = ["/search?q=x", "/i/", "/home", "/", "/*", "/hashtag/a"][i % 6];
+        urls.push_str(&format!("https://twitter.com{path}{i}\n"));
+        if i % 100 == 0 {
+            urls.push_str("# a comment\n\n");
+        }
+    }
+    let list = dir.join("urls.txt");
+    std::fs::write(&list, &urls).unwrap();
+    let text = robocc(&[
+        "check",
+        "--robots",
+        robots,
+        "--agent",
+        "Googlebot",
+        "--urls",
+        s(&list),
+    ]);
+    let json = robocc(&[
+        "check",
+        "--robots",
+        robots,
+        "--agent",
+        "Googlebot",
+        "--urls",
+        s(&list),
+        "--format",
+        "json",
+    ]);
+    let text = out(&text);
+    let json = out(&json);
+    assert_eq!(text.lines().count(), 2500);
+    for (t, j) in text.lines().zip(json.lines()) {
+        let j: serde_json::Value = serde_json::from_str(j).unwrap();
+        let (word, url) = t.split_once('\t').unwrap();
+        assert_eq!(j["verdict"], word, "{t}");
+        assert_eq!(j["url"], url, "{t}");
+    }
+    assert!(text.contains("disallow\t") && text.contains("allow\t"));
+
+    // A co-process: one URL in, one answer out, before the next is written.
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(["check", "--robots", robots, "--agent", "Googlebot"])
+        .current_dir(common::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    for url in ["https://twitter.com/search?q=1", "https://twitter.com/home"] {
+        writeln!(input, "{url}").unwrap();
+        input.flush().unwrap();
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("an answer before the next URL");
+        assert!(line.ends_with(url), "{line}");
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -59,6 +59,7 @@ fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let store = Store::from_slice(&bytes).unwrap();
     let mut checked = 0;
+    let mut all = Vec::new();
     for input in inputs {
         let body = input.body.as_ref().unwrap();
         let compiled = compile(body, "Googlebot", &opts).unwrap();
@@ -68,12 +69,23 @@ fn store_matches_per_file(inputs: &[HostInput], urls_per_host: usize) -> usize {
         let urls = urlgen::workload(5, compiled.rule_set.patterns(), urls_per_host);
         for path in urls {
             let url = url_on(&key, &path);
-            assert_eq!(
-                store.check(url.as_bytes()).unwrap(),
-                Some(policy.check(url.as_bytes())),
-                "{key}: {url}"
-            );
+            let want = Some(policy.check(url.as_bytes()));
+            assert_eq!(store.check(url.as_bytes()).unwrap(), want, "{key}: {url}");
+            all.push((url, want));
             checked += 1;
+        }
+    }
+    // The batch API, on runs of one host (as generated) and on hosts
+    // interleaved, plus a host the store does not have.
+    all.push(("https://absent.example/x".into(), None));
+    let mut interleaved = all.clone();
+    interleaved.sort_by_key(|(u, _)| u.len() % 7);
+    for urls in [&all, &interleaved] {
+        let refs: Vec<&[u8]> = urls.iter().map(|(u, _)| u.as_bytes()).collect();
+        let mut out = vec![None; refs.len()];
+        store.check_batch(&refs, &mut out).unwrap();
+        for ((url, want), got) in urls.iter().zip(&out) {
+            assert_eq!(got, want, "check_batch: {url}");
         }
     }
     checked

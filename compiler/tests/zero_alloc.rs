@@ -75,6 +75,8 @@ fn checks_do_not_allocate() {
             let policy = Policy::from_bytes(&bytes).unwrap();
             registers += policy.sizes().register_automata;
             let urls = urlgen::workload(7, compiled.rule_set.patterns(), 2000);
+            let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
+            let mut batch = vec![policy.check(b"/"); refs.len()];
             let mut disallowed = 0usize;
             let n = allocations_during(|| {
                 for url in &urls {
@@ -83,7 +85,9 @@ fn checks_do_not_allocate() {
                     disallowed += usize::from(policy.check_traced(url).bytes_read == usize::MAX);
                     let _ = policy.check_channel(url, 0);
                 }
+                policy.check_batch(&refs, &mut batch);
             });
+            assert!(refs.iter().zip(&batch).all(|(u, v)| policy.check(u) == *v));
             assert_eq!(
                 n,
                 0,
@@ -209,4 +213,15 @@ fn store_lookups_do_not_allocate() {
     });
     assert_eq!(n, 0);
     assert!(known > 2000 && known < 3000, "{known}");
+    // The batch API: runs of one host (the URLs sorted by host) and mixed.
+    let mut sorted: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
+    sorted.sort_by_key(|u| u.get(8..14).map(<[u8]>::to_vec));
+    for refs in [urls.iter().map(Vec::as_slice).collect::<Vec<_>>(), sorted] {
+        let mut out = vec![None; refs.len()];
+        let n = allocations_during(|| store.check_batch(&refs, &mut out).unwrap());
+        assert_eq!(n, 0);
+        for (u, v) in refs.iter().zip(&out) {
+            assert_eq!(*v, store.check(u).unwrap());
+        }
+    }
 }

@@ -59,7 +59,7 @@ pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_
 pub use policy::{Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict};
 #[doc(hidden)]
 pub use store::{write_store, HostEntry, StoreMeta};
-pub use store::{HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
+pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
     TimeWindow, UnknownName, UrlMode,

@@ -383,6 +383,148 @@ pub(crate) fn walk_bytes<W: Width, const REG: bool>(
     }
 }
 
+/// Walks several paths through automaton `a` at once (Google mode, paths
+/// as given), calling `f(index, outcome id)` as each finishes. The same
+/// transitions as [`walk_bytes`], one node visit per lane in turn, so that
+/// the table loads of `L` independent walks are in flight together: on a
+/// program larger than the caches a walk waits on memory at nearly every
+/// byte, and one walk's wait hides the others'.
+///
+/// Safety of the unchecked reads: as for [`Walk`].
+#[inline(always)]
+pub(crate) fn walk_lanes<W: Width, const REG: bool, const L: usize>(
+    a: &crate::artifact::ArchivedAutomaton,
+    classes: &[u8; 256],
+    paths: &[&[u8]],
+    mut f: impl FnMut(usize, u32),
+) {
+    let w = W::W;
+    let prog = a.prog.as_slice();
+    let decided = prog.len() as u32;
+    let dense_len = a.dense_len.to_native();
+    let row_outcome = usize::from(a.classes_len.to_native()) * w;
+    // SAFETY: as in `walk_bytes`.
+    let read = |i: usize| unsafe { W::read(prog, i) };
+    let byte = |i: usize| unsafe { *prog.get_unchecked(i) };
+    let class = |b: u8| classes[usize::from(b)];
+    let ranked = a.ranked.as_slice();
+    let fin = |reg: u32, o: u32| -> u32 {
+        if REG {
+            ranked.get(reg.max(o) as usize).map_or(0, |r| r.to_native())
+        } else {
+            o
+        }
+    };
+    let start = a.start.to_native();
+    /// One walk: which path, its state, position and register.
+    #[derive(Clone, Copy)]
+    struct Lane {
+        path: usize,
+        s: u32,
+        i: usize,
+        reg: u32,
+    }
+    const IDLE: usize = usize::MAX;
+    let mut lanes = [Lane {
+        path: IDLE,
+        s: start,
+        i: 0,
+        reg: 0,
+    }; L];
+    let mut next = 0;
+    let mut live = 0;
+    for lane in lanes.iter_mut() {
+        if next < paths.len() {
+            lane.path = next;
+            next += 1;
+            live += 1;
+        }
+    }
+    while live > 0 {
+        for lane in lanes.iter_mut() {
+            if lane.path == IDLE {
+                continue;
+            }
+            let bytes = paths[lane.path];
+            // One visit of `walk_bytes`'s outer loop (a dense row reads
+            // one byte, a chain compares its run).
+            let s = lane.s;
+            let done = if s >= decided {
+                Some(fin(lane.reg, s - decided))
+            } else {
+                if REG {
+                    lane.reg = lane.reg.max(read(s as usize - w));
+                }
+                let i = lane.i;
+                if s < dense_len {
+                    if i == bytes.len() {
+                        Some(fin(lane.reg, read(s as usize + row_outcome)))
+                    } else {
+                        lane.s = read(s as usize + usize::from(class(bytes[i])) * w);
+                        lane.i = i + 1;
+                        None
+                    }
+                } else {
+                    let n = s as usize;
+                    let tag = byte(n);
+                    let mut i = i;
+                    let mut chained = false;
+                    if tag >= TAG_CHAIN {
+                        let k = usize::from(tag & TAG_COUNT) + 1;
+                        let run = n + 1 + 3 * w;
+                        let mut j = 0;
+                        while j < k && i < bytes.len() && class(bytes[i]) == byte(run + j) {
+                            i += 1;
+                            j += 1;
+                        }
+                        if j == k {
+                            lane.s = read(n + 1 + 2 * w);
+                            chained = true;
+                        }
+                    }
+                    if chained {
+                        lane.i = i;
+                        None
+                    } else if i == bytes.len() {
+                        Some(fin(lane.reg, read(n + 1)))
+                    } else {
+                        let c = class(bytes[i]);
+                        if c == END_CLASS {
+                            Some(fin(lane.reg, read(n + 1)))
+                        } else {
+                            lane.i = i + 1;
+                            // SAFETY: `n` is a validated compact node.
+                            lane.s = unsafe {
+                                if tag >= TAG_CHAIN {
+                                    miss::<W>(prog, n, tag, c)
+                                } else {
+                                    sparse::<W>(prog, n, tag, c)
+                                }
+                            };
+                            None
+                        }
+                    }
+                }
+            };
+            if let Some(o) = done {
+                f(lane.path, o);
+                if next < paths.len() {
+                    *lane = Lane {
+                        path: next,
+                        s: start,
+                        i: 0,
+                        reg: 0,
+                    };
+                    next += 1;
+                } else {
+                    lane.path = IDLE;
+                    live -= 1;
+                }
+            }
+        }
+    }
+}
+
 /// The target of class `c` at sparse node `s` (tag `tag`): the listed
 /// exception, else [`miss`].
 ///

@@ -427,6 +427,64 @@ impl Store {
         Ok(self.policy_for(url)?.map(|p| p.check(url)))
     }
 
+    /// The verdicts of many URLs: `out[i]` becomes what
+    /// [`Store::check`]`(urls[i])` answers (`None`: host not in the store).
+    /// Only the first `min(urls.len(), out.len())` are answered. A run of
+    /// URLs of the same host (as frontiers are usually grouped) looks the
+    /// host up once and goes through [`Policy::check_batch`]. Never
+    /// allocates unless it fails.
+    ///
+    /// # Errors
+    ///
+    /// The first URL whose host's record or policy is corrupted: its index
+    /// and the error; the URLs before it are answered, the rest are not.
+    pub fn check_batch(
+        &self,
+        urls: &[&[u8]],
+        out: &mut [Option<Verdict>],
+    ) -> Result<(), BatchError> {
+        let n = urls.len().min(out.len());
+        let mut verdicts = [Verdict {
+            allowed: true,
+            rule: None,
+        }; 64];
+        let mut i = 0;
+        while i < n {
+            let key = HostKey::of_url(urls[i]);
+            // The run of URLs with the same host as written (at most one
+            // chunk of `verdicts`).
+            let mut end = i + 1;
+            while end < n && end - i < verdicts.len() && key.is_some() {
+                if HostKey::of_url(urls[end]) != key {
+                    break;
+                }
+                end += 1;
+            }
+            let policy =
+                match key.and_then(|k| self.find(&k).map(|f| (k, f))) {
+                    None => None,
+                    Some((k, f)) => Some(self.policy(self.rec(f).policy as usize).map_err(
+                        |e| BatchError {
+                            index: i,
+                            error: e.with_host(k.host),
+                        },
+                    )?),
+                };
+            match policy {
+                None => out[i..end].fill(None),
+                Some(p) => {
+                    let v = &mut verdicts[..end - i];
+                    p.check_batch(&urls[i..end], v);
+                    for (o, v) in out[i..end].iter_mut().zip(v.iter()) {
+                        *o = Some(*v);
+                    }
+                }
+            }
+            i = end;
+        }
+        Ok(())
+    }
+
     /// The policy of the host of `url`.
     ///
     /// # Errors
@@ -526,6 +584,24 @@ impl Store {
         Ok(())
     }
 }
+
+/// Why [`Store::check_batch`] stopped: the URL at `index` has a corrupted
+/// record or policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchError {
+    /// Index of the URL in the batch.
+    pub index: usize,
+    /// What was wrong (it names the host).
+    pub error: LoadError,
+}
+
+impl std::fmt::Display for BatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "URL {} of the batch: {}", self.index, self.error)
+    }
+}
+
+impl std::error::Error for BatchError {}
 
 /// The host part of a URL as the store keys it, borrowed: `host` is compared
 /// lower-cased, `port` is present only when it is not the scheme's default.

@@ -102,11 +102,7 @@ fn judge(src: &Source, url: &[u8], missing: Missing) -> Result<Judged, String> {
         Source::Store(s) => {
             let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
                 return Ok(Judged {
-                    allowed: match missing {
-                        Missing::Allow => Some(true),
-                        Missing::Disallow => Some(false),
-                        Missing::Unknown => None,
-                    },
+                    allowed: self::missing(missing),
                     line: None,
                     host: Some(None),
                 });
@@ -163,6 +159,135 @@ fn note_cut_policy(path: &std::path::Path, p: &Policy<'_>) {
     }
 }
 
+/// URLs per [`Policy::check_batch`] / [`Store::check_batch`] call.
+const BATCH: usize = 1024;
+
+/// Prints verdicts. Text output goes through the engine's batch API, a
+/// frontier batch of URLs at a time; JSON names lines and host sources, so
+/// it judges URL by URL.
+struct Printer<'s, W: Write> {
+    source: &'s Source,
+    missing: Missing,
+    json: bool,
+    out: W,
+    any_disallowed: bool,
+    /// A store policy refused (the run stops with it).
+    failure: Option<String>,
+    /// The pending batch: URL bytes end to end, and where each ends.
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
+        if self.json {
+            let judged = match judge(self.source, url, self.missing) {
+                Ok(v) => v,
+                Err(e) => return Err(self.fail(e)),
+            };
+            return self.line(url, judged.allowed, Some(&judged));
+        }
+        self.bytes.extend_from_slice(url);
+        self.ends.push(self.bytes.len());
+        if self.ends.len() == BATCH {
+            self.flush_batch()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Judges and prints the pending batch.
+    fn flush_batch(&mut self) -> std::io::Result<()> {
+        let bytes = std::mem::take(&mut self.bytes);
+        let ends = std::mem::take(&mut self.ends);
+        let mut start = 0;
+        let urls: Vec<&[u8]> = ends
+            .iter()
+            .map(|&e| {
+                let u = &bytes[start..e];
+                start = e;
+                u
+            })
+            .collect();
+        let allowed: Vec<Option<bool>> = match self.source {
+            Source::Policy(p) => {
+                let mut v = vec![
+                    robocc_engine::Verdict {
+                        allowed: true,
+                        rule: None
+                    };
+                    urls.len()
+                ];
+                p.policy().check_batch(&urls, &mut v);
+                v.iter().map(|v| Some(v.allowed)).collect()
+            }
+            Source::Store(s) => {
+                let mut v = vec![None; urls.len()];
+                if let Err(e) = s.check_batch(&urls, &mut v) {
+                    // What the URLs before the failing one get is printed.
+                    for (u, v) in urls.iter().zip(&v).take(e.index) {
+                        self.line(
+                            u,
+                            v.map_or_else(|| missing(self.missing), |v| Some(v.allowed)),
+                            None,
+                        )?;
+                    }
+                    return Err(self.fail(e.error.to_string()));
+                }
+                v.iter()
+                    .map(|v| v.map_or_else(|| missing(self.missing), |v| Some(v.allowed)))
+                    .collect()
+            }
+        };
+        for (u, a) in urls.iter().zip(allowed) {
+            self.line(u, a, None)?;
+        }
+        // Keep the buffers' capacity for the next batch.
+        self.bytes = bytes;
+        self.bytes.clear();
+        self.ends = ends;
+        self.ends.clear();
+        Ok(())
+    }
+
+    fn fail(&mut self, e: String) -> std::io::Error {
+        self.failure = Some(e);
+        std::io::Error::other("store policy refused")
+    }
+
+    fn line(
+        &mut self,
+        url: &[u8],
+        allowed: Option<bool>,
+        judged: Option<&Judged>,
+    ) -> std::io::Result<()> {
+        self.any_disallowed |= allowed == Some(false);
+        let word = match allowed {
+            Some(true) => "allow",
+            Some(false) => "disallow",
+            None => "unknown",
+        };
+        match judged {
+            Some(j) => writeln!(self.out, "{}", json_line(url, word, j)),
+            None => {
+                self.out.write_all(word.as_bytes())?;
+                self.out.write_all(b"\t")?;
+                self.out.write_all(url)?;
+                self.out.write_all(b"\n")
+            }
+        }
+    }
+}
+
+/// The verdict printed for a host the store does not have.
+fn missing(m: Missing) -> Option<bool> {
+    match m {
+        Missing::Allow => Some(true),
+        Missing::Disallow => Some(false),
+        Missing::Unknown => None,
+    }
+}
+
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     if given.has("missing") && args.store.is_none() {
         return Err("--missing applies to --store only (hosts the store does not have)".into());
@@ -211,39 +336,23 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }
-    let mut failure: Option<String> = None;
     let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut any_disallowed = false;
-    let json = args.format == Format::Json;
-    let mut emit = |url: &[u8], out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
-        let judged = match judge(&source, url, args.missing) {
-            Ok(v) => v,
-            Err(e) => {
-                failure = Some(e);
-                return Err(std::io::Error::other("store policy refused"));
-            }
-        };
-        any_disallowed |= judged.allowed == Some(false);
-        let word = match judged.allowed {
-            Some(true) => "allow",
-            Some(false) => "disallow",
-            None => "unknown",
-        };
-        if json {
-            writeln!(out, "{}", json_line(url, word, &judged))
-        } else {
-            out.write_all(word.as_bytes())?;
-            out.write_all(b"\t")?;
-            out.write_all(url)?;
-            out.write_all(b"\n")
-        }
+    let mut printer = Printer {
+        source: &source,
+        missing: args.missing,
+        json: args.format == Format::Json,
+        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        any_disallowed: false,
+        failure: None,
+        bytes: Vec::new(),
+        ends: Vec::new(),
     };
     let from_stdin = args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
     let io_result = if args.urls.is_none() && !args.url.is_empty() {
         args.url
             .iter()
-            .try_for_each(|u| emit(u.as_bytes(), &mut out))
+            .try_for_each(|u| printer.url(u.as_bytes()))
+            .and_then(|()| printer.flush_batch())
     } else {
         let reader: Box<dyn Read> = match &args.urls {
             Some(path) if !from_stdin => Box::new(
@@ -258,20 +367,27 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                 Box::new(stdin)
             }
         };
-        // Streams: one line in memory at a time, whatever the file's size.
+        // Streams: a batch of lines in memory at a time, whatever the
+        // file's size.
         let mut reader = BufReader::with_capacity(1 << 16, reader);
         let mut line = Vec::new();
         loop {
             line.clear();
             match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break Ok(()),
+                Ok(0) => break printer.flush_batch(),
                 Ok(_) => {
                     let url = line.trim_ascii();
-                    if url.is_empty() || url.starts_with(b"#") {
-                        continue;
+                    if !url.is_empty() && !url.starts_with(b"#") {
+                        if let Err(e) = printer.url(url) {
+                            break Err(e);
+                        }
                     }
-                    if let Err(e) = emit(url, &mut out) {
-                        break Err(e);
+                    // No more input at hand (a terminal, or a program
+                    // that waits for answers): answer what was read.
+                    if reader.buffer().is_empty() {
+                        if let Err(e) = printer.flush_batch().and_then(|()| printer.out.flush()) {
+                            break Err(e);
+                        }
                     }
                 }
                 Err(e) => {
@@ -281,17 +397,17 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             }
         }
     };
-    if let Some(e) = failure {
-        let _ = out.flush();
+    if let Some(e) = printer.failure.take() {
+        let _ = printer.out.flush();
         return Err(e);
     }
-    match io_result.and_then(|()| out.flush()) {
+    match io_result.and_then(|()| printer.out.flush()) {
         Ok(()) => {}
         // A closed pipe (`| head`) is not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
         Err(e) => return Err(format!("cannot write output: {e}")),
     }
-    Ok(if args.fail_on_disallow && any_disallowed {
+    Ok(if args.fail_on_disallow && printer.any_disallowed {
         1
     } else {
         0

@@ -55,6 +55,29 @@ pub fn assert_agree(
             })
             .collect::<Vec<_>>()
     };
+    // The batch API answers exactly as `check`; batches of every size up
+    // to and past its internal chunk, so chunk edges are crossed.
+    let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
+    let mut batch = vec![
+        robocc_engine::Verdict {
+            allowed: false,
+            rule: Some(u32::MAX),
+        };
+        refs.len()
+    ];
+    for size in [1, 7, 64, 65, 1000] {
+        for (u, o) in refs.chunks(size).zip(batch.chunks_mut(size)) {
+            policy.check_batch(u, o);
+        }
+        for (url, b) in refs.iter().zip(&batch) {
+            assert_eq!(
+                *b,
+                policy.check(url),
+                "{name} agent={agent} url={:?}: check_batch (batches of {size}) and check differ",
+                String::from_utf8_lossy(url)
+            );
+        }
+    }
     for url in urls {
         let got = policy.check(url);
         let want = robocc_compiler::reference::check_url(&compiled.rule_set, url);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Instructions per check (callgrind: repeatable whatever else the machine
+# does), single `check` and `check_batch`, for each FILE given (default: the
+# report's workloads). Prints a markdown table.
+#   bench/scripts/instructions.sh [FILE...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build --release --locked -q -p robocc-bench --bin instructions
+bin=target/release/instructions
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+  files=(corpus/real/protego__www.mayoclinic.org.txt corpus/real/texting_robots__twitter.robots.txt
+         corpus/real/protego__www.audible.com.txt corpus/real/protego__www.pinterest.com.txt
+         corpus/real/protego__www.uber.com.txt corpus/real/texting_robots__zillow.robots.txt)
+fi
+total() { # FILE MODE ROUNDS -> instructions
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" "$3" 2>&1 \
+    | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+echo "| file | instructions/check, check | check_batch | ratio |"
+echo "|---|---:|---:|---:|"
+for f in "${files[@]}"; do
+  s1=$(total "$f" single 1); s11=$(total "$f" single 11)
+  b1=$(total "$f" batch 1); b11=$(total "$f" batch 11)
+  single=$(( (s11 - s1) / 10000 )); batch=$(( (b11 - b1) / 10000 ))
+  echo "| $(basename "$f") | $single | $batch | $(awk "BEGIN{printf \"%.2f\", $single/$batch}") |"
+done

@@ -1,0 +1,49 @@
+//! A fixed amount of checking work for instruction counts: compile FILE,
+//! generate 1,000 absolute URLs from its patterns, then check them all
+//! ROUNDS times with `check` or `check_batch`. Run it under callgrind twice,
+//! with ROUNDS 1 and 11: the difference of the totals ÷ 10,000 is the
+//! instructions per check, without the set-up (bench/scripts/instructions.sh).
+//!
+//! `instructions FILE single|batch ROUNDS`
+
+use robocc_bench::Workload;
+use robocc_engine::{Policy, Verdict};
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [file, mode, rounds] = &args[..] else {
+        eprintln!("usage: instructions FILE single|batch ROUNDS");
+        std::process::exit(2);
+    };
+    let rounds: usize = rounds.parse().expect("ROUNDS: a number");
+    let body = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let w = Workload::new(file, body, "Googlebot", 1000);
+    let urls = w.absolute_urls();
+    let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+    let bytes = w.compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).expect("a valid artifact");
+    let mut out = vec![
+        Verdict {
+            allowed: false,
+            rule: None
+        };
+        refs.len()
+    ];
+    let mut allowed = 0usize;
+    for _ in 0..rounds {
+        match mode.as_str() {
+            "single" => {
+                for u in &refs {
+                    allowed += usize::from(policy.check(black_box(u)).allowed);
+                }
+            }
+            "batch" => {
+                policy.check_batch(black_box(&refs), &mut out);
+                allowed += out.iter().filter(|v| v.allowed).count();
+            }
+            _ => panic!("mode: single or batch"),
+        }
+    }
+    println!("{allowed}");
+}
