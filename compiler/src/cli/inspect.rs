@@ -170,6 +170,10 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
         .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
     match FileKind::sniff(&head[..n]) {
         Some(FileKind::Store) => describe_store(args),
+        Some(FileKind::StoreSet) => Err(format!(
+            "{} is the index of a store set: inspect its directory",
+            args.path.display()
+        )),
         Some(FileKind::Policy) => {
             if args.hosts {
                 return Err(format!(

@@ -459,11 +459,12 @@ pub fn read_robots(path: &Path) -> Result<Vec<u8>, String> {
     let body = read_file(path, "robots.txt")?;
     if let Some(kind) = robocc_engine::FileKind::sniff(&body) {
         let flag = match kind {
-            robocc_engine::FileKind::Policy => "--policy",
-            robocc_engine::FileKind::Store => "--store",
+            robocc_engine::FileKind::Policy => "--policy FILE",
+            robocc_engine::FileKind::Store => "--store FILE",
+            robocc_engine::FileKind::StoreSet => "--store DIR (the set's directory)",
         };
         return Err(format!(
-            "{} is a robocc {}, not a robots.txt (read it with {flag} FILE, or look at it \
+            "{} is a robocc {}, not a robots.txt (read it with {flag}, or look at it \
              with robocc inspect)",
             path.display(),
             kind.name()
