@@ -528,6 +528,19 @@ pub fn open_store(path: &Path) -> Result<Store, String> {
     }
 }
 
+/// Opens the store set in directory `path`; the error says when the
+/// directory is not one.
+pub fn open_store_set(path: &Path) -> Result<robocc_engine::StoreSet, String> {
+    if !path.join(robocc_engine::STORE_SET_INDEX).exists() {
+        return Err(format!(
+            "{} is a directory, not a store file, and not a store set (it has no {})",
+            path.display(),
+            robocc_engine::STORE_SET_INDEX
+        ));
+    }
+    robocc_engine::StoreSet::open(path).map_err(|e| e.to_string())
+}
+
 /// A load error, with the flag that reads the file when it is the other
 /// kind of robocc file.
 fn kind_hint(e: robocc_engine::LoadError) -> String {
@@ -539,6 +552,9 @@ fn kind_hint(e: robocc_engine::LoadError) -> String {
         LoadErrorKind::BadMagic {
             other: Some(FileKind::Store),
         } => format!("{e} (check it with --store FILE)"),
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::StoreSet),
+        } => format!("{e} (it is a store set's index: give its directory to --store DIR)"),
         _ => e.to_string(),
     }
 }
