@@ -292,7 +292,8 @@ impl SetIndex {
 ///
 /// Opening reads and validates the index and touches no shard. Each shard
 /// is mapped at its first use (thread-safe, once), its header checked
-/// against the index (size, host count, agent, dialect, options); a
+/// against the index (size, host count, agent, dialect, options,
+/// compiler); a
 /// missing or corrupted shard is a [`LoadError`] naming its file, at that
 /// use and every later one. Checksums are not computed on the check path:
 /// [`StoreSet::verify`] reads every byte.
@@ -438,15 +439,19 @@ impl StoreSet {
         } else if store.agent() != ours.agent
             || store.dialect() != ours.dialect
             || store.options_hash() != ours.options_hash
+            || store.compiler_version() != ours.compiler_version
         {
             Some(format!(
-                "built for agent {} ({}, options {:016x}), the set for {} ({}, options {:016x})",
+                "built for agent {} ({}, options {:016x}, compiler {}), the set for {} ({}, \
+                 options {:016x}, compiler {})",
                 store.agent(),
                 store.dialect(),
                 store.options_hash(),
+                store.compiler_version(),
                 ours.agent,
                 ours.dialect,
-                ours.options_hash
+                ours.options_hash,
+                ours.compiler_version
             ))
         } else {
             None
