@@ -636,6 +636,75 @@ mod tests {
         assert_eq!(shard_file_name(65_535), "shard-65535.store");
     }
 
+    /// A set of `n` empty shards in a fresh directory.
+    fn empty_set(name: &str, n: usize) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("robocc-set-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let meta = crate::store::StoreMeta {
+            agent: "Googlebot".into(),
+            dialect: Dialect::Rfc9309,
+            compiler_version: "0.1.0".into(),
+            options_hash: 7,
+        };
+        let mut idx = SetIndex {
+            agent: meta.agent.clone(),
+            dialect: meta.dialect,
+            options_hash: meta.options_hash,
+            compiler_version: meta.compiler_version.clone(),
+            shards: Vec::new(),
+        };
+        for i in 0..n {
+            let bytes = crate::store::write_store(&meta, Vec::new(), &[]).unwrap();
+            std::fs::write(dir.join(shard_file_name(i)), &bytes[..]).unwrap();
+            idx.shards.push(ShardInfo {
+                bytes: bytes.len() as u64,
+                hosts: 0,
+                checksum: fnv1a64(&bytes),
+            });
+        }
+        std::fs::write(dir.join(STORE_SET_INDEX), idx.to_text().unwrap()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn shards_are_opened_lazily_and_checked_against_the_index() {
+        let dir = empty_set("lazy", 3);
+        std::fs::remove_file(dir.join(shard_file_name(1))).unwrap();
+        // Opening does not notice: no shard is read.
+        let set = StoreSet::open(&dir).unwrap();
+        assert_eq!((set.shard_count(), set.host_count()), (3, 0));
+        assert!(set.shard(0).is_ok());
+        let e = set.shard(1).unwrap_err();
+        assert!(e.to_string().contains("shard-00001.store"), "{e}");
+        assert_eq!(set.shard(1).unwrap_err(), e, "a failed shard fails alike");
+        assert!(set.shard(3).is_err());
+        assert!(set.verify().is_err());
+        // A shard of another size than the index says.
+        let mut bytes = std::fs::read(dir.join(shard_file_name(0))).unwrap();
+        std::fs::write(dir.join(shard_file_name(1)), &bytes).unwrap();
+        bytes.extend_from_slice(&[0; 16]);
+        std::fs::write(dir.join(shard_file_name(2)), &bytes).unwrap();
+        let set = StoreSet::open(&dir).unwrap();
+        set.verify_shard(1).unwrap();
+        let e = set.shard(2).unwrap_err();
+        assert!(e.to_string().contains("shard-00002.store"), "{e}");
+        // URLs without a host, or whose shard is fine, answer.
+        assert_eq!(set.check(b"/path").unwrap(), None);
+        let url = (0..100)
+            .map(|i| format!("https://h{i}.example/"))
+            .find(|u| set.shard_of(u.as_bytes()) == Some(0))
+            .unwrap();
+        assert_eq!(set.check(url.as_bytes()).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_set_is_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<StoreSet>();
+    }
+
     #[test]
     fn a_missing_directory_is_an_error_naming_the_index() {
         let e = StoreSet::open("/nonexistent/robocc-set").unwrap_err();
