@@ -259,13 +259,16 @@ fn store_set_lookups_do_not_allocate_once_shards_are_open() {
         })
         .collect();
     let mut known = 0usize;
+    let mut batch = Vec::with_capacity(urls.len());
     let n = allocations_during(|| {
         for url in &urls {
             known += usize::from(set.check(url).unwrap().is_some());
             known += usize::from(set.host(url).unwrap().is_some());
         }
+        set.check_batch(&urls, &mut batch).unwrap();
     });
     assert_eq!(n, 0);
     assert!(known > 4000 && known < 6000, "{known}");
+    assert_eq!(batch.iter().filter(|v| v.is_some()).count() * 2, known);
     std::fs::remove_dir_all(&dir).ok();
 }

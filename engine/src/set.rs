@@ -523,6 +523,27 @@ impl StoreSet {
         Ok(self.policy_for(url)?.map(|p| p.check(url)))
     }
 
+    /// [`StoreSet::check`] for each of `urls`, in order, into `out` (cleared
+    /// first; reuse it and a batch allocates nothing once its shards are
+    /// open).
+    ///
+    /// # Errors
+    ///
+    /// The first URL whose shard or policy is refused; `out` then holds the
+    /// verdicts of the URLs before it.
+    pub fn check_batch<U: AsRef<[u8]>>(
+        &self,
+        urls: &[U],
+        out: &mut Vec<Option<Verdict>>,
+    ) -> Result<(), LoadError> {
+        out.clear();
+        out.reserve(urls.len());
+        for url in urls {
+            out.push(self.check(url.as_ref())?);
+        }
+        Ok(())
+    }
+
     /// Checks shard `i` completely: its FNV-1a 64 against the index, every
     /// policy and record ([`Store::validate_all`]), and that every host
     /// belongs to this shard. Reads every byte of the shard.
@@ -696,6 +717,15 @@ mod tests {
             .find(|u| set.shard_of(u.as_bytes()) == Some(0))
             .unwrap();
         assert_eq!(set.check(url.as_bytes()).unwrap(), None);
+        let mut out = Vec::new();
+        set.check_batch(&[url.as_str(), "/x"], &mut out).unwrap();
+        assert_eq!(out, [None, None]);
+        let bad = (0..100)
+            .map(|i| format!("https://h{i}.example/"))
+            .find(|u| set.shard_of(u.as_bytes()) == Some(2))
+            .unwrap();
+        assert!(set.check_batch(&[url, bad], &mut out).is_err());
+        assert_eq!(out, [None]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
