@@ -485,7 +485,184 @@ fn reusable(base: &Store, agent: &str, options: &CompileOptions) -> HashMap<(u64
     out
 }
 
+/// The inputs collected, resolved and compiled: what every store (or shard)
+/// of a build indexes a part of.
+struct Prepared {
+    collected: Collected,
+    /// Host keys, sorted.
+    keys: Vec<String>,
+    /// Per key: the body that applies, and why.
+    resolved: Vec<(u32, HostSource)>,
+    /// The bodies used, sorted; `built` is parallel to it.
+    used: Vec<u32>,
+    built: Vec<Built>,
+    reused: usize,
+}
+
+/// Collect, resolve and compile: everything but the index.
+fn prepare<I>(
+    inputs: I,
+    agent: &str,
+    options: &CompileOptions,
+    store: &StoreOptions<'_>,
+) -> Result<Prepared, StoreError>
+where
+    I: IntoIterator<Item = Result<HostInput, InputError>>,
+{
+    crate::agent::validate_token(agent)
+        .map_err(|e| StoreError::Compile(CompileError::BadAgent(e)))?;
+    // Collect.
+    let mut collected = Collected::new();
+    for input in inputs {
+        collected
+            .add(input.map_err(StoreError::Input)?)
+            .map_err(StoreError::Input)?;
+    }
+    // Resolve.
+    let mut keys: Vec<String> = collected.hosts.keys().cloned().collect();
+    keys.sort();
+    let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
+    let mut used: Vec<u32> = resolved.iter().map(|r| r.0).collect();
+    used.sort_unstable();
+    used.dedup();
+    // Compile.
+    let (built, reused) = compile_bodies(&collected.bodies, &used, agent, options, store);
+    Ok(Prepared {
+        collected,
+        keys,
+        resolved,
+        used,
+        built,
+        reused,
+    })
+}
+
+impl Prepared {
+    /// A fresh report with what the whole build did.
+    fn report(&mut self) -> StoreReport {
+        StoreReport {
+            compiled: self.used.len() - self.reused,
+            reused: self.reused,
+            duplicates: std::mem::take(&mut self.collected.duplicates),
+            ..StoreReport::default()
+        }
+    }
+
+    /// Writes the store of the hosts `which` (indices into `keys`, in
+    /// order) and adds them to `report`. Policies are numbered in the order
+    /// hosts (sorted by key) first use them, then the fallback if any host
+    /// needs it: the bytes depend on the hosts and bodies, not on the order
+    /// of the inputs. Returns the bytes and the body ids stored (the
+    /// fallback as `u32::MAX`).
+    fn write(
+        &self,
+        which: impl IntoIterator<Item = usize>,
+        agent: &str,
+        options: &CompileOptions,
+        on_failure: OnFailure,
+        report: &mut StoreReport,
+    ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u32>), StoreError> {
+        let mut policy_of_body: HashMap<u32, u32> = HashMap::new();
+        let mut policies: Vec<&[u8]> = Vec::new();
+        let mut stored: Vec<u32> = Vec::new();
+        let mut failed_hosts: Vec<usize> = Vec::new();
+        let mut entries = Vec::new();
+        for k in which {
+            let key = &self.keys[k];
+            let (body, mut source) = self.resolved[k];
+            let built = &self.built[self.used.binary_search(&body).unwrap_or(0)];
+            let policy = match built {
+                Built::Ok {
+                    bytes,
+                    split,
+                    unread,
+                } => {
+                    if let Some(why) = split {
+                        report.split.push(HostNote {
+                            host: key.clone(),
+                            note: why.clone(),
+                        });
+                    }
+                    if let Some(note) = unread {
+                        report.unread.push(HostNote {
+                            host: key.clone(),
+                            note: note.clone(),
+                        });
+                    }
+                    *policy_of_body.entry(body).or_insert_with(|| {
+                        policies.push(bytes);
+                        stored.push(body);
+                        (policies.len() - 1) as u32
+                    })
+                }
+                Built::Failed(why) => {
+                    source = HostSource::Failed;
+                    report.failures.push(HostNote {
+                        host: key.clone(),
+                        note: why.clone(),
+                    });
+                    failed_hosts.push(entries.len());
+                    // Numbered once every compiled policy is known.
+                    u32::MAX
+                }
+            };
+            report.by_source.add(source);
+            let record = &self.collected.hosts[key];
+            entries.push(HostEntry {
+                key: key.clone(),
+                policy,
+                source,
+                status: record.status,
+                fetched_at: record.fetched_at.clone(),
+            });
+        }
+        let fallback;
+        if !failed_hosts.is_empty() {
+            let index = policies.len() as u32;
+            for &i in &failed_hosts {
+                entries[i].policy = index;
+            }
+            fallback = fallback_policy(agent, options, on_failure);
+            policies.push(&fallback);
+            stored.push(u32::MAX);
+        }
+        report.hosts += entries.len();
+        let meta = StoreMeta {
+            agent: agent.to_string(),
+            dialect: options.dialect,
+            compiler_version: env!("CARGO_PKG_VERSION").to_string(),
+            options_hash: crate::compile::options_hash(agent, options),
+        };
+        let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
+        Ok((bytes, stored))
+    }
+
+    /// Counts the distinct policies (and those on the split path) among
+    /// the body ids stored.
+    fn count_policies(&self, stored: &[u32], report: &mut StoreReport) {
+        let mut distinct: Vec<u32> = stored.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        report.unique_policies = distinct.len();
+        report.split_policies = distinct
+            .iter()
+            .filter(|&&b| {
+                b != u32::MAX
+                    && matches!(
+                        self.built[self.used.binary_search(&b).unwrap_or(0)],
+                        Built::Ok { split: Some(_), .. }
+                    )
+            })
+            .count();
+    }
+}
+
 /// Builds a store for `agent` from host inputs, streamed.
+///
+/// The bytes depend on the set of hosts and their inputs, not on the order
+/// the inputs come in (except that of a host given twice the last one
+/// wins): hosts are sorted by hash and key, policies numbered in the order
+/// hosts sorted by key first use them.
 ///
 /// # Errors
 ///
@@ -501,100 +678,92 @@ pub fn build_store<I>(
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
-    crate::agent::validate_token(agent)
-        .map_err(|e| StoreError::Compile(CompileError::BadAgent(e)))?;
-    // Collect.
-    let mut collected = Collected::new();
-    for input in inputs {
-        collected
-            .add(input.map_err(StoreError::Input)?)
-            .map_err(StoreError::Input)?;
-    }
-    // Resolve.
-    let mut keys: Vec<&String> = collected.hosts.keys().collect();
-    keys.sort();
-    let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
-    let mut used: Vec<u32> = resolved.iter().map(|r| r.0).collect();
-    used.sort_unstable();
-    used.dedup();
-    // Compile.
-    let (built, reused) = compile_bodies(&collected.bodies, &used, agent, options, store);
-    let mut report = StoreReport {
-        compiled: used.len() - reused,
-        reused,
-        duplicates: std::mem::take(&mut collected.duplicates),
-        ..StoreReport::default()
-    };
-    // Index: policies in `used` order, plus the fallback when needed.
-    let mut policy_of_body: HashMap<u32, u32> = HashMap::new();
-    let mut policies: Vec<&[u8]> = Vec::new();
-    for (&id, b) in used.iter().zip(&built) {
-        if let Built::Ok { bytes, .. } = b {
-            policy_of_body.insert(id, policies.len() as u32);
-            policies.push(bytes);
-        }
-    }
-    let fallback;
-    let mut fallback_index = None;
-    let mut split_policies = std::collections::BTreeSet::new();
-    let mut entries = Vec::with_capacity(keys.len());
-    for (key, &(body, mut source)) in keys.iter().zip(&resolved) {
-        let built = &built[used.binary_search(&body).unwrap_or(0)];
-        let policy = match (policy_of_body.get(&body), built) {
-            (Some(&p), Built::Ok { split, unread, .. }) => {
-                if let Some(why) = split {
-                    report.split.push(HostNote {
-                        host: (*key).clone(),
-                        note: why.clone(),
-                    });
-                    split_policies.insert(p);
-                }
-                if let Some(note) = unread {
-                    report.unread.push(HostNote {
-                        host: (*key).clone(),
-                        note: note.clone(),
-                    });
-                }
-                p
-            }
-            (_, failure) => {
-                source = HostSource::Failed;
-                report.failures.push(HostNote {
-                    host: (*key).clone(),
-                    note: match failure {
-                        Built::Failed(why) => why.clone(),
-                        Built::Ok { .. } => String::new(),
-                    },
-                });
-                *fallback_index.get_or_insert(policies.len() as u32)
-            }
-        };
-        report.by_source.add(source);
-        let record = &collected.hosts[*key];
-        entries.push(HostEntry {
-            key: (*key).clone(),
-            policy,
-            source,
-            status: record.status,
-            fetched_at: record.fetched_at.clone(),
-        });
-    }
-    if fallback_index.is_some() {
-        fallback = fallback_policy(agent, options, store.on_failure);
-        policies.push(&fallback);
-    }
-    report.hosts = entries.len();
-    report.unique_policies = policies.len();
-    report.split_policies = split_policies.len();
-    let meta = StoreMeta {
-        agent: agent.to_string(),
-        dialect: options.dialect,
-        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-        options_hash: crate::compile::options_hash(agent, options),
-    };
-    let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
+    let mut prepared = prepare(inputs, agent, options, store)?;
+    let mut report = prepared.report();
+    let (bytes, stored) = prepared.write(
+        0..prepared.keys.len(),
+        agent,
+        options,
+        store.on_failure,
+        &mut report,
+    )?;
+    prepared.count_policies(&stored, &mut report);
     report.bytes = bytes.len();
     Ok((bytes, report))
+}
+
+/// A store set as built: the shard stores in order, and the index that
+/// names them (docs/artifact.md, "Store sets").
+pub struct BuiltSet {
+    /// Shard `i`'s store, to be written as `shard_file_name(i)`.
+    pub shards: Vec<rkyv::util::AlignedVec<16>>,
+    /// The text of `index.txt`.
+    pub index: String,
+}
+
+/// Builds a store set of `shards` shards: hosts are partitioned by
+/// [`robocc_engine::shard_of_hash`] of their key's hash; redirects are
+/// resolved over all the inputs; each distinct body is compiled once for
+/// the whole set. Shard `i` is exactly the store [`build_store`] writes for
+/// the hosts of shard `i` with those resolutions: deterministic, and
+/// independent of the order of the inputs. In the report, `bytes` is the
+/// size of every shard and the index, and `unique_policies` counts a policy
+/// stored in several shards once.
+///
+/// # Errors
+///
+/// As [`build_store`]; `shards` outside 1 to [`robocc_engine::MAX_SHARDS`].
+pub fn build_store_set<I>(
+    inputs: I,
+    agent: &str,
+    options: &CompileOptions,
+    store: &StoreOptions<'_>,
+    shards: usize,
+) -> Result<(BuiltSet, StoreReport), StoreError>
+where
+    I: IntoIterator<Item = Result<HostInput, InputError>>,
+{
+    if shards == 0 || shards > robocc_engine::MAX_SHARDS {
+        return Err(StoreError::TooLarge(format!(
+            "{shards} shards: a store set has 1 to {}",
+            robocc_engine::MAX_SHARDS
+        )));
+    }
+    let mut prepared = prepare(inputs, agent, options, store)?;
+    let mut report = prepared.report();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); shards];
+    for (i, key) in prepared.keys.iter().enumerate() {
+        let hash = HostKey::of_key(key).map_or(0, |k| k.hash());
+        members[robocc_engine::shard_of_hash(hash, shards)].push(i);
+    }
+    let mut out = Vec::with_capacity(shards);
+    let mut infos = Vec::with_capacity(shards);
+    let mut stored_all = Vec::new();
+    for which in members {
+        let hosts = which.len() as u64;
+        let (bytes, stored) =
+            prepared.write(which, agent, options, store.on_failure, &mut report)?;
+        stored_all.extend(stored);
+        infos.push(robocc_engine::ShardInfo {
+            bytes: bytes.len() as u64,
+            hosts,
+            checksum: robocc_engine::artifact::fnv1a64(&bytes),
+        });
+        report.bytes += bytes.len();
+        out.push(bytes);
+    }
+    prepared.count_policies(&stored_all, &mut report);
+    let index = robocc_engine::SetIndex {
+        agent: agent.to_string(),
+        dialect: options.dialect,
+        options_hash: crate::compile::options_hash(agent, options),
+        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
+        shards: infos,
+    }
+    .to_text()
+    .map_err(StoreError::TooLarge)?;
+    report.bytes += index.len();
+    Ok((BuiltSet { shards: out, index }, report))
 }
 
 /// The diagnostics of a body that can change a verdict, in one line: the

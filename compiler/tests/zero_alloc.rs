@@ -225,3 +225,66 @@ fn store_lookups_do_not_allocate() {
         }
     }
 }
+
+#[test]
+fn store_set_lookups_do_not_allocate_once_shards_are_open() {
+    use robocc_compiler::store::{build_store_set, HostInput, StoreOptions};
+    let names = [
+        "texting_robots__twitter.robots.txt",
+        "protego__www.uefa.com.txt",
+        "texting_robots__quora.robots.txt",
+    ];
+    let inputs: Vec<HostInput> = (0..12)
+        .map(|i| HostInput {
+            host: format!("host{i}.example"),
+            status: 200,
+            body: Some(
+                std::fs::read(common::root().join("corpus/real").join(names[i % 3])).unwrap(),
+            ),
+            ..HostInput::default()
+        })
+        .collect();
+    let (built, _) = build_store_set(
+        inputs.into_iter().map(Ok),
+        "Googlebot",
+        &CompileOptions::default(),
+        &StoreOptions::default(),
+        3,
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("robocc-alloc-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, shard) in built.shards.iter().enumerate() {
+        std::fs::write(dir.join(robocc_engine::shard_file_name(i)), &shard[..]).unwrap();
+    }
+    std::fs::write(dir.join(robocc_engine::STORE_SET_INDEX), &built.index).unwrap();
+    let set = robocc_engine::StoreSet::open(&dir).unwrap();
+    // Opening a shard maps it and allocates its per-policy flags, once.
+    for i in 0..set.shard_count() {
+        set.shard(i).unwrap();
+    }
+    let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
+    let urls: Vec<Vec<u8>> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = String::from_utf8_lossy(p);
+            let p = p.strip_prefix("https://example.com").unwrap_or(&p);
+            format!("https://HOST{}.example{p}", i % 14).into_bytes()
+        })
+        .collect();
+    let mut known = 0usize;
+    let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
+    let mut batch = vec![None; urls.len()];
+    let n = allocations_during(|| {
+        for url in &urls {
+            known += usize::from(set.check(url).unwrap().is_some());
+            known += usize::from(set.host(url).unwrap().is_some());
+        }
+        set.check_batch(&refs, &mut batch).unwrap();
+    });
+    assert_eq!(n, 0);
+    assert!(known > 4000 && known < 6000, "{known}");
+    assert_eq!(batch.iter().filter(|v| v.is_some()).count() * 2, known);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -33,6 +33,9 @@
 //! # Ok::<(), robocc_engine::LoadError>(())
 //! ```
 //!
+//! A [`StoreSet`] splits the hosts over N shard stores in a directory
+//! (opening reads a small index; each shard is mapped at its first use).
+//!
 //! The data flow, module by module: [`url`] finds the path in a URL,
 //! [`normalize`] encodes it (RFC 9309 and 1996-draft modes), [`Policy`] runs
 //! the automata (their byte layout and walk are in `program`),
@@ -50,6 +53,7 @@ pub mod normalize;
 mod policy;
 #[doc(hidden)]
 pub mod program;
+mod set;
 mod store;
 mod types;
 pub mod url;
@@ -57,6 +61,12 @@ mod visit;
 
 pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_LEN};
 pub use policy::{Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict};
+#[doc(hidden)]
+pub use set::SetIndex;
+pub use set::{
+    shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_FORMAT_VERSION,
+    STORE_SET_INDEX,
+};
 #[doc(hidden)]
 pub use store::{write_store, HostEntry, StoreMeta};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};

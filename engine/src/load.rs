@@ -21,6 +21,9 @@ pub enum FileKind {
     Policy,
     /// A store of many hosts' policies (`robocc store build`).
     Store,
+    /// The index of a store set (`robocc store build --shards N`): a text
+    /// file whose first line is `robocc-store-set VERSION`.
+    StoreSet,
 }
 
 impl FileKind {
@@ -29,6 +32,7 @@ impl FileKind {
         match self {
             FileKind::Policy => MAGIC,
             FileKind::Store => crate::store::STORE_MAGIC,
+            FileKind::StoreSet => crate::set::SET_MAGIC,
         }
     }
 
@@ -37,21 +41,23 @@ impl FileKind {
         match self {
             FileKind::Policy => FORMAT_VERSION,
             FileKind::Store => crate::store::STORE_FORMAT_VERSION,
+            FileKind::StoreSet => crate::set::STORE_SET_FORMAT_VERSION,
         }
     }
 
-    /// "policy" or "store".
+    /// "policy", "store" or "store set".
     pub fn name(self) -> &'static str {
         match self {
             FileKind::Policy => "policy",
             FileKind::Store => "store",
+            FileKind::StoreSet => "store set",
         }
     }
 
     /// The kind whose magic `bytes` start with, if any (a cheap sniff: reads
     /// 8 bytes).
     pub fn sniff(bytes: &[u8]) -> Option<FileKind> {
-        [FileKind::Policy, FileKind::Store]
+        [FileKind::Policy, FileKind::Store, FileKind::StoreSet]
             .into_iter()
             .find(|k| bytes.starts_with(&k.magic()))
     }

@@ -310,6 +310,11 @@ impl Store {
         self.storage.bytes().len()
     }
 
+    /// The store's bytes (a store set checksums its shards).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
     fn rec(&self, i: usize) -> HostRec {
         HostRec::decode(&self.index().hosts[i * HOST_REC..(i + 1) * HOST_REC])
     }
@@ -357,7 +362,17 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        match self.find(&key) {
+        self.host_of_key(&key, key.hash())
+    }
+
+    /// [`Store::host`] for a key whose hash is known (a store set hashes
+    /// once to choose the shard).
+    pub(crate) fn host_of_key(
+        &self,
+        key: &HostKey<'_>,
+        hash: u64,
+    ) -> Result<Option<HostInfo<'_>>, LoadError> {
+        match self.find(key, hash) {
             Some(i) => self.info(i).map(Some),
             None => Ok(None),
         }
@@ -365,12 +380,11 @@ impl Store {
 
     /// Finds the record of `key`: an interpolation probe in the table sorted
     /// by hash, a galloping search from there, then the keys of equal hash.
-    fn find(&self, key: &HostKey<'_>) -> Option<usize> {
+    fn find(&self, key: &HostKey<'_>, hash: u64) -> Option<usize> {
         let n = self.hosts;
         if n == 0 {
             return None;
         }
-        let hash = key.hash();
         let h = |i: usize| le_u64(&self.index().hosts[i * HOST_REC..]);
         let guess = ((u128::from(hash) * n as u128) >> 64) as usize;
         // [lo, hi) brackets the first record whose hash is >= `hash`.
@@ -461,7 +475,7 @@ impl Store {
                 end += 1;
             }
             let policy =
-                match key.and_then(|k| self.find(&k).map(|f| (k, f))) {
+                match key.and_then(|k| self.find(&k, k.hash()).map(|f| (k, f))) {
                     None => None,
                     Some((k, f)) => Some(self.policy(self.rec(f).policy as usize).map_err(
                         |e| BatchError {
@@ -494,7 +508,16 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        let Some(i) = self.find(&key) else {
+        self.policy_of_key(&key, key.hash())
+    }
+
+    /// [`Store::policy_for`] for a key whose hash is known.
+    pub(crate) fn policy_of_key(
+        &self,
+        key: &HostKey<'_>,
+        hash: u64,
+    ) -> Result<Option<Policy<'_>>, LoadError> {
+        let Some(i) = self.find(key, hash) else {
             return Ok(None);
         };
         let policy = self.rec(i).policy as usize;

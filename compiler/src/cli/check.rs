@@ -1,9 +1,11 @@
 //! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
 use super::compile::compile_source;
-use super::{error, open_policy, open_store, Built, CompileFlags, Given, EXIT_USAGE};
+use super::{
+    error, open_policy, open_store, open_store_set, Built, CompileFlags, Given, EXIT_USAGE,
+};
 use clap::{Args, ValueEnum};
-use robocc_engine::{HostSource, Policy, PolicyFile, Store};
+use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet};
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -20,8 +22,9 @@ pub struct CheckArgs {
         help_heading = "Input (one of)"
     )]
     policy: Option<PathBuf>,
-    /// A policy store: each URL is checked against its host's policy.
-    #[arg(long, value_name = "STORE", conflicts_with_all = ["robots", "policy"],
+    /// A policy store, or a store set's directory: each URL is checked
+    /// against its host's policy.
+    #[arg(long, value_name = "STORE|DIR", conflicts_with_all = ["robots", "policy"],
           help_heading = "Input (one of)")]
     store: Option<PathBuf>,
     /// With --store: the verdict for hosts the store does not have.
@@ -77,6 +80,8 @@ enum Format {
 enum Source {
     Policy(PolicyFile),
     Store(Store),
+    /// A store set: each URL is judged by the shard of its host.
+    Set(StoreSet),
 }
 
 /// A verdict as printed.
@@ -99,25 +104,36 @@ fn judge(src: &Source, url: &[u8], missing: Missing) -> Result<Judged, String> {
                 host: None,
             }
         }
-        Source::Store(s) => {
-            let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
-                return Ok(Judged {
-                    allowed: self::missing(missing),
-                    line: None,
-                    host: Some(None),
-                });
-            };
-            let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
-            let (allowed, line) = verdict_of(&p, url);
-            // Only a fetched body (or a redirect target's) has lines; the
-            // others stand for a status and their lines are robocc's own.
-            let has_lines = matches!(host.source, HostSource::Fetched | HostSource::Redirected);
-            Judged {
-                allowed,
-                line: line.filter(|_| has_lines),
-                host: Some(Some((host.source, host.status))),
-            }
-        }
+        Source::Store(s) => judge_store(s, url, missing)?,
+        Source::Set(set) => match set.store_for(url).map_err(|e| e.to_string())? {
+            Some(s) => judge_store(s, url, missing)?,
+            // No host: not in the set, as a single store says.
+            None => not_in_store(missing),
+        },
+    })
+}
+
+fn not_in_store(missing: Missing) -> Judged {
+    Judged {
+        allowed: self::missing(missing),
+        line: None,
+        host: Some(None),
+    }
+}
+
+fn judge_store(s: &Store, url: &[u8], missing: Missing) -> Result<Judged, String> {
+    let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
+        return Ok(not_in_store(missing));
+    };
+    let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
+    let (allowed, line) = verdict_of(&p, url);
+    // Only a fetched body (or a redirect target's) has lines; the others
+    // stand for a status and their lines are robocc's own.
+    let has_lines = matches!(host.source, HostSource::Fetched | HostSource::Redirected);
+    Ok(Judged {
+        allowed,
+        line: line.filter(|_| has_lines),
+        host: Some(Some((host.source, host.status))),
     })
 }
 
@@ -221,9 +237,14 @@ impl<W: Write> Printer<'_, W> {
                 p.policy().check_batch(&urls, &mut v);
                 v.iter().map(|v| Some(v.allowed)).collect()
             }
-            Source::Store(s) => {
+            Source::Store(_) | Source::Set(_) => {
                 let mut v = vec![None; urls.len()];
-                if let Err(e) = s.check_batch(&urls, &mut v) {
+                let result = match self.source {
+                    Source::Store(s) => s.check_batch(&urls, &mut v),
+                    Source::Set(s) => s.check_batch(&urls, &mut v),
+                    Source::Policy(_) => Ok(()),
+                };
+                if let Err(e) = result {
                     // What the URLs before the failing one get is printed.
                     for (u, v) in urls.iter().zip(&v).take(e.index) {
                         self.line(
@@ -307,6 +328,17 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             note_cut_policy(path, &p);
             Source::Policy(file)
         }
+        (_, None, Some(path)) if path.is_dir() => {
+            let set = open_store_set(path)?;
+            let built = Built {
+                agent: set.agent(),
+                dialect: set.dialect(),
+                policy: None,
+            };
+            args.flags
+                .check_against(given, &path.display().to_string(), &built)?;
+            Source::Set(set)
+        }
         (_, None, Some(path)) => {
             let store = open_store(path)?;
             let built = Built {
@@ -328,7 +360,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         (None, None, None) => {
             return Err(
                 "nothing to check against: give --robots FILE (with --agent), --policy FILE \
-                 or --store FILE"
+                 or --store FILE|DIR"
                     .into(),
             )
         }

@@ -7,13 +7,14 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// A policy (robocc compile) or store (robocc store build).
-    #[arg(value_name = "POLICY|STORE")]
+    /// A policy (robocc compile), store (robocc store build) or store set's
+    /// directory (robocc store build --shards N).
+    #[arg(value_name = "POLICY|STORE|DIR")]
     path: PathBuf,
     /// Show what each part of a policy costs in bytes.
     #[arg(long)]
     sizes: bool,
-    /// For a store: list every host with its source (fetched, redirected,
+    /// For a store or store set: list every host with its source (fetched, redirected,
     /// unavailable, unreachable, failed), status and policy.
     #[arg(long)]
     hosts: bool,
@@ -117,17 +118,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         store.policy_count()
     );
     // Every policy is validated here: inspect is the full check of a file.
-    let mut split = 0;
-    let mut sum = Sum::default();
-    for i in 0..store.policy_count() {
-        let p = store.policy(i).map_err(|e| e.to_string())?;
-        split += usize::from(p.header().automata > 1);
-        let s = p.sizes();
-        sum.program_bytes += s.program_bytes;
-        sum.automata += s.automata;
-        sum.rules += s.rules;
-        sum.outcomes += s.outcomes;
-    }
+    let (split, sum) = policy_sums(&store)?;
     println!(
         "policies on the split path: {split}; program bytes in all: {}",
         sum.program_bytes
@@ -139,37 +130,139 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         );
     }
     if args.hosts {
-        for h in store.hosts() {
-            let h = h.map_err(|e| e.to_string())?;
-            println!(
-                "{}\t{}\tstatus {}\tpolicy {}{}",
-                h.key,
-                h.source.name(),
-                h.status,
-                h.policy,
-                h.fetched_at
-                    .map(|t| format!("\tfetched {t}"))
-                    .unwrap_or_default()
-            );
+        print_hosts(&store)?;
+    }
+    Ok(0)
+}
+
+/// Prints the policies of `store` (validating each: inspect is the full
+/// check of a file) and returns their sums.
+fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
+    let mut split = 0;
+    let mut sum = Sum::default();
+    for i in 0..store.policy_count() {
+        let p = store.policy(i).map_err(|e| e.to_string())?;
+        split += usize::from(p.header().automata > 1);
+        let s = p.sizes();
+        sum.program_bytes += s.program_bytes;
+        sum.automata += s.automata;
+        sum.rules += s.rules;
+        sum.outcomes += s.outcomes;
+    }
+    Ok((split, sum))
+}
+
+fn print_hosts(store: &robocc_engine::Store) -> Result<(), String> {
+    for h in store.hosts() {
+        let h = h.map_err(|e| e.to_string())?;
+        println!(
+            "{}\t{}\tstatus {}\tpolicy {}{}",
+            h.key,
+            h.source.name(),
+            h.status,
+            h.policy,
+            h.fetched_at
+                .map(|t| format!("\tfetched {t}"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// A store set: its index, then every shard verified (checksum, policies,
+/// records, partition), one line each.
+fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String> {
+    let set = super::open_store_set(dir)?;
+    let n = set.shard_count();
+    println!(
+        "{}: robocc store set, format version {}, {n} shards, {} bytes",
+        dir.display(),
+        robocc_engine::STORE_SET_FORMAT_VERSION,
+        set.len_bytes()
+    );
+    println!(
+        "agent: {}; dialect: {}; compiler {}; options {:016x}",
+        set.agent(),
+        set.dialect(),
+        set.compiler_version(),
+        set.options_hash()
+    );
+    println!("partition: FNV-1a 64 of the host key, mod {n}");
+    println!("hosts: {}", set.host_count());
+    let mut failed: Vec<String> = Vec::new();
+    let (mut policies, mut split, mut sum) = (0, 0, Sum::default());
+    for i in 0..n {
+        let info = set.shard_info(i).unwrap_or(robocc_engine::ShardInfo {
+            bytes: 0,
+            hosts: 0,
+            checksum: 0,
+        });
+        let verdict = match set.verify_shard(i).and_then(|()| set.shard(i)) {
+            Ok(store) => {
+                let (sp, s) = policy_sums(store)?;
+                policies += store.policy_count();
+                split += sp;
+                sum.program_bytes += s.program_bytes;
+                sum.automata += s.automata;
+                sum.rules += s.rules;
+                sum.outcomes += s.outcomes;
+                "ok".to_string()
+            }
+            Err(e) => {
+                failed.push(e.to_string());
+                format!("FAILED: {e}")
+            }
+        };
+        println!(
+            "{}\thosts {}\tbytes {}\tfnv1a64 {:016x}\t{verdict}",
+            robocc_engine::shard_file_name(i),
+            info.hosts,
+            info.bytes,
+            info.checksum
+        );
+    }
+    println!(
+        "policies in all shards: {policies}; on the split path: {split}; program bytes in all: {}",
+        sum.program_bytes
+    );
+    if args.sizes {
+        println!(
+            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
+        );
+    }
+    if let Some(first) = failed.first() {
+        return Err(format!(
+            "{} of {n} shards failed verification; the first: {first}",
+            failed.len()
+        ));
+    }
+    if args.hosts {
+        for i in 0..n {
+            print_hosts(set.shard(i).map_err(|e| e.to_string())?)?;
         }
     }
     Ok(0)
 }
 
 pub fn run(args: &InspectArgs) -> Result<i32, String> {
-    // The magic decides the kind: read 8 bytes, not the whole file.
     if args.path.is_dir() {
-        return Err(format!(
-            "{} is a directory, not a robocc policy or store",
-            args.path.display()
-        ));
+        return describe_set(args, &args.path);
     }
+    // The magic decides the kind: read 8 bytes, not the whole file.
     let mut head = Vec::with_capacity(8);
     let n = std::fs::File::open(&args.path)
         .and_then(|f| f.take(8).read_to_end(&mut head))
         .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
     match FileKind::sniff(&head[..n]) {
         Some(FileKind::Store) => describe_store(args),
+        Some(FileKind::StoreSet) => describe_set(
+            args,
+            args.path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new(".")),
+        ),
         Some(FileKind::Policy) => {
             if args.hosts {
                 return Err(format!(

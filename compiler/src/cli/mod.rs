@@ -459,11 +459,12 @@ pub fn read_robots(path: &Path) -> Result<Vec<u8>, String> {
     let body = read_file(path, "robots.txt")?;
     if let Some(kind) = robocc_engine::FileKind::sniff(&body) {
         let flag = match kind {
-            robocc_engine::FileKind::Policy => "--policy",
-            robocc_engine::FileKind::Store => "--store",
+            robocc_engine::FileKind::Policy => "--policy FILE",
+            robocc_engine::FileKind::Store => "--store FILE",
+            robocc_engine::FileKind::StoreSet => "--store DIR (the set's directory)",
         };
         return Err(format!(
-            "{} is a robocc {}, not a robots.txt (read it with {flag} FILE, or look at it \
+            "{} is a robocc {}, not a robots.txt (read it with {flag}, or look at it \
              with robocc inspect)",
             path.display(),
             kind.name()
@@ -527,6 +528,19 @@ pub fn open_store(path: &Path) -> Result<Store, String> {
     }
 }
 
+/// Opens the store set in directory `path`; the error says when the
+/// directory is not one.
+pub fn open_store_set(path: &Path) -> Result<robocc_engine::StoreSet, String> {
+    if !path.join(robocc_engine::STORE_SET_INDEX).exists() {
+        return Err(format!(
+            "{} is a directory, not a store file, and not a store set (it has no {})",
+            path.display(),
+            robocc_engine::STORE_SET_INDEX
+        ));
+    }
+    robocc_engine::StoreSet::open(path).map_err(|e| e.to_string())
+}
+
 /// A load error, with the flag that reads the file when it is the other
 /// kind of robocc file.
 fn kind_hint(e: robocc_engine::LoadError) -> String {
@@ -538,6 +552,9 @@ fn kind_hint(e: robocc_engine::LoadError) -> String {
         LoadErrorKind::BadMagic {
             other: Some(FileKind::Store),
         } => format!("{e} (check it with --store FILE)"),
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::StoreSet),
+        } => format!("{e} (it is a store set's index: give its directory to --store DIR)"),
         _ => e.to_string(),
     }
 }

@@ -157,3 +157,128 @@ fn create_temp(path: &Path, name: &std::ffi::OsStr) -> std::io::Result<(PathBuf,
         }
     }
 }
+
+/// What a store set's output directory holds before it is written.
+pub enum SetDir {
+    /// Nothing there yet: the directory is created.
+    New,
+    /// An empty directory.
+    Empty,
+    /// A store set of this many shards: its shard files and index are
+    /// replaced, shards past the new count removed, nothing else touched.
+    Set(usize),
+}
+
+/// Checks that `dir` may receive a store set of `shards` shards: a new
+/// path, an empty directory or an existing store set whose files are
+/// regular files. Anything else is refused untouched, with what to type.
+pub fn check_set_dir(dir: &Path, shards: usize, inputs: &[&Path]) -> Result<SetDir, String> {
+    let shown = dir.display();
+    let fresh = "give a new or empty directory";
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let name = dir.extension().and_then(|e| e.to_str());
+            if matches!(name, Some("store" | "policy")) {
+                return Err(format!(
+                    "-o {shown} names a file, but --shards writes a directory of shard stores: \
+                     give a directory, e.g. -o {}",
+                    dir.with_extension("set").display()
+                ));
+            }
+            return Ok(SetDir::New);
+        }
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{shown} is a symbolic link: not followed; {fresh}, or the link's target itself"
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(format!(
+            "{shown} exists and is not a directory: --shards writes a directory of shard \
+             stores; {fresh}, e.g. -o {}",
+            dir.with_extension("set").display()
+        ));
+    }
+    for input in inputs {
+        if same_file(dir, input) {
+            return Err(format!(
+                "{shown} is the command's input: write the store set elsewhere"
+            ));
+        }
+    }
+    let mut entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if entries.next().is_none() {
+        return Ok(SetDir::Empty);
+    }
+    let index = dir.join(robocc_engine::STORE_SET_INDEX);
+    let not_ours = |why: String| {
+        format!(
+            "{shown} is not empty and {why}: nothing written or removed; {fresh} (e.g. -o {}), \
+             or empty it first",
+            dir.join("set").display()
+        )
+    };
+    match std::fs::symlink_metadata(&index) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(not_ours(format!(
+                "its {} is not a regular file",
+                robocc_engine::STORE_SET_INDEX
+            )))
+        }
+        Err(_) => return Err(not_ours("is not a robocc store set (no index.txt)".into())),
+    }
+    let old = robocc_engine::StoreSet::open(dir)
+        .map_err(|e| not_ours(format!("its index is not a store set's ({e})")))?;
+    let old_n = old.shard_count();
+    for i in 0..shards.max(old_n) {
+        let path = old.shard_path(i);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if !m.is_file() => {
+                return Err(format!(
+                    "{} is not a regular file: not replaced; {fresh}",
+                    path.display()
+                ))
+            }
+            Ok(m) if m.permissions().readonly() => {
+                return Err(format!(
+                    "{} is read-only: not replaced (make it writable or {fresh})",
+                    path.display()
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(SetDir::Set(old_n))
+}
+
+/// Writes a store set checked by [`check_set_dir`]: each shard through a
+/// temporary file and a rename, the index last, then removes the shards of
+/// the old set past the new count.
+pub fn write_set(dir: &Path, was: &SetDir, shards: &[&[u8]], index: &str) -> Result<(), String> {
+    let shown = dir.display();
+    if matches!(was, SetDir::New) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {shown}: {e}"))?;
+    }
+    for (i, bytes) in shards.iter().enumerate() {
+        let path = dir.join(robocc_engine::shard_file_name(i));
+        replace(&path, bytes, None)
+            .map_err(|e| format!("cannot write shard {}: {e}", path.display()))?;
+    }
+    let path = dir.join(robocc_engine::STORE_SET_INDEX);
+    replace(&path, index.as_bytes(), None)
+        .map_err(|e| format!("cannot write the index {}: {e}", path.display()))?;
+    if let SetDir::Set(old_n) = *was {
+        for i in shards.len()..old_n {
+            let path = dir.join(robocc_engine::shard_file_name(i));
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&path)
+                    .map_err(|e| format!("cannot remove the old shard {}: {e}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -3,7 +3,8 @@
 use super::{open_store, CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
 use robocc_compiler::store::{
-    build_store, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure, StoreOptions,
+    build_store, build_store_set, inputs_from_dir, manifest_inputs, HostInput, InputError,
+    OnFailure, StoreOptions,
 };
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ pub enum StoreCommand {
     /// Build a store from a directory of <host>.txt files or a JSONL manifest.
     #[command(
         after_help = "Examples:\n  robocc store build --agent Googlebot -o hosts.store robots-dir/\n  \
-                            robocc store build --agent Googlebot -o hosts.store --manifest fetched.jsonl\n\n\
+                            robocc store build --agent Googlebot -o hosts.store --manifest fetched.jsonl\n  \
+                            robocc store build --agent Googlebot --shards 16 -o hosts.set --manifest fetched.jsonl\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable)"
     )]
@@ -44,18 +46,26 @@ pub struct BuildArgs {
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
-    /// device (written through), or - for standard output.
+    /// device (written through), or - for standard output. With --shards: a
+    /// directory (created if absent; an empty one, or a store set whose
+    /// files are replaced).
     #[arg(
         short = 'o',
         long = "output",
-        value_name = "STORE",
+        value_name = "STORE|DIR",
         help_heading = "Output"
     )]
     output: PathBuf,
+    /// Write a store set: N shard stores and an index in the directory -o
+    /// names, hosts partitioned by the hash of their key (1 to 65536;
+    /// docs/artifact.md, "Store sets").
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    shards: Option<usize>,
     /// Policy for hosts whose robots.txt fails to compile.
     #[arg(long, value_enum, default_value = "disallow", help_heading = "Output")]
     on_failure: OnFailureArg,
-    /// Refuse to write a store larger than this (0: the format's limit, 4 GiB).
+    /// Refuse to write a store (with --shards: a shard) larger than this (0:
+    /// the format's limit, 4 GiB).
     #[arg(long, value_name = "BYTES", default_value_t = robocc_engine::MAX_FRAMED_LEN,
           help_heading = "Output")]
     max_store_bytes: usize,
@@ -75,12 +85,25 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let agent = args.flags.agent()?;
     let options = args.flags.options(None, given)?;
     let mut inputs_read: Vec<&std::path::Path> = Vec::new();
+    inputs_read.extend(args.manifest.as_deref());
+    inputs_read.extend(args.dir.as_deref());
+    // A store set's output is checked before anything is compiled.
+    let set_dir = match args.shards {
+        Some(n) => Some((n, check_shards(args, n, &inputs_read)?)),
+        None => {
+            if args.output.is_dir() {
+                return Err(format!(
+                    "{} is a directory: give a file name for the store (e.g. -o {}), or --shards N to write a store set into it",
+                    args.output.display(),
+                    args.output.join("hosts.store").display()
+                ));
+            }
+            None
+        }
+    };
     let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
         match (&args.manifest, &args.dir) {
-            (Some(m), _) => {
-                inputs_read.push(m);
-                Box::new(manifest_inputs(m).map_err(|e| e.to_string())?)
-            }
+            (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
             (None, Some(d)) => Box::new(
                 inputs_from_dir(d)
                     .map_err(|e| e.to_string())?
@@ -139,14 +162,33 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         base: base.as_ref(),
         progress: Some(&progress),
     };
-    let (bytes, report) =
-        build_store(inputs, &agent, &options, &store_options).map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
     let max = if args.max_store_bytes == 0 {
         usize::MAX
     } else {
         args.max_store_bytes
     };
+    if let Some((n, was)) = set_dir {
+        let (set, report) = build_store_set(inputs, &agent, &options, &store_options, n)
+            .map_err(|e| e.to_string())?;
+        bar.finish_and_clear();
+        if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
+            return Err(format!(
+                "{}: not written: shard {i} would be {} bytes, over --max-store-bytes {};                  use more shards or raise the limit",
+                args.output.display(),
+                s.len(),
+                args.max_store_bytes
+            ));
+        }
+        let shards: Vec<&[u8]> = set.shards.iter().map(|s| &s[..]).collect();
+        super::output::write_set(&args.output, &was, &shards, &set.index)?;
+        if !args.quiet {
+            summary(args, &report);
+        }
+        return Ok(0);
+    }
+    let (bytes, report) =
+        build_store(inputs, &agent, &options, &store_options).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
     if bytes.len() > max {
         return Err(format!(
             "{}: not written: the store would be {} bytes, over --max-store-bytes {}; \
@@ -163,9 +205,39 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     Ok(0)
 }
 
+/// `--shards N`: N in range, no flag that a set cannot take, and an output
+/// directory a set may be written to.
+fn check_shards(
+    args: &BuildArgs,
+    n: usize,
+    inputs: &[&std::path::Path],
+) -> Result<super::output::SetDir, String> {
+    if n == 0 || n > robocc_engine::MAX_SHARDS {
+        return Err(format!(
+            "--shards {n}: a store set has 1 to {} shards",
+            robocc_engine::MAX_SHARDS
+        ));
+    }
+    if args.output.as_os_str() == "-" {
+        return Err(
+            "--shards writes a directory of shard stores, not standard output: give -o DIR".into(),
+        );
+    }
+    if args.base.is_some() {
+        return Err(
+            "--base with --shards is not supported yet: build the set without --base".into(),
+        );
+    }
+    super::output::check_set_dir(&args.output, n, inputs)
+}
+
 fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
+    let shards = args
+        .shards
+        .map(|n| format!(" in {n} shards and {}", robocc_engine::STORE_SET_INDEX))
+        .unwrap_or_default();
     eprintln!(
-        "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes\n  hosts: {}\n  \
+        "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes{shards}\n  hosts: {}\n  \
          policies compiled {}, reused from the base store {}; on the split path {} \
          ({} hosts)",
         super::output_name(&args.output),

@@ -1,0 +1,623 @@
+//! Store sets (`store build --shards N`): a set answers every URL exactly as
+//! the single store built from the same inputs, its bytes depend only on
+//! the inputs, a damaged set is an error naming the file (never a panic),
+//! and the command line keeps its contract.
+
+mod common;
+
+use robocc_compiler::store::{
+    build_store, build_store_set, manifest_inputs, HostInput, StoreOptions,
+};
+use robocc_compiler::{compile, Budget, CompileOptions};
+use robocc_engine::{FileKind, HostInfo, LoadErrorKind, Store, StoreSet};
+use robocc_testkit::urlgen;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("robocc-set-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn robocc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32, needle: &str) {
+    assert_eq!(o.status.code(), Some(code), "stderr: {}", err(o));
+    assert!(
+        err(o).contains(needle),
+        "expected {needle:?} on stderr: {}",
+        err(o)
+    );
+}
+
+/// Default options without the wall-clock limit (a loaded machine must not
+/// change which bodies fail).
+fn untimed() -> CompileOptions {
+    CompileOptions {
+        budget: Budget {
+            time: std::time::Duration::from_secs(3600),
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    }
+}
+
+/// A manifest of a few hundred corpus files in `dir` (bodies under
+/// `bodies/`) with mixed statuses: 2xx bodies, 404, 503, unreachable,
+/// redirects (across shards, to unknown hosts, without a location), an HTML
+/// error page, a host with a port and one written in upper case. Returns
+/// the manifest and the host keys with a body (and their bodies).
+fn write_manifest(dir: &Path) -> (PathBuf, Vec<(String, Vec<u8>)>) {
+    let real = common::shared_real().unwrap_or_else(|| common::root().join("corpus/real"));
+    let files = common::txt_files(&real);
+    let step = (files.len() / 300).max(1);
+    let files: Vec<&PathBuf> = files.iter().step_by(step).take(300).collect();
+    std::fs::create_dir_all(dir.join("bodies")).unwrap();
+    let mut lines = Vec::new();
+    let mut fetched = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let host = match i {
+            3 => format!("H{i}.Example.COM"),
+            5 => format!("h{i}.example.com:8080"),
+            _ => format!("h{i}.example.com"),
+        };
+        let key = host.to_ascii_lowercase();
+        let line = match i % 10 {
+            0..=5 => {
+                let body = std::fs::read(file).unwrap();
+                let name = format!("bodies/{i}.txt");
+                std::fs::write(dir.join(&name), &body).unwrap();
+                fetched.push((key, body));
+                format!(
+                    r#"{{"host": "{host}", "status": 200, "body_path": "{name}", "fetched_at": "2026-11-23T00:00:{:02}Z"}}"#,
+                    i % 60
+                )
+            }
+            6 => format!(r#"{{"host": "{host}", "status": 404}}"#),
+            7 => format!(r#"{{"host": "{host}", "status": 503}}"#),
+            8 => format!(r#"{{"host": "{host}", "status": 0}}"#),
+            _ => match i % 30 {
+                9 => format!(
+                    r#"{{"host": "{host}", "status": 301, "location": "https://h{}.example.com/robots.txt"}}"#,
+                    i - 9
+                ),
+                19 => format!(
+                    r#"{{"host": "{host}", "status": 302, "location": "https://nowhere.example.net/robots.txt"}}"#
+                ),
+                _ => format!(r#"{{"host": "{host}", "status": 307}}"#),
+            },
+        };
+        lines.push(line);
+    }
+    lines.push(
+        r#"{"host": "html.example.com", "status": 200, "body": "<html><body>Not found</body></html>\n"}"#
+            .to_string(),
+    );
+    let manifest = dir.join("m.jsonl");
+    std::fs::write(&manifest, lines.join("\n") + "\n").unwrap();
+    (manifest, fetched)
+}
+
+fn read_inputs(manifest: &Path) -> Vec<HostInput> {
+    manifest_inputs(manifest)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Writes a built set into `dir` as the command line does.
+fn write_set(dir: &Path, inputs: &[HostInput], shards: usize) {
+    let (set, report) = build_store_set(
+        inputs.iter().cloned().map(Ok),
+        "Googlebot",
+        &untimed(),
+        &StoreOptions::default(),
+        shards,
+    )
+    .unwrap();
+    assert_eq!(report.hosts, inputs.len());
+    std::fs::create_dir_all(dir).unwrap();
+    for (i, shard) in set.shards.iter().enumerate() {
+        std::fs::write(dir.join(robocc_engine::shard_file_name(i)), &shard[..]).unwrap();
+    }
+    std::fs::write(dir.join(robocc_engine::STORE_SET_INDEX), &set.index).unwrap();
+}
+
+/// A generated path (or example.com URL) moved onto host `key`.
+fn url_on(key: &str, path: &[u8]) -> Vec<u8> {
+    let path = String::from_utf8_lossy(path).into_owned();
+    let path = path.strip_prefix("https://example.com").unwrap_or(&path);
+    let sep = if path.starts_with('/') { "" } else { "/" };
+    format!("https://{key}{sep}{path}").into_bytes()
+}
+
+/// Generated URLs on every host of the manifest (and on hosts it does not
+/// have, and without a host).
+fn urls(fetched: &[(String, Vec<u8>)], hosts: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let opts = untimed();
+    for (n, (key, body)) in fetched.iter().enumerate() {
+        let patterns = compile(body, "Googlebot", &opts)
+            .map(|c| {
+                c.rule_set
+                    .patterns()
+                    .map(<[u8]>::to_vec)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        for path in urlgen::workload(n as u64, patterns.iter().map(Vec::as_slice), 25) {
+            out.push(url_on(key, &path));
+        }
+    }
+    for i in 0..hosts + 20 {
+        for path in ["/", "/private/x", "/a?b=c"] {
+            out.push(format!("https://h{i}.example.com{path}").into_bytes());
+            out.push(format!("http://H{i}.EXAMPLE.com:8080{path}").into_bytes());
+        }
+    }
+    out.push(b"/no/host".to_vec());
+    out.push(b"https:///nohost".to_vec());
+    out
+}
+
+/// What a host lookup says, without the policy number (a shard numbers its
+/// own policies).
+fn host_view(h: Option<HostInfo<'_>>) -> Option<(String, String, u16, Option<String>)> {
+    h.map(|h| {
+        (
+            h.key.to_string(),
+            h.source.name().to_string(),
+            h.status,
+            h.fetched_at.map(str::to_string),
+        )
+    })
+}
+
+#[test]
+fn a_set_answers_exactly_as_the_single_store() {
+    let dir = scratch("equal");
+    let (manifest, fetched) = write_manifest(&dir);
+    let inputs = read_inputs(&manifest);
+    assert!(inputs.len() > 250, "{}", inputs.len());
+    let (single, report) = build_store(
+        inputs.iter().cloned().map(Ok),
+        "Googlebot",
+        &untimed(),
+        &StoreOptions::default(),
+    )
+    .unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let single = Store::from_slice(&single).unwrap();
+    write_set(&dir.join("set"), &inputs, 4);
+    let set = StoreSet::open(dir.join("set")).unwrap();
+    assert_eq!(set.shard_count(), 4);
+    assert_eq!(set.host_count(), single.host_count() as u64);
+    assert_eq!(set.agent(), "Googlebot");
+    assert_eq!(set.options_hash(), single.options_hash());
+    set.verify().unwrap();
+    // Every shard holds some hosts.
+    for i in 0..4 {
+        assert!(set.shard_info(i).unwrap().hosts > 30, "shard {i}");
+    }
+    let urls = urls(&fetched, inputs.len());
+    let (mut known, mut disallowed) = (0, 0);
+    for url in &urls {
+        let want = single.check(url).unwrap();
+        let got = set.check(url).unwrap();
+        assert_eq!(got, want, "{}", String::from_utf8_lossy(url));
+        assert_eq!(
+            host_view(set.host(url).unwrap()),
+            host_view(single.host(url).unwrap()),
+            "{}",
+            String::from_utf8_lossy(url)
+        );
+        known += usize::from(want.is_some());
+        disallowed += usize::from(want.is_some_and(|v| !v.allowed));
+    }
+    assert!(
+        known > 4000 && known < urls.len(),
+        "{known} of {}",
+        urls.len()
+    );
+    assert!(disallowed > 500, "{disallowed}");
+    // A set of one shard is the single store, byte for byte.
+    write_set(&dir.join("one"), &inputs, 1);
+    let one = std::fs::read(dir.join("one/shard-00000.store")).unwrap();
+    let (again, _) = build_store(
+        inputs.iter().cloned().map(Ok),
+        "Googlebot",
+        &untimed(),
+        &StoreOptions::default(),
+    )
+    .unwrap();
+    assert!(one == again[..], "a one-shard set differs from the store");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn builds_are_deterministic_and_ignore_input_order() {
+    let dir = scratch("determinism");
+    let (manifest, _) = write_manifest(&dir);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    let reversed = dir.join("reversed.jsonl");
+    std::fs::write(&reversed, lines.join("\n") + "\n").unwrap();
+    let build = |m: &Path, o: &Path| {
+        let o = robocc(&[
+            "store",
+            "build",
+            "-q",
+            "--agent",
+            "Googlebot",
+            "--shards",
+            "4",
+            "-o",
+            s(o),
+            "--manifest",
+            s(m),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    };
+    build(&manifest, &dir.join("a"));
+    build(&manifest, &dir.join("b"));
+    build(&reversed, &dir.join("c"));
+    let a = files_of(&dir.join("a"));
+    assert_eq!(a.len(), 5);
+    assert!(a == files_of(&dir.join("b")), "a rerun differs");
+    assert!(a == files_of(&dir.join("c")), "input order changes the set");
+    // Rebuilding into the set replaces it with the same bytes.
+    build(&manifest, &dir.join("a"));
+    assert!(a == files_of(&dir.join("a")), "a rebuild in place differs");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A small set (two hosts per shard at least) for the damage tests.
+fn small_set(dir: &Path) -> (PathBuf, Vec<Vec<u8>>) {
+    let inputs: Vec<HostInput> = (0..40)
+        .map(|i| HostInput {
+            host: format!("h{i}.example"),
+            status: 200,
+            body: Some(format!("User-agent: *\nDisallow: /p{}\n", i % 7).into_bytes()),
+            ..HostInput::default()
+        })
+        .collect();
+    let set = dir.join("set");
+    write_set(&set, &inputs, 4);
+    let urls = (0..40)
+        .map(|i| format!("https://h{i}.example/p{}", i % 7).into_bytes())
+        .collect();
+    (set, urls)
+}
+
+/// Checks every URL: each answer is a verdict or an error, never a panic.
+/// Returns the errors.
+fn errors_of(set: &StoreSet, urls: &[Vec<u8>]) -> Vec<robocc_engine::LoadError> {
+    urls.iter().filter_map(|u| set.check(u).err()).collect()
+}
+
+#[test]
+fn a_damaged_index_is_refused() {
+    let dir = scratch("index");
+    let (set_dir, urls) = small_set(&dir);
+    let index_path = set_dir.join("index.txt");
+    let index = std::fs::read(&index_path).unwrap();
+    // Every truncation is refused.
+    for n in 0..index.len() {
+        std::fs::write(&index_path, &index[..n]).unwrap();
+        let e = StoreSet::open(&set_dir).unwrap_err();
+        assert_eq!(e.file_kind(), FileKind::StoreSet, "{e}");
+        assert!(e.to_string().contains("index.txt"), "{e}");
+    }
+    // Every byte changed: refused, or (a changed digit of a size or
+    // checksum) caught when the shard is opened or verified.
+    for i in 0..index.len() {
+        for flip in [0x01u8, 0x20] {
+            let mut bad = index.clone();
+            bad[i] ^= flip;
+            std::fs::write(&index_path, &bad).unwrap();
+            if let Ok(set) = StoreSet::open(&set_dir) {
+                let errors = errors_of(&set, &urls);
+                assert!(
+                    !errors.is_empty() || set.verify().is_err() || bad == index,
+                    "byte {i} ^ {flip:#x} went unnoticed"
+                );
+            }
+        }
+    }
+    std::fs::write(&index_path, b"robocc-store-set 7\n").unwrap();
+    assert!(StoreSet::open(&set_dir).unwrap_err().is_version_mismatch());
+    std::fs::remove_file(&index_path).unwrap();
+    let e = StoreSet::open(&set_dir).unwrap_err();
+    assert!(matches!(e.kind(), LoadErrorKind::Io(_)), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_damaged_or_missing_shard_is_an_error_naming_it() {
+    let dir = scratch("shards");
+    let (set_dir, urls) = small_set(&dir);
+    let clean = StoreSet::open(&set_dir).unwrap();
+    assert!(errors_of(&clean, &urls).is_empty());
+    clean.verify().unwrap();
+    // The shard that holds h0.example.
+    let k = clean.shard_of(&urls[0]).unwrap();
+    let shard = set_dir.join(robocc_engine::shard_file_name(k));
+    let name = robocc_engine::shard_file_name(k);
+    let bytes = std::fs::read(&shard).unwrap();
+    let in_k = |set: &StoreSet| {
+        urls.iter()
+            .filter(|u| set.shard_of(u) == Some(k))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    // Truncated: refused at first use, the other shards still answer.
+    for n in [0, 10, 40, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&shard, &bytes[..n]).unwrap();
+        let set = StoreSet::open(&set_dir).unwrap();
+        let errors = errors_of(&set, &urls);
+        assert_eq!(errors.len(), in_k(&set).len(), "truncated to {n}");
+        assert!(errors[0].to_string().contains(&name), "{}", errors[0]);
+        assert!(set.verify().is_err());
+        for u in urls.iter().filter(|u| set.shard_of(u) != Some(k)) {
+            assert!(set.check(u).unwrap().is_some());
+        }
+    }
+    // A byte changed in place: the size is right, the checksum is not.
+    for at in [20, bytes.len() / 2, bytes.len() - 3] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x55;
+        std::fs::write(&shard, &bad).unwrap();
+        let set = StoreSet::open(&set_dir).unwrap();
+        let _ = errors_of(&set, &urls);
+        let e = set.verify().unwrap_err();
+        assert!(e.to_string().contains(&name), "{e}");
+    }
+    // Another shard's file in its place.
+    let other = set_dir.join(robocc_engine::shard_file_name((k + 1) % 4));
+    std::fs::copy(&other, &shard).unwrap();
+    let set = StoreSet::open(&set_dir).unwrap();
+    assert!(!errors_of(&set, &urls).is_empty());
+    // Missing.
+    std::fs::remove_file(&shard).unwrap();
+    let set = StoreSet::open(&set_dir).unwrap();
+    let errors = errors_of(&set, &urls);
+    assert_eq!(errors.len(), in_k(&set).len());
+    assert!(matches!(errors[0].kind(), LoadErrorKind::Io(_)));
+    assert!(errors[0].to_string().contains(&name), "{}", errors[0]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn check_store_dir_prints_what_the_single_store_prints() {
+    let dir = scratch("cli-check");
+    let (manifest, fetched) = write_manifest(&dir);
+    let build = |extra: &[&str], o: &Path| {
+        let mut args = vec!["store", "build", "-q", "--agent", "Googlebot", "-o", s(o)];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--manifest", s(&manifest)]);
+        let o = robocc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    };
+    build(&[], &dir.join("single.store"));
+    build(&["--shards", "4"], &dir.join("set"));
+    let mut list = Vec::new();
+    for u in urls(&fetched, 320).iter().step_by(3) {
+        if !u.contains(&b'\n') && !u.contains(&b'\r') {
+            list.extend_from_slice(u);
+            list.push(b'\n');
+        }
+    }
+    let url_file = dir.join("urls.txt");
+    std::fs::write(&url_file, &list).unwrap();
+    for extra in [
+        &["--missing", "unknown"][..],
+        &["--missing", "allow"],
+        &["--missing", "disallow", "--format", "json"],
+        &["--format", "json"],
+    ] {
+        let run = |store: &Path| {
+            let mut args = vec!["check", "--store", s(store), "--urls", s(&url_file)];
+            args.extend_from_slice(extra);
+            robocc(&args)
+        };
+        let (a, b) = (run(&dir.join("single.store")), run(&dir.join("set")));
+        assert_eq!(a.status.code(), Some(0), "{}", err(&a));
+        assert_eq!(b.status.code(), Some(0), "{}", err(&b));
+        assert!(
+            out(&a).lines().count() > 1500,
+            "{}",
+            out(&a).lines().count()
+        );
+        assert!(a.stdout == b.stdout, "{extra:?}: outputs differ");
+        assert_eq!(err(&a), err(&b));
+    }
+    // URL arguments, and a refused flag as for a store.
+    let args = ["https://h1.example.com/", "https://h0.example.com/private"];
+    let a = robocc(
+        &[
+            &["check", "--store", s(&dir.join("single.store"))][..],
+            &args,
+        ]
+        .concat(),
+    );
+    let b = robocc(&[&["check", "--store", s(&dir.join("set"))][..], &args].concat());
+    assert_eq!(a.stdout, b.stdout);
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&dir.join("set")),
+        "--agent",
+        "Bingbot",
+        "/a",
+    ]);
+    assert_exit(&o, 2, "Googlebot");
+    // inspect shows the set and verifies every shard.
+    let o = robocc(&["inspect", s(&dir.join("set"))]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("robocc store set, format version 1, 4 shards"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\tok\n").count(), 4, "{text}");
+    let o = robocc(&["inspect", "--hosts", s(&dir.join("set"))]);
+    assert!(out(&o).contains("h5.example.com:8080\tfetched\tstatus 200"));
+    // A damaged shard: inspect and check fail with exit 2 naming it.
+    let shard = dir.join("set/shard-00002.store");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x55;
+    std::fs::write(&shard, &bytes).unwrap();
+    let o = robocc(&["inspect", s(&dir.join("set"))]);
+    assert_exit(&o, 2, "shard-00002.store");
+    assert!(out(&o).contains("FAILED"), "{}", out(&o));
+    std::fs::remove_file(&shard).unwrap();
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&dir.join("set")),
+        "--urls",
+        s(&url_file),
+    ]);
+    assert_exit(&o, 2, "shard-00002.store");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn store_build_shards_refusals_and_replacement() {
+    let dir = scratch("cli-refuse");
+    let (manifest, _) = write_manifest(&dir);
+    let build = |shards: &str, o: &Path| {
+        robocc(&[
+            "store",
+            "build",
+            "-q",
+            "--agent",
+            "Googlebot",
+            "--shards",
+            shards,
+            "-o",
+            s(o),
+            "--manifest",
+            s(&manifest),
+        ])
+    };
+    let fresh = dir.join("fresh");
+    assert_exit(&build("0", &fresh), 2, "1 to 65536 shards");
+    assert_exit(&build("100000000", &fresh), 2, "1 to 65536 shards");
+    assert_exit(&build("-1", &fresh), 2, "");
+    assert_exit(&build("4", Path::new("-")), 2, "not standard output");
+    assert_exit(&build("4", &dir.join("x.store")), 2, "give a directory");
+    assert!(!fresh.exists() && !dir.join("x.store").exists());
+    // Not ours: a file, a non-empty directory, a symbolic link.
+    assert_exit(&build("4", &manifest), 2, "is not a directory");
+    let bodies = dir.join("bodies");
+    let before = files_of(&bodies);
+    assert_exit(&build("4", &bodies), 2, "not a robocc store set");
+    assert!(
+        files_of(&bodies) == before,
+        "a refused directory was touched"
+    );
+    let mut a = robocc(&[
+        "store",
+        "build",
+        "-q",
+        "--agent",
+        "Googlebot",
+        "--shards",
+        "2",
+        "-o",
+        s(&fresh),
+        "--manifest",
+        s(&manifest),
+        "--base",
+        s(&manifest),
+    ]);
+    assert_exit(&a, 2, "not supported yet");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&bodies, dir.join("link")).unwrap();
+        assert_exit(&build("4", &dir.join("link")), 2, "symbolic link");
+    }
+    // Without --shards a directory is refused with the flag that writes one.
+    let empty = dir.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    a = robocc(&[
+        "store",
+        "build",
+        "-q",
+        "--agent",
+        "Googlebot",
+        "-o",
+        s(&empty),
+        "--manifest",
+        s(&manifest),
+    ]);
+    assert_exit(&a, 2, "--shards N");
+    // An empty directory and a new path are written.
+    assert_eq!(build("4", &empty).status.code(), Some(0));
+    let nested = dir.join("new/deeper");
+    assert_eq!(build("3", &nested).status.code(), Some(0));
+    assert_eq!(files_of(&nested).len(), 4);
+    // An existing set is replaced: fewer shards remove the extra ones,
+    // files that are not the set's stay.
+    std::fs::write(empty.join("summary.json"), b"{}").unwrap();
+    assert_eq!(build("2", &empty).status.code(), Some(0));
+    let names: Vec<String> = files_of(&empty).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        names,
+        [
+            "index.txt",
+            "shard-00000.store",
+            "shard-00001.store",
+            "summary.json"
+        ]
+    );
+    StoreSet::open(&empty).unwrap().verify().unwrap();
+    // A set whose index is damaged is not ours any more.
+    std::fs::write(empty.join("index.txt"), b"robocc-store-set 1\nshards x\n").unwrap();
+    assert_exit(&build("2", &empty), 2, "not a store set");
+    // inspect and check of a directory that is not a set.
+    let o = robocc(&["inspect", s(&bodies)]);
+    assert_exit(&o, 2, "not a store set");
+    let o = robocc(&["check", "--store", s(&bodies), "/a"]);
+    assert_exit(&o, 2, "is a directory, not a store file");
+    std::fs::remove_dir_all(&dir).ok();
+}
