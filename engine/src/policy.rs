@@ -7,7 +7,7 @@ use crate::artifact::{
 };
 use crate::load::{self, FileKind, LoadError};
 use crate::normalize::{feed_decoded, feed_rfc};
-use crate::program::{walk_bytes, walk_lanes, Narrow, Walk, Wide, Width};
+use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
 use crate::types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
     TimeWindow, UrlMode,
@@ -100,7 +100,9 @@ impl<'a> Policy<'a> {
     /// frontier batches: the automaton's shape is dispatched once per
     /// batch, the paths of a chunk of URLs are found before any walk, and a
     /// policy of several automata runs each automaton over the whole chunk
-    /// while its table is in cache. Never allocates.
+    /// while its table is in cache. Never allocates. (Interleaving several
+    /// walks to overlap their table loads was measured and dropped: see
+    /// docs/PERFORMANCE-notes.md.)
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
         let n = urls.len().min(out.len());
         let d = self.data;
@@ -122,17 +124,11 @@ impl<'a> Policy<'a> {
                 run_each(a, parts, mode, |j, o| out[j] = verdict(word(o)));
                 continue;
             }
-            let mut best = [NO_OUTCOME; BATCH];
-            for a in d.automata.iter() {
-                run_each(a, parts, mode, |j, o| {
-                    let w = word(o);
-                    if best[j] == NO_OUTCOME || self.outranks(w, best[j]) {
-                        best[j] = w;
-                    }
-                });
-            }
-            for (v, &w) in out.iter_mut().zip(&best) {
-                *v = verdict(w);
+            // Several automata: URL by URL, as `check` (running each
+            // automaton over the whole chunk read fewer instructions but
+            // ran 0.89× as fast on zillow's six: bench --bin batch).
+            for (v, &p) in out.iter_mut().zip(parts.iter()) {
+                *v = verdict(self.word_of(p, 0).0);
             }
         }
     }
@@ -156,8 +152,13 @@ impl<'a> Policy<'a> {
     /// and the path bytes read.
     #[inline(always)]
     fn word(&self, url: &[u8], channel: usize) -> (u32, usize) {
+        self.word_of(path_parts(url), channel)
+    }
+
+    /// [`Policy::word`] of a path already found.
+    #[inline(always)]
+    fn word_of(&self, parts: PathParts<'_>, channel: usize) -> (u32, usize) {
         let d = self.data;
-        let parts = path_parts(url);
         let mode = d.header.url_mode;
         let channels = d.header.channels.len();
         let outcomes = d.outcomes.as_slice();
@@ -314,13 +315,6 @@ fn run_each(a: &ArchivedAutomaton, parts: &[PathParts<'_>], mode: u8, f: impl Fn
     }
 }
 
-/// Programs at least this large are walked [`LANES`] paths at a time
-/// (`program::walk_lanes`): below it the table stays in L1/L2 and the
-/// lanes' bookkeeping costs more than the loads it overlaps (bench `report`).
-const LANES_MIN_PROGRAM: usize = 32 * 1024;
-/// Walks in flight together on a large program.
-const LANES: usize = 4;
-
 #[inline(never)]
 fn each<W: Width, const REG: bool>(
     a: &ArchivedAutomaton,
@@ -329,24 +323,6 @@ fn each<W: Width, const REG: bool>(
     mode: u8,
     mut f: impl FnMut(usize, u32),
 ) {
-    if mode == UrlMode::Google as u8 && a.prog.len() >= LANES_MIN_PROGRAM {
-        // The paths as given go through the lanes; the few that need a
-        // '/' in front (no path, or '?' or ';' first) walk alone.
-        let mut paths: [&[u8]; BATCH] = [&[]; BATCH];
-        let mut index = [0usize; BATCH];
-        let mut n = 0;
-        for (j, &p) in parts.iter().enumerate() {
-            if p.slash {
-                f(j, walk::<W, REG>(a, classes, p, mode).0);
-            } else if n < BATCH {
-                paths[n] = p.rest;
-                index[n] = j;
-                n += 1;
-            }
-        }
-        walk_lanes::<W, REG, LANES>(a, classes, &paths[..n], |k, o| f(index[k], o));
-        return;
-    }
     for (j, &p) in parts.iter().enumerate() {
         f(j, walk::<W, REG>(a, classes, p, mode).0);
     }

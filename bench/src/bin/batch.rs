@@ -1,0 +1,75 @@
+//! `check` against `check_batch` on the same absolute URLs in one process:
+//! the two are timed in turn, round after round, and the medians compared
+//! (so a machine that gets busier during the run slows both alike).
+//!
+//! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R]`
+
+use robocc_bench::Workload;
+use robocc_engine::{Policy, Verdict};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn main() {
+    let mut count = 10_000;
+    let mut rounds = 15;
+    let mut files = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--urls" => count = args.next().and_then(|n| n.parse().ok()).expect("--urls N"),
+            "--rounds" => {
+                rounds = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--rounds R")
+            }
+            _ => files.push(a),
+        }
+    }
+    if files.is_empty() {
+        eprintln!("usage: batch FILE... [--urls N] [--rounds R]");
+        std::process::exit(2);
+    }
+    println!("| file | program bytes | check M/s | check_batch M/s | batch ÷ check |");
+    println!("|---|---:|---:|---:|---:|");
+    for file in files {
+        let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let name = std::path::Path::new(&file)
+            .file_name()
+            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+        let w = Workload::new(&name, body, "Googlebot", count);
+        let urls = w.absolute_urls();
+        let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+        let bytes = w.compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).unwrap();
+        let none = Verdict {
+            allowed: false,
+            rule: None,
+        };
+        let mut out = vec![none; refs.len()];
+        let mut times = [Vec::new(), Vec::new()];
+        for _ in 0..rounds {
+            let t = Instant::now();
+            for u in &refs {
+                black_box(policy.check(black_box(u)));
+            }
+            times[0].push(t.elapsed());
+            let t = Instant::now();
+            for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
+                policy.check_batch(black_box(u), o);
+            }
+            black_box(&out);
+            times[1].push(t.elapsed());
+        }
+        let rate = |v: &mut Vec<std::time::Duration>| {
+            v.sort();
+            refs.len() as f64 / v[v.len() / 2].as_secs_f64() / 1e6
+        };
+        let [single, batch] = times.map(|mut v| rate(&mut v));
+        println!(
+            "| {name} | {} | {single:.1} | {batch:.1} | {:.2}× |",
+            policy.sizes().program_bytes,
+            batch / single,
+        );
+    }
+}
