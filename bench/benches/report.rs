@@ -70,12 +70,7 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
     let compile = median_time(cfg.runs, || {
         black_box(robocc_compiler::compile(&body, "Googlebot", &Default::default()).unwrap());
     });
-    let engine = rate(n, cfg.runs, || {
-        for u in &urls {
-            black_box(policy.check(black_box(u.as_bytes())));
-        }
-    });
-    let batch = batch_rate(&policy, &urls, cfg.runs);
+    let (engine, batch) = single_and_batch(&policy, &urls, cfg.runs);
     let set = &w.compiled.rule_set;
     let reference = rate(n, cfg.runs.min(3), || {
         for u in &urls {
@@ -125,9 +120,10 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
     }
 }
 
-/// Checks per second through `Policy::check_batch`, in batches of 1,000
-/// URLs (a crawler's frontier batch), agreeing with `check`.
-fn batch_rate(policy: &Policy<'_>, urls: &[String], runs: usize) -> f64 {
+/// Checks per second through `Policy::check` and through
+/// `Policy::check_batch` in batches of 1,000 URLs (a crawler's frontier
+/// batch), timed in turn; the batch answers are checked against `check`.
+fn single_and_batch(policy: &Policy<'_>, urls: &[String], runs: usize) -> (f64, f64) {
     let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
     let none = robocc_engine::Verdict {
         allowed: false,
@@ -138,12 +134,22 @@ fn batch_rate(policy: &Policy<'_>, urls: &[String], runs: usize) -> f64 {
     for (u, v) in refs.iter().zip(&out) {
         assert_eq!(policy.check(u), *v);
     }
-    rate(refs.len(), runs, || {
-        for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
-            policy.check_batch(black_box(u), o);
-        }
-        black_box(&out);
-    })
+    let (single, batch) = robocc_bench::median_times_paired(
+        runs,
+        || {
+            for u in &refs {
+                black_box(policy.check(black_box(u)));
+            }
+        },
+        || {
+            for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
+                policy.check_batch(black_box(u), o);
+            }
+            black_box(&out);
+        },
+    );
+    let n = refs.len() as f64;
+    (n / single.as_secs_f64(), n / batch.as_secs_f64())
 }
 
 /// Issue 13's workload: files of the shared corpus spread over all sizes
@@ -189,12 +195,7 @@ fn spread(cfg: &Config, out: &mut String) {
         let bytes = w.compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
         let runs = cfg.runs;
-        let engine = rate(n, runs, || {
-            for u in &urls {
-                black_box(policy.check(black_box(u.as_bytes())));
-            }
-        });
-        let batch = batch_rate(&policy, &urls, runs);
+        let (engine, batch) = single_and_batch(&policy, &urls, runs);
         let texting = rate(n, runs.min(5), || {
             for u in &urls {
                 black_box(robot.allowed(black_box(u)));

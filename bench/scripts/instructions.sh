@@ -13,15 +13,13 @@ if [ ${#files[@]} -eq 0 ]; then
          corpus/real/protego__www.audible.com.txt corpus/real/protego__www.pinterest.com.txt
          corpus/real/protego__www.uber.com.txt corpus/real/texting_robots__zillow.robots.txt)
 fi
-total() { # FILE MODE ROUNDS -> instructions
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" "$3" 2>&1 \
-    | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+total() { # FILE MODE ROUNDS -> instructions inside run_checks
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*run_checks*' \
+    "$bin" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 echo "| file | instructions/check, check | check_batch | ratio |"
 echo "|---|---:|---:|---:|"
 for f in "${files[@]}"; do
-  s1=$(total "$f" single 1); s11=$(total "$f" single 11)
-  b1=$(total "$f" batch 1); b11=$(total "$f" batch 11)
-  single=$(( (s11 - s1) / 10000 )); batch=$(( (b11 - b1) / 10000 ))
+  single=$(( $(total "$f" single 10) / 10000 )); batch=$(( $(total "$f" batch 10) / 10000 ))
   echo "| $(basename "$f") | $single | $batch | $(awk "BEGIN{printf \"%.2f\", $single/$batch}") |"
 done

@@ -83,3 +83,26 @@ pub fn median_time(runs: usize, mut f: impl FnMut()) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
+
+/// Medians of `runs` timings of `f` and of `g`, taken in turn (f, g, f,
+/// g, …) so that a machine that gets busier during the measurement slows
+/// both alike: for ratios between two ways of doing the same work.
+pub fn median_times_paired(
+    runs: usize,
+    mut f: impl FnMut(),
+    mut g: impl FnMut(),
+) -> (Duration, Duration) {
+    let mut a = Vec::with_capacity(runs);
+    let mut b = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        f();
+        a.push(t.elapsed());
+        let t = Instant::now();
+        g();
+        b.push(t.elapsed());
+    }
+    a.sort();
+    b.sort();
+    (a[a.len() / 2], b[b.len() / 2])
+}

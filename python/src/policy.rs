@@ -124,9 +124,10 @@ impl Policy {
         let file = &self.file;
         Ok(py.detach(|| {
             let policy = file.policy();
-            urls.iter()
-                .map(|u| policy.check(u.as_bytes()).allowed)
-                .collect()
+            let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+            let mut out = vec![policy.check(b"/"); refs.len()];
+            policy.check_batch(&refs, &mut out);
+            out.iter().map(|v| v.allowed).collect()
         }))
     }
 

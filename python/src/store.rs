@@ -78,11 +78,13 @@ impl Store {
         let urls = convert::urls(urls)?;
         let store = &self.store;
         py.detach(|| {
-            urls.iter()
-                .map(|u| store.check(u.as_bytes()).map(|v| v.map(|v| v.allowed)))
-                .collect::<Result<Vec<_>, _>>()
+            let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+            let mut out = vec![None; refs.len()];
+            store
+                .check_batch(&refs, &mut out)
+                .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect())
         })
-        .map_err(convert::load_error)
+        .map_err(|e| convert::load_error(e.error))
     }
 
     /// The :class:`Policy` of ``url``'s host (a copy of its bytes), or

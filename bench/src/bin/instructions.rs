@@ -1,8 +1,10 @@
 //! A fixed amount of checking work for instruction counts: compile FILE,
 //! generate 1,000 absolute URLs from its patterns, then check them all
-//! ROUNDS times with `check` or `check_batch`. Run it under callgrind twice,
-//! with ROUNDS 1 and 11: the difference of the totals ÷ 10,000 is the
-//! instructions per check, without the set-up (bench/scripts/instructions.sh).
+//! ROUNDS times with `check` or `check_batch`, inside `run_checks`. Run it
+//! under callgrind collecting only in that function
+//! (`--toggle-collect=*run_checks*`): the total ÷ (1,000 × ROUNDS) is the
+//! instructions per check, whatever the set-up cost
+//! (bench/scripts/instructions.sh).
 //!
 //! `instructions FILE single|batch ROUNDS`
 
@@ -39,20 +41,32 @@ fn main() {
         };
         refs.len()
     ];
+    let allowed = run_checks(&policy, &refs, &mut out, mode, rounds);
+    println!("{allowed}");
+}
+
+#[inline(never)]
+fn run_checks(
+    policy: &Policy<'_>,
+    refs: &[&[u8]],
+    out: &mut [Verdict],
+    mode: &str,
+    rounds: usize,
+) -> usize {
     let mut allowed = 0usize;
     for _ in 0..rounds {
-        match mode.as_str() {
+        match mode {
             "single" => {
-                for u in &refs {
+                for u in refs {
                     allowed += usize::from(policy.check(black_box(u)).allowed);
                 }
             }
             "batch" => {
-                policy.check_batch(black_box(&refs), &mut out);
+                policy.check_batch(black_box(refs), out);
                 allowed += out.iter().filter(|v| v.allowed).count();
             }
             _ => panic!("mode: single or batch"),
         }
     }
-    println!("{allowed}");
+    allowed
 }
