@@ -1102,7 +1102,13 @@ pub fn manifest_inputs(
         }))
 }
 
-fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
+/// One manifest line (a JSON object, as [`manifest_inputs`] reads them;
+/// `body_path` relative to `base`) as a host input.
+///
+/// # Errors
+///
+/// What is wrong with the line.
+pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
     let v: serde_json::Value =
         serde_json::from_slice(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
     if !v.is_object() {
