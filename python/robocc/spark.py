@@ -18,8 +18,9 @@ code, called through the binding, so the two cannot drift:
    last one in input order (files in the order given) wins, except that a
    redirect to the host itself (http → https) never replaces another
    capture.
-3. **redirects** — the small table host → (status, location), no bodies, is
-   collected on the driver; :func:`robocc._native.redirect_dependencies`
+3. **redirects** — the small table host → (status, location), no bodies, of
+   the redirecting hosts and the hosts they point to is collected on the
+   driver; :func:`robocc._native.redirect_dependencies`
    says which other hosts each redirect's resolution reads, and those
    records are sent to the redirecting host's partition too.
 4. **compile** — records are partitioned by the store-set hash (FNV-1a 64 of
@@ -116,7 +117,7 @@ def _read_warc(item: Tuple[int, str]):
     from robocc import _native
 
     fi, path = item
-    for ri, row in enumerate(_native.read_warc(path)):
+    for ri, row in enumerate(_native.iter_warc(path)):
         yield row[0], _value(row, (fi, ri))
 
 
@@ -137,6 +138,11 @@ def _pick(a, b):
     """Two captures of one host → the one a build keeps, and the count."""
     best = a if a[0] > b[0] else b
     return (best[0], best[1], a[2] + b[2])
+
+
+def _slim(kv):
+    key, (_, row, _) = kv
+    return (key, row[1], row[3])
 
 
 def _builder(agent: str, shards: int, out: str, options: Dict[str, str]):
@@ -208,10 +214,20 @@ def build(
             lines = sc.textFile(str(path)).zipWithIndex()
             records = lines.flatMap(_read_manifest_line(str(path.parent), str(manifest)))
             inputs = {"manifest": str(path)}
-        hosts = records.reduceByKey(_pick).cache()
-        table = hosts.map(lambda kv: (kv[0], kv[1][1][1], kv[1][1][3], kv[1][2] - 1)).collect()
-        duplicates = sum(t[3] for t in table)
-        deps = _native.redirect_dependencies([(k, s, loc) for k, s, loc, _ in table])
+        from pyspark import StorageLevel
+
+        hosts = records.reduceByKey(_pick).persist(StorageLevel.MEMORY_AND_DISK)
+        # Counts, on the executors.
+        by_status = hosts.map(lambda kv: kv[1][1][1]).countByValue()
+        host_count = sum(by_status.values())
+        duplicates = hosts.map(lambda kv: kv[1][2] - 1).sum()
+        # Redirects: the driver holds the redirecting hosts and the hosts
+        # they point to (key, status, location; no bodies), not every host.
+        redirects = hosts.filter(lambda kv: 300 <= kv[1][1][1] <= 399).map(_slim).collect()
+        targets = {t for t in (_native.url_host_key(r[2]) for r in redirects if r[2]) if t}
+        targets_b = sc.broadcast(targets)
+        table = redirects + hosts.filter(lambda kv: kv[0] in targets_b.value).map(_slim).collect()
+        deps = _native.redirect_dependencies(table)
         need: Dict[str, set] = {}
         for host, reads in deps.items():
             mine = _native.shard_of(host, shards)
@@ -264,10 +280,11 @@ def build(
         "on_failure": on_failure,
         "shards": shards,
         "input": inputs,
-        "records": len(table) + duplicates,
-        "hosts": len(table),
+        "records": host_count + duplicates,
+        "hosts": host_count,
         "duplicates": duplicates,
-        "by_status": {str(k): v for k, v in sorted(Counter(t[1] for t in table).items())},
+        "by_status": {str(k): v for k, v in sorted(by_status.items())},
+        "redirect_table": len(table),
         "by_source": {k: by_source.get(k, 0) for k in ("fetched", "redirected", "unavailable", "unreachable", "failed")},
         "failures": sorted([list(f) for f in failures]),
         "not_read_whole": unread,
@@ -276,7 +293,7 @@ def build(
         "bytes": sum(r[1][0] for r in results) + len(index),
         "shard_hosts": [r[1][1] for r in results],
         "seconds": round(seconds, 3),
-        "hosts_per_second": round(len(table) / seconds, 1) if seconds > 0 else None,
+        "hosts_per_second": round(host_count / seconds, 1) if seconds > 0 else None,
     }
     summary_path(str(out_dir)).write_text(json.dumps(summary, indent=1) + "\n")
     return summary

@@ -80,6 +80,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set::shard_of, m)?)?;
     m.add_function(wrap_pyfunction!(set::is_self_redirect, m)?)?;
     m.add_function(wrap_pyfunction!(set::read_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(set::iter_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(set::url_host_key, m)?)?;
+    m.add_class::<set::WarcIter>()?;
     m.add_function(wrap_pyfunction!(set::read_manifest_line, m)?)?;
     m.add_function(wrap_pyfunction!(set::redirect_dependencies, m)?)?;
     m.add_function(wrap_pyfunction!(set::build_store_shard, m)?)?;

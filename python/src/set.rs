@@ -79,6 +79,42 @@ pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool 
     store::is_self_redirect(key, status, location)
 }
 
+/// The host key of an absolute URL's authority (as a redirect's
+/// ``Location`` is resolved), or ``None`` when it has none.
+#[pyfunction]
+pub fn url_host_key(url: &str) -> Option<String> {
+    robocc_engine::HostKey::of_url(url.as_bytes()).map(|k| k.to_key())
+}
+
+/// Iterates over the response records of a WARC file, streamed, as
+/// :func:`read_warc` returns them (an executor reads a multi-gigabyte file
+/// without holding it).
+#[pyfunction]
+pub fn iter_warc(path: PathBuf) -> PyResult<WarcIter> {
+    let inner = robocc_compiler::warc::warc_inputs(&path).map_err(err)?;
+    Ok(WarcIter { inner })
+}
+
+/// The iterator :func:`iter_warc` returns.
+#[pyclass(unsendable, module = "robocc")]
+pub struct WarcIter {
+    inner: robocc_compiler::warc::WarcInputs,
+}
+
+#[pymethods]
+impl WarcIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> PyResult<Option<Row>> {
+        match self.inner.next() {
+            None => Ok(None),
+            Some(r) => row(r.map_err(err)?).map(Some),
+        }
+    }
+}
+
 /// The response records of a WARC file (``.warc`` or ``.warc.gz``) as
 /// ``(host_key, status, body, location, fetched_at, failure)`` tuples, in
 /// file order, read by the same code as ``robocc store build --warc``.
