@@ -92,8 +92,10 @@ def write_warcs(dir: Path, n: int) -> Tuple[List[Path], List[Tuple[str, bytes]]]
         elif kind == 15:
             http = b"HTTP/1.1 503 Service Unavailable\r\n\r\n"
         elif kind == 16:
-            target = f"h{(i * 7 + 3) % n}.example"
-            if ((i * 7 + 3) % n) % 50 == 0:
+            # Targets of every kind: bodies, errors, other redirects (chains).
+            j = (i * 7 + 3 + i // 20) % n
+            target = f"h{j}.example"
+            if j % 50 == 0:
                 target += ":8080"
             http = f"HTTP/1.1 301 Moved Permanently\r\nLocation: https://{target}/robots.txt\r\n\r\n".encode()
         elif kind == 17:
@@ -268,6 +270,7 @@ def test_spark_job_equals_store_build_shards(tmp_path: Path, cli: Path):
     assert summary["hosts"] == len(hosts) == report["hosts"]
     assert summary["by_source"] == report["by_source"]
     assert summary["by_source"]["failed"] >= 2
+    assert summary["by_source"]["redirected"] > len(hosts) // 100
     assert summary["duplicates"] == len(report["duplicates"])
     reasons = dict(map(tuple, summary["failures"]))
     assert "truncated" in reasons["last.example"]
