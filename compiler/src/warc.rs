@@ -26,8 +26,11 @@
 //!   ([`HostInput::failure`]): the host gets the `--on-failure` fallback.
 //!
 //! Framing that is not WARC (a bad version line, a missing or invalid
-//! `Content-Length`, a block not followed by `\r\n\r\n`) is an
-//! [`InputError`] naming the file and record, as a bad manifest line is.
+//! `Content-Length`, a block not followed by `\r\n\r\n`), and a file that
+//! breaks off before a record says which host it is (inside the first
+//! lines of its headers, or in a gzip member nothing of which decodes), is
+//! an [`InputError`] naming the file and record, as a bad manifest line is:
+//! robocc does not drop captures silently.
 
 use crate::store::{host_key, HostInput, InputError, InputErrorKind};
 use std::io::{BufRead, BufReader, Read};
