@@ -58,6 +58,7 @@ pub mod reference;
 #[doc(hidden)]
 pub mod ruleset;
 pub mod store;
+pub mod warc;
 
 pub use compile::{
     compile, parse_delay_ms, parse_rate, parse_window, CompileError, CompileOptions, Compiled,

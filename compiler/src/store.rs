@@ -48,6 +48,11 @@ pub struct HostInput {
     pub location: Option<String>,
     /// When it was fetched (RFC 3339), kept in the index.
     pub fetched_at: Option<String>,
+    /// The fetch result is known to be broken (a truncated WARC record, a
+    /// payload that cannot be decoded), with the reason: the host gets the
+    /// `on_failure` fallback, as a body that fails to compile does, and is
+    /// listed among the failures.
+    pub failure: Option<String>,
 }
 
 /// What a failed body gets.
@@ -306,6 +311,16 @@ pub fn host_key(host: &str) -> Result<String, String> {
     Ok(key.to_key())
 }
 
+/// Whether a fetch result is a redirect to its own host key (another
+/// scheme or path on the same host): such a result never replaces another
+/// one of the same host (see [`build_store`] on duplicates).
+pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool {
+    (300..=399).contains(&status)
+        && location
+            .and_then(|l| HostKey::of_url(l.as_bytes()))
+            .is_some_and(|k| k.to_key() == key)
+}
+
 /// Hosts and distinct bodies, as the inputs stream in.
 #[derive(Default)]
 struct Collected {
@@ -316,6 +331,9 @@ struct Collected {
     bodies: Vec<Vec<u8>>,
     /// FNV-1a 64 of a body → ids with that hash.
     by_hash: HashMap<u64, Vec<u32>>,
+    /// Reasons of inputs known to be broken; `FAILED_INPUT | i` is the
+    /// pseudo-body id of reason `i` (never compiled).
+    failures: Vec<String>,
     duplicates: Vec<String>,
 }
 
@@ -328,6 +346,8 @@ struct HostRecord {
 
 const ALLOW_ID: u32 = 0;
 const DISALLOW_ID: u32 = 1;
+/// Body ids with this bit set stand for a broken input (`HostInput::failure`).
+const FAILED_INPUT: u32 = 1 << 31;
 
 impl Collected {
     fn new() -> Collected {
@@ -354,15 +374,34 @@ impl Collected {
             at: format!("host {:?}", input.host),
             kind: InputErrorKind::BadHost(input.host.clone(), why),
         })?;
-        let body = input.body.map(|b| self.intern(b));
+        let body = match input.failure {
+            Some(why) => {
+                self.failures.push(why);
+                Some(FAILED_INPUT | (self.failures.len() - 1) as u32)
+            }
+            None => input.body.map(|b| self.intern(b)),
+        };
         let record = HostRecord {
             status: input.status,
             body,
             location: input.location,
             fetched_at: input.fetched_at,
         };
-        if self.hosts.insert(key.clone(), record).is_some() {
-            self.duplicates.push(key);
+        // A host given twice: the last one wins, except that a redirect to
+        // the host itself (http → https, as Common Crawl records them
+        // beside the capture they lead to) never replaces another result.
+        match self.hosts.get(&key) {
+            None => {
+                self.hosts.insert(key, record);
+            }
+            Some(old) => {
+                if !is_self_redirect(&key, record.status, record.location.as_deref())
+                    || is_self_redirect(&key, old.status, old.location.as_deref())
+                {
+                    self.hosts.insert(key.clone(), record);
+                }
+                self.duplicates.push(key);
+            }
         }
         Ok(())
     }
@@ -377,6 +416,9 @@ impl Collected {
             } else {
                 HostSource::Fetched
             };
+            if let Some(b) = current.body.filter(|b| b & FAILED_INPUT != 0) {
+                return (b, source);
+            }
             match current.status {
                 200..=299 => {
                     return match current.body {
@@ -423,6 +465,7 @@ enum Built {
 /// for unchanged sources.
 fn compile_bodies(
     bodies: &[Vec<u8>],
+    failures: &[String],
     ids: &[u32],
     agent: &str,
     options: &CompileOptions,
@@ -437,6 +480,9 @@ fn compile_bodies(
     let built = ids
         .par_iter()
         .map(|&id| {
+            if id & FAILED_INPUT != 0 {
+                return Built::Failed(failures[(id & !FAILED_INPUT) as usize].clone());
+            }
             let body = &bodies[id as usize];
             let key = (robocc_engine::artifact::fnv1a64(body), body.len() as u64);
             let result = match base.get(&key) {
@@ -505,6 +551,7 @@ fn prepare<I>(
     agent: &str,
     options: &CompileOptions,
     store: &StoreOptions<'_>,
+    wanted: impl Fn(&str) -> bool,
 ) -> Result<Prepared, StoreError>
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
@@ -522,11 +569,24 @@ where
     let mut keys: Vec<String> = collected.hosts.keys().cloned().collect();
     keys.sort();
     let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
-    let mut used: Vec<u32> = resolved.iter().map(|r| r.0).collect();
+    // Only the bodies of the hosts written are compiled.
+    let mut used: Vec<u32> = keys
+        .iter()
+        .zip(&resolved)
+        .filter(|(k, _)| wanted(k))
+        .map(|(_, r)| r.0)
+        .collect();
     used.sort_unstable();
     used.dedup();
     // Compile.
-    let (built, reused) = compile_bodies(&collected.bodies, &used, agent, options, store);
+    let (built, reused) = compile_bodies(
+        &collected.bodies,
+        &collected.failures,
+        &used,
+        agent,
+        options,
+        store,
+    );
     Ok(Prepared {
         collected,
         keys,
@@ -541,7 +601,7 @@ impl Prepared {
     /// A fresh report with what the whole build did.
     fn report(&mut self) -> StoreReport {
         StoreReport {
-            compiled: self.used.len() - self.reused,
+            compiled: self.used.iter().filter(|&&b| b & FAILED_INPUT == 0).count() - self.reused,
             reused: self.reused,
             duplicates: std::mem::take(&mut self.collected.duplicates),
             ..StoreReport::default()
@@ -661,7 +721,8 @@ impl Prepared {
 ///
 /// The bytes depend on the set of hosts and their inputs, not on the order
 /// the inputs come in (except that of a host given twice the last one
-/// wins): hosts are sorted by hash and key, policies numbered in the order
+/// wins, unless it is a redirect to the host itself and the earlier one is
+/// not — [`is_self_redirect`]): hosts are sorted by hash and key, policies numbered in the order
 /// hosts sorted by key first use them.
 ///
 /// # Errors
@@ -678,7 +739,7 @@ pub fn build_store<I>(
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
-    let mut prepared = prepare(inputs, agent, options, store)?;
+    let mut prepared = prepare(inputs, agent, options, store, |_| true)?;
     let mut report = prepared.report();
     let (bytes, stored) = prepared.write(
         0..prepared.keys.len(),
@@ -729,7 +790,7 @@ where
             robocc_engine::MAX_SHARDS
         )));
     }
-    let mut prepared = prepare(inputs, agent, options, store)?;
+    let mut prepared = prepare(inputs, agent, options, store, |_| true)?;
     let mut report = prepared.report();
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); shards];
     for (i, key) in prepared.keys.iter().enumerate() {
@@ -764,6 +825,131 @@ where
     .map_err(StoreError::TooLarge)?;
     report.bytes += index.len();
     Ok((BuiltSet { shards: out, index }, report))
+}
+
+/// The shard of a store set of `shards` shards that a host key (as
+/// [`host_key`] returns it) belongs to: FNV-1a 64 of the key, mod `shards`
+/// (docs/artifact.md, "Store sets").
+pub fn shard_of_key(key: &str, shards: usize) -> usize {
+    let hash = HostKey::of_key(key).map_or(0, |k| k.hash());
+    robocc_engine::shard_of_hash(hash, shards.max(1))
+}
+
+/// Builds shard `which` of a store set of `shards` shards, alone: exactly
+/// the bytes [`build_store_set`] writes as that shard for the same inputs,
+/// as long as `inputs` holds every host of the shard and every host their
+/// redirects read ([`redirect_dependencies`]); hosts of other shards among
+/// the inputs are read for redirects only. Only the bodies of the shard's
+/// hosts are compiled (each distinct one once). This is what a per-partition
+/// job (the Spark job of `robocc.spark`) calls. Returns the shard's bytes,
+/// its index line's figures, and the report of its hosts.
+///
+/// # Errors
+///
+/// As [`build_store_set`]; `which` not below `shards`.
+pub fn build_store_shard<I>(
+    inputs: I,
+    agent: &str,
+    options: &CompileOptions,
+    store: &StoreOptions<'_>,
+    shards: usize,
+    which: usize,
+) -> Result<
+    (
+        rkyv::util::AlignedVec<16>,
+        robocc_engine::ShardInfo,
+        StoreReport,
+    ),
+    StoreError,
+>
+where
+    I: IntoIterator<Item = Result<HostInput, InputError>>,
+{
+    if shards == 0 || shards > robocc_engine::MAX_SHARDS || which >= shards {
+        return Err(StoreError::TooLarge(format!(
+            "shard {which} of {shards}: a store set has 1 to {} shards, numbered from 0",
+            robocc_engine::MAX_SHARDS
+        )));
+    }
+    let mine = |k: &str| shard_of_key(k, shards) == which;
+    let mut prepared = prepare(inputs, agent, options, store, mine)?;
+    let mut report = prepared.report();
+    let members: Vec<usize> = (0..prepared.keys.len())
+        .filter(|&i| mine(&prepared.keys[i]))
+        .collect();
+    let hosts = members.len() as u64;
+    let (bytes, stored) = prepared.write(members, agent, options, store.on_failure, &mut report)?;
+    prepared.count_policies(&stored, &mut report);
+    report.bytes = bytes.len();
+    let info = robocc_engine::ShardInfo {
+        bytes: bytes.len() as u64,
+        hosts,
+        checksum: robocc_engine::artifact::fnv1a64(&bytes),
+    };
+    Ok((bytes, info, report))
+}
+
+/// The text of a store set's `index.txt` for shards with these figures, as
+/// [`build_store_set`] writes it.
+///
+/// # Errors
+///
+/// No shard, or more than [`robocc_engine::MAX_SHARDS`].
+pub fn store_set_index(
+    agent: &str,
+    options: &CompileOptions,
+    shards: Vec<robocc_engine::ShardInfo>,
+) -> Result<String, StoreError> {
+    robocc_engine::SetIndex {
+        agent: agent.to_string(),
+        dialect: options.dialect,
+        options_hash: crate::compile::options_hash(agent, options),
+        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
+        shards,
+    }
+    .to_text()
+    .map_err(StoreError::TooLarge)
+}
+
+/// For each host whose status is a redirect, the other hosts its
+/// resolution may read (the chain of redirect targets present in the table,
+/// up to one hop past [`MAX_REDIRECTS`]), in order. `table` is every host
+/// of a build as (host key, status, location): no bodies, so a driver can
+/// hold it for millions of hosts. A job that builds one shard at a time
+/// gives each shard these hosts too ([`build_store_shard`]). Give each host
+/// once (duplicates resolved as a build does).
+pub fn redirect_dependencies(
+    table: &[(String, u16, Option<String>)],
+) -> HashMap<String, Vec<String>> {
+    let mut by_key: HashMap<&str, (u16, Option<&str>)> = HashMap::new();
+    for (key, status, location) in table {
+        by_key.insert(key, (*status, location.as_deref()));
+    }
+    let target = |status: u16, location: Option<&str>| -> Option<String> {
+        if !(300..=399).contains(&status) {
+            return None;
+        }
+        let key = HostKey::of_url(location?.as_bytes())?.to_key();
+        by_key.contains_key(key.as_str()).then_some(key)
+    };
+    let mut out = HashMap::new();
+    for (key, &(status, location)) in &by_key {
+        let mut chain: Vec<String> = Vec::new();
+        let mut next = target(status, location);
+        while let Some(t) = next {
+            if chain.len() > MAX_REDIRECTS || chain.contains(&t) {
+                break;
+            }
+            let (s, l) = by_key[t.as_str()];
+            next = target(s, l);
+            chain.push(t);
+        }
+        chain.retain(|t| t != key);
+        if !chain.is_empty() {
+            out.insert(key.to_string(), chain);
+        }
+    }
+    out
 }
 
 /// The diagnostics of a body that can change a verdict, in one line: the
@@ -916,7 +1102,13 @@ pub fn manifest_inputs(
         }))
 }
 
-fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
+/// One manifest line (a JSON object, as [`manifest_inputs`] reads them;
+/// `body_path` relative to `base`) as a host input.
+///
+/// # Errors
+///
+/// What is wrong with the line.
+pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
     let v: serde_json::Value =
         serde_json::from_slice(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
     if !v.is_object() {
@@ -951,6 +1143,7 @@ fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, Input
         body,
         location: text("location"),
         fetched_at: text("fetched_at"),
+        failure: None,
     })
 }
 
@@ -965,6 +1158,7 @@ mod tests {
             body: body.map(|b| b.as_bytes().to_vec()),
             location: location.map(str::to_string),
             fetched_at: None,
+            failure: None,
         }
     }
 
@@ -1065,6 +1259,76 @@ mod tests {
         assert_eq!(report.hosts, inputs.len());
         assert!(report.dedup_ratio() > 3.0);
         assert_eq!(report.by_source.redirected, 6);
+    }
+
+    #[test]
+    fn a_shard_built_alone_equals_the_sets_shard() {
+        let mut inputs = Vec::new();
+        for i in 0..60 {
+            let body = format!("User-agent: *\nDisallow: /p{}\n", i % 9);
+            let host = format!("h{i}.com");
+            inputs.push(match i % 6 {
+                0 => input(
+                    &host,
+                    301,
+                    None,
+                    Some(&format!("https://h{}.com/", (i + 7) % 60)),
+                ),
+                1 => input(&host, 404, None, None),
+                _ => input(&host, 200, Some(&body), None),
+            });
+        }
+        inputs.push(HostInput {
+            failure: Some("truncated".into()),
+            ..input("cut.com", 200, None, None)
+        });
+        inputs.push(input(
+            "to-cut.com",
+            302,
+            None,
+            Some("http://cut.com/robots.txt"),
+        ));
+        let opts = CompileOptions::default();
+        let (set, _) = build_store_set(
+            inputs.iter().cloned().map(Ok),
+            "Googlebot",
+            &opts,
+            &StoreOptions::default(),
+            4,
+        )
+        .unwrap();
+        let table: Vec<_> = inputs
+            .iter()
+            .map(|h| (host_key(&h.host).unwrap(), h.status, h.location.clone()))
+            .collect();
+        let deps = redirect_dependencies(&table);
+        assert_eq!(deps["to-cut.com"], ["cut.com"]);
+        let mut infos = Vec::new();
+        for which in 0..4 {
+            // The shard's hosts and what their redirects read, nothing else.
+            let mut needed: Vec<String> = Vec::new();
+            for (k, _, _) in &table {
+                if shard_of_key(k, 4) == which {
+                    needed.push(k.clone());
+                    needed.extend(deps.get(k).cloned().unwrap_or_default());
+                }
+            }
+            let part = inputs
+                .iter()
+                .filter(|h| needed.contains(&host_key(&h.host).unwrap()))
+                .cloned()
+                .map(Ok);
+            let (bytes, info, report) =
+                build_store_shard(part, "Googlebot", &opts, &StoreOptions::default(), 4, which)
+                    .unwrap();
+            assert_eq!(&bytes[..], &set.shards[which][..], "shard {which}");
+            assert_eq!(report.hosts as u64, info.hosts);
+            infos.push(info);
+        }
+        assert_eq!(
+            store_set_index("Googlebot", &opts, infos).unwrap(),
+            set.index
+        );
     }
 
     #[test]

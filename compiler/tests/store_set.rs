@@ -621,3 +621,117 @@ fn store_build_shards_refusals_and_replacement() {
     assert_exit(&o, 2, "is a directory, not a store file");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+fn warc_record(uri: &str, http: &str) -> Vec<u8> {
+    use std::io::Write;
+    let rec = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         WARC-Date: 2026-11-01T00:00:00Z\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(rec.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn store_build_warc_writes_what_the_library_builds() {
+    let dir = scratch("warc");
+    let mut a = Vec::new();
+    for i in 0..40 {
+        let http = match i % 4 {
+            0 => format!(
+                "HTTP/1.1 301 Moved\r\nLocation: https://w{}.example/robots.txt\r\n\r\n",
+                i + 2
+            ),
+            1 => "HTTP/1.1 404 Not Found\r\n\r\n<html>gone</html>".to_string(),
+            _ => format!(
+                "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /p{}\n",
+                i % 5
+            ),
+        };
+        a.extend(warc_record(
+            &format!("https://w{i}.example/robots.txt"),
+            &http,
+        ));
+    }
+    let cut = warc_record(
+        "https://cut.example/robots.txt",
+        "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\n",
+    );
+    // Cut inside its last deflate block: the headers are readable.
+    a.extend_from_slice(&cut[..cut.len() - 12]);
+    let b = warc_record("https://w2.example/robots.txt", "HTTP/1.1 503 Busy\r\n\r\n");
+    let (fa, fb) = (dir.join("a.warc.gz"), dir.join("b.warc.gz"));
+    std::fs::write(&fa, a).unwrap();
+    std::fs::write(&fb, b).unwrap();
+    let set = dir.join("set");
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "--shards",
+        "3",
+        "-o",
+        s(&set),
+        "--warc",
+        s(&fa),
+        s(&fb),
+    ]);
+    assert_exit(&o, 0, "failed 1");
+    assert!(
+        err(&o).contains("cut.example: truncated WARC record"),
+        "{}",
+        err(&o)
+    );
+    let inputs = robocc_compiler::warc::warc_inputs(&fa)
+        .unwrap()
+        .chain(robocc_compiler::warc::warc_inputs(&fb).unwrap());
+    let (built, _) = build_store_set(
+        inputs,
+        "Googlebot",
+        &CompileOptions::default(),
+        &StoreOptions::default(),
+        3,
+    )
+    .unwrap();
+    let mut want = vec![("index.txt".to_string(), built.index.into_bytes())];
+    for (i, shard) in built.shards.iter().enumerate() {
+        want.push((robocc_engine::shard_file_name(i), shard.to_vec()));
+    }
+    want.sort();
+    assert_eq!(files_of(&set), want);
+    let store = StoreSet::open(&set).unwrap();
+    let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+    // w4 → w6, whose body disallows /p1.
+    assert_eq!(allowed("https://w4.example/p1"), Some(false));
+    assert_eq!(allowed("https://w4.example/p4"), Some(true));
+    // w0 → w2, whose later capture (the second file) is a 503.
+    assert_eq!(allowed("https://w0.example/p4"), Some(false));
+    assert_eq!(
+        allowed("https://w2.example/x"),
+        Some(false),
+        "the later capture: 503"
+    );
+    assert_eq!(
+        allowed("https://cut.example/x"),
+        Some(false),
+        "failed: disallow all"
+    );
+    // One input kind at a time.
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-o",
+        s(&dir.join("x.store")),
+        "--warc",
+        s(&fa),
+        "--manifest",
+        s(&fa),
+    ]);
+    assert_exit(&o, 2, "--manifest");
+    let _ = std::fs::remove_dir_all(&dir);
+}

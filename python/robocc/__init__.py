@@ -8,7 +8,8 @@ False
 [True, False]
 
 ``robocc.scrapy.RobotParser`` is a Scrapy ``ROBOTSTXT_PARSER``;
-``robocc.protego.Protego`` follows Protego's API.
+``robocc.protego.Protego`` follows Protego's API; ``python -m robocc.spark``
+builds a store set on Spark (``robocc.spark``).
 """
 
 from ._native import (
@@ -23,7 +24,14 @@ from ._native import (
     Verdict,
     __version__,
     build_store,
+    build_store_set,
+    build_store_shard,
     compile,
+    host_key,
+    read_warc,
+    redirect_dependencies,
+    shard_of,
+    store_set_index,
     token_from_header,
 )
 from ._types import RequestRate, VisitTime
@@ -42,6 +50,13 @@ __all__ = [
     "VisitTime",
     "__version__",
     "build_store",
+    "build_store_set",
+    "build_store_shard",
     "compile",
+    "host_key",
+    "read_warc",
+    "redirect_dependencies",
+    "shard_of",
+    "store_set_index",
     "token_from_header",
 ]

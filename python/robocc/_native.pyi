@@ -1,7 +1,7 @@
 """Type stubs of robocc's native module (re-exported by ``robocc``)."""
 
 from os import PathLike
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ._types import RequestRate, VisitTime
 
@@ -168,3 +168,44 @@ def build_store(
     max_store_bytes: int = 4294967295,
 ) -> StoreReport: ...
 def token_from_header(header: str) -> Optional[str]: ...
+
+# Store sets in parts (robocc.spark): the Rust builder's own pieces.
+_Row = Tuple[str, int, Optional[bytes], Optional[str], Optional[str], Optional[str]]
+
+def host_key(host: str) -> str: ...
+def shard_of(key: str, shards: int) -> int: ...
+def is_self_redirect(key: str, status: int, location: Optional[str] = None) -> bool: ...
+def read_warc(path: _Path) -> List[_Row]: ...
+def iter_warc(path: _Path) -> Iterator[_Row]: ...
+def url_host_key(url: str) -> Optional[str]: ...
+def read_manifest_line(line: bytes, base_dir: _Path, at: str) -> _Row: ...
+def redirect_dependencies(table: List[Tuple[str, int, Optional[str]]]) -> Dict[str, List[str]]: ...
+def build_store_shard(
+    inputs: List[_Row],
+    agent: str,
+    shards: int,
+    which: int,
+    *,
+    dialect: str = "rfc9309",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
+    on_failure: str = "disallow",
+) -> Tuple[bytes, Tuple[int, int, int], Dict[str, Any]]: ...
+def build_store_set(
+    inputs: List[_Row],
+    agent: str,
+    shards: int,
+    *,
+    dialect: str = "rfc9309",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
+    on_failure: str = "disallow",
+) -> Tuple[List[bytes], str, Dict[str, Any]]: ...
+def store_set_index(
+    agent: str,
+    shards: List[Tuple[int, int, int]],
+    *,
+    dialect: str = "rfc9309",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
+) -> str: ...

@@ -16,6 +16,7 @@
 mod convert;
 mod options;
 mod policy;
+mod set;
 mod store;
 
 use pyo3::create_exception;
@@ -75,5 +76,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy::compile, m)?)?;
     m.add_function(wrap_pyfunction!(store::build_store, m)?)?;
     m.add_function(wrap_pyfunction!(token_from_header, m)?)?;
+    m.add_function(wrap_pyfunction!(set::host_key, m)?)?;
+    m.add_function(wrap_pyfunction!(set::shard_of, m)?)?;
+    m.add_function(wrap_pyfunction!(set::is_self_redirect, m)?)?;
+    m.add_function(wrap_pyfunction!(set::read_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(set::iter_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(set::url_host_key, m)?)?;
+    m.add_class::<set::WarcIter>()?;
+    m.add_function(wrap_pyfunction!(set::read_manifest_line, m)?)?;
+    m.add_function(wrap_pyfunction!(set::redirect_dependencies, m)?)?;
+    m.add_function(wrap_pyfunction!(set::build_store_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(set::build_store_set, m)?)?;
+    m.add_function(wrap_pyfunction!(set::store_set_index, m)?)?;
     Ok(())
 }

@@ -6,16 +6,18 @@ use robocc_compiler::store::{
     build_store, build_store_set, inputs_from_dir, manifest_inputs, HostInput, InputError,
     OnFailure, StoreOptions,
 };
+use robocc_compiler::warc::warc_inputs;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
 pub enum StoreCommand {
-    /// Build a store from a directory of <host>.txt files or a JSONL manifest.
+    /// Build a store from a directory of <host>.txt files, a JSONL manifest or WARC files.
     #[command(
         after_help = "Examples:\n  robocc store build --agent Googlebot -o hosts.store robots-dir/\n  \
                             robocc store build --agent Googlebot -o hosts.store --manifest fetched.jsonl\n  \
-                            robocc store build --agent Googlebot --shards 16 -o hosts.set --manifest fetched.jsonl\n\n\
+                            robocc store build --agent Googlebot --shards 16 -o hosts.set --manifest fetched.jsonl\n  \
+                            robocc store build --agent Googlebot --shards 16 -o hosts.set --warc CC-robots-*.warc.gz\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable)"
     )]
@@ -41,6 +43,17 @@ pub struct BuildArgs {
         help_heading = "Input"
     )]
     manifest: Option<PathBuf>,
+    /// Common Crawl robots.txt WARC files (.warc or .warc.gz), read in the
+    /// order given: each response record is a host (instead of a directory
+    /// or a manifest).
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["dir", "manifest"],
+        help_heading = "Input"
+    )]
+    warc: Vec<PathBuf>,
     /// A previous store for the same agent and options: policies whose
     /// robots.txt is unchanged are copied from it instead of recompiled.
     #[arg(long, value_name = "STORE", help_heading = "Input")]
@@ -87,6 +100,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let mut inputs_read: Vec<&std::path::Path> = Vec::new();
     inputs_read.extend(args.manifest.as_deref());
     inputs_read.extend(args.dir.as_deref());
+    inputs_read.extend(args.warc.iter().map(PathBuf::as_path));
     // A store set's output is checked before anything is compiled.
     let set_dir = match args.shards {
         Some(n) => Some((n, check_shards(args, n, &inputs_read)?)),
@@ -103,6 +117,13 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     };
     let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
         match (&args.manifest, &args.dir) {
+            _ if !args.warc.is_empty() => {
+                let mut files = Vec::new();
+                for w in &args.warc {
+                    files.push(warc_inputs(w).map_err(|e| e.to_string())?);
+                }
+                Box::new(files.into_iter().flatten())
+            }
             (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
             (None, Some(d)) => Box::new(
                 inputs_from_dir(d)
@@ -112,8 +133,8 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             ),
             (None, None) => {
                 return Err(
-                    "nothing to build from: give a directory of <host>.txt files or \
-                            --manifest FILE"
+                    "nothing to build from: give a directory of <host>.txt files, \
+                            --manifest FILE or --warc FILE…"
                         .to_string(),
                 )
             }
@@ -278,6 +299,6 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
         eprintln!("  failed: {}: {}", f.host, f.note);
     }
     for d in &report.duplicates {
-        eprintln!("  duplicate host (last one kept): {d}");
+        eprintln!("  duplicate host (last one kept, unless a redirect to itself): {d}");
     }
 }

@@ -1,0 +1,350 @@
+"""Store sets at Common Crawl scale on Spark (issue 19).
+
+::
+
+    python -m robocc.spark build --agent Googlebot --shards 16 --out hosts.set \\
+        (--manifest fetched.jsonl | --warc CC-robots-*.warc.gz) [--master local[2]]
+
+writes the same directory, byte for byte, as ``robocc store build --agent
+Googlebot --shards 16 -o hosts.set (--manifest … | --warc …)``, and a summary
+``hosts.set.summary.json`` beside it. Each step is the Rust builder's own
+code, called through the binding, so the two cannot drift:
+
+1. **read** — WARC files are read one task per file by the Rust reader
+   (:func:`robocc._native.read_warc`: records in file order); a manifest is
+   read line by line (:func:`robocc._native.read_manifest_line`). Each
+   record carries its order (file, record) or (line).
+2. **duplicates** — captures of one host are reduced as a build does: the
+   last one in input order (files in the order given) wins, except that a
+   redirect to the host itself (http → https) never replaces another
+   capture.
+3. **redirects** — the small table host → (status, location), no bodies, of
+   the redirecting hosts and the hosts they point to is collected on the
+   driver; :func:`robocc._native.redirect_dependencies`
+   says which other hosts each redirect's resolution reads, and those
+   records are sent to the redirecting host's partition too.
+4. **compile** — records are partitioned by the store-set hash (FNV-1a 64 of
+   the host key mod N, :func:`robocc._native.shard_of`); partition *i*
+   builds shard *i* with :func:`robocc._native.build_store_shard` (identical
+   bodies compiled once per partition) and writes ``shard-%05d.store``.
+5. **index** — the driver writes ``index.txt``
+   (:func:`robocc._native.store_set_index`) once every shard is written,
+   and the summary.
+
+On a cluster, ``--out``, the WARC files and a manifest's bodies must be on a
+filesystem every executor and the driver see (NFS, a mounted bucket), and
+the executors need the robocc wheel (``pip install robocc`` in their Python,
+or ``--archives`` of a virtual environment with it)::
+
+    spark-submit --master yarn \\
+        --conf spark.pyspark.python=/opt/robocc-venv/bin/python \\
+        "$(python -c 'import robocc.spark as m; print(m.__file__)')" \\
+        build --agent Googlebot --shards 256 \\
+        --out /mnt/shared/hosts.set --warc /mnt/shared/robotstxt/*.warc.gz
+
+(``spark-submit`` runs a file: the module's own path, then the arguments of
+``python -m robocc.spark``; the master is spark-submit's unless ``--master``
+is given.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+INDEX = "index.txt"
+
+
+def _shard_name(i: int) -> str:
+    return "shard-%05d.store" % i
+
+
+def _is_set_file(name: str) -> bool:
+    return name == INDEX or (
+        name.startswith("shard-") and name.endswith(".store") and name[6:-6].isdigit()
+    )
+
+
+def summary_path(out: str) -> Path:
+    """Where the summary of a set written to ``out`` goes: beside it."""
+    p = Path(out)
+    return p.with_name(p.name.rstrip("/") + ".summary.json")
+
+
+def _check_out(out: Path) -> int:
+    """An output directory a set may be written to: new, empty, or a store
+    set (its files are replaced). Returns the old set's shard count (0)."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SystemExit(f"{out}: exists and is not a directory: give a new or empty directory")
+    if not out.exists():
+        return 0
+    names = os.listdir(out)
+    others = [n for n in names if not _is_set_file(n)]
+    if others:
+        raise SystemExit(
+            f"{out}: holds files that are not a store set's ({others[0]}): give a new or empty directory"
+        )
+    return sum(1 for n in names if n.startswith("shard-"))
+
+
+def _replace(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+# --- executors ------------------------------------------------------------
+
+
+def _value(row: tuple, order: Tuple[int, int]):
+    """A record as the duplicate reduction sees it: (rank, row, captures).
+    The highest rank wins: not a redirect to the host itself first, then the
+    last in input order — what a build's "last one wins, unless it is a
+    redirect to itself" comes to."""
+    from robocc import _native
+
+    return ((not _native.is_self_redirect(row[0], row[1], row[3]), order), row, 1)
+
+
+def _read_warc(item: Tuple[int, str]):
+    from robocc import _native
+
+    fi, path = item
+    for ri, row in enumerate(_native.iter_warc(path)):
+        yield row[0], _value(row, (fi, ri))
+
+
+def _read_manifest_line(base: str, name: str):
+    def read(item: Tuple[str, int]):
+        from robocc import _native
+
+        line, n = item
+        if not line.strip():
+            return []
+        row = _native.read_manifest_line(line.encode("utf-8"), base, f"{name}:{n + 1}")
+        return [(row[0], _value(row, (0, n)))]
+
+    return read
+
+
+def _pick(a, b):
+    """Two captures of one host → the one a build keeps, and the count."""
+    best = a if a[0] > b[0] else b
+    return (best[0], best[1], a[2] + b[2])
+
+
+def _slim(kv):
+    key, (_, row, _) = kv
+    return (key, row[1], row[3])
+
+
+def _builder(agent: str, shards: int, out: str, options: Dict[str, str]):
+    def build(index: int, rows: Iterator[Tuple[int, tuple]]):
+        from robocc import _native
+
+        inputs = [row for _, row in rows]
+        data, info, report = _native.build_store_shard(inputs, agent, shards, index, **options)
+        _replace(Path(out) / _shard_name(index), data)
+        yield index, info, report
+
+    return build
+
+
+# --- driver ---------------------------------------------------------------
+
+
+def _spark(master: Optional[str]):
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SystemExit(
+            "robocc.spark needs PySpark and a Java runtime: pip install pyspark "
+            "(and install a JDK 17+, e.g. apt-get install openjdk-17-jre-headless)"
+        ) from None
+    # Local workers run this interpreter (where robocc is installed), not
+    # whatever `python3` is first on PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("robocc store set")
+    if master:
+        builder = builder.master(master)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def build(
+    agent: str,
+    shards: int,
+    out: str,
+    manifest: Optional[str] = None,
+    warc: Sequence[str] = (),
+    master: Optional[str] = None,
+    dialect: str = "rfc9309",
+    on_failure: str = "disallow",
+) -> Dict[str, Any]:
+    """Builds the store set and its summary; returns the summary."""
+    from robocc import _native
+
+    if (manifest is None) == (not warc):
+        raise SystemExit("give --manifest FILE or --warc FILE…, one of them")
+    if not 1 <= shards <= 65536:
+        raise SystemExit(f"--shards {shards}: a store set has 1 to 65536 shards")
+    options = {"dialect": dialect, "on_failure": on_failure}
+    # Bad options fail here, before Spark starts.
+    _native.store_set_index(agent, [(0, 0, 0)], dialect=dialect)
+    out_dir = Path(out).absolute()
+    old = _check_out(out_dir)
+    started = time.monotonic()
+    spark = _spark(master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master())
+    sc = spark.sparkContext
+    try:
+        if warc:
+            files = [str(Path(w).absolute()) for w in warc]
+            records = sc.parallelize(list(enumerate(files)), len(files)).flatMap(_read_warc)
+            inputs = {"warc": files}
+        else:
+            path = Path(manifest).absolute()
+            lines = sc.textFile(str(path)).zipWithIndex()
+            records = lines.flatMap(_read_manifest_line(str(path.parent), str(manifest)))
+            inputs = {"manifest": str(path)}
+        from pyspark import StorageLevel
+
+        hosts = records.reduceByKey(_pick).persist(StorageLevel.MEMORY_AND_DISK)
+        # Counts, on the executors.
+        by_status = hosts.map(lambda kv: kv[1][1][1]).countByValue()
+        host_count = sum(by_status.values())
+        duplicates = hosts.map(lambda kv: kv[1][2] - 1).sum()
+        # Redirects: the driver holds the redirecting hosts and the hosts
+        # they point to (key, status, location; no bodies), not every host.
+        redirects = hosts.filter(lambda kv: 300 <= kv[1][1][1] <= 399).map(_slim).collect()
+        targets = {t for t in (_native.url_host_key(r[2]) for r in redirects if r[2]) if t}
+        targets_b = sc.broadcast(targets)
+        table = redirects + hosts.filter(lambda kv: kv[0] in targets_b.value).map(_slim).collect()
+        deps = _native.redirect_dependencies(table)
+        need: Dict[str, set] = {}
+        for host, reads in deps.items():
+            mine = _native.shard_of(host, shards)
+            for dep in reads:
+                if _native.shard_of(dep, shards) != mine:
+                    need.setdefault(dep, set()).add(mine)
+        need_b = sc.broadcast({k: sorted(v) for k, v in need.items()})
+        n = shards
+
+        def route(kv):
+            from robocc import _native as nat
+
+            key, (_, row, _) = kv
+            yield nat.shard_of(key, n), row
+            for s in need_b.value.get(key, ()):
+                yield s, row
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        results = (
+            hosts.flatMap(route)
+            .partitionBy(shards, lambda s: s)
+            .mapPartitionsWithIndex(_builder(agent, shards, str(out_dir), options))
+            .collect()
+        )
+    finally:
+        spark.stop()
+    results.sort(key=lambda r: r[0])
+    if [r[0] for r in results] != list(range(shards)):
+        raise SystemExit(f"internal error: shards built {[r[0] for r in results]}")
+    index = _native.store_set_index(agent, [tuple(r[1]) for r in results], dialect=dialect)
+    _replace(out_dir / INDEX, index.encode("ascii"))
+    for i in range(shards, old):
+        stale = out_dir / _shard_name(i)
+        if stale.is_file():
+            stale.unlink()
+    seconds = time.monotonic() - started
+    by_source: Counter = Counter()
+    failures: List[Tuple[str, str]] = []
+    unread = split = compiled = 0
+    for _, _, rep in results:
+        by_source.update(rep["by_source"])
+        failures.extend(rep["failures"])
+        unread += len(rep["unread"])
+        split += len(rep["split"])
+        compiled += rep["compiled"]
+    summary = {
+        "store_set": str(out_dir),
+        "agent": agent,
+        "dialect": dialect,
+        "on_failure": on_failure,
+        "shards": shards,
+        "input": inputs,
+        "records": host_count + duplicates,
+        "hosts": host_count,
+        "duplicates": duplicates,
+        "by_status": {str(k): v for k, v in sorted(by_status.items())},
+        "redirect_table": len(table),
+        "by_source": {k: by_source.get(k, 0) for k in ("fetched", "redirected", "unavailable", "unreachable", "failed")},
+        "failures": sorted([list(f) for f in failures]),
+        "not_read_whole": unread,
+        "split_path": split,
+        "bodies_compiled": compiled,
+        "bytes": sum(r[1][0] for r in results) + len(index),
+        "shard_hosts": [r[1][1] for r in results],
+        "seconds": round(seconds, 3),
+        "hosts_per_second": round(host_count / seconds, 1) if seconds > 0 else None,
+    }
+    summary_path(str(out_dir)).write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def _default_master() -> Optional[str]:
+    # Under spark-submit (which launches this Python with a gateway to its
+    # JVM) the master is spark-submit's; `python -m robocc.spark` alone runs
+    # on this machine.
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return None
+    return "local[*]"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m robocc.spark",
+        description="Build a robocc store set on Spark (the same bytes as `robocc store build --shards N`).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="build a store set from a JSONL manifest or WARC files")
+    b.add_argument("--agent", required=True, help="product token the policies are compiled for")
+    b.add_argument("--shards", type=int, required=True, help="number of shards, 1 to 65536")
+    b.add_argument("--out", required=True, help="output directory (new, empty, or a store set)")
+    src = b.add_mutually_exclusive_group(required=True)
+    src.add_argument("--manifest", help="JSONL manifest (robocc store build --manifest format)")
+    src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
+    b.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    b.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2"])
+    b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
+    args = parser.parse_args(argv)
+    summary = build(
+        agent=args.agent,
+        shards=args.shards,
+        out=args.out,
+        manifest=args.manifest,
+        warc=args.warc or (),
+        master=args.master,
+        dialect=args.dialect,
+        on_failure=args.on_failure,
+    )
+    s = summary
+    print(
+        f"{s['store_set']}: {s['hosts']} hosts ({s['duplicates']} duplicate captures) in "
+        f"{s['shards']} shards, {s['bytes']} bytes, {s['seconds']} s "
+        f"({s['hosts_per_second']} hosts/s); failures {len(s['failures'])}; "
+        f"summary {summary_path(s['store_set'])}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

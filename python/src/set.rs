@@ -1,0 +1,364 @@
+//! The pieces of a store-set build that a distributed job (`robocc.spark`)
+//! runs in parts: reading inputs, the host key and shard hash, redirect
+//! dependencies, one shard built alone and the index. Every one is the
+//! Rust builder's own code, so a set built in parts is byte-identical to
+//! `robocc store build --shards N`.
+
+use crate::options::{
+    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+};
+use crate::StoreBuildError;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use robocc_compiler::store::{self, HostInput, OnFailure, StoreOptions, StoreReport};
+use robocc_compiler::{Budget, CompileOptions};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+/// A host input as Python sees it: ``(host, status, body, location,
+/// fetched_at, failure)``.
+type Row = (
+    String,
+    u16,
+    Option<Vec<u8>>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+fn row(h: HostInput) -> PyResult<Row> {
+    let key = store::host_key(&h.host).map_err(|why| {
+        StoreBuildError::new_err(format!("{:?} is not a host name: {why}", h.host))
+    })?;
+    Ok((key, h.status, h.body, h.location, h.fetched_at, h.failure))
+}
+
+fn input(r: Row) -> HostInput {
+    let (host, status, body, location, fetched_at, failure) = r;
+    HostInput {
+        host,
+        status,
+        body,
+        location,
+        fetched_at,
+        failure,
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    StoreBuildError::new_err(e.to_string())
+}
+
+/// The key a store files ``host`` under (lower-cased, IDNA, ``:port`` unless
+/// 80 or 443). Raises ``ValueError`` when it is not a host name.
+#[pyfunction]
+pub fn host_key(host: &str) -> PyResult<String> {
+    store::host_key(host)
+        .map_err(|why| PyValueError::new_err(format!("{host:?} is not a host name: {why}")))
+}
+
+/// The shard of a set of ``shards`` shards that a host key belongs to:
+/// FNV-1a 64 of the key mod ``shards`` (docs/artifact.md, "Store sets").
+#[pyfunction]
+pub fn shard_of(key: &str, shards: usize) -> PyResult<usize> {
+    if shards == 0 || shards > robocc_engine::MAX_SHARDS {
+        return Err(PyValueError::new_err(format!(
+            "shards={shards}: 1 to {}",
+            robocc_engine::MAX_SHARDS
+        )));
+    }
+    Ok(store::shard_of_key(key, shards))
+}
+
+/// Whether a fetch result is a redirect to its own host key: such a capture
+/// never replaces another one of the same host (the duplicate rule).
+#[pyfunction]
+#[pyo3(signature = (key, status, location=None))]
+pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool {
+    store::is_self_redirect(key, status, location)
+}
+
+/// The host key of an absolute URL's authority (as a redirect's
+/// ``Location`` is resolved), or ``None`` when it has none.
+#[pyfunction]
+pub fn url_host_key(url: &str) -> Option<String> {
+    robocc_engine::HostKey::of_url(url.as_bytes()).map(|k| k.to_key())
+}
+
+/// Iterates over the response records of a WARC file, streamed, as
+/// :func:`read_warc` returns them (an executor reads a multi-gigabyte file
+/// without holding it).
+#[pyfunction]
+pub fn iter_warc(path: PathBuf) -> PyResult<WarcIter> {
+    let inner = robocc_compiler::warc::warc_inputs(&path).map_err(err)?;
+    Ok(WarcIter { inner })
+}
+
+/// The iterator :func:`iter_warc` returns.
+#[pyclass(unsendable, module = "robocc")]
+pub struct WarcIter {
+    inner: robocc_compiler::warc::WarcInputs,
+}
+
+#[pymethods]
+impl WarcIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> PyResult<Option<Row>> {
+        match self.inner.next() {
+            None => Ok(None),
+            Some(r) => row(r.map_err(err)?).map(Some),
+        }
+    }
+}
+
+/// The response records of a WARC file (``.warc`` or ``.warc.gz``) as
+/// ``(host_key, status, body, location, fetched_at, failure)`` tuples, in
+/// file order, read by the same code as ``robocc store build --warc``.
+/// Raises :class:`robocc.StoreBuildError` on framing that is not WARC.
+#[pyfunction]
+pub fn read_warc(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Row>> {
+    py.detach(|| {
+        let mut out = Vec::new();
+        for r in robocc_compiler::warc::warc_inputs(&path).map_err(err)? {
+            out.push(r.map_err(err)?);
+        }
+        Ok::<_, PyErr>(out)
+    })?
+    .into_iter()
+    .map(row)
+    .collect()
+}
+
+/// One manifest line (``store build --manifest`` format; ``body_path``
+/// relative to ``base_dir``) as a ``(host_key, status, body, location,
+/// fetched_at, failure)`` tuple. Raises :class:`robocc.StoreBuildError`
+/// naming ``at`` when the line is invalid.
+#[pyfunction]
+pub fn read_manifest_line(line: &[u8], base_dir: PathBuf, at: &str) -> PyResult<Row> {
+    let h = store::manifest_line(line, &base_dir).map_err(|kind| {
+        err(store::InputError {
+            at: at.into(),
+            kind,
+        })
+    })?;
+    row(h)
+}
+
+/// For each host whose status is a redirect, the other hosts its
+/// resolution reads; ``table`` is ``(host_key, status, location)`` per host,
+/// each host once.
+#[pyfunction]
+pub fn redirect_dependencies(
+    py: Python<'_>,
+    table: Vec<(String, u16, Option<String>)>,
+) -> HashMap<String, Vec<String>> {
+    py.detach(|| store::redirect_dependencies(&table))
+}
+
+struct BuildOpts {
+    compile: CompileOptions,
+    on_failure: OnFailure,
+}
+
+fn build_opts(
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+    on_failure: &str,
+) -> PyResult<BuildOpts> {
+    let compile = Options {
+        dialect,
+        url_mode,
+        robots_txt,
+        data_txt: false,
+        max_bytes: DEFAULT_MAX_BYTES_ARG,
+        max_line_len: DEFAULT_MAX_LINE_LEN_ARG,
+        max_rules: DEFAULT_MAX_RULES_ARG,
+        max_states: Budget::default().max_states,
+        max_table_bytes: Budget::default().total_bytes,
+        max_automata: Budget::default().max_automata,
+        compile_timeout: Budget::default().time.as_secs_f64(),
+        records_close_groups: false,
+    }
+    .compile_options()?;
+    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
+        "disallow" => OnFailure::Disallow,
+        "allow" => OnFailure::Allow,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
+            )))
+        }
+    };
+    Ok(BuildOpts {
+        compile,
+        on_failure,
+    })
+}
+
+/// A build's report as a dict (what the Spark job's summary adds up).
+fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
+    Python::attach(|py| {
+        let c = r.by_source;
+        let notes = |n: Vec<store::HostNote>| -> Vec<(String, String)> {
+            n.into_iter().map(|n| (n.host, n.note)).collect()
+        };
+        let by_source = BTreeMap::from([
+            ("fetched", c.fetched),
+            ("unavailable", c.unavailable),
+            ("unreachable", c.unreachable),
+            ("redirected", c.redirected),
+            ("failed", c.failed),
+        ]);
+        let mut d: BTreeMap<&'static str, Py<PyAny>> = BTreeMap::new();
+        let mut put = |k, v: Bound<'_, PyAny>| {
+            d.insert(k, v.unbind());
+        };
+        put("hosts", r.hosts.into_pyobject(py).unwrap().into_any());
+        put(
+            "unique_policies",
+            r.unique_policies.into_pyobject(py).unwrap().into_any(),
+        );
+        put("compiled", r.compiled.into_pyobject(py).unwrap().into_any());
+        put("bytes", r.bytes.into_pyobject(py).unwrap().into_any());
+        put("by_source", by_source.into_pyobject(py).unwrap().into_any());
+        put(
+            "failures",
+            notes(r.failures).into_pyobject(py).unwrap().into_any(),
+        );
+        put(
+            "unread",
+            notes(r.unread).into_pyobject(py).unwrap().into_any(),
+        );
+        put(
+            "split",
+            notes(r.split).into_pyobject(py).unwrap().into_any(),
+        );
+        put(
+            "duplicates",
+            r.duplicates.into_pyobject(py).unwrap().into_any(),
+        );
+        d
+    })
+}
+
+/// Builds shard ``which`` of a store set of ``shards`` shards from
+/// ``inputs`` (``(host, status, body, location, fetched_at, failure)``
+/// tuples): the hosts of that shard, plus the hosts their redirects read
+/// (:func:`redirect_dependencies`; other hosts are read for redirects
+/// only). Returns ``(shard_bytes, (size, hosts, checksum), report)``, the
+/// shard byte-identical to ``robocc store build --shards`` of the same
+/// inputs. Identical bodies are compiled once. The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (inputs, agent, shards, which, *, dialect = "rfc9309", url_mode = "google",
+                    robots_txt = "allow", on_failure = "disallow"))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn build_store_shard<'py>(
+    py: Python<'py>,
+    inputs: Vec<Row>,
+    agent: &str,
+    shards: usize,
+    which: usize,
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+    on_failure: &str,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    (u64, u64, u64),
+    BTreeMap<&'static str, Py<PyAny>>,
+)> {
+    let o = build_opts(dialect, url_mode, robots_txt, on_failure)?;
+    let (bytes, info, report) = py
+        .detach(|| {
+            let store_options = StoreOptions {
+                on_failure: o.on_failure,
+                ..StoreOptions::default()
+            };
+            store::build_store_shard(
+                inputs.into_iter().map(|r| Ok(input(r))),
+                agent,
+                &o.compile,
+                &store_options,
+                shards,
+                which,
+            )
+        })
+        .map_err(err)?;
+    Ok((
+        PyBytes::new(py, &bytes),
+        (info.bytes, info.hosts, info.checksum),
+        report_dict(report),
+    ))
+}
+
+/// Builds a whole store set from ``inputs`` (as :func:`build_store_shard`
+/// takes them): ``([shard_bytes, …], index_text, report)``, what ``robocc
+/// store build --shards`` writes.
+#[pyfunction]
+#[pyo3(signature = (inputs, agent, shards, *, dialect = "rfc9309", url_mode = "google",
+                    robots_txt = "allow", on_failure = "disallow"))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn build_store_set<'py>(
+    py: Python<'py>,
+    inputs: Vec<Row>,
+    agent: &str,
+    shards: usize,
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+    on_failure: &str,
+) -> PyResult<(
+    Vec<Bound<'py, PyBytes>>,
+    String,
+    BTreeMap<&'static str, Py<PyAny>>,
+)> {
+    let o = build_opts(dialect, url_mode, robots_txt, on_failure)?;
+    let (set, report) = py
+        .detach(|| {
+            let store_options = StoreOptions {
+                on_failure: o.on_failure,
+                ..StoreOptions::default()
+            };
+            store::build_store_set(
+                inputs.into_iter().map(|r| Ok(input(r))),
+                agent,
+                &o.compile,
+                &store_options,
+                shards,
+            )
+        })
+        .map_err(err)?;
+    let shards = set.shards.iter().map(|s| PyBytes::new(py, s)).collect();
+    Ok((shards, set.index, report_dict(report)))
+}
+
+/// The text of a store set's ``index.txt`` for shards of these ``(size,
+/// hosts, checksum)``, in order, as ``robocc store build --shards`` writes
+/// it.
+#[pyfunction]
+#[pyo3(signature = (agent, shards, *, dialect = "rfc9309", url_mode = "google",
+                    robots_txt = "allow"))]
+pub fn store_set_index(
+    agent: &str,
+    shards: Vec<(u64, u64, u64)>,
+    dialect: &str,
+    url_mode: &str,
+    robots_txt: &str,
+) -> PyResult<String> {
+    let o = build_opts(dialect, url_mode, robots_txt, "disallow")?;
+    robocc_compiler::agent::validate_token(agent).map_err(|e| err(format!("{e:?}")))?;
+    let infos = shards
+        .into_iter()
+        .map(|(bytes, hosts, checksum)| robocc_engine::ShardInfo {
+            bytes,
+            hosts,
+            checksum,
+        })
+        .collect();
+    store::store_set_index(agent, &o.compile, infos).map_err(err)
+}
