@@ -17,8 +17,8 @@
 //!   (a relative one is taken against the target URI);
 //! * the payload is the body of a 2xx (other statuses carry none, as in a
 //!   manifest), de-chunked when `Transfer-Encoding: chunked` and
-//!   decompressed when `Content-Encoding: gzip`, `x-gzip` or `deflate`
-//!   (at most 16 MiB kept);
+//!   decompressed when `Content-Encoding: gzip`, `x-gzip` or `deflate`; a
+//!   payload over 16 MiB (decoded) makes the host a failure;
 //! * `WARC-Date` is the host's `fetched_at`;
 //! * a record cut short (`WARC-Truncated`, a block shorter than its
 //!   `Content-Length` at the end of the file, a damaged gzip member) or a
@@ -91,23 +91,32 @@ pub fn warc_inputs_from(reader: impl Read + 'static, name: &str) -> WarcInputs {
     }
 }
 
+/// Why a read stopped, and whether it was the end of the input (a file or
+/// a gzip member cut short) rather than something unreadable.
+type ReadFailure = (String, bool);
+
+/// Whether an I/O error is the input ending early.
+fn is_eof(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::UnexpectedEof
+}
+
 /// One line, at most [`MAX_LINE`] bytes; `Ok(None)` at the end of input,
 /// `Err` on a read error (a damaged gzip member) or an overlong line.
-fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, String> {
+fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, ReadFailure> {
     let mut line = Vec::new();
     let n = r
         .take(MAX_LINE)
         .read_until(b'\n', &mut line)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| (e.to_string(), is_eof(&e)))?;
     if n == 0 {
         return Ok(None);
     }
     if line.last() != Some(&b'\n') {
         if n as u64 == MAX_LINE {
-            return Err(format!("a header line longer than {MAX_LINE} bytes"));
+            return Err((format!("a header line longer than {MAX_LINE} bytes"), false));
         }
         // The input ended inside the line.
-        return Err("the file ends inside a header line".into());
+        return Err(("the file ends inside a header line".into(), true));
     }
     while matches!(line.last(), Some(b'\n' | b'\r')) {
         line.pop();
@@ -135,15 +144,29 @@ impl WarcInputs {
     }
 
     /// The host input of a response whose record broke off: a failure, or
-    /// an error when the record cannot be attributed to a host.
-    fn cut_short(&mut self, h: &Headers, why: &str) -> Option<Result<HostInput, InputError>> {
+    /// an error when the record cannot be attributed to a host. `eof`: the
+    /// file ended there; otherwise reading failed (a damaged gzip member,
+    /// an overlong line), and whatever follows in the file is unread, which
+    /// is an error after this record's failure, never a silent end.
+    fn cut_short(
+        &mut self,
+        h: &Headers,
+        why: &str,
+        eof: bool,
+    ) -> Option<Result<HostInput, InputError>> {
         self.done = true;
         if h.kind.as_deref() != Some("response") {
-            // A cut-off record of another type: nothing is lost.
-            if h.kind.is_some() {
+            // A record of another type cut off by the end of the file:
+            // nothing is lost.
+            if h.kind.is_some() && eof {
                 return None;
             }
             return self.error(format!("the record is cut short ({why})"));
+        }
+        if !eof {
+            // Report the rest of the file as unreadable at the next call.
+            self.done = false;
+            self.pending = Some(format!("cannot read past record {}: {why}", self.record));
         }
         match h.uri.as_deref().map(|u| self.host_of(u)) {
             Some(Ok((host, _))) => Some(Ok(HostInput {
@@ -199,7 +222,7 @@ impl Iterator for WarcInputs {
                     }
                     Ok(Some(l)) if l.is_empty() => continue,
                     Ok(Some(l)) => break l,
-                    Err(e) => {
+                    Err((e, _)) => {
                         self.record += 1;
                         return self.error(e);
                     }
@@ -216,8 +239,10 @@ impl Iterator for WarcInputs {
             loop {
                 let line = match read_line(&mut *self.reader) {
                     Ok(Some(l)) => l,
-                    Ok(None) => return self.cut_short(&h, "the file ends in the WARC headers"),
-                    Err(e) => return self.cut_short(&h, &e),
+                    Ok(None) => {
+                        return self.cut_short(&h, "the file ends in the WARC headers", true)
+                    }
+                    Err((e, eof)) => return self.cut_short(&h, &e, eof),
                 };
                 if line.is_empty() {
                     break;
@@ -257,11 +282,11 @@ impl Iterator for WarcInputs {
             let mut block = Vec::new();
             let read = (&mut self.reader).take(length).read_to_end(&mut block);
             if let Err(e) = read {
-                return self.cut_short(&h, &e.to_string());
+                return self.cut_short(&h, &e.to_string(), is_eof(&e));
             }
             if (block.len() as u64) < length {
                 let why = format!("{} of {length} bytes of block", block.len());
-                return self.cut_short(&h, &why);
+                return self.cut_short(&h, &why, true);
             }
             // Record end: "\r\n\r\n", or the end of the file.
             let mut end = Vec::new();
@@ -314,12 +339,17 @@ type Response = (u16, Option<String>, Option<Vec<u8>>);
 /// Status, `Location` (absolute) and, for a 2xx, the decoded payload of an
 /// HTTP response as a WARC `response` block holds it.
 fn http_response(block: &[u8], origin: &str) -> Result<Response, String> {
-    let (head, payload) = match memchr::memmem::find(block, b"\r\n\r\n") {
-        Some(i) => (&block[..i], &block[i + 4..]),
-        None => match memchr::memmem::find(block, b"\n\n") {
-            Some(i) => (&block[..i], &block[i + 2..]),
-            None => return Err("the HTTP response headers are cut short".into()),
-        },
+    // The headers end at the first blank line, CRLF or bare LF (a body
+    // may itself hold the other spelling).
+    let crlf = memchr::memmem::find(block, b"\r\n\r\n").map(|i| (i, 4));
+    let lf = memchr::memmem::find(block, b"\n\n").map(|i| (i, 2));
+    let (head, payload) = match (crlf, lf) {
+        (Some(a), Some(b)) => {
+            let (i, n) = if b.0 < a.0 { b } else { a };
+            (&block[..i], &block[i + n..])
+        }
+        (Some((i, n)), None) | (None, Some((i, n))) => (&block[..i], &block[i + n..]),
+        (None, None) => return Err("the HTTP response headers are cut short".into()),
     };
     let head = String::from_utf8_lossy(head);
     let mut lines = head.lines();
@@ -352,6 +382,8 @@ fn http_response(block: &[u8], origin: &str) -> Result<Response, String> {
     }
     let mut body = if chunked {
         dechunk(payload)?
+    } else if payload.len() as u64 > MAX_PAYLOAD {
+        return Err(too_large());
     } else {
         payload.to_vec()
     };
@@ -372,11 +404,20 @@ fn http_response(block: &[u8], origin: &str) -> Result<Response, String> {
     Ok((status, location, Some(body)))
 }
 
+/// A payload past [`MAX_PAYLOAD`] is a failure on every path (plain,
+/// chunked, compressed): never cut silently.
+fn too_large() -> String {
+    format!("the payload is larger than {MAX_PAYLOAD} bytes")
+}
+
 fn decode(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    r.take(MAX_PAYLOAD)
+    r.take(MAX_PAYLOAD + 1)
         .read_to_end(&mut out)
         .map_err(|e| format!("the {what} payload cannot be decoded: {e}"))?;
+    if out.len() as u64 > MAX_PAYLOAD {
+        return Err(too_large());
+    }
     Ok(out)
 }
 
@@ -394,8 +435,11 @@ fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, String> {
         if size == 0 {
             return Ok(out);
         }
-        if data.len() < size || out.len() + size > MAX_PAYLOAD as usize {
+        if data.len() < size {
             return Err(cut());
+        }
+        if (out.len() + size) as u64 > MAX_PAYLOAD {
+            return Err(too_large());
         }
         out.extend_from_slice(&data[..size]);
         data = &data[size..];

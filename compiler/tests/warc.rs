@@ -245,3 +245,76 @@ fn a_self_redirect_never_replaces_another_capture() {
         assert_eq!(report.duplicates, ["a.example"]);
     }
 }
+
+/// A read error (here an overlong header line) in a record that is not a
+/// response is an error, not a silent end of the file: the captures after
+/// it would be lost.
+#[test]
+fn a_read_error_is_never_a_silent_end() {
+    let long = format!("X-Long: {}\r\n", "a".repeat(70 * 1024));
+    let mut bytes = record(
+        "request",
+        "https://a.example/robots.txt",
+        b"GET /\r\n\r\n",
+        &long,
+    );
+    bytes.extend(response(
+        "https://after.example/robots.txt",
+        "HTTP/1.1 200 OK",
+        RULES,
+    ));
+    let got = read(bytes);
+    assert!(got.iter().any(Result::is_err), "{got:?}");
+    // The same in a response: the host is a failure, then the rest of the
+    // file is reported as unread.
+    let mut bytes = record("response", "https://a.example/robots.txt", b"", &long);
+    bytes.extend(response(
+        "https://after.example/robots.txt",
+        "HTTP/1.1 200 OK",
+        RULES,
+    ));
+    let got = read(bytes);
+    assert!(matches!(&got[0], Ok(h) if h.failure.is_some()), "{got:?}");
+    assert!(got[1].is_err(), "{got:?}");
+}
+
+/// HTTP headers end at the first blank line, whichever its spelling: an
+/// LF-only head whose body holds CRLF CRLF keeps its rules.
+#[test]
+fn the_first_blank_line_ends_the_http_headers() {
+    let body = b"User-agent: *\r\n\r\nUser-agent: *\nDisallow: /x\n";
+    let mut block = b"HTTP/1.1 200 OK\nContent-Type: text/plain\n\n".to_vec();
+    block.extend_from_slice(body);
+    let got = read(record(
+        "response",
+        "https://lf.example/robots.txt",
+        &block,
+        "",
+    ));
+    match &got[0] {
+        Ok(h) => assert_eq!(h.body.as_deref(), Some(&body[..])),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A payload past 16 MiB is a failure on every path, never cut silently.
+#[test]
+fn an_oversized_payload_is_a_failure() {
+    let big = vec![b'#'; 16 * 1024 * 1024 + 1];
+    for (head, body) in [
+        ("HTTP/1.1 200 OK", big.clone()),
+        ("HTTP/1.1 200 OK\r\nContent-Encoding: gzip", gzip(&big)),
+    ] {
+        let got = read(response("https://big.example/robots.txt", head, &body));
+        match &got[0] {
+            Ok(h) => assert!(
+                h.failure
+                    .as_deref()
+                    .is_some_and(|f| f.contains("larger than")),
+                "{head}: {:?}",
+                h.failure
+            ),
+            Err(e) => panic!("{head}: {e}"),
+        }
+    }
+}

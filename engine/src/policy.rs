@@ -98,11 +98,10 @@ impl<'a> Policy<'a> {
     ///
     /// Faster than a loop over [`Policy::check`] when crawlers check
     /// frontier batches: the automaton's shape is dispatched once per
-    /// batch, the paths of a chunk of URLs are found before any walk, and a
-    /// policy of several automata runs each automaton over the whole chunk
-    /// while its table is in cache. Never allocates. (Interleaving several
-    /// walks to overlap their table loads was measured and dropped: see
-    /// docs/PERFORMANCE-notes.md.)
+    /// batch and the paths of a chunk of URLs are found before any walk (a
+    /// policy of several automata is walked URL by URL, as `check` does).
+    /// Never allocates. (Interleaving several walks to overlap their table
+    /// loads was measured and dropped: docs/PERFORMANCE-notes.md.)
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
         let n = urls.len().min(out.len());
         let d = self.data;

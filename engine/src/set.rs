@@ -374,12 +374,14 @@ impl StoreSet {
     /// Number of hosts in the whole set, as the index records it (no shard
     /// is opened; each shard's count is checked when it is opened).
     pub fn host_count(&self) -> u64 {
-        self.index.shards.iter().map(|s| s.hosts).sum()
+        // Saturating: a hostile index must not overflow (each shard's count
+        // is checked against the shard when it is opened).
+        (self.index.shards.iter()).fold(0u64, |n, s| n.saturating_add(s.hosts))
     }
 
     /// Total size of the shard files, as the index records it.
     pub fn len_bytes(&self) -> u64 {
-        self.index.shards.iter().map(|s| s.bytes).sum()
+        (self.index.shards.iter()).fold(0u64, |n, s| n.saturating_add(s.bytes))
     }
 
     /// What the index says about shard `i`.

@@ -423,6 +423,8 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                     }
                 }
                 Err(e) => {
+                    // Answer what was read before the error.
+                    let _ = printer.flush_batch().and_then(|()| printer.out.flush());
                     error(&format!("cannot read URLs: {e}"));
                     return Ok(EXIT_USAGE);
                 }
