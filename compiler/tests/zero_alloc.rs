@@ -191,16 +191,7 @@ fn store_lookups_do_not_allocate() {
         .collect();
     let (bytes, _) = build_store_default(&inputs, "Googlebot").unwrap();
     let store = robocc_engine::Store::from_slice(&bytes).unwrap();
-    let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
-    let urls: Vec<Vec<u8>> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let p = String::from_utf8_lossy(p);
-            let p = p.strip_prefix("https://example.com").unwrap_or(&p);
-            format!("https://HOST{}.example{p}", i % 4).into_bytes()
-        })
-        .collect();
+    let urls = host_urls(4);
     // Policies are validated lazily: the first checks validate them, which
     // must not allocate either. (The validator's node-start bitset lives on
     // the stack for up to 32 KiB of compact program: these three files; a
@@ -263,16 +254,7 @@ fn store_set_lookups_do_not_allocate_once_shards_are_open() {
     for i in 0..set.shard_count() {
         set.shard(i).unwrap();
     }
-    let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
-    let urls: Vec<Vec<u8>> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let p = String::from_utf8_lossy(p);
-            let p = p.strip_prefix("https://example.com").unwrap_or(&p);
-            format!("https://HOST{}.example{p}", i % 14).into_bytes()
-        })
-        .collect();
+    let urls = host_urls(14);
     let mut known = 0usize;
     let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
     let mut batch = vec![None; urls.len()];
@@ -287,4 +269,19 @@ fn store_set_lookups_do_not_allocate_once_shards_are_open() {
     assert!(known > 4000 && known < 6000, "{known}");
     assert_eq!(batch.iter().filter(|v| v.is_some()).count() * 2, known);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 3,000 URLs on hosts `HOST0.example` … (`hosts` of them, upper case: the
+/// store compares hosts case-insensitively), paths from a small workload.
+fn host_urls(hosts: usize) -> Vec<Vec<u8>> {
+    let paths = urlgen::workload(3, [&b"/a"[..], b"/*?q=", b"/x$"], 3000);
+    paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = String::from_utf8_lossy(p);
+            let p = p.strip_prefix("https://example.com").unwrap_or(&p);
+            format!("https://HOST{}.example{p}", i % hosts).into_bytes()
+        })
+        .collect()
 }
