@@ -23,7 +23,7 @@
 use crate::artifact::fnv1a64;
 use crate::load::{FileKind, LoadError};
 use crate::policy::{Policy, Verdict};
-use crate::store::{BatchError, HostInfo, HostKey, Store};
+use crate::store::{host_run, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -543,11 +543,7 @@ impl StoreSet {
         let n = urls.len().min(out.len());
         let mut i = 0;
         while i < n {
-            let key = HostKey::of_url(urls[i]);
-            let mut end = i + 1;
-            while end < n && key.is_some() && HostKey::of_url(urls[end]) == key {
-                end += 1;
-            }
+            let (_, end) = host_run(&urls[..n], i, usize::MAX);
             match self
                 .store_for(urls[i])
                 .map_err(|error| BatchError { index: i, error })?

@@ -464,16 +464,8 @@ impl Store {
         }; 64];
         let mut i = 0;
         while i < n {
-            let key = HostKey::of_url(urls[i]);
-            // The run of URLs with the same host as written (at most one
-            // chunk of `verdicts`).
-            let mut end = i + 1;
-            while end < n && end - i < verdicts.len() && key.is_some() {
-                if HostKey::of_url(urls[end]) != key {
-                    break;
-                }
-                end += 1;
-            }
+            // At most one chunk of `verdicts`.
+            let (key, end) = host_run(&urls[..n], i, verdicts.len());
             let policy =
                 match key.and_then(|k| self.find(&k, k.hash()).map(|f| (k, f))) {
                     None => None,
@@ -606,6 +598,24 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The run of URLs from `urls[start]` written with its host (at most
+/// `max`; a URL without a host is a run of one): that host and the end of
+/// the run. Batches look a run's host up once.
+pub(crate) fn host_run<'u>(
+    urls: &[&'u [u8]],
+    start: usize,
+    max: usize,
+) -> (Option<HostKey<'u>>, usize) {
+    let key = HostKey::of_url(urls[start]);
+    let mut end = start + 1;
+    if key.is_some() {
+        while end < urls.len() && end - start < max && HostKey::of_url(urls[end]) == key {
+            end += 1;
+        }
+    }
+    (key, end)
 }
 
 /// Why [`Store::check_batch`] stopped: the URL at `index` has a corrupted
