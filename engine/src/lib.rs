@@ -72,7 +72,7 @@ pub use store::{write_store, HostEntry, StoreMeta};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
-    TimeWindow, UnknownName, UrlMode,
+    TimeWindow, UnknownName, UrlMode, Usage, UsageSet,
 };
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
 

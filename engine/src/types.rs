@@ -205,6 +205,109 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// An ACAP 1.0 usage type (§2.5): what a crawler wants to do with a
+    /// resource. The number is the usage's channel in an `acap` policy.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum Usage {
+        /// Fetch the resource (2.5.1); the only usage of the other dialects.
+        Crawl = 0 => "crawl",
+        /// Follow the links it contains (2.5.2).
+        Follow = 1 => "follow",
+        /// Create index entries for it (2.5.3).
+        Index = 2 => "index",
+        /// Preserve a copy (2.5.4).
+        Preserve = 3 => "preserve",
+        /// Present it in any way (2.5.5); a rule on `present` concerns every
+        /// `present-*` usage too.
+        Present = 4 => "present",
+        /// Present the original, fetched at presentation time.
+        PresentOriginal = 5 => "present-original",
+        /// Present a preserved copy of the latest crawl.
+        PresentCurrentcopy = 6 => "present-currentcopy",
+        /// Present a preserved copy of an older crawl.
+        PresentOldcopy = 7 => "present-oldcopy",
+        /// Present a snippet of the latest crawl.
+        PresentSnippet = 8 => "present-snippet",
+        /// Present a thumbnail of the latest crawl.
+        PresentThumbnail = 9 => "present-thumbnail",
+        /// Present a snippet of an older crawl.
+        PresentOldsnippet = 10 => "present-oldsnippet",
+        /// Present a thumbnail of an older crawl.
+        PresentOldthumbnail = 11 => "present-oldthumbnail",
+        /// Present a link to the resource.
+        PresentLink = 12 => "present-link",
+        /// Any usage not explicitly permitted (2.5.6).
+        Other = 13 => "other",
+    }
+}
+
+impl Usage {
+    /// Number of usages (the channels of an `acap` policy).
+    pub const COUNT: usize = 14;
+
+    /// Is this `present` or one of its sub-types (a rule on `present`
+    /// concerns all of them)?
+    pub fn is_present(self) -> bool {
+        (Usage::Present as u8..=Usage::PresentLink as u8).contains(&(self as u8))
+    }
+}
+
+/// A set of [`Usage`]s: one bit per usage (what [`crate::Policy::usages`]
+/// answers: the usages allowed for a URL).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UsageSet(u16);
+
+impl UsageSet {
+    /// No usage.
+    pub const EMPTY: UsageSet = UsageSet(0);
+    /// Every usage.
+    pub const ALL: UsageSet = UsageSet((1 << Usage::COUNT) - 1);
+
+    /// The set with the bits of `bits` (bits past the last usage dropped).
+    pub const fn from_bits(bits: u16) -> UsageSet {
+        UsageSet(bits & UsageSet::ALL.0)
+    }
+
+    /// One bit per usage, bit `n` for the usage numbered `n`.
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Does the set hold `usage`?
+    pub const fn contains(self, usage: Usage) -> bool {
+        self.0 & (1 << usage as u8) != 0
+    }
+
+    /// The set with `usage` added.
+    #[must_use]
+    pub const fn with(self, usage: Usage) -> UsageSet {
+        UsageSet(self.0 | (1 << usage as u8))
+    }
+
+    /// Number of usages in the set.
+    pub const fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Is the set empty?
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The usages in the set, in channel order.
+    pub fn iter(self) -> impl Iterator<Item = Usage> {
+        Usage::ALL.iter().copied().filter(move |&u| self.contains(u))
+    }
+}
+
+impl FromIterator<Usage> for UsageSet {
+    fn from_iter<I: IntoIterator<Item = Usage>>(iter: I) -> UsageSet {
+        iter.into_iter().fold(UsageSet::EMPTY, UsageSet::with)
+    }
+}
+
 /// A daily window in UTC minutes since midnight, both ends inclusive
 /// (`0600-0845` is 360..=525). `start > end` wraps past midnight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
