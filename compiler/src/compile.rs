@@ -9,7 +9,8 @@ use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
 use robocc_engine::artifact::{
-    fnv1a64, HeaderData, MetaData, PolicyData, RateData, RecordData, RuleData, WindowData,
+    fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
+    RuleData, WindowData,
 };
 use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode};
 use std::fmt;
@@ -32,6 +33,14 @@ pub struct CompileOptions {
     pub parse: ParseOptions,
     /// Automaton budget.
     pub budget: Budget,
+    /// acap: the crawler's usage purposes (ACAP 2.3.3); sub-records whose
+    /// purpose pattern matches one of them apply. Ignored by the other
+    /// dialects.
+    pub purposes: Vec<String>,
+    /// acap: files named by `ACAP-permissions-reference` fields (ACAP
+    /// 2.3.2), as (path as written in the field, body). A reference with no
+    /// file here makes its record prohibit every usage.
+    pub references: Vec<(String, Vec<u8>)>,
 }
 
 impl Default for CompileOptions {
@@ -43,6 +52,8 @@ impl Default for CompileOptions {
             data_txt: false,
             parse: ParseOptions::default(),
             budget: Budget::default(),
+            purposes: Vec::new(),
+            references: Vec::new(),
         }
     }
 }
@@ -142,13 +153,33 @@ pub fn compile(
         return Err(CompileError::UnsupportedDialect(options.dialect));
     }
     let input = crate::input::read(robots_txt);
-    let robots = parse(&input.text, &options.effective_parse());
-    let selection = sem.selection.select(&robots, agent);
-    let rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
-    let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     let mut diagnostics = input.diagnostics.clone();
+    // acap: ACAP records are read first; the conventional parser sees the
+    // file with their lines blanked (ACAP 2.9.2).
+    let acap_file = (options.dialect == Dialect::Acap)
+        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
+    let conventional_body = match &acap_file {
+        Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
+        None => std::borrow::Cow::Borrowed(&input.text[..]),
+    };
+    let robots = parse(&conventional_body, &options.effective_parse());
+    let selection = sem.selection.select(&robots, agent);
+    let mut rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
+    if let Some(f) = &acap_file {
+        diagnostics.extend(f.diagnostics.iter().cloned());
+        let input = crate::acap::AcapInput {
+            agent,
+            purposes: &options.purposes,
+            references: &options.references,
+        };
+        let (rules, info) = crate::acap::rules(f, &robots, &selection, input, &mut diagnostics);
+        rule_set.rules = rules;
+        rule_set.acap = Some(info);
+    }
+    let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
     diagnostics.extend(robots.diagnostics.iter().cloned());
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
+    meta.acap = rule_set.acap.as_ref().map(acap_data);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots, g);
@@ -187,7 +218,7 @@ pub fn compile(
         header: HeaderData {
             dialect: options.dialect as u8,
             url_mode: rule_set.url_mode as u8,
-            robots_txt_allowed: options.robots_txt_allowed,
+            robots_txt_allowed: options.robots_txt_allowed && acap_file.is_none(),
             data_txt: options.data_txt,
             selection: selection.via as u8,
             expiry_secs: sem.expiry_secs as u32,
@@ -214,6 +245,36 @@ pub fn compile(
         selection,
         diagnostics,
     })
+}
+
+/// The acap side of the artifact.
+fn acap_data(a: &crate::acap::AcapRules) -> AcapData {
+    AcapData {
+        version: a.version.clone().unwrap_or_default(),
+        ignore_conventional: a.ignore_conventional,
+        purposes: a.purposes.clone(),
+        rules: a
+            .rules
+            .iter()
+            .map(|r| AcapRuleData {
+                usage: r.usage as u8,
+                flags: u8::from(r.named) | u8::from(r.conventional) << 1,
+                purposes: r.purposes.join(" "),
+                qualifiers: r.qualifiers.join(" "),
+                via: r.via.clone(),
+            })
+            .collect(),
+        requests: a
+            .requests
+            .iter()
+            .map(|q| RecordData {
+                kind: RecordKind::Unknown as u8,
+                key: format!("ACAP-request-{}", q.action),
+                value: q.path.clone(),
+                line: q.line,
+            })
+            .collect(),
+    }
 }
 
 fn text(b: &[u8]) -> String {
@@ -286,6 +347,7 @@ fn metadata(
         robot_version: None,
         visit_times,
         request_rates,
+        acap: None,
     }
 }
 

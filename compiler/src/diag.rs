@@ -74,15 +74,35 @@ pub enum DiagCode {
     Html,
     /// The body is a robocc policy or store, not a robots.txt.
     RoboccFile,
+    /// acap: a field ignored where it stands (an ACAP rule outside an ACAP
+    /// record, a conventional field inside one, an unknown `ACAP-` key or
+    /// usage, an empty value, qualifiers where none may be).
+    AcapIgnored,
+    /// acap: a definition ignored (after the first ACAP record, a second
+    /// definition of a name, malformed).
+    AcapDefinition,
+    /// acap: a rule names an undefined usage or resource set: dropped.
+    AcapUndefined,
+    /// acap: a qualifier that is not valid for its usage (kept as written).
+    AcapQualifier,
+    /// acap: a permissions reference whose file was not supplied: the
+    /// record prohibits every usage.
+    AcapReference,
+    /// acap: a record addressed to `*` and to named crawlers.
+    AcapRecord,
+    /// `--dialect auto`: which dialect the file was read as.
+    DialectChosen,
 }
 
 impl DiagCode {
     /// How much a finding of this kind matters (the same for every instance).
     pub fn severity(self) -> Severity {
         match self {
-            DiagCode::TypoKey | DiagCode::NoGroup | DiagCode::EmptyGroup | DiagCode::SplitPath => {
-                Severity::Info
-            }
+            DiagCode::TypoKey
+            | DiagCode::NoGroup
+            | DiagCode::EmptyGroup
+            | DiagCode::SplitPath
+            | DiagCode::DialectChosen => Severity::Info,
             DiagCode::ParseLimit
             | DiagCode::LineTooLong
             | DiagCode::NulByte
@@ -96,7 +116,13 @@ impl DiagCode {
             | DiagCode::Utf16
             | DiagCode::NotText
             | DiagCode::Html
-            | DiagCode::RoboccFile => Severity::Warning,
+            | DiagCode::RoboccFile
+            | DiagCode::AcapIgnored
+            | DiagCode::AcapDefinition
+            | DiagCode::AcapUndefined
+            | DiagCode::AcapQualifier
+            | DiagCode::AcapReference
+            | DiagCode::AcapRecord => Severity::Warning,
         }
     }
 
@@ -116,8 +142,15 @@ impl DiagCode {
             | DiagCode::Utf16
             | DiagCode::NotText
             | DiagCode::Html
-            | DiagCode::RoboccFile => true,
+            | DiagCode::RoboccFile
+            | DiagCode::AcapIgnored
+            | DiagCode::AcapDefinition
+            | DiagCode::AcapUndefined
+            | DiagCode::AcapReference => true,
             DiagCode::TypoKey
+            | DiagCode::AcapQualifier
+            | DiagCode::AcapRecord
+            | DiagCode::DialectChosen
             | DiagCode::AfterBlankLine
             | DiagCode::NoGroup
             | DiagCode::EmptyGroup
@@ -168,6 +201,13 @@ impl DiagCode {
             DiagCode::NotText => "binary",
             DiagCode::Html => "html",
             DiagCode::RoboccFile => "robocc-file",
+            DiagCode::AcapIgnored => "acap-ignored",
+            DiagCode::AcapDefinition => "acap-definition",
+            DiagCode::AcapUndefined => "acap-undefined",
+            DiagCode::AcapQualifier => "acap-qualifier",
+            DiagCode::AcapReference => "acap-reference",
+            DiagCode::AcapRecord => "acap-record",
+            DiagCode::DialectChosen => "dialect-chosen",
         }
     }
 }

@@ -101,6 +101,10 @@ pub enum Ranking {
     /// Allow over Disallow over wildcard Allow over a Disallow that matches
     /// every path, first in file order within a class.
     Robots2Precedence,
+    /// ACAP 2.4.5: no rank; the narrowest scope among the matching rules,
+    /// resolved over sets ([`crate::acap::outcome`]). Every rule gets the
+    /// same rank, which nothing reads.
+    NarrowestScope,
 }
 
 /// The rank of the implicit allow of the file's own path outside longest
@@ -122,6 +126,7 @@ impl Ranking {
             return RankClass::SelfPath;
         }
         match (self, syntax) {
+            (Ranking::NarrowestScope, _) => RankClass::NarrowestScope,
             (Ranking::LongestMatch, _) => RankClass::LongestMatch,
             (Ranking::FirstMatch, _) => RankClass::FirstMatch,
             // A robots2 1.0 rule set: its values are prefixes.
@@ -163,7 +168,7 @@ impl Ranking {
             RankClass::ExplicitAllow => 4,
             RankClass::Disallow => 3,
             RankClass::WildcardAllow => 2,
-            RankClass::CatchAllDisallow => 1,
+            RankClass::CatchAllDisallow | RankClass::NarrowestScope => 1,
             RankClass::SelfPath if self == Ranking::LongestMatch => longest(true),
             RankClass::SelfPath => SELF_RANK,
         }
@@ -284,11 +289,34 @@ pub const ROBOTS2: Semantics = Semantics {
     channels: &["crawl"],
 };
 
-/// ACAP 1.0: not implemented. Its entry is RFC 9309's, the reading ACAP
-/// extends; [`crate::compile`] refuses it.
+/// ACAP 1.0 robots.txt extensions: RFC 9309's reading of the conventional
+/// records (Google's grouping and selection) plus ACAP records
+/// ([`crate::acap`]), resolved by narrowest scope, one channel per usage
+/// type. URLs are matched as given (ACAP 2.8 adds `*`, `$` and case
+/// insensitivity, no encoding rules). Cache expiry: RFC 9309's (ACAP says
+/// nothing). No implicit rules (no `index.htm`, no own-path allow).
 pub const ACAP: Semantics = Semantics {
     dialect: Dialect::Acap,
-    supported: false,
+    supported: true,
+    ranking: Ranking::NarrowestScope,
+    url_mode: UrlModeRule::Fixed(UrlMode::Google),
+    index_htm: false,
+    channels: &[
+        "crawl",
+        "follow",
+        "index",
+        "preserve",
+        "present",
+        "present-original",
+        "present-currentcopy",
+        "present-oldcopy",
+        "present-snippet",
+        "present-thumbnail",
+        "present-oldsnippet",
+        "present-oldthumbnail",
+        "present-link",
+        "other",
+    ],
     ..RFC9309
 };
 
@@ -411,7 +439,8 @@ mod tests {
             assert_eq!(semantics(d).dialect, d);
             assert_eq!(from_name(d.name()), Some(d));
         }
-        assert!(!semantics(Dialect::Acap).supported);
+        let names: Vec<&str> = robocc_engine::Usage::ALL.iter().map(|u| u.name()).collect();
+        assert_eq!(semantics(Dialect::Acap).channels, names.as_slice());
     }
 
     #[test]

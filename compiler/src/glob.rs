@@ -131,6 +131,34 @@ impl Glob {
         }
     }
 
+    /// The same pattern matching ASCII letters in either case (ACAP 2.8:
+    /// "Pattern matching in ACAP fields should always be case-insensitive").
+    pub fn case_insensitive(&self) -> Glob {
+        let fold = |a: Atom| match a {
+            Atom::Byte(b) if b.is_ascii_alphabetic() => {
+                let mut set = ByteSet::EMPTY;
+                set.insert(b.to_ascii_lowercase());
+                set.insert(b.to_ascii_uppercase());
+                Atom::Set(set)
+            }
+            Atom::Set(mut set) => {
+                let original = set;
+                for b in b'a'..=b'z' {
+                    if original.contains(b) || original.contains(b - 32) {
+                        set.insert(b);
+                        set.insert(b - 32);
+                    }
+                }
+                Atom::Set(set)
+            }
+            a => a,
+        };
+        Glob {
+            atoms: self.atoms.iter().copied().map(fold).collect(),
+            anchored: self.anchored,
+        }
+    }
+
     /// The same pattern with `**` collapsed and trailing `*`s removed (a
     /// trailing `*` makes an anchored pattern a prefix pattern).
     pub fn simplified(&self) -> Glob {

@@ -39,6 +39,8 @@
 // CLI, the oracles' tests and the benchmarks can reach them; they are hidden
 // from the documentation and carry no stability promise.
 #[doc(hidden)]
+pub mod acap;
+#[doc(hidden)]
 pub mod agent;
 mod compile;
 pub mod diag;
@@ -67,7 +69,7 @@ pub use diag::{DiagCode, Diagnostic, Severity};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, LowerError, Registers};
 pub use parse::ParseOptions;
-pub use robocc_engine::{Dialect, UrlMode};
+pub use robocc_engine::{Dialect, UrlMode, Usage, UsageSet};
 
 // docs/library.md's examples run as doctests, so the guide stays true.
 #[cfg(doctest)]

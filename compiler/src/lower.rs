@@ -227,7 +227,26 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         first_failure: None,
     };
     // Outcome 0 is the outcome of matching nothing.
-    ctx.table.intern(ruleset::outcome(&set.rules, None));
+    ctx.table.intern(ruleset::state_outcome(set, None, &[]));
+    if set.acap.is_some() {
+        // Set mode: resolution is not by rank, so the rules cannot be split
+        // over automata combined by rank, nor kept in a rank register. One
+        // plain automaton within the budget, or a refusal.
+        let all: Vec<usize> = (0..set.rules.len()).collect();
+        let a = build_one(&mut ctx, &all, budget, false).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?;
+        ctx.admit(a).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?;
+        return Ok(Lowered {
+            automata: ctx.automata,
+            outcomes: ctx.table.flat,
+            split_reason: None,
+        });
+    }
     // First try one automaton of everything, on a small budget: real files
     // almost always fit. Past it, plan groups that do not multiply each
     // other's states and give them the full budget.
@@ -421,11 +440,13 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
 type Thread = (u32, u32);
 
 /// A DFA state under construction: live threads (sorted) and the best
-/// permanently matched pattern (`NONE` if none).
+/// permanently matched pattern (`NONE` if none); in *set* mode (acap),
+/// every permanently matched pattern instead (sorted).
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct StateKey {
     threads: Vec<Thread>,
     best: u32,
+    matched: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -435,6 +456,10 @@ struct Patterns<'a> {
     /// Build a register automaton: a state's `best` is only what completes
     /// on entering it (its emit), not carried to its successors.
     register: bool,
+    /// Set mode (acap): no rank, so nothing is pruned by rank; a state keeps
+    /// the set of patterns matched for good, and its outcome is resolved
+    /// from that set ([`ruleset::state_outcome`]).
+    sets: bool,
     /// Atoms of each (simplified) pattern.
     body: Vec<&'a [Atom]>,
     /// Must the pattern reach the end of the path?
@@ -461,7 +486,7 @@ impl Patterns<'_> {
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
     /// matches in `best`, and prunes threads that can no longer decide.
-    fn normalize(&self, threads: &mut Vec<Thread>, best: &mut u32) {
+    fn normalize(&self, threads: &mut Vec<Thread>, best: &mut u32, matched: &mut Vec<u32>) {
         let mut closed = Vec::with_capacity(threads.len() + 4);
         for &(i, mut j) in threads.iter() {
             loop {
@@ -475,17 +500,30 @@ impl Patterns<'_> {
         }
         for &(i, j) in &closed {
             let done = j as usize == self.body[i as usize].len();
-            if done && !self.dollar[i as usize] && self.beats(i, *best) {
-                *best = i;
+            if done && !self.dollar[i as usize] {
+                if self.sets {
+                    if let Err(at) = matched.binary_search(&i) {
+                        matched.insert(at, i);
+                    }
+                } else if self.beats(i, *best) {
+                    *best = i;
+                }
             }
         }
         closed.retain(|&(i, j)| {
-            // A finished pattern without `$` was folded into `best` above.
+            // A finished pattern without `$` was folded into `best` (or
+            // `matched`) above.
             let permanent = j as usize == self.body[i as usize].len() && !self.dollar[i as usize];
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
-            // (the register remembers that).
-            !permanent && (self.register || self.beats(i, *best))
+            // (the register remembers that). In set mode, a pattern matched
+            // for good has nothing left to say.
+            !permanent
+                && if self.sets {
+                    matched.binary_search(&i).is_err()
+                } else {
+                    self.register || self.beats(i, *best)
+                }
         });
         closed.sort_unstable();
         closed.dedup();
@@ -535,10 +573,12 @@ impl Patterns<'_> {
             next.extend_from_slice(&stars);
             next.extend_from_slice(extra);
             let mut best = if self.register { NONE } else { key.best };
-            self.normalize(&mut next, &mut best);
+            let mut matched = key.matched.clone();
+            self.normalize(&mut next, &mut best, &mut matched);
             StateKey {
                 threads: next,
                 best,
+                matched,
             }
         };
         let shared = make(&[]);
@@ -552,6 +592,23 @@ impl Patterns<'_> {
                 }
             })
             .collect()
+    }
+
+    /// Set mode: the rules matched if the path ends in state `key` (sorted
+    /// rule ids).
+    fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
+        let ended = key.threads.iter().filter(|&&(i, j)| {
+            self.dollar[i as usize] && j as usize == self.body[i as usize].len()
+        });
+        let mut rules: Vec<usize> = key
+            .matched
+            .iter()
+            .chain(ended.map(|(i, _)| i))
+            .map(|&p| self.rule[p as usize])
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
     }
 
     /// The winning rule if the path ends in state `key`.
@@ -655,17 +712,25 @@ fn build_one(
     register: bool,
 ) -> Result<Automaton, BudgetExceeded> {
     let set = ctx.set;
-    // A rule equal to an earlier one in atoms, anchoring and rank never wins.
+    let sets = set.acap.is_some();
+    // A rule equal to an earlier one in atoms, anchoring and rank never wins
+    // (in set mode every rule counts: its usage and tier matter).
     let mut seen = std::collections::HashSet::new();
     let mut simplified: Vec<(Glob, usize)> = Vec::new();
     for &i in ids {
         let glob = set.rules[i].glob.simplified();
-        if seen.insert((glob.clone(), set.rules[i].rank)) {
+        let key = if sets {
+            i as u64
+        } else {
+            u64::from(set.rules[i].rank)
+        };
+        if seen.insert((glob.clone(), key)) {
             simplified.push((glob, i));
         }
     }
     let pats = Patterns {
         register,
+        sets,
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
@@ -677,8 +742,9 @@ fn build_one(
     let mut start = StateKey {
         threads: (0..pats.rule.len() as u32).map(|i| (i, 0)).collect(),
         best: NONE,
+        matched: Vec::new(),
     };
-    pats.normalize(&mut start.threads, &mut start.best);
+    pats.normalize(&mut start.threads, &mut start.best, &mut start.matched);
 
     let mut index: HashMap<StateKey, usize> = HashMap::new();
     let mut keys: Vec<StateKey> = vec![start.clone()];
@@ -725,7 +791,7 @@ fn build_one(
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
         let key = keys[i].clone();
-        threads_total += key.threads.len();
+        threads_total += key.threads.len() + key.matched.len();
         if threads_total > budget.max_threads {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
@@ -758,6 +824,12 @@ fn build_one(
             outcome.push(priority(pats.winning_pattern(&key)));
             emit.push(priority((key.best != NONE).then_some(key.best)));
             dead.push(key.threads.is_empty());
+        } else if sets {
+            let matched = pats.matched_rules(&key);
+            outcome.push(
+                ctx.table
+                    .intern(ruleset::state_outcome(set, None, &matched)),
+            );
         } else {
             let winner = pats.winner(&key);
             outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));

@@ -79,6 +79,9 @@ pub struct RuleSet {
     /// robots2: the rule set follows version 2.0 (explicit and wildcard
     /// patterns); false for 1.0 rule sets and every other dialect.
     pub robots2_v2: bool,
+    /// acap: usage, tier and scope of every rule (its conflicts are
+    /// resolved by [`crate::acap::outcome`], not by rank).
+    pub acap: Option<crate::acap::AcapRules>,
 }
 
 impl RuleSet {
@@ -122,6 +125,7 @@ impl RuleSet {
             url_mode,
             dialect: opts.dialect,
             robots2_v2,
+            acap: None,
         }
     }
 }
@@ -141,6 +145,15 @@ fn assign_ranks(ranking: dialect::Ranking, rules: &mut [SetRule]) {
 pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
     let (ra, rb) = (rules[a].rank, rules[b].rank);
     ra > rb || (ra == rb && a < b)
+}
+
+/// The outcome (one word per channel) of a state whose matched rules are
+/// `matched` (sorted ids) and, for a ranked dialect, whose best is `winner`.
+pub fn state_outcome(set: &RuleSet, winner: Option<usize>, matched: &[usize]) -> Vec<u32> {
+    match &set.acap {
+        Some(acap) => crate::acap::outcome(&set.rules, acap, matched),
+        None => outcome(&set.rules, winner),
+    }
 }
 
 /// The outcome (one word per channel) when `winner` decides.

@@ -22,7 +22,7 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// Outcome word bit: the usage is allowed.
@@ -151,6 +151,42 @@ pub struct RecordData {
     pub line: u32,
 }
 
+/// acap: what a rule is about besides its pattern (one per rule, in rule
+/// order).
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct AcapRuleData {
+    /// [`Usage`](crate::Usage) the rule is on (`present` covers its
+    /// sub-types, `other` what is not explicitly permitted).
+    pub usage: u8,
+    /// Bit 0: from a record naming the crawler (else a `*` record); bit 1:
+    /// a conventional Allow/Disallow read as a rule on `crawl`.
+    pub flags: u8,
+    /// Purpose patterns of its sub-record, space-separated (empty: a
+    /// general rule).
+    pub purposes: String,
+    /// Qualifiers as written, space-separated.
+    pub qualifiers: String,
+    /// How it was written, when not plainly: `(local-usage)`,
+    /// `the-acap:resource-set:name`, a permissions reference.
+    pub via: String,
+}
+
+/// acap: the ACAP side of a policy.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct AcapData {
+    /// `##ACAP version=` as written (empty: no such comment).
+    pub version: String,
+    /// The file has `ACAP-ignore-conventional-records`.
+    pub ignore_conventional: bool,
+    /// Usage purposes the policy was compiled for.
+    pub purposes: Vec<String>,
+    /// One per rule of the rule table.
+    pub rules: Vec<AcapRuleData>,
+    /// Action requests of the records that apply (key
+    /// `ACAP-request-<action>`, value the path).
+    pub requests: Vec<RecordData>,
+}
+
 /// Non-rule records that apply to the chosen agent, and the file's global
 /// ones.
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -170,6 +206,8 @@ pub struct MetaData {
     pub visit_times: Vec<WindowData>,
     /// robots2: Request-rate records that parsed.
     pub request_rates: Vec<RateData>,
+    /// acap only.
+    pub acap: Option<AcapData>,
 }
 
 /// The archived root object of an artifact.

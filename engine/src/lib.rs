@@ -60,7 +60,9 @@ pub mod url;
 mod visit;
 
 pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_LEN};
-pub use policy::{Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict};
+pub use policy::{
+    AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict,
+};
 #[doc(hidden)]
 pub use set::SetIndex;
 pub use set::{

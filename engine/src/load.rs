@@ -350,6 +350,29 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     if data.automata.is_empty() {
         return Err("no automaton".into());
     }
+    // acap: one automaton, one channel per usage in `Usage` order (the
+    // check path indexes channels by usage), one ACAP entry per rule.
+    let acap = h.dialect == crate::types::Dialect::Acap as u8;
+    match data.meta.acap.as_ref() {
+        Some(a) if acap => {
+            let names = crate::types::Usage::ALL.iter().map(|u| u.name());
+            if !h.channels.iter().map(|c| c.as_str()).eq(names) {
+                return Err("acap policy whose channels are not the usage types".into());
+            }
+            if data.automata.len() != 1 {
+                return Err("acap policy with more than one automaton".into());
+            }
+            if a.rules.len() != data.rules.len()
+                || a.rules
+                    .iter()
+                    .any(|r| crate::types::Usage::from_u8(r.usage).is_none() || r.flags >> 2 != 0)
+            {
+                return Err("acap rule entries do not match the rule table".into());
+            }
+        }
+        None if !acap => {}
+        _ => return Err("acap data and dialect disagree".into()),
+    }
     let meta = &data.meta;
     let windows = meta
         .visit_times

@@ -10,7 +10,7 @@ use crate::normalize::{feed_decoded, feed_rfc};
 use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
 use crate::types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
-    TimeWindow, UrlMode,
+    TimeWindow, UrlMode, Usage, UsageSet,
 };
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
@@ -136,6 +136,65 @@ impl<'a> Policy<'a> {
     /// [`Policy::channels`]); `None` when the policy has no such channel.
     pub fn check_channel(&self, url: &[u8], channel: usize) -> Option<Verdict> {
         (channel < self.data.header.channels.len()).then(|| verdict(self.word(url, channel).0))
+    }
+
+    /// The verdict for `url` on ACAP usage `usage`. An `acap` policy answers
+    /// from its usage channels; a policy of another dialect answers
+    /// [`Usage::Crawl`] as [`Policy::check`] does and every other usage
+    /// allowed by default (nothing in its file speaks of them).
+    ///
+    /// `Verdict { allowed: false, rule: None }` is ACAP's undecidable
+    /// conflict: no single narrowest rule (ACAP 2.4.5), so prohibited.
+    #[inline]
+    pub fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
+        if self.data.header.dialect == Dialect::Acap as u8 {
+            // Validation: an acap policy has exactly one channel per usage.
+            return verdict(self.word(url, usage as usize).0);
+        }
+        match usage {
+            Usage::Crawl => self.check(url),
+            _ => verdict(DEFAULT_ALLOW),
+        }
+    }
+
+    /// The usages allowed for `url`, all from one walk (no allocation).
+    /// For a policy of another dialect than acap: every usage but
+    /// [`Usage::Crawl`], and crawl when [`Policy::check`] allows it.
+    pub fn usages(&self, url: &[u8]) -> UsageSet {
+        let d = self.data;
+        match d.automata.as_slice() {
+            [a] if d.header.dialect == Dialect::Acap as u8 => {
+                let (o, _) = run(a, path_parts(url), d.header.url_mode);
+                let base = o as usize * Usage::COUNT;
+                // Validation: channels == Usage::COUNT and o is a valid id.
+                let words = d.outcomes.get(base..base + Usage::COUNT).unwrap_or(&[]);
+                let mut bits = 0u16;
+                for (i, w) in words.iter().enumerate() {
+                    bits |= u16::from(w.to_native() & OUTCOME_ALLOWED != 0) << i;
+                }
+                UsageSet::from_bits(bits)
+            }
+            _ => {
+                let crawl = self.check(url).allowed;
+                let all = UsageSet::ALL.bits() & !1;
+                UsageSet::from_bits(all | u16::from(crawl))
+            }
+        }
+    }
+
+    /// acap: what rule `id` is about besides its pattern (`None` for other
+    /// dialects or an unknown id).
+    pub fn acap_rule(&self, id: u32) -> Option<AcapRuleRef<'a>> {
+        let r = self.data.meta.acap.as_ref()?.rules.get(id as usize)?;
+        Some(AcapRuleRef {
+            // Validation checked the usage code.
+            usage: Usage::from_u8(r.usage).unwrap_or(Usage::Other),
+            named: r.flags & 1 != 0,
+            conventional: r.flags & 2 != 0,
+            purposes: r.purposes.as_str(),
+            qualifiers: r.qualifiers.as_str(),
+            via: r.via.as_str(),
+        })
     }
 
     /// Like [`Policy::check`], also reporting how many path bytes were read.
@@ -286,6 +345,29 @@ impl<'a> Policy<'a> {
 }
 
 const NO_OUTCOME: u32 = u32::MAX;
+/// The outcome word of "allowed, no rule decided".
+const DEFAULT_ALLOW: u32 = OUTCOME_ALLOWED | NO_RULE;
+
+/// acap: what a rule is about besides its pattern ([`Policy::acap_rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AcapRuleRef<'a> {
+    /// The usage the rule is on: `present` concerns its sub-types too,
+    /// `other` every usage not explicitly permitted (ACAP 2.5).
+    pub usage: Usage,
+    /// From a record naming the crawler (else a `*` record).
+    pub named: bool,
+    /// A conventional Allow/Disallow, read as a rule on `crawl`.
+    pub conventional: bool,
+    /// Purpose patterns of its sub-record, space-separated (empty: a
+    /// general rule).
+    pub purposes: &'a str,
+    /// Qualifiers as written, space-separated: they do not change the
+    /// verdict, and an allowed crawler must honour them.
+    pub qualifiers: &'a str,
+    /// How the rule was written when not plainly: `(local-usage)`,
+    /// `the-acap:resource-set:name`, a permissions reference.
+    pub via: &'a str,
+}
 
 #[inline(always)]
 fn verdict(word: u32) -> Verdict {
@@ -545,6 +627,38 @@ impl<'a> Meta<'a> {
     /// Source lines of the selected groups' first user-agent lines.
     pub fn group_lines(&self) -> impl Iterator<Item = u32> + 'a {
         self.data.group_lines.iter().map(|l| l.to_native())
+    }
+
+    /// acap: the `##ACAP version=` comment's version as written.
+    pub fn acap_version(&self) -> Option<&'a str> {
+        let v = self.data.acap.as_ref()?.version.as_str();
+        (!v.is_empty()).then_some(v)
+    }
+
+    /// acap: whether the file says `ACAP-ignore-conventional-records`.
+    pub fn acap_ignores_conventional(&self) -> bool {
+        self.data
+            .acap
+            .as_ref()
+            .is_some_and(|a| a.ignore_conventional)
+    }
+
+    /// acap: the usage purposes the policy was compiled for.
+    pub fn acap_purposes(&self) -> impl Iterator<Item = &'a str> {
+        self.data
+            .acap
+            .iter()
+            .flat_map(|a| a.purposes.iter().map(|p| p.as_str()))
+    }
+
+    /// acap: action requests (`ACAP-request-take-down`, …) of the records
+    /// that apply; they change no verdict (ACAP 2.6: not ready for
+    /// implementation).
+    pub fn acap_requests(&self) -> impl Iterator<Item = RecordRef<'a>> {
+        self.data
+            .acap
+            .iter()
+            .flat_map(|a| a.requests.iter().map(record))
     }
 
     /// robots2: the rule set's Robot-version as written.

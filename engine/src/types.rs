@@ -174,6 +174,9 @@ named_enum! {
         CatchAllDisallow = 5 => "catch-all-disallow",
         /// The implicit allow of the file's own path, above every rule.
         SelfPath = 6 => "self-path",
+        /// acap: no rank; the narrowest scope among the matching rules
+        /// decides (ACAP 2.4.5), resolved per automaton state.
+        NarrowestScope = 7 => "narrowest-scope",
     }
 }
 
@@ -298,7 +301,10 @@ impl UsageSet {
 
     /// The usages in the set, in channel order.
     pub fn iter(self) -> impl Iterator<Item = Usage> {
-        Usage::ALL.iter().copied().filter(move |&u| self.contains(u))
+        Usage::ALL
+            .iter()
+            .copied()
+            .filter(move |&u| self.contains(u))
     }
 }
 

@@ -5,7 +5,7 @@ use super::{
     error, open_policy, open_store, open_store_set, Built, CompileFlags, Given, EXIT_USAGE,
 };
 use clap::{Args, ValueEnum};
-use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet};
+use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -50,6 +50,14 @@ pub struct CheckArgs {
     /// Output: `text` (verdict<TAB>URL) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
+    /// The usage to answer for (ACAP 2.5: crawl, follow, index, preserve,
+    /// present, present-snippet, …, other), or `all`: then each URL gets one
+    /// line per usage, `VERDICT<TAB>USAGE<TAB>URL` (JSON: a `usages`
+    /// object). Policies of other dialects than acap only speak of crawl:
+    /// every other usage is allowed by default there.
+    #[arg(long, value_name = "USAGE", default_value = "crawl", value_parser = parse_usage_arg,
+          help_heading = "Output")]
+    usage: UsageArg,
     /// Exit with 1 when any URL is disallowed.
     #[arg(long, help_heading = "Output")]
     fail_on_disallow: bool,
@@ -58,6 +66,22 @@ pub struct CheckArgs {
     verbose: bool,
     #[command(flatten)]
     flags: CompileFlags,
+}
+
+/// `--usage`: one usage, or all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UsageArg {
+    One(Usage),
+    All,
+}
+
+fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(UsageArg::All);
+    }
+    s.parse::<Usage>()
+        .map(UsageArg::One)
+        .map_err(|e| format!("{e}, or all"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -90,23 +114,20 @@ struct Judged {
     allowed: Option<bool>,
     /// The deciding rule's line in the host's robots.txt.
     line: Option<u32>,
+    /// acap: the deciding rule's qualifiers (`None` for other dialects);
+    /// whether no single narrowest rule existed (prohibited).
+    qualifiers: Option<Vec<String>>,
+    undecidable: bool,
     /// With a store: why the host has its policy, and the status given.
     host: Option<Option<(HostSource, u16)>>,
 }
 
-fn judge(src: &Source, url: &[u8], missing: Missing) -> Result<Judged, String> {
+fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
     Ok(match src {
-        Source::Policy(p) => {
-            let (allowed, line) = verdict_of(&p.policy(), url);
-            Judged {
-                allowed,
-                line,
-                host: None,
-            }
-        }
-        Source::Store(s) => judge_store(s, url, missing)?,
+        Source::Policy(p) => verdict_of(&p.policy(), url, usage, true, None),
+        Source::Store(s) => judge_store(s, url, usage, missing)?,
         Source::Set(set) => match set.store_for(url).map_err(|e| e.to_string())? {
-            Some(s) => judge_store(s, url, missing)?,
+            Some(s) => judge_store(s, url, usage, missing)?,
             // No host: not in the set, as a single store says.
             None => not_in_store(missing),
         },
@@ -117,30 +138,57 @@ fn not_in_store(missing: Missing) -> Judged {
     Judged {
         allowed: self::missing(missing),
         line: None,
+        qualifiers: None,
+        undecidable: false,
         host: Some(None),
     }
 }
 
-fn judge_store(s: &Store, url: &[u8], missing: Missing) -> Result<Judged, String> {
+fn judge_store(s: &Store, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
     let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
         return Ok(not_in_store(missing));
     };
     let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
-    let (allowed, line) = verdict_of(&p, url);
     // Only a fetched body (or a redirect target's) has lines; the others
     // stand for a status and their lines are robocc's own.
     let has_lines = matches!(host.source, HostSource::Fetched | HostSource::Redirected);
-    Ok(Judged {
-        allowed,
-        line: line.filter(|_| has_lines),
-        host: Some(Some((host.source, host.status))),
-    })
+    Ok(verdict_of(
+        &p,
+        url,
+        usage,
+        has_lines,
+        Some((host.source, host.status)),
+    ))
 }
 
-fn verdict_of(p: &Policy<'_>, url: &[u8]) -> (Option<bool>, Option<u32>) {
-    let v = p.check(url);
+fn verdict_of(
+    p: &Policy<'_>,
+    url: &[u8],
+    usage: Usage,
+    has_lines: bool,
+    host: Option<(HostSource, u16)>,
+) -> Judged {
+    let v: Verdict = p.check_usage(url, usage);
+    let acap = p.header().dialect == robocc_engine::Dialect::Acap;
     let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
-    (Some(v.allowed), line)
+    let qualifiers = acap.then(|| {
+        v.rule
+            .and_then(|r| p.acap_rule(r))
+            .map(|a| {
+                a.qualifiers
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    Judged {
+        allowed: Some(v.allowed),
+        line: line.filter(|_| has_lines),
+        qualifiers,
+        undecidable: acap && !v.allowed && v.rule.is_none(),
+        host: host.map(Some),
+    }
 }
 
 /// One JSON object per URL; a URL that is not UTF-8 also comes as its exact
@@ -151,6 +199,7 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         "verdict": word,
         "rule_line": j.line,
     });
+    usage_fields(&mut obj, j);
     if std::str::from_utf8(url).is_err() {
         obj["url_bytes"] = serde_json::json!(url);
     }
@@ -159,6 +208,24 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         obj["status"] = serde_json::json!(host.map(|(_, status)| status));
     }
     obj
+}
+
+/// acap: the deciding rule's qualifiers and the undecidable flag.
+fn usage_fields(obj: &mut serde_json::Value, j: &Judged) {
+    if let Some(q) = &j.qualifiers {
+        obj["qualifiers"] = serde_json::json!(q);
+    }
+    if j.undecidable {
+        obj["undecidable"] = serde_json::json!(true);
+    }
+}
+
+fn word_of(allowed: Option<bool>) -> &'static str {
+    match allowed {
+        Some(true) => "allow",
+        Some(false) => "disallow",
+        None => "unknown",
+    }
 }
 
 /// Says on stderr when a compiled policy did not read its whole robots.txt.
@@ -183,6 +250,7 @@ const BATCH: usize = 1024;
 /// it judges URL by URL.
 struct Printer<'s, W: Write> {
     source: &'s Source,
+    usage: UsageArg,
     missing: Missing,
     json: bool,
     out: W,
@@ -196,12 +264,23 @@ struct Printer<'s, W: Write> {
 
 impl<W: Write> Printer<'_, W> {
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
-        if self.json {
-            let judged = match judge(self.source, url, self.missing) {
-                Ok(v) => v,
-                Err(e) => return Err(self.fail(e)),
-            };
-            return self.line(url, judged.allowed, Some(&judged));
+        match (self.usage, self.json) {
+            (UsageArg::One(u), true) => {
+                let judged = match judge(self.source, url, u, self.missing) {
+                    Ok(v) => v,
+                    Err(e) => return Err(self.fail(e)),
+                };
+                return self.line(url, judged.allowed, Some(&judged));
+            }
+            (UsageArg::One(Usage::Crawl), false) => {}
+            (UsageArg::One(u), false) => {
+                let judged = match judge(self.source, url, u, self.missing) {
+                    Ok(v) => v,
+                    Err(e) => return Err(self.fail(e)),
+                };
+                return self.line(url, judged.allowed, None);
+            }
+            (UsageArg::All, json) => return self.all_usages(url, json),
         }
         self.bytes.extend_from_slice(url);
         self.ends.push(self.bytes.len());
@@ -271,6 +350,53 @@ impl<W: Write> Printer<'_, W> {
         Ok(())
     }
 
+    /// `--usage all`: every usage's verdict for one URL.
+    fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
+        let mut judged = Vec::with_capacity(Usage::COUNT);
+        for &u in Usage::ALL {
+            match judge(self.source, url, u, self.missing) {
+                Ok(j) => judged.push((u, j)),
+                Err(e) => return Err(self.fail(e)),
+            }
+        }
+        self.any_disallowed |= judged.iter().any(|(_, j)| j.allowed == Some(false));
+        if json {
+            let mut usages = serde_json::Map::new();
+            for (u, j) in &judged {
+                let mut o = serde_json::json!({
+                    "verdict": word_of(j.allowed),
+                    "rule_line": j.line,
+                });
+                usage_fields(&mut o, j);
+                usages.insert(u.name().to_string(), o);
+            }
+            let mut obj = serde_json::json!({
+                "url": String::from_utf8_lossy(url),
+                "usages": usages,
+            });
+            if std::str::from_utf8(url).is_err() {
+                obj["url_bytes"] = serde_json::json!(url);
+            }
+            if let Some((_, j)) = judged.first() {
+                if let Some(host) = j.host {
+                    obj["source"] =
+                        serde_json::json!(host.map_or("not in store", |(s, _)| s.name()));
+                    obj["status"] = serde_json::json!(host.map(|(_, status)| status));
+                }
+            }
+            return writeln!(self.out, "{obj}");
+        }
+        for (u, j) in &judged {
+            self.out.write_all(word_of(j.allowed).as_bytes())?;
+            self.out.write_all(b"\t")?;
+            self.out.write_all(u.name().as_bytes())?;
+            self.out.write_all(b"\t")?;
+            self.out.write_all(url)?;
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
     fn fail(&mut self, e: String) -> std::io::Error {
         self.failure = Some(e);
         std::io::Error::other("store policy refused")
@@ -283,11 +409,7 @@ impl<W: Write> Printer<'_, W> {
         judged: Option<&Judged>,
     ) -> std::io::Result<()> {
         self.any_disallowed |= allowed == Some(false);
-        let word = match allowed {
-            Some(true) => "allow",
-            Some(false) => "disallow",
-            None => "unknown",
-        };
+        let word = word_of(allowed);
         match judged {
             Some(j) => writeln!(self.out, "{}", json_line(url, word, j)),
             None => {
@@ -371,6 +493,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     let stdout = std::io::stdout();
     let mut printer = Printer {
         source: &source,
+        usage: args.usage,
         missing: args.missing,
         json: args.format == Format::Json,
         out: BufWriter::with_capacity(1 << 16, stdout.lock()),

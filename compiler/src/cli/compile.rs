@@ -41,8 +41,9 @@ pub struct Source {
 /// Reads and compiles the robots.txt at `path` with `flags`.
 pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Source, String> {
     let agent = flags.agent()?;
-    let options = flags.options(Some(path), given)?;
+    let mut options = flags.options(Some(path), given)?;
     let body = read_robots(path)?;
+    flags.resolve_auto(&mut options, &body, path, given)?;
     let compiled = robocc_compiler::compile(&body, &agent, &options)
         .map_err(|e| format!("{}: {e}{}", path.display(), budget_hint(&e)))?;
     Ok(Source {

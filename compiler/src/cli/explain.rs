@@ -295,5 +295,6 @@ fn reason(r: &RuleRef<'_>) -> String {
         RankClass::WildcardAllow => "a wildcard Allow: no Disallow matched".into(),
         RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
         RankClass::SelfPath => "the file's own path: above every rule".into(),
+        RankClass::NarrowestScope => "the narrowest scope (ACAP 2.4.5)".into(),
     }
 }

@@ -31,8 +31,9 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
     } else {
         None
     };
-    let options = args.flags.options(Some(path), given)?;
+    let mut options = args.flags.options(Some(path), given)?;
     let body = super::read_robots(path)?;
+    args.flags.resolve_auto(&mut options, &body, path, given)?;
     let mut findings = lint(&body, agent.as_deref(), &options);
     for f in &mut findings {
         // A limit's finding carries the library's message, which names no

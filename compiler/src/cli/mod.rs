@@ -87,10 +87,11 @@ enum DialectArg {
     Rfc9309,
     Draft1996,
     Robots2,
-    // Refused by the compiler until it is implemented; hidden from the help
-    // meanwhile (delete this line when acap lands).
-    #[value(hide = true)]
+    /// ACAP 1.0 robots.txt extensions: a verdict per usage type (--usage).
     Acap,
+    /// acap when the file has ACAP- fields, robots2 when it has
+    /// Robot-version, else rfc9309 (the choice is reported).
+    Auto,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -145,6 +146,15 @@ pub struct DialectArgs {
     /// strict reading of RFC 9309's grammar does (default: Google's reading).
     #[arg(long)]
     records_close_groups: bool,
+    /// acap: a usage purpose the crawler serves (ACAP 2.3.3); sub-records
+    /// whose ACAP-usage-purpose pattern matches it apply. Repeatable.
+    #[arg(long, value_name = "PURPOSE")]
+    purpose: Vec<String>,
+    /// acap: the file an ACAP-permissions-reference names (PATH as written
+    /// in the field). Without it that record prohibits every usage.
+    /// Repeatable.
+    #[arg(long, value_name = "PATH=FILE")]
+    reference: Vec<String>,
 }
 
 /// What a compile may spend; 0 lifts a limit.
@@ -238,6 +248,8 @@ pub fn flag(id: &str) -> String {
 /// would be ignored.
 const COMPILE_ONLY: &[&str] = &[
     "records_close_groups",
+    "purpose",
+    "reference",
     "max_line_len",
     "max_rules",
     "max_states",
@@ -295,7 +307,44 @@ impl CompileFlags {
             DialectArg::Draft1996 => Dialect::Draft1996,
             DialectArg::Robots2 => Dialect::Robots2,
             DialectArg::Acap => Dialect::Acap,
+            // Decided from the body (`resolve_auto`); rfc9309 until then.
+            DialectArg::Auto => Dialect::Rfc9309,
         }
+    }
+
+    /// Whether the dialect is to be detected from the file.
+    pub fn dialect_auto(&self) -> bool {
+        matches!(self.dialect.dialect, DialectArg::Auto)
+    }
+
+    /// `--dialect auto`: sets the dialect `body` is written in, and says so
+    /// on stderr. Refuses --url-mode when the file is not rfc9309.
+    pub fn resolve_auto(
+        &self,
+        options: &mut CompileOptions,
+        body: &[u8],
+        path: &Path,
+        given: &Given,
+    ) -> Result<(), String> {
+        if !self.dialect_auto() {
+            return Ok(());
+        }
+        let text = robocc_compiler::input::read(body).text;
+        options.dialect = robocc_compiler::acap::detect_dialect(&text);
+        eprintln!(
+            "{}: read as dialect {} (--dialect auto)",
+            path.display(),
+            options.dialect.name()
+        );
+        if given.has("url_mode") && options.dialect != Dialect::Rfc9309 {
+            return Err(format!(
+                "--url-mode applies to --dialect rfc9309 only, and {} reads as {}: drop \
+                 --url-mode",
+                path.display(),
+                options.dialect.name()
+            ));
+        }
+        Ok(())
     }
 
     fn url_mode(&self) -> UrlMode {
@@ -310,7 +359,7 @@ impl CompileFlags {
     /// that contradict each other.
     pub fn options(&self, robots: Option<&Path>, given: &Given) -> Result<CompileOptions, String> {
         let dialect = self.dialect();
-        if given.has("url_mode") && dialect != Dialect::Rfc9309 {
+        if given.has("url_mode") && dialect != Dialect::Rfc9309 && !self.dialect_auto() {
             return Err(format!(
                 "--url-mode applies to --dialect rfc9309 only; {} always decodes %xx except \
                  %2F: drop --url-mode",
@@ -351,7 +400,25 @@ impl CompileFlags {
                 },
                 ..Budget::default()
             },
+            purposes: self.dialect.purpose.clone(),
+            references: self.references()?,
         })
+    }
+
+    /// `--reference PATH=FILE`: each file read.
+    fn references(&self) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let mut out = Vec::new();
+        for r in &self.dialect.reference {
+            let Some((path, file)) = r.split_once('=') else {
+                return Err(format!(
+                    "--reference {r:?} is not PATH=FILE (e.g. --reference \
+                     /searchbot.txt=searchbot.txt)"
+                ));
+            };
+            let body = read_robots(Path::new(file))?;
+            out.push((path.to_string(), body));
+        }
+        Ok(out)
     }
 
     /// With an artifact (`what` names it) instead of a robots.txt: a compile
@@ -378,7 +445,7 @@ impl CompileFlags {
                 ));
             }
         }
-        if given.has("dialect") && self.dialect() != built.dialect {
+        if given.has("dialect") && !self.dialect_auto() && self.dialect() != built.dialect {
             return redo(format!(
                 "was compiled with dialect {}, not {}",
                 built.dialect.name(),

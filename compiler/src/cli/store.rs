@@ -96,6 +96,13 @@ pub struct BuildArgs {
 pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let StoreCommand::Build(args) = cmd;
     let agent = args.flags.agent()?;
+    if args.flags.dialect_auto() {
+        return Err(
+            "--dialect auto reads one robots.txt; a store compiles every host with one \
+             dialect: give it (e.g. --dialect rfc9309)"
+                .into(),
+        );
+    }
     let options = args.flags.options(None, given)?;
     let mut inputs_read: Vec<&std::path::Path> = Vec::new();
     inputs_read.extend(args.manifest.as_deref());

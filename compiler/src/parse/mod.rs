@@ -11,6 +11,7 @@
 //! an empty value). Other records — Sitemap, Crawl-delay, unknown keys — do not
 //! end a group unless [`ParseOptions::records_close_groups`] is set.
 
+pub mod acap;
 pub mod escape;
 pub mod keys;
 pub mod lines;
@@ -408,16 +409,21 @@ fn typo_meaning(key: Key) -> &'static str {
 /// Cuts `body` at the parse limit. A line the limit cuts in two is dropped
 /// whole: half a rule (`Disallow: /priv` of `/private`) would match URLs the
 /// site never named.
+/// Bytes of `body` read under parse limit `max` (0: none): whole lines
+/// only, up to the last line end within the limit.
+pub(crate) fn kept_len(body: &[u8], max: usize) -> usize {
+    if max == 0 || body.len() <= max {
+        return body.len();
+    }
+    memchr::memrchr2(b'\n', b'\r', &body[..max]).map_or(0, |i| i + 1)
+}
+
 fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [u8] {
     if max == 0 || body.len() <= max {
         out.bytes_parsed = body.len();
         return body;
     }
-    let head = &body[..max];
-    let kept = match memchr::memrchr2(b'\n', b'\r', head) {
-        Some(i) => &head[..=i],
-        None => &head[..0],
-    };
+    let kept = &body[..kept_len(body, max)];
     out.bytes_parsed = kept.len();
     out.bytes_ignored = body.len() - kept.len();
     // The line number is filled in after parsing; 0 means "end of file".

@@ -1,0 +1,661 @@
+//! acap: the crawler's ACAP records (and conventional records) → rules on
+//! usages, and ACAP's conflict resolution (2.4.5), evaluated once per
+//! automaton state over the set of rules the state has matched.
+//!
+//! Narrowest scope is not a total order — two rules may be incomparable,
+//! and then the usage is prohibited — so acap rules carry no rank: the
+//! lowering keeps, per state, the *set* of rules matched so far (see
+//! `lower.rs`, "sets"), and [`outcome`] resolves every usage from it.
+//! docs/dialects.md ("acap") states each choice made here with the spec
+//! sentence it rests on.
+
+use crate::agent::{Selection, Via};
+use crate::diag::{DiagCode, Diagnostic};
+use crate::glob::Glob;
+use crate::parse::acap::{AcapFile, Definitions, QualifiedUsage, Record, RequestField, UsageName};
+use crate::parse::escape::google_escape;
+use crate::parse::{RobotsTxt, RuleKind};
+use crate::ruleset::SetRule;
+use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE};
+use robocc_engine::{RankClass, Usage, UsageSet};
+
+/// What an acap rule is about besides its pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcapRule {
+    /// The usage it is on.
+    pub usage: Usage,
+    /// From a record naming the crawler (the named tier), else a `*`
+    /// record.
+    pub named: bool,
+    /// A conventional Allow/Disallow, read as a rule on `crawl`.
+    pub conventional: bool,
+    /// Purpose patterns of its sub-record (empty: a general rule).
+    pub purposes: Vec<String>,
+    /// Qualifiers as written.
+    pub qualifiers: Vec<String>,
+    /// How it was written when not plainly (`(name)`, a resource set, a
+    /// permissions reference).
+    pub via: String,
+    /// The pattern as written, ASCII lower-cased: what 2.4.5 compares.
+    pub scope: Vec<u8>,
+}
+
+/// The acap side of a rule set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AcapRules {
+    /// One per rule of the rule set, in rule order.
+    pub rules: Vec<AcapRule>,
+    /// `##ACAP version=` as written.
+    pub version: Option<String>,
+    /// The file says `ACAP-ignore-conventional-records`.
+    pub ignore_conventional: bool,
+    /// The purposes compiled for.
+    pub purposes: Vec<String>,
+    /// Action requests of the records that apply.
+    pub requests: Vec<RequestField>,
+}
+
+/// What the caller supplies besides the file.
+#[derive(Clone, Copy, Debug)]
+pub struct AcapInput<'o> {
+    /// The crawler's product token.
+    pub agent: &'o str,
+    /// Declared usage purposes (2.3.3).
+    pub purposes: &'o [String],
+    /// Files named by `ACAP-permissions-reference` (path as written, body).
+    pub references: &'o [(String, Vec<u8>)],
+}
+
+/// A rule before ordering: its sort key is its source line (references:
+/// the line of the reference field), then the order it was made in.
+struct Pending {
+    key: u32,
+    rule: SetRule,
+    acap: AcapRule,
+}
+
+/// The usages a conservative record prohibits when its permissions
+/// reference was not supplied: each usage type family once.
+const ALL_FAMILIES: [Usage; 6] = [
+    Usage::Crawl,
+    Usage::Follow,
+    Usage::Index,
+    Usage::Preserve,
+    Usage::Present,
+    Usage::Other,
+];
+
+/// Builds the rules of an acap policy: the applicable ACAP records' rules
+/// (definitions expanded), then, unless ignored, the conventional rules
+/// the rfc9309 selection chose, as rules on `crawl`. Rule ids follow file
+/// order.
+pub fn rules(
+    file: &AcapFile,
+    conventional: &RobotsTxt<'_>,
+    selection: &Selection,
+    input: AcapInput<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<SetRule>, AcapRules) {
+    let mut pending = Vec::new();
+    let mut requests = Vec::new();
+    for (index, record) in file.records.iter().enumerate() {
+        let named = record.names(input.agent);
+        if !named && !record.is_any() {
+            continue;
+        }
+        requests.extend(record.requests.iter().cloned());
+        read_record(
+            record,
+            index,
+            named,
+            &file.definitions,
+            input,
+            None,
+            &mut pending,
+            diagnostics,
+        );
+        for (path, line) in &record.references {
+            reference(
+                path,
+                *line,
+                index,
+                named,
+                &file.definitions,
+                input,
+                &mut pending,
+                diagnostics,
+            );
+        }
+    }
+    if file.ignore_conventional.is_none() {
+        let named = selection.via == Via::Named;
+        for &g in &selection.groups {
+            for r in conventional.groups[g]
+                .rules
+                .iter()
+                .filter(|r| !r.raw.is_empty())
+            {
+                let allow = r.kind == RuleKind::Allow;
+                let scope = r.raw.to_ascii_lowercase();
+                // 2.9.2: an ACAP rule on crawl with the same pattern and the
+                // opposite verdict wins; the conventional one is ignored.
+                let overridden = pending.iter().any(|p: &Pending| {
+                    !p.acap.conventional
+                        && p.acap.usage == Usage::Crawl
+                        && p.acap.scope == scope
+                        && p.rule.allow != allow
+                });
+                if overridden {
+                    continue;
+                }
+                let glob = Glob::parse(
+                    &r.pattern,
+                    PatternSyntax::Glob,
+                    robocc_engine::UrlMode::Google,
+                );
+                pending.push(Pending {
+                    key: r.line,
+                    rule: set_rule(allow, r.pattern.to_vec(), glob, r.line, g),
+                    acap: AcapRule {
+                        usage: Usage::Crawl,
+                        named,
+                        conventional: true,
+                        purposes: Vec::new(),
+                        qualifiers: Vec::new(),
+                        via: String::new(),
+                        scope,
+                    },
+                });
+            }
+        }
+    }
+    // Stable: rules of one line keep the order they were expanded in.
+    pending.sort_by_key(|p| p.key);
+    let (rules, acap): (Vec<SetRule>, Vec<AcapRule>) =
+        pending.into_iter().map(|p| (p.rule, p.acap)).unzip();
+    let info = AcapRules {
+        rules: acap,
+        version: file.version.as_ref().map(|(v, _)| v.clone()),
+        ignore_conventional: file.ignore_conventional.is_some(),
+        purposes: input.purposes.to_vec(),
+        requests,
+    };
+    (rules, info)
+}
+
+fn set_rule(allow: bool, pattern: Vec<u8>, glob: Glob, line: u32, group: usize) -> SetRule {
+    SetRule {
+        allow,
+        priority: u32::try_from(pattern.len()).unwrap_or(u32::MAX / 4),
+        pattern,
+        syntax: PatternSyntax::Glob,
+        glob,
+        rank: 1,
+        class: RankClass::NarrowestScope,
+        line,
+        group: group as u32,
+        origin: RuleOrigin::Line,
+    }
+}
+
+/// Does one of `patterns` match one of the declared `purposes` (2.3.3,
+/// matched as resource patterns are: 2.8)?
+fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool {
+    patterns.iter().any(|p| {
+        let glob = Glob::parse(
+            p.as_bytes(),
+            PatternSyntax::Glob,
+            robocc_engine::UrlMode::Google,
+        )
+        .case_insensitive();
+        purposes.iter().any(|d| glob.matches(d.as_bytes()))
+    })
+}
+
+/// The rules of one applicable record. `from`: the reference path when the
+/// record was read from a referenced file (its rules sort at `key_line`).
+#[allow(clippy::too_many_arguments)]
+fn read_record(
+    record: &Record,
+    index: usize,
+    named: bool,
+    defs: &Definitions,
+    input: AcapInput<'_>,
+    from: Option<(&str, u32)>,
+    out: &mut Vec<Pending>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut warn = |line: u32, code: DiagCode, message: String| {
+        // Findings in a referenced file are reported at the reference line.
+        let (line, message) = match from {
+            Some((path, at)) => (at, format!("{path} line {line}: {message}")),
+            None => (line, message),
+        };
+        diagnostics.push(Diagnostic::new(line, code, message));
+    };
+    for f in &record.rules {
+        if !f.purposes.is_empty() && !purpose_applies(&f.purposes, input.purposes) {
+            continue;
+        }
+        // The usages the field stands for, with their qualifiers.
+        let (usages, via): (Vec<QualifiedUsage>, String) = match &f.usage {
+            UsageName::Standard(u) => (
+                vec![QualifiedUsage {
+                    usage: *u,
+                    qualifiers: f.qualifiers.clone(),
+                }],
+                String::new(),
+            ),
+            UsageName::Local(name) => match defs.local(name) {
+                Some(parts) => {
+                    if !f.qualifiers.is_empty() {
+                        warn(
+                            f.line,
+                            DiagCode::AcapIgnored,
+                            format!(
+                                "qualifiers after a ({name}) usage are ignored (ACAP 2.4.1.3: \
+                                 \"No explicit qualifiers may be included\"); its definition's \
+                                 apply"
+                            ),
+                        );
+                    }
+                    if !f.allow {
+                        warn(
+                            f.line,
+                            DiagCode::AcapIgnored,
+                            format!(
+                                "a prohibition of the local usage ({name}) (ACAP 2.4.2: \"may \
+                                 not refer to locally-defined qualified or composite usages\"): \
+                                 read as a prohibition of each usage it stands for"
+                            ),
+                        );
+                    }
+                    (parts, format!("({name})"))
+                }
+                None => {
+                    warn(
+                        f.line,
+                        DiagCode::AcapUndefined,
+                        format!(
+                            "({name}) is not a qualified or composite usage defined before the \
+                             records: rule dropped"
+                        ),
+                    );
+                    continue;
+                }
+            },
+        };
+        if !f.allow && matches!(f.usage, UsageName::Standard(_)) && !f.qualifiers.is_empty() {
+            warn(
+                f.line,
+                DiagCode::AcapIgnored,
+                "qualifiers on a prohibition are ignored (ACAP 2.4.2: \"may not contain any \
+                 qualifiers\")"
+                    .to_string(),
+            );
+        }
+        // The resource patterns the field stands for.
+        const SET: &str = "the-acap:resource-set:";
+        let (patterns, set_via): (Vec<String>, Option<String>) = match f
+            .spec
+            .get(..SET.len())
+            .filter(|p| p.eq_ignore_ascii_case(SET))
+        {
+            Some(_) => {
+                let name = &f.spec[SET.len()..];
+                match defs.resource_set(name) {
+                    Some(p) => (p.to_vec(), Some(f.spec.clone())),
+                    None => {
+                        warn(
+                            f.line,
+                            DiagCode::AcapUndefined,
+                            format!("resource set {name:?} is not defined: rule dropped"),
+                        );
+                        continue;
+                    }
+                }
+            }
+            None => (vec![f.spec.clone()], None),
+        };
+        let mut via = via;
+        if let Some(s) = set_via {
+            if !via.is_empty() {
+                via.push(' ');
+            }
+            via.push_str(&s);
+        }
+        if let Some((path, _)) = from {
+            if !via.is_empty() {
+                via.push(' ');
+            }
+            via.push_str(&format!("reference {path} line {}", f.line));
+        }
+        for q in &usages {
+            for p in &patterns {
+                let encoded = google_escape(p.as_bytes());
+                let glob = Glob::parse(
+                    &encoded,
+                    PatternSyntax::Glob,
+                    robocc_engine::UrlMode::Google,
+                )
+                .case_insensitive();
+                out.push(Pending {
+                    key: from.map_or(f.line, |(_, at)| at),
+                    rule: set_rule(f.allow, p.as_bytes().to_vec(), glob, f.line, index),
+                    acap: AcapRule {
+                        usage: q.usage,
+                        named,
+                        conventional: false,
+                        purposes: f.purposes.clone(),
+                        qualifiers: if f.allow {
+                            q.qualifiers.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        via: via.clone(),
+                        scope: p.as_bytes().to_ascii_lowercase(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// An `ACAP-permissions-reference` of an applicable record (2.3.2): the
+/// supplied file's records for the crawler, in the referring record's tier;
+/// or, when the file was not supplied, a prohibition of every usage.
+#[allow(clippy::too_many_arguments)]
+fn reference(
+    path: &str,
+    line: u32,
+    index: usize,
+    named: bool,
+    defs: &Definitions,
+    input: AcapInput<'_>,
+    out: &mut Vec<Pending>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let supplied = input.references.iter().find(|(p, _)| p == path);
+    let nested = supplied.map(|(_, body)| crate::parse::acap::read(body, 0));
+    match nested {
+        Some(file) if file.records.iter().all(|r| r.references.is_empty()) => {
+            // Its own definitions first, then the referring file's (2.4.1.3).
+            let mut merged = file.definitions.clone();
+            merged
+                .resource_sets
+                .extend(defs.resource_sets.iter().cloned());
+            merged.qualified.extend(defs.qualified.iter().cloned());
+            merged.composite.extend(defs.composite.iter().cloned());
+            for r in file
+                .records
+                .iter()
+                .filter(|r| r.names(input.agent) || r.is_any())
+            {
+                read_record(
+                    r,
+                    index,
+                    named,
+                    &merged,
+                    input,
+                    Some((path, line)),
+                    out,
+                    diagnostics,
+                );
+            }
+        }
+        found => {
+            let why = if found.is_some() {
+                "refers on to another file (ACAP 2.3.2 forbids chains)"
+            } else {
+                "was not supplied"
+            };
+            diagnostics.push(Diagnostic::new(
+                line,
+                DiagCode::AcapReference,
+                format!(
+                    "permissions reference {path:?} {why}: the record prohibits every usage \
+                     on every path"
+                ),
+            ));
+            for usage in ALL_FAMILIES {
+                let glob = Glob::parse(b"/", PatternSyntax::Glob, robocc_engine::UrlMode::Google);
+                out.push(Pending {
+                    key: line,
+                    rule: set_rule(false, b"/".to_vec(), glob, line, index),
+                    acap: AcapRule {
+                        usage,
+                        named,
+                        conventional: false,
+                        purposes: Vec::new(),
+                        qualifiers: Vec::new(),
+                        via: format!("missing reference {path}"),
+                        scope: b"/".to_vec(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// How two patterns compare in scope (2.4.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The first pattern is narrower.
+    First,
+    /// The second pattern is narrower.
+    Second,
+    /// The same pattern.
+    Equal,
+    /// They differ at a position where neither is a wildcard.
+    Undetermined,
+}
+
+/// 2.4.5's character-by-character comparison of two patterns (ASCII case
+/// already folded).
+pub fn narrower(a: &[u8], b: &[u8]) -> Scope {
+    let mut i = 0;
+    loop {
+        match (a.get(i), b.get(i)) {
+            (None, None) => return Scope::Equal,
+            // "If one pattern has run out of characters, the other pattern
+            // has the narrower scope."
+            (None, Some(_)) => return Scope::Second,
+            (Some(_), None) => return Scope::First,
+            (Some(x), Some(y)) if x == y => i += 1,
+            // "$ where the other pattern contains any other character
+            // (including the asterisk *), the other pattern has the
+            // narrower scope."
+            (Some(b'$'), _) => return Scope::Second,
+            (_, Some(b'$')) => return Scope::First,
+            // "* where the other pattern contains any other character
+            // except the dollar sign $, the other pattern has the narrower
+            // scope."
+            (Some(b'*'), _) => return Scope::Second,
+            (_, Some(b'*')) => return Scope::First,
+            _ => return Scope::Undetermined,
+        }
+    }
+}
+
+/// How a usage's verdict was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// No rule concerns the usage at this URL: allowed.
+    Default,
+    /// The rules agree; this one (the narrowest, else the first) is named.
+    Agreed(usize),
+    /// The rules conflict and this one is narrower than every other.
+    Narrowest(usize),
+    /// The rules conflict and no single narrowest one exists: prohibited.
+    /// The pair: the best candidate and a rule it is not narrower than.
+    Undecidable(usize, usize),
+}
+
+/// The resolution of one usage at one URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    /// The verdict.
+    pub allowed: bool,
+    /// How.
+    pub decision: Decision,
+    /// The tier that spoke: rules of records naming the crawler (true) or
+    /// of `*` records.
+    pub named: bool,
+    /// The rules that competed (ids), `other` rules included when they
+    /// applied.
+    pub competing: Vec<usize>,
+}
+
+/// Does rule `a` concern usage `u` explicitly (its own usage, or `present`
+/// for a sub-type)?
+fn explicit(a: &AcapRule, u: Usage) -> bool {
+    a.usage == u || (a.usage == Usage::Present && u.is_present() && u != Usage::Present)
+}
+
+/// Resolves usage `u` over the matched rules `matched` (ids).
+pub fn resolve(rules: &[SetRule], acap: &AcapRules, matched: &[usize], u: Usage) -> Resolution {
+    let info = |i: usize| &acap.rules[i];
+    let concerns = |i: usize| {
+        let a = info(i);
+        if u == Usage::Other {
+            a.usage == Usage::Other
+        } else {
+            explicit(a, u) || a.usage == Usage::Other
+        }
+    };
+    // Named over any (2.2).
+    let named = matched.iter().any(|&i| info(i).named && concerns(i));
+    let tier = |i: &usize| info(*i).named == named;
+    let mut competing: Vec<usize> = matched
+        .iter()
+        .copied()
+        .filter(tier)
+        .filter(|&i| {
+            if u == Usage::Other {
+                info(i).usage == Usage::Other
+            } else {
+                explicit(info(i), u)
+            }
+        })
+        .collect();
+    // `other` (2.5.6) speaks where no permission of the tier does.
+    if u != Usage::Other && !competing.iter().any(|&i| rules[i].allow) {
+        competing.extend(
+            matched
+                .iter()
+                .copied()
+                .filter(tier)
+                .filter(|&i| info(i).usage == Usage::Other),
+        );
+        competing.sort_unstable();
+    }
+    let (allowed, decision) = decide(rules, acap, &competing);
+    Resolution {
+        allowed,
+        decision,
+        named,
+        competing,
+    }
+}
+
+/// 2.4.5 over the competing rules `r` (sorted ids, so the first is the
+/// first in file order).
+fn decide(rules: &[SetRule], acap: &AcapRules, r: &[usize]) -> (bool, Decision) {
+    let Some(&first) = r.first() else {
+        return (true, Decision::Default);
+    };
+    let scope = |i: usize| acap.rules[i].scope.as_slice();
+    let agree = r.iter().all(|&i| rules[i].allow == rules[first].allow);
+    // Tournament: a rule narrower than every other wins every comparison,
+    // so it is the last candidate standing; then verify it.
+    let mut best = first;
+    for &i in &r[1..] {
+        if narrower(scope(i), scope(best)) == Scope::First {
+            best = i;
+        }
+    }
+    let ok = |i: usize, s: usize| match narrower(scope(i), scope(s)) {
+        Scope::First => true,
+        Scope::Equal => agree || rules[i].allow == rules[s].allow,
+        _ => false,
+    };
+    let failed = r.iter().copied().find(|&s| s != best && !ok(best, s));
+    // The first in file order of the winner's twins (equal pattern and
+    // verdict): they are interchangeable, and the first is named.
+    let twin = |w: usize| {
+        r.iter()
+            .copied()
+            .find(|&i| scope(i) == scope(w) && rules[i].allow == rules[w].allow)
+            .unwrap_or(w)
+    };
+    match (agree, failed) {
+        (true, None) => (rules[first].allow, Decision::Agreed(twin(best))),
+        (true, Some(_)) => (rules[first].allow, Decision::Agreed(first)),
+        (false, None) => (rules[best].allow, Decision::Narrowest(twin(best))),
+        (false, Some(s)) => (false, Decision::Undecidable(best, s)),
+    }
+}
+
+/// The outcome words of a state that matched `matched` (sorted ids): one
+/// per usage, in channel order.
+pub fn outcome(rules: &[SetRule], acap: &AcapRules, matched: &[usize]) -> Vec<u32> {
+    Usage::ALL
+        .iter()
+        .map(|&u| {
+            let r = resolve(rules, acap, matched, u);
+            let rule = match r.decision {
+                Decision::Agreed(i) | Decision::Narrowest(i) => i as u32,
+                Decision::Default | Decision::Undecidable(..) => NO_RULE,
+            };
+            outcome_word(r.allowed, rule)
+        })
+        .collect()
+}
+
+/// The usages allowed at a URL, from [`outcome`] words.
+pub fn allowed_set(words: &[u32]) -> UsageSet {
+    Usage::ALL
+        .iter()
+        .zip(words)
+        .filter(|(_, &w)| w & robocc_engine::artifact::OUTCOME_ALLOWED != 0)
+        .map(|(&u, _)| u)
+        .collect()
+}
+
+/// `--dialect auto`: the dialect a file is written in — acap when a line's
+/// key starts with `ACAP-`, robots2 when one is `Robot-version`, else
+/// rfc9309.
+pub fn detect_dialect(body: &[u8]) -> robocc_engine::Dialect {
+    use crate::parse::keys::{classify, split_line, KeyKind};
+    let mut robots2 = false;
+    for line in crate::parse::lines::Lines::new(body) {
+        let t = line.text.trim_ascii();
+        if t.len() >= 5 && t[..5].eq_ignore_ascii_case(b"acap-") {
+            return robocc_engine::Dialect::Acap;
+        }
+        if let Ok((key, _)) = split_line(line.text) {
+            robots2 |= classify(key).kind == KeyKind::RobotVersion;
+        }
+    }
+    if robots2 {
+        robocc_engine::Dialect::Robots2
+    } else {
+        robocc_engine::Dialect::Rfc9309
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{narrower, Scope};
+
+    #[test]
+    fn narrowest_scope_comparison_2_4_5() {
+        assert_eq!(narrower(b"/a", b"/a/b"), Scope::Second, "ran out");
+        assert_eq!(narrower(b"/a$", b"/a"), Scope::First, "ran out");
+        assert_eq!(narrower(b"/a$", b"/a*"), Scope::Second, "$ against *");
+        assert_eq!(narrower(b"/a*", b"/ab"), Scope::Second, "* against a");
+        assert_eq!(narrower(b"/a*x", b"/a*y"), Scope::Undetermined);
+        assert_eq!(narrower(b"/news/", b"/news/"), Scope::Equal);
+        assert_eq!(narrower(b"*.gif", b"/a"), Scope::Second);
+    }
+}
