@@ -148,14 +148,9 @@ pub fn rules(
                 if overridden {
                     continue;
                 }
-                let glob = Glob::parse(
-                    &r.pattern,
-                    PatternSyntax::Glob,
-                    robocc_engine::UrlMode::Google,
-                );
                 pending.push(Pending {
                     key: r.line,
-                    rule: set_rule(allow, r.pattern.to_vec(), glob, r.line, g),
+                    rule: set_rule(allow, r.raw.to_vec(), rule_glob(r.raw, true), r.line, g),
                     acap: AcapRule {
                         usage: Usage::Crawl,
                         named,
@@ -181,6 +176,67 @@ pub fn rules(
         requests,
     };
     (rules, info)
+}
+
+/// The pattern an acap rule written `written` matches: Google's encoding
+/// of non-ASCII bytes, `*` and a final `$`; ASCII case ignored except in
+/// conventional rules (which keep rfc9309's matching).
+fn rule_glob(written: &[u8], conventional: bool) -> Glob {
+    let glob = Glob::parse(
+        &google_escape(written),
+        PatternSyntax::Glob,
+        robocc_engine::UrlMode::Google,
+    );
+    if conventional {
+        glob
+    } else {
+        glob.case_insensitive()
+    }
+}
+
+/// The rules of a compiled acap policy, rebuilt from its rule table (what
+/// `explain` resolves again to show how each usage was decided). `None`
+/// for other dialects.
+pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapRules)> {
+    if p.header().dialect != robocc_engine::Dialect::Acap {
+        return None;
+    }
+    let mut rules = Vec::new();
+    let mut info = Vec::new();
+    for (id, r) in p.rules().enumerate() {
+        let a = p.acap_rule(id as u32)?;
+        rules.push(set_rule(
+            r.allow,
+            r.pattern.to_vec(),
+            rule_glob(r.pattern, a.conventional),
+            r.line,
+            r.group as usize,
+        ));
+        info.push(AcapRule {
+            usage: a.usage,
+            named: a.named,
+            conventional: a.conventional,
+            purposes: a.purposes.split_whitespace().map(str::to_string).collect(),
+            qualifiers: a
+                .qualifiers
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+            via: a.via.to_string(),
+            scope: r.pattern.to_ascii_lowercase(),
+        });
+    }
+    let m = p.meta();
+    Some((
+        rules,
+        AcapRules {
+            rules: info,
+            version: m.acap_version().map(str::to_string),
+            ignore_conventional: m.acap_ignores_conventional(),
+            purposes: m.acap_purposes().map(str::to_string).collect(),
+            requests: Vec::new(),
+        },
+    ))
 }
 
 fn set_rule(allow: bool, pattern: Vec<u8>, glob: Glob, line: u32, group: usize) -> SetRule {
@@ -332,13 +388,7 @@ fn read_record(
         }
         for q in &usages {
             for p in &patterns {
-                let encoded = google_escape(p.as_bytes());
-                let glob = Glob::parse(
-                    &encoded,
-                    PatternSyntax::Glob,
-                    robocc_engine::UrlMode::Google,
-                )
-                .case_insensitive();
+                let glob = rule_glob(p.as_bytes(), false);
                 out.push(Pending {
                     key: from.map_or(f.line, |(_, at)| at),
                     rule: set_rule(f.allow, p.as_bytes().to_vec(), glob, f.line, index),
@@ -418,7 +468,7 @@ fn reference(
                 ),
             ));
             for usage in ALL_FAMILIES {
-                let glob = Glob::parse(b"/", PatternSyntax::Glob, robocc_engine::UrlMode::Google);
+                let glob = rule_glob(b"/", false);
                 out.push(Pending {
                     key: line,
                     rule: set_rule(false, b"/".to_vec(), glob, line, index),

@@ -285,3 +285,51 @@ fn host_urls(hosts: usize) -> Vec<Vec<u8>> {
         })
         .collect()
 }
+
+#[test]
+fn acap_usage_checks_do_not_allocate() {
+    let body = std::fs::read(common::root().join("corpus/examples/acap-publisher.txt")).unwrap();
+    let mut checked = 0usize;
+    for (agent, purposes) in [("newsbot", vec!["news".to_string()]), ("other", vec![])] {
+        let opts = CompileOptions {
+            dialect: Dialect::Acap,
+            purposes,
+            ..CompileOptions::default()
+        };
+        let compiled = compile(&body, agent, &opts).unwrap();
+        let bytes = compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).unwrap();
+        let urls = urlgen::workload(3, compiled.rule_set.patterns(), 1000);
+        let mut seen = [0usize; 2];
+        let n = allocations_during(|| {
+            for url in &urls {
+                for &u in robocc_engine::Usage::ALL {
+                    seen[usize::from(policy.check_usage(url, u).allowed)] += 1;
+                }
+                seen[1] += policy.usages(url).len();
+            }
+        });
+        assert_eq!(n, 0, "acap {agent}: {n} allocations");
+        assert!(seen[0] > 0 && seen[1] > 0, "acap {agent}: {seen:?}");
+        checked += urls.len();
+    }
+    // A policy of another dialect answers usages too, without allocating.
+    let twitter =
+        std::fs::read(common::root().join("corpus/real/texting_robots__twitter.robots.txt"))
+            .unwrap();
+    let compiled = compile(&twitter, "Googlebot", &CompileOptions::default()).unwrap();
+    let bytes = compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).unwrap();
+    let urls = urlgen::workload(4, compiled.rule_set.patterns(), 500);
+    let n = allocations_during(|| {
+        for url in &urls {
+            assert_eq!(
+                policy.check_usage(url, robocc_engine::Usage::Crawl),
+                policy.check(url)
+            );
+            assert!(policy.usages(url).contains(robocc_engine::Usage::Index));
+        }
+    });
+    assert_eq!(n, 0);
+    assert!(checked > 1000);
+}

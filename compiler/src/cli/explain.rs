@@ -30,6 +30,9 @@ pub struct ExplainArgs {
     /// Print every diagnostic of the robots.txt, not three per kind.
     #[arg(short, long, help_heading = "Output")]
     verbose: bool,
+    /// acap: the usage to explain (default: every usage type).
+    #[arg(long, value_name = "USAGE", help_heading = "Output")]
+    usage: Option<robocc_engine::Usage>,
     #[command(flatten)]
     flags: CompileFlags,
 }
@@ -184,7 +187,20 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             h.agent
         ),
     };
+    let acap = robocc_compiler::acap::from_policy(&policy);
+    if acap.is_none() && args.usage.is_some_and(|u| u != robocc_engine::Usage::Crawl) {
+        return Err(format!(
+            "--usage {}: a {} policy speaks of crawl only (every other usage is allowed by \
+             default); explain ACAP usages with --dialect acap",
+            args.usage.map_or("", |u| u.name()),
+            h.dialect.name()
+        ));
+    }
     for url in &args.url {
+        if let Some((rules, info)) = &acap {
+            explain_acap(&policy, rules, info, url, args.usage);
+            continue;
+        }
         let v = policy.check(url.as_bytes());
         println!("{url}");
         println!(
@@ -267,6 +283,103 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         }
     }
     Ok(0)
+}
+
+/// acap: every usage's verdict for `url`, with the rules that competed, the
+/// tier that spoke and the narrowest-scope comparison that decided.
+fn explain_acap(
+    policy: &Policy<'_>,
+    rules: &[robocc_compiler::ruleset::SetRule],
+    info: &robocc_compiler::acap::AcapRules,
+    url: &str,
+    only: Option<robocc_engine::Usage>,
+) {
+    use robocc_compiler::acap::{resolve, Decision};
+    let path = matched_path(url.as_bytes(), UrlMode::Google);
+    let matched: Vec<usize> = (0..rules.len())
+        .filter(|&i| rules[i].glob.matches(&path))
+        .collect();
+    println!("{url}");
+    println!(
+        "  matched path: {} (as given; ACAP patterns ignore ASCII case)",
+        String::from_utf8_lossy(&path)
+    );
+    let m = policy.meta();
+    if !info.purposes.is_empty() {
+        println!("  purposes: {}", info.purposes.join(", "));
+    }
+    if m.acap_ignores_conventional() {
+        println!("  conventional records: ignored (ACAP-ignore-conventional-records)");
+    }
+    let describe = |i: usize| {
+        let r = &rules[i];
+        let a = &info.rules[i];
+        let mut s = format!(
+            "line {}: {} {} `{}`",
+            r.line,
+            if r.allow { "allow" } else { "disallow" },
+            a.usage,
+            String::from_utf8_lossy(&r.pattern)
+        );
+        if a.conventional {
+            s.push_str(" (conventional record, read as crawl)");
+        }
+        s.push_str(if a.named {
+            ", record naming the crawler"
+        } else {
+            ", * record"
+        });
+        if !a.purposes.is_empty() {
+            s.push_str(&format!(", purpose {}", a.purposes.join(" ")));
+        }
+        if !a.via.is_empty() {
+            s.push_str(&format!(", via {}", a.via));
+        }
+        if !a.qualifiers.is_empty() {
+            s.push_str(&format!("; qualifiers {}", a.qualifiers.join(" ")));
+        }
+        s
+    };
+    for &u in robocc_engine::Usage::ALL {
+        if only.is_some_and(|o| o != u) {
+            continue;
+        }
+        let engine = policy.check_usage(url.as_bytes(), u);
+        let r = resolve(rules, info, &matched, u);
+        let word = if engine.allowed { "allow" } else { "disallow" };
+        let how = match r.decision {
+            Decision::Default => "no rule concerns it here: allowed by default".to_string(),
+            Decision::Agreed(i) => format!("{} (every matching rule agrees)", describe(i)),
+            Decision::Narrowest(i) => format!(
+                "{} (narrowest scope among {} conflicting rules, ACAP 2.4.5)",
+                describe(i),
+                r.competing.len()
+            ),
+            Decision::Undecidable(a, b) => format!(
+                "undecidable: `{}` (line {}) is not narrower than `{}` (line {}), so no single \
+                 narrowest rule exists and the usage is prohibited (ACAP 2.4.5)",
+                String::from_utf8_lossy(&rules[a].pattern),
+                rules[a].line,
+                String::from_utf8_lossy(&rules[b].pattern),
+                rules[b].line
+            ),
+        };
+        println!("  {u}: {word}: {how}");
+        if r.decision != Decision::Default && r.competing.len() > 1 {
+            for &i in &r.competing {
+                println!("      competing: {}", describe(i));
+            }
+        }
+        if engine.allowed != r.allowed {
+            println!(
+                "      note: the compiled automaton says {}; please report this mismatch",
+                if engine.allowed { "allow" } else { "disallow" }
+            );
+        }
+    }
+    for q in m.acap_requests() {
+        println!("  request: line {}: {} {}", q.line, q.key, q.value);
+    }
 }
 
 /// A policy compiled from part of its robots.txt says so: the rules past
