@@ -93,7 +93,11 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     if input.diagnostics.iter().any(|d| d.code.is_not_robots_txt()) {
         return out;
     }
-    keys(&robots, &mut out);
+    let acap = options.dialect == robocc_engine::Dialect::Acap;
+    keys(&robots, acap, &mut out);
+    if acap {
+        acap_findings(&input.text, options.parse.max_bytes, &mut out);
+    }
     // What the parser could not read as written: a limit's cut, lost lines.
     for d in &robots.diagnostics {
         let fix = match d.code {
@@ -146,7 +150,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     out
 }
 
-fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
+fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
     let records = robots
         .groups
         .iter()
@@ -154,6 +158,23 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
+        if key.starts_with("acap-") {
+            // The acap dialect reads (and lints) them; the others ignore
+            // them, as crawlers that do not know ACAP do.
+            if !acap {
+                out.push(Finding {
+                    line: r.line,
+                    severity: Severity::Info,
+                    code: "acap-field",
+                    message: format!(
+                        "{:?} is an ACAP 1.0 field: ignored by RFC 9309 crawlers",
+                        text(r.key)
+                    ),
+                    fix: "lint and compile the file with the acap dialect to read it".into(),
+                });
+            }
+            continue;
+        }
         let near = KNOWN_KEYS
             .iter()
             .map(|k| (edit_distance(&key, k), *k))
@@ -184,6 +205,225 @@ fn keys(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             code: "misspelt-key",
             message: d.message.clone(),
             fix: "spell the key correctly: other crawlers do not accept the typo".into(),
+        });
+    }
+}
+
+/// acap: what the ACAP reader ignored, qualifiers that are not valid for
+/// their usage (ACAP 2.5), patterns that can never match, and pairs of
+/// rules of one record that prohibit wherever both match (2.4.5).
+fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
+    use crate::acap::{narrower, Scope};
+    use crate::parse::acap::{read, UsageName};
+    let file = read(text_body, max_bytes);
+    for d in &file.diagnostics {
+        out.push(Finding {
+            line: d.line,
+            severity: d.severity,
+            code: d.code.name(),
+            message: d.message.clone(),
+            fix: match d.code {
+                DiagCode::AcapDefinition => "define names once, before the first ACAP-crawler line",
+                DiagCode::AcapUndefined => "define the name before the first ACAP-crawler line",
+                DiagCode::AcapRecord => "give `ACAP-crawler: *` a record of its own",
+                _ => "move or rewrite the field as ACAP 1.0 describes it",
+            }
+            .into(),
+        });
+    }
+    for record in &file.records {
+        // (line, allow, usage, scope) of every rule, resource sets expanded.
+        let mut rules: Vec<(u32, bool, Vec<robocc_engine::Usage>, String)> = Vec::new();
+        for f in &record.rules {
+            let usages: Vec<(robocc_engine::Usage, Vec<String>)> = match &f.usage {
+                UsageName::Standard(u) => vec![(*u, f.qualifiers.clone())],
+                UsageName::Local(n) => file
+                    .definitions
+                    .local(n)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|q| (q.usage, q.qualifiers))
+                    .collect(),
+            };
+            if f.allow {
+                for (u, qs) in &usages {
+                    qualifier_findings(f.line, *u, qs, out);
+                }
+            }
+            const SET: &str = "the-acap:resource-set:";
+            let patterns = match f
+                .spec
+                .get(..SET.len())
+                .filter(|p| p.eq_ignore_ascii_case(SET))
+            {
+                Some(_) => file
+                    .definitions
+                    .resource_set(&f.spec[SET.len()..])
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default(),
+                None => vec![f.spec.clone()],
+            };
+            for p in patterns {
+                if !(p.starts_with('/') || p.starts_with('*')) {
+                    out.push(Finding {
+                        line: f.line,
+                        severity: Severity::Warning,
+                        code: "acap-pattern",
+                        message: format!(
+                            "pattern {p:?} does not start with `/` or `*`: it matches no path"
+                        ),
+                        fix: "start resource path patterns with `/` (or `*`)".into(),
+                    });
+                }
+                let family: Vec<robocc_engine::Usage> = usages.iter().map(|(u, _)| *u).collect();
+                rules.push((f.line, f.allow, family, p.to_ascii_lowercase()));
+            }
+        }
+        let overlap = |a: &[robocc_engine::Usage], b: &[robocc_engine::Usage]| {
+            let covers = |x: robocc_engine::Usage, y: robocc_engine::Usage| {
+                x == y || (x == robocc_engine::Usage::Present && y.is_present())
+            };
+            a.iter()
+                .any(|&x| b.iter().any(|&y| covers(x, y) || covers(y, x)))
+        };
+        for (i, a) in rules.iter().enumerate() {
+            for b in &rules[i + 1..] {
+                if a.1 == b.1 || !overlap(&a.2, &b.2) {
+                    continue;
+                }
+                let scope = narrower(a.3.as_bytes(), b.3.as_bytes());
+                // Two patterns that differ at a plain character can both
+                // match a path only if a `*` comes before it.
+                let prefix =
+                    a.3.bytes()
+                        .zip(b.3.bytes())
+                        .take_while(|(x, y)| x == y)
+                        .count();
+                let meet = a.3.as_bytes()[..prefix].contains(&b'*');
+                let (severity, what) = match scope {
+                    Scope::Equal => (Severity::Warning, "the same pattern"),
+                    Scope::Undetermined if meet => (
+                        Severity::Warning,
+                        "patterns that cannot be ordered by scope",
+                    ),
+                    _ => continue,
+                };
+                out.push(Finding {
+                    line: b.0,
+                    severity,
+                    code: "acap-undecidable",
+                    message: format!(
+                        "allow and disallow of one usage with {what} (this line and line {}): \
+                         wherever both match, no single narrowest rule exists and the usage is \
+                         prohibited (ACAP 2.4.5)",
+                        a.0
+                    ),
+                    fix: "remove one of the two, or make one pattern narrower".into(),
+                });
+            }
+        }
+    }
+}
+
+/// ACAP 2.5's qualifiers: which usages take each, and its values.
+fn qualifier_findings(
+    line: u32,
+    usage: robocc_engine::Usage,
+    qs: &[String],
+    out: &mut Vec<Finding>,
+) {
+    use robocc_engine::Usage as U;
+    let mut seen: Vec<&str> = Vec::new();
+    for q in qs {
+        let (name, value) = q.split_once('=').unwrap_or((q.as_str(), ""));
+        let name_l = name.to_ascii_lowercase();
+        let value = value.to_ascii_lowercase();
+        let number_then = |suffixes: &[&str]| {
+            suffixes.iter().any(|s| {
+                value
+                    .strip_suffix(s)
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+        };
+        let date = |d: &str| {
+            let b = d.as_bytes();
+            b.len() == 10
+                && b[4] == b'-'
+                && b[7] == b'-'
+                && b.iter()
+                    .enumerate()
+                    .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        };
+        let copies = [
+            U::Present,
+            U::PresentOriginal,
+            U::PresentCurrentcopy,
+            U::PresentOldcopy,
+        ];
+        let (usages_ok, value_ok): (bool, bool) = match name_l.as_str() {
+            "time-limit" => (
+                matches!(usage, U::Index | U::Preserve) || usage.is_present(),
+                value == "until-recrawled"
+                    || value.strip_prefix("until-").is_some_and(date)
+                    || number_then(&["-days"]),
+            ),
+            "must-use-resource" | "must-include-resource" => {
+                (usage == U::Index || usage.is_present(), !value.is_empty())
+            }
+            "max-length" => (
+                matches!(usage, U::PresentSnippet | U::PresentOldsnippet),
+                number_then(&["-chars", "-words"]),
+            ),
+            "prohibited-modification" => (
+                copies.contains(&usage),
+                ["any", "format", "style", "translation", "annotation"].contains(&value.as_str()),
+            ),
+            "prohibited-context" => (copies.contains(&usage), value == "within-user-frame"),
+            "required-context" => (copies.contains(&usage), value == "within-original-frame"),
+            _ => {
+                out.push(Finding {
+                    line,
+                    severity: Severity::Warning,
+                    code: "acap-qualifier",
+                    message: format!("{name:?} is not an ACAP 1.0 qualifier type (ACAP 2.5)"),
+                    fix: "use time-limit, must-use-resource, max-length, \
+                         prohibited-modification, must-include-resource, prohibited-context \
+                         or required-context"
+                        .into(),
+                });
+                continue;
+            }
+        };
+        let problem = if !usages_ok {
+            Some(format!(
+                "qualifier {name} does not apply to usage {usage} (ACAP 2.5)"
+            ))
+        } else if !value_ok {
+            Some(format!("{q:?} is not a valid {name} value (ACAP 2.5)"))
+        } else if seen.contains(&name_l.as_str()) && name_l != "prohibited-modification" {
+            Some(format!(
+                "qualifier {name} given twice (ACAP 2.5.5.2: at most once)"
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            out.push(Finding {
+                line,
+                severity: Severity::Warning,
+                code: "acap-qualifier",
+                message,
+                fix: "write the qualifier as ACAP 1.0 section 2.5 defines it for this usage".into(),
+            });
+        }
+        seen.push(match name_l.as_str() {
+            "time-limit" => "time-limit",
+            "must-use-resource" => "must-use-resource",
+            "must-include-resource" => "must-include-resource",
+            "max-length" => "max-length",
+            "prohibited-modification" => "prohibited-modification",
+            "prohibited-context" => "prohibited-context",
+            _ => "required-context",
         });
     }
 }
