@@ -75,6 +75,52 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if let Some(v) = m.robot_version() {
         println!("{indent}robot-version: {v}");
     }
+    if h.dialect == robocc_engine::Dialect::Acap {
+        println!(
+            "{indent}acap: version {}, conventional records {}, purposes [{}]",
+            m.acap_version().unwrap_or("(no ##ACAP comment)"),
+            if m.acap_ignores_conventional() {
+                "ignored"
+            } else {
+                "read (as crawl)"
+            },
+            m.acap_purposes().collect::<Vec<_>>().join(", ")
+        );
+        println!(
+            "{indent}usages: {}",
+            p.channels().collect::<Vec<_>>().join(" ")
+        );
+        for (id, r) in p.rules().enumerate() {
+            let Some(a) = p.acap_rule(id as u32) else {
+                continue;
+            };
+            let mut extra = String::new();
+            for (k, v) in [
+                ("purpose", a.purposes),
+                ("qualifiers", a.qualifiers),
+                ("via", a.via),
+            ] {
+                if !v.is_empty() {
+                    extra.push_str(&format!("; {k} {v}"));
+                }
+            }
+            println!(
+                "{indent}rule {id} (line {}): {} {} {} ({}{}){extra}",
+                r.line,
+                if r.allow { "allow" } else { "disallow" },
+                a.usage,
+                r.pattern_text(),
+                if a.named { "named record" } else { "* record" },
+                if a.conventional { ", conventional" } else { "" },
+            );
+        }
+        for q in m.acap_requests() {
+            println!(
+                "{indent}action request (line {}): {}: {}",
+                q.line, q.key, q.value
+            );
+        }
+    }
     let hhmm = |m: u16| format!("{:02}{:02}", m / 60, m % 60);
     for w in m.visit_times() {
         println!("{indent}visit-time: {}-{} UTC", hhmm(w.start), hhmm(w.end));

@@ -139,8 +139,8 @@ pub struct AcapFile {
     pub definitions: Definitions,
     /// ACAP records, in file order.
     pub records: Vec<Record>,
-    /// Byte ranges of the lines inside ACAP records: blanked before the
-    /// conventional parser reads the file.
+    /// Byte ranges of the lines inside ACAP records, and of every ACAP
+    /// field: blanked before the conventional parser reads the file.
     pub acap_spans: Vec<(usize, usize)>,
     /// Does any line have a key starting with `ACAP-`?
     pub has_acap_fields: bool,
@@ -276,10 +276,10 @@ impl Reader {
             if rest == "crawler" {
                 self.crawler(n, value);
             }
-            if in_acap || rest == "crawler" {
-                let s = self.span(&line);
-                self.out.acap_spans.push(s);
-            }
+            // Every ACAP line is blanked for the conventional parser (it
+            // would keep definitions as unknown records of a group).
+            let s = self.span(&line);
+            self.out.acap_spans.push(s);
             if rest != "crawler" {
                 self.acap_field(n, rest, value);
             }
