@@ -382,7 +382,16 @@ impl Reader {
             );
             return;
         };
-        self.region = Region::Acap { fields: true };
+        // Only fields allowed in records end the list of crawler lines
+        // (2.3: "following some other field allowed in records").
+        let record_field = rest == "usage-purpose"
+            || rest == "permissions-reference"
+            || ["request-", "allow-", "disallow-"]
+                .iter()
+                .any(|p| rest.starts_with(p));
+        if record_field {
+            self.region = Region::Acap { fields: true };
+        }
         let Some(rec) = self.out.records.last_mut() else {
             return;
         };

@@ -294,7 +294,6 @@ fn walk(
             out.ignore_conventional = true;
             if rec.open {
                 out.acap_lines.push(number);
-                rec.had_field = true;
             }
             continue;
         }
@@ -327,7 +326,19 @@ fn walk(
         }
         if rec.open {
             out.acap_lines.push(number);
-            rec.had_field = true;
+            // Only a field allowed in records ends the list of crawler
+            // lines (2.3): a purpose, a permission or prohibition, an
+            // action request, a permissions reference.
+            let record_field = [
+                "acap-usage-purpose",
+                "acap-allow-",
+                "acap-disallow-",
+                "acap-request-",
+                "acap-permissions-reference",
+            ]
+            .iter()
+            .any(|k| starts_with_ci(key, k));
+            rec.had_field |= record_field;
         }
         if !seen_crawler {
             if key.eq_ignore_ascii_case(b"acap-resource-set") {
