@@ -177,7 +177,16 @@ pub fn compile(
         rule_set.acap = Some(info);
     }
     let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
-    diagnostics.extend(robots.diagnostics.iter().cloned());
+    // acap: a file of ACAP records only has no conventional group, and
+    // that is no finding ("no rules apply" would be false).
+    let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
+    diagnostics.extend(
+        robots
+            .diagnostics
+            .iter()
+            .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
+            .cloned(),
+    );
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
     meta.acap = rule_set.acap.as_ref().map(acap_data);
     if sem.patterns.reads_robot_version() {

@@ -57,6 +57,21 @@ fn hostile_inputs_compile_within_bounds() {
         assert!(peak < HEAP_BOUND, "{}: peak heap {peak} bytes", h.name);
         eprintln!("{}: {took:?}, peak heap {} MiB", h.name, peak >> 20);
         match result {
+            Ok(c) if h.options.dialect == robocc_engine::Dialect::Acap => {
+                compiled += 1;
+                let bytes = c.to_bytes();
+                let policy = robocc_engine::Policy::from_bytes(&bytes).unwrap();
+                let oracle =
+                    robocc_compiler::reference::AcapOracle::new(&h.body, "Googlebot", &[], &[]);
+                let urls = urlgen::workload(3, c.rule_set.patterns().take(200), 20);
+                for url in &urls {
+                    for &u in robocc_engine::Usage::ALL {
+                        let got = policy.check_usage(url, u);
+                        let want = oracle.check(url, u);
+                        assert_eq!(got.allowed, want.allowed, "{} {u}", h.name);
+                    }
+                }
+            }
             Ok(c) => {
                 compiled += 1;
                 let bytes = c.to_bytes();

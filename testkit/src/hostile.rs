@@ -201,5 +201,45 @@ pub fn inputs() -> Vec<Hostile> {
             ..CompileOptions::default()
         },
     );
+    let usages = ["crawl", "index", "present", "present-snippet", "other"];
+    push(
+        "acap-star-families",
+        "acap: 3,000 `/*ab*ca*…` rules over five usages, alternating allow and disallow \
+         (set-mode states keep every matched rule)",
+        lines("ACAP-crawler: *\n", 3000, |i| {
+            let mut p = format!(
+                "ACAP-{}-{}: /",
+                if i % 2 == 0 { "allow" } else { "disallow" },
+                usages[i % usages.len()]
+            );
+            for _ in 0..2 + rng.below(3) {
+                p.push('*');
+                p.push(alpha[rng.below(alpha.len())] as char);
+                p.push(alpha[rng.below(alpha.len())] as char);
+            }
+            p
+        }),
+        CompileOptions {
+            dialect: Dialect::Acap,
+            ..CompileOptions::default()
+        },
+    );
+    push(
+        "acap-huge-conflict",
+        "acap: 20,000 rules that all match every path, half allow, half disallow \
+         (every state resolves a 20,000-rule conflict for each usage)",
+        lines("ACAP-crawler: *\n", 20_000, |i| {
+            format!(
+                "ACAP-{}-{}: /*{}",
+                if i % 2 == 0 { "allow" } else { "disallow" },
+                usages[i % usages.len()],
+                "*".repeat(i % 3)
+            )
+        }),
+        CompileOptions {
+            dialect: Dialect::Acap,
+            ..CompileOptions::default()
+        },
+    );
     v
 }

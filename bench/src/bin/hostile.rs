@@ -38,9 +38,21 @@ fn one(name: &str) {
         Ok(c) => {
             let bytes = c.to_bytes();
             let policy = Policy::from_bytes(&bytes).expect("compiler output loads");
+            let acap = (h.options.dialect == robocc_engine::Dialect::Acap)
+                .then(|| reference::AcapOracle::new(&h.body, "Googlebot", &[], &[]));
             for url in [&b"/"[..], b"/dir1/page-1.html", b"/a/b?c", b"/xabcd"] {
-                let want = reference::check_url(&c.rule_set, url);
-                assert_eq!(policy.check(url).allowed, want.allowed, "{name}");
+                match &acap {
+                    Some(oracle) => {
+                        for &u in robocc_engine::Usage::ALL {
+                            let want = oracle.check(url, u).allowed;
+                            assert_eq!(policy.check_usage(url, u).allowed, want, "{name} {u}");
+                        }
+                    }
+                    None => {
+                        let want = reference::check_url(&c.rule_set, url);
+                        assert_eq!(policy.check(url).allowed, want.allowed, "{name}");
+                    }
+                }
             }
             let program: usize = c.data.automata.iter().map(|a| a.prog.len()).sum();
             format!(
