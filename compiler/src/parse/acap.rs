@@ -142,6 +142,9 @@ pub struct AcapFile {
     /// Byte ranges of the lines inside ACAP records, and of every ACAP
     /// field: blanked before the conventional parser reads the file.
     pub acap_spans: Vec<(usize, usize)>,
+    /// Spans of first `ACAP-crawler` lines that end a conventional record:
+    /// the conventional parser reads an empty `Disallow:` there.
+    pub closers: Vec<(usize, usize)>,
     /// Does any line have a key starting with `ACAP-`?
     pub has_acap_fields: bool,
     /// What was ignored, and why.
@@ -155,6 +158,13 @@ impl AcapFile {
         let mut out = body.to_vec();
         for &(a, b) in &self.acap_spans {
             out[a..b].fill(b' ');
+        }
+        const CLOSER: &[u8] = b"Disallow:";
+        for &(a, b) in &self.closers {
+            out[a..b].fill(b' ');
+            // `ACAP-crawler:` is longer than `Disallow:`.
+            let n = CLOSER.len().min(b - a);
+            out[a..a + n].copy_from_slice(&CLOSER[..n]);
         }
         out
     }
@@ -273,13 +283,22 @@ impl Reader {
         let key_l = lower(key);
         if let Some(rest) = key_l.strip_prefix("acap-") {
             self.out.has_acap_fields = true;
+            let closes = rest == "crawler" && self.region == Region::Conventional;
             if rest == "crawler" {
                 self.crawler(n, value);
             }
             // Every ACAP line is blanked for the conventional parser (it
-            // would keep definitions as unknown records of a group).
+            // would keep definitions as unknown records of a group). The
+            // first line of an ACAP record that follows a conventional one
+            // ends that record: the conventional parser sees a rule there
+            // (an empty Disallow, which is no rule) so that a User-agent
+            // line after the ACAP record starts a group of its own.
             let s = self.span(&line);
-            self.out.acap_spans.push(s);
+            if closes {
+                self.out.closers.push(s);
+            } else {
+                self.out.acap_spans.push(s);
+            }
             if rest != "crawler" {
                 self.acap_field(n, rest, value);
             }
