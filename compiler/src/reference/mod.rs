@@ -12,10 +12,14 @@
 //! [`robots2`] are the independent oracles for those dialects: written from
 //! the specifications' text and docs/dialects.md, they share only the parser
 //! with the compiler and answer with the deciding rule's source line.
+//! [`acap`] is the oracle for ACAP 1.0's robots.txt extensions: one answer
+//! per usage type, from a plain walk over the rules that apply.
 
+pub mod acap;
 pub mod draft1996;
 pub mod robots2;
 
+pub use acap::{AcapAnswer, AcapOracle};
 pub use draft1996::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict};
 pub use robots2::Robots2Oracle;
 
