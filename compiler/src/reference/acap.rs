@@ -23,7 +23,7 @@ use crate::agent::{select, Via};
 use crate::parse::escape::google_escape;
 use crate::parse::keys::{classify, split_line, KeyKind};
 use crate::parse::lines::Lines;
-use crate::parse::{parse, ParseOptions};
+use crate::parse::{parse, ParseOptions, DEFAULT_MAX_BYTES};
 use robocc_engine::url::path_parts;
 use robocc_engine::Usage;
 use std::collections::HashMap;
@@ -442,6 +442,19 @@ fn sub_applies(rec: &RecordState, purposes: &[String]) -> bool {
     }
 }
 
+/// The bytes of `body` that are read: rfc9309's parse limit (the default
+/// 500 KiB), cut after the last line end within it, as the parser cuts.
+fn within_limit(body: &[u8]) -> &[u8] {
+    if body.len() <= DEFAULT_MAX_BYTES {
+        return body;
+    }
+    let head = &body[..DEFAULT_MAX_BYTES];
+    match head.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+        Some(i) => &head[..=i],
+        None => &[],
+    }
+}
+
 /// The oracle for one robots.txt, agent, set of purposes and references.
 #[derive(Clone, Debug)]
 pub struct AcapOracle {
@@ -458,8 +471,13 @@ impl AcapOracle {
         purposes: &[String],
         references: &[(String, Vec<u8>)],
     ) -> AcapOracle {
+        let body = within_limit(body);
+        let references: Vec<(String, Vec<u8>)> = references
+            .iter()
+            .map(|(path, text)| (path.clone(), within_limit(text).to_vec()))
+            .collect();
         let mut definitions = Definitions::default();
-        let walked = walk(body, agent, purposes, &mut definitions, references, 0);
+        let walked = walk(body, agent, purposes, &mut definitions, &references, 0);
         let mut rules = Vec::new();
         for (read, named, any) in walked.rules {
             for tier in [true, false] {
@@ -479,23 +497,23 @@ impl AcapOracle {
         }
         if !walked.ignore_conventional {
             let conventional = conventional_rules(body, agent, &walked.acap_lines);
-            for (named, allow, raw, encoded, line) in conventional {
-                let written = raw.to_ascii_lowercase();
+            for c in conventional {
+                let written = c.raw.to_ascii_lowercase();
                 let dropped = rules.iter().any(|r| {
                     !r.conventional
                         && r.usage == Usage::Crawl
-                        && r.allow != allow
+                        && r.allow != c.allow
                         && r.written == written
                 });
                 if !dropped {
                     rules.push(AcapRule {
-                        named,
+                        named: c.named,
                         usage: Usage::Crawl,
-                        allow,
+                        allow: c.allow,
                         written,
-                        matched: encoded,
+                        matched: c.encoded,
                         conventional: true,
-                        line,
+                        line: c.line,
                         seq: rules.len(),
                     });
                 }
@@ -601,14 +619,21 @@ fn resolve(set: &[&AcapRule]) -> AcapAnswer {
     }
 }
 
-/// The conventional records' rules for `agent`: (named tier, allow, value
-/// as written, encoded pattern, line), read as rfc9309 reads them from the
-/// body with the ACAP records' lines blanked.
-fn conventional_rules(
-    body: &[u8],
-    agent: &str,
-    acap_lines: &[u32],
-) -> Vec<(bool, bool, Vec<u8>, Vec<u8>, u32)> {
+/// A conventional Allow/Disallow that applies to the agent.
+struct Conventional {
+    /// From groups naming the agent (else from `*` groups).
+    named: bool,
+    allow: bool,
+    /// The value as written.
+    raw: Vec<u8>,
+    /// The value as rfc9309 encodes it.
+    encoded: Vec<u8>,
+    line: u32,
+}
+
+/// The conventional records' rules for `agent`, read as rfc9309 reads them
+/// from the body with the ACAP records' lines blanked.
+fn conventional_rules(body: &[u8], agent: &str, acap_lines: &[u32]) -> Vec<Conventional> {
     let mut blanked = Vec::with_capacity(body.len());
     let mut start = 0;
     let mut ends = Vec::new();
@@ -658,13 +683,13 @@ fn conventional_rules(
             if rule.pattern.is_empty() {
                 continue;
             }
-            out.push((
+            out.push(Conventional {
                 named,
-                rule.kind == crate::parse::RuleKind::Allow,
-                rule.raw.to_vec(),
-                rule.pattern.to_vec(),
-                rule.line,
-            ));
+                allow: rule.kind == crate::parse::RuleKind::Allow,
+                raw: rule.raw.to_vec(),
+                encoded: rule.pattern.to_vec(),
+                line: rule.line,
+            });
         }
     }
     out
@@ -883,6 +908,18 @@ mod tests {
         assert_eq!(ans(&o, "/y", Usage::Index), (false, Some(4), false));
         let o = AcapOracle::new(body, "zed", &[], &refs);
         assert_eq!(ans(&o, "/x", Usage::PresentLink), (false, Some(4), false));
+    }
+
+    #[test]
+    fn parse_limit() {
+        let mut body = "ACAP-crawler: *\nACAP-disallow-crawl: /a\n".to_string();
+        while body.len() < DEFAULT_MAX_BYTES {
+            body.push_str("# padding padding padding padding padding padding\n");
+        }
+        body.push_str("ACAP-crawler: *\nACAP-disallow-crawl: /b\n");
+        let o = oracle(&body, "bot", &[]);
+        assert_eq!(ans(&o, "/a", Usage::Crawl), (false, Some(2), false));
+        assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
     }
 
     #[test]
