@@ -255,6 +255,9 @@ struct Walk {
     rules: Vec<(Read, bool, bool)>,
     /// Line numbers inside ACAP records (blanked for the conventional parse).
     acap_lines: Vec<u32>,
+    /// The first line of each ACAP record: it ends the conventional record
+    /// before it.
+    acap_starts: Vec<u32>,
     ignore_conventional: bool,
 }
 
@@ -311,6 +314,7 @@ fn walk(
                     open: true,
                     ..RecordState::default()
                 };
+                out.acap_starts.push(number);
             }
             out.acap_lines.push(number);
             if value == b"*" {
@@ -496,7 +500,8 @@ impl AcapOracle {
             }
         }
         if !walked.ignore_conventional {
-            let conventional = conventional_rules(body, agent, &walked.acap_lines);
+            let conventional =
+                conventional_rules(body, agent, &walked.acap_lines, &walked.acap_starts);
             for c in conventional {
                 let written = c.raw.to_ascii_lowercase();
                 let dropped = rules.iter().any(|r| {
@@ -632,8 +637,17 @@ struct Conventional {
 }
 
 /// The conventional records' rules for `agent`, read as rfc9309 reads them
-/// from the body with the ACAP records' lines blanked.
-fn conventional_rules(body: &[u8], agent: &str, acap_lines: &[u32]) -> Vec<Conventional> {
+/// from the body with the ACAP records' lines blanked. An ACAP record ends
+/// the conventional record before it (docs/dialects.md: a record runs
+/// "until a line that starts a record of the other kind"), so its first line
+/// becomes an empty `Disallow:`, which closes a Google group and is no rule:
+/// `User-agent: a`, an ACAP record, `User-agent: b` are two groups, not one.
+fn conventional_rules(
+    body: &[u8],
+    agent: &str,
+    acap_lines: &[u32],
+    acap_starts: &[u32],
+) -> Vec<Conventional> {
     let mut blanked = Vec::with_capacity(body.len());
     let mut start = 0;
     let mut ends = Vec::new();
@@ -665,7 +679,9 @@ fn conventional_rules(body: &[u8], agent: &str, acap_lines: &[u32]) -> Vec<Conve
     // is an ACAP line (then it is blanked whole, BOM included).
     for (k, &(s, e, next)) in ends.iter().enumerate() {
         let number = k as u32 + 1;
-        if !acap_lines.contains(&number) {
+        if acap_starts.contains(&number) {
+            blanked.extend_from_slice(b"Disallow:");
+        } else if !acap_lines.contains(&number) {
             blanked.extend_from_slice(&body[s..e]);
         }
         blanked.extend_from_slice(&body[e..next]);
@@ -867,6 +883,15 @@ mod tests {
         assert_eq!(ans(&o, "/d", Usage::Crawl), (true, None, false));
         // Conventional matching stays case-sensitive.
         assert_eq!(ans(&o, "/B", Usage::Crawl), (true, None, false));
+        // An ACAP record ends the conventional record before it: `bot`'s
+        // group is empty, not merged with `other`'s.
+        let split = "User-agent: bot\nACAP-crawler: *\nACAP-disallow-index: /i/\n\
+                     User-agent: other\nDisallow: /\n";
+        let o = oracle(split, "bot", &[]);
+        assert_eq!(ans(&o, "/x", Usage::Crawl), (true, None, false));
+        assert_eq!(ans(&o, "/i/", Usage::Index), (false, Some(3), false));
+        let o = oracle(split, "other", &[]);
+        assert_eq!(ans(&o, "/x", Usage::Crawl), (false, Some(5), false));
         let ignoring = format!("ACAP-ignore-conventional-records\n{body}");
         let o = oracle(&ignoring, "x", &[]);
         assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
