@@ -385,6 +385,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn generated_files_have_conflicts() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut undecidable, mut allowed, mut disallowed) = (0, 0, 0);
+        for _ in 0..200 {
+            let body = acap_file().new_tree(&mut runner).unwrap().current();
+            let oracle = AcapOracle::new(&body, AGENT, &["news".to_string()], &[]);
+            for url in acap_urls(&body) {
+                let a = oracle.check(&url, Usage::Crawl);
+                match (a.undecidable, a.allowed) {
+                    (true, _) => undecidable += 1,
+                    (false, true) => allowed += 1,
+                    (false, false) => disallowed += 1,
+                }
+            }
+        }
+        assert!(
+            undecidable > 20 && allowed > 100 && disallowed > 100,
+            "{undecidable} undecidable, {allowed} allowed, {disallowed} disallowed"
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
