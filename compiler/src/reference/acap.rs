@@ -17,6 +17,53 @@
 //! * every check walks that list: the rules that concern the usage and
 //!   match the URL, named tier first, then 2.4.5's resolution by pairwise
 //!   narrowest-scope comparison ([`narrower`]).
+//!
+//! Where docs/dialects.md leaves room, this oracle reads it so:
+//!
+//! * **Records.** An ACAP record ends at an `ACAP-crawler` line that follows
+//!   any other `key: value` line of the record (a conventional field, an
+//!   unknown key, an action request and a dropped rule included; blank,
+//!   comment and unreadable lines are not fields), and at a line whose key
+//!   the conventional parser reads as a user-agent (Google's prefixes and
+//!   typos). An ACAP record also ends the conventional record before it:
+//!   `User-agent: a`, an ACAP record, `User-agent: b` and rules are two
+//!   groups, `a`'s without rules. A crawler name is the whole value, equal
+//!   to the token ignoring ASCII case; `*` only when the value is `*`.
+//! * **`ACAP-ignore-conventional-records`** counts anywhere in the file, in
+//!   any case, bare or as a key with any value; not in a referenced file.
+//! * **Definitions.** Qualified and composite usages share one namespace,
+//!   resource sets have their own; the first valid definition of a name
+//!   wins. A qualified usage needs a name and a usage of the table
+//!   (qualifiers optional). A composite keeps its valid constituents and
+//!   leaves out the others (unknown usages, `(name)` that is not a qualified
+//!   usage defined on an earlier line).
+//! * **Purposes.** Purpose patterns and purposes are compared lowercased,
+//!   not percent-encoded. An `ACAP-usage-purpose` line after a rule line of
+//!   the sub-record starts the next sub-record; an empty one matches
+//!   nothing.
+//! * **References.** The reference value (trimmed, whole) is looked up as
+//!   written. The referenced file's records that address the agent (by name
+//!   or `*`) give all their rules to the referring record's tier(s); it sees
+//!   the referring file's definitions and its own (before its first
+//!   `ACAP-crawler` line; the referring file's win a clash); its
+//!   conventional records are not read. Its rules carry the **line of the
+//!   reference field** (for the answer and for file order), in their own
+//!   order. A reference inside a referenced file is not followed: it counts
+//!   as missing. A reference in a sub-record whose purposes match none is
+//!   not read at all. Fields after a reference in its record still count.
+//! * **Missing reference.** Fourteen synthetic prohibitions of `/`, one per
+//!   usage (`present` and `other` included), at the reference line; like
+//!   every ACAP rule they drop a conventional `Allow: /`.
+//! * **Conventional drop.** Any ACAP rule on `crawl` that applies (either
+//!   tier, purposes matching), patterns compared as written (ACAP: the raw
+//!   token; conventional: the raw value), ASCII case ignored.
+//! * **`other`.** A "permission that concerns U" is an allow rule on U (or
+//!   on `present`, for its sub-types), conventional Allow included for
+//!   `crawl`, never an `ACAP-allow-other`. A matching `other` rule of the
+//!   named tier makes the named tier speak.
+//! * **Limits.** Like the conventional parse, only the first 500 KiB are
+//!   read (cut after the last line end within them), in referenced files
+//!   too. A URL's path stops at its first `#` and first NUL.
 
 use super::pattern_matches;
 use crate::agent::{select, Via};
