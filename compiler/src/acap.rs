@@ -290,7 +290,7 @@ fn read_record(
         diagnostics.push(Diagnostic::new(line, code, message));
     };
     for f in &record.rules {
-        if !f.purposes.is_empty() && !purpose_applies(&f.purposes, input.purposes) {
+        if f.in_sub_record && !purpose_applies(&f.purposes, input.purposes) {
             continue;
         }
         // The usages the field stands for, with their qualifiers.
@@ -391,7 +391,15 @@ fn read_record(
                 let glob = rule_glob(p.as_bytes(), false);
                 out.push(Pending {
                     key: from.map_or(f.line, |(_, at)| at),
-                    rule: set_rule(f.allow, p.as_bytes().to_vec(), glob, f.line, index),
+                    // Rules of a referenced file carry the reference
+                    // field's line (their own lines are in another file).
+                    rule: set_rule(
+                        f.allow,
+                        p.as_bytes().to_vec(),
+                        glob,
+                        from.map_or(f.line, |(_, at)| at),
+                        index,
+                    ),
                     acap: AcapRule {
                         usage: q.usage,
                         named,
@@ -429,13 +437,17 @@ fn reference(
     let nested = supplied.map(|(_, body)| crate::parse::acap::read(body, 0));
     match nested {
         Some(file) if file.records.iter().all(|r| r.references.is_empty()) => {
-            // Its own definitions first, then the referring file's (2.4.1.3).
-            let mut merged = file.definitions.clone();
+            // The referring file's definitions, then its own (2.4.1.3: a
+            // local usage may be defined "within a robots.txt file that
+            // contains a permission reference to this robots.txt file"); on
+            // a clash the referring file's win.
+            let mut merged = defs.clone();
+            let own = &file.definitions;
             merged
                 .resource_sets
-                .extend(defs.resource_sets.iter().cloned());
-            merged.qualified.extend(defs.qualified.iter().cloned());
-            merged.composite.extend(defs.composite.iter().cloned());
+                .extend(own.resource_sets.iter().cloned());
+            merged.qualified.extend(own.qualified.iter().cloned());
+            merged.composite.extend(own.composite.iter().cloned());
             for r in file
                 .records
                 .iter()
@@ -639,10 +651,94 @@ fn decide(rules: &[SetRule], acap: &AcapRules, r: &[usize]) -> (bool, Decision) 
             .unwrap_or(w)
     };
     match (agree, failed) {
-        (true, None) => (rules[first].allow, Decision::Agreed(twin(best))),
-        (true, Some(_)) => (rules[first].allow, Decision::Agreed(first)),
+        // No conflict: the first in file order names it.
+        (true, _) => (rules[first].allow, Decision::Agreed(first)),
         (false, None) => (rules[best].allow, Decision::Narrowest(twin(best))),
         (false, Some(s)) => (false, Decision::Undecidable(best, s)),
+    }
+}
+
+/// What a set-mode state must remember of the rules it matched for good.
+///
+/// For a usage and a tier whose rules (explicit, and `other`) all have the
+/// same verdict, no conflict can arise: the outcome depends only on whether
+/// a rule matched and on the first one in file order. So of those rules a
+/// state keeps the first explicit one and the first `other` one, and a rule
+/// that comes after them in file order can no longer change anything (its
+/// thread is dropped). Where verdicts are mixed, every matched rule is kept.
+/// This is what keeps real files whose ACAP prohibitions are many `/*word`
+/// patterns from multiplying their states.
+pub struct Canon {
+    /// Per rule, the (usage, tier, other?) slots it concerns.
+    slots: Vec<Vec<usize>>,
+    /// Per slot: all rules of it have one verdict.
+    single: Vec<bool>,
+}
+
+/// Slot of (usage, tier, via `other`).
+fn slot(u: Usage, named: bool, other: bool) -> usize {
+    (u as usize * 2 + usize::from(named)) * 2 + usize::from(other)
+}
+
+fn slot_named(k: usize) -> bool {
+    (k / 2) % 2 == 1
+}
+
+fn slot_usage(k: usize) -> usize {
+    k / 4
+}
+
+impl Canon {
+    /// The slots of the rules of `acap`.
+    pub fn new(rules: &[SetRule], acap: &AcapRules) -> Canon {
+        let n_slots = Usage::COUNT * 4;
+        let mut slots = Vec::with_capacity(rules.len());
+        let mut verdicts = vec![[false; 2]; n_slots / 2];
+        for (r, a) in rules.iter().zip(&acap.rules) {
+            let mut s = Vec::new();
+            for &u in Usage::ALL {
+                let (e, o) = (explicit(a, u), a.usage == Usage::Other);
+                if e || o {
+                    let k = slot(u, a.named, o && !e);
+                    s.push(k);
+                    verdicts[k / 2][usize::from(r.allow)] = true;
+                }
+            }
+            slots.push(s);
+        }
+        let single = (0..n_slots)
+            .map(|k| !(verdicts[k / 2][0] && verdicts[k / 2][1]))
+            .collect();
+        Canon { slots, single }
+    }
+
+    /// Does matching rule `r` still matter, given the rules `matched`
+    /// (sorted ids, already reduced)?
+    pub fn matters(&self, r: usize, matched: &[usize]) -> bool {
+        self.slots[r].iter().any(|&k| {
+            // A `*` record's rule on a usage the named tier already speaks
+            // of (a matched rule is matched for good) can never count.
+            let named_speaks = !slot_named(k)
+                && matched.iter().any(|&m| {
+                    self.slots[m]
+                        .iter()
+                        .any(|&j| slot_named(j) && slot_usage(j) == slot_usage(k))
+                });
+            let shadowed =
+                self.single[k] && matched.iter().any(|&m| m < r && self.slots[m].contains(&k));
+            !named_speaks && !shadowed
+        })
+    }
+
+    /// Drops from `matched` (sorted ids) the rules that no longer matter.
+    pub fn reduce(&self, matched: &mut Vec<usize>) {
+        let mut kept: Vec<usize> = Vec::with_capacity(matched.len());
+        for &r in matched.iter() {
+            if self.matters(r, &kept) {
+                kept.push(r);
+            }
+        }
+        *matched = kept;
     }
 }
 

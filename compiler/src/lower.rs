@@ -460,6 +460,8 @@ struct Patterns<'a> {
     /// the set of patterns matched for good, and its outcome is resolved
     /// from that set ([`ruleset::state_outcome`]).
     sets: bool,
+    /// Set mode: which matched rules still matter ([`crate::acap::Canon`]).
+    canon: Option<crate::acap::Canon>,
     /// Atoms of each (simplified) pattern.
     body: Vec<&'a [Atom]>,
     /// Must the pattern reach the end of the path?
@@ -525,6 +527,14 @@ impl Patterns<'_> {
                     self.register || self.beats(i, *best)
                 }
         });
+        if let Some(canon) = &self.canon {
+            // Set mode: forget matched rules that no longer change any
+            // outcome, and threads of rules that could not either.
+            let mut ids: Vec<usize> = matched.iter().map(|&p| self.rule[p as usize]).collect();
+            canon.reduce(&mut ids);
+            matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
+            closed.retain(|&(i, _)| canon.matters(self.rule[i as usize], &ids));
+        }
         closed.sort_unstable();
         closed.dedup();
         // Star dominance: keep, per pattern, only positions at or after its
@@ -731,6 +741,10 @@ fn build_one(
     let pats = Patterns {
         register,
         sets,
+        canon: sets.then(|| {
+            let acap = set.acap.as_ref().expect("set mode is acap");
+            crate::acap::Canon::new(&set.rules, acap)
+        }),
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),

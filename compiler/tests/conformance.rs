@@ -2,7 +2,8 @@
 //! engine, the reference matcher and, for draft1996 and robots2, the
 //! independent oracle of `reference::draft1996` / `reference::robots2`; all
 //! must give the expected verdict, and the engine must name the rule the
-//! oracle names.
+//! oracle names. The acap cases (one verdict per usage type) run through
+//! `reference::acap`'s oracle.
 //!
 //! The files are read into typed records that reject unknown keys and
 //! values, so a misspelt option (`"url_mod"`, `"googel"`) fails the test
@@ -11,10 +12,11 @@
 mod common;
 
 use common::{oracle_options, DialectOracles, Oracle};
-use robocc_compiler::reference::OracleVerdict;
+use robocc_compiler::reference::{AcapOracle, OracleVerdict};
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{Dialect, Policy, UrlMode};
+use robocc_engine::{Dialect, Policy, UrlMode, Usage};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// A conformance file (corpus/conformance/README.md).
 #[derive(Deserialize)]
@@ -32,6 +34,7 @@ enum DialectName {
     Rfc9309,
     Draft1996,
     Robots2,
+    Acap,
 }
 
 impl DialectName {
@@ -40,6 +43,7 @@ impl DialectName {
             DialectName::Rfc9309 => Dialect::Rfc9309,
             DialectName::Draft1996 => Dialect::Draft1996,
             DialectName::Robots2 => Dialect::Robots2,
+            DialectName::Acap => Dialect::Acap,
         }
     }
 }
@@ -54,7 +58,9 @@ struct Case {
     robots_hex: Option<String>,
     #[serde(default)]
     options: CaseOptions,
-    checks: Vec<(String, Expect)>,
+    /// `[url, verdict]`, or (acap) `[url, usage, verdict]`: read into
+    /// [`Check`]s by [`Case::checks`].
+    checks: Vec<Vec<String>>,
     /// `[time "HH:MM" UTC, may visit now, rate "documents/seconds" or null]`.
     #[serde(default)]
     visits: Vec<(String, bool, Option<String>)>,
@@ -68,6 +74,10 @@ struct CaseOptions {
     max_bytes: Option<usize>,
     records_close_groups: Option<bool>,
     data_txt: Option<bool>,
+    /// acap only: the crawler's declared usage purposes.
+    purposes: Option<Vec<String>>,
+    /// acap only: the files `ACAP-permissions-reference` fields name.
+    references: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -91,9 +101,110 @@ enum RobotsTxtMode {
 enum Expect {
     Allow,
     Disallow,
+    /// acap only: prohibited because no rule has the narrowest scope.
+    Undecidable,
+}
+
+impl Expect {
+    fn read(s: &str) -> Result<Expect, String> {
+        match s {
+            "allow" => Ok(Expect::Allow),
+            "disallow" => Ok(Expect::Disallow),
+            "undecidable" => Ok(Expect::Undecidable),
+            other => Err(format!(
+                "unknown verdict {other:?} (allow, disallow, undecidable)"
+            )),
+        }
+    }
+}
+
+/// One check: a URL, the usage (`crawl` unless the check names one), and
+/// the expected verdict.
+#[derive(Debug)]
+struct Check {
+    url: String,
+    usage: Usage,
+    expect: Expect,
 }
 
 impl Case {
+    /// The checks, read and validated: usages and `undecidable` are acap's.
+    fn checks(&self, dialect: DialectName) -> Result<Vec<Check>, String> {
+        let acap = matches!(dialect, DialectName::Acap);
+        self.checks
+            .iter()
+            .map(|c| {
+                let (url, usage, expect) = match &c[..] {
+                    [url, expect] => (url, Usage::Crawl, expect),
+                    [url, usage, expect] if acap => {
+                        let usage = usage
+                            .parse::<Usage>()
+                            .map_err(|_| format!("check {c:?}: unknown usage {usage:?}"))?;
+                        (url, usage, expect)
+                    }
+                    _ => {
+                        return Err(format!(
+                            "check {c:?}: expected [url, verdict]{}",
+                            if acap {
+                                " or [url, usage, verdict]"
+                            } else {
+                                ""
+                            }
+                        ))
+                    }
+                };
+                let expect = Expect::read(expect).map_err(|e| format!("check {c:?}: {e}"))?;
+                if expect == Expect::Undecidable && !acap {
+                    return Err(format!("check {c:?}: `undecidable` is for acap cases"));
+                }
+                Ok(Check {
+                    url: url.clone(),
+                    usage,
+                    expect,
+                })
+            })
+            .collect()
+    }
+
+    /// The acap options are refused elsewhere.
+    fn check_options(&self, dialect: DialectName) -> Result<(), String> {
+        let o = &self.options;
+        if !matches!(dialect, DialectName::Acap) && (o.purposes.is_some() || o.references.is_some())
+        {
+            return Err("`purposes` and `references` are acap options".to_string());
+        }
+        Ok(())
+    }
+
+    /// The compile options of an acap case.
+    fn acap_compile_options(&self) -> CompileOptions {
+        CompileOptions {
+            dialect: Dialect::Acap,
+            purposes: self.options.purposes.clone().unwrap_or_default(),
+            references: self
+                .options
+                .references
+                .iter()
+                .flatten()
+                .map(|(path, text)| (path.clone(), text.as_bytes().to_vec()))
+                .collect(),
+            ..CompileOptions::default()
+        }
+    }
+
+    /// The oracle for an acap case.
+    fn acap_oracle(&self) -> AcapOracle {
+        let purposes = self.options.purposes.clone().unwrap_or_default();
+        let references: Vec<(String, Vec<u8>)> = self
+            .options
+            .references
+            .iter()
+            .flatten()
+            .map(|(path, text)| (path.clone(), text.as_bytes().to_vec()))
+            .collect();
+        AcapOracle::new(&self.body().unwrap(), &self.agent, &purposes, &references)
+    }
+
     fn body(&self) -> Result<Vec<u8>, String> {
         match (&self.robots, &self.robots_hex) {
             (Some(text), None) => Ok(text.as_bytes().to_vec()),
@@ -150,6 +261,15 @@ fn hex(s: &str) -> Result<Vec<u8>, String> {
 /// Reads a conformance file; an error names the file and, for a case, the
 /// case (its name, or its index when it has none).
 fn read_file(file: &str, text: &[u8]) -> Result<(DialectName, Vec<Case>), String> {
+    read_file_checks(file, text).map(|(d, cases)| (d, cases.into_iter().map(|(c, _)| c).collect()))
+}
+
+/// [`read_file`], with each case's checks read.
+#[allow(clippy::type_complexity)]
+fn read_file_checks(
+    file: &str,
+    text: &[u8],
+) -> Result<(DialectName, Vec<(Case, Vec<Check>)>), String> {
     let doc: ConformanceFile = serde_json::from_slice(text).map_err(|e| format!("{file}: {e}"))?;
     if !doc.format.starts_with("robocc conformance cases v1") {
         return Err(format!("{file}: unknown format {:?}", doc.format));
@@ -164,13 +284,18 @@ fn read_file(file: &str, text: &[u8]) -> Result<(DialectName, Vec<Case>), String
         let case: Case =
             serde_json::from_value(value).map_err(|e| format!("{file}: {label}: {e}"))?;
         case.body().map_err(|e| format!("{file}: {label}: {e}"))?;
+        case.check_options(doc.dialect)
+            .map_err(|e| format!("{file}: {label}: {e}"))?;
+        let checks = case
+            .checks(doc.dialect)
+            .map_err(|e| format!("{file}: {label}: {e}"))?;
         if !names.insert(case.name.clone()) {
             return Err(format!("{file}: {label}: the name is used twice"));
         }
         if case.spec.is_empty() || case.checks.is_empty() {
             return Err(format!("{file}: {label}: empty `spec` or `checks`"));
         }
-        cases.push(case);
+        cases.push((case, checks));
     }
     Ok((doc.dialect, cases))
 }
@@ -197,11 +322,54 @@ fn conformance_cases() {
     let (mut cases, mut checks, mut oracle_checks, mut failures) = (0, 0, 0, Vec::new());
     for path in files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let (dialect, file_cases) =
-            read_file(&file, &std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
-        for case in file_cases {
+        let (dialect, file_cases) = read_file_checks(&file, &std::fs::read(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (case, case_checks) in file_cases {
             cases += 1;
             let name = &case.name;
+            if matches!(dialect, DialectName::Acap) {
+                // The compiled engine and the oracle: each must give the
+                // expected verdict, and they must name the same line.
+                let oracle = case.acap_oracle();
+                let opts = case.acap_compile_options();
+                let compiled = compile(&case.body().unwrap(), &case.agent, &opts)
+                    .unwrap_or_else(|e| panic!("{file}: {name}: {e}"));
+                let bytes = compiled.to_bytes();
+                let policy = Policy::from_bytes(&bytes).unwrap();
+                for c in &case_checks {
+                    checks += 1;
+                    oracle_checks += 1;
+                    let got = oracle.check(c.url.as_bytes(), c.usage);
+                    let verdict = if got.undecidable {
+                        Expect::Undecidable
+                    } else if got.allowed {
+                        Expect::Allow
+                    } else {
+                        Expect::Disallow
+                    };
+                    if verdict != c.expect {
+                        failures.push(format!(
+                            "{file}: {name}: {:?} {} expected {:?}, oracle {got:?}",
+                            c.url, c.usage, c.expect
+                        ));
+                    }
+                    let e = policy.check_usage(c.url.as_bytes(), c.usage);
+                    let engine = match (e.allowed, e.rule) {
+                        (true, _) => Expect::Allow,
+                        (false, None) => Expect::Undecidable,
+                        (false, Some(_)) => Expect::Disallow,
+                    };
+                    let line = e.rule.and_then(|r| policy.rule(r)).map(|r| r.line);
+                    if engine != c.expect || line != got.line {
+                        failures.push(format!(
+                            "{file}: {name}: {:?} {} expected {:?}, engine {e:?} (line \
+                             {line:?}), oracle line {:?}",
+                            c.url, c.usage, c.expect, got.line
+                        ));
+                    }
+                }
+                continue;
+            }
             let body = case.body().unwrap();
             let opts = case.compile_options(dialect);
             let compiled = compile(&body, &case.agent, &opts)
@@ -210,7 +378,7 @@ fn conformance_cases() {
             let policy = Policy::from_bytes(&bytes).unwrap();
             let oracle = Oracle::new(&body, &case.agent, &oracle_options(&opts), opts.dialect);
             let judges = DialectOracles::new(&body, &case.agent, &opts);
-            for (url, expect) in &case.checks {
+            for Check { url, expect, .. } in &case_checks {
                 checks += 1;
                 let want = *expect == Expect::Allow;
                 let got = policy.check(url.as_bytes());
@@ -337,4 +505,59 @@ fn unknown_keys_and_values_are_rejected() {
     )
     .unwrap_err();
     assert!(err.contains("rfc"), "{err}");
+}
+
+/// The acap forms: a usage per check, `undecidable`, `purposes` and
+/// `references` are read in acap files and refused in the others.
+#[test]
+fn acap_forms_are_checked() {
+    let file = |dialect: &str, case: &str| {
+        format!(
+            r#"{{"format": "robocc conformance cases v1", "dialect": "{dialect}", "cases": [{case}]}}"#
+        )
+    };
+    let good = r#"{"name": "ok", "spec": "s", "agent": "a", "robots": "", "options": {"purposes": ["news"], "references": {"/r.txt": ""}}, "checks": [["/", "allow"], ["/", "present-Snippet", "undecidable"]]}"#;
+    let (_, cases) = read_file_checks("t.json", file("acap", good).as_bytes()).unwrap();
+    assert_eq!(cases[0].1[1].usage, Usage::PresentSnippet);
+    assert_eq!(cases[0].1[1].expect, Expect::Undecidable);
+    let refused = [
+        ("rfc9309", good, "acap options"),
+        (
+            "rfc9309",
+            r#"{"name": "c1", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "crawl", "allow"]]}"#,
+            "[url, verdict]",
+        ),
+        (
+            "rfc9309",
+            r#"{"name": "c2", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "undecidable"]]}"#,
+            "undecidable",
+        ),
+        (
+            "acap",
+            r#"{"name": "c3", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "crawls", "allow"]]}"#,
+            "crawls",
+        ),
+        (
+            "acap",
+            r#"{"name": "c4", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "index", "alow"]]}"#,
+            "alow",
+        ),
+        (
+            "acap",
+            r#"{"name": "c5", "spec": "s", "agent": "a", "robots": "", "options": {"purpose": ["x"]}, "checks": [["/", "allow"]]}"#,
+            "purpose",
+        ),
+        (
+            "acap",
+            r#"{"name": "c6", "spec": "s", "agent": "a", "robots": "", "checks": [["/"]]}"#,
+            "[url, verdict] or [url, usage, verdict]",
+        ),
+    ];
+    for (dialect, case, word) in refused {
+        let err = read_file("t.json", file(dialect, case).as_bytes()).unwrap_err();
+        assert!(
+            err.starts_with("t.json: case ") && err.contains(word),
+            "{err}"
+        );
+    }
 }

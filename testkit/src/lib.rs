@@ -10,10 +10,15 @@
 //! * [`corpus`]: a directory of corpus files as store inputs, one valid
 //!   host name per file.
 //!
+//! * [`acap`]: ACAP files for the `--dialect acap` differential tests:
+//!   ACAP records synthesised from real files, and a proptest strategy for
+//!   small random ones, with URLs that hit their patterns.
+//!
 //! All are written against `robocc-compiler`'s public API only.
 
 #![deny(missing_docs)]
 
+pub mod acap;
 pub mod corpus;
 pub mod hostile;
 pub mod urlgen;

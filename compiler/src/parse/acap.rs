@@ -36,9 +36,12 @@ pub struct RuleField {
     pub qualifiers: Vec<String>,
     /// 1-based line.
     pub line: u32,
-    /// Purpose patterns of the sub-record the rule is in (empty: a general
-    /// rule of its record).
+    /// Purpose patterns of the sub-record the rule is in.
     pub purposes: Vec<String>,
+    /// The rule is in a sub-record (else a general rule of its record): it
+    /// applies only when one of `purposes` matches a declared purpose (none
+    /// may be valid: then it never applies).
+    pub in_sub_record: bool,
 }
 
 /// An action request field (§2.6): kept, never a rule.
@@ -185,6 +188,8 @@ enum Region {
 /// Sub-record state of the current ACAP record.
 #[derive(Default)]
 struct SubRecord {
+    /// A purpose line has been read in the record.
+    active: bool,
     purposes: Vec<String>,
     /// A rule has followed the current purpose lines: the next purpose line
     /// starts a new sub-record.
@@ -415,14 +420,17 @@ impl Reader {
             return;
         };
         if rest == "usage-purpose" {
-            if self.sub.has_rules || self.sub.purposes.is_empty() {
-                self.sub = SubRecord::default();
+            if self.sub.has_rules || !self.sub.active {
+                self.sub = SubRecord {
+                    active: true,
+                    ..SubRecord::default()
+                };
             }
             if value.is_empty() {
                 self.diagnose(
                     n,
                     DiagCode::AcapIgnored,
-                    "ACAP-usage-purpose with no pattern: ignored".to_string(),
+                    "ACAP-usage-purpose with no pattern: it matches no purpose".to_string(),
                 );
             } else {
                 self.sub.purposes.push(text(value));
@@ -434,7 +442,7 @@ impl Reader {
             return;
         }
         if let Some(action) = rest.strip_prefix("request-") {
-            if !self.sub.purposes.is_empty() {
+            if self.sub.active {
                 self.diagnose(
                     n,
                     DiagCode::AcapIgnored,
@@ -463,6 +471,9 @@ impl Reader {
             );
             return;
         };
+        // A rule line, even one dropped below, ends the purpose lines of
+        // its sub-record.
+        self.sub.has_rules = self.sub.active;
         let usage = match parse_usage(usage) {
             Some(u) => u,
             None => {
@@ -488,8 +499,8 @@ impl Reader {
             return;
         }
         let spec = toks.remove(0);
-        self.sub.has_rules = !self.sub.purposes.is_empty();
         let purposes = self.sub.purposes.clone();
+        let in_sub_record = self.sub.active;
         let rec = self.out.records.last_mut().expect("checked above");
         rec.rules.push(RuleField {
             allow,
@@ -498,6 +509,7 @@ impl Reader {
             qualifiers: toks,
             line: n,
             purposes,
+            in_sub_record,
         });
     }
 
@@ -579,20 +591,23 @@ impl Reader {
                                 .find(|(q, _, _)| *q == local)
                             {
                                 Some((_, q, _)) => parts.push(q.clone()),
-                                None => {
-                                    return bad(
-                                        self,
-                                        &format!(
-                                            "({local}) is not a qualified usage defined on an \
-                                             earlier line (ACAP 2.7)"
-                                        ),
-                                    )
-                                }
+                                None => self.diagnose(
+                                    n,
+                                    DiagCode::AcapDefinition,
+                                    format!(
+                                        "composite usage {name:?}: ({local}) is not a qualified \
+                                         usage defined on an earlier line (ACAP 2.7): left out"
+                                    ),
+                                ),
                             }
                         }
-                        None => {
-                            return bad(self, &format!("{t:?} is not a usage type"));
-                        }
+                        None => self.diagnose(
+                            n,
+                            DiagCode::AcapDefinition,
+                            format!(
+                                "composite usage {name:?}: {t:?} is not a usage type: left out"
+                            ),
+                        ),
                     }
                 }
                 self.out.definitions.composite.push((name, parts, n));

@@ -17,13 +17,60 @@
 //! * every check walks that list: the rules that concern the usage and
 //!   match the URL, named tier first, then 2.4.5's resolution by pairwise
 //!   narrowest-scope comparison ([`narrower`]).
+//!
+//! Where docs/dialects.md leaves room, this oracle reads it so:
+//!
+//! * **Records.** An ACAP record ends at an `ACAP-crawler` line that follows
+//!   a field allowed in records (a purpose, a permission or prohibition,
+//!   dropped ones included, an action request, a permissions reference; not
+//!   a conventional field, a definition or an unknown key), and at a line whose key
+//!   the conventional parser reads as a user-agent (Google's prefixes and
+//!   typos). An ACAP record also ends the conventional record before it:
+//!   `User-agent: a`, an ACAP record, `User-agent: b` and rules are two
+//!   groups, `a`'s without rules. A crawler name is the whole value, equal
+//!   to the token ignoring ASCII case; `*` only when the value is `*`.
+//! * **`ACAP-ignore-conventional-records`** counts anywhere in the file, in
+//!   any case, bare or as a key with any value; not in a referenced file.
+//! * **Definitions.** Qualified and composite usages share one namespace,
+//!   resource sets have their own; the first valid definition of a name
+//!   wins. A qualified usage needs a name and a usage of the table
+//!   (qualifiers optional). A composite keeps its valid constituents and
+//!   leaves out the others (unknown usages, `(name)` that is not a qualified
+//!   usage defined on an earlier line).
+//! * **Purposes.** Purpose patterns and purposes are compared lowercased,
+//!   not percent-encoded. An `ACAP-usage-purpose` line after a rule line of
+//!   the sub-record starts the next sub-record; an empty one matches
+//!   nothing.
+//! * **References.** The reference value (trimmed, whole) is looked up as
+//!   written. The referenced file's records that address the agent (by name
+//!   or `*`) give all their rules to the referring record's tier(s); it sees
+//!   the referring file's definitions and its own (before its first
+//!   `ACAP-crawler` line; the referring file's win a clash); its
+//!   conventional records are not read. Its rules carry the **line of the
+//!   reference field** (for the answer and for file order), in their own
+//!   order. A reference inside a referenced file is not followed: it counts
+//!   as missing. A reference in a sub-record whose purposes match none is
+//!   not read at all. Fields after a reference in its record still count.
+//! * **Missing reference.** Fourteen synthetic prohibitions of `/`, one per
+//!   usage (`present` and `other` included), at the reference line; like
+//!   every ACAP rule they drop a conventional `Allow: /`.
+//! * **Conventional drop.** Any ACAP rule on `crawl` that applies (either
+//!   tier, purposes matching), patterns compared as written (ACAP: the raw
+//!   token; conventional: the raw value), ASCII case ignored.
+//! * **`other`.** A "permission that concerns U" is an allow rule on U (or
+//!   on `present`, for its sub-types), conventional Allow included for
+//!   `crawl`, never an `ACAP-allow-other`. A matching `other` rule of the
+//!   named tier makes the named tier speak.
+//! * **Limits.** Like the conventional parse, only the first 500 KiB are
+//!   read (cut after the last line end within them), in referenced files
+//!   too. A URL's path stops at its first `#` and first NUL.
 
 use super::pattern_matches;
 use crate::agent::{select, Via};
 use crate::parse::escape::google_escape;
 use crate::parse::keys::{classify, split_line, KeyKind};
 use crate::parse::lines::Lines;
-use crate::parse::{parse, ParseOptions};
+use crate::parse::{parse, ParseOptions, DEFAULT_MAX_BYTES};
 use robocc_engine::url::path_parts;
 use robocc_engine::Usage;
 use std::collections::HashMap;
@@ -255,6 +302,9 @@ struct Walk {
     rules: Vec<(Read, bool, bool)>,
     /// Line numbers inside ACAP records (blanked for the conventional parse).
     acap_lines: Vec<u32>,
+    /// The first line of each ACAP record: it ends the conventional record
+    /// before it.
+    acap_starts: Vec<u32>,
     ignore_conventional: bool,
 }
 
@@ -310,6 +360,7 @@ fn walk(
                     open: true,
                     ..RecordState::default()
                 };
+                out.acap_starts.push(number);
             }
             out.acap_lines.push(number);
             if value == b"*" {
@@ -327,18 +378,17 @@ fn walk(
         if rec.open {
             out.acap_lines.push(number);
             // Only a field allowed in records ends the list of crawler
-            // lines (2.3): a purpose, a permission or prohibition, an
-            // action request, a permissions reference.
-            let record_field = [
+            // lines (2.3: "following some other field allowed in records"):
+            // a purpose, a permission or prohibition, an action request, a
+            // permissions reference.
+            const RECORD_FIELDS: [&str; 5] = [
                 "acap-usage-purpose",
                 "acap-allow-",
                 "acap-disallow-",
                 "acap-request-",
                 "acap-permissions-reference",
-            ]
-            .iter()
-            .any(|k| starts_with_ci(key, k));
-            rec.had_field |= record_field;
+            ];
+            rec.had_field |= RECORD_FIELDS.iter().any(|k| starts_with_ci(key, k));
         }
         if !seen_crawler {
             if key.eq_ignore_ascii_case(b"acap-resource-set") {
@@ -453,6 +503,19 @@ fn sub_applies(rec: &RecordState, purposes: &[String]) -> bool {
     }
 }
 
+/// The bytes of `body` that are read: rfc9309's parse limit (the default
+/// 500 KiB), cut after the last line end within it, as the parser cuts.
+fn within_limit(body: &[u8]) -> &[u8] {
+    if body.len() <= DEFAULT_MAX_BYTES {
+        return body;
+    }
+    let head = &body[..DEFAULT_MAX_BYTES];
+    match head.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+        Some(i) => &head[..=i],
+        None => &[],
+    }
+}
+
 /// The oracle for one robots.txt, agent, set of purposes and references.
 #[derive(Clone, Debug)]
 pub struct AcapOracle {
@@ -469,8 +532,13 @@ impl AcapOracle {
         purposes: &[String],
         references: &[(String, Vec<u8>)],
     ) -> AcapOracle {
+        let body = within_limit(body);
+        let references: Vec<(String, Vec<u8>)> = references
+            .iter()
+            .map(|(path, text)| (path.clone(), within_limit(text).to_vec()))
+            .collect();
         let mut definitions = Definitions::default();
-        let walked = walk(body, agent, purposes, &mut definitions, references, 0);
+        let walked = walk(body, agent, purposes, &mut definitions, &references, 0);
         let mut rules = Vec::new();
         for (read, named, any) in walked.rules {
             for tier in [true, false] {
@@ -489,24 +557,25 @@ impl AcapOracle {
             }
         }
         if !walked.ignore_conventional {
-            let conventional = conventional_rules(body, agent, &walked.acap_lines);
-            for (named, allow, raw, encoded, line) in conventional {
-                let written = raw.to_ascii_lowercase();
+            let conventional =
+                conventional_rules(body, agent, &walked.acap_lines, &walked.acap_starts);
+            for c in conventional {
+                let written = c.raw.to_ascii_lowercase();
                 let dropped = rules.iter().any(|r| {
                     !r.conventional
                         && r.usage == Usage::Crawl
-                        && r.allow != allow
+                        && r.allow != c.allow
                         && r.written == written
                 });
                 if !dropped {
                     rules.push(AcapRule {
-                        named,
+                        named: c.named,
                         usage: Usage::Crawl,
-                        allow,
+                        allow: c.allow,
                         written,
-                        matched: encoded,
+                        matched: c.encoded,
                         conventional: true,
-                        line,
+                        line: c.line,
                         seq: rules.len(),
                     });
                 }
@@ -569,17 +638,8 @@ fn resolve(set: &[&AcapRule]) -> AcapAnswer {
     }
     let allowed = set[0].allow;
     if set.iter().all(|r| r.allow == allowed) {
-        // Step 2: no conflict. The first of the rules narrower than or equal
-        // to every other, else the first of all.
-        let narrowest = first(set.iter().copied().filter(|w| {
-            set.iter().all(|r| {
-                matches!(
-                    narrower(&w.written, &r.written),
-                    Scope::First | Scope::Equal
-                )
-            })
-        }));
-        let decider = narrowest.or_else(|| first(set.iter().copied())).unwrap();
+        // Step 2: no conflict. The first rule in file order names it.
+        let decider = first(set.iter().copied()).unwrap();
         return AcapAnswer {
             allowed,
             line: Some(decider.line),
@@ -612,14 +672,30 @@ fn resolve(set: &[&AcapRule]) -> AcapAnswer {
     }
 }
 
-/// The conventional records' rules for `agent`: (named tier, allow, value
-/// as written, encoded pattern, line), read as rfc9309 reads them from the
-/// body with the ACAP records' lines blanked.
+/// A conventional Allow/Disallow that applies to the agent.
+struct Conventional {
+    /// From groups naming the agent (else from `*` groups).
+    named: bool,
+    allow: bool,
+    /// The value as written.
+    raw: Vec<u8>,
+    /// The value as rfc9309 encodes it.
+    encoded: Vec<u8>,
+    line: u32,
+}
+
+/// The conventional records' rules for `agent`, read as rfc9309 reads them
+/// from the body with the ACAP records' lines blanked. An ACAP record ends
+/// the conventional record before it (docs/dialects.md: a record runs
+/// "until a line that starts a record of the other kind"), so its first line
+/// becomes an empty `Disallow:`, which closes a Google group and is no rule:
+/// `User-agent: a`, an ACAP record, `User-agent: b` are two groups, not one.
 fn conventional_rules(
     body: &[u8],
     agent: &str,
     acap_lines: &[u32],
-) -> Vec<(bool, bool, Vec<u8>, Vec<u8>, u32)> {
+    acap_starts: &[u32],
+) -> Vec<Conventional> {
     let mut blanked = Vec::with_capacity(body.len());
     let mut start = 0;
     let mut ends = Vec::new();
@@ -651,7 +727,9 @@ fn conventional_rules(
     // is an ACAP line (then it is blanked whole, BOM included).
     for (k, &(s, e, next)) in ends.iter().enumerate() {
         let number = k as u32 + 1;
-        if !acap_lines.contains(&number) {
+        if acap_starts.contains(&number) {
+            blanked.extend_from_slice(b"Disallow:");
+        } else if !acap_lines.contains(&number) {
             blanked.extend_from_slice(&body[s..e]);
         }
         blanked.extend_from_slice(&body[e..next]);
@@ -669,13 +747,13 @@ fn conventional_rules(
             if rule.pattern.is_empty() {
                 continue;
             }
-            out.push((
+            out.push(Conventional {
                 named,
-                rule.kind == crate::parse::RuleKind::Allow,
-                rule.raw.to_vec(),
-                rule.pattern.to_vec(),
-                rule.line,
-            ));
+                allow: rule.kind == crate::parse::RuleKind::Allow,
+                raw: rule.raw.to_vec(),
+                encoded: rule.pattern.to_vec(),
+                line: rule.line,
+            });
         }
     }
     out
@@ -853,6 +931,15 @@ mod tests {
         assert_eq!(ans(&o, "/d", Usage::Crawl), (true, None, false));
         // Conventional matching stays case-sensitive.
         assert_eq!(ans(&o, "/B", Usage::Crawl), (true, None, false));
+        // An ACAP record ends the conventional record before it: `bot`'s
+        // group is empty, not merged with `other`'s.
+        let split = "User-agent: bot\nACAP-crawler: *\nACAP-disallow-index: /i/\n\
+                     User-agent: other\nDisallow: /\n";
+        let o = oracle(split, "bot", &[]);
+        assert_eq!(ans(&o, "/x", Usage::Crawl), (true, None, false));
+        assert_eq!(ans(&o, "/i/", Usage::Index), (false, Some(3), false));
+        let o = oracle(split, "other", &[]);
+        assert_eq!(ans(&o, "/x", Usage::Crawl), (false, Some(5), false));
         let ignoring = format!("ACAP-ignore-conventional-records\n{body}");
         let o = oracle(&ignoring, "x", &[]);
         assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
@@ -894,6 +981,18 @@ mod tests {
         assert_eq!(ans(&o, "/y", Usage::Index), (false, Some(4), false));
         let o = AcapOracle::new(body, "zed", &[], &refs);
         assert_eq!(ans(&o, "/x", Usage::PresentLink), (false, Some(4), false));
+    }
+
+    #[test]
+    fn parse_limit() {
+        let mut body = "ACAP-crawler: *\nACAP-disallow-crawl: /a\n".to_string();
+        while body.len() < DEFAULT_MAX_BYTES {
+            body.push_str("# padding padding padding padding padding padding\n");
+        }
+        body.push_str("ACAP-crawler: *\nACAP-disallow-crawl: /b\n");
+        let o = oracle(&body, "bot", &[]);
+        assert_eq!(ans(&o, "/a", Usage::Crawl), (false, Some(2), false));
+        assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
     }
 
     #[test]
