@@ -508,3 +508,160 @@ fn other_dialects_on_the_command_line() {
     assert!(out.contains("cache expiry: 168 h"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const ACAP: &str = "corpus/examples/acap-publisher.txt";
+
+#[test]
+fn acap_usage_purpose_and_auto() {
+    let base = [
+        "check",
+        "--robots",
+        ACAP,
+        "--agent",
+        "newsbot",
+        "--dialect",
+        "acap",
+    ];
+    // One usage: allow/disallow lines as for crawl.
+    let snippet = robocc(
+        &[
+            &base[..],
+            &[
+                "--usage",
+                "present-snippet",
+                "--purpose",
+                "news",
+                "/premium/a",
+                "/x.gif",
+            ],
+        ]
+        .concat(),
+        None,
+    );
+    assert_eq!(
+        stdout(&snippet),
+        "allow\t/premium/a\nallow\t/x.gif\n",
+        "{}",
+        String::from_utf8_lossy(&snippet.stderr)
+    );
+    // Without the purpose, the news sub-record does not apply.
+    let plain = robocc(
+        &[&base[..], &["--usage", "present-snippet", "/premium/a"]].concat(),
+        None,
+    );
+    // (`ACAP-disallow-other` of the premium set applies instead.)
+    assert_eq!(stdout(&plain), "disallow\t/premium/a\n");
+    // Every usage: one line per usage, in usage order.
+    let all = robocc(
+        &[&base[..], &["--usage", "all", "/news/a/comments"]].concat(),
+        None,
+    );
+    let lines: Vec<String> = stdout(&all).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 14);
+    assert_eq!(lines[0], "allow\tcrawl\t/news/a/comments");
+    assert_eq!(lines[4], "disallow\tpresent\t/news/a/comments");
+    // JSON: an object of usage -> verdict, line, qualifiers.
+    let json = robocc(
+        &[
+            &base[..],
+            &["--usage", "all", "--format", "json", "/news/x"],
+        ]
+        .concat(),
+        None,
+    );
+    let v = &json_lines(&json)[0];
+    assert_eq!(v["usages"].as_object().unwrap().len(), 14);
+    assert_eq!(v["usages"]["present"]["verdict"], "allow");
+    assert_eq!(v["usages"]["present"]["qualifiers"][0], "time-limit=3-days");
+    // Mistakes: an unknown usage, a purpose with a compiled policy, a
+    // reference that is not PATH=FILE.
+    assert_exit_2(
+        &robocc(&[&base[..], &["--usage", "snippets", "/"]].concat(), None),
+        "unknown usage",
+    );
+    let dir = std::env::temp_dir().join(format!("robocc-cli-acap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("p.policy");
+    let p = policy.to_str().unwrap();
+    let compiled = robocc(
+        &[
+            "compile",
+            "--robots",
+            ACAP,
+            "--agent",
+            "newsbot",
+            "--dialect",
+            "acap",
+            "-o",
+            p,
+        ],
+        None,
+    );
+    assert!(compiled.status.success());
+    assert_exit_2(
+        &robocc(&["check", "--policy", p, "--purpose", "news", "/"], None),
+        "--purpose applies when compiling",
+    );
+    assert_exit_2(
+        &robocc(&[&base[..], &["--reference", "/x.txt", "/"]].concat(), None),
+        "PATH=FILE",
+    );
+    // --dialect auto reads the ACAP fields and says so.
+    let auto = robocc(
+        &[
+            "check",
+            "--robots",
+            ACAP,
+            "--agent",
+            "otherbot",
+            "--dialect",
+            "auto",
+            "--usage",
+            "index",
+            "/a.gif",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&auto), "disallow\t/a.gif\n");
+    assert!(String::from_utf8_lossy(&auto.stderr).contains("read as dialect acap"));
+    // explain names the deciding rule per usage, or the undecidable pair.
+    let body = dir.join("conflict.txt");
+    std::fs::write(
+        &body,
+        "ACAP-crawler: *\nACAP-disallow-index: /a\nACAP-allow-index: /A\n",
+    )
+    .unwrap();
+    let explain = robocc(
+        &[
+            "explain",
+            "--robots",
+            body.to_str().unwrap(),
+            "--agent",
+            "x",
+            "--dialect",
+            "acap",
+            "--usage",
+            "index",
+            "/a/1",
+        ],
+        None,
+    );
+    let out = stdout(&explain);
+    assert!(out.contains("index: disallow: undecidable"), "{out}");
+    let lint = robocc(
+        &[
+            "lint",
+            "--robots",
+            body.to_str().unwrap(),
+            "--dialect",
+            "acap",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&lint).contains("acap-undecidable"),
+        "{}",
+        stdout(&lint)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

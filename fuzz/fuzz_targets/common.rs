@@ -16,7 +16,7 @@ pub const AGENTS: [&str; 4] = ["Googlebot", "foo", "unhipbot", "UnlistedBot"];
 /// Compile options chosen by one selector byte, with a small budget so one
 /// input never takes seconds.
 pub fn options(sel: u8) -> CompileOptions {
-    let dialects = ["rfc9309", "draft1996", "robots2", "rfc9309"];
+    let dialects = ["rfc9309", "draft1996", "robots2", "acap"];
     let dialect: Dialect = from_name(dialects[usize::from(sel & 3)]).unwrap_or(Dialect::Rfc9309);
     CompileOptions {
         dialect,
@@ -105,6 +105,23 @@ pub fn check_one(data: &[u8]) {
     };
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).expect("compiler output must load");
+    if compiled.rule_set.acap.is_some() {
+        // acap: the engine against the independent ACAP oracle, every usage.
+        let oracle = reference::AcapOracle::new(body, agent(sel), &[], &[]);
+        for url in urls.split(|&b| b == 0xFE) {
+            for &u in robocc_engine::Usage::ALL {
+                let got = policy.check_usage(url, u);
+                let want = oracle.check(url, u);
+                let undecidable = !got.allowed && got.rule.is_none();
+                assert!(
+                    got.allowed == want.allowed && undecidable == want.undecidable,
+                    "acap {u}: engine {got:?} != oracle {want:?} for {:?}",
+                    String::from_utf8_lossy(url)
+                );
+            }
+        }
+        return;
+    }
     for url in urls.split(|&b| b == 0xFE) {
         let got = policy.check(url);
         let want = reference::check_url(&compiled.rule_set, url);
