@@ -288,7 +288,25 @@ fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
         };
         for (i, a) in rules.iter().enumerate() {
             for b in &rules[i + 1..] {
-                if a.1 == b.1 || !overlap(&a.2, &b.2) {
+                if !overlap(&a.2, &b.2) {
+                    continue;
+                }
+                if a.1 == b.1 {
+                    // The same statement twice: the later one never decides.
+                    if a.2 == b.2 && a.3 == b.3 {
+                        out.push(Finding {
+                            line: b.0,
+                            severity: Severity::Info,
+                            code: "acap-duplicate",
+                            message: format!(
+                                "the same {} of the same usage and pattern as line {}: this \
+                                 rule never decides",
+                                if a.1 { "permission" } else { "prohibition" },
+                                a.0
+                            ),
+                            fix: "remove the repeated line".into(),
+                        });
+                    }
                     continue;
                 }
                 let scope = narrower(a.3.as_bytes(), b.3.as_bytes());
