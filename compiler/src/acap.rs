@@ -64,6 +64,8 @@ pub struct AcapInput<'o> {
     pub purposes: &'o [String],
     /// Files named by `ACAP-permissions-reference` (path as written, body).
     pub references: &'o [(String, Vec<u8>)],
+    /// Parse limit, for referenced files too (0: none).
+    pub max_bytes: usize,
 }
 
 /// A rule before ordering: its sort key is its source line (references:
@@ -434,7 +436,9 @@ fn reference(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let supplied = input.references.iter().find(|(p, _)| p == path);
-    let nested = supplied.map(|(_, body)| crate::parse::acap::read(body, 0));
+    let nested = supplied.map(|(_, body)| {
+        crate::parse::acap::read(&crate::input::read(body).text, input.max_bytes)
+    });
     match nested {
         Some(file) if file.records.iter().all(|r| r.references.is_empty()) => {
             // The referring file's definitions, then its own (2.4.1.3: a

@@ -171,6 +171,7 @@ pub fn compile(
             agent,
             purposes: &options.purposes,
             references: &options.references,
+            max_bytes: options.parse.max_bytes,
         };
         let (rules, info) = crate::acap::rules(f, &robots, &selection, input, &mut diagnostics);
         rule_set.rules = rules;

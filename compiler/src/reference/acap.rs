@@ -532,10 +532,16 @@ impl AcapOracle {
         purposes: &[String],
         references: &[(String, Vec<u8>)],
     ) -> AcapOracle {
-        let body = within_limit(body);
+        // The input stage every dialect shares (docs/dialects.md, "Input"):
+        // a UTF-16 body is read decoded.
+        let decoded = crate::input::read(body).text;
+        let body = within_limit(&decoded);
         let references: Vec<(String, Vec<u8>)> = references
             .iter()
-            .map(|(path, text)| (path.clone(), within_limit(text).to_vec()))
+            .map(|(path, text)| {
+                let text = crate::input::read(text).text;
+                (path.clone(), within_limit(&text).to_vec())
+            })
             .collect();
         let mut definitions = Definitions::default();
         let walked = walk(body, agent, purposes, &mut definitions, &references, 0);
