@@ -436,9 +436,8 @@ fn reference(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let supplied = input.references.iter().find(|(p, _)| p == path);
-    let nested = supplied.map(|(_, body)| {
-        crate::parse::acap::read(&crate::input::read(body).text, input.max_bytes)
-    });
+    let nested = supplied
+        .map(|(_, body)| crate::parse::acap::read(&crate::input::read(body).text, input.max_bytes));
     match nested {
         Some(file) if file.records.iter().all(|r| r.references.is_empty()) => {
             // The referring file's definitions, then its own (2.4.1.3: a
