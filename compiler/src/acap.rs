@@ -694,12 +694,12 @@ fn slot_usage(k: usize) -> usize {
 impl Canon {
     /// The slots of the rules of `acap`.
     pub fn new(rules: &[SetRule], acap: &AcapRules) -> Canon {
-        let n_slots = Usage::COUNT * 4;
+        let n_slots = Usage::ACAP_COUNT * 4;
         let mut slots = Vec::with_capacity(rules.len());
         let mut verdicts = vec![[false; 2]; n_slots / 2];
         for (r, a) in rules.iter().zip(&acap.rules) {
             let mut s = Vec::new();
-            for &u in Usage::ALL {
+            for &u in Usage::ACAP {
                 let (e, o) = (explicit(a, u), a.usage == Usage::Other);
                 if e || o {
                     let k = slot(u, a.named, o && !e);
@@ -714,10 +714,10 @@ impl Canon {
             .collect();
         Canon { slots, single }
     }
+}
 
-    /// Does matching rule `r` still matter, given the rules `matched`
-    /// (sorted ids, already reduced)?
-    pub fn matters(&self, r: usize, matched: &[usize]) -> bool {
+impl crate::lower::Canonical for Canon {
+    fn matters(&self, r: usize, matched: &[usize]) -> bool {
         self.slots[r].iter().any(|&k| {
             // A `*` record's rule on a usage the named tier already speaks
             // of (a matched rule is matched for good) can never count.
@@ -733,8 +733,7 @@ impl Canon {
         })
     }
 
-    /// Drops from `matched` (sorted ids) the rules that no longer matter.
-    pub fn reduce(&self, matched: &mut Vec<usize>) {
+    fn reduce(&self, matched: &mut Vec<usize>) {
         let mut kept: Vec<usize> = Vec::with_capacity(matched.len());
         for &r in matched.iter() {
             if self.matters(r, &kept) {
@@ -748,7 +747,7 @@ impl Canon {
 /// The outcome words of a state that matched `matched` (sorted ids): one
 /// per usage, in channel order.
 pub fn outcome(rules: &[SetRule], acap: &AcapRules, matched: &[usize]) -> Vec<u32> {
-    Usage::ALL
+    Usage::ACAP
         .iter()
         .map(|&u| {
             let r = resolve(rules, acap, matched, u);
@@ -763,7 +762,7 @@ pub fn outcome(rules: &[SetRule], acap: &AcapRules, matched: &[usize]) -> Vec<u3
 
 /// The usages allowed at a URL, from [`outcome`] words.
 pub fn allowed_set(words: &[u32]) -> UsageSet {
-    Usage::ALL
+    Usage::ACAP
         .iter()
         .zip(words)
         .filter(|(_, &w)| w & robocc_engine::artifact::OUTCOME_ALLOWED != 0)

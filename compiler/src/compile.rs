@@ -10,7 +10,7 @@ use crate::parse::{parse, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
 use robocc_engine::artifact::{
     fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
-    RuleData, WindowData,
+    RuleData, SignalRuleData, SignalsData, WindowData,
 };
 use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode};
 use std::fmt;
@@ -33,6 +33,11 @@ pub struct CompileOptions {
     pub parse: ParseOptions,
     /// Automaton budget.
     pub budget: Budget,
+    /// rfc9309: product tokens that AI operators use for training only
+    /// (`Google-Extended`, …): where a group naming one disallows a URL, the
+    /// `train-ai` channel is disallowed (docs/dialects.md, "AI-usage
+    /// preferences").
+    pub training_agents: Vec<String>,
     /// acap: the crawler's usage purposes (ACAP 2.3.3); sub-records whose
     /// purpose pattern matches one of them apply. Ignored by the other
     /// dialects.
@@ -52,6 +57,7 @@ impl Default for CompileOptions {
             data_txt: false,
             parse: ParseOptions::default(),
             budget: Budget::default(),
+            training_agents: Vec::new(),
             purposes: Vec::new(),
             references: Vec::new(),
         }
@@ -177,7 +183,43 @@ pub fn compile(
         rule_set.rules = rules;
         rule_set.acap = Some(info);
     }
-    let lowered = lower(&rule_set, &options.budget).map_err(CompileError::Budget)?;
+    // AI-usage preferences (rfc9309): their statements join the rule set,
+    // which is then lowered in set mode with four channels.
+    if options.dialect == Dialect::Rfc9309 {
+        crate::signals::add(
+            &mut rule_set,
+            &robots,
+            &selection,
+            &options.training_agents,
+            &mut diagnostics,
+        );
+    }
+    let lowered = match lower(&rule_set, &options.budget) {
+        Ok(l) => l,
+        Err(e) if rule_set.signals.is_some() => {
+            // Degrade, never fail: crawl as before, every preference
+            // unknown, and say so.
+            let n = rule_set.signals.as_ref().map_or(0, |s| {
+                s.rules
+                    .iter()
+                    .filter(|r| r.family != crate::signals::Family::Crawl)
+                    .count()
+            });
+            diagnostics.push(Diagnostic::new(
+                0,
+                DiagCode::SignalsDropped,
+                format!(
+                    "the {n} AI-usage preference statements do not fit the budget with the rules \
+                     ({e}): the policy answers crawl only, every preference unknown"
+                ),
+            ));
+            let crawl_rules = rule_set.rules.len() - n;
+            rule_set.rules.truncate(crawl_rules);
+            rule_set.signals = None;
+            lower(&rule_set, &options.budget).map_err(CompileError::Budget)?
+        }
+        Err(e) => return Err(CompileError::Budget(e)),
+    };
     // acap: a file of ACAP records only has no conventional group, and
     // that is no finding ("no rules apply" would be false).
     let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
@@ -190,6 +232,7 @@ pub fn compile(
     );
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
     meta.acap = rule_set.acap.as_ref().map(acap_data);
+    meta.signals = rule_set.signals.as_ref().map(signals_data);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots, g);
@@ -238,7 +281,13 @@ pub fn compile(
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: sem.channels.iter().map(|c| c.to_string()).collect(),
+            channels: if rule_set.signals.is_some() {
+                ["crawl", "search", "train-ai", "ai-input"]
+                    .map(str::to_string)
+                    .to_vec()
+            } else {
+                sem.channels.iter().map(|c| c.to_string()).collect()
+            },
             split_reason: lowered
                 .split_reason
                 .map(|why| why.to_string())
@@ -255,6 +304,36 @@ pub fn compile(
         selection,
         diagnostics,
     })
+}
+
+/// The signal side of the artifact.
+fn signals_data(s: &crate::signals::SignalRules) -> SignalsData {
+    use crate::signals::{Family, Pref};
+    let bits = |p: Pref| match p {
+        Pref::Unknown => 0u8,
+        Pref::Allow => 1,
+        Pref::Disallow => 2,
+    };
+    SignalsData {
+        rules: s
+            .rules
+            .iter()
+            .map(|r| {
+                let (family, token) = match r.family {
+                    Family::Crawl => (0, 0),
+                    Family::ContentUsage => (1, 0),
+                    Family::ContentSignal => (2, 0),
+                    Family::Training(t) => (3, t),
+                };
+                SignalRuleData {
+                    family,
+                    prefs: bits(r.prefs[0]) | bits(r.prefs[1]) << 2 | bits(r.prefs[2]) << 4,
+                    token,
+                }
+            })
+            .collect(),
+        training_agents: s.training_agents.clone(),
+    }
 }
 
 /// The acap side of the artifact.
@@ -358,6 +437,7 @@ fn metadata(
         visit_times,
         request_rates,
         acap: None,
+        signals: None,
     }
 }
 

@@ -92,6 +92,12 @@ pub enum DiagCode {
     AcapRecord,
     /// `--dialect auto`: which dialect the file was read as.
     DialectChosen,
+    /// An AI-usage preference line (or part of one) that states nothing:
+    /// outside any group, an unknown key or value.
+    SignalIgnored,
+    /// The AI-usage preference channels did not fit the budget: the
+    /// policy answers crawl only, every preference unknown.
+    SignalsDropped,
 }
 
 impl DiagCode {
@@ -122,7 +128,9 @@ impl DiagCode {
             | DiagCode::AcapUndefined
             | DiagCode::AcapQualifier
             | DiagCode::AcapReference
-            | DiagCode::AcapRecord => Severity::Warning,
+            | DiagCode::AcapRecord
+            | DiagCode::SignalIgnored
+            | DiagCode::SignalsDropped => Severity::Warning,
         }
     }
 
@@ -146,11 +154,13 @@ impl DiagCode {
             | DiagCode::AcapIgnored
             | DiagCode::AcapDefinition
             | DiagCode::AcapUndefined
-            | DiagCode::AcapReference => true,
+            | DiagCode::AcapReference
+            | DiagCode::SignalsDropped => true,
             DiagCode::TypoKey
             | DiagCode::AcapQualifier
             | DiagCode::AcapRecord
             | DiagCode::DialectChosen
+            | DiagCode::SignalIgnored
             | DiagCode::AfterBlankLine
             | DiagCode::NoGroup
             | DiagCode::EmptyGroup
@@ -208,6 +218,8 @@ impl DiagCode {
             DiagCode::AcapReference => "acap-reference",
             DiagCode::AcapRecord => "acap-record",
             DiagCode::DialectChosen => "dialect-chosen",
+            DiagCode::SignalIgnored => "signal-ignored",
+            DiagCode::SignalsDropped => "signals-dropped",
         }
     }
 }

@@ -59,6 +59,8 @@ pub mod parse;
 pub mod reference;
 #[doc(hidden)]
 pub mod ruleset;
+#[doc(hidden)]
+pub mod signals;
 pub mod store;
 pub mod warc;
 

@@ -37,6 +37,7 @@ const KNOWN_KEYS: &[&str] = &[
     "robot-version",
     "comment",
     "content-signal",
+    "content-usage",
     "host",
     "clean-param",
 ];
@@ -130,6 +131,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
+    signal_findings(&robots, &mut out);
     // The pattern analyses assume Google's glob and longest match.
     let sem = crate::dialect::semantics(options.dialect);
     if sem.supported
@@ -158,6 +160,10 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
+        if key == "content-usage" {
+            // An AI-usage preference line: `signal_findings` lints it.
+            continue;
+        }
         if key.starts_with("acap-") {
             // The acap dialect reads (and lints) them; the others ignore
             // them, as crawlers that do not know ACAP do.
@@ -446,6 +452,125 @@ fn qualifier_findings(
     }
 }
 
+/// AI-usage preference lines (docs/dialects.md, "AI-usage preferences"):
+/// Content-Usage values that do not parse or use unknown labels or values,
+/// paths that do not start with `/`; Content-Signal keys and values.
+fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
+    let records = robots
+        .groups
+        .iter()
+        .flat_map(|g| g.records.iter())
+        .chain(robots.global.iter());
+    let mut finding = |line, code: &'static str, message: String, fix: &str| {
+        out.push(Finding {
+            line,
+            severity: Severity::Warning,
+            code,
+            message,
+            fix: fix.into(),
+        })
+    };
+    for r in records {
+        if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+            let v = r.value;
+            let (path, pref) = if v.first() == Some(&b'/') {
+                let end = v
+                    .iter()
+                    .position(|&b| b == b' ' || b == b'\t')
+                    .unwrap_or(v.len());
+                (&v[..end], v[end..].trim_ascii_start())
+            } else {
+                (&v[..0], v)
+            };
+            let _ = path;
+            let looks_like_path = pref
+                .split(|&b| b == b' ' || b == b'\t')
+                .next()
+                .is_some_and(|t| t.len() > 1 && !t.contains(&b'='));
+            if v.first() != Some(&b'/') && looks_like_path && pref.contains(&b' ') {
+                finding(
+                    r.line,
+                    "content-usage-path",
+                    format!(
+                        "Content-Usage path {:?} does not start with `/`: the whole value is read \
+                         as the preference, which does not parse",
+                        text(pref.split(|&b| b == b' ').next().unwrap_or(b""))
+                    ),
+                    "start the path with `/` (attach-05 §3.2)",
+                );
+                continue;
+            }
+            match crate::signals::parse_dictionary(pref) {
+                None => {
+                    let upper = pref.iter().any(u8::is_ascii_uppercase);
+                    finding(
+                        r.line,
+                        "content-usage-syntax",
+                        format!(
+                            "Content-Usage {:?} is not a Structured Fields dictionary{}: it states \
+                             nothing",
+                            text(pref),
+                            if upper { " (keys must be lowercase)" } else { "" }
+                        ),
+                        "write lowercase `label=y` or `label=n` pairs separated by commas, e.g. \
+                         `train-ai=n, search=y`",
+                    );
+                }
+                Some(dict) => {
+                    for (key, token) in dict {
+                        if key != "train-ai" && key != "search" {
+                            finding(
+                                r.line,
+                                "content-usage-label",
+                                format!("Content-Usage label {key:?} is not in the vocabulary (train-ai, search): ignored"),
+                                "use train-ai or search (aipref vocab-07)",
+                            );
+                        } else if !matches!(token.as_deref(), Some("y" | "n")) {
+                            finding(
+                                r.line,
+                                "content-usage-value",
+                                format!("Content-Usage {key} has no `y` or `n` token: its preference is unknown"),
+                                "write `=y` or `=n` (a token, not a string or a bare key)",
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if r.kind == KeyKind::ContentSignal {
+            for pair in r.value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                if pair.is_empty() {
+                    continue;
+                }
+                let (k, v) = match pair.iter().position(|&b| b == b'=') {
+                    Some(i) => (pair[..i].trim_ascii(), pair[i + 1..].trim_ascii()),
+                    None => (pair, &b""[..]),
+                };
+                let key_ok = [&b"search"[..], b"ai-train", b"ai-input"]
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case(k));
+                let value_ok = v.eq_ignore_ascii_case(b"yes") || v.eq_ignore_ascii_case(b"no");
+                if !key_ok || !value_ok {
+                    finding(
+                        r.line,
+                        "content-signal",
+                        format!(
+                            "Content-Signal {:?}: {}: it states nothing",
+                            text(pair),
+                            if key_ok {
+                                "the value is not yes or no"
+                            } else {
+                                "the key is not search, ai-train or ai-input"
+                            }
+                        ),
+                        "write search=, ai-train= or ai-input= with yes or no",
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     for r in robots.groups.iter().flat_map(|g| g.records.iter()) {
         if r.kind == KeyKind::CrawlDelay {
@@ -589,14 +714,25 @@ fn shadowed(
         let Ok(c) = compile(body, &token, options) else {
             continue;
         };
+        // Crawl's deciding rules: the first word of each outcome (the
+        // others are AI-usage preference channels, when there are any).
+        let channels = c.data.header.channels.len().max(1);
         let deciding: BTreeSet<u32> = c
             .data
             .outcomes
             .iter()
+            .step_by(channels)
             .map(|&o| o & robocc_engine::artifact::OUTCOME_RULE_MASK)
             .collect();
+        let crawl_rule = |id: usize| {
+            c.rule_set
+                .signals
+                .as_ref()
+                .is_none_or(|s| s.rules[id].family == crate::signals::Family::Crawl)
+        };
         for (id, r) in c.rule_set.rules.iter().enumerate() {
-            if r.origin != robocc_engine::artifact::RuleOrigin::Line
+            if !crawl_rule(id)
+                || r.origin != robocc_engine::artifact::RuleOrigin::Line
                 || deciding.contains(&(id as u32))
                 || repeats.contains(&r.line)
             {

@@ -228,7 +228,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     };
     // Outcome 0 is the outcome of matching nothing.
     ctx.table.intern(ruleset::state_outcome(set, None, &[]));
-    if set.acap.is_some() {
+    if set.acap.is_some() || set.signals.is_some() {
         // Set mode: resolution is not by rank, so the rules cannot be split
         // over automata combined by rank, nor kept in a rank register. One
         // plain automaton within the budget, or a refusal.
@@ -460,8 +460,8 @@ struct Patterns<'a> {
     /// the set of patterns matched for good, and its outcome is resolved
     /// from that set ([`ruleset::state_outcome`]).
     sets: bool,
-    /// Set mode: which matched rules still matter ([`crate::acap::Canon`]).
-    canon: Option<crate::acap::Canon>,
+    /// Set mode: which matched rules still matter ([`Canonical`]).
+    canon: Option<Box<dyn Canonical>>,
     /// Atoms of each (simplified) pattern.
     body: Vec<&'a [Atom]>,
     /// Must the pattern reach the end of the path?
@@ -722,7 +722,7 @@ fn build_one(
     register: bool,
 ) -> Result<Automaton, BudgetExceeded> {
     let set = ctx.set;
-    let sets = set.acap.is_some();
+    let sets = set.acap.is_some() || set.signals.is_some();
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
     // (in set mode every rule counts: its usage and tier matter).
     let mut seen = std::collections::HashSet::new();
@@ -741,10 +741,11 @@ fn build_one(
     let pats = Patterns {
         register,
         sets,
-        canon: sets.then(|| {
-            let acap = set.acap.as_ref().expect("set mode is acap");
-            crate::acap::Canon::new(&set.rules, acap)
-        }),
+        canon: match (&set.acap, &set.signals) {
+            (Some(acap), _) => Some(Box::new(crate::acap::Canon::new(&set.rules, acap))),
+            (None, Some(signals)) => Some(Box::new(crate::signals::Canon::new(set, signals))),
+            (None, None) => None,
+        },
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
@@ -877,6 +878,18 @@ fn build_one(
 /// States above which set-mode automata are not minimized (the refinement
 /// is O(states × classes) per round).
 const MINIMIZE_LIMIT: usize = 100_000;
+
+/// What a set-mode state keeps of the rules it matched for good: the
+/// dialect's (or the signals') knowledge of which matched rules can still
+/// change an outcome.
+pub trait Canonical {
+    /// Could matching rule `rule` still change an outcome, given the rules
+    /// `matched` (sorted rule ids, already reduced)?
+    fn matters(&self, rule: usize, matched: &[usize]) -> bool;
+    /// Drops from `matched` (sorted rule ids) the rules that no longer
+    /// matter.
+    fn reduce(&self, matched: &mut Vec<usize>);
+}
 
 /// Moore's partition refinement: states with the same outcome whose
 /// successors on every class (the end class aside: it leads to the state's

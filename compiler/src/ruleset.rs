@@ -82,6 +82,10 @@ pub struct RuleSet {
     /// acap: usage, tier and scope of every rule (its conflicts are
     /// resolved by [`crate::acap::outcome`], not by rank).
     pub acap: Option<crate::acap::AcapRules>,
+    /// AI-usage preferences: the family of every rule (crawl rules, then
+    /// Content-Usage, Content-Signal and training-token rules), resolved by
+    /// [`crate::signals::outcome`].
+    pub signals: Option<crate::signals::SignalRules>,
 }
 
 impl RuleSet {
@@ -126,6 +130,7 @@ impl RuleSet {
             dialect: opts.dialect,
             robots2_v2,
             acap: None,
+            signals: None,
         }
     }
 }
@@ -150,9 +155,10 @@ pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
 /// The outcome (one word per channel) of a state whose matched rules are
 /// `matched` (sorted ids) and, for a ranked dialect, whose best is `winner`.
 pub fn state_outcome(set: &RuleSet, winner: Option<usize>, matched: &[usize]) -> Vec<u32> {
-    match &set.acap {
-        Some(acap) => crate::acap::outcome(&set.rules, acap, matched),
-        None => outcome(&set.rules, winner),
+    match (&set.acap, &set.signals) {
+        (Some(acap), _) => crate::acap::outcome(&set.rules, acap, matched),
+        (None, Some(signals)) => crate::signals::outcome(set, signals, matched),
+        (None, None) => outcome(&set.rules, winner),
     }
 }
 

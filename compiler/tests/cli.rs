@@ -196,12 +196,12 @@ fn bad_input_exits_2_and_names_the_problem() {
             "--agent",
             "X",
             "--dialect",
-            "acap",
+            "acap2",
             "/",
         ],
         None,
     );
-    assert_exit_2(&dialect, "not implemented");
+    assert_exit_2(&dialect, "invalid value");
 }
 
 #[test]

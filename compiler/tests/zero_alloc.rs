@@ -303,7 +303,7 @@ fn acap_usage_checks_do_not_allocate() {
         let mut seen = [0usize; 2];
         let n = allocations_during(|| {
             for url in &urls {
-                for &u in robocc_engine::Usage::ALL {
+                for &u in robocc_engine::Usage::ACAP {
                     seen[usize::from(policy.check_usage(url, u).allowed)] += 1;
                 }
                 seen[1] += policy.usages(url).len();
@@ -332,4 +332,44 @@ fn acap_usage_checks_do_not_allocate() {
     });
     assert_eq!(n, 0);
     assert!(checked > 1000);
+}
+
+#[test]
+fn preference_checks_do_not_allocate() {
+    // The attachment draft's example, a Content-Signal and a training token.
+    let body = b"Content-Signal: ai-input=no\nUser-Agent: *\nAllow: /\nDisallow: /never/\n\
+        Content-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n\
+        Content-Signal: search=yes\nUser-agent: Google-Extended\nDisallow: /x/\n";
+    let opts = CompileOptions {
+        training_agents: vec!["Google-Extended".to_string()],
+        ..CompileOptions::default()
+    };
+    let compiled = compile(body, "foo", &opts).unwrap();
+    let bytes = compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).unwrap();
+    assert_eq!(policy.channels().count(), 4);
+    let urls: Vec<&[u8]> = vec![
+        b"/test",
+        b"/never/test",
+        b"/ai-ok/test",
+        b"/x/1",
+        b"https://a.example/ai-ok/",
+    ];
+    let mut states = [0usize; 3];
+    let n = allocations_during(|| {
+        for url in &urls {
+            for &u in robocc_engine::Usage::ALL {
+                match policy.preference(url, u) {
+                    Some(v) => states[usize::from(v.allowed)] += 1,
+                    None => states[2] += 1,
+                }
+                let _ = policy.check_usage(url, u);
+            }
+            let s = policy.usage_states(url);
+            states[2] += s.unknown().len();
+            let _ = policy.usages(url);
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations");
+    assert!(states.iter().all(|&k| k > 0), "{states:?}");
 }

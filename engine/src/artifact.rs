@@ -25,6 +25,9 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 pub const FORMAT_VERSION: u32 = 5;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
+/// `rule` value of an AI-usage preference outcome that nothing stated
+/// (unknown; the allowed bit is clear).
+pub const UNKNOWN_RULE: u32 = OUTCOME_RULE_MASK - 1;
 /// Outcome word bit: the usage is allowed.
 pub const OUTCOME_ALLOWED: u32 = 1 << 31;
 /// Outcome word bits: the deciding rule's index, or [`NO_RULE`].
@@ -187,6 +190,29 @@ pub struct AcapData {
     pub requests: Vec<RecordData>,
 }
 
+/// AI-usage preferences: what a rule of a policy with signal channels is.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct SignalRuleData {
+    /// 0: an Allow/Disallow of the agent (crawl); 1: a Content-Usage line;
+    /// 2: a Content-Signal line; 3: an Allow/Disallow of a training token.
+    pub family: u8,
+    /// Two bits per channel (search, train-ai, ai-input from bit 0): 0
+    /// nothing, 1 allow, 2 disallow.
+    pub prefs: u8,
+    /// Family 3: index of the token in `SignalsData::training_agents`.
+    pub token: u16,
+}
+
+/// AI-usage preferences of a policy (docs/dialects.md, "AI-usage
+/// preferences").
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct SignalsData {
+    /// One per rule of the rule table.
+    pub rules: Vec<SignalRuleData>,
+    /// The training tokens compiled for.
+    pub training_agents: Vec<String>,
+}
+
 /// Non-rule records that apply to the chosen agent, and the file's global
 /// ones.
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -208,6 +234,8 @@ pub struct MetaData {
     pub request_rates: Vec<RateData>,
     /// acap only.
     pub acap: Option<AcapData>,
+    /// Policies with AI-usage preference channels only.
+    pub signals: Option<SignalsData>,
 }
 
 /// The archived root object of an artifact.

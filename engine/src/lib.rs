@@ -61,7 +61,8 @@ mod visit;
 
 pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_LEN};
 pub use policy::{
-    AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, Sizes, Traced, Verdict,
+    AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
+    Verdict,
 };
 #[doc(hidden)]
 pub use set::SetIndex;
@@ -74,7 +75,7 @@ pub use store::{write_store, HostEntry, StoreMeta};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
-    TimeWindow, UnknownName, UrlMode, Usage, UsageSet,
+    TimeWindow, UnknownName, UrlMode, Usage, UsageSet, UsageStates,
 };
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
 

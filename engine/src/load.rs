@@ -6,7 +6,10 @@
 //! After [`validate_policy`] succeeds the check path may read the tables
 //! without bounds checks: no input can make it read out of bounds or panic.
 
-use crate::artifact::{ArchivedPolicyData, FORMAT_VERSION, MAGIC, NO_RULE, OUTCOME_RULE_MASK};
+use crate::artifact::{
+    ArchivedPolicyData, FORMAT_VERSION, MAGIC, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
+    UNKNOWN_RULE,
+};
 use std::fmt;
 
 /// Size of the frame before the archive.
@@ -318,8 +321,17 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
         ));
     }
     let outcomes = data.outcomes.len() / channels;
+    let signals = channels == 4;
     for (i, o) in data.outcomes.iter().enumerate() {
         let rule = o.to_native() & OUTCOME_RULE_MASK;
+        // Unknown (nothing stated) only on a signal channel, never allowed.
+        if rule == UNKNOWN_RULE
+            && signals
+            && i % channels != 0
+            && o.to_native() & OUTCOME_ALLOWED == 0
+        {
+            continue;
+        }
         if rule != NO_RULE && rule as usize >= data.rules.len() {
             return Err(format!(
                 "outcome entry {i} names rule {rule} of {}",
@@ -355,7 +367,7 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     let acap = h.dialect == crate::types::Dialect::Acap as u8;
     match data.meta.acap.as_ref() {
         Some(a) if acap => {
-            let names = crate::types::Usage::ALL.iter().map(|u| u.name());
+            let names = crate::types::Usage::ACAP.iter().map(|u| u.name());
             if !h.channels.iter().map(|c| c.as_str()).eq(names) {
                 return Err("acap policy whose channels are not the usage types".into());
             }
@@ -372,6 +384,38 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
         }
         None if !acap => {}
         _ => return Err("acap data and dialect disagree".into()),
+    }
+    // Other dialects: crawl, or crawl and the AI-usage preference channels
+    // (one automaton, one entry per rule).
+    if !acap {
+        let names = ["crawl", "search", "train-ai", "ai-input"];
+        let expected: &[&str] = if signals { &names } else { &names[..1] };
+        if !h
+            .channels
+            .iter()
+            .map(|c| c.as_str())
+            .eq(expected.iter().copied())
+        {
+            return Err("channels are neither crawl nor crawl and the signal channels".into());
+        }
+        match data.meta.signals.as_ref() {
+            Some(sg) if signals => {
+                if data.automata.len() != 1 {
+                    return Err("signal channels with more than one automaton".into());
+                }
+                let tokens = sg.training_agents.len();
+                if sg.rules.len() != data.rules.len()
+                    || sg.rules.iter().any(|r| {
+                        r.family > 3
+                            || (r.family == 3 && usize::from(r.token.to_native()) >= tokens)
+                    })
+                {
+                    return Err("signal rule entries do not match the rule table".into());
+                }
+            }
+            None if !signals => {}
+            _ => return Err("signal data and channels disagree".into()),
+        }
     }
     let meta = &data.meta;
     let windows = meta

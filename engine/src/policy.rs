@@ -3,14 +3,14 @@
 
 use crate::artifact::{
     ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, NO_RULE,
-    OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
+    OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
 use crate::load::{self, FileKind, LoadError};
 use crate::normalize::{feed_decoded, feed_rfc};
 use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
 use crate::types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
-    TimeWindow, UrlMode, Usage, UsageSet,
+    TimeWindow, UrlMode, Usage, UsageSet, UsageStates,
 };
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
@@ -138,48 +138,132 @@ impl<'a> Policy<'a> {
         (channel < self.data.header.channels.len()).then(|| verdict(self.word(url, channel).0))
     }
 
-    /// The verdict for `url` on ACAP usage `usage`. An `acap` policy answers
-    /// from its usage channels; a policy of another dialect answers
-    /// [`Usage::Crawl`] as [`Policy::check`] does and every other usage
-    /// allowed by default (nothing in its file speaks of them).
+    /// The verdict for `url` on `usage`: an ACAP usage type or an AI-usage
+    /// preference channel.
     ///
-    /// `Verdict { allowed: false, rule: None }` is ACAP's undecidable
-    /// conflict: no single narrowest rule (ACAP 2.4.5), so prohibited.
+    /// * An `acap` policy answers its usage types from its channels
+    ///   (`Verdict { allowed: false, rule: None }` is ACAP's undecidable
+    ///   conflict: no single narrowest rule, so prohibited).
+    /// * Every policy answers [`Usage::Crawl`] as [`Policy::check`] does.
+    /// * A usage nothing in the file speaks of — an ACAP usage of another
+    ///   dialect, a preference channel that is unknown for this URL or that
+    ///   the policy does not have — is allowed by default (nothing
+    ///   prohibits it). [`Policy::preference`] tells unknown apart.
     #[inline]
     pub fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
-        if self.data.header.dialect == Dialect::Acap as u8 {
-            // Validation: an acap policy has exactly one channel per usage.
-            return verdict(self.word(url, usage as usize).0);
-        }
-        match usage {
-            Usage::Crawl => self.check(url),
-            _ => verdict(DEFAULT_ALLOW),
+        match self.channel_of(usage) {
+            Some(0) => self.check(url),
+            Some(c) => verdict(self.word(url, c).0),
+            None => verdict(DEFAULT_ALLOW),
         }
     }
 
-    /// The usages allowed for `url`, all from one walk (no allocation).
-    /// For a policy of another dialect than acap: every usage but
-    /// [`Usage::Crawl`], and crawl when [`Policy::check`] allows it.
-    pub fn usages(&self, url: &[u8]) -> UsageSet {
-        let d = self.data;
-        match d.automata.as_slice() {
-            [a] if d.header.dialect == Dialect::Acap as u8 => {
-                let (o, _) = run(a, path_parts(url), d.header.url_mode);
-                let base = o as usize * Usage::COUNT;
-                // Validation: channels == Usage::COUNT and o is a valid id.
-                let words = d.outcomes.get(base..base + Usage::COUNT).unwrap_or(&[]);
-                let mut bits = 0u16;
-                for (i, w) in words.iter().enumerate() {
-                    bits |= u16::from(w.to_native() & OUTCOME_ALLOWED != 0) << i;
-                }
-                UsageSet::from_bits(bits)
-            }
-            _ => {
-                let crawl = self.check(url).allowed;
-                let all = UsageSet::ALL.bits() & !1;
-                UsageSet::from_bits(all | u16::from(crawl))
+    /// The tri-state answer for `url` on `usage`: `Some(verdict)` when
+    /// something in the file decided it, `None` when nothing stated a
+    /// preference (an AI-usage preference channel with no statement for
+    /// this URL, a URL the agent may not crawl — which has no preferences —
+    /// or a usage this policy has no channel for). Crawl, and the usage
+    /// types of an `acap` policy, are always decided.
+    #[inline]
+    pub fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
+        match self.channel_of(usage)? {
+            0 => Some(self.check(url)),
+            c => {
+                let w = self.word(url, c).0;
+                (w & OUTCOME_RULE_MASK != UNKNOWN_RULE).then(|| verdict(w))
             }
         }
+    }
+
+    /// The channel that answers `usage`, if the policy has one.
+    #[inline]
+    fn channel_of(&self, usage: Usage) -> Option<usize> {
+        let channels = self.data.header.channels.len();
+        let acap = self.data.header.dialect == Dialect::Acap as u8;
+        match usage {
+            Usage::Crawl => Some(0),
+            // Validation: an acap policy has one channel per usage type.
+            u if acap => (!u.is_signal()).then_some(u as usize),
+            // Validation: the others have crawl, or crawl and the three
+            // signal channels in `Usage::SIGNALS` order.
+            u if u.is_signal() && channels == 4 => Some(1 + (u as usize - Usage::Search as usize)),
+            _ => None,
+        }
+    }
+
+    /// The usages [`Policy::check_usage`] allows for `url`, all from one
+    /// walk (no allocation).
+    pub fn usages(&self, url: &[u8]) -> UsageSet {
+        let s = self.usage_states(url);
+        UsageSet::from_bits(UsageSet::ALL.bits() & !s.disallowed.bits())
+    }
+
+    /// Every usage's tri-state answer for `url`, from one walk (no
+    /// allocation): the usages allowed, the usages disallowed, and —
+    /// neither — those nothing stated ([`Policy::preference`]).
+    pub fn usage_states(&self, url: &[u8]) -> UsageStates {
+        let d = self.data;
+        let channels = d.header.channels.len();
+        let (o, single) = match d.automata.as_slice() {
+            [a] => (run(a, path_parts(url), d.header.url_mode).0, true),
+            _ => (0, false),
+        };
+        if !single || channels == 1 {
+            // Crawl only (several automata: crawl only, by validation).
+            let crawl = self.check(url).allowed;
+            let mut bits = 1u32 << (Usage::Crawl as u8);
+            let allowed = UsageSet::from_bits(if crawl { bits } else { 0 });
+            bits = if crawl { 0 } else { bits };
+            return UsageStates {
+                allowed,
+                disallowed: UsageSet::from_bits(bits),
+            };
+        }
+        let base = o as usize * channels;
+        // Validation: `o` is a valid outcome id.
+        let words = d.outcomes.get(base..base + channels).unwrap_or(&[]);
+        let acap = d.header.dialect == Dialect::Acap as u8;
+        let (mut allowed, mut disallowed) = (0u32, 0u32);
+        for (c, w) in words.iter().enumerate() {
+            let w = w.to_native();
+            let usage = if acap {
+                c
+            } else if c == 0 {
+                0
+            } else {
+                Usage::Search as usize + c - 1
+            };
+            if w & OUTCOME_RULE_MASK == UNKNOWN_RULE && c != 0 {
+                continue;
+            }
+            if w & OUTCOME_ALLOWED != 0 {
+                allowed |= 1 << usage;
+            } else {
+                disallowed |= 1 << usage;
+            }
+        }
+        UsageStates {
+            allowed: UsageSet::from_bits(allowed),
+            disallowed: UsageSet::from_bits(disallowed),
+        }
+    }
+
+    /// AI-usage preferences: what kind of statement rule `id` is (`None`
+    /// for a policy without preference channels, or an unknown id).
+    pub fn signal_source(&self, id: u32) -> Option<SignalSource<'a>> {
+        let sg = self.data.meta.signals.as_ref()?;
+        let r = sg.rules.get(id as usize)?;
+        Some(match r.family {
+            1 => SignalSource::ContentUsage,
+            2 => SignalSource::ContentSignal,
+            // Validation checked the token index.
+            3 => SignalSource::TrainingToken(
+                sg.training_agents
+                    .get(usize::from(r.token.to_native()))
+                    .map_or("", |t| t.as_str()),
+            ),
+            _ => SignalSource::Rule,
+        })
     }
 
     /// acap: what rule `id` is about besides its pattern (`None` for other
@@ -348,6 +432,20 @@ const NO_OUTCOME: u32 = u32::MAX;
 /// The outcome word of "allowed, no rule decided".
 const DEFAULT_ALLOW: u32 = OUTCOME_ALLOWED | NO_RULE;
 
+/// What kind of statement a rule of a policy with AI-usage preference
+/// channels is ([`Policy::signal_source`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalSource<'a> {
+    /// An Allow/Disallow of the agent (decides crawl).
+    Rule,
+    /// A `Content-Usage` line (aipref attach-05).
+    ContentUsage,
+    /// A `Content-Signal` line (Content Signals Policy).
+    ContentSignal,
+    /// An Allow/Disallow of this training token's group.
+    TrainingToken(&'a str),
+}
+
 /// acap: what a rule is about besides its pattern ([`Policy::acap_rule`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AcapRuleRef<'a> {
@@ -372,6 +470,10 @@ pub struct AcapRuleRef<'a> {
 #[inline(always)]
 fn verdict(word: u32) -> Verdict {
     let rule = word & OUTCOME_RULE_MASK;
+    if rule == UNKNOWN_RULE {
+        // An AI-usage preference nothing stated: allowed by default.
+        return verdict(DEFAULT_ALLOW);
+    }
     Verdict {
         allowed: word & OUTCOME_ALLOWED != 0,
         rule: (rule != NO_RULE).then_some(rule),

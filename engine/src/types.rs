@@ -209,8 +209,11 @@ named_enum! {
 }
 
 named_enum! {
-    /// An ACAP 1.0 usage type (§2.5): what a crawler wants to do with a
-    /// resource. The number is the usage's channel in an `acap` policy.
+    /// What a crawler wants to do with a resource: an ACAP 1.0 usage type
+    /// (§2.5; the number is its channel in an `acap` policy), or an
+    /// AI-usage preference channel (`search`, `train-ai`, `ai-input`:
+    /// docs/dialects.md, "AI-usage preferences"), which is tri-state
+    /// ([`crate::Policy::preference`]).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
     #[repr(u8)]
     pub enum Usage {
@@ -243,12 +246,47 @@ named_enum! {
         PresentLink = 12 => "present-link",
         /// Any usage not explicitly permitted (2.5.6).
         Other = 13 => "other",
+        /// AI-usage preferences: listing in search results with a link and
+        /// excerpts (aipref vocab-07 `search`, Content-Signal `search`).
+        Search = 14 => "search",
+        /// AI-usage preferences: training or fine-tuning AI models (vocab-07
+        /// `train-ai`, Content-Signal `ai-train`, training tokens).
+        TrainAi = 15 => "train-ai",
+        /// AI-usage preferences: input to an AI system at answer time
+        /// (Content-Signal `ai-input`).
+        AiInput = 16 => "ai-input",
     }
 }
 
 impl Usage {
-    /// Number of usages (the channels of an `acap` policy).
-    pub const COUNT: usize = 14;
+    /// Number of ACAP usage types (the channels of an `acap` policy).
+    pub const ACAP_COUNT: usize = 14;
+
+    /// The ACAP 1.0 usage types, `crawl` to `other`, in channel order.
+    pub const ACAP: &'static [Usage] = &[
+        Usage::Crawl,
+        Usage::Follow,
+        Usage::Index,
+        Usage::Preserve,
+        Usage::Present,
+        Usage::PresentOriginal,
+        Usage::PresentCurrentcopy,
+        Usage::PresentOldcopy,
+        Usage::PresentSnippet,
+        Usage::PresentThumbnail,
+        Usage::PresentOldsnippet,
+        Usage::PresentOldthumbnail,
+        Usage::PresentLink,
+        Usage::Other,
+    ];
+
+    /// The AI-usage preference channels, in channel order after `crawl`.
+    pub const SIGNALS: &'static [Usage] = &[Usage::Search, Usage::TrainAi, Usage::AiInput];
+
+    /// Is this an AI-usage preference channel (tri-state)?
+    pub fn is_signal(self) -> bool {
+        self as u8 >= Usage::Search as u8
+    }
 
     /// Is this `present` or one of its sub-types (a rule on `present`
     /// concerns all of them)?
@@ -260,21 +298,21 @@ impl Usage {
 /// A set of [`Usage`]s: one bit per usage (what [`crate::Policy::usages`]
 /// answers: the usages allowed for a URL).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct UsageSet(u16);
+pub struct UsageSet(u32);
 
 impl UsageSet {
     /// No usage.
     pub const EMPTY: UsageSet = UsageSet(0);
     /// Every usage.
-    pub const ALL: UsageSet = UsageSet((1 << Usage::COUNT) - 1);
+    pub const ALL: UsageSet = UsageSet((1 << Usage::ALL.len()) - 1);
 
     /// The set with the bits of `bits` (bits past the last usage dropped).
-    pub const fn from_bits(bits: u16) -> UsageSet {
+    pub const fn from_bits(bits: u32) -> UsageSet {
         UsageSet(bits & UsageSet::ALL.0)
     }
 
     /// One bit per usage, bit `n` for the usage numbered `n`.
-    pub const fn bits(self) -> u16 {
+    pub const fn bits(self) -> u32 {
         self.0
     }
 
@@ -305,6 +343,25 @@ impl UsageSet {
             .iter()
             .copied()
             .filter(move |&u| self.contains(u))
+    }
+}
+
+/// Every usage's answer for one URL, from one walk
+/// ([`crate::Policy::usage_states`]): allowed, disallowed, or neither
+/// (unknown: nothing stated; only the AI-usage preference channels, and
+/// ACAP usages of a policy of another dialect, can be unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UsageStates {
+    /// The usages allowed.
+    pub allowed: UsageSet,
+    /// The usages disallowed.
+    pub disallowed: UsageSet,
+}
+
+impl UsageStates {
+    /// The usages neither allowed nor disallowed.
+    pub fn unknown(self) -> UsageSet {
+        UsageSet(UsageSet::ALL.0 & !(self.allowed.0 | self.disallowed.0))
     }
 }
 

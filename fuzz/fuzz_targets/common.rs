@@ -109,7 +109,7 @@ pub fn check_one(data: &[u8]) {
         // acap: the engine against the independent ACAP oracle, every usage.
         let oracle = reference::AcapOracle::new(body, agent(sel), &[], &[]);
         for url in urls.split(|&b| b == 0xFE) {
-            for &u in robocc_engine::Usage::ALL {
+            for &u in robocc_engine::Usage::ACAP {
                 let got = policy.check_usage(url, u);
                 let want = oracle.check(url, u);
                 let undecidable = !got.allowed && got.rule.is_none();

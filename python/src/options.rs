@@ -85,6 +85,9 @@ impl Options<'_> {
                 time,
                 ..Budget::default()
             },
+            // ACAP purposes and references, and training tokens, are not
+            // exposed to Python yet.
+            ..CompileOptions::default()
         })
     }
 }

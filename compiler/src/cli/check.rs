@@ -50,11 +50,12 @@ pub struct CheckArgs {
     /// Output: `text` (verdict<TAB>URL) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
-    /// The usage to answer for (ACAP 2.5: crawl, follow, index, preserve,
-    /// present, present-snippet, …, other), or `all`: then each URL gets one
-    /// line per usage, `VERDICT<TAB>USAGE<TAB>URL` (JSON: a `usages`
-    /// object). Policies of other dialects than acap only speak of crawl:
-    /// every other usage is allowed by default there.
+    /// The usage to answer for: crawl; an AI-usage preference channel
+    /// (search, train-ai, ai-input: allow, disallow or unknown); an ACAP
+    /// usage type (follow, index, preserve, present, present-snippet, …,
+    /// other: --dialect acap; other dialects allow them by default); or
+    /// `all`: then each URL gets one line per usage the policy's dialect
+    /// speaks of, `VERDICT<TAB>USAGE<TAB>URL` (JSON: a `usages` object).
     #[arg(long, value_name = "USAGE", default_value = "crawl", value_parser = parse_usage_arg,
           help_heading = "Output")]
     usage: UsageArg,
@@ -168,8 +169,23 @@ fn verdict_of(
     has_lines: bool,
     host: Option<(HostSource, u16)>,
 ) -> Judged {
-    let v: Verdict = p.check_usage(url, usage);
     let acap = p.header().dialect == robocc_engine::Dialect::Acap;
+    if usage.is_signal() {
+        // Tri-state: nothing stated is `unknown`, not a default.
+        let v = p.preference(url, usage);
+        let line = v
+            .and_then(|v| v.rule)
+            .and_then(|r| p.rule(r))
+            .map(|r| r.line);
+        return Judged {
+            allowed: v.map(|v| v.allowed),
+            line: line.filter(|_| has_lines),
+            qualifiers: None,
+            undecidable: false,
+            host: host.map(Some),
+        };
+    }
+    let v: Verdict = p.check_usage(url, usage);
     let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
     let qualifiers = acap.then(|| {
         v.rule
@@ -350,10 +366,27 @@ impl<W: Write> Printer<'_, W> {
         Ok(())
     }
 
+    /// The usages `--usage all` prints: an acap policy's usage types, or
+    /// crawl and the AI-usage preference channels.
+    fn usages_of_all(&self) -> &'static [Usage] {
+        const CRAWL_AND_SIGNALS: [Usage; 4] =
+            [Usage::Crawl, Usage::Search, Usage::TrainAi, Usage::AiInput];
+        let acap = match self.source {
+            Source::Policy(p) => p.policy().header().dialect == robocc_engine::Dialect::Acap,
+            Source::Store(s) => s.dialect() == robocc_engine::Dialect::Acap,
+            Source::Set(s) => s.dialect() == robocc_engine::Dialect::Acap,
+        };
+        if acap {
+            Usage::ACAP
+        } else {
+            &CRAWL_AND_SIGNALS
+        }
+    }
+
     /// `--usage all`: every usage's verdict for one URL.
     fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
-        let mut judged = Vec::with_capacity(Usage::COUNT);
-        for &u in Usage::ALL {
+        let mut judged = Vec::with_capacity(Usage::ALL.len());
+        for &u in self.usages_of_all() {
             match judge(self.source, url, u, self.missing) {
                 Ok(j) => judged.push((u, j)),
                 Err(e) => return Err(self.fail(e)),

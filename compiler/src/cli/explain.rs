@@ -248,6 +248,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             println!("  limits: {note}");
         }
         println!("  groups: {groups}");
+        explain_signals(&policy, url.as_bytes(), v.allowed);
         let m = policy.meta();
         if let Some(ms) = m.crawl_delay_ms() {
             println!("  crawl-delay: {} s", ms as f64 / 1000.0);
@@ -340,7 +341,7 @@ fn explain_acap(
         }
         s
     };
-    for &u in robocc_engine::Usage::ALL {
+    for &u in robocc_engine::Usage::ACAP {
         if only.is_some_and(|o| o != u) {
             continue;
         }
@@ -379,6 +380,58 @@ fn explain_acap(
     }
     for q in m.acap_requests() {
         println!("  request: line {}: {} {}", q.line, q.key, q.value);
+    }
+}
+
+/// AI-usage preferences: each channel's answer and the statement that
+/// decided it (a policy without preference channels says they are unknown).
+fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool) {
+    use robocc_engine::{SignalSource, Usage};
+    if policy.channels().count() == 1 {
+        println!("  preferences: none stated (search, train-ai, ai-input unknown)");
+        return;
+    }
+    for &u in Usage::SIGNALS {
+        let v = policy.preference(url, u);
+        let text = match v {
+            None if !crawlable => "unknown: the agent may not crawl this URL, so no \
+                                   preference applies (aipref attach-05 §3.1)"
+                .to_string(),
+            None => "unknown: nothing stated".to_string(),
+            Some(v) => {
+                let word = if v.allowed { "allow" } else { "disallow" };
+                match v
+                    .rule
+                    .and_then(|id| Some((policy.rule(id)?, policy.signal_source(id)?)))
+                {
+                    Some((r, source)) => {
+                        let what = match source {
+                            SignalSource::ContentUsage => format!(
+                                "Content-Usage{}",
+                                if r.pattern.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" {}", r.pattern_text())
+                                }
+                            ),
+                            SignalSource::ContentSignal => "Content-Signal".to_string(),
+                            SignalSource::TrainingToken(t) => {
+                                format!("training token {t}: Disallow {}", r.pattern_text())
+                            }
+                            SignalSource::Rule => "a rule".to_string(),
+                        };
+                        let at = if r.line > 0 {
+                            format!("line {}: ", r.line)
+                        } else {
+                            String::new()
+                        };
+                        format!("{word}: {at}{what} (any disallow wins, then any allow)")
+                    }
+                    None => word.to_string(),
+                }
+            }
+        };
+        println!("  {u}: {text}");
     }
 }
 

@@ -146,6 +146,11 @@ pub struct DialectArgs {
     /// strict reading of RFC 9309's grammar does (default: Google's reading).
     #[arg(long)]
     records_close_groups: bool,
+    /// rfc9309: a product token AI operators use for training only (e.g.
+    /// Google-Extended): where its group disallows a URL, train-ai is
+    /// disallowed. Repeatable.
+    #[arg(long, value_name = "TOKEN")]
+    training_agent: Vec<String>,
     /// acap: a usage purpose the crawler serves (ACAP 2.3.3); sub-records
     /// whose ACAP-usage-purpose pattern matches it apply. Repeatable.
     #[arg(long, value_name = "PURPOSE")]
@@ -250,6 +255,7 @@ const COMPILE_ONLY: &[&str] = &[
     "records_close_groups",
     "purpose",
     "reference",
+    "training_agent",
     "max_line_len",
     "max_rules",
     "max_states",
@@ -400,6 +406,7 @@ impl CompileFlags {
                 },
                 ..Budget::default()
             },
+            training_agents: self.dialect.training_agent.clone(),
             purposes: self.dialect.purpose.clone(),
             references: self.references()?,
         })

@@ -441,7 +441,7 @@ fn walk(
                     }
                 }
                 None => {
-                    for &usage in Usage::ALL {
+                    for &usage in Usage::ACAP {
                         let r = Read {
                             usage,
                             allow: false,
@@ -817,8 +817,8 @@ mod tests {
         assert_eq!(ans(&o, "/a/c", Usage::Crawl), (false, Some(2), false));
         // Step 3: equal patterns, opposite verdicts: undecidable.
         assert_eq!(ans(&o, "/x", Usage::Index), (false, None, true));
-        // Step 2: all allow: the narrowest.
-        assert_eq!(ans(&o, "/p/q", Usage::Follow), (true, Some(8), false));
+        // Step 2: all allow: the first in file order names it.
+        assert_eq!(ans(&o, "/p/q", Usage::Follow), (true, Some(7), false));
         // Step 3: `/*.gif` against `/a`: `*` vs `a` makes `/a` narrower.
         assert_eq!(ans(&o, "/a.gif", Usage::Preserve), (true, Some(10), false));
         assert_eq!(ans(&o, "/b.gif", Usage::Preserve), (false, Some(9), false));

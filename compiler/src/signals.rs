@@ -1,0 +1,666 @@
+//! AI-usage preferences in robots.txt: Content-Usage lines (aipref
+//! attach-05 §3, vocab-07 §6), Content-Signal lines (Cloudflare's Content
+//! Signals Policy) and training tokens, lowered into the same automaton as
+//! the agent's Allow/Disallow rules: its states carry crawl and the three
+//! tri-state channels `search`, `train-ai`, `ai-input`
+//! (docs/dialects.md, "AI-usage preferences").
+//!
+//! Each statement is a rule of the rule set with a family; the lowering runs
+//! in set mode (a state keeps what it matched) and [`outcome`] resolves the
+//! four channels of a state. [`Canon`] keeps the states as small as rank
+//! pruning would: per family only what can still decide.
+
+use crate::agent::{select, Selection, Via};
+use crate::diag::{DiagCode, Diagnostic};
+use crate::glob::Glob;
+use crate::parse::escape::google_escape;
+use crate::parse::keys::KeyKind;
+use crate::parse::{RobotsTxt, RuleKind};
+use crate::ruleset::{self, RuleSet, SetRule};
+use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE, UNKNOWN_RULE};
+use robocc_engine::{RankClass, UrlMode};
+
+/// A channel's statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Pref {
+    /// Nothing stated.
+    #[default]
+    Unknown,
+    /// Allowed (`y`, `yes`).
+    Allow,
+    /// Disallowed (`n`, `no`, a training token's Disallow).
+    Disallow,
+}
+
+/// What a rule of a rule set with signals is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// An Allow/Disallow of the agent: decides crawl.
+    Crawl,
+    /// A Content-Usage line.
+    ContentUsage,
+    /// A Content-Signal line.
+    ContentSignal,
+    /// An Allow/Disallow of training token number `.0`.
+    Training(u16),
+}
+
+/// The signal side of one rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalRule {
+    /// What the rule is.
+    pub family: Family,
+    /// Its statement per channel (search, train-ai, ai-input).
+    pub prefs: [Pref; 3],
+}
+
+/// The signal side of a rule set: one entry per rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SignalRules {
+    /// One per rule of the rule set, in rule order.
+    pub rules: Vec<SignalRule>,
+    /// The training tokens compiled for.
+    pub training_agents: Vec<String>,
+}
+
+/// Index of a channel in [`SignalRule::prefs`].
+const SEARCH: usize = 0;
+const TRAIN_AI: usize = 1;
+const AI_INPUT: usize = 2;
+
+/// Adds the agent's signal statements to `set` (an rfc9309 rule set) as
+/// rules; returns whether there were any (else `set` is unchanged).
+pub fn add(
+    set: &mut RuleSet,
+    robots: &RobotsTxt<'_>,
+    selection: &Selection,
+    training_agents: &[String],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut extra: Vec<(SetRule, SignalRule)> = Vec::new();
+    let records = selection
+        .groups
+        .iter()
+        .flat_map(|&g| robots.groups[g].records.iter().map(move |r| (g, r)));
+    for (g, r) in records {
+        if r.kind == KeyKind::ContentSignal {
+            extra.push(content_signal(r.value, r.line, g as u32, diagnostics));
+        } else if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+            extra.push(content_usage(r.value, r.line, g as u32, set.url_mode));
+        }
+    }
+    // File-level Content-Signal lines (before the first group) speak for
+    // every crawler (docs/dialects.md: a choice).
+    for r in robots.global.iter() {
+        if r.kind == KeyKind::ContentSignal {
+            extra.push(content_signal(r.value, r.line, u32::MAX, diagnostics));
+        } else if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+            diagnostics.push(Diagnostic::new(
+                r.line,
+                DiagCode::SignalIgnored,
+                "Content-Usage before the first user-agent line belongs to no group: \
+                 ignored (aipref attach-05 §3)"
+                    .to_string(),
+            ));
+        }
+    }
+    for (t, token) in training_agents.iter().enumerate() {
+        let chosen = select(robots, token);
+        if chosen.via != Via::Named {
+            continue;
+        }
+        for &g in &chosen.groups {
+            for rule in robots.groups[g].rules.iter().filter(|r| !r.raw.is_empty()) {
+                let allow = rule.kind == RuleKind::Allow;
+                let pattern = rule.pattern.to_vec();
+                let glob = Glob::parse(&pattern, PatternSyntax::Glob, UrlMode::Google);
+                let mut prefs = [Pref::Unknown; 3];
+                prefs[TRAIN_AI] = if allow { Pref::Allow } else { Pref::Disallow };
+                extra.push((
+                    SetRule {
+                        allow,
+                        priority: len_u32(pattern.len()),
+                        rank: len_u32(pattern.len()) * 2 + u32::from(allow) + 1,
+                        pattern,
+                        syntax: PatternSyntax::Glob,
+                        glob,
+                        class: RankClass::LongestMatch,
+                        line: rule.line,
+                        group: g as u32,
+                        origin: RuleOrigin::Line,
+                    },
+                    SignalRule {
+                        family: Family::Training(t as u16),
+                        prefs,
+                    },
+                ));
+            }
+        }
+    }
+    if extra.is_empty() {
+        return false;
+    }
+    let mut rules: Vec<SignalRule> = set
+        .rules
+        .iter()
+        .map(|_| SignalRule {
+            family: Family::Crawl,
+            prefs: [Pref::Unknown; 3],
+        })
+        .collect();
+    for (rule, signal) in extra {
+        set.rules.push(rule);
+        rules.push(signal);
+    }
+    set.signals = Some(SignalRules {
+        rules,
+        training_agents: training_agents.to_vec(),
+    });
+    true
+}
+
+fn len_u32(n: usize) -> u32 {
+    u32::try_from(n)
+        .unwrap_or(u32::MAX / 4)
+        .min(ruleset::ROBOTS_TXT_PRIORITY - 1)
+}
+
+/// A rule that matches every path (a statement without a path).
+fn everywhere(line: u32, group: u32) -> SetRule {
+    SetRule {
+        allow: true,
+        pattern: Vec::new(),
+        syntax: PatternSyntax::Glob,
+        glob: Glob::default(),
+        priority: 0,
+        rank: 1,
+        class: RankClass::LongestMatch,
+        line,
+        group,
+        origin: RuleOrigin::Line,
+    }
+}
+
+/// `Content-Usage: [path SP] dictionary` (attach-05 §3.2).
+fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (SetRule, SignalRule) {
+    let (path, pref) = if value.first() == Some(&b'/') {
+        let end = value
+            .iter()
+            .position(|&b| b == b' ' || b == b'\t')
+            .unwrap_or(value.len());
+        let rest = &value[end..];
+        let start = rest
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .unwrap_or(rest.len());
+        (&value[..end], &rest[start..])
+    } else {
+        (&value[..0], value)
+    };
+    let mut prefs = [Pref::Unknown; 3];
+    if let Some(dict) = parse_dictionary(pref) {
+        for (key, token) in dict {
+            let channel = match key.as_str() {
+                "train-ai" => TRAIN_AI,
+                "search" => SEARCH,
+                _ => continue,
+            };
+            prefs[channel] = match token.as_deref() {
+                Some("y") => Pref::Allow,
+                Some("n") => Pref::Disallow,
+                _ => Pref::Unknown,
+            };
+        }
+    }
+    let pattern = google_escape(path).into_owned();
+    let glob = Glob::parse(&pattern, PatternSyntax::Glob, url_mode);
+    let mut rule = everywhere(line, group);
+    rule.priority = len_u32(pattern.len());
+    rule.pattern = pattern;
+    rule.glob = glob;
+    (
+        rule,
+        SignalRule {
+            family: Family::ContentUsage,
+            prefs,
+        },
+    )
+}
+
+/// `Content-Signal: key=yes|no, …` (Content Signals Policy).
+fn content_signal(
+    value: &[u8],
+    line: u32,
+    group: u32,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (SetRule, SignalRule) {
+    let mut prefs = [Pref::Unknown; 3];
+    for pair in value.split(|&b| b == b',') {
+        let pair = pair.trim_ascii();
+        if pair.is_empty() {
+            continue;
+        }
+        let Some(eq) = pair.iter().position(|&b| b == b'=') else {
+            diagnostics.push(Diagnostic::new(
+                line,
+                DiagCode::SignalIgnored,
+                format!(
+                    "Content-Signal {:?} is not key=value: it states nothing",
+                    String::from_utf8_lossy(pair)
+                ),
+            ));
+            continue;
+        };
+        let key = pair[..eq].trim_ascii().to_ascii_lowercase();
+        let val = pair[eq + 1..].trim_ascii().to_ascii_lowercase();
+        let channel = match key.as_slice() {
+            b"search" => SEARCH,
+            b"ai-train" => TRAIN_AI,
+            b"ai-input" => AI_INPUT,
+            _ => {
+                diagnostics.push(Diagnostic::new(
+                    line,
+                    DiagCode::SignalIgnored,
+                    format!(
+                        "Content-Signal key {:?} is not search, ai-train or ai-input: ignored",
+                        String::from_utf8_lossy(&key)
+                    ),
+                ));
+                continue;
+            }
+        };
+        prefs[channel] = match val.as_slice() {
+            b"yes" => Pref::Allow,
+            b"no" => Pref::Disallow,
+            _ => {
+                diagnostics.push(Diagnostic::new(
+                    line,
+                    DiagCode::SignalIgnored,
+                    format!(
+                        "Content-Signal value {:?} is not yes or no: it states nothing",
+                        String::from_utf8_lossy(&val)
+                    ),
+                ));
+                Pref::Unknown
+            }
+        };
+    }
+    (
+        everywhere(line, group),
+        SignalRule {
+            family: Family::ContentSignal,
+            prefs,
+        },
+    )
+}
+
+/// An RFC 8941 Dictionary (§4.2.2): each member's key and, when its value
+/// is a Token, the token (`None`: any other value, a bare key, an inner
+/// list). Later duplicates replace earlier ones. `None` when the bytes are
+/// not a Dictionary (vocab-07 §6.7.1: "If the parsing of the Dictionary
+/// fails, preferences are unknown").
+pub fn parse_dictionary(input: &[u8]) -> Option<Vec<(String, Option<String>)>> {
+    let mut p = Sf { s: input, i: 0 };
+    p.skip_sp();
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    if p.done() {
+        return Some(out);
+    }
+    loop {
+        let key = p.key()?;
+        let value = if p.eat(b'=') {
+            if p.peek() == Some(b'(') {
+                p.inner_list()?;
+                None
+            } else {
+                p.bare_item()?
+            }
+        } else {
+            None
+        };
+        p.parameters()?;
+        out.retain(|(k, _)| *k != key);
+        out.push((key, value));
+        p.skip_ows();
+        if p.done() {
+            return Some(out);
+        }
+        if !p.eat(b',') {
+            return None;
+        }
+        p.skip_ows();
+        if p.done() {
+            // A trailing comma is a parse failure (§4.2.2).
+            return None;
+        }
+    }
+}
+
+/// RFC 8941 parsing state.
+struct Sf<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Sf<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn done(&self) -> bool {
+        self.i >= self.s.len()
+    }
+    fn eat(&mut self, b: u8) -> bool {
+        let hit = self.peek() == Some(b);
+        self.i += usize::from(hit);
+        hit
+    }
+    fn skip_sp(&mut self) {
+        while self.peek() == Some(b' ') {
+            self.i += 1;
+        }
+    }
+    fn skip_ows(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.i += 1;
+        }
+    }
+    /// key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" )
+    fn key(&mut self) -> Option<String> {
+        let start = self.i;
+        match self.peek()? {
+            b'a'..=b'z' | b'*' => self.i += 1,
+            _ => return None,
+        }
+        while matches!(
+            self.peek(),
+            Some(b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'.' | b'*')
+        ) {
+            self.i += 1;
+        }
+        Some(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+    /// A bare item; `Some(Some(token))` for a Token, `Some(None)` for any
+    /// other valid item, `None` on a syntax error.
+    fn bare_item(&mut self) -> Option<Option<String>> {
+        match self.peek()? {
+            b'-' | b'0'..=b'9' => self.number().map(|()| None),
+            b'"' => self.string().map(|()| None),
+            b':' => self.bytes().map(|()| None),
+            b'?' => {
+                self.i += 1;
+                match self.peek()? {
+                    b'0' | b'1' => {
+                        self.i += 1;
+                        Some(None)
+                    }
+                    _ => None,
+                }
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'*' => Some(Some(self.token())),
+            _ => None,
+        }
+    }
+    fn token(&mut self) -> String {
+        let start = self.i;
+        self.i += 1;
+        while self
+            .peek()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~:/".contains(&b))
+        {
+            self.i += 1;
+        }
+        String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
+    }
+    fn number(&mut self) -> Option<()> {
+        self.eat(b'-');
+        let start = self.i;
+        let mut dot = None;
+        while let Some(b) = self.peek() {
+            match b {
+                b'0'..=b'9' => self.i += 1,
+                b'.' if dot.is_none() => {
+                    dot = Some(self.i);
+                    self.i += 1;
+                }
+                _ => break,
+            }
+        }
+        let digits = self.i - start;
+        match dot {
+            None => (1..=15).contains(&digits).then_some(()),
+            Some(d) => {
+                let (int, frac) = (d - start, self.i - d - 1);
+                ((1..=12).contains(&int) && (1..=3).contains(&frac)).then_some(())
+            }
+        }
+    }
+    fn string(&mut self) -> Option<()> {
+        self.i += 1;
+        loop {
+            let b = self.peek()?;
+            self.i += 1;
+            match b {
+                b'\\' => {
+                    let n = self.peek()?;
+                    if n != b'"' && n != b'\\' {
+                        return None;
+                    }
+                    self.i += 1;
+                }
+                b'"' => return Some(()),
+                0x20..=0x7e => {}
+                _ => return None,
+            }
+        }
+    }
+    fn bytes(&mut self) -> Option<()> {
+        self.i += 1;
+        loop {
+            let b = self.peek()?;
+            self.i += 1;
+            match b {
+                b':' => return Some(()),
+                b if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=' => {}
+                _ => return None,
+            }
+        }
+    }
+    fn inner_list(&mut self) -> Option<()> {
+        self.i += 1;
+        loop {
+            self.skip_sp();
+            if self.eat(b')') {
+                return self.parameters();
+            }
+            self.bare_item()?;
+            self.parameters()?;
+            match self.peek()? {
+                b' ' | b')' => {}
+                _ => return None,
+            }
+        }
+    }
+    fn parameters(&mut self) -> Option<()> {
+        while self.eat(b';') {
+            self.skip_sp();
+            self.key()?;
+            if self.eat(b'=') {
+                self.bare_item()?;
+            }
+        }
+        Some(())
+    }
+}
+
+/// What a set-mode state must remember of the rules it matched, as rank
+/// pruning would: the best crawl rule (longest match), the Content-Usage
+/// lines of the longest matching path, every Content-Signal line, and each
+/// training token's best rule.
+pub struct Canon {
+    family: Vec<Family>,
+    rank: Vec<u32>,
+    priority: Vec<u32>,
+}
+
+impl Canon {
+    /// The families and ranks of `set`'s rules.
+    pub fn new(set: &RuleSet, signals: &SignalRules) -> Canon {
+        Canon {
+            family: signals.rules.iter().map(|r| r.family).collect(),
+            rank: set.rules.iter().map(|r| r.rank).collect(),
+            priority: set.rules.iter().map(|r| r.priority).collect(),
+        }
+    }
+
+    /// Does rule `a` beat rule `b` of the same ranked family (crawl or one
+    /// token): higher rank, then the earlier rule.
+    fn beats(&self, a: usize, b: usize) -> bool {
+        self.rank[a] > self.rank[b] || (self.rank[a] == self.rank[b] && a < b)
+    }
+}
+
+impl crate::lower::Canonical for Canon {
+    fn matters(&self, r: usize, matched: &[usize]) -> bool {
+        let f = self.family[r];
+        let same = matched.iter().filter(|&&m| self.family[m] == f);
+        match f {
+            Family::ContentSignal => true,
+            Family::ContentUsage => same
+                .into_iter()
+                .all(|&m| self.priority[m] <= self.priority[r]),
+            Family::Crawl | Family::Training(_) => {
+                same.into_iter().all(|&m| m == r || self.beats(r, m))
+            }
+        }
+    }
+
+    fn reduce(&self, matched: &mut Vec<usize>) {
+        let all = matched.clone();
+        matched.retain(|&r| {
+            let f = self.family[r];
+            let mut same = all.iter().filter(|&&m| m != r && self.family[m] == f);
+            match f {
+                Family::ContentSignal => true,
+                Family::ContentUsage => same.all(|&m| self.priority[m] <= self.priority[r]),
+                Family::Crawl | Family::Training(_) => same.all(|&m| self.beats(r, m)),
+            }
+        });
+    }
+}
+
+/// The outcome words of a state that matched `matched` (sorted ids):
+/// crawl, then search, train-ai, ai-input.
+pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u32> {
+    let fam = |i: usize| signals.rules[i].family;
+    let beats = |a: usize, b: usize| ruleset::beats(&set.rules, a, b);
+    // Crawl: Google's longest match among the crawl rules.
+    let mut crawl: Option<usize> = None;
+    for &i in matched.iter().filter(|&&i| fam(i) == Family::Crawl) {
+        if crawl.is_none_or(|b| beats(i, b)) {
+            crawl = Some(i);
+        }
+    }
+    let crawl_word = ruleset::outcome(&set.rules, crawl)[0];
+    let crawlable = crawl.is_none_or(|i| set.rules[i].allow);
+    let mut words = vec![crawl_word];
+    // The statements of each source, per channel: (pref, first rule).
+    let mut sources: Vec<[(Pref, u32); 3]> = Vec::new();
+    // Content-Usage: the lines of the longest matching path.
+    let cu: Vec<usize> = matched
+        .iter()
+        .copied()
+        .filter(|&i| fam(i) == Family::ContentUsage)
+        .collect();
+    let longest = cu.iter().map(|&i| set.rules[i].priority).max();
+    let combine = |ids: &mut dyn Iterator<Item = usize>| {
+        let mut out = [(Pref::Unknown, NO_RULE); 3];
+        for i in ids {
+            for (c, o) in out.iter_mut().enumerate() {
+                let p = signals.rules[i].prefs[c];
+                let stronger = matches!(
+                    (o.0, p),
+                    (Pref::Unknown, Pref::Allow | Pref::Disallow) | (Pref::Allow, Pref::Disallow)
+                );
+                if stronger {
+                    *o = (p, i as u32);
+                }
+            }
+        }
+        out
+    };
+    if let Some(len) = longest {
+        sources.push(combine(
+            &mut cu.iter().copied().filter(|&i| set.rules[i].priority == len),
+        ));
+    }
+    sources.push(combine(
+        &mut matched
+            .iter()
+            .copied()
+            .filter(|&i| fam(i) == Family::ContentSignal),
+    ));
+    for t in 0..signals.training_agents.len() {
+        let mut best: Option<usize> = None;
+        for &i in matched
+            .iter()
+            .filter(|&&i| fam(i) == Family::Training(t as u16))
+        {
+            if best.is_none_or(|b| beats(i, b)) {
+                best = Some(i);
+            }
+        }
+        let mut out = [(Pref::Unknown, NO_RULE); 3];
+        if let Some(b) = best.filter(|&b| !set.rules[b].allow) {
+            out[TRAIN_AI] = (Pref::Disallow, b as u32);
+        }
+        sources.push(out);
+    }
+    for c in 0..3 {
+        let first = |p: Pref| sources.iter().find(|s| s[c].0 == p).map(|s| s[c].1);
+        let word = if !crawlable {
+            outcome_word(false, UNKNOWN_RULE)
+        } else if let Some(rule) = first(Pref::Disallow) {
+            outcome_word(false, rule)
+        } else if let Some(rule) = first(Pref::Allow) {
+            outcome_word(true, rule)
+        } else {
+            outcome_word(false, UNKNOWN_RULE)
+        };
+        words.push(word);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_dictionary;
+
+    fn tokens(s: &str) -> Option<Vec<(String, Option<String>)>> {
+        parse_dictionary(s.as_bytes())
+    }
+
+    #[test]
+    fn vocab_07_examples() {
+        let t = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+        assert_eq!(
+            tokens("train-ai=y, search=n"),
+            Some(vec![t("train-ai", Some("y")), t("search", Some("n"))])
+        );
+        // The last duplicate counts; a bare key and a string are no token.
+        assert_eq!(
+            tokens("train-ai=y, train-ai, search=n, search=\"n\""),
+            Some(vec![t("train-ai", None), t("search", None)])
+        );
+        assert_eq!(
+            tokens("train-ai;allow=n, train-ai=y"),
+            Some(vec![t("train-ai", Some("y"))])
+        );
+        assert_eq!(tokens("Train-AI=n"), None, "uppercase keys fail");
+        assert_eq!(tokens("train-ai=y,"), None, "trailing comma");
+        assert_eq!(tokens("train-ai;has;parameters=\"?\";"), None);
+        assert_eq!(
+            tokens("a=(1 2), b=?1, c=:AQ==:, d=1.5"),
+            Some(vec![t("a", None), t("b", None), t("c", None), t("d", None)])
+        );
+    }
+}
