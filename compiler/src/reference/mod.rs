@@ -106,7 +106,14 @@ fn check_path_longest(set: &RuleSet, path: &[u8]) -> RefVerdict {
     // (priority, rule id) of the best Allow and the best Disallow so far.
     let mut allow: Option<(u32, usize)> = None;
     let mut disallow: Option<(u32, usize)> = None;
-    for (id, rule) in set.rules.iter().enumerate() {
+    // AI-usage preference statements are rules of the set too; crawl is
+    // decided by the agent's Allow/Disallow rules only.
+    let crawl = |id: usize| {
+        set.signals
+            .as_ref()
+            .is_none_or(|s| s.rules[id].family == crate::signals::Family::Crawl)
+    };
+    for (id, rule) in set.rules.iter().enumerate().filter(|&(id, _)| crawl(id)) {
         if !pattern_matches(&rule.pattern, path) {
             continue;
         }
