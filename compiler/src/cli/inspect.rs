@@ -75,6 +75,30 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if let Some(v) = m.robot_version() {
         println!("{indent}robot-version: {v}");
     }
+    if p.channels().count() == 4 && h.dialect != robocc_engine::Dialect::Acap {
+        println!(
+            "{indent}channels: {} (AI-usage preferences)",
+            p.channels().collect::<Vec<_>>().join(" ")
+        );
+        for id in 0..p.rule_count() as u32 {
+            let (Some(r), Some(source)) = (p.rule(id), p.signal_source(id)) else {
+                continue;
+            };
+            let what = match source {
+                robocc_engine::SignalSource::Rule => continue,
+                robocc_engine::SignalSource::ContentUsage => {
+                    format!("Content-Usage {}", r.pattern_text())
+                }
+                robocc_engine::SignalSource::ContentSignal => "Content-Signal".to_string(),
+                robocc_engine::SignalSource::TrainingToken(t) => format!(
+                    "training token {t}: {} {}",
+                    if r.allow { "Allow" } else { "Disallow" },
+                    r.pattern_text()
+                ),
+            };
+            println!("{indent}preference rule {id} (line {}): {what}", r.line);
+        }
+    }
     if h.dialect == robocc_engine::Dialect::Acap {
         println!(
             "{indent}acap: version {}, conventional records {}, purposes [{}]",
