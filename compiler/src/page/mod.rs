@@ -16,10 +16,12 @@
 
 mod acap_meta;
 mod combine;
+mod lint;
 mod meta;
 mod tokenize;
 
 pub use combine::{combine, Combined, Final, FinalSource};
+pub use lint::{lint, PageFinding};
 pub use meta::parse_date;
 
 use robocc_engine::{Usage, UsageSet};
@@ -382,7 +384,7 @@ impl Reader<'_> {
     fn directives(&mut self, who: &str, content: &str, source: Source) {
         let named = if who.eq_ignore_ascii_case("robots") {
             false
-        } else if who.eq_ignore_ascii_case(self.opts.agent) {
+        } else if !self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent) {
             true
         } else {
             // Not addressed to this crawler: only lint cares, and only when
@@ -517,8 +519,8 @@ impl Reader<'_> {
             if let (Some(n), Some(c)) = (&tag.attr_name, &tag.content) {
                 let who = String::from_utf8_lossy(n).trim().to_string();
                 let content = String::from_utf8_lossy(c).into_owned();
-                let addressed =
-                    who.eq_ignore_ascii_case("robots") || who.eq_ignore_ascii_case(self.opts.agent);
+                let addressed = who.eq_ignore_ascii_case("robots")
+                    || (!self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent));
                 if addressed && self.in_body {
                     self.rules.metas_in_body += 1;
                 }
@@ -811,14 +813,13 @@ impl Reader<'_> {
         }
         self.rules.acap_version = Some(v);
         if v.0 != 1 {
-            let n = self.acap.len();
             self.acap.clear();
             self.diag(
                 PageDiagKind::BeyondVersion,
                 Some(source),
                 format!(
                     "ACAP version {written}: robocc reads ACAP 1.x; a major version is not \
-                     backwards-compatible (2.2.7), so the page's {n} ACAP permissions and \
+                     backwards-compatible (2.2.7), so the page's ACAP permissions and \
                      prohibitions are ignored (conventional directives still apply)"
                 ),
             );
