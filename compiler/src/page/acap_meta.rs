@@ -39,10 +39,13 @@ pub(crate) fn is_acap(content: &str) -> bool {
     t.next().is_some_and(|w| w.eq_ignore_ascii_case("acap"))
 }
 
+/// (allowed, usage, used-resource type) of a permission token.
+pub(crate) type Permission = (bool, Usage, Option<String>);
+
 /// `allow-USAGE[-TYPE]` / `disallow-USAGE[-TYPE]` → (allowed, usage,
 /// resource type); the longest usage name wins (`present-snippet`, not
 /// `present` + type `snippet`).
-pub(crate) fn permission(token: &str) -> Option<Result<(bool, Usage, Option<String>), String>> {
+pub(crate) fn permission(token: &str) -> Option<Result<Permission, String>> {
     let lower = token.to_ascii_lowercase();
     let (allowed, rest) = if let Some(r) = lower.strip_prefix("allow-") {
         (true, r)

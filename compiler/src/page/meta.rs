@@ -244,9 +244,7 @@ fn iso(s: &str) -> Option<i64> {
     let rest = rest.strip_prefix(['T', 't', ' '])?;
     let zpos = rest.find(['Z', 'z', '+', '-']).unwrap_or(rest.len());
     let t = hms(rest[..zpos].split('.').next()?)?;
-    let z = if zpos == rest.len() {
-        0
-    } else if rest[zpos..].eq_ignore_ascii_case("z") {
+    let z = if zpos == rest.len() || rest[zpos..].eq_ignore_ascii_case("z") {
         0
     } else {
         zone(&rest[zpos..])?

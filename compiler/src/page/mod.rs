@@ -347,12 +347,15 @@ fn same_uri(a: &str, b: &str) -> bool {
     sa == sb && ra == rb
 }
 
+/// An `ACAP version` tag: the number read, as written, where.
+type VersionTag = (Option<(u32, u32)>, String, Source);
+
 struct Reader<'o> {
     opts: &'o PageOptions<'o>,
     statements: Vec<Statement>,
     /// ACAP statements, kept apart until the version is known.
     acap: Vec<Statement>,
-    versions: Vec<(Option<(u32, u32)>, String, Source)>,
+    versions: Vec<VersionTag>,
     rules: PageRules,
     in_body: bool,
     /// Open elements with an ACAP class: (tag, depth of that tag name when
@@ -743,8 +746,11 @@ impl PageRules {
                     });
                 }
             }
-            if d.reason == Reason::ElementFallback && d.element_aware != PageVerdict::Disallow {
-                if self.diagnostics.len() < MAX_DIAGS {
+            if d.reason == Reason::ElementFallback
+                && d.element_aware != PageVerdict::Disallow
+                && self.diagnostics.len() < MAX_DIAGS
+            {
+                {
                     self.diagnostics.push(PageDiag {
                         kind: PageDiagKind::ElementFallback,
                         source: d.source.clone(),
