@@ -342,6 +342,20 @@ fn hostile_html() {
         ]
         .concat(),
     ));
+    // Many open ACAP elements, then many end tags of their name: each end
+    // tag must cost O(1), not O(open elements).
+    let mut closes = b"<div class=the-acap:allow-index>".repeat(MAX_ELEMENTS);
+    closes.extend_from_slice(&b"</div>".repeat(1_000_000));
+    cases.push(("open elements then end tags", closes));
+    // Distinct permissions without end (qualifiers differ): capped.
+    let mut perms = Vec::new();
+    for i in 0..50_000 {
+        perms.extend_from_slice(
+            format!("<meta name=robots content=\"ACAP allow-follow max-length={i}\">").as_bytes(),
+        );
+    }
+    perms.extend_from_slice(b"<meta name=robots content=\"ACAP disallow-follow\">");
+    cases.push(("50k distinct permissions", perms));
     cases.push(("NULs", vec![0u8; 3_000_000]));
     cases.push((
         "invalid UTF-8",
@@ -355,6 +369,14 @@ fn hostile_html() {
         let page = read_bounded(html, what, BOUND);
         if *what == "10 MB" {
             assert_eq!(page.verdict(Usage::Follow), PageVerdict::Disallow);
+        }
+        if *what == "50k distinct permissions" {
+            // The prohibition after the limit is still read: a conflict.
+            assert_eq!(page.verdict(Usage::Follow), PageVerdict::Disallow);
+            assert!(page.qualifiers.len() <= robocc_compiler::page::MAX_QUALIFIERS);
+        }
+        if *what == "open elements then end tags" {
+            assert!(page.elements.iter().all(|e| e.closed));
         }
         if *what == "deep ACAP nesting" {
             assert_eq!(page.elements.len(), MAX_ELEMENTS);

@@ -269,6 +269,11 @@ pub struct PageOptions<'a> {
 pub const MAX_ELEMENTS: usize = 10_000;
 /// See [`MAX_ELEMENTS`].
 pub const MAX_DIAGS: usize = 1_000;
+/// Page qualifiers kept at most.
+pub const MAX_QUALIFIERS: usize = 1_000;
+/// Distinct statements (permissions and prohibitions) kept at most before
+/// further permissions are dropped; prohibitions are always kept.
+pub const MAX_STATEMENTS: usize = 10_000;
 
 /// What a page says, usage by usage.
 #[derive(Clone, Debug)]
@@ -318,6 +323,21 @@ const VOID: &[&[u8]] = &[
     b"source", b"track", b"wbr", b"param", b"keygen",
 ];
 
+/// Text kept in sources and messages: at most `CLIP` bytes (then `…`), so
+/// that a huge attribute is not copied into every report that names it.
+const CLIP: usize = 512;
+
+pub(crate) fn clip(s: &str) -> String {
+    if s.len() <= CLIP {
+        return s.to_string();
+    }
+    let mut end = CLIP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
 /// Is `name` a possible product token (letters, digits, `_`, `-`)?
 fn token_like(name: &str) -> bool {
     !name.is_empty()
@@ -358,17 +378,30 @@ struct Reader<'o> {
     versions: Vec<VersionTag>,
     rules: PageRules,
     in_body: bool,
-    /// Open elements with an ACAP class: (tag, depth of that tag name when
-    /// opened, index in `rules.elements`).
-    open: Vec<(Vec<u8>, usize, usize)>,
-    /// Open start tags per tag name, for the names in `open`.
-    depth: std::collections::HashMap<Vec<u8>, usize>,
+    /// Per tag name with an open ACAP-class element: the start tags of
+    /// that name open now, and the open elements as (that count when each
+    /// opened, index in `rules.elements`), innermost last.
+    open: std::collections::HashMap<Vec<u8>, (usize, Vec<(usize, usize)>)>,
+    /// Distinct statements read (their keys), for deduplication.
+    seen: std::collections::HashSet<String>,
+    /// Whether the statement and qualifier limits were reached (said once).
+    capped: (bool, bool),
 }
 
 impl Reader<'_> {
     fn diag(&mut self, kind: PageDiagKind, source: Option<Source>, message: String) {
         let d = &mut self.rules.diagnostics;
         if d.len() < MAX_DIAGS {
+            // A message quotes what it is about: clipped like sources.
+            let message = if message.len() > 4 * CLIP {
+                let mut end = 4 * CLIP;
+                while !message.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("{}…", &message[..end])
+            } else {
+                message
+            };
             d.push(PageDiag {
                 kind,
                 source,
@@ -438,16 +471,17 @@ impl Reader<'_> {
             self.diag(
                 PageDiagKind::Malformed,
                 Some(source.clone()),
-                format!("unknown or unreadable directive {u:?}: ignored"),
+                format!("unknown or unreadable directive {:?}: ignored", clip(u)),
             );
         }
         for q in &d.qualifiers {
             let mut q = q.clone();
             q.source = Some(source.clone());
-            self.rules.qualifiers.push(q);
+            self.qualifier(q);
         }
-        let st = meta::statements(&d, named, &source, self.opts.now);
-        self.statements.extend(st);
+        for st in meta::statements(&d, named, &source, self.opts.now) {
+            self.push(st, false);
+        }
     }
 
     fn acap_content(&mut self, content: &str, named: bool, source: Source) {
@@ -498,15 +532,66 @@ impl Reader<'_> {
                     }
                     for q in &r.qualifiers {
                         let (n, v) = q.split_once('=').unwrap_or((q, ""));
-                        self.rules.qualifiers.push(Qualifier {
+                        self.qualifier(Qualifier {
                             name: n.to_string(),
                             value: v.to_string(),
                             source: Some(source.clone()),
                         });
                     }
-                    self.acap.push(st);
+                    self.push(st, true);
                 }
             }
+        }
+    }
+
+    /// Keeps a statement unless an equal one (but for its source) was
+    /// read; past `MAX_STATEMENTS` distinct ones, permissions are dropped
+    /// (with a finding) and prohibitions kept: memory stays bounded by the
+    /// distinct statements, never a prohibition lost.
+    fn push(&mut self, st: Statement, acap: bool) {
+        let key = format!(
+            "{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
+            st.usage as u8,
+            st.allowed,
+            st.named,
+            acap,
+            st.purpose.as_deref().map(str::to_ascii_lowercase),
+            st.reason,
+            st.qualifiers,
+            st.written.to_ascii_lowercase()
+        );
+        if self.seen.contains(&key) {
+            return;
+        }
+        if self.seen.len() >= MAX_STATEMENTS && st.allowed {
+            if !self.capped.0 {
+                self.capped.0 = true;
+                self.diag(
+                    PageDiagKind::Limit,
+                    Some(st.source.clone()),
+                    format!("more than {MAX_STATEMENTS} distinct permissions and prohibitions: further permissions are not read"),
+                );
+            }
+            return;
+        }
+        self.seen.insert(key);
+        if acap {
+            self.acap.push(st);
+        } else {
+            self.statements.push(st);
+        }
+    }
+
+    fn qualifier(&mut self, q: Qualifier) {
+        if self.rules.qualifiers.len() < MAX_QUALIFIERS {
+            self.rules.qualifiers.push(q);
+        } else if !self.capped.1 {
+            self.capped.1 = true;
+            self.diag(
+                PageDiagKind::Limit,
+                q.source.clone(),
+                format!("more than {MAX_QUALIFIERS} page qualifiers: the rest are not reported"),
+            );
         }
     }
 
@@ -529,14 +614,14 @@ impl Reader<'_> {
                 }
                 let source = Source::Meta {
                     offset: tag.start,
-                    name: who.clone(),
-                    content: content.clone(),
+                    name: clip(&who),
+                    content: clip(&content),
                 };
                 self.directives(&who, &content, source);
             }
         }
-        if let Some(d) = self.depth.get_mut(name) {
-            *d += 1;
+        if let Some(o) = self.open.get_mut(name) {
+            o.0 += 1;
         }
         if let Some(class) = &tag.class {
             let class = String::from_utf8_lossy(class).into_owned();
@@ -547,7 +632,7 @@ impl Reader<'_> {
                 let source = Source::Class {
                     offset: tag.start,
                     tag: String::from_utf8_lossy(name).into_owned(),
-                    token: token.to_string(),
+                    token: clip(token),
                 };
                 let (allowed, usage) = match r {
                     Ok(x) => x,
@@ -581,9 +666,9 @@ impl Reader<'_> {
                     allowed,
                 });
                 if !void {
-                    let d = self.depth.entry(name.to_vec()).or_insert(1);
-                    let at = *d;
-                    self.open.push((name.to_vec(), at, idx));
+                    // A name not tracked yet: this start tag is its first.
+                    let o = self.open.entry(name.to_vec()).or_insert((1, Vec::new()));
+                    o.1.push((o.0, idx));
                 }
             }
         }
@@ -598,24 +683,24 @@ impl Reader<'_> {
             // put a META there in the body).
             self.in_body = true;
         }
-        let Some(d) = self.depth.get_mut(name) else {
+        let Some(o) = self.open.get_mut(name) else {
             return;
         };
-        // Elements of this name opened at depth d are closed by it.
-        let closing = *d;
-        *d = d.saturating_sub(1);
-        let mut i = self.open.len();
-        while i > 0 {
-            i -= 1;
-            if self.open[i].0 == name && self.open[i].1 >= closing {
-                let (_, _, idx) = self.open.remove(i);
-                let e = &mut self.rules.elements[idx];
-                e.end = end;
-                e.closed = true;
+        // The elements of this name opened when `closing` start tags of
+        // the name were open end here (innermost first: O(1) per element).
+        let closing = o.0;
+        o.0 = o.0.saturating_sub(1);
+        while let Some(&(at, idx)) = o.1.last() {
+            if at < closing {
+                break;
             }
+            o.1.pop();
+            let e = &mut self.rules.elements[idx];
+            e.end = end;
+            e.closed = true;
         }
-        if !self.open.iter().any(|(n, _, _)| n == name) {
-            self.depth.remove(name);
+        if o.1.is_empty() {
+            self.open.remove(name);
         }
     }
 }
@@ -664,8 +749,9 @@ impl PageRules {
                 bytes_read: 0,
             },
             in_body: false,
-            open: Vec::new(),
-            depth: std::collections::HashMap::new(),
+            open: std::collections::HashMap::new(),
+            seen: std::collections::HashSet::new(),
+            capped: (false, false),
         };
         for (index, (name, value)) in headers.into_iter().enumerate() {
             if !name.trim().eq_ignore_ascii_case("x-robots-tag") {
@@ -673,8 +759,8 @@ impl PageRules {
             }
             let source = Source::Header {
                 index,
-                name: name.trim().to_string(),
-                value: value.trim().to_string(),
+                name: clip(name.trim()),
+                value: clip(value.trim()),
             };
             let (who, rest) = match value.split_once(':') {
                 Some((k, v))
@@ -708,8 +794,10 @@ impl PageRules {
             ControlFlow::Continue(())
         });
         r.rules.bytes_read = read;
-        for (_, _, idx) in std::mem::take(&mut r.open) {
-            r.rules.elements[idx].end = read;
+        for (_, (_, open)) in std::mem::take(&mut r.open) {
+            for (_, idx) in open {
+                r.rules.elements[idx].end = read;
+            }
         }
         r.version();
         let Reader {
