@@ -162,6 +162,67 @@ fn page_command() {
     assert_eq!(code, 2);
     assert!(err.contains("--agent"), "{err}");
 
+    // --policy: a compiled policy; --purpose must be the one it was
+    // compiled for (it also selects the page's purpose patterns).
+    let acap = write(
+        &dir,
+        "acap.txt",
+        "ACAP-crawler: *\nACAP-usage-purpose: news\nACAP-disallow-index: /\n",
+    );
+    let policy = dir.join("acap.policy").display().to_string();
+    let (code, _, err) = robocc(&[
+        "compile",
+        "--robots",
+        &acap,
+        "--agent",
+        "searchbot",
+        "--dialect",
+        "acap",
+        "--purpose",
+        "news",
+        "-o",
+        &policy,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let news_page = write(
+        &dir,
+        "n.html",
+        "<meta name=robots content=\"ACAP news allow-present\">",
+    );
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &news_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--policy",
+        &policy,
+        "--purpose",
+        "news",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("index\tdisallow\n") && out.contains("present-snippet\tallow\n"),
+        "{out}"
+    );
+    let (code, _, err) = robocc(&[
+        "page",
+        "--html",
+        &news_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--policy",
+        &policy,
+        "--purpose",
+        "web",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("compiled for purposes [news]"), "{err}");
+
     // lint --html.
     let lint_page = write(
         &dir,
