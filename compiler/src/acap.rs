@@ -258,7 +258,7 @@ fn set_rule(allow: bool, pattern: Vec<u8>, glob: Glob, line: u32, group: usize) 
 
 /// Does one of `patterns` match one of the declared `purposes` (2.3.3,
 /// matched as resource patterns are: 2.8)?
-fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool {
+pub(crate) fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool {
     patterns.iter().any(|p| {
         let glob = Glob::parse(
             p.as_bytes(),

@@ -54,6 +54,7 @@ pub mod lint;
 pub mod lower;
 #[doc(hidden)]
 pub mod normalize;
+pub mod page;
 #[doc(hidden)]
 pub mod parse;
 pub mod reference;

@@ -15,8 +15,18 @@ enum Format {
 #[derive(Args)]
 pub struct LintArgs {
     /// The robots.txt file to read.
-    #[arg(long, value_name = "FILE", help_heading = "Input")]
-    robots: PathBuf,
+    #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
+    robots: Option<PathBuf>,
+    /// An HTML page instead: its Robots/ACAP META tags and class
+    /// permissions (conflicts, names that never match, ACAP version,
+    /// page-wide fallbacks). --agent reads it as that crawler does.
+    #[arg(
+        long,
+        value_name = "PAGE.html",
+        conflicts_with = "robots",
+        help_heading = "Input (one of)"
+    )]
+    html: Option<PathBuf>,
     /// Output: `text` (one finding per line) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
@@ -25,12 +35,20 @@ pub struct LintArgs {
 }
 
 pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
-    let path = &args.robots;
     let agent = if args.flags.agent_given() {
         Some(args.flags.agent()?)
     } else {
         None
     };
+    let path =
+        match (&args.robots, &args.html) {
+            (Some(p), _) => p,
+            (None, Some(html)) => return lint_html(args, html, agent.as_deref(), given),
+            (None, None) => return Err(
+                "nothing to lint: give --robots FILE (a robots.txt) or --html PAGE.html (a page)"
+                    .into(),
+            ),
+        };
     let mut options = args.flags.options(Some(path), given)?;
     let body = super::read_robots(path)?;
     args.flags.resolve_auto(&mut options, &body, path, given)?;
@@ -81,6 +99,63 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             path.display(),
             findings.len(),
             count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
+        );
+    }
+    Ok(0)
+}
+
+/// `lint --html`.
+fn lint_html(
+    args: &LintArgs,
+    path: &std::path::Path,
+    agent: Option<&str>,
+    given: &Given,
+) -> Result<i32, String> {
+    if let Some(id) = super::COMPILE_ONLY
+        .iter()
+        .chain(&["dialect", "url_mode", "robots_txt", "data_txt", "max_bytes"])
+        .find(|id| given.has(id))
+    {
+        return Err(format!(
+            "{} applies to a robots.txt (--robots FILE), not to --html: drop it",
+            super::flag(id)
+        ));
+    }
+    let html = super::read_file(path, "HTML")?;
+    let findings = robocc_compiler::page::lint(&html, agent);
+    for f in &findings {
+        if args.format == Format::Json {
+            let obj = serde_json::json!({
+                "file": path.display().to_string(),
+                "line": f.line,
+                "offset": f.offset,
+                "severity": f.severity.name(),
+                "code": f.code,
+                "message": f.message,
+                "fix": f.fix,
+            });
+            println!("{obj}");
+        } else {
+            println!(
+                "{}:{}: {}: {}: {} (byte {}; fix: {})",
+                path.display(),
+                f.line,
+                f.severity.name(),
+                f.code,
+                f.message,
+                f.offset,
+                f.fix
+            );
+        }
+    }
+    if args.format == Format::Text {
+        let count = |s| findings.iter().filter(|f| f.severity == s).count();
+        eprintln!(
+            "{}: {} findings ({} warnings, {} info)",
+            path.display(),
+            findings.len(),
             count(Severity::Warning),
             count(Severity::Info)
         );

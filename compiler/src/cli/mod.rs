@@ -9,6 +9,7 @@ mod explain;
 mod inspect;
 mod lint;
 mod output;
+mod page;
 mod store;
 
 use clap::parser::ValueSource;
@@ -72,6 +73,14 @@ enum Command {
          robocc lint --robots robots.txt --agent Googlebot --format json\n\n{LIMITS_NOTE}"
     ))]
     Lint(lint::LintArgs),
+    /// One fetched page's permissions per usage: its META tags, class
+    /// attributes and X-Robots-Tag headers over the site's robots.txt.
+    #[command(after_help = format!(
+        "Examples:\n  robocc page --html page.html --agent Googlebot --url https://example.com/a.html\n  \
+         robocc page --html page.html --headers headers.txt --agent searchbot --url https://example.com/a.html \
+         --robots robots.txt --dialect acap --usage index --format json\n\n{LIMITS_NOTE}"
+    ))]
+    Page(page::PageArgs),
     /// Show what a policy or store holds.
     #[command(
         after_help = "Examples:\n  robocc inspect --sizes site.policy\n  robocc inspect --hosts hosts.store"
@@ -251,7 +260,7 @@ pub fn flag(id: &str) -> String {
 
 /// The compile flags that only shape a compile: with an artifact they
 /// would be ignored.
-const COMPILE_ONLY: &[&str] = &[
+pub(crate) const COMPILE_ONLY: &[&str] = &[
     "records_close_groups",
     "purpose",
     "reference",
@@ -718,6 +727,7 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Explain(args) => explain::run(&args, &given),
         Command::Inspect(args) => inspect::run(&args),
         Command::Lint(args) => lint::run(&args, &given),
+        Command::Page(args) => page::run(&args, &given),
         Command::Store(cmd) => store::run(&cmd, &given),
     };
     match result {

@@ -1,0 +1,369 @@
+//! `robocc page`: one fetched page's permissions per usage, over the site's
+//! robots.txt policy (docs/dialects.md, "Page level").
+
+use super::compile::compile_source;
+use super::{flag, open_policy, Built, CompileFlags, Given, COMPILE_ONLY};
+use clap::{Args, ValueEnum};
+use robocc_compiler::page::{
+    combine, parse_date, Combined, FinalSource, PageOptions, PageRules, Source,
+};
+use robocc_engine::{Policy, PolicyFile, Usage};
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct PageArgs {
+    /// The fetched page (HTML, any encoding: read as bytes, UTF-8 assumed).
+    #[arg(long, value_name = "PAGE.html", help_heading = "Page")]
+    html: PathBuf,
+    /// The response headers, raw `Name: value` lines (X-Robots-Tag is read;
+    /// a status line and other headers are skipped).
+    #[arg(long, value_name = "HEADERS.txt", help_heading = "Page")]
+    headers: Option<PathBuf>,
+    /// The page's URL (checked against the site policy and `location=`).
+    #[arg(long, value_name = "URL", help_heading = "Page")]
+    url: String,
+    /// The time to judge `unavailable_after` at (RFC 3339, e.g.
+    /// 2026-11-23T20:00:00Z). Without it no date is past.
+    #[arg(long, value_name = "RFC3339", help_heading = "Page")]
+    now: Option<String>,
+    /// The site's robots.txt (compiled on the fly; --dialect applies).
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Site policy (one of, optional)"
+    )]
+    robots: Option<PathBuf>,
+    /// The site's compiled policy (robocc compile).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "robots",
+        help_heading = "Site policy (one of, optional)"
+    )]
+    policy: Option<PathBuf>,
+    /// The usage to answer for (crawl, follow, index, preserve, present,
+    /// present-snippet, …, other): prints `VERDICT<TAB>URL`. Default `all`:
+    /// one `USAGE<TAB>VERDICT` line per usage.
+    #[arg(long, value_name = "USAGE", value_parser = parse_usage_arg, help_heading = "Output")]
+    usage: Option<UsageArg>,
+    /// Output: `text`, or `json` (one object: deciding sources, qualifiers,
+    /// element spans, findings).
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
+    format: Format,
+    /// Print the page's findings on stderr (else a count).
+    #[arg(short, long, help_heading = "Output")]
+    verbose: bool,
+    #[command(flatten)]
+    flags: CompileFlags,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UsageArg {
+    One(Usage),
+    All,
+}
+
+fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(UsageArg::All);
+    }
+    let u = s.parse::<Usage>().map_err(|e| format!("{e}, or all"))?;
+    if u.is_signal() {
+        return Err(format!(
+            "{u} is an AI-usage preference channel: robocc page does not read page-level \
+             preferences yet (Content-Usage header, noai, TDMRep); ask robots.txt with \
+             robocc check --usage {u}"
+        ));
+    }
+    Ok(UsageArg::One(u))
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// `HEADERS.txt`: (file line, name, value) per header; a status line, blank
+/// lines and lines without `:` are skipped; a line starting with a space or
+/// tab continues the previous value (obsolete line folding).
+fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
+    let bytes = super::read_file(path, "headers")?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out: Vec<(usize, String, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with([' ', '\t']) {
+            if let Some(last) = out.last_mut() {
+                last.2.push(' ');
+                last.2.push_str(line.trim());
+            }
+            continue;
+        }
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.starts_with("HTTP/") {
+            continue;
+        }
+        match line.split_once(':') {
+            Some((n, v)) if !n.trim().is_empty() && !n.contains(' ') => {
+                out.push((i + 1, n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => eprintln!(
+                "{}:{}: warning: not a `Name: value` header line: skipped",
+                path.display(),
+                i + 1
+            ),
+        }
+    }
+    Ok(out)
+}
+
+fn source_json(s: &Source, header_lines: &[usize]) -> serde_json::Value {
+    match s {
+        Source::Meta {
+            offset,
+            name,
+            content,
+        } => {
+            serde_json::json!({"kind": "meta", "offset": offset, "name": name, "content": content})
+        }
+        Source::Header { index, name, value } => serde_json::json!({
+            "kind": "header", "line": header_lines.get(*index), "name": name, "value": value
+        }),
+        Source::Class { offset, tag, token } => {
+            serde_json::json!({"kind": "class", "offset": offset, "tag": tag, "class": token})
+        }
+    }
+}
+
+fn word(allowed: bool) -> &'static str {
+    if allowed {
+        "allow"
+    } else {
+        "disallow"
+    }
+}
+
+fn json(
+    args: &PageArgs,
+    agent: &str,
+    page: &PageRules,
+    combined: &Combined,
+    policy: Option<&Policy<'_>>,
+    usages: &[Usage],
+    header_lines: &[usize],
+) -> serde_json::Value {
+    let src = |s: &Option<Source>| s.as_ref().map(|s| source_json(s, header_lines));
+    let mut map = serde_json::Map::new();
+    for &u in usages {
+        let f = combined.get(u);
+        let d = page.decision(u);
+        let mut o = serde_json::json!({
+            "verdict": word(f.allowed),
+            "from": match f.source {
+                FinalSource::Page => "page",
+                FinalSource::Site(_) => "robots.txt",
+                FinalSource::Default => "default",
+            },
+            "page": d.verdict.name(),
+            "page_element_aware": d.element_aware.name(),
+            "reason": d.reason.name(),
+            "source": src(&d.source),
+            "written": d.written,
+            "qualifiers": d.qualifiers,
+        });
+        if let (Some(v), Some(p)) = (f.site, policy) {
+            let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
+            let mut r = serde_json::json!({"verdict": word(v.allowed), "rule_line": line});
+            if let Some(a) = v.rule.and_then(|r| p.acap_rule(r)) {
+                r["qualifiers"] =
+                    serde_json::json!(a.qualifiers.split_whitespace().collect::<Vec<_>>());
+            }
+            if p.header().dialect == robocc_engine::Dialect::Acap && !v.allowed && v.rule.is_none()
+            {
+                r["undecidable"] = serde_json::json!(true);
+            }
+            o["robots_txt"] = r;
+        }
+        map.insert(u.name().to_string(), o);
+    }
+    serde_json::json!({
+        "url": args.url,
+        "agent": agent,
+        "crawl_prohibited_by_site": combined.crawl_prohibited_by_site,
+        "acap_version": page.acap_version.map(|(n, m)| format!("{n}.{m}")),
+        "usages": map,
+        "qualifiers": page.qualifiers.iter().map(|q| serde_json::json!({
+            "name": q.name, "value": q.value, "source": src(&q.source)
+        })).collect::<Vec<_>>(),
+        "elements": page.elements.iter().map(|e| serde_json::json!({
+            "tag": e.tag, "start": e.start, "end": e.end, "closed": e.closed,
+            "usage": e.usage.name(), "verdict": word(e.allowed)
+        })).collect::<Vec<_>>(),
+        "findings": page.diagnostics.iter().map(|d| serde_json::json!({
+            "code": d.kind.name(), "message": d.message, "source": src(&d.source)
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
+    let agent = args.flags.agent()?;
+    let purposes = args.flags.dialect.purpose.clone();
+    let now = match &args.now {
+        Some(s) => Some(parse_date(s).filter(|_| s.len() > 10).ok_or_else(|| {
+            format!("--now {s:?} is not an RFC 3339 date-time (e.g. --now 2026-11-23T20:00:00Z)")
+        })?),
+        None => None,
+    };
+    if args.url.trim().is_empty() {
+        return Err(
+            "--url is empty: give the page's URL (e.g. --url https://example.com/a.html)".into(),
+        );
+    }
+    // --purpose serves the page's ACAP purpose patterns too: with a policy
+    // it is checked against the purposes the policy was compiled for.
+    let mut site_given = given.clone();
+    site_given.0.remove("purpose");
+    let file: Option<PolicyFile> = match (&args.robots, &args.policy) {
+        (Some(path), _) => {
+            let src = compile_source(path, &args.flags, given)?;
+            src.report(false, args.verbose);
+            Some(PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?)
+        }
+        (None, Some(path)) => {
+            let file = open_policy(path)?;
+            let p = file.policy();
+            let h = p.header();
+            let built = Built {
+                agent: h.agent,
+                dialect: h.dialect,
+                policy: Some(h),
+            };
+            args.flags
+                .check_against(&site_given, &path.display().to_string(), &built)?;
+            if given.has("purpose") && h.dialect == robocc_engine::Dialect::Acap {
+                let compiled: Vec<&str> = p.meta().acap_purposes().collect();
+                let mut want: Vec<&str> = purposes.iter().map(String::as_str).collect();
+                let mut have = compiled.clone();
+                want.sort_unstable();
+                have.sort_unstable();
+                if want != have {
+                    return Err(format!(
+                        "{} was compiled for purposes [{}], not [{}]: compile from the \
+                         robots.txt (--robots FILE --dialect acap --purpose …), or give the \
+                         policy's purposes",
+                        path.display(),
+                        compiled.join(", "),
+                        purposes.join(", ")
+                    ));
+                }
+            }
+            Some(file)
+        }
+        (None, None) => {
+            let site_only = COMPILE_ONLY
+                .iter()
+                .chain(&["dialect", "url_mode", "robots_txt", "data_txt", "max_bytes"])
+                .find(|id| **id != "purpose" && given.has(id));
+            if let Some(id) = site_only {
+                return Err(format!(
+                    "{} applies to the site's robots.txt: give it with --robots FILE, or drop {}",
+                    flag(id),
+                    flag(id)
+                ));
+            }
+            None
+        }
+    };
+    let html = super::read_file(&args.html, "HTML")?;
+    let headers = match &args.headers {
+        Some(p) => read_headers(p)?,
+        None => Vec::new(),
+    };
+    let header_lines: Vec<usize> = headers.iter().map(|h| h.0).collect();
+    let page = PageRules::read(
+        &html,
+        headers.iter().map(|(_, n, v)| (n.as_str(), v.as_str())),
+        &PageOptions {
+            agent: &agent,
+            url: &args.url,
+            purposes: &purposes,
+            now,
+            head_only: false,
+        },
+    );
+    let policy = file.as_ref().map(PolicyFile::policy);
+    let combined = combine(&page, policy.as_ref(), args.url.as_bytes());
+    let name = args.html.display();
+    if combined.crawl_prohibited_by_site {
+        let line = combined
+            .get(Usage::Crawl)
+            .site
+            .and_then(|v| v.rule)
+            .and_then(|r| policy.as_ref().and_then(|p| p.rule(r)))
+            .map(|r| format!(" (robots.txt line {})", r.line))
+            .unwrap_or_default();
+        eprintln!(
+            "robocc: {}: the site policy prohibits crawling this URL{line}: the page should \
+             not have been fetched; crawl stays disallowed, the other usages are answered",
+            args.url
+        );
+    }
+    if args.verbose {
+        for d in &page.diagnostics {
+            let at = d
+                .source
+                .as_ref()
+                .map(|s| format!(" [{}]", s.describe()))
+                .unwrap_or_default();
+            eprintln!("{name}: {}: {}{at}", d.kind.name(), d.message);
+        }
+    } else if !page.diagnostics.is_empty() && args.format == Format::Text {
+        eprintln!(
+            "{name}: {} findings (-v shows them; robocc lint --html {name} explains them)",
+            page.diagnostics.len()
+        );
+    }
+    let usage = args.usage.unwrap_or(UsageArg::All);
+    let usages: Vec<Usage> = match usage {
+        UsageArg::One(u) => vec![u],
+        UsageArg::All => Usage::ACAP.to_vec(),
+    };
+    if args.format == Format::Json {
+        println!(
+            "{}",
+            json(
+                args,
+                &agent,
+                &page,
+                &combined,
+                policy.as_ref(),
+                &usages,
+                &header_lines
+            )
+        );
+        return Ok(0);
+    }
+    let mut out = String::new();
+    match usage {
+        UsageArg::One(u) => {
+            out.push_str(word(combined.get(u).allowed));
+            out.push('\t');
+            out.push_str(&args.url);
+            out.push('\n');
+        }
+        UsageArg::All => {
+            for &u in &usages {
+                out.push_str(u.name());
+                out.push('\t');
+                out.push_str(word(combined.get(u).allowed));
+                out.push('\n');
+            }
+        }
+    }
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(format!("cannot write output: {e}")),
+    }
+}

@@ -1,0 +1,1096 @@
+//! Page-level permissions: what a fetched HTML page and its response
+//! headers say about each usage type, and how that combines with the site's
+//! robots.txt policy (issue 17; ACAP 1.1 Part 2, Robots META tags,
+//! `X-Robots-Tag`). docs/dialects.md, "Page level", states every choice.
+//!
+//! The stages, one file each:
+//!
+//! * [`tokenize`]: the HTML as start/end tags (a WHATWG tokenizer; no DOM,
+//!   memory bounded by the token being read);
+//! * [`meta`]: conventional directives (`noindex`, `nosnippet`, …) and their
+//!   qualifiers, from META tags and `X-Robots-Tag` headers;
+//! * [`acap_meta`]: ACAP META contents and `the-acap:` class values;
+//! * this module: addressing (robots / the agent / others), the ACAP version
+//!   rule, element spans, and the per-usage resolution ([`PageRules`]);
+//! * [`combine`]: the page over the site policy ([`combine()`]).
+
+mod acap_meta;
+mod combine;
+mod lint;
+mod meta;
+mod tokenize;
+
+pub use combine::{combine, Combined, Final, FinalSource};
+pub use lint::{lint, PageFinding};
+pub use meta::parse_date;
+
+use robocc_engine::{Usage, UsageSet};
+use std::ops::ControlFlow;
+
+/// A page's verdict for one usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageVerdict {
+    /// Permitted.
+    Allow,
+    /// Prohibited.
+    Disallow,
+    /// The page says nothing about the usage.
+    Unspecified,
+}
+
+impl PageVerdict {
+    /// `allow`, `disallow` or `unspecified`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PageVerdict::Allow => "allow",
+            PageVerdict::Disallow => "disallow",
+            PageVerdict::Unspecified => "unspecified",
+        }
+    }
+}
+
+/// Where a statement was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A META tag: byte offset of its `<`, its `name` and `content`
+    /// (character references decoded).
+    Meta {
+        /// Byte offset of the tag's `<`.
+        offset: usize,
+        /// The `name` attribute.
+        name: String,
+        /// The `content` attribute.
+        content: String,
+    },
+    /// A response header: its index among the headers given (0-based),
+    /// name and value.
+    Header {
+        /// Index among the headers given, from 0.
+        index: usize,
+        /// Header name as given.
+        name: String,
+        /// Header value, trimmed.
+        value: String,
+    },
+    /// A `class` attribute on an element: offset of the element's `<`, the
+    /// tag name and the class token.
+    Class {
+        /// Byte offset of the element's `<`.
+        offset: usize,
+        /// Lower-case tag name.
+        tag: String,
+        /// The class token.
+        token: String,
+    },
+}
+
+impl Source {
+    /// `META name="robots" content="…" at byte 120`, `header 2 X-Robots-Tag: …`.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Meta {
+                offset,
+                name,
+                content,
+            } => format!("META name={name:?} content={content:?} at byte {offset}"),
+            Source::Header { index, name, value } => {
+                format!("header {} {name}: {value}", index + 1)
+            }
+            Source::Class { offset, tag, token } => {
+                format!("<{tag} class=\"{token}\"> at byte {offset}")
+            }
+        }
+    }
+}
+
+/// Why a usage has its page verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Nothing on the page speaks of the usage.
+    Unspecified,
+    /// Permitted (one or more permissions, no prohibition).
+    Allowed,
+    /// Prohibited (one or more prohibitions, no permission).
+    Prohibited,
+    /// A permission and a prohibition (2.2.8, or the conventional "most
+    /// restrictive"): prohibited.
+    Conflict,
+    /// A permission qualified by `location=` for another URI (2.2.9.1).
+    LocationMismatch,
+    /// `unavailable_after` is past (`now` given).
+    UnavailableAfter,
+    /// A `class` permission or prohibition for the usage on some element:
+    /// prohibited for the page as a whole (2.2.6).
+    ElementFallback,
+}
+
+impl Reason {
+    /// The name used in JSON and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Unspecified => "unspecified",
+            Reason::Allowed => "allowed",
+            Reason::Prohibited => "prohibited",
+            Reason::Conflict => "conflict",
+            Reason::LocationMismatch => "location-mismatch",
+            Reason::UnavailableAfter => "unavailable-after",
+            Reason::ElementFallback => "element-fallback",
+        }
+    }
+}
+
+/// The page's answer for one usage.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    /// The usage.
+    pub usage: Usage,
+    /// The page-wide verdict, with 2.2.6's fallback applied: what a crawler
+    /// that does not process elements one by one must use.
+    pub verdict: PageVerdict,
+    /// The verdict of the META tags and headers alone, for a crawler that
+    /// applies [`PageRules::elements`] element by element.
+    pub element_aware: PageVerdict,
+    /// Why.
+    pub reason: Reason,
+    /// The deciding statement's source (the first in order: headers, then
+    /// the document).
+    pub source: Option<Source>,
+    /// The deciding statement as written (`noindex`, `allow-index`).
+    pub written: Option<String>,
+    /// The qualifiers of the permissions that allow it.
+    pub qualifiers: Vec<String>,
+}
+
+/// An element carrying a `the-acap:` class permission or prohibition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element {
+    /// Lower-case tag name.
+    pub tag: String,
+    /// Byte span: from its start tag's `<` to just past its end tag's `>`
+    /// (the start tag alone for a void or self-closing element).
+    pub start: usize,
+    /// See `start`.
+    pub end: usize,
+    /// Whether a matching end tag (or a void/self-closing start tag) ended
+    /// it; otherwise it runs to the end of what was read.
+    pub closed: bool,
+    /// The usage of the class value.
+    pub usage: Usage,
+    /// `the-acap:allow-…` (true) or `the-acap:disallow-…`.
+    pub allowed: bool,
+}
+
+/// A page qualifier (`max-snippet`, `unavailable_after`, …) or an ACAP
+/// permission's qualifier, with where it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Qualifier {
+    /// Lower-case name (`max-snippet`, `location`, …).
+    pub name: String,
+    /// Value as written (empty for a bare directive).
+    pub value: String,
+    /// Where it was read.
+    pub source: Option<Source>,
+}
+
+impl Qualifier {
+    pub(crate) fn new(name: &str, value: &str) -> Qualifier {
+        Qualifier {
+            name: name.to_string(),
+            value: value.to_string(),
+            source: None,
+        }
+    }
+}
+
+/// What a page diagnostic is about (what `robocc lint --html` reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageDiagKind {
+    /// A permission and a prohibition for one usage to one addressee.
+    Conflict,
+    /// Directives addressed to a name that no crawler token can equal.
+    NeverMatches,
+    /// Directives addressed to another crawler than the agent.
+    OtherCrawler,
+    /// ACAP features beyond the declared (or the implemented) version.
+    BeyondVersion,
+    /// A class permission that 2.2.6 turns into a page-wide prohibition.
+    ElementFallback,
+    /// Something unreadable (unknown directive or usage, bad value).
+    Malformed,
+    /// A limit of the reader was reached (elements, diagnostics).
+    Limit,
+}
+
+impl PageDiagKind {
+    /// The code `lint` shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            PageDiagKind::Conflict => "page-conflict",
+            PageDiagKind::NeverMatches => "page-name-never-matches",
+            PageDiagKind::OtherCrawler => "page-other-crawler",
+            PageDiagKind::BeyondVersion => "page-acap-version",
+            PageDiagKind::ElementFallback => "page-element-fallback",
+            PageDiagKind::Malformed => "page-malformed",
+            PageDiagKind::Limit => "page-limit",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+/// A finding about the page (what `lint --html` shows).
+pub struct PageDiag {
+    /// What it is about.
+    pub kind: PageDiagKind,
+    /// Where, when it is one place.
+    pub source: Option<Source>,
+    /// What to know, said for a site owner.
+    pub message: String,
+}
+
+/// How to read a page.
+#[derive(Clone, Debug)]
+pub struct PageOptions<'a> {
+    /// The crawler's product token (META name / `X-Robots-Tag` prefix).
+    pub agent: &'a str,
+    /// The page's URL (for `location=`, 2.2.9.1).
+    pub url: &'a str,
+    /// The crawler's usage purposes (ACAP purpose patterns, 2.2.2).
+    pub purposes: &'a [String],
+    /// Seconds since the epoch, for `unavailable_after`; `None`: never past.
+    pub now: Option<i64>,
+    /// Stop reading at `</head>` or `<body>`: META tags and classes in the
+    /// body are then not read (a reading that departs from the documented
+    /// semantics; for measurement and callers that choose it).
+    pub head_only: bool,
+}
+
+/// Elements and diagnostics kept at most (a hostile page gets a `Limit`
+/// diagnostic past them).
+pub const MAX_ELEMENTS: usize = 10_000;
+/// See [`MAX_ELEMENTS`].
+pub const MAX_DIAGS: usize = 1_000;
+/// Page qualifiers kept at most.
+pub const MAX_QUALIFIERS: usize = 1_000;
+/// Distinct statements (permissions and prohibitions) kept at most before
+/// further permissions are dropped; prohibitions are always kept.
+pub const MAX_STATEMENTS: usize = 10_000;
+
+/// What a page says, usage by usage.
+#[derive(Clone, Debug)]
+pub struct PageRules {
+    decisions: Vec<Decision>,
+    /// Elements with `the-acap:` class values, in document order.
+    pub elements: Vec<Element>,
+    /// Page qualifiers (conventional and ACAP), in reading order.
+    pub qualifiers: Vec<Qualifier>,
+    /// Findings, in reading order.
+    pub diagnostics: Vec<PageDiag>,
+    /// The ACAP version declared (2.2.7), if any.
+    pub acap_version: Option<(u32, u32)>,
+    /// META tags addressed to the crawler (robots or its name) read after
+    /// `<body>` (or `</head>`).
+    pub metas_in_body: usize,
+    /// Where the head ended (`</head>` or `<body>`), if seen.
+    pub head_end: Option<usize>,
+    /// Bytes of HTML read (all of it unless `head_only`).
+    pub bytes_read: usize,
+}
+
+/// One permission or prohibition read from the page.
+#[derive(Clone, Debug)]
+pub(crate) struct Statement {
+    pub usage: Usage,
+    pub allowed: bool,
+    /// Addressed to the agent by name (else to all crawlers).
+    pub named: bool,
+    pub kind: StatementKind,
+    pub purpose: Option<String>,
+    pub qualifiers: Vec<String>,
+    pub written: String,
+    pub source: Source,
+    /// Set when the statement is a derived prohibition.
+    pub reason: Option<Reason>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StatementKind {
+    Acap,
+    Conventional,
+}
+
+const VOID: &[&[u8]] = &[
+    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
+    b"source", b"track", b"wbr", b"param", b"keygen",
+];
+
+/// Text kept in sources and messages: at most `CLIP` bytes (then `…`), so
+/// that a huge attribute is not copied into every report that names it.
+const CLIP: usize = 512;
+
+pub(crate) fn clip(s: &str) -> String {
+    if s.len() <= CLIP {
+        return s.to_string();
+    }
+    let mut end = CLIP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// Is `name` a possible product token (letters, digits, `_`, `-`)?
+fn token_like(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Scheme and host compared ignoring ASCII case, the rest exactly; a
+/// fragment is no part of where a resource is located.
+fn same_uri(a: &str, b: &str) -> bool {
+    fn split(u: &str) -> (String, &str) {
+        let u = u.split('#').next().unwrap_or("");
+        match u.find("://") {
+            Some(i) => {
+                let after = &u[i + 3..];
+                let end = after.find(['/', '?']).unwrap_or(after.len());
+                (u[..i + 3 + end].to_ascii_lowercase(), &after[end..])
+            }
+            None => (String::new(), u),
+        }
+    }
+    let (sa, ra) = split(a.trim());
+    let (sb, rb) = split(b.trim());
+    let ra = if ra.is_empty() { "/" } else { ra };
+    let rb = if rb.is_empty() { "/" } else { rb };
+    sa == sb && ra == rb
+}
+
+/// An `ACAP version` tag: the number read, as written, where.
+type VersionTag = (Option<(u32, u32)>, String, Source);
+
+/// Per tag name: the start tags of that name open now, and the open
+/// ACAP-class elements as (that count when each opened, index in
+/// `rules.elements`), innermost last.
+type OpenElements = (usize, Vec<(usize, usize)>);
+
+struct Reader<'o> {
+    opts: &'o PageOptions<'o>,
+    statements: Vec<Statement>,
+    /// ACAP statements, kept apart until the version is known.
+    acap: Vec<Statement>,
+    versions: Vec<VersionTag>,
+    rules: PageRules,
+    in_body: bool,
+    /// Per tag name with an open ACAP-class element: the start tags of
+    /// that name open now, and the open elements as (that count when each
+    /// opened, index in `rules.elements`), innermost last.
+    open: std::collections::HashMap<Vec<u8>, OpenElements>,
+    /// Distinct statements read (their keys), for deduplication.
+    seen: std::collections::HashSet<String>,
+    /// Whether the statement and qualifier limits were reached (said once).
+    capped: (bool, bool),
+}
+
+impl Reader<'_> {
+    fn diag(&mut self, kind: PageDiagKind, source: Option<Source>, message: String) {
+        let d = &mut self.rules.diagnostics;
+        if d.len() < MAX_DIAGS {
+            // A message quotes what it is about: clipped like sources.
+            let message = if message.len() > 4 * CLIP {
+                let mut end = 4 * CLIP;
+                while !message.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("{}…", &message[..end])
+            } else {
+                message
+            };
+            d.push(PageDiag {
+                kind,
+                source,
+                message,
+            });
+        } else if d.len() == MAX_DIAGS {
+            d.push(PageDiag {
+                kind: PageDiagKind::Limit,
+                source: None,
+                message: format!("more than {MAX_DIAGS} diagnostics: the rest are not kept"),
+            });
+        }
+    }
+
+    /// Directives in META `name` / `X-Robots-Tag` addressed to `who`.
+    fn directives(&mut self, who: &str, content: &str, source: Source) {
+        let named = if who.eq_ignore_ascii_case("robots") {
+            false
+        } else if !self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent) {
+            true
+        } else {
+            // Not addressed to this crawler: only lint cares, and only when
+            // the content reads as robots directives.
+            let d = meta::parse(content);
+            let looks = acap_meta::is_acap(content)
+                || ((!d.rules.is_empty() || !d.qualifiers.is_empty()) && d.unknown.is_empty());
+            if looks {
+                if token_like(who) {
+                    self.diag(
+                        PageDiagKind::OtherCrawler,
+                        Some(source),
+                        format!(
+                            "addressed to {who:?}, not to {}: ignored for this crawler",
+                            self.opts.agent
+                        ),
+                    );
+                } else {
+                    self.diag(
+                        PageDiagKind::NeverMatches,
+                        Some(source),
+                        format!(
+                            "addressed to {who:?}, which no crawler's product token can equal \
+                             (letters, digits, '_' and '-' only): write the token alone, e.g. \
+                             name=\"robots\" or name=\"googlebot\""
+                        ),
+                    );
+                }
+            }
+            return;
+        };
+        if acap_meta::is_acap(content) {
+            if matches!(source, Source::Header { .. }) {
+                self.diag(
+                    PageDiagKind::Malformed,
+                    Some(source),
+                    "ACAP in an X-Robots-Tag header: ACAP 1.1 Part 2 defines ACAP META tags \
+                     only; ignored"
+                        .into(),
+                );
+                return;
+            }
+            self.acap_content(content, named, source);
+            return;
+        }
+        let d = meta::parse(content);
+        for u in &d.unknown {
+            self.diag(
+                PageDiagKind::Malformed,
+                Some(source.clone()),
+                format!("unknown or unreadable directive {:?}: ignored", clip(u)),
+            );
+        }
+        for q in &d.qualifiers {
+            let mut q = q.clone();
+            q.source = Some(source.clone());
+            self.qualifier(q);
+        }
+        for st in meta::statements(&d, named, &source, self.opts.now) {
+            self.push(st, false);
+        }
+    }
+
+    fn acap_content(&mut self, content: &str, named: bool, source: Source) {
+        match acap_meta::parse(content) {
+            acap_meta::AcapContent::Version(v, written) => {
+                if v.is_none() {
+                    self.diag(
+                        PageDiagKind::Malformed,
+                        Some(source.clone()),
+                        format!(
+                            "ACAP version {written:?} is not integers separated by dots \
+                             (2.2.7): ignored"
+                        ),
+                    );
+                } else {
+                    self.versions.push((v, written, source));
+                }
+            }
+            acap_meta::AcapContent::Rules { rules, notes } => {
+                for n in notes {
+                    self.diag(PageDiagKind::Malformed, Some(source.clone()), n);
+                }
+                for r in rules {
+                    if let Some(p) = &r.purpose {
+                        if !crate::acap::purpose_applies(
+                            std::slice::from_ref(p),
+                            self.opts.purposes,
+                        ) {
+                            continue;
+                        }
+                    }
+                    let mut st = Statement {
+                        usage: r.usage,
+                        allowed: r.allowed,
+                        named,
+                        kind: StatementKind::Acap,
+                        purpose: r.purpose.clone(),
+                        qualifiers: r.qualifiers.clone(),
+                        written: r.written.clone(),
+                        source: source.clone(),
+                        reason: None,
+                    };
+                    if let Some(loc) = &r.location {
+                        if !same_uri(loc, self.opts.url) {
+                            st.allowed = false;
+                            st.reason = Some(Reason::LocationMismatch);
+                        }
+                    }
+                    for q in &r.qualifiers {
+                        let (n, v) = q.split_once('=').unwrap_or((q, ""));
+                        self.qualifier(Qualifier {
+                            name: n.to_string(),
+                            value: v.to_string(),
+                            source: Some(source.clone()),
+                        });
+                    }
+                    self.push(st, true);
+                }
+            }
+        }
+    }
+
+    /// Keeps a statement unless an equal one (but for its source) was
+    /// read; past `MAX_STATEMENTS` distinct ones, permissions are dropped
+    /// (with a finding) and prohibitions kept: memory stays bounded by the
+    /// distinct statements, never a prohibition lost.
+    fn push(&mut self, st: Statement, acap: bool) {
+        let key = format!(
+            "{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
+            st.usage as u8,
+            st.allowed,
+            st.named,
+            acap,
+            st.purpose.as_deref().map(str::to_ascii_lowercase),
+            st.reason,
+            st.qualifiers,
+            st.written.to_ascii_lowercase()
+        );
+        if self.seen.contains(&key) {
+            return;
+        }
+        if self.seen.len() >= MAX_STATEMENTS && st.allowed {
+            if !self.capped.0 {
+                self.capped.0 = true;
+                self.diag(
+                    PageDiagKind::Limit,
+                    Some(st.source.clone()),
+                    format!("more than {MAX_STATEMENTS} distinct permissions and prohibitions: further permissions are not read"),
+                );
+            }
+            return;
+        }
+        self.seen.insert(key);
+        if acap {
+            self.acap.push(st);
+        } else {
+            self.statements.push(st);
+        }
+    }
+
+    fn qualifier(&mut self, q: Qualifier) {
+        if self.rules.qualifiers.len() < MAX_QUALIFIERS {
+            self.rules.qualifiers.push(q);
+        } else if !self.capped.1 {
+            self.capped.1 = true;
+            self.diag(
+                PageDiagKind::Limit,
+                q.source.clone(),
+                format!("more than {MAX_QUALIFIERS} page qualifiers: the rest are not reported"),
+            );
+        }
+    }
+
+    fn start(&mut self, tag: &tokenize::StartTag) {
+        let name = &tag.name[..];
+        if name == b"body" && self.rules.head_end.is_none() {
+            self.rules.head_end = Some(tag.start);
+        }
+        if name == b"body" {
+            self.in_body = true;
+        }
+        if name == b"meta" {
+            if let (Some(n), Some(c)) = (&tag.attr_name, &tag.content) {
+                let who = String::from_utf8_lossy(n).trim().to_string();
+                let content = String::from_utf8_lossy(c).into_owned();
+                let addressed = who.eq_ignore_ascii_case("robots")
+                    || (!self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent));
+                if addressed && self.in_body {
+                    self.rules.metas_in_body += 1;
+                }
+                let source = Source::Meta {
+                    offset: tag.start,
+                    name: clip(&who),
+                    content: clip(&content),
+                };
+                self.directives(&who, &content, source);
+            }
+        }
+        if let Some(o) = self.open.get_mut(name) {
+            o.0 += 1;
+        }
+        if let Some(class) = &tag.class {
+            let class = String::from_utf8_lossy(class).into_owned();
+            for token in class.split_ascii_whitespace() {
+                let Some(r) = acap_meta::class_token(token) else {
+                    continue;
+                };
+                let source = Source::Class {
+                    offset: tag.start,
+                    tag: String::from_utf8_lossy(name).into_owned(),
+                    token: clip(token),
+                };
+                let (allowed, usage) = match r {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.diag(
+                            PageDiagKind::Malformed,
+                            Some(source),
+                            format!("{e}: ignored"),
+                        );
+                        continue;
+                    }
+                };
+                if self.rules.elements.len() >= MAX_ELEMENTS {
+                    if self.rules.elements.len() == MAX_ELEMENTS {
+                        self.diag(
+                            PageDiagKind::Limit,
+                            Some(source),
+                            format!("more than {MAX_ELEMENTS} elements with ACAP classes: the rest are not reported"),
+                        );
+                    }
+                    continue;
+                }
+                let void = tag.self_closing || VOID.contains(&name);
+                let idx = self.rules.elements.len();
+                self.rules.elements.push(Element {
+                    tag: String::from_utf8_lossy(name).into_owned(),
+                    start: tag.start,
+                    end: tag.end,
+                    closed: void,
+                    usage,
+                    allowed,
+                });
+                if !void {
+                    // A name not tracked yet: this start tag is its first.
+                    let o = self.open.entry(name.to_vec()).or_insert((1, Vec::new()));
+                    o.1.push((o.0, idx));
+                }
+            }
+        }
+    }
+
+    fn end(&mut self, name: &[u8], end: usize) {
+        if name == b"head" && self.rules.head_end.is_none() {
+            self.rules.head_end = Some(end);
+        }
+        if name == b"head" || name == b"body" {
+            // After </head>, what follows is the body's (the parser would
+            // put a META there in the body).
+            self.in_body = true;
+        }
+        let Some(o) = self.open.get_mut(name) else {
+            return;
+        };
+        // The elements of this name opened when `closing` start tags of
+        // the name were open end here (innermost first: O(1) per element).
+        let closing = o.0;
+        o.0 = o.0.saturating_sub(1);
+        while let Some(&(at, idx)) = o.1.last() {
+            if at < closing {
+                break;
+            }
+            o.1.pop();
+            let e = &mut self.rules.elements[idx];
+            e.end = end;
+            e.closed = true;
+        }
+        if o.1.is_empty() {
+            self.open.remove(name);
+        }
+    }
+}
+
+impl PageRules {
+    /// Reads a page for `agent` at `url`: no purposes, no `now`.
+    pub fn from_html<'h>(
+        html: &[u8],
+        headers: impl IntoIterator<Item = (&'h str, &'h str)>,
+        agent: &str,
+        url: &str,
+    ) -> PageRules {
+        PageRules::read(
+            html,
+            headers,
+            &PageOptions {
+                agent,
+                url,
+                purposes: &[],
+                now: None,
+                head_only: false,
+            },
+        )
+    }
+
+    /// Reads a page: the response headers (`X-Robots-Tag` lines; others
+    /// ignored), then the HTML once.
+    pub fn read<'h>(
+        html: &[u8],
+        headers: impl IntoIterator<Item = (&'h str, &'h str)>,
+        opts: &PageOptions<'_>,
+    ) -> PageRules {
+        let mut r = Reader {
+            opts,
+            statements: Vec::new(),
+            acap: Vec::new(),
+            versions: Vec::new(),
+            rules: PageRules {
+                decisions: Vec::new(),
+                elements: Vec::new(),
+                qualifiers: Vec::new(),
+                diagnostics: Vec::new(),
+                acap_version: None,
+                metas_in_body: 0,
+                head_end: None,
+                bytes_read: 0,
+            },
+            in_body: false,
+            open: std::collections::HashMap::new(),
+            seen: std::collections::HashSet::new(),
+            capped: (false, false),
+        };
+        for (index, (name, value)) in headers.into_iter().enumerate() {
+            if !name.trim().eq_ignore_ascii_case("x-robots-tag") {
+                continue;
+            }
+            let source = Source::Header {
+                index,
+                name: clip(name.trim()),
+                value: clip(value.trim()),
+            };
+            let (who, rest) = match value.split_once(':') {
+                Some((k, v))
+                    if token_like(k.trim())
+                        && !meta::VALUED
+                            .iter()
+                            .any(|d| k.trim().eq_ignore_ascii_case(d)) =>
+                {
+                    (k.trim(), v)
+                }
+                _ => ("robots", value),
+            };
+            r.directives(who, rest, source);
+        }
+        let head_only = opts.head_only;
+        let read = tokenize::scan(html, |ev| {
+            match ev {
+                tokenize::Event::Start(tag) => {
+                    if head_only && tag.name == b"body" {
+                        return ControlFlow::Break(());
+                    }
+                    r.start(tag);
+                }
+                tokenize::Event::End { name, end } => {
+                    r.end(name, end);
+                    if head_only && name == b"head" {
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        r.rules.bytes_read = read;
+        for (_, (_, open)) in std::mem::take(&mut r.open) {
+            for (_, idx) in open {
+                r.rules.elements[idx].end = read;
+            }
+        }
+        r.version();
+        let Reader {
+            mut statements,
+            acap,
+            mut rules,
+            ..
+        } = r;
+        statements.extend(acap);
+        rules.resolve(&statements);
+        rules
+    }
+
+    fn resolve(&mut self, statements: &[Statement]) {
+        for &u in Usage::ACAP {
+            let d = resolve_usage(u, statements, &self.elements);
+            if d.reason == Reason::Conflict {
+                let others: Vec<String> = statements
+                    .iter()
+                    .filter(|s| concerns(s.usage, u) && s.allowed)
+                    .map(|s| format!("{} ({})", s.written, s.source.describe()))
+                    .collect();
+                if self.diagnostics.len() < MAX_DIAGS {
+                    self.diagnostics.push(PageDiag {
+                        kind: PageDiagKind::Conflict,
+                        source: d.source.clone(),
+                        message: format!(
+                            "{}: {} conflicts with {}: prohibited (ACAP 2.2.8; the more \
+                             restrictive rule applies)",
+                            u.name(),
+                            d.written.as_deref().unwrap_or(""),
+                            others.join(", ")
+                        ),
+                    });
+                }
+            }
+            if d.reason == Reason::ElementFallback
+                && d.element_aware != PageVerdict::Disallow
+                && self.diagnostics.len() < MAX_DIAGS
+            {
+                {
+                    self.diagnostics.push(PageDiag {
+                        kind: PageDiagKind::ElementFallback,
+                        source: d.source.clone(),
+                        message: format!(
+                            "{}: an element-specific permission or prohibition makes {} \
+                             prohibited for the whole page for crawlers that cannot apply it \
+                             element by element (ACAP 2.2.6)",
+                            u.name(),
+                            u.name()
+                        ),
+                    });
+                }
+            }
+            self.decisions.push(d);
+        }
+        // The AI-usage preference channels: the page level (Content-Usage
+        // header, `noai`, TDMRep) is not read yet, so the page says
+        // nothing of them (a decision per usage keeps lookups total).
+        for &u in Usage::SIGNALS {
+            self.decisions.push(Decision {
+                usage: u,
+                verdict: PageVerdict::Unspecified,
+                element_aware: PageVerdict::Unspecified,
+                reason: Reason::Unspecified,
+                source: None,
+                written: None,
+                qualifiers: Vec::new(),
+            });
+        }
+    }
+
+    /// The decision for `usage`.
+    pub fn decision(&self, usage: Usage) -> &Decision {
+        &self.decisions[usage as usize]
+    }
+
+    /// All decisions, in usage order.
+    pub fn decisions(&self) -> &[Decision] {
+        &self.decisions
+    }
+
+    /// The page-wide verdict for `usage` (2.2.6's fallback applied).
+    pub fn verdict(&self, usage: Usage) -> PageVerdict {
+        self.decision(usage).verdict
+    }
+
+    /// The usages the page prohibits (page-wide).
+    pub fn disallowed(&self) -> UsageSet {
+        self.set(PageVerdict::Disallow)
+    }
+
+    /// The usages the page permits explicitly.
+    pub fn allowed(&self) -> UsageSet {
+        self.set(PageVerdict::Allow)
+    }
+
+    fn set(&self, v: PageVerdict) -> UsageSet {
+        self.decisions
+            .iter()
+            .filter(|d| d.verdict == v)
+            .fold(UsageSet::EMPTY, |s, d| s.with(d.usage))
+    }
+}
+
+impl Reader<'_> {
+    /// 2.2.7: the declared version decides which ACAP tags are read.
+    fn version(&mut self) {
+        let versions = std::mem::take(&mut self.versions);
+        let Some((Some(v), written, source)) = versions.first().cloned() else {
+            return;
+        };
+        for (other, w, s) in versions.iter().skip(1) {
+            if *other != Some(v) {
+                self.diag(
+                    PageDiagKind::BeyondVersion,
+                    Some(s.clone()),
+                    format!("a second ACAP version tag ({w}) differs from the first ({written}): the first is used"),
+                );
+            }
+        }
+        self.rules.acap_version = Some(v);
+        if v.0 != 1 {
+            self.acap.clear();
+            self.diag(
+                PageDiagKind::BeyondVersion,
+                Some(source),
+                format!(
+                    "ACAP version {written}: robocc reads ACAP 1.x; a major version is not \
+                     backwards-compatible (2.2.7), so the page's ACAP permissions and \
+                     prohibitions are ignored (conventional directives still apply)"
+                ),
+            );
+        } else if v.1 > 1 {
+            self.diag(
+                PageDiagKind::BeyondVersion,
+                Some(source),
+                format!(
+                    "ACAP version {written}: robocc implements 1.1; features of later minor \
+                     versions are ignored (2.2.7)"
+                ),
+            );
+        }
+    }
+}
+
+/// Does a statement on `written` concern `usage` (a `present` statement
+/// concerns every `present-*` usage; `other` is handled apart)?
+fn concerns(written: Usage, usage: Usage) -> bool {
+    written == usage || (written == Usage::Present && usage.is_present())
+}
+
+/// ACAP 2.2.1: an ACAP statement to all crawlers is overridden by an ACAP
+/// statement to the agent by name with the same usage type and purpose.
+fn overridden(s: &Statement, set: &[&Statement]) -> bool {
+    s.kind == StatementKind::Acap
+        && !s.named
+        && set.iter().any(|t| {
+            t.kind == StatementKind::Acap
+                && t.named
+                && t.usage == s.usage
+                && match (&t.purpose, &s.purpose) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+                    _ => false,
+                }
+        })
+}
+
+fn resolve_usage(u: Usage, statements: &[Statement], elements: &[Element]) -> Decision {
+    let base: Vec<&Statement> = statements
+        .iter()
+        .filter(|s| s.usage != Usage::Other && concerns(s.usage, u))
+        .collect();
+    let mut set: Vec<&Statement> = base
+        .iter()
+        .copied()
+        .filter(|s| !overridden(s, &base))
+        .collect();
+    // 2.5.6 (Part 1): `other` concerns the usages no permission concerns.
+    if u == Usage::Other || !set.iter().any(|s| s.allowed) {
+        set.extend(statements.iter().filter(|s| s.usage == Usage::Other));
+        let all = set.clone();
+        set.retain(|s| !overridden(s, &all));
+    }
+    let first_no = set.iter().find(|s| !s.allowed);
+    let first_yes = set.iter().find(|s| s.allowed);
+    let (element_aware, reason, decider) = match (first_no, first_yes) {
+        (None, None) => (PageVerdict::Unspecified, Reason::Unspecified, None),
+        (Some(no), Some(_)) => (PageVerdict::Disallow, Reason::Conflict, Some(*no)),
+        (Some(no), None) => (
+            PageVerdict::Disallow,
+            no.reason.unwrap_or(Reason::Prohibited),
+            Some(*no),
+        ),
+        (None, Some(yes)) => (PageVerdict::Allow, Reason::Allowed, Some(*yes)),
+    };
+    let qualifiers = if element_aware == PageVerdict::Allow {
+        set.iter()
+            .filter(|s| s.allowed)
+            .flat_map(|s| s.qualifiers.iter().cloned())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut d = Decision {
+        usage: u,
+        verdict: element_aware,
+        element_aware,
+        reason,
+        source: decider.map(|s| s.source.clone()),
+        written: decider.map(|s| s.written.clone()),
+        qualifiers,
+    };
+    // 2.2.6: an element-specific permission or prohibition → the usage is
+    // prohibited for the page as a whole.
+    if let Some(e) = elements.iter().find(|e| concerns(e.usage, u)) {
+        d.verdict = PageVerdict::Disallow;
+        d.reason = Reason::ElementFallback;
+        d.source = Some(Source::Class {
+            offset: e.start,
+            tag: e.tag.clone(),
+            token: format!(
+                "the-acap:{}-{}",
+                if e.allowed { "allow" } else { "disallow" },
+                e.usage.name()
+            ),
+        });
+        d.written = Some(format!(
+            "the-acap:{}-{}",
+            if e.allowed { "allow" } else { "disallow" },
+            e.usage.name()
+        ));
+        d.qualifiers.clear();
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert!(same_uri(
+            "http://MyServer.com/a.htm",
+            "http://myserver.com/a.htm#x"
+        ));
+        assert!(!same_uri(
+            "http://myserver.com/A.htm",
+            "http://myserver.com/a.htm"
+        ));
+        assert!(same_uri("http://myserver.com", "http://myserver.com/"));
+    }
+
+    #[test]
+    fn spans() {
+        let html = b"<html><head><META name=robots content=noindex></head><body><div class=\"x the-acap:disallow-index\"><div>a</div></div><img class=the-acap:allow-index></body></html>";
+        let p = PageRules::from_html(&html[..], [], "bot", "http://a/");
+        let meta = html.windows(5).position(|w| w == b"<META").unwrap();
+        assert_eq!(
+            p.decision(Usage::Index).source,
+            Some(Source::Class {
+                offset: html.windows(4).position(|w| w == b"<div").unwrap(),
+                tag: "div".into(),
+                token: "the-acap:disallow-index".into()
+            })
+        );
+        assert_eq!(
+            p.decision(Usage::Index).element_aware,
+            PageVerdict::Disallow
+        );
+        assert!(matches!(p.diagnostics.first(), None | Some(_)));
+        let e = &p.elements[0];
+        let div_end = html.windows(12).position(|w| w == b"</div></div>").unwrap() + 12;
+        assert_eq!(
+            (e.start, e.end, e.closed),
+            (
+                html.windows(4).position(|w| w == b"<div").unwrap(),
+                div_end,
+                true
+            )
+        );
+        assert!(p.elements[1].closed);
+        assert_eq!(
+            &html[p.elements[1].start..p.elements[1].end],
+            b"<img class=the-acap:allow-index>"
+        );
+        let _ = meta;
+    }
+}

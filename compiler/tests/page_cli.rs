@@ -1,0 +1,246 @@
+//! `robocc page` and `robocc lint --html` as a user runs them: the
+//! interface of issue 17 (output lines, JSON sources, exit codes, refusals).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn robocc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let p: PathBuf = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn page_command() {
+    let dir = std::env::temp_dir().join(format!("robocc-page-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = write(
+        &dir,
+        "p.html",
+        "<html><head><!-- <meta name=robots content=nofollow> -->\n<meta content=noindex name=robots>\n<meta name=searchbot content=\"ACAP allow-preserve\"></head>\n<body><div class=the-acap:disallow-present-snippet>x</div></body></html>",
+    );
+    let headers = write(
+        &dir,
+        "h.txt",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Robots-Tag: searchbot: noarchive\r\n",
+    );
+    let robots = write(&dir, "robots.txt", "User-agent: *\nDisallow: /private\n");
+    let url = "https://example.com/a.html";
+
+    // Every usage, one line each.
+    let (code, out, _) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 14);
+    assert!(
+        out.contains("index\tdisallow\n") && out.contains("follow\tallow\n"),
+        "{out}"
+    );
+    assert!(out.contains("preserve\tallow\n") && out.contains("present-snippet\tdisallow\n"));
+
+    // One usage: VERDICT<TAB>URL; the header's noarchive conflicts with the
+    // named permission: most restrictive.
+    let (code, out, _) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--headers",
+        &headers,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--usage",
+        "preserve",
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "disallow\thttps://example.com/a.html\n")
+    );
+
+    // JSON: the deciding META and its byte offset, the element span.
+    let (code, out, _) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--usage",
+        "index",
+        "--format",
+        "json",
+        "--robots",
+        &robots,
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let index = &v["usages"]["index"];
+    assert_eq!(index["verdict"], "disallow");
+    assert_eq!(index["from"], "page");
+    assert_eq!(index["source"]["kind"], "meta");
+    let body = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        index["source"]["offset"],
+        body.find("<meta content").unwrap()
+    );
+    assert_eq!(index["robots_txt"]["verdict"], "allow");
+    let e = &v["elements"][0];
+    assert_eq!(e["usage"], "present-snippet");
+    let (s, t) = (
+        e["start"].as_u64().unwrap() as usize,
+        e["end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(
+        &body[s..t],
+        "<div class=the-acap:disallow-present-snippet>x</div>"
+    );
+
+    // robots.txt forbids crawling: crawl stays disallowed, said on stderr.
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--agent",
+        "searchbot",
+        "--url",
+        "https://example.com/private/x",
+        "--robots",
+        &robots,
+        "--usage",
+        "crawl",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "disallow\thttps://example.com/private/x\n");
+    assert!(err.contains("prohibits crawling"), "{err}");
+
+    // Refusals: exit 2 and what to type.
+    let (code, _, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--agent",
+        "a",
+        "--url",
+        url,
+        "--dialect",
+        "acap",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--robots FILE"), "{err}");
+    let (code, _, err) = robocc(&[
+        "page", "--html", &html, "--agent", "a", "--url", url, "--now", "soon",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--now 20"), "{err}");
+    let (code, _, _) = robocc(&[
+        "page", "--html", &html, "--agent", "a", "--url", url, "--robots", &robots, "--policy",
+        &robots,
+    ]);
+    assert_eq!(code, 2);
+    let (code, _, err) = robocc(&["page", "--html", &html, "--url", url]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--agent"), "{err}");
+
+    // --policy: a compiled policy; --purpose must be the one it was
+    // compiled for (it also selects the page's purpose patterns).
+    let acap = write(
+        &dir,
+        "acap.txt",
+        "ACAP-crawler: *\nACAP-usage-purpose: news\nACAP-disallow-index: /\n",
+    );
+    let policy = dir.join("acap.policy").display().to_string();
+    let (code, _, err) = robocc(&[
+        "compile",
+        "--robots",
+        &acap,
+        "--agent",
+        "searchbot",
+        "--dialect",
+        "acap",
+        "--purpose",
+        "news",
+        "-o",
+        &policy,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let news_page = write(
+        &dir,
+        "n.html",
+        "<meta name=robots content=\"ACAP news allow-present\">",
+    );
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &news_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--policy",
+        &policy,
+        "--purpose",
+        "news",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("index\tdisallow\n") && out.contains("present-snippet\tallow\n"),
+        "{out}"
+    );
+    let (code, _, err) = robocc(&[
+        "page",
+        "--html",
+        &news_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--policy",
+        &policy,
+        "--purpose",
+        "web",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("compiled for purposes [news]"), "{err}");
+
+    // lint --html.
+    let lint_page = write(
+        &dir,
+        "l.html",
+        "<meta name=robots content=\"ACAP allow-index\">\n<meta name=robots content=\"ACAP disallow-index\">\n<meta name=\"Googlebot/2.1\" content=noindex>",
+    );
+    let (code, out, _) = robocc(&["lint", "--html", &lint_page]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(":1: warning: page-conflict:") || out.contains(":2: warning: page-conflict:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(":3: warning: page-name-never-matches:"),
+        "{out}"
+    );
+    let (code, _, err) = robocc(&["lint"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--html PAGE.html"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
