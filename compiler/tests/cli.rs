@@ -386,8 +386,18 @@ fn damaged_artifacts_are_refused_by_every_command() {
     std::fs::create_dir_all(&dir).unwrap();
     let good = std::fs::read(common::root().join("engine/tests/data/small.policy")).unwrap();
     let store = std::fs::read(common::root().join("engine/tests/data/small.store")).unwrap();
+    // The last byte whose flip the engine refuses (a padding byte's flip
+    // changes nothing and is rightly accepted).
     let mut flipped = good.clone();
-    let last = flipped.len() - 5;
+    let last = (16..good.len())
+        .rev()
+        .find(|&i| {
+            let mut b = good.clone();
+            b[i] ^= 0xff;
+            let v = robocc_engine::PolicyFile::from_slice(&b);
+            v.is_err_and(|e| e.to_string().contains("corrupted policy"))
+        })
+        .expect("a byte whose flip is detected");
     flipped[last] ^= 0xff;
     let mut swapped = good.clone();
     swapped[8..12].reverse();
