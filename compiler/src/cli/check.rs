@@ -2,7 +2,8 @@
 
 use super::compile::compile_source;
 use super::{
-    error, open_policy, open_store, open_store_set, Built, CompileFlags, Given, EXIT_USAGE,
+    error, open_policy, open_store, open_store_set, parse_usage_arg, Built, CompileFlags, Given,
+    UsageArg, EXIT_USAGE,
 };
 use clap::{Args, ValueEnum};
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
@@ -67,22 +68,6 @@ pub struct CheckArgs {
     verbose: bool,
     #[command(flatten)]
     flags: CompileFlags,
-}
-
-/// `--usage`: one usage, or all of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum UsageArg {
-    One(Usage),
-    All,
-}
-
-fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
-    if s.eq_ignore_ascii_case("all") {
-        return Ok(UsageArg::All);
-    }
-    s.parse::<Usage>()
-        .map(UsageArg::One)
-        .map_err(|e| format!("{e}, or all"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]

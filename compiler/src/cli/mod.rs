@@ -274,6 +274,25 @@ pub(crate) const COMPILE_ONLY: &[&str] = &[
     "registers",
 ];
 
+/// `--usage`: one usage, or all of them (`check`, `page`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageArg {
+    /// One usage.
+    One(robocc_engine::Usage),
+    /// Every usage the dialect (or the page) speaks of.
+    All,
+}
+
+/// Reads `--usage`: a usage name (any case), or `all`.
+pub fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(UsageArg::All);
+    }
+    s.parse::<robocc_engine::Usage>()
+        .map(UsageArg::One)
+        .map_err(|e| format!("{e}, or all"))
+}
+
 /// A limit as the library takes it: 0 on the command line means none.
 fn limit(n: usize) -> usize {
     if n == 0 {

@@ -2,7 +2,9 @@
 //! robots.txt policy (docs/dialects.md, "Page level").
 
 use super::compile::compile_source;
-use super::{flag, open_policy, Built, CompileFlags, Given, COMPILE_ONLY};
+use super::{
+    flag, open_policy, parse_usage_arg, Built, CompileFlags, Given, UsageArg, COMPILE_ONLY,
+};
 use clap::{Args, ValueEnum};
 use robocc_compiler::page::{
     combine, parse_date, Combined, FinalSource, PageOptions, PageRules, Source,
@@ -44,7 +46,7 @@ pub struct PageArgs {
     /// The usage to answer for (crawl, follow, index, preserve, present,
     /// present-snippet, …, other): prints `VERDICT<TAB>URL`. Default `all`:
     /// one `USAGE<TAB>VERDICT` line per usage.
-    #[arg(long, value_name = "USAGE", value_parser = parse_usage_arg, help_heading = "Output")]
+    #[arg(long, value_name = "USAGE", value_parser = parse_page_usage, help_heading = "Output")]
     usage: Option<UsageArg>,
     /// Output: `text`, or `json` (one object: deciding sources, qualifiers,
     /// element spans, findings).
@@ -57,25 +59,20 @@ pub struct PageArgs {
     flags: CompileFlags,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum UsageArg {
-    One(Usage),
-    All,
-}
-
-fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
-    if s.eq_ignore_ascii_case("all") {
-        return Ok(UsageArg::All);
+/// `--usage` for a page: the shared reading, without the preference
+/// channels (page-level preferences are not read yet).
+fn parse_page_usage(s: &str) -> Result<UsageArg, String> {
+    let arg = parse_usage_arg(s)?;
+    if let UsageArg::One(u) = arg {
+        if u.is_signal() {
+            return Err(format!(
+                "{u} is an AI-usage preference channel: robocc page does not read page-level \
+                 preferences yet (Content-Usage header, noai, TDMRep); ask robots.txt with \
+                 robocc check --usage {u}"
+            ));
+        }
     }
-    let u = s.parse::<Usage>().map_err(|e| format!("{e}, or all"))?;
-    if u.is_signal() {
-        return Err(format!(
-            "{u} is an AI-usage preference channel: robocc page does not read page-level \
-             preferences yet (Content-Usage header, noai, TDMRep); ask robots.txt with \
-             robocc check --usage {u}"
-        ));
-    }
-    Ok(UsageArg::One(u))
+    Ok(arg)
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
