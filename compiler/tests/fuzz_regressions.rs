@@ -11,12 +11,13 @@ mod common;
 fn fuzz_inputs_replay() {
     let root = common::root().join("fuzz");
     type Target = (&'static str, fn(&[u8]));
-    let targets: [Target; 5] = [
+    let targets: [Target; 6] = [
         ("parse", fuzz::parse_one),
         ("compile", fuzz::compile_one),
         ("check", fuzz::check_one),
         ("load", fuzz::load_one),
         ("store", fuzz::store_one),
+        ("page", fuzz::page_one),
     ];
     let mut replayed = 0;
     for (name, run) in targets {
