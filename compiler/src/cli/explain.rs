@@ -188,10 +188,14 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         ),
     };
     let acap = robocc_compiler::acap::from_policy(&policy);
-    if acap.is_none() && args.usage.is_some_and(|u| u != robocc_engine::Usage::Crawl) {
+    if acap.is_none()
+        && args
+            .usage
+            .is_some_and(|u| u != robocc_engine::Usage::Crawl && !u.is_signal())
+    {
         return Err(format!(
-            "--usage {}: a {} policy speaks of crawl only (every other usage is allowed by \
-             default); explain ACAP usages with --dialect acap",
+            "--usage {}: a {} policy speaks of crawl and the AI-usage preferences (shown for \
+             every URL); explain ACAP usages with --dialect acap",
             args.usage.map_or("", |u| u.name()),
             h.dialect.name()
         ));
