@@ -15,6 +15,12 @@
 //! calls), the Content-Signal pairs, the longest match with the tie rule,
 //! crawlability and the combination with its deciding line.
 //!
+//! Sections of vocab-07 are cited as its source numbers them (§4.1
+//! train-ai, §4.2 search, §5.1 "Combining Preferences", §6.4 "Syntax
+//! Extensions", §6.5 "Processing Algorithm", §6.5.1 "Multiple
+//! Preferences", §6.5.2 "Preference Parameters"); docs/dialects.md cites
+//! the same passages as §3.x, §4.1, §6.5, §6.7 and §6.7.1.
+//!
 //! Where the texts leave room, this oracle reads them so:
 //!
 //! * **Lines.** A line is read by the shared line splitter, so the
@@ -31,7 +37,7 @@
 //!   (`A-Za-z0-9+/=` between two `:`); its base64 is not decoded, so
 //!   padding is never a failure (§4.2.7 says parsers SHOULD NOT fail on
 //!   it). A trailing `;` after parameters (`train-ai;has;parameters="?";`,
-//!   vocab-07 §6.7.2's own example) is a parse failure: §4.2.3.2 parses a
+//!   vocab-07 §6.5.2's own example) is a parse failure: §4.2.3.2 parses a
 //!   key after every `;`, and a key cannot be empty.
 //! * **Empty preference.** An empty preference (`Content-Usage:` with
 //!   nothing, or a path alone) is an empty Dictionary: it parses, states
@@ -85,9 +91,9 @@ pub enum Pref {
 /// oracle's own type, independent of the engine's usages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Channel {
-    /// Listing in search results (vocab-07 §3.2).
+    /// Listing in search results (vocab-07 §4.2).
     Search,
-    /// Training or fine-tuning AI models (vocab-07 §3.1).
+    /// Training or fine-tuning AI models (vocab-07 §4.1).
     TrainAi,
     /// Input to an AI system at answer time (Content-Signal `ai-input`).
     AiInput,
@@ -379,7 +385,7 @@ fn content_usage(line: u32, value: &[u8]) -> UsageLine {
     }
 }
 
-/// The preferences a Content-Usage preference states (vocab-07 §6.7):
+/// The preferences a Content-Usage preference states (vocab-07 §6.5):
 /// `[search, train-ai, ai-input]`; all unknown when the Dictionary does not
 /// parse.
 fn usage_preference(bytes: &[u8]) -> Prefs {

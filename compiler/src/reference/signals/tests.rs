@@ -62,7 +62,7 @@ fn dictionary_members_and_types() {
 #[test]
 fn dictionary_failures() {
     for bad in [
-        "Train-ai=n",  // uppercase key (vocab-07 §6.7.1)
+        "Train-ai=n",  // uppercase key (vocab-07 §6.5.1)
         "train-ai=n,", // trailing comma
         "train-ai=n,,search=y",
         "train-ai=n search=y", // no comma
@@ -113,17 +113,17 @@ fn vocab_examples() {
     assert_eq!(pref("train-ai=y, search=n", TrainAi), Allow);
     assert_eq!(pref("train-ai=y, search=n", Search), Disallow);
     assert_eq!(pref("train-ai=y, search=n", AiInput), Unknown);
-    // §6.7.1: the last value counts; a boolean and a string are unknown.
+    // §6.5.1: the last value counts; a boolean and a string are unknown.
     let all_unknown = "train-ai=y, train-ai, search=n, search=\"n\"";
     assert_eq!(pref(all_unknown, TrainAi), Unknown);
     assert_eq!(pref(all_unknown, Search), Unknown);
-    // §6.7.1: uppercase keys make the parse fail.
+    // §6.5.1: uppercase keys make the parse fail.
     assert_eq!(pref("Train-AI=n", TrainAi), Unknown);
     assert_eq!(pref("search=n, TRAIN-AI=y", Search), Unknown);
-    // §6.7.2: parameters of the overwritten value do not count.
+    // §6.5.2: parameters of the overwritten value do not count.
     assert_eq!(pref("train-ai;allow=n, train-ai=y", TrainAi), Allow);
     assert_eq!(pref("train-ai=n;allow=y", TrainAi), Disallow);
-    // §6.7.2's last example: unknown either way.
+    // §6.5.2's last example: unknown either way.
     assert_eq!(pref("train-ai;has;parameters=\"?\";", TrainAi), Unknown);
     assert_eq!(pref("train-ai;has;parameters=\"?\"", TrainAi), Unknown);
 }
