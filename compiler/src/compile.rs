@@ -191,6 +191,7 @@ pub fn compile(
             &robots,
             &selection,
             &options.training_agents,
+            options.rule_set_options(),
             &mut diagnostics,
         );
     }

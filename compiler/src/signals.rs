@@ -15,7 +15,7 @@ use crate::diag::{DiagCode, Diagnostic};
 use crate::glob::Glob;
 use crate::parse::escape::google_escape;
 use crate::parse::keys::KeyKind;
-use crate::parse::{RobotsTxt, RuleKind};
+use crate::parse::RobotsTxt;
 use crate::ruleset::{self, RuleSet, SetRule};
 use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE, UNKNOWN_RULE};
 use robocc_engine::{RankClass, UrlMode};
@@ -75,6 +75,7 @@ pub fn add(
     robots: &RobotsTxt<'_>,
     selection: &Selection,
     training_agents: &[String],
+    options: ruleset::RuleSetOptions,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> bool {
     let mut extra: Vec<(SetRule, SignalRule)> = Vec::new();
@@ -104,39 +105,34 @@ pub fn add(
             ));
         }
     }
+    // A training token's rules are read as the agent's are (the same
+    // options: index.htm, the file's own path always allowed), from the
+    // groups that name it only.
+    let mut tokens: Vec<(SetRule, SignalRule)> = Vec::new();
     for (t, token) in training_agents.iter().enumerate() {
         let chosen = select(robots, token);
         if chosen.via != Via::Named {
             continue;
         }
-        for &g in &chosen.groups {
-            for rule in robots.groups[g].rules.iter().filter(|r| !r.raw.is_empty()) {
-                let allow = rule.kind == RuleKind::Allow;
-                let pattern = rule.pattern.to_vec();
-                let glob = Glob::parse(&pattern, PatternSyntax::Glob, UrlMode::Google);
-                let mut prefs = [Pref::Unknown; 3];
-                prefs[TRAIN_AI] = if allow { Pref::Allow } else { Pref::Disallow };
-                extra.push((
-                    SetRule {
-                        allow,
-                        priority: len_u32(pattern.len()),
-                        rank: len_u32(pattern.len()) * 2 + u32::from(allow) + 1,
-                        pattern,
-                        syntax: PatternSyntax::Glob,
-                        glob,
-                        class: RankClass::LongestMatch,
-                        line: rule.line,
-                        group: g as u32,
-                        origin: RuleOrigin::Line,
-                    },
-                    SignalRule {
-                        family: Family::Training(t as u16),
-                        prefs,
-                    },
-                ));
-            }
+        for rule in RuleSet::build(robots, &chosen, options).rules {
+            let mut prefs = [Pref::Unknown; 3];
+            prefs[TRAIN_AI] = if rule.allow {
+                Pref::Allow
+            } else {
+                Pref::Disallow
+            };
+            tokens.push((
+                rule,
+                SignalRule {
+                    family: Family::Training(t as u16),
+                    prefs,
+                },
+            ));
         }
     }
+    // Statements in file order (the first line that said it is named).
+    extra.sort_by_key(|(r, _)| r.line);
+    extra.extend(tokens);
     if extra.is_empty() {
         return false;
     }
@@ -599,6 +595,9 @@ pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u
             .copied()
             .filter(|&i| fam(i) == Family::ContentSignal),
     ));
+    // Training tokens: each token's longest match; of the tokens that
+    // disallow, the lowest line is named.
+    let mut token_disallow: Option<usize> = None;
     for t in 0..signals.training_agents.len() {
         let mut best: Option<usize> = None;
         for &i in matched
@@ -609,12 +608,17 @@ pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u
                 best = Some(i);
             }
         }
-        let mut out = [(Pref::Unknown, NO_RULE); 3];
         if let Some(b) = best.filter(|&b| !set.rules[b].allow) {
-            out[TRAIN_AI] = (Pref::Disallow, b as u32);
+            if token_disallow.is_none_or(|d| set.rules[b].line < set.rules[d].line) {
+                token_disallow = Some(b);
+            }
         }
-        sources.push(out);
     }
+    let mut out = [(Pref::Unknown, NO_RULE); 3];
+    if let Some(b) = token_disallow {
+        out[TRAIN_AI] = (Pref::Disallow, b as u32);
+    }
+    sources.push(out);
     for c in 0..3 {
         let first = |p: Pref| sources.iter().find(|s| s[c].0 == p).map(|s| s[c].1);
         let word = if !crawlable {

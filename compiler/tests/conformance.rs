@@ -3,7 +3,9 @@
 //! independent oracle of `reference::draft1996` / `reference::robots2`; all
 //! must give the expected verdict, and the engine must name the rule the
 //! oracle names. The acap cases (one verdict per usage type) run through
-//! `reference::acap`'s oracle.
+//! `reference::acap`'s oracle. The signals cases (a preference per channel:
+//! `search`, `train-ai`, `ai-input`, and `crawl`) run through
+//! `reference::signals`'s oracle.
 //!
 //! The files are read into typed records that reject unknown keys and
 //! values, so a misspelt option (`"url_mod"`, `"googel"`) fails the test
@@ -12,7 +14,7 @@
 mod common;
 
 use common::{oracle_options, DialectOracles, Oracle};
-use robocc_compiler::reference::{AcapOracle, OracleVerdict};
+use robocc_compiler::reference::{AcapOracle, Channel, OracleVerdict, Pref, SignalsOracle};
 use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Dialect, Policy, UrlMode, Usage};
 use serde::Deserialize;
@@ -35,6 +37,8 @@ enum DialectName {
     Draft1996,
     Robots2,
     Acap,
+    /// AI-usage preference signals (docs/dialects.md); crawl is rfc9309's.
+    Signals,
 }
 
 impl DialectName {
@@ -44,6 +48,7 @@ impl DialectName {
             DialectName::Draft1996 => Dialect::Draft1996,
             DialectName::Robots2 => Dialect::Robots2,
             DialectName::Acap => Dialect::Acap,
+            DialectName::Signals => Dialect::Rfc9309,
         }
     }
 }
@@ -78,6 +83,8 @@ struct CaseOptions {
     purposes: Option<Vec<String>>,
     /// acap only: the files `ACAP-permissions-reference` fields name.
     references: Option<BTreeMap<String, String>>,
+    /// signals only: the training tokens (`--training-agent`).
+    training_agents: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -103,6 +110,8 @@ enum Expect {
     Disallow,
     /// acap only: prohibited because no rule has the narrowest scope.
     Undecidable,
+    /// signals only: no statement applies.
+    Unknown,
 }
 
 impl Expect {
@@ -111,26 +120,95 @@ impl Expect {
             "allow" => Ok(Expect::Allow),
             "disallow" => Ok(Expect::Disallow),
             "undecidable" => Ok(Expect::Undecidable),
+            "unknown" => Ok(Expect::Unknown),
             other => Err(format!(
-                "unknown verdict {other:?} (allow, disallow, undecidable)"
+                "unknown verdict {other:?} (allow, disallow, undecidable, unknown)"
+            )),
+        }
+    }
+}
+
+/// A signals check's channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChannelName {
+    Crawl,
+    Signal(Channel),
+}
+
+impl ChannelName {
+    fn read(s: &str) -> Result<ChannelName, String> {
+        match s {
+            "crawl" => Ok(ChannelName::Crawl),
+            "search" => Ok(ChannelName::Signal(Channel::Search)),
+            "train-ai" => Ok(ChannelName::Signal(Channel::TrainAi)),
+            "ai-input" => Ok(ChannelName::Signal(Channel::AiInput)),
+            other => Err(format!(
+                "unknown channel {other:?} (crawl, search, train-ai, ai-input)"
             )),
         }
     }
 }
 
 /// One check: a URL, the usage (`crawl` unless the check names one), and
-/// the expected verdict.
+/// the expected verdict; for signals, the channel and optionally the
+/// deciding line.
 #[derive(Debug)]
 struct Check {
     url: String,
     usage: Usage,
     expect: Expect,
+    channel: Option<ChannelName>,
+    line: Option<u32>,
+}
+
+/// A signals check: `[url, channel, verdict]` or `[url, channel, verdict,
+/// line]`.
+fn signals_check(c: &[String]) -> Result<Check, String> {
+    let (url, channel, expect, line) = match c {
+        [url, channel, expect] => (url, channel, expect, None),
+        [url, channel, expect, line] => (url, channel, expect, Some(line)),
+        _ => {
+            return Err(format!(
+                "check {c:?}: expected [url, channel, verdict] or [url, channel, verdict, line]"
+            ))
+        }
+    };
+    let channel = ChannelName::read(channel).map_err(|e| format!("check {c:?}: {e}"))?;
+    let expect = Expect::read(expect).map_err(|e| format!("check {c:?}: {e}"))?;
+    let line = line
+        .map(|l| {
+            l.parse::<u32>()
+                .map_err(|_| format!("check {c:?}: line {l:?} is not a number"))
+        })
+        .transpose()?;
+    let fits = match channel {
+        ChannelName::Crawl => matches!(expect, Expect::Allow | Expect::Disallow) && line.is_none(),
+        ChannelName::Signal(_) => {
+            expect != Expect::Undecidable && (line.is_none() || expect != Expect::Unknown)
+        }
+    };
+    if !fits {
+        return Err(format!(
+            "check {c:?}: `crawl` is allow or disallow without a line; a signal channel is \
+             allow, disallow or unknown, and `unknown` has no line"
+        ));
+    }
+    Ok(Check {
+        url: url.clone(),
+        usage: Usage::Crawl,
+        expect,
+        channel: Some(channel),
+        line,
+    })
 }
 
 impl Case {
     /// The checks, read and validated: usages and `undecidable` are acap's.
     fn checks(&self, dialect: DialectName) -> Result<Vec<Check>, String> {
         let acap = matches!(dialect, DialectName::Acap);
+        if matches!(dialect, DialectName::Signals) {
+            return self.checks.iter().map(|c| signals_check(c)).collect();
+        }
         self.checks
             .iter()
             .map(|c| {
@@ -157,10 +235,15 @@ impl Case {
                 if expect == Expect::Undecidable && !acap {
                     return Err(format!("check {c:?}: `undecidable` is for acap cases"));
                 }
+                if expect == Expect::Unknown {
+                    return Err(format!("check {c:?}: `unknown` is for signals cases"));
+                }
                 Ok(Check {
                     url: url.clone(),
                     usage,
                     expect,
+                    channel: None,
+                    line: None,
                 })
             })
             .collect()
@@ -172,6 +255,18 @@ impl Case {
         if !matches!(dialect, DialectName::Acap) && (o.purposes.is_some() || o.references.is_some())
         {
             return Err("`purposes` and `references` are acap options".to_string());
+        }
+        if !matches!(dialect, DialectName::Signals) && o.training_agents.is_some() {
+            return Err("`training_agents` is a signals option".to_string());
+        }
+        if matches!(dialect, DialectName::Signals)
+            && (o.url_mode.is_some()
+                || o.robots_txt.is_some()
+                || o.max_bytes.is_some()
+                || o.records_close_groups.is_some()
+                || o.data_txt.is_some())
+        {
+            return Err("signals cases take only `training_agents`".to_string());
         }
         Ok(())
     }
@@ -329,6 +424,80 @@ fn conformance_cases() {
         for (case, case_checks) in file_cases {
             cases += 1;
             let name = &case.name;
+            if matches!(dialect, DialectName::Signals) {
+                // engine side: wired when the signals lowering lands
+                let training = case.options.training_agents.clone().unwrap_or_default();
+                let oracle = SignalsOracle::new(&case.body().unwrap(), &case.agent, &training);
+                let opts = CompileOptions {
+                    training_agents: training.clone(),
+                    ..CompileOptions::default()
+                };
+                let compiled = compile(&case.body().unwrap(), &case.agent, &opts)
+                    .unwrap_or_else(|e| panic!("{file}: {name}: {e}"));
+                let bytes = compiled.to_bytes();
+                let policy = Policy::from_bytes(&bytes).unwrap();
+                for c in &case_checks {
+                    checks += 1;
+                    oracle_checks += 1;
+                    let (verdict, line) = match c.channel {
+                        Some(ChannelName::Signal(channel)) => {
+                            let got = oracle.check(c.url.as_bytes(), channel);
+                            let verdict = match got.pref {
+                                Pref::Allow => Expect::Allow,
+                                Pref::Disallow => Expect::Disallow,
+                                Pref::Unknown => Expect::Unknown,
+                            };
+                            (verdict, got.line)
+                        }
+                        _ => {
+                            let allowed = oracle.crawl_allowed(c.url.as_bytes());
+                            let verdict = if allowed {
+                                Expect::Allow
+                            } else {
+                                Expect::Disallow
+                            };
+                            (verdict, None)
+                        }
+                    };
+                    if verdict != c.expect || (c.line.is_some() && line != c.line) {
+                        failures.push(format!(
+                            "{file}: {name}: {:?} {:?} expected {:?} (line {:?}), oracle {verdict:?} \
+                             (line {line:?})",
+                            c.url, c.channel, c.expect, c.line
+                        ));
+                    }
+                    // The compiled engine: the same verdict, and the oracle's
+                    // deciding line.
+                    let (engine, engine_line) = match c.channel {
+                        Some(ChannelName::Signal(channel)) => {
+                            let usage = match channel {
+                                Channel::Search => robocc_engine::Usage::Search,
+                                Channel::TrainAi => robocc_engine::Usage::TrainAi,
+                                Channel::AiInput => robocc_engine::Usage::AiInput,
+                            };
+                            match policy.preference(c.url.as_bytes(), usage) {
+                                None => (Expect::Unknown, None),
+                                Some(v) => (
+                                    if v.allowed { Expect::Allow } else { Expect::Disallow },
+                                    v.rule.and_then(|r| policy.rule(r)).map(|r| r.line),
+                                ),
+                            }
+                        }
+                        _ => {
+                            let v = policy.check(c.url.as_bytes());
+                            (if v.allowed { Expect::Allow } else { Expect::Disallow }, line)
+                        }
+                    };
+                    if engine != c.expect || engine_line != line {
+                        failures.push(format!(
+                            "{file}: {name}: {:?} {:?} expected {:?} (oracle line {line:?}), \
+                             engine {engine:?} (line {engine_line:?})",
+                            c.url, c.channel, c.expect
+                        ));
+                    }
+                }
+                continue;
+            }
             if matches!(dialect, DialectName::Acap) {
                 // The compiled engine and the oracle: each must give the
                 // expected verdict, and they must name the same line.
@@ -507,6 +676,75 @@ fn unknown_keys_and_values_are_rejected() {
     )
     .unwrap_err();
     assert!(err.contains("rfc"), "{err}");
+}
+
+/// The signals forms: a channel per check, `unknown`, an optional line and
+/// `training_agents` are read in signals files and refused in the others.
+#[test]
+fn signals_forms_are_checked() {
+    let file = |dialect: &str, case: &str| {
+        format!(
+            r#"{{"format": "robocc conformance cases v1", "dialect": "{dialect}", "cases": [{case}]}}"#
+        )
+    };
+    let good = r#"{"name": "ok", "spec": "s", "agent": "a", "robots": "", "options": {"training_agents": ["G"]}, "checks": [["/", "crawl", "allow"], ["/", "train-ai", "disallow", "3"], ["/", "ai-input", "unknown"]]}"#;
+    let (_, cases) = read_file_checks("t.json", file("signals", good).as_bytes()).unwrap();
+    assert_eq!(
+        cases[0].1[1].channel,
+        Some(ChannelName::Signal(Channel::TrainAi))
+    );
+    assert_eq!(cases[0].1[1].line, Some(3));
+    assert_eq!(cases[0].1[2].expect, Expect::Unknown);
+    let refused = [
+        ("rfc9309", good, "signals option"),
+        (
+            "rfc9309",
+            r#"{"name": "c1", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "unknown"]]}"#,
+            "signals cases",
+        ),
+        (
+            "signals",
+            r#"{"name": "c2", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "allow"]]}"#,
+            "[url, channel, verdict]",
+        ),
+        (
+            "signals",
+            r#"{"name": "c3", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "train_ai", "allow"]]}"#,
+            "train_ai",
+        ),
+        (
+            "signals",
+            r#"{"name": "c4", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "crawl", "unknown"]]}"#,
+            "crawl",
+        ),
+        (
+            "signals",
+            r#"{"name": "c5", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "search", "unknown", "2"]]}"#,
+            "no line",
+        ),
+        (
+            "signals",
+            r#"{"name": "c6", "spec": "s", "agent": "a", "robots": "", "options": {"training_agent": ["x"]}, "checks": [["/", "search", "allow"]]}"#,
+            "training_agent",
+        ),
+        (
+            "signals",
+            r#"{"name": "c7", "spec": "s", "agent": "a", "robots": "", "options": {"url_mode": "rfc"}, "checks": [["/", "search", "allow"]]}"#,
+            "only `training_agents`",
+        ),
+        (
+            "signals",
+            r#"{"name": "c8", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "search", "maybe"]]}"#,
+            "maybe",
+        ),
+    ];
+    for (dialect, case, word) in refused {
+        let err = read_file("t.json", file(dialect, case).as_bytes()).unwrap_err();
+        assert!(
+            err.starts_with("t.json: case ") && err.contains(word),
+            "{err}"
+        );
+    }
 }
 
 /// The acap forms: a usage per check, `undecidable`, `purposes` and

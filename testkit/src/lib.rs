@@ -14,6 +14,10 @@
 //!   ACAP records synthesised from real files, and a proptest strategy for
 //!   small random ones, with URLs that hit their patterns.
 //!
+//! * [`signals`]: AI-usage preference lines (Content-Usage,
+//!   Content-Signal) added to real files, and a proptest strategy for small
+//!   random ones, for the signals differential tests.
+//!
 //! All are written against `robocc-compiler`'s public API only.
 
 #![deny(missing_docs)]
@@ -21,4 +25,5 @@
 pub mod acap;
 pub mod corpus;
 pub mod hostile;
+pub mod signals;
 pub mod urlgen;

@@ -18,10 +18,12 @@
 pub mod acap;
 pub mod draft1996;
 pub mod robots2;
+pub mod signals;
 
 pub use acap::{AcapAnswer, AcapOracle};
 pub use draft1996::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict};
 pub use robots2::Robots2Oracle;
+pub use signals::{Channel, Pref, SignalAnswer, SignalsOracle};
 
 use crate::dialect::Dialect;
 use crate::glob::decode_canonical;
