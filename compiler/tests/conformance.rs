@@ -478,14 +478,25 @@ fn conformance_cases() {
                             match policy.preference(c.url.as_bytes(), usage) {
                                 None => (Expect::Unknown, None),
                                 Some(v) => (
-                                    if v.allowed { Expect::Allow } else { Expect::Disallow },
+                                    if v.allowed {
+                                        Expect::Allow
+                                    } else {
+                                        Expect::Disallow
+                                    },
                                     v.rule.and_then(|r| policy.rule(r)).map(|r| r.line),
                                 ),
                             }
                         }
                         _ => {
                             let v = policy.check(c.url.as_bytes());
-                            (if v.allowed { Expect::Allow } else { Expect::Disallow }, line)
+                            (
+                                if v.allowed {
+                                    Expect::Allow
+                                } else {
+                                    Expect::Disallow
+                                },
+                                line,
+                            )
                         }
                     };
                     if engine != c.expect || engine_line != line {

@@ -1,0 +1,143 @@
+//! AI-usage preferences: the compiled engine against the independent
+//! signals oracle (`reference::signals`, written from docs/dialects.md's
+//! contract), channel by channel — verdict (allow, disallow, unknown) and
+//! deciding line — and crawl, on:
+//!
+//! * a sample of real corpus files with Content-Usage and Content-Signal
+//!   lines synthesised into them (`robocc_testkit::signals::synthesize`;
+//!   every file with `ROBOCC_SIGNALS_FULL=1`), for the synthesised agent, a
+//!   crawler the file does not name and a training token;
+//! * random small files full of ties, parse failures and training-token
+//!   groups (proptest).
+
+mod common;
+
+use proptest::prelude::*;
+use robocc_compiler::reference::{Channel, Pref, SignalsOracle};
+use robocc_compiler::{compile, CompileOptions};
+use robocc_engine::{Policy, Usage};
+use robocc_testkit::signals::{signals_file, synthesize, AGENT, PATHS, TRAINING_AGENT};
+use robocc_testkit::urlgen;
+
+const CHANNELS: [(Usage, Channel); 3] = [
+    (Usage::Search, Channel::Search),
+    (Usage::TrainAi, Channel::TrainAi),
+    (Usage::AiInput, Channel::AiInput),
+];
+
+/// Compares every channel of every URL; returns the number of checks.
+fn assert_agree(
+    what: &str,
+    body: &[u8],
+    agent: &str,
+    training: &[String],
+    urls: &[Vec<u8>],
+) -> usize {
+    let options = CompileOptions {
+        training_agents: training.to_vec(),
+        ..CompileOptions::default()
+    };
+    let compiled = compile(body, agent, &options).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let bytes = compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).unwrap();
+    let oracle = SignalsOracle::new(body, agent, training);
+    let mut n = 0;
+    for url in urls {
+        let shown = String::from_utf8_lossy(url);
+        assert_eq!(
+            policy.check(url).allowed,
+            oracle.crawl_allowed(url),
+            "{what}: agent {agent}: crawl {shown:?}"
+        );
+        let states = policy.usage_states(url);
+        for (usage, channel) in CHANNELS {
+            let e = policy.preference(url, usage);
+            let o = oracle.check(url, channel);
+            let engine = match e {
+                None => (Pref::Unknown, None),
+                Some(v) => (
+                    if v.allowed {
+                        Pref::Allow
+                    } else {
+                        Pref::Disallow
+                    },
+                    v.rule.and_then(|r| policy.rule(r)).map(|r| r.line),
+                ),
+            };
+            assert!(
+                engine == (o.pref, o.line),
+                "{what}: agent {agent} training {training:?} url {shown:?} {usage}: engine \
+                 {engine:?}, oracle {o:?}\n{}",
+                String::from_utf8_lossy(body)
+            );
+            assert_eq!(
+                (
+                    states.allowed.contains(usage),
+                    states.disallowed.contains(usage)
+                ),
+                (o.pref == Pref::Allow, o.pref == Pref::Disallow),
+                "{what}: usage_states disagrees with preference"
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+/// URLs from the file's own paths and the generator's alphabet.
+fn urls_for(body: &[u8], seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let text = String::from_utf8_lossy(body);
+    let mut patterns: Vec<Vec<u8>> = text
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter_map(|(_, v)| v.split_whitespace().next().map(|p| p.as_bytes().to_vec()))
+        .filter(|p| p.starts_with(b"/"))
+        .collect();
+    patterns.extend(PATHS.iter().map(|p| p.as_bytes().to_vec()));
+    let mut urls = urlgen::workload(seed, patterns.iter().map(Vec::as_slice), count);
+    urls.extend(PATHS.iter().map(|p| p.as_bytes().to_vec()));
+    urls.push(b"/robots.txt".to_vec());
+    urls
+}
+
+#[test]
+fn corpus_with_synthesised_signals_matches_oracle() {
+    let full = std::env::var_os("ROBOCC_SIGNALS_FULL").is_some();
+    let mut files: Vec<_> = std::fs::read_dir(common::root().join("../shared/corpus/real"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.extend(
+        std::fs::read_dir(common::root().join("corpus/real"))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path())),
+    );
+    files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
+    files.sort();
+    let step = if full { 1 } else { (files.len() / 40).max(1) };
+    let mut n = 0;
+    let training = vec![TRAINING_AGENT.to_string()];
+    for (i, path) in files.iter().enumerate().step_by(step) {
+        let body = std::fs::read(path).unwrap();
+        let synth = synthesize(&body, i as u64);
+        let urls = urls_for(&synth, i as u64, if full { 100 } else { 60 });
+        let name = path.file_name().unwrap().to_string_lossy();
+        for agent in [AGENT, "UnlistedBot"] {
+            n += assert_agree(&name, &synth, agent, &training, &urls);
+        }
+        n += assert_agree(&name, &synth, AGENT, &[], &urls);
+    }
+    eprintln!("signals corpus differential: {n} checks");
+    assert!(n > 15_000, "{n} checks");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_signal_files_match_oracle(body in signals_file(), seed in any::<u64>()) {
+        let urls = urls_for(&body, seed, 20);
+        let training = vec![TRAINING_AGENT.to_string()];
+        assert_agree("proptest", &body, AGENT, &training, &urls);
+        assert_agree("proptest", &body, "UnlistedBot", &[], &urls);
+    }
+}
