@@ -293,7 +293,7 @@ fn content_signal(
 /// An RFC 8941 Dictionary (§4.2.2): each member's key and, when its value
 /// is a Token, the token (`None`: any other value, a bare key, an inner
 /// list). Later duplicates replace earlier ones. `None` when the bytes are
-/// not a Dictionary (vocab-07 §6.7.1: "If the parsing of the Dictionary
+/// not a Dictionary (vocab-07 §6.5.1: "If the parsing of the Dictionary
 /// fails, preferences are unknown").
 pub fn parse_dictionary(input: &[u8]) -> Option<Vec<(String, Option<String>)>> {
     let mut p = Sf { s: input, i: 0 };
