@@ -177,8 +177,9 @@ def test_compile_errors_carry_the_rust_message():
     assert isinstance(e.value, robocc.RoboccError)
     with pytest.raises(robocc.CompileError, match="empty"):
         robocc.compile(ROBOTS, "")
-    with pytest.raises(robocc.CompileError, match="not implemented"):
-        robocc.compile(ROBOTS, "Bot", dialect="acap")
+    # acap compiles (its crawl channel answers through the binding).
+    acap = robocc.compile(b"ACAP-crawler: *\nACAP-disallow-crawl: /x\n", "Bot", dialect="acap")
+    assert not acap.allowed("/x/1") and acap.allowed("/y")
     with pytest.raises(robocc.CompileError, match="budget"):
         robocc.compile(b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300)), "Bot", max_states=10, max_automata=1)
 

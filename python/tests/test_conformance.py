@@ -17,10 +17,37 @@ FILES = sorted((CORPUS / "conformance").glob("*.json"))
 OPTIONS = {"url_mode", "robots_txt", "max_bytes", "records_close_groups", "data_txt"}
 
 
+# The binding answers crawl: the page and signals files (other check
+# forms) are the Rust tests' alone; acap cases give their crawl checks
+# (undecidable is a prohibition), except those that need purposes or
+# permissions references, which the binding does not take.
+DIALECTS = {"rfc9309", "draft1996", "robots2", "acap"}
+
+
+def crawl_checks(dialect, case):
+    if dialect != "acap":
+        return case["checks"]
+    out = []
+    for check in case["checks"]:
+        url, usage, verdict = check if len(check) == 3 else (check[0], "crawl", check[1])
+        if usage == "crawl":
+            out.append([url, "disallow" if verdict == "undecidable" else verdict])
+    return out
+
+
 def cases():
     for path in FILES:
         doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc["dialect"] not in DIALECTS:
+            continue
         for case in doc["cases"]:
+            opts = case.get("options", {})
+            if doc["dialect"] == "acap" and ("purposes" in opts or "references" in opts):
+                continue
+            checks = crawl_checks(doc["dialect"], case)
+            if not checks:
+                continue
+            case = dict(case, checks=checks)
             yield pytest.param(doc["dialect"], case, id=f"{path.stem}:{case['name']}")
 
 
