@@ -473,16 +473,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     for r in records {
         if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
             let v = r.value;
-            let (path, pref) = if v.first() == Some(&b'/') {
-                let end = v
-                    .iter()
-                    .position(|&b| b == b' ' || b == b'\t')
-                    .unwrap_or(v.len());
-                (&v[..end], v[end..].trim_ascii_start())
-            } else {
-                (&v[..0], v)
-            };
-            let _ = path;
+            let (_, pref) = crate::signals::split_content_usage(v);
             let looks_like_path = pref
                 .split(|&b| b == b' ' || b == b'\t')
                 .next()

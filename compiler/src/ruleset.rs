@@ -272,7 +272,8 @@ fn glob_rule(
     }
 }
 
-fn len_u32(n: usize) -> u32 {
+/// A pattern length as a priority, capped below the own path's.
+pub(crate) fn len_u32(n: usize) -> u32 {
     u32::try_from(n)
         .unwrap_or(u32::MAX / 4)
         .min(ROBOTS_TXT_PRIORITY - 1)

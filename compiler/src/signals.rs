@@ -155,12 +155,6 @@ pub fn add(
     true
 }
 
-fn len_u32(n: usize) -> u32 {
-    u32::try_from(n)
-        .unwrap_or(u32::MAX / 4)
-        .min(ruleset::ROBOTS_TXT_PRIORITY - 1)
-}
-
 /// A rule that matches every path (a statement without a path).
 fn everywhere(line: u32, group: u32) -> SetRule {
     SetRule {
@@ -179,20 +173,7 @@ fn everywhere(line: u32, group: u32) -> SetRule {
 
 /// `Content-Usage: [path SP] dictionary` (attach-05 §3.2).
 fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (SetRule, SignalRule) {
-    let (path, pref) = if value.first() == Some(&b'/') {
-        let end = value
-            .iter()
-            .position(|&b| b == b' ' || b == b'\t')
-            .unwrap_or(value.len());
-        let rest = &value[end..];
-        let start = rest
-            .iter()
-            .position(|&b| b != b' ' && b != b'\t')
-            .unwrap_or(rest.len());
-        (&value[..end], &rest[start..])
-    } else {
-        (&value[..0], value)
-    };
+    let (path, pref) = split_content_usage(value);
     let mut prefs = [Pref::Unknown; 3];
     if let Some(dict) = parse_dictionary(pref) {
         for (key, token) in dict {
@@ -211,7 +192,7 @@ fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (Set
     let pattern = google_escape(path).into_owned();
     let glob = Glob::parse(&pattern, PatternSyntax::Glob, url_mode);
     let mut rule = everywhere(line, group);
-    rule.priority = len_u32(pattern.len());
+    rule.priority = ruleset::len_u32(pattern.len());
     rule.pattern = pattern;
     rule.glob = glob;
     (
@@ -221,6 +202,20 @@ fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (Set
             prefs,
         },
     )
+}
+
+/// A Content-Usage value's path (empty when absent) and preference
+/// (attach-05 §3.2): a value starting with `/` has a path up to the first
+/// SP or HTAB; the preference follows, those blanks skipped.
+pub fn split_content_usage(value: &[u8]) -> (&[u8], &[u8]) {
+    if value.first() != Some(&b'/') {
+        return (&value[..0], value);
+    }
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let end = value.iter().position(blank).unwrap_or(value.len());
+    let rest = &value[end..];
+    let start = rest.iter().position(|b| !blank(b)).unwrap_or(rest.len());
+    (&value[..end], &rest[start..])
 }
 
 /// `Content-Signal: key=yes|no, …` (Content Signals Policy).

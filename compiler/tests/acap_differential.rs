@@ -134,16 +134,7 @@ fn examples_engine_matches_oracle() {
 #[test]
 fn corpus_with_synthesised_acap_matches_oracle() {
     let full = std::env::var_os("ROBOCC_ACAP_FULL").is_some();
-    let mut files: Vec<_> = std::fs::read_dir(common::root().join("../shared/corpus/real"))
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.extend(
-        std::fs::read_dir(common::root().join("corpus/real"))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path())),
-    );
-    files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
-    files.sort();
+    let files = common::all_real_files();
     let step = if full { 1 } else { (files.len() / 50).max(1) };
     let (mut n, mut compiled) = (0, 0);
     for (i, path) in files.iter().enumerate().step_by(step) {

@@ -123,16 +123,7 @@ fn urls_for(body: &[u8], seed: u64, count: usize) -> Vec<Vec<u8>> {
 #[test]
 fn corpus_with_synthesised_signals_matches_oracle() {
     let full = std::env::var_os("ROBOCC_SIGNALS_FULL").is_some();
-    let mut files: Vec<_> = std::fs::read_dir(common::root().join("../shared/corpus/real"))
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.extend(
-        std::fs::read_dir(common::root().join("corpus/real"))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path())),
-    );
-    files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
-    files.sort();
+    let files = common::all_real_files();
     let step = if full { 1 } else { (files.len() / 40).max(1) };
     let (mut n, mut dropped, mut policies) = (0, 0, 0);
     let training = [TRAINING_AGENT.to_string()];

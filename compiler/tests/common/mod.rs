@@ -26,6 +26,15 @@ pub fn shared_real() -> Option<PathBuf> {
 #[allow(unused_imports)]
 pub use robocc_testkit::corpus::txt_files;
 
+/// The `*.txt` files of the shared corpus (when beside the checkout) and of
+/// corpus/real, sorted by path.
+pub fn all_real_files() -> Vec<PathBuf> {
+    let mut files = shared_real().map(|d| txt_files(&d)).unwrap_or_default();
+    files.extend(txt_files(&root().join("corpus/real")));
+    files.sort();
+    files
+}
+
 /// Compiles and checks that the engine and the reference agree on every URL,
 /// and, for draft1996 and robots2, that the engine and the independent
 /// oracle agree on the verdict and the deciding rule's line (see
