@@ -589,6 +589,32 @@ fn acap_usage_purpose_and_auto() {
         &robocc(&[&base[..], &["--usage", "snippets", "/"]].concat(), None),
         "unknown usage",
     );
+    // An ACAP usage without --dialect acap, a purpose with rfc9309.
+    assert_exit_2(
+        &robocc(
+            &[
+                "check", "--robots", ACAP, "--agent", "newsbot", "--usage", "index", "/",
+            ],
+            None,
+        ),
+        "--dialect acap",
+    );
+    assert_exit_2(
+        &robocc(
+            &[
+                "check",
+                "--robots",
+                ACAP,
+                "--agent",
+                "newsbot",
+                "--purpose",
+                "news",
+                "/",
+            ],
+            None,
+        ),
+        "--purpose applies to --dialect acap",
+    );
     let dir = std::env::temp_dir().join(format!("robocc-cli-acap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let policy = dir.join("p.policy");

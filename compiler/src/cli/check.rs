@@ -505,6 +505,23 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             )
         }
     };
+    // An ACAP usage asked of a policy that has none would be "allowed by
+    // default" for every URL: refused, with what to type.
+    if let UsageArg::One(u) = args.usage {
+        let dialect = match &source {
+            Source::Policy(p) => p.policy().header().dialect,
+            Source::Store(s) => s.dialect(),
+            Source::Set(s) => s.dialect(),
+        };
+        if u != Usage::Crawl && !u.is_signal() && dialect != robocc_engine::Dialect::Acap {
+            return Err(format!(
+                "--usage {u} is an ACAP usage type, and this {} policy speaks of crawl and the \
+                 AI-usage preferences (search, train-ai, ai-input) only: compile with \
+                 --dialect acap (or --dialect auto) to read ACAP records",
+                dialect.name()
+            ));
+        }
+    }
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }

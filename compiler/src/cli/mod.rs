@@ -293,6 +293,29 @@ pub fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
         .map_err(|e| format!("{e}, or all"))
 }
 
+/// Refuses the flags of one dialect given with another (they would change
+/// nothing).
+fn dialect_flags_apply(dialect: Dialect, given: &Given) -> Result<(), String> {
+    for (id, wants) in [
+        ("purpose", Dialect::Acap),
+        ("reference", Dialect::Acap),
+        ("training_agent", Dialect::Rfc9309),
+    ] {
+        if given.has(id) && dialect != wants {
+            return Err(format!(
+                "{} applies to --dialect {}, and the file is read as {}: add --dialect {}, or \
+                 drop {}",
+                flag(id),
+                wants.name(),
+                dialect.name(),
+                wants.name(),
+                flag(id)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A limit as the library takes it: 0 on the command line means none.
 fn limit(n: usize) -> usize {
     if n == 0 {
@@ -370,6 +393,7 @@ impl CompileFlags {
             path.display(),
             options.dialect.name()
         );
+        dialect_flags_apply(options.dialect, given)?;
         if given.has("url_mode") && options.dialect != Dialect::Rfc9309 {
             return Err(format!(
                 "--url-mode applies to --dialect rfc9309 only, and {} reads as {}: drop \
@@ -399,6 +423,9 @@ impl CompileFlags {
                  %2F: drop --url-mode",
                 dialect.name()
             ));
+        }
+        if !self.dialect_auto() {
+            dialect_flags_apply(dialect, given)?;
         }
         let l = &self.limits;
         Ok(CompileOptions {
