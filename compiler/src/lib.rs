@@ -63,6 +63,7 @@ pub mod ruleset;
 #[doc(hidden)]
 pub mod signals;
 pub mod store;
+pub mod tdmrep;
 pub mod warc;
 
 pub use compile::{

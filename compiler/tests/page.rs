@@ -8,6 +8,7 @@ mod common;
 use robocc_compiler::page::{
     combine, parse_date, PageOptions, PageRules, PageVerdict, MAX_DIAGS, MAX_ELEMENTS,
 };
+use robocc_compiler::tdmrep::Tdmrep;
 use robocc_compiler::{compile, CompileOptions, Dialect, InputKind};
 use robocc_engine::{PolicyFile, Usage};
 use serde::Deserialize;
@@ -38,6 +39,14 @@ struct Case {
     now: Option<String>,
     robots: Option<String>,
     robots_dialect: Option<DialectName>,
+    /// `--training-agent` tokens for `robots`.
+    #[serde(default)]
+    training_agents: Vec<String>,
+    /// The site's tdmrep.json, as its text.
+    tdmrep: Option<String>,
+    /// Every page-level preference statement read, in order: (usage,
+    /// verdict, kind, superseded).
+    signals: Option<Vec<(String, Expect, String, bool)>>,
     page: BTreeMap<String, Expect>,
     element_aware: Option<BTreeMap<String, Expect>>,
     reasons: Option<BTreeMap<String, String>>,
@@ -56,6 +65,8 @@ enum Expect {
     Allow,
     Disallow,
     Unspecified,
+    /// A final preference channel nothing spoke of.
+    Unknown,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -94,6 +105,10 @@ fn run(case: &Case) -> Vec<String> {
         _ => return vec!["needs exactly one of html and html_hex".into()],
     };
     let now = case.now.as_deref().map(|n| parse_date(n).expect("now"));
+    let tdmrep = case
+        .tdmrep
+        .as_ref()
+        .map(|t| Tdmrep::parse(t.as_bytes()).expect("tdmrep.json parses"));
     let page = PageRules::read(
         &html,
         case.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())),
@@ -103,9 +118,10 @@ fn run(case: &Case) -> Vec<String> {
             purposes: &case.purposes,
             now,
             head_only: false,
+            tdmrep: tdmrep.as_ref(),
         },
     );
-    for &u in Usage::ACAP {
+    for &u in Usage::ALL {
         let want = case
             .page
             .get(u.name())
@@ -175,6 +191,27 @@ fn run(case: &Case) -> Vec<String> {
             }
         }
     }
+    if let Some(want) = &case.signals {
+        let got: Vec<(String, Expect, String, bool)> = page
+            .signals
+            .iter()
+            .map(|s| {
+                (
+                    s.usage.name().to_string(),
+                    if s.allowed {
+                        Expect::Allow
+                    } else {
+                        Expect::Disallow
+                    },
+                    s.kind.name().to_string(),
+                    s.superseded,
+                )
+            })
+            .collect();
+        if &got != want {
+            fails.push(format!("signals: got {got:?}, want {want:?}"));
+        }
+    }
     if let Some(v) = &case.acap_version {
         let got = page.acap_version.map(|(n, m)| format!("{n}.{m}"));
         if got.as_deref() != Some(v.as_str()) {
@@ -188,6 +225,7 @@ fn run(case: &Case) -> Vec<String> {
                 _ => Dialect::Rfc9309,
             },
             purposes: case.purposes.clone(),
+            training_agents: case.training_agents.clone(),
             ..CompileOptions::default()
         };
         let compiled = compile(r.as_bytes(), &case.agent, &options).expect("robots compiles");
@@ -198,10 +236,10 @@ fn run(case: &Case) -> Vec<String> {
     if let Some(fin) = &case.final_ {
         for (k, want) in fin {
             let f = combined.get(usage(k, &case.name));
-            let got = if f.allowed {
-                Expect::Allow
-            } else {
-                Expect::Disallow
+            let got = match (f.known, f.allowed) {
+                (false, _) => Expect::Unknown,
+                (true, true) => Expect::Allow,
+                (true, false) => Expect::Disallow,
             };
             if got != *want {
                 fails.push(format!("final {k}: got {got:?}, want {want:?} ({f:?})"));
@@ -289,6 +327,7 @@ fn shared_corpus_html_pages() {
                 purposes: &[],
                 now: None,
                 head_only: true,
+                tdmrep: None,
             },
         );
         assert!(head.bytes_read <= page.bytes_read);
@@ -382,4 +421,26 @@ fn hostile_html() {
             assert_eq!(page.elements.len(), MAX_ELEMENTS);
         }
     }
+}
+
+/// A hostile tdmrep.json (the largest read, every location a chain of
+/// wildcards that almost matches) against a long URL: answered, in bounded
+/// time.
+#[test]
+fn hostile_tdmrep() {
+    use robocc_compiler::tdmrep::{MAX_LOCATION_BYTES, MAX_TDMREP_BYTES};
+    let location = format!("/{}b", "*a".repeat((MAX_LOCATION_BYTES - 3) / 2));
+    let rule = format!("{{\"location\": \"{location}\", \"tdm-reservation\": 1}},");
+    let n = (MAX_TDMREP_BYTES - 64) / rule.len();
+    let mut file = format!("[{}", rule.repeat(n));
+    file.push_str("{\"location\": \"/\", \"tdm-reservation\": 0}]");
+    let t = Tdmrep::parse(file.as_bytes()).expect("parses");
+    assert_eq!(t.rules().len(), n + 1);
+    let url = format!("https://example.com/{}", "a".repeat(8 * 1024));
+    let start = Instant::now();
+    let hit = t.lookup(url.as_bytes()).expect("the last rule matches");
+    assert_eq!((hit.index, hit.reservation), (n, Some(false)));
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    eprintln!("hostile tdmrep.json: {n} rules, 8 KiB URL: {took:?}");
 }

@@ -50,7 +50,12 @@ fn page_command() {
         url,
     ]);
     assert_eq!(code, 0);
-    assert_eq!(out.lines().count(), 14);
+    // 14 ACAP usages and the three preference channels.
+    assert_eq!(out.lines().count(), 17);
+    assert!(
+        out.ends_with("search\tunknown\ntrain-ai\tunknown\nai-input\tunknown\n"),
+        "{out}"
+    );
     assert!(
         out.contains("index\tdisallow\n") && out.contains("follow\tallow\n"),
         "{out}"
@@ -242,5 +247,115 @@ fn page_command() {
     let (code, _, err) = robocc(&["lint"]);
     assert_eq!(code, 2);
     assert!(err.contains("--html PAGE.html"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 18 at page level: the preference channels through `robocc page`,
+/// with the Content-Usage header, noai, TDMRep's three levels and the
+/// site's robots.txt; JSON lists every statement that spoke.
+#[test]
+fn page_preferences() {
+    let dir = std::env::temp_dir().join(format!("robocc-page-pref-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = write(
+        &dir,
+        "p.html",
+        "<html><head><meta name=robots content=noai><meta name=tdm-reservation content=0></head></html>",
+    );
+    let headers = write(
+        &dir,
+        "h.txt",
+        "HTTP/1.1 200 OK\nContent-Usage: search=y\ntdm-reservation: 1\n",
+    );
+    let tdmrep = write(
+        &dir,
+        "tdmrep.json",
+        r#"[{"location": "/a/", "tdm-reservation": 1}]"#,
+    );
+    let robots = write(
+        &dir,
+        "robots.txt",
+        "User-agent: *\nAllow: /\nContent-Signal: search=no, ai-input=yes\n",
+    );
+    let url = "https://example.com/a/x.html";
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "page",
+            "--html",
+            &html,
+            "--headers",
+            &headers,
+            "--agent",
+            "bot",
+            "--url",
+            url,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        robocc(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    // search: the page's y and robots.txt's no: disallow wins.
+    let (code, out, err) = run(&["--robots", &robots, "--usage", "search"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "disallow\thttps://example.com/a/x.html\n"),
+        "{err}"
+    );
+    // ai-input: robots.txt's yes and the page's noai: disallow.
+    let (_, out, _) = run(&["--robots", &robots, "--usage", "ai-input"]);
+    assert!(out.starts_with("disallow\t"), "{out}");
+    // train-ai, JSON: the file's 1 and the header's 1 are superseded by the
+    // META's 0; noai still disallows; every statement is listed.
+    let (code, out, err) = run(&[
+        "--tdmrep", &tdmrep, "--usage", "train-ai", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let t = &v["usages"]["train-ai"];
+    assert_eq!(t["verdict"], "disallow");
+    assert_eq!(t["source"]["kind"], "meta");
+    assert_eq!(t["written"], "noai");
+    let listed: Vec<(String, String, bool)> = t["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["source"]["kind"].as_str().unwrap().to_string(),
+                s["verdict"].as_str().unwrap().to_string(),
+                s["superseded"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("tdmrep", "disallow", true),
+        ("header", "disallow", true),
+        ("meta", "disallow", false),
+        ("meta", "allow", false),
+    ];
+    assert_eq!(
+        listed,
+        want.map(|(a, b, c)| (a.to_string(), b.to_string(), c)),
+        "{out}"
+    );
+    // No statement at all: unknown.
+    let bare = write(&dir, "bare.html", "<html></html>");
+    let (_, out, _) = robocc(&[
+        "page", "--html", &bare, "--agent", "bot", "--url", url, "--usage", "train-ai",
+    ]);
+    assert_eq!(out, "unknown\thttps://example.com/a/x.html\n");
+    // A tdmrep.json that is not one: exit 2 and what to give.
+    let (code, _, err) = run(&["--tdmrep", &robots]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not JSON") && err.contains("tdmrep.json"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -182,14 +182,15 @@ pub fn store_one(data: &[u8]) {
 }
 
 /// page: any bytes as an HTML page (and, split at the first NUL, as
-/// headers): read without a panic, element spans within the input, every
-/// usage answered.
+/// headers, which are also read as a tdmrep.json): read without a panic,
+/// element spans within the input, every usage answered.
 pub fn page_one(data: &[u8]) {
     use robocc_compiler::page::{combine, PageOptions, PageRules};
     let (head, html) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], &data[i + 1..]),
         None => (&data[..0], data),
     };
+    let tdmrep = robocc_compiler::tdmrep::Tdmrep::parse(head).ok();
     let head = String::from_utf8_lossy(head);
     let headers: Vec<(&str, &str)> = head.lines().filter_map(|l| l.split_once(':')).collect();
     for head_only in [false, true] {
@@ -202,6 +203,7 @@ pub fn page_one(data: &[u8]) {
                 purposes: &["news".to_string()],
                 now: Some(1_700_000_000),
                 head_only,
+                tdmrep: tdmrep.as_ref(),
             },
         );
         assert!(page.bytes_read <= html.len());
@@ -210,6 +212,11 @@ pub fn page_one(data: &[u8]) {
         }
         let c = combine(&page, None, b"http://example.com/a");
         assert_eq!(c.finals.len(), robocc_engine::Usage::ALL.len());
+        for f in &c.finals {
+            // Only a preference channel may be unknown, and unknown is
+            // never allowed.
+            assert!(f.known || (f.usage.is_signal() && !f.allowed));
+        }
     }
     let _ = robocc_compiler::page::lint(html, None);
 }

@@ -22,6 +22,7 @@ fn read(html: &[u8], head_only: bool) -> PageRules {
             purposes: &[],
             now: Some(1_800_000_000),
             head_only,
+            tdmrep: None,
         },
     )
 }

@@ -7,8 +7,9 @@ use super::{
 };
 use clap::{Args, ValueEnum};
 use robocc_compiler::page::{
-    combine, parse_date, Combined, FinalSource, PageOptions, PageRules, Source,
+    combine, parse_date, Combined, Final, FinalSource, PageOptions, PageRules, Source,
 };
+use robocc_compiler::tdmrep::Tdmrep;
 use robocc_engine::{Policy, PolicyFile, Usage};
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,11 @@ pub struct PageArgs {
     /// The page's URL (checked against the site policy and `location=`).
     #[arg(long, value_name = "URL", help_heading = "Page")]
     url: String,
+    /// The site's `/.well-known/tdmrep.json` (TDMRep): its first rule
+    /// matching --url is the first level of `tdm-reservation`, which the
+    /// page's header and META supersede.
+    #[arg(long, value_name = "FILE", help_heading = "Page")]
+    tdmrep: Option<PathBuf>,
     /// The time to judge `unavailable_after` at (RFC 3339, e.g.
     /// 2026-11-23T20:00:00Z). Without it no date is past.
     #[arg(long, value_name = "RFC3339", help_heading = "Page")]
@@ -44,9 +50,10 @@ pub struct PageArgs {
     )]
     policy: Option<PathBuf>,
     /// The usage to answer for (crawl, follow, index, preserve, present,
-    /// present-snippet, …, other): prints `VERDICT<TAB>URL`. Default `all`:
-    /// one `USAGE<TAB>VERDICT` line per usage.
-    #[arg(long, value_name = "USAGE", value_parser = parse_page_usage, help_heading = "Output")]
+    /// present-snippet, …, other; search, train-ai, ai-input): prints
+    /// `VERDICT<TAB>URL` (a preference channel may say `unknown`). Default
+    /// `all`: one `USAGE<TAB>VERDICT` line per usage.
+    #[arg(long, value_name = "USAGE", value_parser = parse_usage_arg, help_heading = "Output")]
     usage: Option<UsageArg>,
     /// Output: `text`, or `json` (one object: deciding sources, qualifiers,
     /// element spans, findings).
@@ -57,22 +64,6 @@ pub struct PageArgs {
     verbose: bool,
     #[command(flatten)]
     flags: CompileFlags,
-}
-
-/// `--usage` for a page: the shared reading, without the preference
-/// channels (page-level preferences are not read yet).
-fn parse_page_usage(s: &str) -> Result<UsageArg, String> {
-    let arg = parse_usage_arg(s)?;
-    if let UsageArg::One(u) = arg {
-        if u.is_signal() {
-            return Err(format!(
-                "{u} is an AI-usage preference channel: robocc page does not read page-level \
-                 preferences yet (Content-Usage header, noai, TDMRep); ask robots.txt with \
-                 robocc check --usage {u}"
-            ));
-        }
-    }
-    Ok(arg)
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -129,6 +120,9 @@ fn source_json(s: &Source, header_lines: &[usize]) -> serde_json::Value {
         Source::Class { offset, tag, token } => {
             serde_json::json!({"kind": "class", "offset": offset, "tag": tag, "class": token})
         }
+        Source::TdmrepFile { rule, location } => {
+            serde_json::json!({"kind": "tdmrep", "rule": rule + 1, "location": location})
+        }
     }
 }
 
@@ -137,6 +131,16 @@ fn word(allowed: bool) -> &'static str {
         "allow"
     } else {
         "disallow"
+    }
+}
+
+/// A final verdict's word: a preference channel nothing spoke of is
+/// `unknown`.
+fn final_word(f: &Final) -> &'static str {
+    if f.known {
+        word(f.allowed)
+    } else {
+        "unknown"
     }
 }
 
@@ -155,7 +159,7 @@ fn json(
         let f = combined.get(u);
         let d = page.decision(u);
         let mut o = serde_json::json!({
-            "verdict": word(f.allowed),
+            "verdict": final_word(f),
             "from": match f.source {
                 FinalSource::Page => "page",
                 FinalSource::Site(_) => "robots.txt",
@@ -180,6 +184,24 @@ fn json(
                 r["undecidable"] = serde_json::json!(true);
             }
             o["robots_txt"] = r;
+        } else if policy.is_some() && u.is_signal() {
+            o["robots_txt"] = serde_json::json!({"verdict": "unknown"});
+        }
+        if u.is_signal() {
+            // Every statement that spoke, the superseded TDMRep levels too.
+            o["signals"] = serde_json::Value::Array(
+                page.signals
+                    .iter()
+                    .filter(|s| s.usage == u)
+                    .map(|s| {
+                        serde_json::json!({
+                            "kind": s.kind.name(), "verdict": word(s.allowed),
+                            "written": s.written, "source": source_json(&s.source, header_lines),
+                            "superseded": s.superseded
+                        })
+                    })
+                    .collect(),
+            );
         }
         map.insert(u.name().to_string(), o);
     }
@@ -277,6 +299,23 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
         None => Vec::new(),
     };
     let header_lines: Vec<usize> = headers.iter().map(|h| h.0).collect();
+    let tdmrep = match &args.tdmrep {
+        Some(path) => {
+            let bytes = super::read_file(path, "tdmrep.json")?;
+            let t = Tdmrep::parse(&bytes).map_err(|e| {
+                format!(
+                    "{}: {e}: give the site's /.well-known/tdmrep.json (a JSON array of \
+                     {{\"location\": …, \"tdm-reservation\": 0 or 1}} rules)",
+                    path.display()
+                )
+            })?;
+            for f in &t.findings {
+                eprintln!("{}: warning: {f}", path.display());
+            }
+            Some(t)
+        }
+        None => None,
+    };
     let page = PageRules::read(
         &html,
         headers.iter().map(|(_, n, v)| (n.as_str(), v.as_str())),
@@ -286,6 +325,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             purposes: &purposes,
             now,
             head_only: false,
+            tdmrep: tdmrep.as_ref(),
         },
     );
     let policy = file.as_ref().map(PolicyFile::policy);
@@ -323,7 +363,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     let usage = args.usage.unwrap_or(UsageArg::All);
     let usages: Vec<Usage> = match usage {
         UsageArg::One(u) => vec![u],
-        UsageArg::All => Usage::ACAP.to_vec(),
+        UsageArg::All => Usage::ALL.to_vec(),
     };
     if args.format == Format::Json {
         println!(
@@ -343,7 +383,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     let mut out = String::new();
     match usage {
         UsageArg::One(u) => {
-            out.push_str(word(combined.get(u).allowed));
+            out.push_str(final_word(combined.get(u)));
             out.push('\t');
             out.push_str(&args.url);
             out.push('\n');
@@ -352,7 +392,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             for &u in &usages {
                 out.push_str(u.name());
                 out.push('\t');
-                out.push_str(word(combined.get(u).allowed));
+                out.push_str(final_word(combined.get(u)));
                 out.push('\n');
             }
         }

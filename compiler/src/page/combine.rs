@@ -3,6 +3,11 @@
 //! robots.txt's; where it says nothing, the robots.txt's verdict stands. A
 //! page that robots.txt forbids to crawl is answered, but crawl stays
 //! prohibited and [`Combined::crawl_prohibited_by_site`] says so.
+//!
+//! The AI-usage preference channels (`search`, `train-ai`, `ai-input`)
+//! combine otherwise (vocab-07 §5.1, issue 18): robots.txt's preference and
+//! the page's are two statements; any disallow wins, else any allow, else
+//! nothing is known.
 
 use super::{PageRules, PageVerdict};
 use robocc_engine::{Policy, Usage, UsageSet, Verdict};
@@ -14,7 +19,8 @@ pub enum FinalSource {
     Page,
     /// The site policy (`verdict.rule`: the deciding rule, if any).
     Site(Verdict),
-    /// Neither says anything: allowed by default.
+    /// Neither says anything: allowed by default (a preference channel:
+    /// unknown, [`Final::known`] false).
     Default,
 }
 
@@ -23,11 +29,15 @@ pub enum FinalSource {
 pub struct Final {
     /// The usage.
     pub usage: Usage,
-    /// The final verdict.
+    /// The final verdict (false when not [`Final::known`]).
     pub allowed: bool,
+    /// False only for a preference channel on which nothing spoke: the
+    /// caller chooses its own default (vocab-07 §5).
+    pub known: bool,
     /// Who decided.
     pub source: FinalSource,
-    /// The site policy's own verdict, when a policy was given.
+    /// The site policy's own verdict, when a policy was given (a
+    /// preference channel: when robots.txt states one).
     pub site: Option<Verdict>,
 }
 
@@ -61,6 +71,7 @@ impl Combined {
 pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combined {
     let site_verdicts: Option<Vec<Verdict>> =
         site.map(|p| Usage::ALL.iter().map(|&u| p.check_usage(url, u)).collect());
+    let preference = |u: Usage| site.and_then(|p| p.preference(url, u));
     let crawl_prohibited_by_site = site_verdicts
         .as_ref()
         .is_some_and(|v| !v[Usage::Crawl as usize].allowed);
@@ -68,6 +79,9 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
     let finals = Usage::ALL
         .iter()
         .map(|&u| {
+            if u.is_signal() {
+                return preference_final(u, page.verdict(u), preference(u));
+            }
             let site = site_verdicts.as_ref().map(|v| v[u as usize]);
             let page_verdict = page.verdict(u);
             let (allowed, source) = match (u, page_verdict, site) {
@@ -80,6 +94,7 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
             Final {
                 usage: u,
                 allowed,
+                known: true,
                 source,
                 site,
             }
@@ -88,5 +103,24 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
     Combined {
         finals,
         crawl_prohibited_by_site,
+    }
+}
+
+/// A preference channel: the page's statement and robots.txt's, any
+/// disallow first (the page named when both disallow), then any allow.
+fn preference_final(usage: Usage, page: PageVerdict, site: Option<Verdict>) -> Final {
+    let (allowed, known, source) = match (page, site) {
+        (PageVerdict::Disallow, _) => (false, true, FinalSource::Page),
+        (_, Some(v)) if !v.allowed => (false, true, FinalSource::Site(v)),
+        (PageVerdict::Allow, _) => (true, true, FinalSource::Page),
+        (_, Some(v)) => (true, true, FinalSource::Site(v)),
+        (PageVerdict::Unspecified, None) => (false, false, FinalSource::Default),
+    };
+    Final {
+        usage,
+        allowed,
+        known,
+        source,
+        site,
     }
 }

@@ -60,6 +60,7 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
                 purposes: &[],
                 now: None,
                 head_only: false,
+                tdmrep: None,
             },
         )
     };

@@ -1,6 +1,7 @@
 //! Stage 2: conventional Robots META / `X-Robots-Tag` directives
 //! (`noindex`, `nofollow`, `none`, `noarchive`, `nosnippet`, `max-snippet`,
-//! `unavailable_after`, …) as statements on usages and page qualifiers.
+//! `unavailable_after`, …; `noai`, `noimageai` for the AI-usage preference
+//! channels) as statements on usages and page qualifiers.
 
 use super::{Qualifier, Statement, StatementKind};
 use robocc_engine::Usage;
@@ -87,6 +88,14 @@ pub(crate) fn parse(content: &str) -> Directives {
                     rule(Usage::PresentCurrentcopy, false);
                 }
                 ("nosnippet", None) => rule(Usage::PresentSnippet, false),
+                // AI-usage preferences (issue 18): not for training, not as
+                // input at answer time. `noimageai` is about the page's
+                // images; a per-URL answer cannot tell them apart, so the
+                // page's channels say disallow (docs/dialects.md).
+                ("noai" | "noimageai", None) => {
+                    rule(Usage::TrainAi, false);
+                    rule(Usage::AiInput, false);
+                }
                 ("index", None) => rule(Usage::Index, true),
                 ("follow", None) => rule(Usage::Follow, true),
                 ("all", None) => {}

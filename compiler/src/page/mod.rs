@@ -5,24 +5,28 @@
 //!
 //! The stages, one file each:
 //!
-//! * [`tokenize`]: the HTML as start/end tags (a WHATWG tokenizer; no DOM,
+//! * `tokenize`: the HTML as start/end tags (a WHATWG tokenizer; no DOM,
 //!   memory bounded by the token being read);
-//! * [`meta`]: conventional directives (`noindex`, `nosnippet`, …) and their
+//! * `meta`: conventional directives (`noindex`, `nosnippet`, …) and their
 //!   qualifiers, from META tags and `X-Robots-Tag` headers;
-//! * [`acap_meta`]: ACAP META contents and `the-acap:` class values;
+//! * `acap_meta`: ACAP META contents and `the-acap:` class values;
+//! * `preferences`: AI-usage preferences (`Content-Usage` header, TDMRep;
+//!   `noai` comes through `meta`);
 //! * this module: addressing (robots / the agent / others), the ACAP version
 //!   rule, element spans, and the per-usage resolution ([`PageRules`]);
-//! * [`combine`]: the page over the site policy ([`combine()`]).
+//! * `combine`: the page over the site policy ([`combine()`]).
 
 mod acap_meta;
 mod combine;
 mod lint;
 mod meta;
+mod preferences;
 mod tokenize;
 
 pub use combine::{combine, Combined, Final, FinalSource};
 pub use lint::{lint, PageFinding};
 pub use meta::parse_date;
+pub use preferences::{PageSignal, SignalKind};
 
 use robocc_engine::{Usage, UsageSet};
 use std::ops::ControlFlow;
@@ -82,6 +86,13 @@ pub enum Source {
         /// The class token.
         token: String,
     },
+    /// A rule of the site's `tdmrep.json` ([`PageOptions::tdmrep`]).
+    TdmrepFile {
+        /// Position in the file's array, from 0.
+        rule: usize,
+        /// Its `location`.
+        location: String,
+    },
 }
 
 impl Source {
@@ -98,6 +109,9 @@ impl Source {
             }
             Source::Class { offset, tag, token } => {
                 format!("<{tag} class=\"{token}\"> at byte {offset}")
+            }
+            Source::TdmrepFile { rule, location } => {
+                format!("tdmrep.json rule {} (location {location:?})", rule + 1)
             }
         }
     }
@@ -248,7 +262,7 @@ pub struct PageDiag {
 }
 
 /// How to read a page.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct PageOptions<'a> {
     /// The crawler's product token (META name / `X-Robots-Tag` prefix).
     pub agent: &'a str,
@@ -262,6 +276,10 @@ pub struct PageOptions<'a> {
     /// body are then not read (a reading that departs from the documented
     /// semantics; for measurement and callers that choose it).
     pub head_only: bool,
+    /// The site's `/.well-known/tdmrep.json`, read with
+    /// [`crate::tdmrep::Tdmrep::parse`]: its first rule matching `url` is
+    /// TDMRep's first level.
+    pub tdmrep: Option<&'a crate::tdmrep::Tdmrep>,
 }
 
 /// Elements and diagnostics kept at most (a hostile page gets a `Limit`
@@ -285,6 +303,9 @@ pub struct PageRules {
     pub qualifiers: Vec<Qualifier>,
     /// Findings, in reading order.
     pub diagnostics: Vec<PageDiag>,
+    /// Every AI-usage preference statement read (`Content-Usage` header,
+    /// `noai`, TDMRep), in reading order: the file, the headers, the HTML.
+    pub signals: Vec<PageSignal>,
     /// The ACAP version declared (2.2.7), if any.
     pub acap_version: Option<(u32, u32)>,
     /// META tags addressed to the crawler (robots or its name) read after
@@ -580,10 +601,154 @@ impl Reader<'_> {
             return;
         }
         self.seen.insert(key);
+        if st.usage.is_signal() {
+            // `noai` / `noimageai`: preferences, listed with the others.
+            self.rules.signals.push(PageSignal {
+                usage: st.usage,
+                allowed: st.allowed,
+                kind: SignalKind::NoAi,
+                written: st.written,
+                source: st.source,
+                superseded: false,
+            });
+            return;
+        }
         if acap {
             self.acap.push(st);
         } else {
             self.statements.push(st);
+        }
+    }
+
+    /// Keeps a page-level preference statement (`Content-Usage`, TDMRep)
+    /// unless an equal one from the same level was read; bounded as
+    /// [`Reader::push`] is.
+    fn signal(
+        &mut self,
+        usage: Usage,
+        allowed: bool,
+        kind: SignalKind,
+        written: String,
+        source: Source,
+    ) {
+        let level = match source {
+            Source::TdmrepFile { .. } => 0,
+            Source::Header { .. } => 1,
+            Source::Meta { .. } | Source::Class { .. } => 2,
+        };
+        let key = format!(
+            "signal|{}|{allowed}|{}|{level}|{}",
+            usage as u8,
+            kind.name(),
+            written.to_ascii_lowercase()
+        );
+        if self.seen.contains(&key) {
+            return;
+        }
+        if self.seen.len() >= MAX_STATEMENTS && allowed {
+            return;
+        }
+        self.seen.insert(key);
+        self.rules.signals.push(PageSignal {
+            usage,
+            allowed,
+            kind,
+            written,
+            source,
+            superseded: false,
+        });
+    }
+
+    /// A `tdm-reservation` value (header or META): 1 disallows `train-ai`,
+    /// 0 allows it; anything else is TDMRep's protocol error (unset).
+    fn tdm_reservation(&mut self, value: &str, source: Source) {
+        match preferences::tdm_reservation(value) {
+            Some(reserved) => self.signal(
+                Usage::TrainAi,
+                !reserved,
+                SignalKind::Tdmrep,
+                format!("tdm-reservation: {}", value.trim()),
+                source,
+            ),
+            None => self.diag(
+                PageDiagKind::Malformed,
+                Some(source),
+                format!(
+                    "tdm-reservation {:?} is not 0 or 1: a protocol error, so it is unset                      (TDMRep)",
+                    clip(value.trim())
+                ),
+            ),
+        }
+    }
+
+    /// The site's `tdmrep.json`: its first rule matching the URL.
+    fn tdmrep_file(&mut self) {
+        let Some(rule) = self
+            .opts
+            .tdmrep
+            .and_then(|t| t.lookup(self.opts.url.as_bytes()))
+        else {
+            return;
+        };
+        let source = Source::TdmrepFile {
+            rule: rule.index,
+            location: clip(&rule.location),
+        };
+        match rule.reservation {
+            Some(reserved) => self.signal(
+                Usage::TrainAi,
+                !reserved,
+                SignalKind::Tdmrep,
+                format!("tdm-reservation: {}", u8::from(reserved)),
+                source.clone(),
+            ),
+            None => self.diag(
+                PageDiagKind::Malformed,
+                Some(source.clone()),
+                "the first tdmrep.json rule matching the URL has no tdm-reservation of 0 or 1:                  a protocol error, so it is unset (TDMRep)"
+                    .into(),
+            ),
+        }
+        if let Some(p) = &rule.policy {
+            self.qualifier(Qualifier {
+                name: "tdm-policy".into(),
+                value: clip(p),
+                source: Some(source),
+            });
+        }
+    }
+
+    /// The `Content-Usage` header: its lines joined (RFC 8941 §4.2), read
+    /// once as a Dictionary.
+    fn content_usage(&mut self, lines: &[(usize, &str, &str)]) {
+        let Some(&(index, name, _)) = lines.first() else {
+            return;
+        };
+        let value = lines
+            .iter()
+            .map(|(_, _, v)| v.trim())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let source = Source::Header {
+            index,
+            name: clip(name.trim()),
+            value: clip(&value),
+        };
+        match preferences::content_usage(&value) {
+            Ok((statements, notes)) => {
+                for n in notes {
+                    self.diag(PageDiagKind::Malformed, Some(source.clone()), n);
+                }
+                for (usage, allowed, written) in statements {
+                    self.signal(usage, allowed, SignalKind::ContentUsage, written, source.clone());
+                }
+            }
+            Err(()) => self.diag(
+                PageDiagKind::Malformed,
+                Some(source),
+                "Content-Usage is not a Structured Fields Dictionary (lower-case keys,                  `train-ai=n, search=y`): it states nothing (vocab-07 §6.5.1)"
+                    .into(),
+            ),
         }
     }
 
@@ -622,7 +787,17 @@ impl Reader<'_> {
                     name: clip(&who),
                     content: clip(&content),
                 };
-                self.directives(&who, &content, source);
+                if who.eq_ignore_ascii_case("tdm-reservation") {
+                    self.tdm_reservation(&content, source);
+                } else if who.eq_ignore_ascii_case("tdm-policy") {
+                    self.qualifier(Qualifier {
+                        name: "tdm-policy".into(),
+                        value: clip(content.trim()),
+                        source: Some(source),
+                    });
+                } else {
+                    self.directives(&who, &content, source);
+                }
             }
         }
         if let Some(o) = self.open.get_mut(name) {
@@ -727,6 +902,7 @@ impl PageRules {
                 purposes: &[],
                 now: None,
                 head_only: false,
+                tdmrep: None,
             },
         )
     }
@@ -748,6 +924,7 @@ impl PageRules {
                 elements: Vec::new(),
                 qualifiers: Vec::new(),
                 diagnostics: Vec::new(),
+                signals: Vec::new(),
                 acap_version: None,
                 metas_in_body: 0,
                 head_end: None,
@@ -758,8 +935,32 @@ impl PageRules {
             seen: std::collections::HashSet::new(),
             capped: (false, false),
         };
+        r.tdmrep_file();
+        let mut content_usage: Vec<(usize, &str, &str)> = Vec::new();
         for (index, (name, value)) in headers.into_iter().enumerate() {
-            if !name.trim().eq_ignore_ascii_case("x-robots-tag") {
+            let header = |value: &str| Source::Header {
+                index,
+                name: clip(name.trim()),
+                value: clip(value.trim()),
+            };
+            let name_is = |n: &str| name.trim().eq_ignore_ascii_case(n);
+            if name_is("content-usage") {
+                content_usage.push((index, name, value));
+                continue;
+            }
+            if name_is("tdm-reservation") {
+                r.tdm_reservation(value, header(value));
+                continue;
+            }
+            if name_is("tdm-policy") {
+                r.qualifier(Qualifier {
+                    name: "tdm-policy".into(),
+                    value: clip(value.trim()),
+                    source: Some(header(value)),
+                });
+                continue;
+            }
+            if !name_is("x-robots-tag") {
                 continue;
             }
             let source = Source::Header {
@@ -780,6 +981,7 @@ impl PageRules {
             };
             r.directives(who, rest, source);
         }
+        r.content_usage(&content_usage);
         let head_only = opts.head_only;
         let read = tokenize::scan(html, |ev| {
             match ev {
@@ -859,17 +1061,31 @@ impl PageRules {
             }
             self.decisions.push(d);
         }
-        // The AI-usage preference channels: the page level (Content-Usage
-        // header, `noai`, TDMRep) is not read yet, so the page says
-        // nothing of them (a decision per usage keeps lookups total).
+        // The AI-usage preference channels (vocab-07 §5.1): any disallow,
+        // else any allow, else nothing stated; TDMRep's superseded levels
+        // do not count.
+        preferences::supersede(&mut self.signals);
         for &u in Usage::SIGNALS {
+            let counted = || {
+                self.signals
+                    .iter()
+                    .filter(|s| s.usage == u && !s.superseded)
+            };
+            let no = counted().find(|s| !s.allowed);
+            let yes = counted().find(|s| s.allowed);
+            let (verdict, reason, decider) = match (no, yes) {
+                (Some(no), Some(_)) => (PageVerdict::Disallow, Reason::Conflict, Some(no)),
+                (Some(no), None) => (PageVerdict::Disallow, Reason::Prohibited, Some(no)),
+                (None, Some(yes)) => (PageVerdict::Allow, Reason::Allowed, Some(yes)),
+                (None, None) => (PageVerdict::Unspecified, Reason::Unspecified, None),
+            };
             self.decisions.push(Decision {
                 usage: u,
-                verdict: PageVerdict::Unspecified,
-                element_aware: PageVerdict::Unspecified,
-                reason: Reason::Unspecified,
-                source: None,
-                written: None,
+                verdict,
+                element_aware: verdict,
+                reason,
+                source: decider.map(|s| s.source.clone()),
+                written: decider.map(|s| s.written.clone()),
                 qualifiers: Vec::new(),
             });
         }
