@@ -752,7 +752,7 @@ fn explain_lists_every_signal_that_spoke() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         stdout(&o)
     };
-    let shadowed = "(shadowed by the longer path /a/: does not apply)";
+    let shadowed = "(shadowed by the longer path /a/ (line 3): does not apply)";
     // /a/x: both path lengths match; the longest (/a/) speaks. The token's
     // deciding rule is its Disallow /.
     let out = explain("http://e.com/a/x");

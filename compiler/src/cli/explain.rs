@@ -459,7 +459,8 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
 struct Applying {
     /// Its rule id.
     id: u32,
-    /// Content-Usage: the longer matching path that shadows it.
+    /// Content-Usage: the longest matching path that shadows it, and its
+    /// first line (which may itself state nothing on a channel).
     shadowed_by: Option<String>,
     /// A training token's deciding rule that allows (states nothing).
     token_allow: bool,
@@ -509,7 +510,7 @@ fn applying_statements(policy: &Policy<'_>, url: &[u8], mode: UrlMode) -> Vec<Ap
         .iter()
         .find(|u| u.1 == longest)
         .and_then(|u| policy.rule(u.0))
-        .map(|r| r.pattern_text().into_owned())
+        .map(|r| format!("{} (line {})", r.pattern_text(), r.line))
         .unwrap_or_default();
     out.extend(usage.iter().map(|&(id, len)| Applying {
         id,
