@@ -701,3 +701,126 @@ fn acap_usage_purpose_and_auto() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The preference lines of `robocc explain`'s output (after `groups:`).
+fn preference_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("  groups:"))
+        .skip(1)
+        .collect()
+}
+
+/// explain lists, per AI-usage channel, every statement that spoke for the
+/// URL and what it said, marking the decider: the Content-Usage lines of
+/// the longest matching path (a shorter one shown as shadowed), every
+/// Content-Signal line, the training token's deciding rule only; on an
+/// uncrawlable URL, what would have applied, marked as not applying.
+#[test]
+fn explain_lists_every_signal_that_spoke() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-signals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = dir.join("robots.txt");
+    std::fs::write(
+        &body,
+        "Content-Signal: search=yes\n\
+         User-agent: bot\n\
+         Content-Usage: /a/ train-ai=n\n\
+         Content-Usage: / train-ai=y, search=y\n\
+         Content-Usage: /a/ search=n\n\
+         Disallow: /private\n\
+         Content-Signal: ai-train=yes, ai-input=no\n\
+         \n\
+         User-agent: Google-Extended\n\
+         Disallow: /\n\
+         Allow: /a/open\n",
+    )
+    .unwrap();
+    let explain = |url: &str| {
+        let o = robocc(
+            &[
+                "explain",
+                "--robots",
+                body.to_str().unwrap(),
+                "--agent",
+                "bot",
+                "--training-agent",
+                "Google-Extended",
+                url,
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        stdout(&o)
+    };
+    let shadowed = "(shadowed by the longer path /a/ (line 3): does not apply)";
+    // /a/x: both path lengths match; the longest (/a/) speaks. The token's
+    // deciding rule is its Disallow /.
+    let out = explain("http://e.com/a/x");
+    assert_eq!(
+        preference_lines(&out),
+        [
+            "  search: disallow: line 5: Content-Usage /a/ (any disallow wins, then any allow)"
+                .to_string(),
+            "    line 1: Content-Signal (file level): allow".into(),
+            format!("    line 4: Content-Usage /: allow {shadowed}"),
+            "    line 5: Content-Usage /a/: disallow   <- decides".into(),
+            "  train-ai: disallow: line 3: Content-Usage /a/ (any disallow wins, then any allow)"
+                .into(),
+            "    line 3: Content-Usage /a/: disallow   <- decides".into(),
+            format!("    line 4: Content-Usage /: allow {shadowed}"),
+            "    line 7: Content-Signal: allow".into(),
+            "    line 10: training token Google-Extended: Disallow /: disallow".into(),
+            "  ai-input: disallow: line 7: Content-Signal (any disallow wins, then any allow)"
+                .into(),
+            "    line 7: Content-Signal: disallow   <- decides".into(),
+        ],
+        "{out}"
+    );
+    // /a/open: the token's longest match is its Allow, which states
+    // nothing; its Disallow / is not listed.
+    let out = explain("http://e.com/a/open");
+    let lines = preference_lines(&out);
+    assert!(
+        lines.contains(
+            &"    line 11: training token Google-Extended: Allow /a/open: nothing \
+               (a training token's Allow states nothing)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("Disallow /: disallow"), "{out}");
+    // /b: only the shorter path matches, and the token decides train-ai.
+    let out = explain("http://e.com/b");
+    let lines = preference_lines(&out);
+    assert_eq!(
+        &lines[3..7],
+        [
+            "  train-ai: disallow: line 10: training token Google-Extended: Disallow / \
+             (any disallow wins, then any allow)",
+            "    line 4: Content-Usage /: allow",
+            "    line 7: Content-Signal: allow",
+            "    line 10: training token Google-Extended: Disallow /: disallow   <- decides",
+        ],
+        "{out}"
+    );
+    // Uncrawlable: unknown, with what would have applied.
+    let out = explain("http://e.com/private/a/");
+    let not = "(would apply; does not: crawl is disallowed)";
+    let unknown = "unknown: the agent may not crawl this URL, so no preference applies \
+                   (aipref attach-05 §3.1)";
+    assert_eq!(
+        preference_lines(&out),
+        [
+            format!("  search: {unknown}"),
+            format!("    line 1: Content-Signal (file level): allow {not}"),
+            format!("    line 4: Content-Usage /: allow {not}"),
+            format!("  train-ai: {unknown}"),
+            format!("    line 4: Content-Usage /: allow {not}"),
+            format!("    line 7: Content-Signal: allow {not}"),
+            format!("    line 10: training token Google-Extended: Disallow /: disallow {not}"),
+            format!("  ai-input: {unknown}"),
+            format!("    line 7: Content-Signal: disallow {not}"),
+        ],
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -61,6 +61,7 @@ fn assert_agree(
         }
         return None;
     }
+    assert_statements(what, &compiled, &policy);
     let mut n = 0;
     for url in urls {
         let shown = String::from_utf8_lossy(url);
@@ -102,6 +103,32 @@ fn assert_agree(
         }
     }
     Some(n)
+}
+
+/// `Policy::signal_says` gives each rule's own statement as compiled: a
+/// Content-Usage or Content-Signal line's value per channel, a training
+/// token's Disallow as `train-ai` disallow, nothing for the agent's rules
+/// and a token's Allow.
+fn assert_statements(what: &str, compiled: &robocc_compiler::Compiled, policy: &Policy<'_>) {
+    use robocc_compiler::signals::{Family, Pref as P};
+    let Some(signals) = &compiled.rule_set.signals else {
+        return;
+    };
+    for (id, r) in signals.rules.iter().enumerate() {
+        for (c, (usage, _)) in CHANNELS.iter().enumerate() {
+            let expected = match (r.family, r.prefs[c]) {
+                (_, P::Unknown) | (Family::Crawl, _) | (Family::Training(_), P::Allow) => None,
+                (_, P::Allow) => Some(true),
+                (_, P::Disallow) => Some(false),
+            };
+            assert_eq!(
+                policy.signal_says(id as u32, *usage),
+                expected,
+                "{what}: rule {id} {usage}"
+            );
+        }
+        assert_eq!(policy.signal_says(id as u32, Usage::Crawl), None);
+    }
 }
 
 /// URLs from the file's own paths and the generator's alphabet.

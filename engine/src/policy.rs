@@ -266,6 +266,34 @@ impl<'a> Policy<'a> {
         })
     }
 
+    /// AI-usage preferences: what rule `id`, taken alone, states on the
+    /// preference channel `usage` — `Some(true)` allow, `Some(false)`
+    /// disallow, `None` nothing: the statement does not mention the
+    /// channel or its value is unknown; an Allow/Disallow of the agent; a
+    /// training token's Allow (a token only ever disallows `train-ai`,
+    /// docs/dialects.md "Training tokens"); a usage that is no preference
+    /// channel; a policy without preference channels; an unknown id.
+    ///
+    /// This is the statement, not the answer: whether it applies to a URL
+    /// (its pattern matches, it is the longest Content-Usage path, its
+    /// token's deciding rule) and how it combines with the others is
+    /// [`Policy::preference`]'s business. For tools that explain an answer
+    /// (`robocc explain`); no allocation.
+    pub fn signal_says(&self, id: u32, usage: Usage) -> Option<bool> {
+        if !usage.is_signal() {
+            return None;
+        }
+        let r = self.data.meta.signals.as_ref()?.rules.get(id as usize)?;
+        let shift = 2 * (usage as u8 - Usage::Search as u8);
+        match (r.prefs >> shift) & 3 {
+            // Family 3: a training token's rule.
+            1 if r.family == 3 => None,
+            1 => Some(true),
+            2 => Some(false),
+            _ => None,
+        }
+    }
+
     /// acap: what rule `id` is about besides its pattern (`None` for other
     /// dialects or an unknown id).
     pub fn acap_rule(&self, id: u32) -> Option<AcapRuleRef<'a>> {

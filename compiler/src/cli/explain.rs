@@ -252,7 +252,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             println!("  limits: {note}");
         }
         println!("  groups: {groups}");
-        explain_signals(&policy, url.as_bytes(), v.allowed);
+        explain_signals(&policy, url.as_bytes(), v.allowed, mode);
         let m = policy.meta();
         if let Some(ms) = m.crawl_delay_ms() {
             println!("  crawl-delay: {} s", ms as f64 / 1000.0);
@@ -387,16 +387,22 @@ fn explain_acap(
     }
 }
 
-/// AI-usage preferences: each channel's answer and the statement that
-/// decided it (a policy without preference channels says they are unknown).
-fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool) {
-    use robocc_engine::{SignalSource, Usage};
+/// AI-usage preferences: each channel's answer, the statement that decided
+/// it, and every statement that spoke for the URL on that channel
+/// (docs/dialects.md, "AI-usage preferences"): the Content-Usage lines of
+/// the longest matching path (shorter matching ones shown as shadowed),
+/// every Content-Signal line, each training token's deciding rule. A
+/// policy without preference channels says they are unknown.
+fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMode) {
+    use robocc_engine::Usage;
     if policy.channels().count() == 1 {
         println!("  preferences: none stated (search, train-ai, ai-input unknown)");
         return;
     }
+    let statements = applying_statements(policy, url, mode);
     for &u in Usage::SIGNALS {
         let v = policy.preference(url, u);
+        let decider = v.and_then(|v| v.rule);
         let text = match v {
             None if !crawlable => "unknown: the agent may not crawl this URL, so no \
                                    preference applies (aipref attach-05 §3.1)"
@@ -404,39 +410,152 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool) {
             None => "unknown: nothing stated".to_string(),
             Some(v) => {
                 let word = if v.allowed { "allow" } else { "disallow" };
-                match v
-                    .rule
-                    .and_then(|id| Some((policy.rule(id)?, policy.signal_source(id)?)))
-                {
-                    Some((r, source)) => {
-                        let what = match source {
-                            SignalSource::ContentUsage => format!(
-                                "Content-Usage{}",
-                                if r.pattern.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(" {}", r.pattern_text())
-                                }
-                            ),
-                            SignalSource::ContentSignal => "Content-Signal".to_string(),
-                            SignalSource::TrainingToken(t) => {
-                                format!("training token {t}: Disallow {}", r.pattern_text())
-                            }
-                            SignalSource::Rule => "a rule".to_string(),
-                        };
-                        let at = if r.line > 0 {
-                            format!("line {}: ", r.line)
-                        } else {
-                            String::new()
-                        };
-                        format!("{word}: {at}{what} (any disallow wins, then any allow)")
+                match v.rule.and_then(|id| statement(policy, id)) {
+                    Some(what) => {
+                        format!("{word}: {what} (any disallow wins, then any allow)")
                     }
                     None => word.to_string(),
                 }
             }
         };
         println!("  {u}: {text}");
+        let mut listed_decider = false;
+        for s in &statements {
+            let says = if s.token_allow && u == Usage::TrainAi {
+                "nothing (a training token's Allow states nothing)"
+            } else {
+                match policy.signal_says(s.id, u) {
+                    Some(true) => "allow",
+                    Some(false) => "disallow",
+                    None => continue,
+                }
+            };
+            let mut marks = String::new();
+            if let Some(longer) = &s.shadowed_by {
+                marks.push_str(&format!(
+                    " (shadowed by the longer path {longer}: does not apply)"
+                ));
+            } else if !crawlable {
+                marks.push_str(" (would apply; does not: crawl is disallowed)");
+            }
+            if decider == Some(s.id) {
+                marks.push_str("   <- decides");
+                listed_decider = true;
+            }
+            let what = statement(policy, s.id).unwrap_or_default();
+            println!("    {what}: {says}{marks}");
+        }
+        if let (Some(id), false) = (decider, listed_decider) {
+            println!(
+                "    note: the compiled policy names rule {id}, which explain did not find \
+                 applying here; please report this mismatch"
+            );
+        }
     }
+}
+
+/// A signal statement that matches the URL (and so spoke, or would speak
+/// if the URL were crawlable).
+struct Applying {
+    /// Its rule id.
+    id: u32,
+    /// Content-Usage: the longest matching path that shadows it, and its
+    /// first line (which may itself state nothing on a channel).
+    shadowed_by: Option<String>,
+    /// A training token's deciding rule that allows (states nothing).
+    token_allow: bool,
+}
+
+/// The signal statements that apply to `url`, in rule order (file order,
+/// training tokens last): every Content-Usage line whose path matches (those
+/// shorter than the longest matching path marked shadowed), every
+/// Content-Signal line, and each training token's deciding rule (Google's
+/// longest match among the token's rules that match).
+fn applying_statements(policy: &Policy<'_>, url: &[u8], mode: UrlMode) -> Vec<Applying> {
+    use robocc_compiler::glob::Glob;
+    use robocc_engine::SignalSource;
+    let path = matched_path(url, mode);
+    let matches = |r: &RuleRef<'_>| {
+        r.pattern.is_empty() || Glob::parse(r.pattern, r.syntax, mode).matches(&path)
+    };
+    let mut usage: Vec<(u32, usize)> = Vec::new();
+    let mut out: Vec<Applying> = Vec::new();
+    // Each token's best rule: (token, id, rank).
+    let mut tokens: Vec<(&str, u32, u32)> = Vec::new();
+    for id in 0..policy.rule_count() as u32 {
+        let (Some(r), Some(source)) = (policy.rule(id), policy.signal_source(id)) else {
+            continue;
+        };
+        if !matches(&r) {
+            continue;
+        }
+        match source {
+            SignalSource::Rule => {}
+            SignalSource::ContentUsage => usage.push((id, r.pattern.len())),
+            SignalSource::ContentSignal => out.push(Applying {
+                id,
+                shadowed_by: None,
+                token_allow: false,
+            }),
+            SignalSource::TrainingToken(t) => match tokens.iter_mut().find(|b| b.0 == t) {
+                // The higher rank wins, then the earlier rule.
+                Some(b) if r.rank > b.2 => *b = (t, id, r.rank),
+                Some(_) => {}
+                None => tokens.push((t, id, r.rank)),
+            },
+        }
+    }
+    let longest = usage.iter().map(|u| u.1).max().unwrap_or(0);
+    let longest_path = usage
+        .iter()
+        .find(|u| u.1 == longest)
+        .and_then(|u| policy.rule(u.0))
+        .map(|r| format!("{} (line {})", r.pattern_text(), r.line))
+        .unwrap_or_default();
+    out.extend(usage.iter().map(|&(id, len)| Applying {
+        id,
+        shadowed_by: (len < longest).then(|| longest_path.clone()),
+        token_allow: false,
+    }));
+    out.extend(tokens.iter().map(|&(_, id, _)| Applying {
+        id,
+        shadowed_by: None,
+        token_allow: policy.rule(id).is_some_and(|r| r.allow),
+    }));
+    out.sort_by_key(|a| a.id);
+    out
+}
+
+/// A signal statement in words: `line N: Content-Usage /path`, `line N:
+/// Content-Signal`, `line N: training token T: Disallow /p`.
+fn statement(policy: &Policy<'_>, id: u32) -> Option<String> {
+    use robocc_engine::SignalSource;
+    let r = policy.rule(id)?;
+    let what = match policy.signal_source(id)? {
+        SignalSource::ContentUsage => format!(
+            "Content-Usage{}",
+            if r.pattern.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", r.pattern_text())
+            }
+        ),
+        SignalSource::ContentSignal if r.group == u32::MAX => {
+            "Content-Signal (file level)".to_string()
+        }
+        SignalSource::ContentSignal => "Content-Signal".to_string(),
+        SignalSource::TrainingToken(t) => format!(
+            "training token {t}: {} {}",
+            if r.allow { "Allow" } else { "Disallow" },
+            r.pattern_text()
+        ),
+        SignalSource::Rule => "a rule".to_string(),
+    };
+    Some(if r.line > 0 {
+        format!("line {}: {what}", r.line)
+    } else {
+        what
+    })
 }
 
 /// A policy compiled from part of its robots.txt says so: the rules past
