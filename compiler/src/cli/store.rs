@@ -201,7 +201,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         bar.finish_and_clear();
         if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
             return Err(format!(
-                "{}: not written: shard {i} would be {} bytes, over --max-store-bytes {};                  use more shards or raise the limit",
+                "{}: not written: shard {i} would be {} bytes, over --max-store-bytes {}; use more shards or raise the limit",
                 args.output.display(),
                 s.len(),
                 args.max_store_bytes

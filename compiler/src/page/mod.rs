@@ -674,7 +674,7 @@ impl Reader<'_> {
                 PageDiagKind::Malformed,
                 Some(source),
                 format!(
-                    "tdm-reservation {:?} is not 0 or 1: a protocol error, so it is unset                      (TDMRep)",
+                    "tdm-reservation {:?} is not 0 or 1: a protocol error, so it is unset (TDMRep)",
                     clip(value.trim())
                 ),
             ),
@@ -705,7 +705,7 @@ impl Reader<'_> {
             None => self.diag(
                 PageDiagKind::Malformed,
                 Some(source.clone()),
-                "the first tdmrep.json rule matching the URL has no tdm-reservation of 0 or 1:                  a protocol error, so it is unset (TDMRep)"
+                "the first tdmrep.json rule matching the URL has no tdm-reservation of 0 or 1: a protocol error, so it is unset (TDMRep)"
                     .into(),
             ),
         }
@@ -746,7 +746,7 @@ impl Reader<'_> {
             Err(()) => self.diag(
                 PageDiagKind::Malformed,
                 Some(source),
-                "Content-Usage is not a Structured Fields Dictionary (lower-case keys,                  `train-ai=n, search=y`): it states nothing (vocab-07 §6.5.1)"
+                "Content-Usage is not a Structured Fields Dictionary (lower-case keys, `train-ai=n, search=y`): it states nothing (vocab-07 §6.5.1)"
                     .into(),
             ),
         }
