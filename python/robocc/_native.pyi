@@ -1,7 +1,7 @@
 """Type stubs of robocc's native module (re-exported by ``robocc``)."""
 
 from os import PathLike
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._types import RequestRate, VisitTime
 
@@ -60,7 +60,12 @@ class Policy:
     def allowed(self, url: _Url) -> bool: ...
     def check(self, url: _Url) -> Verdict: ...
     def allowed_many(self, urls: Iterable[_Url]) -> List[bool]: ...
-    def usage(self, url: _Url, usage: str) -> bool: ...
+    def usage(self, url: _Url, usage: str) -> bool:
+        """``"crawl"``, or an ACAP usage type of an acap policy: allowed?"""
+    def preference(self, url: _Url, usage: str) -> Optional[bool]:
+        """``"search"``, ``"train-ai"`` or ``"ai-input"``: True, False or None (unknown)."""
+    def usage_states(self, url: _Url) -> Dict[str, Optional[bool]]:
+        """Every usage in :attr:`usages` → True, False or None, from one pass."""
     @property
     def usages(self) -> Tuple[str, ...]: ...
     @property
@@ -96,6 +101,10 @@ class Store:
     def allowed(self, url: _Url) -> Optional[bool]: ...
     def check(self, url: _Url) -> Optional[Verdict]: ...
     def allowed_many(self, urls: Iterable[_Url]) -> List[Optional[bool]]: ...
+    def preference(self, url: _Url, usage: str) -> Optional[bool]:
+        """As Policy.preference; None also for a host not in the store."""
+    def usage_states(self, url: _Url) -> Optional[Dict[str, Optional[bool]]]:
+        """As Policy.usage_states; None for a host not in the store."""
     def policy_for(self, url: _Url) -> Optional[Policy]: ...
     @property
     def agent(self) -> str: ...
@@ -145,6 +154,8 @@ def compile(
     max_automata: int = 1024,
     compile_timeout: float = 30.0,
     records_close_groups: bool = False,
+    training_agents: Sequence[str] = (),
+    purposes: Sequence[str] = (),
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,
@@ -163,6 +174,8 @@ def build_store(
     max_automata: int = 1024,
     compile_timeout: float = 30.0,
     records_close_groups: bool = False,
+    training_agents: Sequence[str] = (),
+    purposes: Sequence[str] = (),
     on_failure: str = "disallow",
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,

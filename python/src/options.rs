@@ -22,6 +22,10 @@ pub struct Options<'a> {
     pub max_automata: usize,
     pub compile_timeout: f64,
     pub records_close_groups: bool,
+    /// rfc9309: training-only product tokens (`--training-agent`).
+    pub training_agents: Vec<String>,
+    /// acap: the crawler's usage purposes (`--purpose`).
+    pub purposes: Vec<String>,
 }
 
 /// The defaults, shared by the signatures of both functions.
@@ -32,11 +36,31 @@ pub const DEFAULT_MAX_RULES_ARG: usize = DEFAULT_MAX_RULES_PER_GROUP;
 impl Options<'_> {
     /// Validates the arguments; a bad one is a `ValueError` naming it and
     /// its valid values.
-    pub fn compile_options(&self) -> PyResult<CompileOptions> {
+    pub fn compile_options(self) -> PyResult<CompileOptions> {
         let dialect: Dialect = self
             .dialect
             .parse()
             .map_err(|e| PyValueError::new_err(format!("dialect={:?}: {e}", self.dialect)))?;
+        // As on the command line: a dialect's own option given with another
+        // dialect would change nothing, so it is refused.
+        for (name, given, wants) in [
+            (
+                "training_agents",
+                !self.training_agents.is_empty(),
+                Dialect::Rfc9309,
+            ),
+            ("purposes", !self.purposes.is_empty(), Dialect::Acap),
+        ] {
+            if given && dialect != wants {
+                return Err(PyValueError::new_err(format!(
+                    "{name} applies to dialect=\"{}\", and the file is read as {}: pass \
+                     dialect=\"{}\", or drop {name}",
+                    wants.name(),
+                    dialect.name(),
+                    wants.name()
+                )));
+            }
+        }
         // As on the command line: draft1996 and robots2 always decode URLs
         // as the draft says; url_mode chooses between rfc9309's readings.
         let url_mode = match self.url_mode.to_ascii_lowercase().as_str() {
@@ -85,8 +109,9 @@ impl Options<'_> {
                 time,
                 ..Budget::default()
             },
-            // ACAP purposes and references, and training tokens, are not
-            // exposed to Python yet.
+            training_agents: self.training_agents,
+            purposes: self.purposes,
+            // ACAP permissions references are not exposed to Python.
             ..CompileOptions::default()
         })
     }

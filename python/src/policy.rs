@@ -8,9 +8,9 @@ use crate::options::{
 use crate::CompileError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
-use robocc_engine::PolicyFile;
+use robocc_engine::{Dialect, PolicyFile, Usage, UsageStates};
 use std::path::PathBuf;
 
 /// A compiled robots.txt policy for one agent.
@@ -41,22 +41,78 @@ impl Policy {
     fn view(&self) -> robocc_engine::Policy<'_> {
         self.file.policy()
     }
+}
 
-    /// The usage channel called `name`.
-    fn channel(&self, name: &str) -> PyResult<usize> {
-        let policy = self.view();
-        policy
-            .channels()
-            .position(|c| c.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                let known: Vec<&str> = policy.channels().collect();
-                PyValueError::new_err(format!(
-                    "unknown usage {name:?}: this policy ({} dialect) has the usages {}",
-                    policy.header().dialect,
-                    known.join(", ")
-                ))
-            })
+/// The usage called `name` (case-insensitive), or a `ValueError` naming
+/// every usage.
+fn parse_usage(name: &str) -> PyResult<Usage> {
+    name.parse::<Usage>().map_err(|_| {
+        let names = |us: &[Usage]| us.iter().map(|u| u.name()).collect::<Vec<_>>().join(", ");
+        PyValueError::new_err(format!(
+            "unknown usage {name:?}: expected one of {} (usage()) or {} (preference())",
+            names(Usage::ACAP),
+            names(Usage::SIGNALS)
+        ))
+    })
+}
+
+/// The usage `usage()` answers for `name` on a policy of `dialect`: crawl,
+/// or an ACAP usage type of an acap policy. A preference channel (tri-state)
+/// and an ACAP usage of another dialect (which nothing in the file could
+/// have decided) are `ValueError`s saying what to call instead, as the
+/// command line refuses them.
+pub(crate) fn verdict_usage(name: &str, dialect: Dialect) -> PyResult<Usage> {
+    let usage = parse_usage(name)?;
+    if usage.is_signal() {
+        return Err(PyValueError::new_err(format!(
+            "usage {name:?} is an AI-usage preference channel, allowed, disallowed or \
+             unknown: ask preference(url, {name:?}), which answers True, False or None"
+        )));
     }
+    if usage != Usage::Crawl && dialect != Dialect::Acap {
+        return Err(PyValueError::new_err(format!(
+            "usage {name:?} is an ACAP usage type, and this {} policy speaks of crawl and the \
+             AI-usage preferences (search, train-ai, ai-input) only: compile with \
+             dialect=\"acap\" to read ACAP records",
+            dialect.name()
+        )));
+    }
+    Ok(usage)
+}
+
+/// The AI-usage preference channel `preference()` answers for `name`; any
+/// other usage is a `ValueError` pointing to `usage()`.
+pub(crate) fn signal_usage(name: &str) -> PyResult<Usage> {
+    let usage = parse_usage(name)?;
+    if !usage.is_signal() {
+        return Err(PyValueError::new_err(format!(
+            "usage {name:?} is not an AI-usage preference channel (search, train-ai, \
+             ai-input): its answer is allowed or disallowed, ask usage(url, {name:?})"
+        )));
+    }
+    Ok(usage)
+}
+
+/// `usage_states()`'s dict: each usage the policy answers (its channels, in
+/// order) → `True` (allowed), `False` (disallowed) or `None` (unknown).
+pub(crate) fn states_dict<'py>(
+    py: Python<'py>,
+    policy: robocc_engine::Policy<'_>,
+    states: UsageStates,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    // Validation: a policy's channels are usage names.
+    for usage in policy.channels().filter_map(|c| c.parse::<Usage>().ok()) {
+        let state = if states.allowed.contains(usage) {
+            Some(true)
+        } else if states.disallowed.contains(usage) {
+            Some(false)
+        } else {
+            None
+        };
+        dict.set_item(PyString::intern(py, usage.name()), state)?;
+    }
+    Ok(dict)
 }
 
 /// The verdict of one policy on a URL, with the deciding rule.
@@ -131,20 +187,68 @@ impl Policy {
         }))
     }
 
-    /// Whether ``url`` may be used for ``usage`` (one of :attr:`usages`,
-    /// e.g. ``"crawl"``; ACAP policies add others such as ``"index"``).
+    /// Whether ``url`` may be used for ``usage``: ``"crawl"`` (as
+    /// :meth:`allowed`), or on an ``acap`` policy any of its 14 usage types
+    /// (``"follow"``, ``"index"``, ``"preserve"``, ``"present"``,
+    /// ``"present-snippet"``, …, ``"other"``; any case). ``False`` with no
+    /// deciding rule is ACAP's undecidable conflict (prohibited).
     ///
-    /// Raises ``ValueError`` for a usage the policy does not have.
+    /// Raises ``ValueError`` for an unknown usage name, for an ACAP usage
+    /// type asked of a policy of another dialect (nothing in it could decide
+    /// one: compile with ``dialect="acap"``), and for an AI-usage preference
+    /// channel (``"search"``, ``"train-ai"``, ``"ai-input"``: tri-state, ask
+    /// :meth:`preference`).
     fn usage(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<bool> {
-        let channel = self.channel(usage)?;
         let policy = self.view();
-        with_url(url, |u| {
-            policy.check_channel(u, channel).is_some_and(|v| v.allowed)
-        })
+        let usage = verdict_usage(usage, policy.header().dialect)?;
+        with_url(url, |u| policy.check_usage(u, usage).allowed)
     }
 
-    /// The usages this policy answers for, in order (``("crawl",)`` for
-    /// every dialect implemented today).
+    /// The AI-usage preference for ``url`` on ``usage`` (``"search"``,
+    /// ``"train-ai"`` or ``"ai-input"``; any case), from the file's
+    /// Content-Usage and Content-Signal lines and the ``training_agents``
+    /// given to :func:`compile`: ``True`` (allowed), ``False``
+    /// (disallowed) or ``None`` (unknown: nothing stated for this URL, a URL
+    /// the agent may not crawl, or a policy without preference channels,
+    /// such as every non-rfc9309 one).
+    ///
+    /// >>> policy = robocc.compile(b"User-agent: *\nContent-Usage: train-ai=n\n", "ExampleBot")
+    /// >>> policy.preference("https://example.com/", "train-ai"), policy.preference("/", "search")
+    /// (False, None)
+    ///
+    /// Raises ``ValueError`` for an unknown usage name and for a usage that
+    /// is not a preference channel (``"crawl"``, the ACAP usage types: ask
+    /// :meth:`usage`).
+    fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
+        let usage = signal_usage(usage)?;
+        let policy = self.view();
+        with_url(url, |u| policy.preference(u, usage).map(|v| v.allowed))
+    }
+
+    /// Every usage the policy answers for ``url``, from one pass over it:
+    /// a dict from usage name (the keys are :attr:`usages`, in order) to
+    /// ``True`` (allowed), ``False`` (disallowed) or ``None`` (unknown; only
+    /// the preference channels can be).
+    ///
+    /// The keys: an ``acap`` policy's 14 usage types; ``"crawl"`` and the
+    /// preference channels ``"search"``, ``"train-ai"``, ``"ai-input"`` for
+    /// an rfc9309 policy whose file states preferences (or that was
+    /// compiled with ``training_agents``); ``"crawl"`` alone otherwise
+    /// (:meth:`preference` answers ``None`` there).
+    fn usage_states<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let policy = self.view();
+        let states = with_url(url, |u| policy.usage_states(u))?;
+        states_dict(py, policy, states)
+    }
+
+    /// The usages this policy answers for, in order: ``("crawl",)``;
+    /// ``("crawl", "search", "train-ai", "ai-input")`` for an rfc9309
+    /// policy with AI-usage preference channels; the 14 ACAP usage types
+    /// for an ``acap`` policy.
     #[getter]
     fn usages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.view().channels().collect::<Vec<_>>())
@@ -157,7 +261,7 @@ impl Policy {
     }
 
     /// The dialect it was compiled with (``"rfc9309"``, ``"draft1996"``,
-    /// ``"robots2"``).
+    /// ``"robots2"``, ``"acap"``).
     #[getter]
     fn dialect(&self) -> &'static str {
         self.view().header().dialect.name()
@@ -335,7 +439,7 @@ impl Diagnostic {
 ///
 /// ``robots`` is the file's bytes (or text, encoded as UTF-8). The keyword
 /// arguments are the command line's flags, with its defaults: ``dialect``
-/// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``), ``url_mode``
+/// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``, ``"acap"``), ``url_mode``
 /// (``"google"``: match URLs as given; ``"rfc"``: normalise per RFC 9309),
 /// ``robots_txt`` (``"allow"``: /robots.txt always allowed; ``"rules"``),
 /// ``data_txt``, the parse limits ``max_bytes`` (0: none), ``max_line_len``,
@@ -344,8 +448,16 @@ impl Diagnostic {
 /// ``compile_timeout`` (seconds). A limit that drops input is reported in
 /// :attr:`Policy.diagnostics`.
 ///
+/// ``training_agents`` (rfc9309; ``--training-agent``): product tokens AI
+/// operators use for training only, such as ``"Google-Extended"``; where a
+/// group naming one disallows a URL, its ``train-ai`` preference is
+/// disallowed (:meth:`Policy.preference`). ``purposes`` (acap;
+/// ``--purpose``): the usage purposes the crawler serves; ACAP sub-records
+/// whose purpose pattern matches one apply.
+///
 /// Raises :class:`robocc.CompileError` (invalid agent token, unsupported
-/// dialect, rules beyond the budget) and ``ValueError`` for a bad option.
+/// dialect, rules beyond the budget) and ``ValueError`` for a bad option
+/// (``training_agents`` without rfc9309, ``purposes`` without acap).
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
@@ -356,7 +468,7 @@ impl Diagnostic {
     max_table_bytes = Budget::default().total_bytes,
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
-    records_close_groups = false,
+    records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -375,6 +487,8 @@ pub fn compile(
     max_automata: usize,
     compile_timeout: f64,
     records_close_groups: bool,
+    training_agents: Vec<String>,
+    purposes: Vec<String>,
 ) -> PyResult<Policy> {
     let options = Options {
         dialect,
@@ -389,6 +503,8 @@ pub fn compile(
         max_automata,
         compile_timeout,
         records_close_groups,
+        training_agents,
+        purposes,
     }
     .compile_options()?;
     let body = convert::body(robots)?;

@@ -183,6 +183,8 @@ fn build_opts(
         max_automata: Budget::default().max_automata,
         compile_timeout: Budget::default().time.as_secs_f64(),
         records_close_groups: false,
+        training_agents: Vec::new(),
+        purposes: Vec::new(),
     }
     .compile_options()?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {

@@ -4,10 +4,11 @@ use crate::convert::{self, with_url};
 use crate::options::{
     Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
-use crate::policy::{verdict, Policy, Verdict};
+use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use robocc_compiler::store::{
     build_store as build, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure,
     StoreOptions,
@@ -85,6 +86,44 @@ impl Store {
                 .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect())
         })
         .map_err(|e| convert::load_error(e.error))
+    }
+
+    /// :meth:`Policy.preference` by ``url``'s host's policy: ``True``,
+    /// ``False``, or ``None`` when nothing is stated for it — or when the
+    /// host is not in the store (:meth:`allowed` tells the two apart).
+    ///
+    /// Raises ``ValueError`` for a usage that is not an AI-usage preference
+    /// channel, and :class:`robocc.LoadError` when the host's policy is
+    /// corrupted.
+    fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
+        let usage = signal_usage(usage)?;
+        with_url(url, |u| {
+            self.store
+                .policy_for(u)
+                .map(|p| p.and_then(|p| p.preference(u, usage)).map(|v| v.allowed))
+        })?
+        .map_err(convert::load_error)
+    }
+
+    /// :meth:`Policy.usage_states` by ``url``'s host's policy (one pass),
+    /// or ``None`` when the host is not in the store.
+    ///
+    /// Raises :class:`robocc.LoadError` when the host's policy is
+    /// corrupted.
+    fn usage_states<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let found = with_url(url, |u| {
+            self.store
+                .policy_for(u)
+                .map(|p| p.map(|p| (p, p.usage_states(u))))
+        })?
+        .map_err(convert::load_error)?;
+        found
+            .map(|(policy, states)| states_dict(py, policy, states))
+            .transpose()
     }
 
     /// The :class:`Policy` of ``url``'s host (a copy of its bytes), or
@@ -234,7 +273,7 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
     max_table_bytes = Budget::default().total_bytes,
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
-    records_close_groups = false,
+    records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
     on_failure = "disallow", base = None, max_store_bytes = u32::MAX as usize,
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -255,6 +294,8 @@ pub fn build_store(
     max_automata: usize,
     compile_timeout: f64,
     records_close_groups: bool,
+    training_agents: Vec<String>,
+    purposes: Vec<String>,
     on_failure: &str,
     base: Option<PathBuf>,
     max_store_bytes: usize,
@@ -272,6 +313,8 @@ pub fn build_store(
         max_automata,
         compile_timeout,
         records_close_groups,
+        training_agents,
+        purposes,
     }
     .compile_options()?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {

@@ -147,8 +147,128 @@ def test_usage_channels(policy):
     assert policy.usages == ("crawl",)
     assert policy.usage("/private", "crawl") is False
     assert policy.usage("/", "crawl") is True
-    with pytest.raises(ValueError, match="unknown usage \"index\""):
+    assert policy.usage(b"/", "Crawl") is True
+    # An ACAP usage type: nothing in an rfc9309 file could decide it.
+    with pytest.raises(ValueError, match=r'usage "index" is an ACAP usage type, and this rfc9309 policy.*dialect="acap"'):
         policy.usage("/", "index")
+    assert policy.usage_states("/private") == {"crawl": False}
+    assert policy.usage_states("/") == {"crawl": True}
+    # No preference channels: nothing stated, so unknown.
+    assert policy.preference("/", "train-ai") is None
+
+
+ACAP_ROBOTS = b"""\
+ACAP-crawler: *
+ACAP-disallow-index: /drafts/
+ACAP-allow-index: /drafts/public/
+ACAP-disallow-present: /
+ACAP-allow-present-snippet: /news/
+"""
+ACAP_USAGES = (
+    "crawl", "follow", "index", "preserve", "present", "present-original", "present-currentcopy",
+    "present-oldcopy", "present-snippet", "present-thumbnail", "present-oldsnippet",
+    "present-oldthumbnail", "present-link", "other",
+)
+
+
+def test_acap_usages():
+    # ACAP 1.0 2.4.5 and 2.5: no rule concerning a usage allows it; a rule on
+    # present concerns its sub-types; the narrowest scope decides.
+    p = robocc.compile(ACAP_ROBOTS, "SomeBot", dialect="acap")
+    assert p.usages == ACAP_USAGES
+    assert p.usage("/drafts/x", "index") is False
+    assert p.usage("/drafts/public/x", "INDEX") is True
+    assert p.usage("/a", "index") is True
+    assert p.usage("/a", "present-link") is False
+    assert p.usage("/news/a", "present-snippet") is True
+    assert p.usage("/news/a", "present-link") is False
+    states = p.usage_states("https://example.com/drafts/x")
+    assert list(states) == list(ACAP_USAGES)
+    allowed = {"crawl", "follow", "preserve", "other"}
+    assert states == {u: u in allowed for u in ACAP_USAGES}
+    assert p.usage_states(b"/news/a")["present-snippet"] is True
+    # An acap policy has no AI-usage preference channels.
+    assert p.preference("/a", "search") is None
+    with pytest.raises(ValueError, match=r'"search" is an AI-usage preference channel.*preference\(url, "search"\)'):
+        p.usage("/a", "search")
+
+
+SIGNALS_ROBOTS = b"""\
+User-agent: *
+Disallow: /private/
+Content-Usage: train-ai=n
+Content-Usage: /open/ train-ai=y, search=y
+Content-Signal: ai-input=no
+"""
+
+
+def test_preferences():
+    # docs/dialects.md, "AI-usage preferences": the longest Content-Usage
+    # line speaks alone; Content-Signal applies to every path of its group;
+    # an uncrawlable URL has no preferences.
+    p = robocc.compile(SIGNALS_ROBOTS, "ExampleBot")
+    assert p.usages == ("crawl", "search", "train-ai", "ai-input")
+    assert p.preference("/a", "train-ai") is False
+    assert p.preference("/a", "search") is None
+    assert p.preference("/a", "ai-input") is False
+    assert p.preference("https://example.com/open/x", "train-ai") is True
+    assert p.preference(b"/open/x", "Search") is True
+    assert p.usage_states("/open/x") == {"crawl": True, "search": True, "train-ai": True, "ai-input": False}
+    assert p.usage_states("/a") == {"crawl": True, "search": None, "train-ai": False, "ai-input": False}
+    assert p.usage_states("/private/x") == {"crawl": False, "search": None, "train-ai": None, "ai-input": None}
+    assert p.usage("/private/x", "crawl") is False
+
+
+def test_training_agents():
+    robots = b"User-agent: *\nAllow: /\n\nUser-agent: Google-Extended\nDisallow: /nolearn/\n"
+    plain = robocc.compile(robots, "ExampleBot")
+    assert plain.usages == ("crawl",)
+    assert plain.preference("/nolearn/a", "train-ai") is None
+    p = robocc.compile(robots, "ExampleBot", training_agents=["Google-Extended"])
+    assert p.usages == ("crawl", "search", "train-ai", "ai-input")
+    assert p.preference("/nolearn/a", "train-ai") is False
+    assert p.preference("/a", "train-ai") is None
+    assert p.usage("/nolearn/a", "crawl") is True
+    with pytest.raises(ValueError, match=r'training_agents applies to dialect="rfc9309", and the file is read as acap'):
+        robocc.compile(robots, "ExampleBot", dialect="acap", training_agents=["Google-Extended"])
+    with pytest.raises(TypeError):
+        robocc.compile(robots, "ExampleBot", training_agents="Google-Extended")
+
+
+def test_purposes():
+    robots = b"ACAP-crawler: *\nACAP-usage-purpose: news\nACAP-disallow-index: /n/\n"
+    # ACAP 2.3.3: a sub-record applies when its purpose matches one of the
+    # crawler's.
+    assert robocc.compile(robots, "Bot", dialect="acap").usage("/n/a", "index") is True
+    assert robocc.compile(robots, "Bot", dialect="acap", purposes=["news"]).usage("/n/a", "index") is False
+    with pytest.raises(ValueError, match=r'purposes applies to dialect="acap", and the file is read as rfc9309'):
+        robocc.compile(robots, "Bot", purposes=["news"])
+
+
+@pytest.mark.parametrize("name", ["bogus", "", "train_ai", "all"])
+def test_unknown_usage_names(policy, name):
+    for call in (policy.usage, policy.preference):
+        with pytest.raises(ValueError, match=f"unknown usage {name!r}".replace("'", '"') + r": expected one of crawl, follow, .*, other \(usage\(\)\) or search, train-ai, ai-input \(preference\(\)\)"):
+            call("/", name)
+
+
+@pytest.mark.parametrize("name", ["crawl", "index", "present-snippet", "other"])
+def test_preference_refuses_verdict_usages(name):
+    for p in (robocc.compile(SIGNALS_ROBOTS, "Bot"), robocc.compile(ACAP_ROBOTS, "Bot", dialect="acap")):
+        with pytest.raises(ValueError, match=f'usage "{name}" is not an AI-usage preference channel.*usage\\(url, "{name}"\\)'):
+            p.preference("/", name)
+
+
+def test_usage_refuses_other_channels():
+    draft = robocc.compile(b"User-agent: *\nDisallow: /x\n", "Bot", dialect="draft1996")
+    with pytest.raises(ValueError, match=r'usage "present-link" is an ACAP usage type, and this draft1996 policy'):
+        draft.usage("/", "present-link")
+    signals = robocc.compile(SIGNALS_ROBOTS, "Bot")
+    for name in ("search", "train-ai", "AI-INPUT"):
+        with pytest.raises(ValueError, match="AI-usage preference channel"):
+            signals.usage("/", name)
+    with pytest.raises(TypeError):
+        signals.preference(42, "search")
 
 
 def test_bytes_round_trip_and_mmap(policy, tmp_path):
@@ -261,3 +381,30 @@ def test_token_from_header():
 
 def test_version():
     assert robocc.__version__.count(".") == 2
+
+
+def test_store_preferences(tmp_path):
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "signals.example.com.txt").write_bytes(SIGNALS_ROBOTS)
+    (d / "plain.example.com.txt").write_bytes(b"User-agent: *\nDisallow: /x\n")
+    (d / "tokens.example.com.txt").write_bytes(b"User-agent: Google-Extended\nDisallow: /\n")
+    robocc.build_store(d, "ExampleBot", tmp_path / "s.store", training_agents=["Google-Extended"])
+    store = robocc.Store.open(tmp_path / "s.store")
+    assert store.preference("https://signals.example.com/a", "train-ai") is False
+    assert store.preference("https://signals.example.com/open/x", "search") is True
+    assert store.preference("https://signals.example.com/a", "search") is None
+    assert store.preference("https://plain.example.com/a", "train-ai") is None
+    assert store.preference("https://tokens.example.com/a", "train-ai") is False
+    assert store.preference("https://unknown.example.org/a", "train-ai") is None  # not in the store
+    assert store.usage_states("https://signals.example.com/a") == {
+        "crawl": True, "search": None, "train-ai": False, "ai-input": False}
+    assert store.usage_states(b"https://plain.example.com/x") == {"crawl": False}
+    assert store.usage_states("https://tokens.example.com/a") == {
+        "crawl": True, "search": None, "train-ai": False, "ai-input": None}
+    assert store.usage_states("https://unknown.example.org/") is None
+    assert store.usage_states("/no/host") is None
+    with pytest.raises(ValueError, match='usage "crawl" is not an AI-usage preference channel'):
+        store.preference("https://signals.example.com/a", "crawl")
+    with pytest.raises(ValueError, match='unknown usage "nope"'):
+        store.preference("https://unknown.example.org/", "nope")

@@ -4,12 +4,20 @@ through `robocc.compile(...).check()` must give the same verdict and the
 same deciding line for every URL, in several readings; `allowed_many`,
 `Policy.from_bytes`/`open` and a store built by `robocc.build_store` must
 agree with them. Files: corpus/real and a sample of ../shared/corpus/real
-(all of it with ROBOCC_FULL=1)."""
+(all of it with ROBOCC_FULL=1).
+
+`usage_states()` and `preference()` are compared with `robocc check
+--usage all --format json` too: on small real files given synthesised
+Content-Usage / Content-Signal lines (and a training token), through a
+policy and a store, and on every acap conformance case but the four that
+need permission reference files."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import re
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -183,3 +191,154 @@ def test_build_store_errors(tmp_path):
         robocc.build_store(ok, "Googlebot", tmp_path / "x.store", on_failure="maybe")
     with pytest.raises(robocc.LoadError):
         robocc.Store.from_bytes(robocc.compile(b"", "Bot").to_bytes())
+
+
+# usage_states() against `robocc check --usage all --format json`: the
+# preference channels over real files given synthesised Content-Usage and
+# Content-Signal lines (and a training token), and the 14 ACAP usage types
+# over the acap conformance files.
+
+SMALL = 8000  # bytes
+WORD = {"allow": True, "disallow": False, "unknown": None}
+SIGNALS = ("search", "train-ai", "ai-input")
+_RULE_LINE = re.compile(rb"(?i)^[ \t]*(?:allow|disallow)[ \t]*:?[ \t]*([^\s#]*)")
+_UA_LINE = re.compile(rb"(?i)^[ \t]*user-?agent[ \t]*:")
+CONTENT_USAGE = [b"train-ai=n", b"train-ai=y, search=n", b"search=y", b"train-ai=n, search=y",
+                 b"train-ai=maybe", b"search=?1", b"Train-AI=n", b"train-ai=y;q=1"]
+CONTENT_SIGNAL = [b"ai-train=no, search=yes", b"ai-input=no", b"search=no, ai-input=yes",
+                  b"ai-train=yes", b"AI-Train=No", b"ai-input=perhaps"]
+
+
+def with_signals(body: bytes, seed: int) -> bytes:
+    """The file with Content-Usage and Content-Signal lines added: after
+    some rules (on the rule's own path, or none) and user-agent lines, and
+    perhaps one before the first group."""
+    rng = random.Random(seed)
+    out = [b"Content-Signal: " + rng.choice(CONTENT_SIGNAL)] if rng.random() < 0.4 else []
+    for line in body.split(b"\n"):
+        out.append(line)
+        rule = _RULE_LINE.match(line)
+        if rule and rng.random() < 0.3:
+            path = rule.group(1)
+            if path.startswith(b"/") and rng.random() < 0.7:
+                out.append(b"Content-Usage: " + path + b" " + rng.choice(CONTENT_USAGE))
+            elif rng.random() < 0.5:
+                out.append(b"Content-Usage: " + rng.choice(CONTENT_USAGE))
+            else:
+                out.append(b"Content-Signal: " + rng.choice(CONTENT_SIGNAL))
+        elif _UA_LINE.match(line) and rng.random() < 0.2:
+            out.append(b"Content-Usage: " + rng.choice(CONTENT_USAGE))
+    return b"\n".join(out)
+
+
+def cli_usage_states(cli: Path, args: List[str], urls_file: Path) -> List[Dict[str, object]]:
+    cmd = [str(cli), "check", *args, "--usage", "all", "--format", "json", "--urls", str(urls_file)]
+    out = subprocess.run(cmd, capture_output=True, check=False, timeout=300)
+    assert out.returncode == 0, (cmd, out.stderr.decode(errors="replace"))
+    rows = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    return [{u: WORD[v["verdict"]] for u, v in r["usages"].items()} for r in rows]
+
+
+def assert_same_states(got: Dict[str, object], want: Dict[str, object], usages, where: str) -> None:
+    assert tuple(got) == usages, where
+    # The CLI prints the preference channels of a policy that has none
+    # (rfc9309 without statements, draft1996, robots2): unknown there.
+    extra = {k: v for k, v in want.items() if k not in got}
+    assert set(extra) <= set(SIGNALS) and all(v is None for v in extra.values()), (where, extra)
+    assert got == {k: want[k] for k in got}, where
+
+
+def test_usage_states_match_cli_with_signals(cli, tmp_path):
+    # Small files: on large ones (sophos.com, pinterest.com) the statements
+    # can take minutes to lower in a debug build before they are dropped
+    # for the budget (signals-dropped), which compares nothing.
+    files = [p for p in txt_files(CORPUS / "real") if p.stat().st_size <= SMALL]
+    files = files[:: max(1, len(files) // 12)][:12]
+    assert len(files) >= 10
+    checked = answered = with_channels = 0
+    for i, path in enumerate(files):
+        body = with_signals(path.read_bytes(), seed=i)
+        robots = tmp_path / f"{i}.txt"
+        robots.write_bytes(body)
+        urls = urls_for(body, 40, seed=100 + i)
+        urls_file = tmp_path / "urls.txt"
+        urls_file.write_bytes("\n".join(urls).encode() + b"\n")
+        named = named_agents(body)
+        for agent in named[:1] + ["UnlistedBot"]:
+            training = named[1:2] if i % 2 else []
+            args = ["--robots", str(robots), "--agent", agent, "--compile-timeout", "600"]
+            args += [a for t in training for a in ("--training-agent", t)]
+            want = cli_usage_states(cli, args, urls_file)
+            assert len(want) == len(urls), path.name
+            policy = robocc.compile(body, agent, training_agents=training, compile_timeout=600)
+            with_channels += policy.usages != ("crawl",)
+            for url, w in zip(urls, want):
+                where = f"{path.name} (with signals) agent={agent} training={training} {url!r}"
+                got = policy.usage_states(url)
+                assert_same_states(got, w, policy.usages, where)
+                for channel in SIGNALS:
+                    assert policy.preference(url, channel) is w[channel], where
+                    answered += w[channel] is not None
+                checked += 1
+    assert checked >= 500, checked
+    # Not vacuous: most files got statements, and some of them answer.
+    assert with_channels >= 10 and answered >= 100, (with_channels, answered)
+
+
+def test_store_usage_states_match_cli(cli, tmp_path):
+    files = [p for p in txt_files(CORPUS / "real") if p.stat().st_size <= SMALL][1::5][:8]
+    site = tmp_path / "robots"
+    site.mkdir()
+    urls = []
+    for n, path in enumerate(files):
+        body = with_signals(path.read_bytes(), seed=50 + n)
+        (site / f"h{n}.example.com.txt").write_bytes(body)
+        urls += [f"https://h{n}.example.com{u.split('.com', 1)[1]}" for u in urls_for(body, 20, seed=n)
+                 if u.startswith("https://www.example.com/")]
+    urls.append("https://unknown.example.org/x")
+    store_path = tmp_path / "s.store"
+    robocc.build_store(site, "Googlebot", store_path, training_agents=["Google-Extended"])
+    store = robocc.Store.open(store_path)
+    urls_file = tmp_path / "urls.txt"
+    urls_file.write_text("\n".join(urls) + "\n")
+    want = cli_usage_states(cli, ["--store", str(store_path)], urls_file)
+    assert len(want) == len(urls) > 100
+    answered = 0
+    for url, w in zip(urls, want):
+        got = store.usage_states(url)
+        if got is None:  # not in the store: the CLI says unknown for each
+            assert url.startswith("https://unknown.") and set(w.values()) == {None}
+            continue
+        assert_same_states(got, w, store.policy_for(url).usages, url)
+        for channel in SIGNALS:
+            assert store.preference(url, channel) is w[channel], url
+            answered += w[channel] is not None
+    assert answered >= 20, answered
+
+
+def test_usage_states_match_cli_on_acap(cli, tmp_path):
+    doc = json.loads((CORPUS / "conformance" / "acap.json").read_text(encoding="utf-8"))
+    ran = skipped = 0
+    for n, case in enumerate(doc["cases"]):
+        options = case.get("options", {})
+        if "references" in options:
+            skipped += 1  # --reference files are not exposed to Python
+            continue
+        body = bytes.fromhex(case["robots_hex"]) if "robots_hex" in case else case["robots"].encode()
+        robots = tmp_path / f"{n}.txt"
+        robots.write_bytes(body)
+        urls = sorted({c[0] for c in case["checks"]}) + ["/", "/Other/Path?q=1"]
+        urls_file = tmp_path / "urls.txt"
+        urls_file.write_text("\n".join(urls) + "\n")
+        purposes = options.get("purposes", [])
+        args = ["--robots", str(robots), "--agent", case["agent"], "--dialect", "acap"]
+        args += [a for p in purposes for a in ("--purpose", p)]
+        want = cli_usage_states(cli, args, urls_file)
+        policy = robocc.compile(body, case["agent"], dialect="acap", purposes=purposes)
+        assert len(want) == len(urls) and len(policy.usages) == 14
+        for url, w in zip(urls, want):
+            where = f"acap.json {case['name']} {url!r}"
+            assert_same_states(policy.usage_states(url), w, policy.usages, where)
+            assert {u: policy.usage(url, u) for u in policy.usages} == w, where
+        ran += 1
+    assert ran == len(doc["cases"]) - skipped and ran > 100 and skipped == 4
