@@ -22,10 +22,16 @@ fn write(dir: &std::path::Path, name: &str, body: &str) -> String {
     p.display().to_string()
 }
 
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[test]
 fn page_command() {
-    let dir = std::env::temp_dir().join(format!("robocc-page-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("robocc-page-cli");
     let html = write(
         &dir,
         "p.html",
@@ -255,8 +261,7 @@ fn page_command() {
 /// site's robots.txt; JSON lists every statement that spoke.
 #[test]
 fn page_preferences() {
-    let dir = std::env::temp_dir().join(format!("robocc-page-pref-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("robocc-page-pref");
     let html = write(
         &dir,
         "p.html",
