@@ -824,3 +824,80 @@ fn explain_lists_every_signal_that_spoke() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `check --usage train-ai --tdmrep`: the first matching tdmrep.json rule
+/// beside robots.txt's preference (any disallow wins, robots.txt's line
+/// named first); refused where it cannot apply.
+#[test]
+fn check_tdmrep() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-tdmrep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: *\nDisallow: /private\nContent-Usage: /b/ train-ai=n\nContent-Usage: /c/ train-ai=y\n",
+    )
+    .unwrap();
+    let tdmrep = dir.join("tdmrep.json");
+    std::fs::write(
+        &tdmrep,
+        r#"[{"location": "/a/", "tdm-reservation": 1}, {"location": "/b/", "tdm-reservation": 1}, {"location": "/", "tdm-reservation": 0}]"#,
+    )
+    .unwrap();
+    let (robots, tdmrep) = (robots.to_str().unwrap(), tdmrep.to_str().unwrap());
+    let base = [
+        "check", "--robots", robots, "--agent", "bot", "--tdmrep", tdmrep,
+    ];
+    let urls = [
+        "https://e.com/a/x",       // the file's 1: disallow
+        "https://e.com/b/x",       // both disallow: robots.txt's line named
+        "https://e.com/c/x",       // robots.txt's y and the file's 0: allow
+        "https://e.com/d",         // the file's 0 alone: allow
+        "https://e.com/private/x", // uncrawlable: robots.txt unknown, the file's 0
+    ];
+    let mut args: Vec<&str> = base.to_vec();
+    args.extend(["--usage", "train-ai", "--format", "json"]);
+    args.extend(urls);
+    let o = robocc(&args, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got: Vec<(String, serde_json::Value, serde_json::Value)> = json_lines(&o)
+        .into_iter()
+        .map(|v| {
+            (
+                v["verdict"].as_str().unwrap().to_string(),
+                v["rule_line"].clone(),
+                v["tdmrep_rule"].clone(),
+            )
+        })
+        .collect();
+    let n = serde_json::Value::Null;
+    let want = [
+        ("disallow", n.clone(), serde_json::json!(1)),
+        ("disallow", serde_json::json!(3), n.clone()),
+        ("allow", serde_json::json!(4), n.clone()),
+        ("allow", n.clone(), serde_json::json!(3)),
+        ("allow", n.clone(), serde_json::json!(3)),
+    ];
+    assert_eq!(
+        got,
+        want.map(|(a, b, c)| (a.to_string(), b, c)).to_vec(),
+        "{}",
+        stdout(&o)
+    );
+    // --usage all: train-ai carries the file; crawl is untouched.
+    let mut args: Vec<&str> = base.to_vec();
+    args.extend(["--usage", "all", "https://e.com/a/x"]);
+    let o = robocc(&args, None);
+    assert_eq!(
+        stdout(&o),
+        "allow\tcrawl\thttps://e.com/a/x\nunknown\tsearch\thttps://e.com/a/x\n\
+         disallow\ttrain-ai\thttps://e.com/a/x\nunknown\tai-input\thttps://e.com/a/x\n"
+    );
+    // Refusals: another usage, a store, a file that is not tdmrep.json.
+    assert_exit_2(&robocc(&base, None), "--usage train-ai");
+    let mut args: Vec<&str> = base.to_vec();
+    args[6] = robots;
+    args.extend(["--usage", "train-ai", "/"]);
+    assert_exit_2(&robocc(&args, None), "not JSON");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,6 +6,7 @@ use super::{
     UsageArg, EXIT_USAGE,
 };
 use clap::{Args, ValueEnum};
+use robocc_compiler::tdmrep::Tdmrep;
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -60,6 +61,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "USAGE", default_value = "crawl", value_parser = parse_usage_arg,
           help_heading = "Output")]
     usage: UsageArg,
+    /// The site's `/.well-known/tdmrep.json` (TDMRep): for `--usage
+    /// train-ai` (or `all`), the first rule matching each URL is one more
+    /// statement (tdm-reservation 1: disallow, 0: allow; any disallow wins).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    tdmrep: Option<PathBuf>,
     /// Exit with 1 when any URL is disallowed.
     #[arg(long, help_heading = "Output")]
     fail_on_disallow: bool,
@@ -106,6 +112,34 @@ struct Judged {
     undecidable: bool,
     /// With a store: why the host has its policy, and the status given.
     host: Option<Option<(HostSource, u16)>>,
+    /// `--tdmrep`: the rule (from 1) that decided, when the file decided.
+    tdmrep_rule: Option<usize>,
+}
+
+/// `train-ai` with `--tdmrep`: the first tdmrep.json rule matching the URL
+/// is a statement beside robots.txt's (docs/dialects.md, "AI-usage
+/// preferences at page level"): any disallow wins (robots.txt's line named
+/// first), else any allow. It speaks on a URL the agent may not crawl too:
+/// the crawlability rule is robots.txt's own (attach-05 §3.1).
+fn with_tdmrep(mut j: Judged, tdmrep: &Tdmrep, url: &[u8]) -> Judged {
+    let Some((rule, reserved)) = tdmrep
+        .lookup(url)
+        .and_then(|r| Some((r.index + 1, r.reservation?)))
+    else {
+        return j;
+    };
+    let decides = match (j.allowed, reserved) {
+        (Some(false), _) => false,
+        (_, true) => true,
+        (Some(true), false) => false,
+        (None, false) => true,
+    };
+    if decides {
+        j.allowed = Some(!reserved);
+        j.line = None;
+        j.tdmrep_rule = Some(rule);
+    }
+    j
 }
 
 fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
@@ -127,6 +161,7 @@ fn not_in_store(missing: Missing) -> Judged {
         qualifiers: None,
         undecidable: false,
         host: Some(None),
+        tdmrep_rule: None,
     }
 }
 
@@ -168,6 +203,7 @@ fn verdict_of(
             qualifiers: None,
             undecidable: false,
             host: host.map(Some),
+            tdmrep_rule: None,
         };
     }
     let v: Verdict = p.check_usage(url, usage);
@@ -189,6 +225,7 @@ fn verdict_of(
         qualifiers,
         undecidable: acap && !v.allowed && v.rule.is_none(),
         host: host.map(Some),
+        tdmrep_rule: None,
     }
 }
 
@@ -218,6 +255,9 @@ fn usage_fields(obj: &mut serde_json::Value, j: &Judged) {
     }
     if j.undecidable {
         obj["undecidable"] = serde_json::json!(true);
+    }
+    if let Some(rule) = j.tdmrep_rule {
+        obj["tdmrep_rule"] = serde_json::json!(rule);
     }
 }
 
@@ -258,27 +298,32 @@ struct Printer<'s, W: Write> {
     any_disallowed: bool,
     /// A store policy refused (the run stops with it).
     failure: Option<String>,
+    /// `--tdmrep`, for train-ai.
+    tdmrep: Option<&'s Tdmrep>,
     /// The pending batch: URL bytes end to end, and where each ends.
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
 impl<W: Write> Printer<'_, W> {
+    /// One usage's verdict for one URL (`--tdmrep` applied).
+    fn judge(&mut self, url: &[u8], usage: Usage) -> std::io::Result<Judged> {
+        let judged = judge(self.source, url, usage, self.missing).map_err(|e| self.fail(e))?;
+        Ok(match self.tdmrep {
+            Some(t) if usage == Usage::TrainAi => with_tdmrep(judged, t, url),
+            _ => judged,
+        })
+    }
+
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
         match (self.usage, self.json) {
             (UsageArg::One(u), true) => {
-                let judged = match judge(self.source, url, u, self.missing) {
-                    Ok(v) => v,
-                    Err(e) => return Err(self.fail(e)),
-                };
+                let judged = self.judge(url, u)?;
                 return self.line(url, judged.allowed, Some(&judged));
             }
             (UsageArg::One(Usage::Crawl), false) => {}
             (UsageArg::One(u), false) => {
-                let judged = match judge(self.source, url, u, self.missing) {
-                    Ok(v) => v,
-                    Err(e) => return Err(self.fail(e)),
-                };
+                let judged = self.judge(url, u)?;
                 return self.line(url, judged.allowed, None);
             }
             (UsageArg::All, json) => return self.all_usages(url, json),
@@ -372,10 +417,8 @@ impl<W: Write> Printer<'_, W> {
     fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
         let mut judged = Vec::with_capacity(Usage::ALL.len());
         for &u in self.usages_of_all() {
-            match judge(self.source, url, u, self.missing) {
-                Ok(j) => judged.push((u, j)),
-                Err(e) => return Err(self.fail(e)),
-            }
+            let j = self.judge(url, u)?;
+            judged.push((u, j));
         }
         self.any_disallowed |= judged.iter().any(|(_, j)| j.allowed == Some(false));
         if json {
@@ -447,6 +490,33 @@ fn missing(m: Missing) -> Option<bool> {
         Missing::Disallow => Some(false),
         Missing::Unknown => None,
     }
+}
+
+/// `--tdmrep FILE`, refused where it cannot apply: it is one site's file
+/// (not a store's), and it speaks of the `train-ai` channel of an rfc9309
+/// policy only.
+fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Result<Tdmrep, String> {
+    let Source::Policy(p) = source else {
+        return Err(
+            "--tdmrep is one site's tdmrep.json: check that site with --robots FILE or \
+                    --policy FILE, not --store"
+                .into(),
+        );
+    };
+    let dialect = p.policy().header().dialect;
+    if dialect != robocc_engine::Dialect::Rfc9309 {
+        return Err(format!(
+            "--tdmrep answers the train-ai channel, which a {} policy does not have: drop \
+             --tdmrep, or check an rfc9309 policy",
+            dialect.name()
+        ));
+    }
+    if !matches!(usage, UsageArg::All | UsageArg::One(Usage::TrainAi)) {
+        return Err(
+            "--tdmrep speaks of train-ai only: add --usage train-ai (or --usage all)".into(),
+        );
+    }
+    super::read_tdmrep(path)
 }
 
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
@@ -522,6 +592,10 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             ));
         }
     }
+    let tdmrep = match &args.tdmrep {
+        Some(path) => Some(tdmrep_for(path, &source, args.usage)?),
+        None => None,
+    };
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }
@@ -534,6 +608,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         out: BufWriter::with_capacity(1 << 16, stdout.lock()),
         any_disallowed: false,
         failure: None,
+        tdmrep: tdmrep.as_ref(),
         bytes: Vec::new(),
         ends: Vec::new(),
     };

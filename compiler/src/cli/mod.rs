@@ -571,6 +571,22 @@ pub fn output_name(path: &Path) -> String {
     }
 }
 
+/// `--tdmrep FILE`: the site's tdmrep.json, its findings on stderr.
+pub fn read_tdmrep(path: &Path) -> Result<robocc_compiler::tdmrep::Tdmrep, String> {
+    let bytes = read_file(path, "tdmrep.json")?;
+    let t = robocc_compiler::tdmrep::Tdmrep::parse(&bytes).map_err(|e| {
+        format!(
+            "{}: {e}: give the site's /.well-known/tdmrep.json (a JSON array of \
+             {{\"location\": …, \"tdm-reservation\": 0 or 1}} rules)",
+            path.display()
+        )
+    })?;
+    for f in &t.findings {
+        eprintln!("{}: warning: {f}", path.display());
+    }
+    Ok(t)
+}
+
 /// Reads a whole file, with an error that names it.
 pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     if path.is_dir() {

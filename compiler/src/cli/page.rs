@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use robocc_compiler::page::{
     combine, parse_date, Combined, Final, FinalSource, PageOptions, PageRules, Source,
 };
-use robocc_compiler::tdmrep::Tdmrep;
 use robocc_engine::{Policy, PolicyFile, Usage};
 use std::path::{Path, PathBuf};
 
@@ -300,20 +299,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     };
     let header_lines: Vec<usize> = headers.iter().map(|h| h.0).collect();
     let tdmrep = match &args.tdmrep {
-        Some(path) => {
-            let bytes = super::read_file(path, "tdmrep.json")?;
-            let t = Tdmrep::parse(&bytes).map_err(|e| {
-                format!(
-                    "{}: {e}: give the site's /.well-known/tdmrep.json (a JSON array of \
-                     {{\"location\": …, \"tdm-reservation\": 0 or 1}} rules)",
-                    path.display()
-                )
-            })?;
-            for f in &t.findings {
-                eprintln!("{}: warning: {f}", path.display());
-            }
-            Some(t)
-        }
+        Some(path) => Some(super::read_tdmrep(path)?),
         None => None,
     };
     let page = PageRules::read(
