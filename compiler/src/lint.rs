@@ -6,6 +6,7 @@ use crate::dialect::{PatternRule, Ranking};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, RobotsTxt};
+use crate::signals::{label, labels, Syntax};
 use crate::{compile, parse_delay_ms, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
 
@@ -509,12 +510,13 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                 }
                 Some(dict) => {
                     for (key, token) in dict {
-                        if key != "train-ai" && key != "search" {
+                        if label(Syntax::ContentUsage, key.as_bytes()).is_none() {
+                            let known = labels(Syntax::ContentUsage);
                             finding(
                                 r.line,
                                 "content-usage-label",
-                                format!("Content-Usage label {key:?} is not in the vocabulary (train-ai, search): ignored"),
-                                "use train-ai or search (aipref vocab-07)",
+                                format!("Content-Usage label {key:?} is not in the vocabulary ({known}): ignored"),
+                                &format!("use one of {known} (aipref vocab-07)"),
                             );
                         } else if !matches!(token.as_deref(), Some("y" | "n")) {
                             finding(
@@ -537,9 +539,8 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     Some(i) => (pair[..i].trim_ascii(), pair[i + 1..].trim_ascii()),
                     None => (pair, &b""[..]),
                 };
-                let key_ok = [&b"search"[..], b"ai-train", b"ai-input"]
-                    .iter()
-                    .any(|x| x.eq_ignore_ascii_case(k));
+                let key_ok = label(Syntax::ContentSignal, k).is_some();
+                let known = labels(Syntax::ContentSignal);
                 let value_ok = v.eq_ignore_ascii_case(b"yes") || v.eq_ignore_ascii_case(b"no");
                 if !key_ok || !value_ok {
                     finding(
@@ -549,12 +550,12 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                             "Content-Signal {:?}: {}: it states nothing",
                             text(pair),
                             if key_ok {
-                                "the value is not yes or no"
+                                "the value is not yes or no".to_string()
                             } else {
-                                "the key is not search, ai-train or ai-input"
+                                format!("the key is not one of {known}")
                             }
                         ),
-                        "write search=, ai-train= or ai-input= with yes or no",
+                        &format!("write one of {known} with =yes or =no"),
                     );
                 }
             }

@@ -18,7 +18,7 @@ use crate::parse::keys::KeyKind;
 use crate::parse::RobotsTxt;
 use crate::ruleset::{self, RuleSet, SetRule};
 use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE, UNKNOWN_RULE};
-use robocc_engine::{RankClass, UrlMode};
+use robocc_engine::{RankClass, UrlMode, Usage};
 
 /// A channel's statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -63,10 +63,105 @@ pub struct SignalRules {
     pub training_agents: Vec<String>,
 }
 
-/// Index of a channel in [`SignalRule::prefs`].
-const SEARCH: usize = 0;
-const TRAIN_AI: usize = 1;
-const AI_INPUT: usize = 2;
+/// A syntax that states preferences with labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// aipref's Content-Usage (robots.txt rule and HTTP header field).
+    ContentUsage,
+    /// Cloudflare's Content-Signal (robots.txt).
+    ContentSignal,
+}
+
+/// One label of the vocabulary: what a syntax writes for a channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Label {
+    /// Where it is written.
+    pub syntax: Syntax,
+    /// As written (matched exactly for Content-Usage, whose keys are
+    /// lowercase, and ignoring ASCII case for Content-Signal).
+    pub label: &'static str,
+    /// The channel.
+    pub usage: Usage,
+    /// What it means, in the source's words.
+    pub definition: &'static str,
+    /// The source and revision implemented.
+    pub source: &'static str,
+}
+
+/// The vocabulary, one row per label (docs/dialects.md, "Channels"): a
+/// later label (aipref's `ai-use`, Content-Signal's `use=`) is one more
+/// row. `noai`, TDMRep and training tokens are statements, not labels: the
+/// page stage and [`add`] give them their channels.
+pub const VOCABULARY: &[Label] = &[
+    Label {
+        syntax: Syntax::ContentUsage,
+        label: "train-ai",
+        usage: Usage::TrainAi,
+        definition: "using an asset to modify the learned parameters of an AI model",
+        source: "draft-ietf-aipref-vocab-07 §4.1",
+    },
+    Label {
+        syntax: Syntax::ContentUsage,
+        label: "search",
+        usage: Usage::Search,
+        definition: "use in an application whose primary purpose is to select assets and \
+                     direct users to their location",
+        source: "draft-ietf-aipref-vocab-07 §4.2",
+    },
+    Label {
+        syntax: Syntax::ContentSignal,
+        label: "search",
+        usage: Usage::Search,
+        definition: "building a search index and providing search results (links and short \
+                     excerpts)",
+        source: "Content Signals Policy, contentsignals.org (September 2025)",
+    },
+    Label {
+        syntax: Syntax::ContentSignal,
+        label: "ai-train",
+        usage: Usage::TrainAi,
+        definition: "training or fine-tuning AI models",
+        source: "Content Signals Policy, contentsignals.org (September 2025)",
+    },
+    Label {
+        syntax: Syntax::ContentSignal,
+        label: "ai-input",
+        usage: Usage::AiInput,
+        definition: "inputting content into AI models at answer time (retrieval augmented \
+                     generation, grounding, generative AI search answers)",
+        source: "Content Signals Policy, contentsignals.org (September 2025)",
+    },
+];
+
+/// The channel `key` names in `syntax`, if it is in [`VOCABULARY`].
+pub fn label(syntax: Syntax, key: &[u8]) -> Option<Usage> {
+    VOCABULARY
+        .iter()
+        .find(|l| {
+            l.syntax == syntax
+                && match syntax {
+                    Syntax::ContentUsage => l.label.as_bytes() == key,
+                    Syntax::ContentSignal => l.label.as_bytes().eq_ignore_ascii_case(key),
+                }
+        })
+        .map(|l| l.usage)
+}
+
+/// The labels of `syntax`, for messages: `train-ai, search`.
+pub fn labels(syntax: Syntax) -> String {
+    VOCABULARY
+        .iter()
+        .filter(|l| l.syntax == syntax)
+        .map(|l| l.label)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The index of a preference channel in [`SignalRule::prefs`].
+fn channel(usage: Usage) -> usize {
+    debug_assert!(usage.is_signal());
+    usage as usize - Usage::Search as usize
+}
 
 /// Adds the agent's signal statements to `set` (an rfc9309 rule set) as
 /// rules; returns whether there were any (else `set` is unchanged).
@@ -116,7 +211,7 @@ pub fn add(
         }
         for rule in RuleSet::build(robots, &chosen, options).rules {
             let mut prefs = [Pref::Unknown; 3];
-            prefs[TRAIN_AI] = if rule.allow {
+            prefs[channel(Usage::TrainAi)] = if rule.allow {
                 Pref::Allow
             } else {
                 Pref::Disallow
@@ -177,12 +272,10 @@ fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (Set
     let mut prefs = [Pref::Unknown; 3];
     if let Some(dict) = parse_dictionary(pref) {
         for (key, token) in dict {
-            let channel = match key.as_str() {
-                "train-ai" => TRAIN_AI,
-                "search" => SEARCH,
-                _ => continue,
+            let Some(usage) = label(Syntax::ContentUsage, key.as_bytes()) else {
+                continue;
             };
-            prefs[channel] = match token.as_deref() {
+            prefs[channel(usage)] = match token.as_deref() {
                 Some("y") => Pref::Allow,
                 Some("n") => Pref::Disallow,
                 _ => Pref::Unknown,
@@ -244,23 +337,19 @@ fn content_signal(
         };
         let key = pair[..eq].trim_ascii().to_ascii_lowercase();
         let val = pair[eq + 1..].trim_ascii().to_ascii_lowercase();
-        let channel = match key.as_slice() {
-            b"search" => SEARCH,
-            b"ai-train" => TRAIN_AI,
-            b"ai-input" => AI_INPUT,
-            _ => {
-                diagnostics.push(Diagnostic::new(
-                    line,
-                    DiagCode::SignalIgnored,
-                    format!(
-                        "Content-Signal key {:?} is not search, ai-train or ai-input: ignored",
-                        String::from_utf8_lossy(&key)
-                    ),
-                ));
-                continue;
-            }
+        let Some(usage) = label(Syntax::ContentSignal, &key) else {
+            diagnostics.push(Diagnostic::new(
+                line,
+                DiagCode::SignalIgnored,
+                format!(
+                    "Content-Signal key {:?} is not one of {}: ignored",
+                    String::from_utf8_lossy(&key),
+                    labels(Syntax::ContentSignal)
+                ),
+            ));
+            continue;
         };
-        prefs[channel] = match val.as_slice() {
+        prefs[channel(usage)] = match val.as_slice() {
             b"yes" => Pref::Allow,
             b"no" => Pref::Disallow,
             _ => {
@@ -611,7 +700,7 @@ pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u
     }
     let mut out = [(Pref::Unknown, NO_RULE); 3];
     if let Some(b) = token_disallow {
-        out[TRAIN_AI] = (Pref::Disallow, b as u32);
+        out[channel(Usage::TrainAi)] = (Pref::Disallow, b as u32);
     }
     sources.push(out);
     for c in 0..3 {
@@ -632,7 +721,27 @@ pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u
 
 #[cfg(test)]
 mod tests {
-    use super::parse_dictionary;
+    use super::{label, parse_dictionary, Syntax, VOCABULARY};
+
+    #[test]
+    fn vocabulary_rows() {
+        for (i, l) in VOCABULARY.iter().enumerate() {
+            assert!(l.usage.is_signal(), "{}", l.label);
+            assert_eq!(label(l.syntax, l.label.as_bytes()), Some(l.usage));
+            assert!(
+                !VOCABULARY[..i]
+                    .iter()
+                    .any(|m| m.syntax == l.syntax && m.label == l.label),
+                "{} twice",
+                l.label
+            );
+        }
+        // Content-Usage keys are lowercase (an uppercase key fails the
+        // Dictionary anyway); Content-Signal ignores case.
+        assert_eq!(label(Syntax::ContentUsage, b"Train-AI"), None);
+        assert!(label(Syntax::ContentSignal, b"AI-Train").is_some());
+        assert_eq!(label(Syntax::ContentUsage, b"ai-train"), None);
+    }
 
     fn tokens(s: &str) -> Option<Vec<(String, Option<String>)>> {
         parse_dictionary(s.as_bytes())

@@ -8,6 +8,7 @@
 //! "Processing priority").
 
 use super::Source;
+use crate::signals::{self, Syntax};
 use robocc_engine::Usage;
 
 /// What said a page-level preference.
@@ -71,20 +72,16 @@ pub(crate) type ContentUsage = (Vec<(Usage, bool, String)>, Vec<String>);
 /// for what states nothing. `Err` when the value is not a Dictionary: then
 /// the field states nothing (vocab-07 §6.5.1).
 pub(crate) fn content_usage(value: &str) -> Result<ContentUsage, ()> {
-    let dict = crate::signals::parse_dictionary(value.as_bytes()).ok_or(())?;
+    let dict = signals::parse_dictionary(value.as_bytes()).ok_or(())?;
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for (key, token) in dict {
-        let usage = match key.as_str() {
-            "train-ai" => Usage::TrainAi,
-            "search" => Usage::Search,
-            _ => {
-                notes.push(format!(
-                    "label {key:?} is not in the vocabulary (vocab-07 §4: train-ai, search): \
-                     ignored"
-                ));
-                continue;
-            }
+        let Some(usage) = signals::label(Syntax::ContentUsage, key.as_bytes()) else {
+            notes.push(format!(
+                "label {key:?} is not in the vocabulary ({}): ignored (vocab-07 §6.4)",
+                signals::labels(Syntax::ContentUsage)
+            ));
+            continue;
         };
         match token.as_deref() {
             Some("y") => out.push((usage, true, format!("{key}=y"))),
