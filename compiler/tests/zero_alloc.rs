@@ -356,6 +356,7 @@ fn preference_checks_do_not_allocate() {
         b"https://a.example/ai-ok/",
     ];
     let mut states = [0usize; 3];
+    let mut said = 0usize;
     let n = allocations_during(|| {
         for url in &urls {
             for &u in robocc_engine::Usage::ALL {
@@ -364,6 +365,10 @@ fn preference_checks_do_not_allocate() {
                     None => states[2] += 1,
                 }
                 let _ = policy.check_usage(url, u);
+                // What a statement says (explain's listing, a caller's own).
+                for id in 0..policy.rule_count() as u32 {
+                    said += usize::from(policy.signal_says(id, u).is_some());
+                }
             }
             let s = policy.usage_states(url);
             states[2] += s.unknown().len();
@@ -372,4 +377,7 @@ fn preference_checks_do_not_allocate() {
     });
     assert_eq!(n, 0, "{n} allocations");
     assert!(states.iter().all(|&k| k > 0), "{states:?}");
+    // Five statements (two Content-Signal, two Content-Usage, the token's
+    // Disallow), each on one channel, asked once per URL.
+    assert_eq!(said, 5 * urls.len());
 }
