@@ -631,11 +631,7 @@ impl Reader<'_> {
         written: String,
         source: Source,
     ) {
-        let level = match source {
-            Source::TdmrepFile { .. } => 0,
-            Source::Header { .. } => 1,
-            Source::Meta { .. } | Source::Class { .. } => 2,
-        };
+        let level = preferences::tdm_level(&source);
         let key = format!(
             "signal|{}|{allowed}|{}|{level}|{}",
             usage as u8,

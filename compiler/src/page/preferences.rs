@@ -96,7 +96,7 @@ pub(crate) fn content_usage(value: &str) -> Result<ContentUsage, ()> {
 
 /// TDMRep's level of a statement's source, in processing order: the
 /// site's file, then the response header, then the HTML META tag.
-fn tdm_level(source: &Source) -> u8 {
+pub(crate) fn tdm_level(source: &Source) -> u8 {
     match source {
         Source::TdmrepFile { .. } => 0,
         Source::Header { .. } => 1,
