@@ -46,7 +46,62 @@ use crate::ruleset::{self, RuleSet};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{encode, Node, Target};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::{Duration, Instant};
+
+/// The multiply-rotate hasher of rustc (`rustc-hash` 2): the subset
+/// construction hashes every successor of every state (vectors of small
+/// integers), where SipHash dominated the profile. Not DoS-resistant, which
+/// does not matter here: the keys are pattern and position numbers, and the
+/// budgets bound the work whatever the input.
+#[derive(Clone, Copy, Default)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = self.hash.wrapping_add(word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash.rotate_left(26)
+    }
+}
+
+/// A hash map with [`FxHasher`]. Nothing iterates these maps where the order
+/// could reach the output: only lookups and insertions.
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Limits on what lowering may spend per automaton and in total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +218,7 @@ impl std::fmt::Display for LowerError {
 
 /// Interns per-state outcomes so that equal outcomes share an id.
 struct OutcomeTable {
-    ids: HashMap<Vec<u32>, u32>,
+    ids: FxHashMap<Vec<u32>, u32>,
     flat: Vec<u32>,
 }
 
@@ -219,7 +274,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         budget,
         deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             flat: Vec::new(),
         },
         automata: Vec::new(),
@@ -442,11 +497,26 @@ type Thread = (u32, u32);
 /// A DFA state under construction: live threads (sorted) and the best
 /// permanently matched pattern (`NONE` if none); in *set* mode (acap),
 /// every permanently matched pattern instead (sorted).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, Default, PartialEq, Eq)]
 struct StateKey {
     threads: Vec<Thread>,
     best: u32,
     matched: Vec<u32>,
+}
+
+impl Hash for StateKey {
+    /// One word per thread (the derived hash writes two).
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_usize(self.threads.len());
+        for &(i, j) in &self.threads {
+            h.write_u64((u64::from(i) << 32) | u64::from(j));
+        }
+        h.write_u32(self.best);
+        h.write_usize(self.matched.len());
+        for &m in &self.matched {
+            h.write_u32(m);
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -488,8 +558,15 @@ impl Patterns<'_> {
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
     /// matches in `best`, and prunes threads that can no longer decide.
-    fn normalize(&self, threads: &mut Vec<Thread>, best: &mut u32, matched: &mut Vec<u32>) {
-        let mut closed = Vec::with_capacity(threads.len() + 4);
+    /// `closed` is scratch space (its contents are overwritten).
+    fn normalize(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        matched: &mut Vec<u32>,
+        closed: &mut Vec<Thread>,
+    ) {
+        closed.clear();
         for &(i, mut j) in threads.iter() {
             loop {
                 closed.push((i, j));
@@ -500,7 +577,7 @@ impl Patterns<'_> {
                 }
             }
         }
-        for &(i, j) in &closed {
+        for &(i, j) in closed.iter() {
             let done = j as usize == self.body[i as usize].len();
             if done && !self.dollar[i as usize] {
                 if self.sets {
@@ -539,7 +616,8 @@ impl Patterns<'_> {
         closed.dedup();
         // Star dominance: keep, per pattern, only positions at or after its
         // furthest active `*`.
-        let mut out = Vec::with_capacity(closed.len());
+        let out = threads;
+        out.clear();
         let mut k = 0;
         while k < closed.len() {
             let i = closed[k].0;
@@ -552,56 +630,75 @@ impl Patterns<'_> {
             out.extend(closed[k..end].iter().filter(|t| t.1 >= floor));
             k = end;
         }
-        *threads = out;
     }
 
     /// The states reached from `key` on every class at once: a thread at a
     /// `*` goes to every class, a thread at byte `c` only to `c`'s class, a
     /// thread at a set to the classes inside it, so classes no thread names
-    /// share one successor, computed once.
-    fn successors(&self, key: &StateKey, classes: &Classes) -> Vec<StateKey> {
-        let nclasses = classes.count;
-        let mut stars: Vec<Thread> = Vec::new();
-        let mut by_class: Vec<Vec<Thread>> = vec![Vec::new(); nclasses];
+    /// share one successor, computed once. Fills `named` with (class,
+    /// successor) for the classes some thread names, in class order, and
+    /// returns the shared successor if a class (the end class aside) needs
+    /// it. The end class's successor is not computed: it ends the path.
+    fn successors(
+        &self,
+        key: &StateKey,
+        classes: &Classes,
+        scratch: &mut Scratch,
+        named: &mut Vec<(usize, StateKey)>,
+    ) -> Option<StateKey> {
+        let Scratch {
+            stars,
+            by_class,
+            touched,
+            closed,
+        } = scratch;
+        stars.clear();
+        named.clear();
         for &t in &key.threads {
             let step = (t.0, t.1 + 1);
+            let mut push = |c: usize| {
+                if by_class[c].is_empty() {
+                    touched.push(c);
+                }
+                by_class[c].push(step);
+            };
             match self.at(t) {
                 Some(Atom::Star) => stars.push(t),
-                Some(Atom::Byte(c)) => by_class[usize::from(classes.of[usize::from(c)])].push(step),
+                Some(Atom::Byte(c)) => push(usize::from(classes.of[usize::from(c)])),
                 Some(atom) => {
                     for (c, &rep) in classes.representative.iter().enumerate() {
                         if rep.is_some_and(|r| atom.accepts(r)) {
-                            by_class[c].push(step);
+                            push(c);
                         }
                     }
                 }
                 None => {}
             }
         }
-        let make = |extra: &[Thread]| {
+        let mut make = |extra: &[Thread]| {
             let mut next = Vec::with_capacity(stars.len() + extra.len());
-            next.extend_from_slice(&stars);
+            next.extend_from_slice(stars);
             next.extend_from_slice(extra);
             let mut best = if self.register { NONE } else { key.best };
             let mut matched = key.matched.clone();
-            self.normalize(&mut next, &mut best, &mut matched);
+            self.normalize(&mut next, &mut best, &mut matched, closed);
             StateKey {
                 threads: next,
                 best,
                 matched,
             }
         };
-        let shared = make(&[]);
-        by_class
-            .iter()
-            .map(|extra| {
-                if extra.is_empty() {
-                    shared.clone()
-                } else {
-                    make(extra)
-                }
-            })
-            .collect()
+        touched.sort_unstable();
+        for &c in touched.iter() {
+            if c != END_CLASS {
+                named.push((c, make(&by_class[c])));
+            }
+            by_class[c].clear();
+        }
+        let live_named = named.len();
+        touched.clear();
+        // Live classes: all but the end class.
+        (live_named < classes.count - 1).then(|| make(&[]))
     }
 
     /// Set mode: the rules matched if the path ends in state `key` (sorted
@@ -621,11 +718,6 @@ impl Patterns<'_> {
         rules
     }
 
-    /// The winning rule if the path ends in state `key`.
-    fn winner(&self, key: &StateKey) -> Option<usize> {
-        self.winning_pattern(key).map(|p| self.rule[p as usize])
-    }
-
     /// The winning pattern if the path ends in state `key` (a register
     /// automaton: among the emit and the `$` patterns completed there).
     fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
@@ -639,6 +731,29 @@ impl Patterns<'_> {
             }
         }
         (best != NONE).then_some(best)
+    }
+}
+
+/// Buffers the subset construction reuses from state to state.
+struct Scratch {
+    /// Threads at a `*`.
+    stars: Vec<Thread>,
+    /// Per class: the threads that step on it.
+    by_class: Vec<Vec<Thread>>,
+    /// Classes whose `by_class` entry is not empty.
+    touched: Vec<usize>,
+    /// [`Patterns::normalize`]'s closure.
+    closed: Vec<Thread>,
+}
+
+impl Scratch {
+    fn new(nclasses: usize) -> Scratch {
+        Scratch {
+            stars: Vec::new(),
+            by_class: vec![Vec::new(); nclasses],
+            touched: Vec::new(),
+            closed: Vec::new(),
+        }
     }
 }
 
@@ -759,9 +874,15 @@ fn build_one(
         best: NONE,
         matched: Vec::new(),
     };
-    pats.normalize(&mut start.threads, &mut start.best, &mut start.matched);
+    let mut scratch = Scratch::new(nclasses);
+    pats.normalize(
+        &mut start.threads,
+        &mut start.best,
+        &mut start.matched,
+        &mut scratch.closed,
+    );
 
-    let mut index: HashMap<StateKey, usize> = HashMap::new();
+    let mut index: FxHashMap<StateKey, usize> = FxHashMap::default();
     let mut keys: Vec<StateKey> = vec![start.clone()];
     index.insert(start, 0);
     let mut succ: Vec<Vec<usize>> = Vec::new();
@@ -790,6 +911,9 @@ fn build_one(
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
+    let mut named = Vec::new();
+    // Outcome id of each winning pattern (index `npatterns`: no winner).
+    let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
     let mut i = 0;
     while i < keys.len() {
         if keys.len() > budget.max_states {
@@ -805,7 +929,8 @@ fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        let key = keys[i].clone();
+        // The index keeps its own copy of the key.
+        let key = std::mem::take(&mut keys[i]);
         threads_total += key.threads.len() + key.matched.len();
         if threads_total > budget.max_threads {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
@@ -819,21 +944,42 @@ fn build_one(
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         let mut row = vec![0usize; nclasses];
-        let nexts = if key.threads.is_empty() {
+        if key.threads.is_empty() {
             // Nothing left to match: the state loops on itself.
-            vec![key.clone(); nclasses]
-        } else {
-            pats.successors(&key, &classes)
-        };
-        for (c, next) in nexts.into_iter().enumerate() {
-            if c == end_class {
-                continue;
+            for (c, r) in row.iter_mut().enumerate() {
+                if c != end_class {
+                    *r = i;
+                }
             }
-            let n = keys.len();
-            row[c] = *index.entry(next).or_insert_with_key(|k| {
-                keys.push(k.clone());
-                n
-            });
+        } else {
+            let mut intern = |next: StateKey| {
+                let n = keys.len();
+                *index.entry(next).or_insert_with_key(|k| {
+                    keys.push(k.clone());
+                    n
+                })
+            };
+            // Interned in class order, as states are numbered by first
+            // appearance.
+            let mut shared = pats.successors(&key, &classes, &mut scratch, &mut named);
+            let mut shared_id = None;
+            let mut named = named.drain(..).peekable();
+            for (c, r) in row.iter_mut().enumerate() {
+                if c == end_class {
+                    continue;
+                }
+                *r = match named.next_if(|(k, _)| *k == c) {
+                    Some((_, next)) => intern(next),
+                    None => match shared_id {
+                        Some(id) => id,
+                        None => {
+                            let id = intern(shared.take().expect("a class needs it"));
+                            shared_id = Some(id);
+                            id
+                        }
+                    },
+                };
+            }
         }
         if register {
             outcome.push(priority(pats.winning_pattern(&key)));
@@ -846,8 +992,12 @@ fn build_one(
                     .intern(ruleset::state_outcome(set, None, &matched)),
             );
         } else {
-            let winner = pats.winner(&key);
-            outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));
+            let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
+            if winner_outcome[slot] == u32::MAX {
+                let winner = pats.rule.get(slot).copied();
+                winner_outcome[slot] = ctx.table.intern(ruleset::outcome(&set.rules, winner));
+            }
+            outcome.push(winner_outcome[slot]);
         }
         succ.push(row);
         i += 1;
