@@ -538,22 +538,65 @@ struct Patterns<'a> {
     dollar: Vec<bool>,
     /// Rule id of each pattern.
     rule: Vec<usize>,
+    /// Place of each pattern when sorted by rank, best first (rules break
+    /// ties by id: [`ruleset::beats`]).
+    place: Vec<u32>,
+    /// Where each pattern's positions start in `kind`.
+    offset: Vec<u32>,
+    /// What each position of each pattern (its end included) reads: see
+    /// [`Patterns::kind`].
+    kind: Vec<u16>,
     set: &'a RuleSet,
 }
+
+/// [`Patterns::kind`]: the end of the pattern.
+const KIND_END: u16 = u16::MAX;
+/// [`Patterns::kind`]: a `*`.
+const KIND_STAR: u16 = u16::MAX - 1;
+/// [`Patterns::kind`]: a set or any byte (the atom says which classes).
+const KIND_SET: u16 = u16::MAX - 2;
 
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
-        b == NONE
-            || ruleset::beats(
-                &self.set.rules,
-                self.rule[a as usize],
-                self.rule[b as usize],
-            )
+        // `place` orders the patterns as [`ruleset::beats`] orders their
+        // rules (checked in debug builds).
+        debug_assert!(
+            b == NONE
+                || (self.place[a as usize] < self.place[b as usize])
+                    == ruleset::beats(
+                        &self.set.rules,
+                        self.rule[a as usize],
+                        self.rule[b as usize],
+                    )
+        );
+        b == NONE || self.place[a as usize] < self.place[b as usize]
     }
 
     fn at(&self, t: Thread) -> Option<Atom> {
         self.body[t.0 as usize].get(t.1 as usize).copied()
+    }
+
+    /// What thread `t` reads next: the class of its byte, or [`KIND_END`],
+    /// [`KIND_STAR`], [`KIND_SET`].
+    #[inline]
+    fn kind(&self, t: Thread) -> u16 {
+        self.kind[self.offset[t.0 as usize] as usize + t.1 as usize]
+    }
+
+    /// Fills `offset` and `kind` (once the byte classes are known).
+    fn index_positions(&mut self, classes: &Classes) {
+        self.offset.clear();
+        self.kind.clear();
+        for body in &self.body {
+            self.offset.push(self.kind.len() as u32);
+            self.kind.extend(body.iter().map(|&a| match a {
+                Atom::Star => KIND_STAR,
+                Atom::Byte(c) => u16::from(classes.of[usize::from(c)]),
+                Atom::Any | Atom::Set(_) => KIND_SET,
+            }));
+            self.kind.push(KIND_END);
+        }
     }
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
@@ -566,11 +609,22 @@ impl Patterns<'_> {
         matched: &mut Vec<u32>,
         closed: &mut Vec<Thread>,
     ) {
+        if !self.sets {
+            self.normalize_ranked(threads, best, closed);
+            return;
+        }
         closed.clear();
+        // Sorted threads (as `successors` makes them) close into sorted,
+        // distinct threads when a thread already inside the `*` run closed
+        // before it is skipped: its closure is the rest of that run.
+        let sorted = threads.is_sorted();
         for &(i, mut j) in threads.iter() {
+            if sorted && closed.last().is_some_and(|&(li, lj)| li == i && lj >= j) {
+                continue;
+            }
             loop {
                 closed.push((i, j));
-                if self.at((i, j)) == Some(Atom::Star) {
+                if self.kind((i, j)) == KIND_STAR {
                     j += 1;
                 } else {
                     break;
@@ -578,7 +632,7 @@ impl Patterns<'_> {
             }
         }
         for &(i, j) in closed.iter() {
-            let done = j as usize == self.body[i as usize].len();
+            let done = self.kind((i, j)) == KIND_END;
             if done && !self.dollar[i as usize] {
                 if self.sets {
                     if let Err(at) = matched.binary_search(&i) {
@@ -592,7 +646,7 @@ impl Patterns<'_> {
         closed.retain(|&(i, j)| {
             // A finished pattern without `$` was folded into `best` (or
             // `matched`) above.
-            let permanent = j as usize == self.body[i as usize].len() && !self.dollar[i as usize];
+            let permanent = self.kind((i, j)) == KIND_END && !self.dollar[i as usize];
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
             // (the register remembers that). In set mode, a pattern matched
@@ -612,8 +666,10 @@ impl Patterns<'_> {
             matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
             closed.retain(|&(i, _)| canon.matters(self.rule[i as usize], &ids));
         }
-        closed.sort_unstable();
-        closed.dedup();
+        if !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
         // Star dominance: keep, per pattern, only positions at or after its
         // furthest active `*`.
         let out = threads;
@@ -625,9 +681,69 @@ impl Patterns<'_> {
             let floor = closed[k..end]
                 .iter()
                 .rev()
-                .find(|&&t| self.at(t) == Some(Atom::Star))
+                .find(|&&t| self.kind(t) == KIND_STAR)
                 .map_or(0, |t| t.1);
             out.extend(closed[k..end].iter().filter(|t| t.1 >= floor));
+            k = end;
+        }
+    }
+
+    /// [`Patterns::normalize`] for ranked rules (not set mode), in two
+    /// passes: close (and fold completed patterns into `best`), then drop
+    /// per pattern what is beaten, completed, or behind its last `*`.
+    fn normalize_ranked(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        closed: &mut Vec<Thread>,
+    ) {
+        closed.clear();
+        // As in `normalize`: sorted threads close into sorted, distinct ones.
+        let sorted = threads.is_sorted();
+        for &(i, mut j) in threads.iter() {
+            if sorted && closed.last().is_some_and(|&(li, lj)| li == i && lj >= j) {
+                continue;
+            }
+            loop {
+                closed.push((i, j));
+                match self.kind((i, j)) {
+                    KIND_STAR => j += 1,
+                    KIND_END => {
+                        if !self.dollar[i as usize] && self.beats(i, *best) {
+                            *best = i;
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if !sorted && !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
+        let out = threads;
+        out.clear();
+        let mut k = 0;
+        while k < closed.len() {
+            let i = closed[k].0;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end].0 == i {
+                end += 1;
+            }
+            // A register automaton prunes nothing by rank (see `normalize`).
+            if self.register || self.beats(i, *best) {
+                let group = &closed[k..end];
+                // Star dominance: positions at or after the last active `*`.
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |t| t.1);
+                // A finished pattern without `$` was folded into `best`.
+                let permanent = |t: Thread| self.kind(t) == KIND_END && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t.1 >= floor && !permanent(t)));
+            }
             k = end;
         }
     }
@@ -662,23 +778,36 @@ impl Patterns<'_> {
                 }
                 by_class[c].push(step);
             };
-            match self.at(t) {
-                Some(Atom::Star) => stars.push(t),
-                Some(Atom::Byte(c)) => push(usize::from(classes.of[usize::from(c)])),
-                Some(atom) => {
+            match self.kind(t) {
+                KIND_STAR => stars.push(t),
+                KIND_END => {}
+                KIND_SET => {
+                    let atom = self.at(t).expect("a set or any byte");
                     for (c, &rep) in classes.representative.iter().enumerate() {
                         if rep.is_some_and(|r| atom.accepts(r)) {
                             push(c);
                         }
                     }
                 }
-                None => {}
+                class => push(usize::from(class)),
             }
         }
         let mut make = |extra: &[Thread]| {
+            // Both are sorted: merge them (normalize is quicker on sorted
+            // threads).
             let mut next = Vec::with_capacity(stars.len() + extra.len());
-            next.extend_from_slice(stars);
-            next.extend_from_slice(extra);
+            let (mut a, mut b) = (0, 0);
+            while a < stars.len() && b < extra.len() {
+                if stars[a] <= extra[b] {
+                    next.push(stars[a]);
+                    a += 1;
+                } else {
+                    next.push(extra[b]);
+                    b += 1;
+                }
+            }
+            next.extend_from_slice(&stars[a..]);
+            next.extend_from_slice(&extra[b..]);
             let mut best = if self.register { NONE } else { key.best };
             let mut matched = key.matched.clone();
             self.normalize(&mut next, &mut best, &mut matched, closed);
@@ -704,9 +833,10 @@ impl Patterns<'_> {
     /// Set mode: the rules matched if the path ends in state `key` (sorted
     /// rule ids).
     fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
-        let ended = key.threads.iter().filter(|&&(i, j)| {
-            self.dollar[i as usize] && j as usize == self.body[i as usize].len()
-        });
+        let ended = key
+            .threads
+            .iter()
+            .filter(|&&(i, j)| self.dollar[i as usize] && self.kind((i, j)) == KIND_END);
         let mut rules: Vec<usize> = key
             .matched
             .iter()
@@ -723,10 +853,7 @@ impl Patterns<'_> {
     fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
         let mut best = key.best;
         for &(i, j) in &key.threads {
-            if self.dollar[i as usize]
-                && j as usize == self.body[i as usize].len()
-                && self.beats(i, best)
-            {
+            if self.dollar[i as usize] && self.kind((i, j)) == KIND_END && self.beats(i, best) {
                 best = i;
             }
         }
@@ -836,6 +963,7 @@ fn build_one(
     budget: &Budget,
     register: bool,
 ) -> Result<Automaton, BudgetExceeded> {
+    let started = Instant::now();
     let set = ctx.set;
     let sets = set.acap.is_some() || set.signals.is_some();
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
@@ -853,7 +981,7 @@ fn build_one(
             simplified.push((glob, i));
         }
     }
-    let pats = Patterns {
+    let mut pats = Patterns {
         register,
         sets,
         canon: match (&set.acap, &set.signals) {
@@ -864,9 +992,24 @@ fn build_one(
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
+        place: {
+            let mut order: Vec<usize> = (0..simplified.len()).collect();
+            order.sort_unstable_by_key(|&p| {
+                let rule = simplified[p].1;
+                (std::cmp::Reverse(set.rules[rule].rank), rule)
+            });
+            let mut place = vec![0u32; order.len()];
+            for (k, &p) in order.iter().enumerate() {
+                place[p] = k as u32;
+            }
+            place
+        },
+        offset: Vec::new(),
+        kind: Vec::new(),
         set,
     };
     let classes = byte_classes(&pats.body);
+    pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
     let mut start = StateKey {
@@ -919,9 +1062,11 @@ fn build_one(
         if keys.len() > budget.max_states {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
-                    "lower: {} patterns FAIL {} states (register: {register})",
+                    "lower: {} patterns FAIL {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
-                    keys.len()
+                    keys.len(),
+                    nclasses,
+                    started.elapsed()
                 );
             }
             return Err(BudgetExceeded::States(budget.max_states));
@@ -935,10 +1080,12 @@ fn build_one(
         if threads_total > budget.max_threads {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
-                    "lower: {} patterns FAIL {} threads at {} states (register: {register})",
+                    "lower: {} patterns FAIL {} threads at {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
                     threads_total,
-                    keys.len()
+                    keys.len(),
+                    nclasses,
+                    started.elapsed()
                 );
             }
             return Err(BudgetExceeded::Threads(budget.max_threads));
@@ -1004,10 +1151,12 @@ fn build_one(
     }
     if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
         eprintln!(
-            "lower: {} patterns -> {} states, {} threads (register: {register})",
+            "lower: {} patterns -> {} states, {} threads (register: {register}, {} classes, {:?})",
             pats.rule.len(),
             keys.len(),
-            threads_total
+            threads_total,
+            nclasses,
+            started.elapsed()
         );
     }
     let outcomes = ctx.table.ids.len();
