@@ -491,8 +491,10 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     }
 }
 
-/// A thread: (pattern index within the automaton, position in its body).
-type Thread = (u32, u32);
+/// A thread: a position in a pattern, numbered over all the automaton's
+/// patterns in order ([`Patterns::offset`]: pattern `i`'s position `j` is
+/// `offset[i] + j`), so that threads sort by pattern, then position.
+type Thread = u32;
 
 /// A DFA state under construction: live threads (sorted) and the best
 /// permanently matched pattern (`NONE` if none); in *set* mode (acap),
@@ -505,11 +507,15 @@ struct StateKey {
 }
 
 impl Hash for StateKey {
-    /// One word per thread (the derived hash writes two).
+    /// Two threads per word.
     fn hash<H: Hasher>(&self, h: &mut H) {
         h.write_usize(self.threads.len());
-        for &(i, j) in &self.threads {
-            h.write_u64((u64::from(i) << 32) | u64::from(j));
+        let mut pairs = self.threads.chunks_exact(2);
+        for pair in &mut pairs {
+            h.write_u64((u64::from(pair[0]) << 32) | u64::from(pair[1]));
+        }
+        if let [last] = pairs.remainder() {
+            h.write_u32(*last);
         }
         h.write_u32(self.best);
         h.write_usize(self.matched.len());
@@ -541,8 +547,10 @@ struct Patterns<'a> {
     /// Place of each pattern when sorted by rank, best first (rules break
     /// ties by id: [`ruleset::beats`]).
     place: Vec<u32>,
-    /// Where each pattern's positions start in `kind`.
+    /// Where each pattern's positions start in `kind` (its first thread).
     offset: Vec<u32>,
+    /// The pattern of each position.
+    pat: Vec<u32>,
     /// What each position of each pattern (its end included) reads: see
     /// [`Patterns::kind`].
     kind: Vec<u16>,
@@ -573,22 +581,32 @@ impl Patterns<'_> {
         b == NONE || self.place[a as usize] < self.place[b as usize]
     }
 
+    /// The atom thread `t` reads (none at the end of its pattern).
     fn at(&self, t: Thread) -> Option<Atom> {
-        self.body[t.0 as usize].get(t.1 as usize).copied()
+        let i = self.pat(t);
+        let j = t - self.offset[i as usize];
+        self.body[i as usize].get(j as usize).copied()
+    }
+
+    /// The pattern of thread `t`.
+    #[inline]
+    fn pat(&self, t: Thread) -> u32 {
+        self.pat[t as usize]
     }
 
     /// What thread `t` reads next: the class of its byte, or [`KIND_END`],
     /// [`KIND_STAR`], [`KIND_SET`].
     #[inline]
     fn kind(&self, t: Thread) -> u16 {
-        self.kind[self.offset[t.0 as usize] as usize + t.1 as usize]
+        self.kind[t as usize]
     }
 
-    /// Fills `offset` and `kind` (once the byte classes are known).
+    /// Fills `offset`, `pat` and `kind` (once the byte classes are known).
     fn index_positions(&mut self, classes: &Classes) {
         self.offset.clear();
         self.kind.clear();
-        for body in &self.body {
+        self.pat.clear();
+        for (i, body) in self.body.iter().enumerate() {
             self.offset.push(self.kind.len() as u32);
             self.kind.extend(body.iter().map(|&a| match a {
                 Atom::Star => KIND_STAR,
@@ -596,7 +614,10 @@ impl Patterns<'_> {
                 Atom::Any | Atom::Set(_) => KIND_SET,
             }));
             self.kind.push(KIND_END);
+            self.pat.resize(self.kind.len(), i as u32);
         }
+        // One past the last pattern's end.
+        self.offset.push(self.kind.len() as u32);
     }
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
@@ -618,21 +639,25 @@ impl Patterns<'_> {
         // distinct threads when a thread already inside the `*` run closed
         // before it is skipped: its closure is the rest of that run.
         let sorted = threads.is_sorted();
-        for &(i, mut j) in threads.iter() {
-            if sorted && closed.last().is_some_and(|&(li, lj)| li == i && lj >= j) {
+        for &t in threads.iter() {
+            // Sorted: a thread at or before the last closed one is inside its
+            // pattern's `*` run.
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
                 continue;
             }
+            let mut t = t;
             loop {
-                closed.push((i, j));
-                if self.kind((i, j)) == KIND_STAR {
-                    j += 1;
+                closed.push(t);
+                if self.kind(t) == KIND_STAR {
+                    t += 1;
                 } else {
                     break;
                 }
             }
         }
-        for &(i, j) in closed.iter() {
-            let done = self.kind((i, j)) == KIND_END;
+        for &t in closed.iter() {
+            let i = self.pat(t);
+            let done = self.kind(t) == KIND_END;
             if done && !self.dollar[i as usize] {
                 if self.sets {
                     if let Err(at) = matched.binary_search(&i) {
@@ -643,10 +668,11 @@ impl Patterns<'_> {
                 }
             }
         }
-        closed.retain(|&(i, j)| {
+        closed.retain(|&t| {
+            let i = self.pat(t);
             // A finished pattern without `$` was folded into `best` (or
             // `matched`) above.
-            let permanent = self.kind((i, j)) == KIND_END && !self.dollar[i as usize];
+            let permanent = self.kind(t) == KIND_END && !self.dollar[i as usize];
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
             // (the register remembers that). In set mode, a pattern matched
@@ -664,7 +690,7 @@ impl Patterns<'_> {
             let mut ids: Vec<usize> = matched.iter().map(|&p| self.rule[p as usize]).collect();
             canon.reduce(&mut ids);
             matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
-            closed.retain(|&(i, _)| canon.matters(self.rule[i as usize], &ids));
+            closed.retain(|&t| canon.matters(self.rule[self.pat(t) as usize], &ids));
         }
         if !closed.windows(2).all(|w| w[0] < w[1]) {
             closed.sort_unstable();
@@ -676,14 +702,17 @@ impl Patterns<'_> {
         out.clear();
         let mut k = 0;
         while k < closed.len() {
-            let i = closed[k].0;
-            let end = k + closed[k..].iter().take_while(|t| t.0 == i).count();
+            let i = self.pat(closed[k]);
+            let end = k + closed[k..]
+                .iter()
+                .take_while(|&&t| self.pat(t) == i)
+                .count();
             let floor = closed[k..end]
                 .iter()
                 .rev()
                 .find(|&&t| self.kind(t) == KIND_STAR)
-                .map_or(0, |t| t.1);
-            out.extend(closed[k..end].iter().filter(|t| t.1 >= floor));
+                .map_or(0, |&t| t);
+            out.extend(closed[k..end].iter().filter(|&&t| t >= floor));
             k = end;
         }
     }
@@ -700,15 +729,17 @@ impl Patterns<'_> {
         closed.clear();
         // As in `normalize`: sorted threads close into sorted, distinct ones.
         let sorted = threads.is_sorted();
-        for &(i, mut j) in threads.iter() {
-            if sorted && closed.last().is_some_and(|&(li, lj)| li == i && lj >= j) {
+        for &t in threads.iter() {
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
                 continue;
             }
+            let mut t = t;
             loop {
-                closed.push((i, j));
-                match self.kind((i, j)) {
-                    KIND_STAR => j += 1,
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
                     KIND_END => {
+                        let i = self.pat(t);
                         if !self.dollar[i as usize] && self.beats(i, *best) {
                             *best = i;
                         }
@@ -726,9 +757,11 @@ impl Patterns<'_> {
         out.clear();
         let mut k = 0;
         while k < closed.len() {
-            let i = closed[k].0;
+            let i = self.pat(closed[k]);
+            // The pattern's end position; its threads are up to there.
+            let last = self.offset[i as usize + 1] - 1;
             let mut end = k + 1;
-            while end < closed.len() && closed[end].0 == i {
+            while end < closed.len() && closed[end] <= last {
                 end += 1;
             }
             // A register automaton prunes nothing by rank (see `normalize`).
@@ -739,10 +772,10 @@ impl Patterns<'_> {
                     .iter()
                     .rev()
                     .find(|&&t| self.kind(t) == KIND_STAR)
-                    .map_or(0, |t| t.1);
+                    .map_or(0, |&t| t);
                 // A finished pattern without `$` was folded into `best`.
-                let permanent = |t: Thread| self.kind(t) == KIND_END && !self.dollar[i as usize];
-                out.extend(group.iter().filter(|&&t| t.1 >= floor && !permanent(t)));
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
             }
             k = end;
         }
@@ -771,7 +804,7 @@ impl Patterns<'_> {
         stars.clear();
         named.clear();
         for &t in &key.threads {
-            let step = (t.0, t.1 + 1);
+            let step = t + 1;
             let mut push = |c: usize| {
                 if by_class[c].is_empty() {
                     touched.push(c);
@@ -836,12 +869,14 @@ impl Patterns<'_> {
         let ended = key
             .threads
             .iter()
-            .filter(|&&(i, j)| self.dollar[i as usize] && self.kind((i, j)) == KIND_END);
+            .filter(|&&t| self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize])
+            .map(|&t| self.pat(t));
         let mut rules: Vec<usize> = key
             .matched
             .iter()
-            .chain(ended.map(|(i, _)| i))
-            .map(|&p| self.rule[p as usize])
+            .copied()
+            .chain(ended)
+            .map(|p| self.rule[p as usize])
             .collect();
         rules.sort_unstable();
         rules.dedup();
@@ -852,9 +887,12 @@ impl Patterns<'_> {
     /// automaton: among the emit and the `$` patterns completed there).
     fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
         let mut best = key.best;
-        for &(i, j) in &key.threads {
-            if self.dollar[i as usize] && self.kind((i, j)) == KIND_END && self.beats(i, best) {
-                best = i;
+        for &t in &key.threads {
+            if self.kind(t) == KIND_END {
+                let i = self.pat(t);
+                if self.dollar[i as usize] && self.beats(i, best) {
+                    best = i;
+                }
             }
         }
         (best != NONE).then_some(best)
@@ -1005,6 +1043,7 @@ fn build_one(
             place
         },
         offset: Vec::new(),
+        pat: Vec::new(),
         kind: Vec::new(),
         set,
     };
@@ -1013,7 +1052,7 @@ fn build_one(
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
     let mut start = StateKey {
-        threads: (0..pats.rule.len() as u32).map(|i| (i, 0)).collect(),
+        threads: pats.offset[..pats.rule.len()].to_vec(),
         best: NONE,
         matched: Vec::new(),
     };
