@@ -100,8 +100,11 @@ impl Hasher for FxHasher {
 }
 
 /// A hash map with [`FxHasher`]. Nothing iterates these maps where the order
-/// could reach the output: only lookups and insertions.
+/// could reach the output: lookups and insertions, and one maximum with a
+/// total tie-break (`finish`).
 type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`] (only insertions).
+type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// Limits on what lowering may spend per automaton and in total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -946,7 +949,7 @@ const END_CLASS: usize = 1;
 
 fn byte_classes(bodies: &[&[Atom]]) -> Classes {
     let mut sets: Vec<ByteSet> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = FxHashSet::default();
     for body in bodies {
         for &a in body.iter() {
             let set = match a {
@@ -963,7 +966,7 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
             }
         }
     }
-    let mut ids: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut ids: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
     let mut of = [0u8; 256];
     let mut representative = vec![None, None];
     for b in 0..=255u8 {
@@ -1006,7 +1009,7 @@ fn build_one(
     let sets = set.acap.is_some() || set.signals.is_some();
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
     // (in set mode every rule counts: its usage and tier matter).
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut simplified: Vec<(Glob, usize)> = Vec::new();
     for &i in ids {
         let glob = set.rules[i].glob.simplified();
@@ -1236,7 +1239,7 @@ pub trait Canonical {
 fn minimize(succ: &[Vec<usize>], outcome: &[u32], end_class: usize) -> (Vec<Vec<usize>>, Vec<u32>) {
     let n = succ.len();
     let mut block: Vec<usize> = {
-        let mut ids: HashMap<u32, usize> = HashMap::new();
+        let mut ids: FxHashMap<u32, usize> = FxHashMap::default();
         outcome
             .iter()
             .map(|o| {
@@ -1247,7 +1250,8 @@ fn minimize(succ: &[Vec<usize>], outcome: &[u32], end_class: usize) -> (Vec<Vec<
     };
     let mut count = block.iter().max().map_or(0, |m| m + 1);
     loop {
-        let mut ids: HashMap<Vec<usize>, usize> = HashMap::with_capacity(count * 2);
+        let mut ids: FxHashMap<Vec<usize>, usize> =
+            FxHashMap::with_capacity_and_hasher(count * 2, Default::default());
         let mut next = Vec::with_capacity(n);
         for s in 0..n {
             let mut sig = Vec::with_capacity(succ[s].len() + 1);
@@ -1375,7 +1379,7 @@ fn finish(
     // Per undecided state: its default (most frequent live target) and its
     // exceptions.
     let consume_shape = |s: usize| -> Shape {
-        let mut counts: HashMap<usize, usize> = HashMap::new();
+        let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
         for (c, &t) in succ[s].iter().enumerate() {
             if live(c) {
                 *counts.entry(t).or_default() += 1;
