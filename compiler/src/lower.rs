@@ -803,6 +803,8 @@ impl Patterns<'_> {
             by_class,
             touched,
             closed,
+            base,
+            group,
         } = scratch;
         stars.clear();
         named.clear();
@@ -828,7 +830,20 @@ impl Patterns<'_> {
                 class => push(usize::from(class)),
             }
         }
+        // Ranked mode: the star threads go to every successor; normalize
+        // them once.
+        let mut base_best = if self.register { NONE } else { key.best };
+        if !self.sets {
+            base.clear();
+            base.extend_from_slice(stars);
+            self.normalize_ranked(base, &mut base_best, closed);
+        }
         let mut make = |extra: &[Thread]| {
+            if !self.sets {
+                if let Some(next) = self.join_ranked(base, base_best, extra, closed, group) {
+                    return next;
+                }
+            }
             // Both are sorted: merge them (normalize is quicker on sorted
             // threads).
             let mut next = Vec::with_capacity(stars.len() + extra.len());
@@ -864,6 +879,109 @@ impl Patterns<'_> {
         touched.clear();
         // Live classes: all but the end class.
         (live_named < classes.count - 1).then(|| make(&[]))
+    }
+
+    /// Ranked mode: the successor whose threads are the star threads and
+    /// `extra` (sorted), given the star threads normalized alone (`base`,
+    /// with `base_best`): as [`Patterns::normalize`] of both, which it
+    /// equals, but only the patterns `extra` reaches are merged and
+    /// filtered again. `None` when, in a plain automaton, `extra` completes
+    /// a pattern that beats `base_best` (any pattern of `base` may then be
+    /// beaten: the caller normalizes the whole).
+    fn join_ranked(
+        &self,
+        base: &[Thread],
+        base_best: u32,
+        extra: &[Thread],
+        closed: &mut Vec<Thread>,
+        group: &mut Vec<Thread>,
+    ) -> Option<StateKey> {
+        debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
+        closed.clear();
+        let mut best = base_best;
+        for &t in extra {
+            // As in `normalize`: sorted threads close into sorted, distinct
+            // ones.
+            if closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
+            loop {
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
+                    KIND_END => {
+                        let i = self.pat(t);
+                        if !self.dollar[i as usize] && self.beats(i, best) {
+                            best = i;
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if !self.register && best != base_best {
+            return None;
+        }
+        let mut out = Vec::with_capacity(base.len() + closed.len());
+        let (mut cur, mut k) = (0, 0);
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            let first = self.offset[i as usize];
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end] <= last {
+                end += 1;
+            }
+            // Pattern `i`'s threads in `base`: they were kept with the same
+            // best, so `i` is not beaten if it has any.
+            let a_start = cur + base[cur..].partition_point(|&t| t < first);
+            let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
+            out.extend_from_slice(&base[cur..a_start]);
+            if self.register || self.beats(i, best) {
+                // The union of both, then what `normalize_ranked` keeps of a
+                // pattern (what `base` dropped of it by its own last `*`, a
+                // later one drops too).
+                group.clear();
+                let (a, b) = (&base[a_start..a_end], &closed[k..end]);
+                let (mut x, mut y) = (0, 0);
+                while x < a.len() && y < b.len() {
+                    match a[x].cmp(&b[y]) {
+                        std::cmp::Ordering::Less => {
+                            group.push(a[x]);
+                            x += 1;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            group.push(b[y]);
+                            y += 1;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            group.push(a[x]);
+                            x += 1;
+                            y += 1;
+                        }
+                    }
+                }
+                group.extend_from_slice(&a[x..]);
+                group.extend_from_slice(&b[y..]);
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |&t| t);
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+            }
+            cur = a_end;
+            k = end;
+        }
+        out.extend_from_slice(&base[cur..]);
+        Some(StateKey {
+            threads: out,
+            best,
+            matched: Vec::new(),
+        })
     }
 
     /// Set mode: the rules matched if the path ends in state `key` (sorted
@@ -912,6 +1030,10 @@ struct Scratch {
     touched: Vec<usize>,
     /// [`Patterns::normalize`]'s closure.
     closed: Vec<Thread>,
+    /// Ranked mode: the star threads normalized alone.
+    base: Vec<Thread>,
+    /// [`Patterns::join_ranked`]'s threads of one pattern.
+    group: Vec<Thread>,
 }
 
 impl Scratch {
@@ -921,6 +1043,8 @@ impl Scratch {
             by_class: vec![Vec::new(); nclasses],
             touched: Vec::new(),
             closed: Vec::new(),
+            base: Vec::new(),
+            group: Vec::new(),
         }
     }
 }
