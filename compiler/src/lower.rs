@@ -240,6 +240,8 @@ impl OutcomeTable {
 /// What a lowering run shares across its automata.
 struct Ctx<'a> {
     set: &'a RuleSet,
+    /// Each rule's glob, simplified (once: every attempt reads them).
+    simple: &'a [Glob],
     budget: &'a Budget,
     /// None: the time budget is beyond what the clock can represent (no
     /// limit in practice).
@@ -272,8 +274,10 @@ impl Ctx<'_> {
 
 /// Lowers `set` (its rules carry their dialect's ranks).
 pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
+    let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
     let mut ctx = Ctx {
         set,
+        simple: &simple,
         budget,
         deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
@@ -321,7 +325,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         })?,
         Err(why) => {
             ctx.first_failure = Some(why);
-            let bins = plan_bins(set, &all, budget.registers != Registers::Never);
+            let bins = plan_bins(&simple, &all, budget.registers != Registers::Never);
             for bin in bins {
                 build_split(&mut ctx, &bin)?;
             }
@@ -387,12 +391,12 @@ fn floating_segments(body: &[Atom]) -> usize {
 /// with several floating segments are packed so that the product of their
 /// segment counts — the independent progress one automaton tracks — stays
 /// under [`BIN_PROGRESS_LIMIT`].
-fn plan_bins(set: &RuleSet, ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
+fn plan_bins(simple: &[Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
     let mut literal = Vec::new();
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
     for &id in ids {
-        let glob = set.rules[id].glob.simplified();
+        let glob = &simple[id];
         match floating_segments(&glob.atoms) as u64 {
             0 => literal.push(id),
             1 => single.push(id),
@@ -476,7 +480,7 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     // Patterns with one floating segment are where a plain automaton
     // multiplies its states by the rules it may have matched.
     let floating = ids.iter().any(|&i| {
-        let glob = ctx.set.rules[i].glob.simplified();
+        let glob = &ctx.simple[i];
         floating_segments(&glob.atoms) == 1
     });
     match build_best(ctx, ids, &budget, floating) {
@@ -1134,15 +1138,15 @@ fn build_one(
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
     // (in set mode every rule counts: its usage and tier matter).
     let mut seen = FxHashSet::default();
-    let mut simplified: Vec<(Glob, usize)> = Vec::new();
+    let mut simplified: Vec<(&Glob, usize)> = Vec::new();
     for &i in ids {
-        let glob = set.rules[i].glob.simplified();
+        let glob = &ctx.simple[i];
         let key = if sets {
             i as u64
         } else {
             u64::from(set.rules[i].rank)
         };
-        if seen.insert((glob.clone(), key)) {
+        if seen.insert((glob, key)) {
             simplified.push((glob, i));
         }
     }
@@ -1276,23 +1280,28 @@ fn build_one(
             // appearance.
             let mut shared = pats.successors(&key, &classes, &mut scratch, &mut named);
             let mut shared_id = None;
-            let mut named = named.drain(..).peekable();
-            for (c, r) in row.iter_mut().enumerate() {
-                if c == end_class {
-                    continue;
-                }
-                *r = match named.next_if(|(k, _)| *k == c) {
-                    Some((_, next)) => intern(next),
-                    None => match shared_id {
-                        Some(id) => id,
-                        None => {
-                            let id = intern(shared.take().expect("a class needs it"));
-                            shared_id = Some(id);
-                            id
+            // Classes `from..to` (the end class aside) go to the shared
+            // successor, interned where its first class comes.
+            let mut fill_shared =
+                |row: &mut [usize],
+                 from: usize,
+                 to: usize,
+                 intern: &mut dyn FnMut(StateKey) -> usize| {
+                    for (c, r) in row.iter_mut().enumerate().take(to).skip(from) {
+                        if c != end_class {
+                            *r = *shared_id.get_or_insert_with(|| {
+                                intern(shared.take().expect("a class needs it"))
+                            });
                         }
-                    },
+                    }
                 };
+            let mut from = 0;
+            for (c, next) in named.drain(..) {
+                fill_shared(&mut row, from, c, &mut intern);
+                row[c] = intern(next);
+                from = c + 1;
             }
+            fill_shared(&mut row, from, nclasses, &mut intern);
         }
         if register {
             outcome.push(priority(pats.winning_pattern(&key)));
