@@ -1511,8 +1511,10 @@ fn finish(
     }
     // Per undecided state: its default (most frequent live target) and its
     // exceptions.
-    let consume_shape = |s: usize| -> Shape {
-        let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
+    // One map for every state (cleared): allocating one per state showed.
+    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut consume_shape = |s: usize| -> Shape {
+        counts.clear();
         for (c, &t) in succ[s].iter().enumerate() {
             if live(c) {
                 *counts.entry(t).or_default() += 1;
