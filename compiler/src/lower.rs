@@ -46,7 +46,65 @@ use crate::ruleset::{self, RuleSet};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{encode, Node, Target};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::{Duration, Instant};
+
+/// The multiply-rotate hasher of rustc (`rustc-hash` 2): the subset
+/// construction hashes every successor of every state (vectors of small
+/// integers), where SipHash dominated the profile. Not DoS-resistant, which
+/// does not matter here: the keys are pattern and position numbers, and the
+/// budgets bound the work whatever the input.
+#[derive(Clone, Copy, Default)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = self.hash.wrapping_add(word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash.rotate_left(26)
+    }
+}
+
+/// A hash map with [`FxHasher`]. Nothing iterates these maps where the order
+/// could reach the output: lookups and insertions, and one maximum with a
+/// total tie-break (`finish`).
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`] (only insertions).
+type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// Limits on what lowering may spend per automaton and in total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +221,7 @@ impl std::fmt::Display for LowerError {
 
 /// Interns per-state outcomes so that equal outcomes share an id.
 struct OutcomeTable {
-    ids: HashMap<Vec<u32>, u32>,
+    ids: FxHashMap<Vec<u32>, u32>,
     flat: Vec<u32>,
 }
 
@@ -182,6 +240,8 @@ impl OutcomeTable {
 /// What a lowering run shares across its automata.
 struct Ctx<'a> {
     set: &'a RuleSet,
+    /// Each rule's glob, simplified (once: every attempt reads them).
+    simple: &'a [Glob],
     budget: &'a Budget,
     /// None: the time budget is beyond what the clock can represent (no
     /// limit in practice).
@@ -214,12 +274,14 @@ impl Ctx<'_> {
 
 /// Lowers `set` (its rules carry their dialect's ranks).
 pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
+    let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
     let mut ctx = Ctx {
         set,
+        simple: &simple,
         budget,
         deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             flat: Vec::new(),
         },
         automata: Vec::new(),
@@ -263,7 +325,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         })?,
         Err(why) => {
             ctx.first_failure = Some(why);
-            let bins = plan_bins(set, &all, budget.registers != Registers::Never);
+            let bins = plan_bins(&simple, &all, budget.registers != Registers::Never);
             for bin in bins {
                 build_split(&mut ctx, &bin)?;
             }
@@ -329,12 +391,12 @@ fn floating_segments(body: &[Atom]) -> usize {
 /// with several floating segments are packed so that the product of their
 /// segment counts — the independent progress one automaton tracks — stays
 /// under [`BIN_PROGRESS_LIMIT`].
-fn plan_bins(set: &RuleSet, ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
+fn plan_bins(simple: &[Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
     let mut literal = Vec::new();
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
     for &id in ids {
-        let glob = set.rules[id].glob.simplified();
+        let glob = &simple[id];
         match floating_segments(&glob.atoms) as u64 {
             0 => literal.push(id),
             1 => single.push(id),
@@ -418,7 +480,7 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     // Patterns with one floating segment are where a plain automaton
     // multiplies its states by the rules it may have matched.
     let floating = ids.iter().any(|&i| {
-        let glob = ctx.set.rules[i].glob.simplified();
+        let glob = &ctx.simple[i];
         floating_segments(&glob.atoms) == 1
     });
     match build_best(ctx, ids, &budget, floating) {
@@ -436,17 +498,38 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     }
 }
 
-/// A thread: (pattern index within the automaton, position in its body).
-type Thread = (u32, u32);
+/// A thread: a position in a pattern, numbered over all the automaton's
+/// patterns in order ([`Patterns::offset`]: pattern `i`'s position `j` is
+/// `offset[i] + j`), so that threads sort by pattern, then position.
+type Thread = u32;
 
 /// A DFA state under construction: live threads (sorted) and the best
 /// permanently matched pattern (`NONE` if none); in *set* mode (acap),
 /// every permanently matched pattern instead (sorted).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, Default, PartialEq, Eq)]
 struct StateKey {
     threads: Vec<Thread>,
     best: u32,
     matched: Vec<u32>,
+}
+
+impl Hash for StateKey {
+    /// Two threads per word.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_usize(self.threads.len());
+        let mut pairs = self.threads.chunks_exact(2);
+        for pair in &mut pairs {
+            h.write_u64((u64::from(pair[0]) << 32) | u64::from(pair[1]));
+        }
+        if let [last] = pairs.remainder() {
+            h.write_u32(*last);
+        }
+        h.write_u32(self.best);
+        h.write_usize(self.matched.len());
+        for &m in &self.matched {
+            h.write_u32(m);
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -468,40 +551,120 @@ struct Patterns<'a> {
     dollar: Vec<bool>,
     /// Rule id of each pattern.
     rule: Vec<usize>,
+    /// Place of each pattern when sorted by rank, best first (rules break
+    /// ties by id: [`ruleset::beats`]).
+    place: Vec<u32>,
+    /// Where each pattern's positions start in `kind` (its first thread).
+    offset: Vec<u32>,
+    /// The pattern of each position.
+    pat: Vec<u32>,
+    /// What each position of each pattern (its end included) reads: see
+    /// [`Patterns::kind`].
+    kind: Vec<u16>,
     set: &'a RuleSet,
 }
+
+/// [`Patterns::kind`]: the end of the pattern.
+const KIND_END: u16 = u16::MAX;
+/// [`Patterns::kind`]: a `*`.
+const KIND_STAR: u16 = u16::MAX - 1;
+/// [`Patterns::kind`]: a set or any byte (the atom says which classes).
+const KIND_SET: u16 = u16::MAX - 2;
 
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
-        b == NONE
-            || ruleset::beats(
-                &self.set.rules,
-                self.rule[a as usize],
-                self.rule[b as usize],
-            )
+        // `place` orders the patterns as [`ruleset::beats`] orders their
+        // rules (checked in debug builds).
+        debug_assert!(
+            b == NONE
+                || (self.place[a as usize] < self.place[b as usize])
+                    == ruleset::beats(
+                        &self.set.rules,
+                        self.rule[a as usize],
+                        self.rule[b as usize],
+                    )
+        );
+        b == NONE || self.place[a as usize] < self.place[b as usize]
     }
 
+    /// The atom thread `t` reads (none at the end of its pattern).
     fn at(&self, t: Thread) -> Option<Atom> {
-        self.body[t.0 as usize].get(t.1 as usize).copied()
+        let i = self.pat(t);
+        let j = t - self.offset[i as usize];
+        self.body[i as usize].get(j as usize).copied()
+    }
+
+    /// The pattern of thread `t`.
+    #[inline]
+    fn pat(&self, t: Thread) -> u32 {
+        self.pat[t as usize]
+    }
+
+    /// What thread `t` reads next: the class of its byte, or [`KIND_END`],
+    /// [`KIND_STAR`], [`KIND_SET`].
+    #[inline]
+    fn kind(&self, t: Thread) -> u16 {
+        self.kind[t as usize]
+    }
+
+    /// Fills `offset`, `pat` and `kind` (once the byte classes are known).
+    fn index_positions(&mut self, classes: &Classes) {
+        self.offset.clear();
+        self.kind.clear();
+        self.pat.clear();
+        for (i, body) in self.body.iter().enumerate() {
+            self.offset.push(self.kind.len() as u32);
+            self.kind.extend(body.iter().map(|&a| match a {
+                Atom::Star => KIND_STAR,
+                Atom::Byte(c) => u16::from(classes.of[usize::from(c)]),
+                Atom::Any | Atom::Set(_) => KIND_SET,
+            }));
+            self.kind.push(KIND_END);
+            self.pat.resize(self.kind.len(), i as u32);
+        }
+        // One past the last pattern's end.
+        self.offset.push(self.kind.len() as u32);
     }
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
     /// matches in `best`, and prunes threads that can no longer decide.
-    fn normalize(&self, threads: &mut Vec<Thread>, best: &mut u32, matched: &mut Vec<u32>) {
-        let mut closed = Vec::with_capacity(threads.len() + 4);
-        for &(i, mut j) in threads.iter() {
+    /// `closed` is scratch space (its contents are overwritten).
+    fn normalize(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        matched: &mut Vec<u32>,
+        closed: &mut Vec<Thread>,
+    ) {
+        if !self.sets {
+            self.normalize_ranked(threads, best, closed);
+            return;
+        }
+        closed.clear();
+        // Sorted threads (as `successors` makes them) close into sorted,
+        // distinct threads when a thread already inside the `*` run closed
+        // before it is skipped: its closure is the rest of that run.
+        let sorted = threads.is_sorted();
+        for &t in threads.iter() {
+            // Sorted: a thread at or before the last closed one is inside its
+            // pattern's `*` run.
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
             loop {
-                closed.push((i, j));
-                if self.at((i, j)) == Some(Atom::Star) {
-                    j += 1;
+                closed.push(t);
+                if self.kind(t) == KIND_STAR {
+                    t += 1;
                 } else {
                     break;
                 }
             }
         }
-        for &(i, j) in &closed {
-            let done = j as usize == self.body[i as usize].len();
+        for &t in closed.iter() {
+            let i = self.pat(t);
+            let done = self.kind(t) == KIND_END;
             if done && !self.dollar[i as usize] {
                 if self.sets {
                     if let Err(at) = matched.binary_search(&i) {
@@ -512,10 +675,11 @@ impl Patterns<'_> {
                 }
             }
         }
-        closed.retain(|&(i, j)| {
+        closed.retain(|&t| {
+            let i = self.pat(t);
             // A finished pattern without `$` was folded into `best` (or
             // `matched`) above.
-            let permanent = j as usize == self.body[i as usize].len() && !self.dollar[i as usize];
+            let permanent = self.kind(t) == KIND_END && !self.dollar[i as usize];
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
             // (the register remembers that). In set mode, a pattern matched
@@ -533,112 +697,359 @@ impl Patterns<'_> {
             let mut ids: Vec<usize> = matched.iter().map(|&p| self.rule[p as usize]).collect();
             canon.reduce(&mut ids);
             matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
-            closed.retain(|&(i, _)| canon.matters(self.rule[i as usize], &ids));
+            closed.retain(|&t| canon.matters(self.rule[self.pat(t) as usize], &ids));
         }
-        closed.sort_unstable();
-        closed.dedup();
+        if !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
         // Star dominance: keep, per pattern, only positions at or after its
         // furthest active `*`.
-        let mut out = Vec::with_capacity(closed.len());
+        let out = threads;
+        out.clear();
         let mut k = 0;
         while k < closed.len() {
-            let i = closed[k].0;
-            let end = k + closed[k..].iter().take_while(|t| t.0 == i).count();
+            let i = self.pat(closed[k]);
+            let end = k + closed[k..]
+                .iter()
+                .take_while(|&&t| self.pat(t) == i)
+                .count();
             let floor = closed[k..end]
                 .iter()
                 .rev()
-                .find(|&&t| self.at(t) == Some(Atom::Star))
-                .map_or(0, |t| t.1);
-            out.extend(closed[k..end].iter().filter(|t| t.1 >= floor));
+                .find(|&&t| self.kind(t) == KIND_STAR)
+                .map_or(0, |&t| t);
+            out.extend(closed[k..end].iter().filter(|&&t| t >= floor));
             k = end;
         }
-        *threads = out;
+    }
+
+    /// [`Patterns::normalize`] for ranked rules (not set mode), in two
+    /// passes: close (and fold completed patterns into `best`), then drop
+    /// per pattern what is beaten, completed, or behind its last `*`.
+    fn normalize_ranked(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        closed: &mut Vec<Thread>,
+    ) {
+        closed.clear();
+        // As in `normalize`: sorted threads close into sorted, distinct ones.
+        let sorted = threads.is_sorted();
+        for &t in threads.iter() {
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
+            loop {
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
+                    KIND_END => {
+                        let i = self.pat(t);
+                        if !self.dollar[i as usize] && self.beats(i, *best) {
+                            *best = i;
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if !sorted && !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
+        let out = threads;
+        out.clear();
+        let mut k = 0;
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            // The pattern's end position; its threads are up to there.
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end] <= last {
+                end += 1;
+            }
+            // A register automaton prunes nothing by rank (see `normalize`).
+            if self.register || self.beats(i, *best) {
+                let group = &closed[k..end];
+                // Star dominance: positions at or after the last active `*`.
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |&t| t);
+                // A finished pattern without `$` was folded into `best`.
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+            }
+            k = end;
+        }
     }
 
     /// The states reached from `key` on every class at once: a thread at a
     /// `*` goes to every class, a thread at byte `c` only to `c`'s class, a
     /// thread at a set to the classes inside it, so classes no thread names
-    /// share one successor, computed once.
-    fn successors(&self, key: &StateKey, classes: &Classes) -> Vec<StateKey> {
-        let nclasses = classes.count;
-        let mut stars: Vec<Thread> = Vec::new();
-        let mut by_class: Vec<Vec<Thread>> = vec![Vec::new(); nclasses];
+    /// share one successor, computed once. Fills `named` with (class,
+    /// successor) for the classes some thread names, in class order, and
+    /// returns the shared successor if a class (the end class aside) needs
+    /// it. The end class's successor is not computed: it ends the path.
+    fn successors(
+        &self,
+        key: &StateKey,
+        classes: &Classes,
+        scratch: &mut Scratch,
+        named: &mut Vec<(usize, StateKey)>,
+    ) -> Option<StateKey> {
+        let Scratch {
+            stars,
+            by_class,
+            touched,
+            closed,
+            base,
+            group,
+        } = scratch;
+        stars.clear();
+        named.clear();
         for &t in &key.threads {
-            let step = (t.0, t.1 + 1);
-            match self.at(t) {
-                Some(Atom::Star) => stars.push(t),
-                Some(Atom::Byte(c)) => by_class[usize::from(classes.of[usize::from(c)])].push(step),
-                Some(atom) => {
+            let step = t + 1;
+            let mut push = |c: usize| {
+                if by_class[c].is_empty() {
+                    touched.push(c);
+                }
+                by_class[c].push(step);
+            };
+            match self.kind(t) {
+                KIND_STAR => stars.push(t),
+                KIND_END => {}
+                KIND_SET => {
+                    let atom = self.at(t).expect("a set or any byte");
                     for (c, &rep) in classes.representative.iter().enumerate() {
                         if rep.is_some_and(|r| atom.accepts(r)) {
-                            by_class[c].push(step);
+                            push(c);
                         }
                     }
                 }
-                None => {}
+                class => push(usize::from(class)),
             }
         }
-        let make = |extra: &[Thread]| {
+        // Ranked mode: the star threads go to every successor; normalize
+        // them once.
+        let mut base_best = if self.register { NONE } else { key.best };
+        if !self.sets {
+            base.clear();
+            base.extend_from_slice(stars);
+            self.normalize_ranked(base, &mut base_best, closed);
+        }
+        let mut make = |extra: &[Thread]| {
+            if !self.sets {
+                if let Some(next) = self.join_ranked(base, base_best, extra, closed, group) {
+                    return next;
+                }
+            }
+            // Both are sorted: merge them (normalize is quicker on sorted
+            // threads).
             let mut next = Vec::with_capacity(stars.len() + extra.len());
-            next.extend_from_slice(&stars);
-            next.extend_from_slice(extra);
+            let (mut a, mut b) = (0, 0);
+            while a < stars.len() && b < extra.len() {
+                if stars[a] <= extra[b] {
+                    next.push(stars[a]);
+                    a += 1;
+                } else {
+                    next.push(extra[b]);
+                    b += 1;
+                }
+            }
+            next.extend_from_slice(&stars[a..]);
+            next.extend_from_slice(&extra[b..]);
             let mut best = if self.register { NONE } else { key.best };
             let mut matched = key.matched.clone();
-            self.normalize(&mut next, &mut best, &mut matched);
+            self.normalize(&mut next, &mut best, &mut matched, closed);
             StateKey {
                 threads: next,
                 best,
                 matched,
             }
         };
-        let shared = make(&[]);
-        by_class
-            .iter()
-            .map(|extra| {
-                if extra.is_empty() {
-                    shared.clone()
-                } else {
-                    make(extra)
+        touched.sort_unstable();
+        for &c in touched.iter() {
+            if c != END_CLASS {
+                named.push((c, make(&by_class[c])));
+            }
+            by_class[c].clear();
+        }
+        let live_named = named.len();
+        touched.clear();
+        // Live classes: all but the end class.
+        (live_named < classes.count - 1).then(|| make(&[]))
+    }
+
+    /// Ranked mode: the successor whose threads are the star threads and
+    /// `extra` (sorted), given the star threads normalized alone (`base`,
+    /// with `base_best`): as [`Patterns::normalize`] of both, which it
+    /// equals, but only the patterns `extra` reaches are merged and
+    /// filtered again. `None` when, in a plain automaton, `extra` completes
+    /// a pattern that beats `base_best` (any pattern of `base` may then be
+    /// beaten: the caller normalizes the whole).
+    fn join_ranked(
+        &self,
+        base: &[Thread],
+        base_best: u32,
+        extra: &[Thread],
+        closed: &mut Vec<Thread>,
+        group: &mut Vec<Thread>,
+    ) -> Option<StateKey> {
+        debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
+        closed.clear();
+        let mut best = base_best;
+        for &t in extra {
+            // As in `normalize`: sorted threads close into sorted, distinct
+            // ones.
+            if closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
+            loop {
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
+                    KIND_END => {
+                        let i = self.pat(t);
+                        if !self.dollar[i as usize] && self.beats(i, best) {
+                            best = i;
+                        }
+                        break;
+                    }
+                    _ => break,
                 }
-            })
-            .collect()
+            }
+        }
+        if !self.register && best != base_best {
+            return None;
+        }
+        let mut out = Vec::with_capacity(base.len() + closed.len());
+        let (mut cur, mut k) = (0, 0);
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            let first = self.offset[i as usize];
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end] <= last {
+                end += 1;
+            }
+            // Pattern `i`'s threads in `base`: they were kept with the same
+            // best, so `i` is not beaten if it has any.
+            let a_start = cur + base[cur..].partition_point(|&t| t < first);
+            let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
+            out.extend_from_slice(&base[cur..a_start]);
+            if self.register || self.beats(i, best) {
+                // The union of both, then what `normalize_ranked` keeps of a
+                // pattern (what `base` dropped of it by its own last `*`, a
+                // later one drops too).
+                group.clear();
+                let (a, b) = (&base[a_start..a_end], &closed[k..end]);
+                let (mut x, mut y) = (0, 0);
+                while x < a.len() && y < b.len() {
+                    match a[x].cmp(&b[y]) {
+                        std::cmp::Ordering::Less => {
+                            group.push(a[x]);
+                            x += 1;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            group.push(b[y]);
+                            y += 1;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            group.push(a[x]);
+                            x += 1;
+                            y += 1;
+                        }
+                    }
+                }
+                group.extend_from_slice(&a[x..]);
+                group.extend_from_slice(&b[y..]);
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |&t| t);
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+            }
+            cur = a_end;
+            k = end;
+        }
+        out.extend_from_slice(&base[cur..]);
+        Some(StateKey {
+            threads: out,
+            best,
+            matched: Vec::new(),
+        })
     }
 
     /// Set mode: the rules matched if the path ends in state `key` (sorted
     /// rule ids).
     fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
-        let ended = key.threads.iter().filter(|&&(i, j)| {
-            self.dollar[i as usize] && j as usize == self.body[i as usize].len()
-        });
+        let ended = key
+            .threads
+            .iter()
+            .filter(|&&t| self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize])
+            .map(|&t| self.pat(t));
         let mut rules: Vec<usize> = key
             .matched
             .iter()
-            .chain(ended.map(|(i, _)| i))
-            .map(|&p| self.rule[p as usize])
+            .copied()
+            .chain(ended)
+            .map(|p| self.rule[p as usize])
             .collect();
         rules.sort_unstable();
         rules.dedup();
         rules
     }
 
-    /// The winning rule if the path ends in state `key`.
-    fn winner(&self, key: &StateKey) -> Option<usize> {
-        self.winning_pattern(key).map(|p| self.rule[p as usize])
-    }
-
     /// The winning pattern if the path ends in state `key` (a register
     /// automaton: among the emit and the `$` patterns completed there).
     fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
         let mut best = key.best;
-        for &(i, j) in &key.threads {
-            if self.dollar[i as usize]
-                && j as usize == self.body[i as usize].len()
-                && self.beats(i, best)
-            {
-                best = i;
+        for &t in &key.threads {
+            if self.kind(t) == KIND_END {
+                let i = self.pat(t);
+                if self.dollar[i as usize] && self.beats(i, best) {
+                    best = i;
+                }
             }
         }
         (best != NONE).then_some(best)
+    }
+}
+
+/// Buffers the subset construction reuses from state to state.
+struct Scratch {
+    /// Threads at a `*`.
+    stars: Vec<Thread>,
+    /// Per class: the threads that step on it.
+    by_class: Vec<Vec<Thread>>,
+    /// Classes whose `by_class` entry is not empty.
+    touched: Vec<usize>,
+    /// [`Patterns::normalize`]'s closure.
+    closed: Vec<Thread>,
+    /// Ranked mode: the star threads normalized alone.
+    base: Vec<Thread>,
+    /// [`Patterns::join_ranked`]'s threads of one pattern.
+    group: Vec<Thread>,
+}
+
+impl Scratch {
+    fn new(nclasses: usize) -> Scratch {
+        Scratch {
+            stars: Vec::new(),
+            by_class: vec![Vec::new(); nclasses],
+            touched: Vec::new(),
+            closed: Vec::new(),
+            base: Vec::new(),
+            group: Vec::new(),
+        }
     }
 }
 
@@ -666,7 +1077,7 @@ const END_CLASS: usize = 1;
 
 fn byte_classes(bodies: &[&[Atom]]) -> Classes {
     let mut sets: Vec<ByteSet> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = FxHashSet::default();
     for body in bodies {
         for &a in body.iter() {
             let set = match a {
@@ -683,7 +1094,7 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
             }
         }
     }
-    let mut ids: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut ids: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
     let mut of = [0u8; 256];
     let mut representative = vec![None, None];
     for b in 0..=255u8 {
@@ -721,24 +1132,25 @@ fn build_one(
     budget: &Budget,
     register: bool,
 ) -> Result<Automaton, BudgetExceeded> {
+    let started = Instant::now();
     let set = ctx.set;
     let sets = set.acap.is_some() || set.signals.is_some();
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
     // (in set mode every rule counts: its usage and tier matter).
-    let mut seen = std::collections::HashSet::new();
-    let mut simplified: Vec<(Glob, usize)> = Vec::new();
+    let mut seen = FxHashSet::default();
+    let mut simplified: Vec<(&Glob, usize)> = Vec::new();
     for &i in ids {
-        let glob = set.rules[i].glob.simplified();
+        let glob = &ctx.simple[i];
         let key = if sets {
             i as u64
         } else {
             u64::from(set.rules[i].rank)
         };
-        if seen.insert((glob.clone(), key)) {
+        if seen.insert((glob, key)) {
             simplified.push((glob, i));
         }
     }
-    let pats = Patterns {
+    let mut pats = Patterns {
         register,
         sets,
         canon: match (&set.acap, &set.signals) {
@@ -749,19 +1161,41 @@ fn build_one(
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
+        place: {
+            let mut order: Vec<usize> = (0..simplified.len()).collect();
+            order.sort_unstable_by_key(|&p| {
+                let rule = simplified[p].1;
+                (std::cmp::Reverse(set.rules[rule].rank), rule)
+            });
+            let mut place = vec![0u32; order.len()];
+            for (k, &p) in order.iter().enumerate() {
+                place[p] = k as u32;
+            }
+            place
+        },
+        offset: Vec::new(),
+        pat: Vec::new(),
+        kind: Vec::new(),
         set,
     };
     let classes = byte_classes(&pats.body);
+    pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
     let mut start = StateKey {
-        threads: (0..pats.rule.len() as u32).map(|i| (i, 0)).collect(),
+        threads: pats.offset[..pats.rule.len()].to_vec(),
         best: NONE,
         matched: Vec::new(),
     };
-    pats.normalize(&mut start.threads, &mut start.best, &mut start.matched);
+    let mut scratch = Scratch::new(nclasses);
+    pats.normalize(
+        &mut start.threads,
+        &mut start.best,
+        &mut start.matched,
+        &mut scratch.closed,
+    );
 
-    let mut index: HashMap<StateKey, usize> = HashMap::new();
+    let mut index: FxHashMap<StateKey, usize> = FxHashMap::default();
     let mut keys: Vec<StateKey> = vec![start.clone()];
     index.insert(start, 0);
     let mut succ: Vec<Vec<usize>> = Vec::new();
@@ -790,14 +1224,19 @@ fn build_one(
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
+    let mut named = Vec::new();
+    // Outcome id of each winning pattern (index `npatterns`: no winner).
+    let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
     let mut i = 0;
     while i < keys.len() {
         if keys.len() > budget.max_states {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
-                    "lower: {} patterns FAIL {} states (register: {register})",
+                    "lower: {} patterns FAIL {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
-                    keys.len()
+                    keys.len(),
+                    nclasses,
+                    started.elapsed()
                 );
             }
             return Err(BudgetExceeded::States(budget.max_states));
@@ -805,35 +1244,64 @@ fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        let key = keys[i].clone();
+        // The index keeps its own copy of the key.
+        let key = std::mem::take(&mut keys[i]);
         threads_total += key.threads.len() + key.matched.len();
         if threads_total > budget.max_threads {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
                 eprintln!(
-                    "lower: {} patterns FAIL {} threads at {} states (register: {register})",
+                    "lower: {} patterns FAIL {} threads at {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
                     threads_total,
-                    keys.len()
+                    keys.len(),
+                    nclasses,
+                    started.elapsed()
                 );
             }
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         let mut row = vec![0usize; nclasses];
-        let nexts = if key.threads.is_empty() {
+        if key.threads.is_empty() {
             // Nothing left to match: the state loops on itself.
-            vec![key.clone(); nclasses]
-        } else {
-            pats.successors(&key, &classes)
-        };
-        for (c, next) in nexts.into_iter().enumerate() {
-            if c == end_class {
-                continue;
+            for (c, r) in row.iter_mut().enumerate() {
+                if c != end_class {
+                    *r = i;
+                }
             }
-            let n = keys.len();
-            row[c] = *index.entry(next).or_insert_with_key(|k| {
-                keys.push(k.clone());
-                n
-            });
+        } else {
+            let mut intern = |next: StateKey| {
+                let n = keys.len();
+                *index.entry(next).or_insert_with_key(|k| {
+                    keys.push(k.clone());
+                    n
+                })
+            };
+            // Interned in class order, as states are numbered by first
+            // appearance.
+            let mut shared = pats.successors(&key, &classes, &mut scratch, &mut named);
+            let mut shared_id = None;
+            // Classes `from..to` (the end class aside) go to the shared
+            // successor, interned where its first class comes.
+            let mut fill_shared =
+                |row: &mut [usize],
+                 from: usize,
+                 to: usize,
+                 intern: &mut dyn FnMut(StateKey) -> usize| {
+                    for (c, r) in row.iter_mut().enumerate().take(to).skip(from) {
+                        if c != end_class {
+                            *r = *shared_id.get_or_insert_with(|| {
+                                intern(shared.take().expect("a class needs it"))
+                            });
+                        }
+                    }
+                };
+            let mut from = 0;
+            for (c, next) in named.drain(..) {
+                fill_shared(&mut row, from, c, &mut intern);
+                row[c] = intern(next);
+                from = c + 1;
+            }
+            fill_shared(&mut row, from, nclasses, &mut intern);
         }
         if register {
             outcome.push(priority(pats.winning_pattern(&key)));
@@ -846,18 +1314,24 @@ fn build_one(
                     .intern(ruleset::state_outcome(set, None, &matched)),
             );
         } else {
-            let winner = pats.winner(&key);
-            outcome.push(ctx.table.intern(ruleset::outcome(&set.rules, winner)));
+            let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
+            if winner_outcome[slot] == u32::MAX {
+                let winner = pats.rule.get(slot).copied();
+                winner_outcome[slot] = ctx.table.intern(ruleset::outcome(&set.rules, winner));
+            }
+            outcome.push(winner_outcome[slot]);
         }
         succ.push(row);
         i += 1;
     }
     if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
         eprintln!(
-            "lower: {} patterns -> {} states, {} threads (register: {register})",
+            "lower: {} patterns -> {} states, {} threads (register: {register}, {} classes, {:?})",
             pats.rule.len(),
             keys.len(),
-            threads_total
+            threads_total,
+            nclasses,
+            started.elapsed()
         );
     }
     let outcomes = ctx.table.ids.len();
@@ -898,7 +1372,7 @@ pub trait Canonical {
 fn minimize(succ: &[Vec<usize>], outcome: &[u32], end_class: usize) -> (Vec<Vec<usize>>, Vec<u32>) {
     let n = succ.len();
     let mut block: Vec<usize> = {
-        let mut ids: HashMap<u32, usize> = HashMap::new();
+        let mut ids: FxHashMap<u32, usize> = FxHashMap::default();
         outcome
             .iter()
             .map(|o| {
@@ -909,7 +1383,8 @@ fn minimize(succ: &[Vec<usize>], outcome: &[u32], end_class: usize) -> (Vec<Vec<
     };
     let mut count = block.iter().max().map_or(0, |m| m + 1);
     loop {
-        let mut ids: HashMap<Vec<usize>, usize> = HashMap::with_capacity(count * 2);
+        let mut ids: FxHashMap<Vec<usize>, usize> =
+            FxHashMap::with_capacity_and_hasher(count * 2, Default::default());
         let mut next = Vec::with_capacity(n);
         for s in 0..n {
             let mut sig = Vec::with_capacity(succ[s].len() + 1);
@@ -1036,8 +1511,10 @@ fn finish(
     }
     // Per undecided state: its default (most frequent live target) and its
     // exceptions.
-    let consume_shape = |s: usize| -> Shape {
-        let mut counts: HashMap<usize, usize> = HashMap::new();
+    // One map for every state (cleared): allocating one per state showed.
+    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut consume_shape = |s: usize| -> Shape {
+        counts.clear();
         for (c, &t) in succ[s].iter().enumerate() {
             if live(c) {
                 *counts.entry(t).or_default() += 1;

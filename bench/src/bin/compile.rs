@@ -1,0 +1,116 @@
+//! Serial compile time of a corpus (issue 12): compiles every `*.txt` file of
+//! a directory for one agent, one after another on this thread, and prints
+//! the total CPU time, the median/p90/p99/max per file and the slowest
+//! files. `--hashes FILE` writes one `name fnv1a64` line per file (of the
+//! artifact bytes, or of the error text) to check that a change to the
+//! compiler leaves every artifact byte-identical.
+//!
+//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N]`
+//!
+//! DIR defaults to `../shared/corpus/real`; the agent to Googlebot.
+
+use robocc_compiler::{compile, CompileOptions};
+use robocc_engine::artifact::fnv1a64;
+use std::io::Write;
+use std::time::Duration;
+
+/// `struct timespec` on 64-bit Linux.
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+}
+
+/// CPU time of this thread (user + system).
+fn thread_cpu() -> Duration {
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the clock id is Linux's.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+fn main() {
+    let mut dir = String::from("../shared/corpus/real");
+    let mut agent = String::from("Googlebot");
+    let mut hashes: Option<String> = None;
+    let mut slowest = 20usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--agent" => agent = args.next().expect("--agent NAME"),
+            "--hashes" => hashes = Some(args.next().expect("--hashes FILE")),
+            "--slowest" => {
+                slowest = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--slowest N")
+            }
+            "-h" | "--help" => {
+                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N]");
+                return;
+            }
+            _ => dir = a,
+        }
+    }
+    let files = robocc_testkit::corpus::txt_files(std::path::Path::new(&dir));
+    if files.is_empty() {
+        eprintln!("no *.txt files in {dir}");
+        std::process::exit(2);
+    }
+    let opts = CompileOptions::default();
+    let mut times: Vec<(Duration, String)> = Vec::with_capacity(files.len());
+    let mut lines = String::new();
+    let mut failed = 0usize;
+    for f in &files {
+        let body = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.file_name().map_or_else(
+            || f.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let t0 = thread_cpu();
+        let out = compile(&body, &agent, &opts).map(|c| c.to_bytes());
+        let dt = thread_cpu() - t0;
+        let hash = match &out {
+            Ok(bytes) => format!("{:016x}", fnv1a64(bytes)),
+            Err(e) => {
+                failed += 1;
+                format!("error {:016x}", fnv1a64(e.to_string().as_bytes()))
+            }
+        };
+        lines.push_str(&format!("{name} {hash}\n"));
+        times.push((dt, name));
+    }
+    if let Some(path) = hashes {
+        std::fs::File::create(&path)
+            .and_then(|mut h| h.write_all(lines.as_bytes()))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    let total: Duration = times.iter().map(|t| t.0).sum();
+    times.sort();
+    let at = |q: f64| {
+        let i = ((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1;
+        times[i].0.as_micros()
+    };
+    println!(
+        "{} files for {agent} ({failed} errors) in {:.1} s CPU: median {} µs, p90 {} µs, p99 {} µs, max {} µs per file",
+        times.len(),
+        total.as_secs_f64(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        times.last().map_or(0, |t| t.0.as_micros()),
+    );
+    println!("slowest:");
+    for (dt, name) in times.iter().rev().take(slowest) {
+        println!("{:>12} µs  {name}", dt.as_micros());
+    }
+}
