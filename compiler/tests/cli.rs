@@ -901,3 +901,28 @@ fn check_tdmrep() {
     assert_exit_2(&robocc(&args, None), "not JSON");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A preference channel asked of a dialect without any: unknown, and a
+/// note says why (not "nothing stated in the file").
+#[test]
+fn preference_of_another_dialect_is_noted() {
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "Googlebot",
+            "--dialect",
+            "draft1996",
+            "--usage",
+            "train-ai",
+            "/",
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "unknown\t/\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rfc9309 dialect only"), "{err}");
+}

@@ -577,12 +577,12 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     };
     // An ACAP usage asked of a policy that has none would be "allowed by
     // default" for every URL: refused, with what to type.
+    let dialect = match &source {
+        Source::Policy(p) => p.policy().header().dialect,
+        Source::Store(s) => s.dialect(),
+        Source::Set(s) => s.dialect(),
+    };
     if let UsageArg::One(u) = args.usage {
-        let dialect = match &source {
-            Source::Policy(p) => p.policy().header().dialect,
-            Source::Store(s) => s.dialect(),
-            Source::Set(s) => s.dialect(),
-        };
         if u != Usage::Crawl && !u.is_signal() && dialect != robocc_engine::Dialect::Acap {
             return Err(format!(
                 "--usage {u} is an ACAP usage type, and this {} policy speaks of crawl and the \
@@ -590,6 +590,19 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                  --dialect acap (or --dialect auto) to read ACAP records",
                 dialect.name()
             ));
+        }
+    }
+    // A preference channel asked of a dialect that never carries one: every
+    // answer is unknown; said once, so that it is not read as "nothing
+    // stated in the file".
+    if let UsageArg::One(u) = args.usage {
+        if u.is_signal() && dialect != robocc_engine::Dialect::Rfc9309 {
+            eprintln!(
+                "robocc: note: AI-usage preferences (Content-Usage, Content-Signal, training \
+                 tokens) are read for the rfc9309 dialect only: this {} policy answers \
+                 unknown for {u} on every URL",
+                dialect.name()
+            );
         }
     }
     let tdmrep = match &args.tdmrep {
