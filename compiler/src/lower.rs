@@ -628,7 +628,8 @@ impl Patterns<'_> {
     }
 
     /// Closes `threads` under "a `*` may match nothing", records permanent
-    /// matches in `best`, and prunes threads that can no longer decide.
+    /// matches (set mode: in `matched`; ranked: in `best`, by
+    /// `normalize_ranked`), and prunes threads that can no longer decide.
     /// `closed` is scratch space (its contents are overwritten).
     fn normalize(
         &self,
@@ -666,30 +667,17 @@ impl Patterns<'_> {
             let i = self.pat(t);
             let done = self.kind(t) == KIND_END;
             if done && !self.dollar[i as usize] {
-                if self.sets {
-                    if let Err(at) = matched.binary_search(&i) {
-                        matched.insert(at, i);
-                    }
-                } else if self.beats(i, *best) {
-                    *best = i;
+                if let Err(at) = matched.binary_search(&i) {
+                    matched.insert(at, i);
                 }
             }
         }
         closed.retain(|&t| {
             let i = self.pat(t);
-            // A finished pattern without `$` was folded into `best` (or
-            // `matched`) above.
+            // A finished pattern without `$` was put in `matched` above; a
+            // pattern matched for good has nothing left to say.
             let permanent = self.kind(t) == KIND_END && !self.dollar[i as usize];
-            // A register automaton prunes nothing by rank: its states must
-            // depend on the recent input only, not on what matched before
-            // (the register remembers that). In set mode, a pattern matched
-            // for good has nothing left to say.
-            !permanent
-                && if self.sets {
-                    matched.binary_search(&i).is_err()
-                } else {
-                    self.register || self.beats(i, *best)
-                }
+            !permanent && matched.binary_search(&i).is_err()
         });
         if let Some(canon) = &self.canon {
             // Set mode: forget matched rules that no longer change any
@@ -771,7 +759,9 @@ impl Patterns<'_> {
             while end < closed.len() && closed[end] <= last {
                 end += 1;
             }
-            // A register automaton prunes nothing by rank (see `normalize`).
+            // A register automaton prunes nothing by rank: its states must
+            // depend on the recent input only, not on what matched before
+            // (the register remembers that).
             if self.register || self.beats(i, *best) {
                 let group = &closed[k..end];
                 // Star dominance: positions at or after the last active `*`.
