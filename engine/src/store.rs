@@ -650,16 +650,14 @@ impl<'a> HostKey<'a> {
     /// Extracts the host of an absolute URL (`scheme://[user@]host[:port]…`)
     /// or of a network-path reference (`//host/…`). `None` for a bare path.
     pub fn of_url(url: &'a [u8]) -> Option<HostKey<'a>> {
-        let (scheme, rest) = match url.windows(3).position(|w| w == b"://") {
-            Some(i)
-                if url[..i]
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b)) =>
-            {
-                (&url[..i], &url[i + 3..])
-            }
-            _ if url.starts_with(b"//") => (&b""[..], &url[2..]),
-            _ => return None,
+        // The schemes crawlers fetch, written in lower case, skip the search
+        // for `://` (the general reading gives the same key for them).
+        let (scheme, rest) = if let Some(rest) = url.strip_prefix(b"https://") {
+            (&url[..5], rest)
+        } else if let Some(rest) = url.strip_prefix(b"http://") {
+            (&url[..4], rest)
+        } else {
+            HostKey::scheme_and_rest(url)?
         };
         let end = rest
             .iter()
@@ -677,6 +675,22 @@ impl<'a> HostKey<'a> {
             None
         };
         HostKey::of_authority(authority, default)
+    }
+
+    /// The scheme and what follows `://` (any scheme, any case), or an
+    /// empty scheme and what follows a leading `//`.
+    fn scheme_and_rest(url: &'a [u8]) -> Option<(&'a [u8], &'a [u8])> {
+        match url.windows(3).position(|w| w == b"://") {
+            Some(i)
+                if url[..i]
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b)) =>
+            {
+                Some((&url[..i], &url[i + 3..]))
+            }
+            _ if url.starts_with(b"//") => Some((&b""[..], &url[2..])),
+            _ => None,
+        }
     }
 
     /// Reads a stored key (`host` or `host:port`, no scheme).
@@ -870,6 +884,24 @@ mod tests {
         assert_eq!(key("https://[::1]/").as_deref(), Some("[::1]"));
         assert_eq!(key("/just/a/path"), None);
         assert_eq!(key("https:///nohost"), None);
+        // The lower-case http(s) fast path and the general reading agree.
+        for (fast, general) in [
+            ("https://example.com/x", "HTTPS://example.com:443/x"),
+            ("http://example.com:8080/", "HtTp://example.com:8080/"),
+            ("https://example.com", "//example.com"),
+        ] {
+            assert_eq!(key(fast), key(general), "{fast} {general}");
+        }
+        assert_eq!(
+            key("ftp://files.example/x").as_deref(),
+            Some("files.example")
+        );
+        assert_eq!(key("http:/example.com/x"), None);
+        assert_eq!(key("https://"), None);
+        // FNV-1a 64's published vectors.
+        assert_eq!(crate::artifact::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(crate::artifact::fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(crate::artifact::fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
         let k = HostKey::of_url(b"https://Example.com:8443/x").unwrap();
         assert_eq!(
             k.hash(),
