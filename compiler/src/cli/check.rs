@@ -307,7 +307,7 @@ struct Printer<'s, W: Write> {
 
 impl<W: Write> Printer<'_, W> {
     /// One usage's verdict for one URL (`--tdmrep` applied).
-    fn judge(&mut self, url: &[u8], usage: Usage) -> std::io::Result<Judged> {
+    fn judge_with_tdmrep(&mut self, url: &[u8], usage: Usage) -> std::io::Result<Judged> {
         let judged = judge(self.source, url, usage, self.missing).map_err(|e| self.fail(e))?;
         Ok(match self.tdmrep {
             Some(t) if usage == Usage::TrainAi => with_tdmrep(judged, t, url),
@@ -318,12 +318,12 @@ impl<W: Write> Printer<'_, W> {
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
         match (self.usage, self.json) {
             (UsageArg::One(u), true) => {
-                let judged = self.judge(url, u)?;
+                let judged = self.judge_with_tdmrep(url, u)?;
                 return self.line(url, judged.allowed, Some(&judged));
             }
             (UsageArg::One(Usage::Crawl), false) => {}
             (UsageArg::One(u), false) => {
-                let judged = self.judge(url, u)?;
+                let judged = self.judge_with_tdmrep(url, u)?;
                 return self.line(url, judged.allowed, None);
             }
             (UsageArg::All, json) => return self.all_usages(url, json),
@@ -417,7 +417,7 @@ impl<W: Write> Printer<'_, W> {
     fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
         let mut judged = Vec::with_capacity(Usage::ALL.len());
         for &u in self.usages_of_all() {
-            let j = self.judge(url, u)?;
+            let j = self.judge_with_tdmrep(url, u)?;
             judged.push((u, j));
         }
         self.any_disallowed |= judged.iter().any(|(_, j)| j.allowed == Some(false));

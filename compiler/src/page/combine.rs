@@ -69,8 +69,10 @@ impl Combined {
 /// Combines what the page says with `site`'s verdicts for `url` (`None`:
 /// no site policy; a usage the page does not speak of is then allowed).
 pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combined {
+    // The ACAP usages (the first of `Usage`'s order); the preference
+    // channels are asked with `preference` below, once each.
     let site_verdicts: Option<Vec<Verdict>> =
-        site.map(|p| Usage::ALL.iter().map(|&u| p.check_usage(url, u)).collect());
+        site.map(|p| Usage::ACAP.iter().map(|&u| p.check_usage(url, u)).collect());
     let preference = |u: Usage| site.and_then(|p| p.preference(url, u));
     let crawl_prohibited_by_site = site_verdicts
         .as_ref()
