@@ -107,7 +107,7 @@ pub fn path_parts(url: &[u8]) -> PathParts<'_> {
 /// instructions than the automaton walk on typical URLs (callgrind,
 /// docs/PERFORMANCE-notes.md).
 #[inline(always)]
-fn first_delimiter(url: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn first_delimiter(url: &[u8], from: usize) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
@@ -129,6 +129,20 @@ fn first_delimiter(url: &[u8], from: usize) -> Option<usize> {
         .iter()
         .position(|b| matches!(b, b'/' | b'?' | b';' | b'#'))
         .map(|p| i + p)
+}
+
+/// [`path_parts`] of an absolute URL whose authority ends at `end` (the
+/// first `/`, `?`, `;` or `#` after `scheme://`, or the URL's length), as a
+/// store lookup finds it.
+#[inline]
+pub(crate) fn path_parts_after(url: &[u8], end: usize) -> PathParts<'_> {
+    match url.get(end) {
+        Some(b'#') | None => PathParts {
+            slash: true,
+            rest: b"",
+        },
+        Some(_) => parts_from(url, end),
+    }
 }
 
 fn parts_from(url: &[u8], path_start: usize) -> PathParts<'_> {
