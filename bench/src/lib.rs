@@ -106,3 +106,90 @@ pub fn median_times_paired(
     b.sort();
     (a[a.len() / 2], b[b.len() / 2])
 }
+
+/// Median nanoseconds per URL of a store's lookups, stage by stage (see
+/// [`lookup_times`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LookupTimes {
+    /// URLs timed (one per host).
+    pub urls: usize,
+    /// `HostKey::of_url` and its hash.
+    pub key_hash: f64,
+    /// `Store::host`: the index search (and the record's fields).
+    pub host: f64,
+    /// `Store::check`, one URL at a time.
+    pub check: f64,
+    /// `Store::check_batch`, 1,000 URLs a call.
+    pub batch: f64,
+}
+
+/// Times a store's lookups on one URL per host (at most `sample` hosts),
+/// the hosts in a fixed shuffled order so consecutive lookups do not share
+/// cache lines by construction. The URLs are made in the order they are
+/// checked, so reading them streams through memory as a crawler's freshly
+/// made URLs would be in cache: the misses timed are the store's. Every
+/// policy is used once before timing (lazy validation is not timed); the
+/// stages are timed in turn, `rounds` times, and the medians returned.
+pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) -> LookupTimes {
+    use robocc_engine::HostKey;
+    use std::hint::black_box;
+    let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
+    // Fisher-Yates with a fixed xorshift: the same order every run.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in (1..keys.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        keys.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    keys.truncate(sample);
+    let urls: Vec<String> = keys
+        .iter()
+        .map(|k| format!("https://{k}/some/path?x=1"))
+        .collect();
+    let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+    let found = refs
+        .iter()
+        .filter(|u| store.check(u).expect("store check").is_some())
+        .count();
+    assert_eq!(found, refs.len(), "every host of the store is found");
+    let mut out = vec![None; refs.len()];
+    let mut times: [Vec<Duration>; 4] = Default::default();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for u in &refs {
+            black_box(HostKey::of_url(black_box(u)).map(|k| k.hash()));
+        }
+        times[0].push(t.elapsed());
+        let t = Instant::now();
+        for u in &refs {
+            let _ = black_box(store.host(black_box(u)));
+        }
+        times[1].push(t.elapsed());
+        let t = Instant::now();
+        for u in &refs {
+            let _ = black_box(store.check(black_box(u)));
+        }
+        times[2].push(t.elapsed());
+        let t = Instant::now();
+        for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
+            store
+                .check_batch(black_box(u), o)
+                .expect("store check_batch");
+        }
+        times[3].push(t.elapsed());
+    }
+    black_box(&out);
+    let mut ns = |i: usize| {
+        let t = &mut times[i];
+        t.sort();
+        t[t.len() / 2].as_secs_f64() * 1e9 / refs.len().max(1) as f64
+    };
+    LookupTimes {
+        urls: refs.len(),
+        key_hash: ns(0),
+        host: ns(1),
+        check: ns(2),
+        batch: ns(3),
+    }
+}

@@ -329,8 +329,13 @@ struct Collected {
     /// Distinct bodies; ids 0 and 1 are the synthetic allow-all and
     /// disallow-all bodies.
     bodies: Vec<Vec<u8>>,
-    /// FNV-1a 64 of a body → ids with that hash.
+    /// Hash of a body (`hasher`) → ids with that hash.
     by_hash: HashMap<u64, Vec<u32>>,
+    /// Every input body is hashed to find duplicates: std's keyed SipHash,
+    /// about 3× faster than FNV-1a's byte-serial multiply (which was a
+    /// third of a rebuild's time) and not open to chosen collisions. The
+    /// FNV-1a kept in artifacts is computed once per distinct body.
+    hasher: std::hash::RandomState,
     /// Reasons of inputs known to be broken; `FAILED_INPUT | i` is the
     /// pseudo-body id of reason `i` (never compiled).
     failures: Vec<String>,
@@ -358,7 +363,7 @@ impl Collected {
     }
 
     fn intern(&mut self, body: Vec<u8>) -> u32 {
-        let hash = robocc_engine::artifact::fnv1a64(&body);
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, &body[..]);
         let ids = self.by_hash.entry(hash).or_default();
         if let Some(&id) = ids.iter().find(|&&id| self.bodies[id as usize] == body) {
             return id;
