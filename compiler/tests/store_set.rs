@@ -241,6 +241,27 @@ fn a_set_answers_exactly_as_the_single_store() {
         urls.len()
     );
     assert!(disallowed > 500, "{disallowed}");
+    // Batches answer as single checks: in order, and with the hosts (and so
+    // the shards) interleaved.
+    let mut order: Vec<usize> = (0..urls.len()).collect();
+    for pass in 0..2 {
+        if pass == 1 {
+            order.sort_by_key(|&i| (i * 7919) % urls.len());
+        }
+        let refs: Vec<&[u8]> = order.iter().map(|&i| urls[i].as_slice()).collect();
+        let (mut from_set, mut from_single) = (vec![None; refs.len()], vec![None; refs.len()]);
+        set.check_batch(&refs, &mut from_set).unwrap();
+        single.check_batch(&refs, &mut from_single).unwrap();
+        for ((u, a), b) in refs.iter().zip(&from_set).zip(&from_single) {
+            assert_eq!(
+                *a,
+                single.check(u).unwrap(),
+                "set batch {pass}: {}",
+                String::from_utf8_lossy(u)
+            );
+            assert_eq!(a, b, "store batch {pass}: {}", String::from_utf8_lossy(u));
+        }
+    }
     // A set of one shard is the single store, byte for byte.
     write_set(&dir.join("one"), &inputs, 1);
     let one = std::fs::read(dir.join("one/shard-00000.store")).unwrap();

@@ -93,7 +93,7 @@ impl<'a> Policy<'a> {
     }
 
     /// [`Policy::check`] of a path already found.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_parts(&self, parts: PathParts<'_>) -> Verdict {
         verdict(self.word_of(parts, 0).0)
     }

@@ -23,7 +23,7 @@
 use crate::artifact::fnv1a64;
 use crate::load::{FileKind, LoadError};
 use crate::policy::{Policy, Verdict};
-use crate::store::{host_run, BatchError, HostInfo, HostKey, Store};
+use crate::store::{check_batch_in, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -527,9 +527,9 @@ impl StoreSet {
 
     /// The verdicts of many URLs, as [`Store::check_batch`] answers them:
     /// `out[i]` becomes what [`StoreSet::check`]`(urls[i])` answers; only the
-    /// first `min(urls.len(), out.len())` are answered. A run of URLs of one
-    /// host goes to its shard's [`Store::check_batch`] in one call. Never
-    /// allocates once the shards it needs are open.
+    /// first `min(urls.len(), out.len())` are answered. Hosts of different
+    /// shards are looked up together, stage by stage, as in a single store.
+    /// Never allocates once the shards it needs are open.
     ///
     /// # Errors
     ///
@@ -540,25 +540,9 @@ impl StoreSet {
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
-        let n = urls.len().min(out.len());
-        let mut i = 0;
-        while i < n {
-            let (_, end) = host_run(&urls[..n], i, usize::MAX);
-            match self
-                .store_for(urls[i])
-                .map_err(|error| BatchError { index: i, error })?
-            {
-                None => out[i..end].fill(None),
-                Some(store) => store
-                    .check_batch(&urls[i..end], &mut out[i..end])
-                    .map_err(|e| BatchError {
-                        index: i + e.index,
-                        error: e.error,
-                    })?,
-            }
-            i = end;
-        }
-        Ok(())
+        check_batch_in(urls, out, |hash| {
+            self.shard(shard_of_hash(hash, self.shard_count()))
+        })
     }
 
     /// Checks shard `i` completely: its FNV-1a 64 against the index, every

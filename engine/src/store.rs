@@ -206,6 +206,9 @@ pub struct Store {
     hosts: usize,
     /// [`bucket_bits`] of `hosts`.
     bits: u32,
+    /// Where the index's bucket, host and string tables lie in the storage
+    /// (found once at open: every lookup reads them).
+    tables: [std::ops::Range<usize>; 3],
     /// Per policy: validated already.
     checked: Box<[AtomicBool]>,
 }
@@ -290,11 +293,19 @@ impl Store {
             )));
         }
         let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
+        let base = bytes.as_ptr() as usize;
+        let at = |p: *const u8, len: usize| p as usize - base..p as usize - base + len;
+        let tables = [
+            at(buckets.as_ptr().cast(), std::mem::size_of_val(buckets)),
+            at(index.hosts.as_ptr(), index.hosts.len()),
+            at(index.strings.as_ptr(), index.strings.len()),
+        ];
         Ok(Store {
             storage,
             index_at,
             hosts,
             bits,
+            tables,
             checked,
         })
     }
@@ -349,13 +360,31 @@ impl Store {
         self.storage.bytes()
     }
 
+    /// The bucket table, as bytes (`u32` little-endian each).
+    #[inline]
+    fn buckets(&self) -> &[u8] {
+        &self.storage.bytes()[self.tables[0].clone()]
+    }
+
+    /// The host records.
+    #[inline]
+    fn records(&self) -> &[u8] {
+        &self.storage.bytes()[self.tables[1].clone()]
+    }
+
+    /// The host keys and fetch times.
+    #[inline]
+    fn strings(&self) -> &[u8] {
+        &self.storage.bytes()[self.tables[2].clone()]
+    }
+
     fn rec(&self, i: usize) -> HostRec {
-        HostRec::decode(&self.index().hosts[i * HOST_REC..(i + 1) * HOST_REC])
+        HostRec::decode(&self.records()[i * HOST_REC..(i + 1) * HOST_REC])
     }
 
     fn info(&self, i: usize) -> Result<HostInfo<'_>, LoadError> {
         let r = self.rec(i);
-        let strings = self.index().strings.as_slice();
+        let strings = self.strings();
         let start = r.strings as usize;
         let key_end = start + usize::from(r.key_len);
         let end = key_end + usize::from(r.fetched_len);
@@ -425,11 +454,9 @@ impl Store {
     #[inline]
     fn bounds(&self, j: usize) -> Result<(usize, usize), LoadError> {
         // `Store::new` checked the table has 2^bits + 1 entries.
-        match self.index().buckets.get(j..j + 2) {
-            Some([lo, hi])
-                if lo.to_native() <= hi.to_native() && hi.to_native() as usize <= self.hosts =>
-            {
-                Ok((lo.to_native() as usize, hi.to_native() as usize))
+        match self.buckets().get(4 * j..4 * j + 8) {
+            Some(b) if le_u32(b) <= le_u32(&b[4..]) && le_u32(&b[4..]) as usize <= self.hosts => {
+                Ok((le_u32(b) as usize, le_u32(&b[4..]) as usize))
             }
             _ => Err(corrupt(format!("host index bucket {j} is inconsistent"))),
         }
@@ -440,7 +467,7 @@ impl Store {
     /// here".
     #[inline]
     fn check_bounds(&self, j: usize, lo: usize, hi: usize) -> Result<(), LoadError> {
-        let records = self.index().hosts.as_slice();
+        let records = self.records();
         let bucket_at = |i: usize| bucket_of(le_u64(&records[i * HOST_REC..]), self.bits);
         if (lo > 0 && bucket_at(lo - 1) >= j) || (hi < self.hosts && bucket_at(hi) <= j) {
             return Err(corrupt(format!("host index bucket {j} is inconsistent")));
@@ -457,7 +484,7 @@ impl Store {
         lo: usize,
         hi: usize,
     ) -> Result<Option<usize>, LoadError> {
-        let strings = self.index().strings.as_slice();
+        let strings = self.strings();
         for i in lo..hi {
             let r = self.rec(i);
             if r.hash < hash {
@@ -477,10 +504,28 @@ impl Store {
         Ok(None)
     }
 
+    /// Asks the CPU to fetch the bucket bounds of `hash`.
+    #[inline]
+    fn prefetch_bucket(&self, hash: u64) {
+        let buckets = self.buckets().as_ptr();
+        prefetch(buckets.wrapping_add(4 * bucket_of(hash, self.bits)));
+    }
+
+    /// Asks the CPU to fetch the records [`Store::check_bounds`] and
+    /// [`Store::find_in`] read for bucket `lo..hi`: the one before it and
+    /// the one at `hi` (the bucket's own lie between, usually on those
+    /// lines).
+    #[inline]
+    fn prefetch_records(&self, lo: usize, hi: usize) {
+        let records = self.records().as_ptr();
+        prefetch(records.wrapping_add(lo.saturating_sub(1) * HOST_REC));
+        prefetch(records.wrapping_add(hi * HOST_REC));
+    }
+
     /// Asks the CPU to fetch the keys of records `lo..hi` (at most two).
     #[inline]
     fn prefetch_keys(&self, lo: usize, hi: usize) {
-        let strings = self.index().strings.as_ptr();
+        let strings = self.strings().as_ptr();
         for i in lo..hi.min(lo + 2) {
             prefetch(strings.wrapping_add(self.rec(i).strings as usize));
         }
@@ -528,159 +573,7 @@ impl Store {
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
-        /// Runs looked up together.
-        const RUNS: usize = 32;
-        /// A run: its URLs `start..end`, and the stage its lookup reached.
-        #[derive(Clone, Copy)]
-        enum Lane<'s, 'u> {
-            /// No host, or not in the store.
-            Absent,
-            /// Key, hash, and where the first URL's path starts (when known).
-            Hashed(HostKey<'u>, u64, Option<usize>),
-            /// Also the bucket's bounds.
-            Bucket(HostKey<'u>, u64, Option<usize>, usize, usize),
-            Found(Policy<'s>, Option<usize>),
-        }
-        let n = urls.len().min(out.len());
-        let mut verdicts = [Verdict {
-            allowed: true,
-            rule: None,
-        }; 64];
-        let mut lanes = [(0, 0, Lane::Absent); RUNS];
-        let index = self.index();
-        let (buckets, records) = (index.buckets.as_slice(), index.hosts.as_slice());
-        let mut next = 0;
-        while next < n {
-            // Each stage reads what the one before asked the CPU to fetch,
-            // and asks for what the next one reads.
-            let mut count = 0;
-            // Each URL's key is read once: the one that ends a run starts
-            // the next.
-            let mut key = HostKey::of_url_and_path(urls[next]);
-            while next < n && count < RUNS {
-                let start = next;
-                let mut end = start + 1;
-                let mut following = None;
-                if let Some((k, _)) = key {
-                    while end < n && end - start < verdicts.len() {
-                        following = HostKey::of_url_and_path(urls[end]);
-                        if following.map(|f| f.0) != Some(k) {
-                            break;
-                        }
-                        following = None;
-                        end += 1;
-                    }
-                }
-                let lane = key.map_or(Lane::Absent, |(k, path)| {
-                    let h = k.hash();
-                    prefetch(
-                        buckets
-                            .as_ptr()
-                            .wrapping_add(bucket_of(h, self.bits))
-                            .cast(),
-                    );
-                    Lane::Hashed(k, h, path)
-                });
-                lanes[count] = (start, end, lane);
-                count += 1;
-                next = end;
-                key = match following {
-                    Some(f) => Some(f),
-                    None if next < n => HostKey::of_url_and_path(urls[next]),
-                    None => None,
-                };
-            }
-            let lanes = &mut lanes[..count];
-            // The first run whose lookup failed: nothing from it on is
-            // answered.
-            let mut failed: Option<(usize, LoadError)> = None;
-            let fail = |r: usize, e: LoadError, failed: &mut Option<(usize, LoadError)>| {
-                if failed.as_ref().is_none_or(|f| r < f.0) {
-                    *failed = Some((r, e));
-                }
-            };
-            for (r, lane) in lanes.iter_mut().enumerate() {
-                if let Lane::Hashed(k, h, path) = lane.2 {
-                    match self.bounds(bucket_of(h, self.bits)) {
-                        Ok((lo, hi)) => {
-                            // The records before and at the bounds.
-                            prefetch(
-                                records
-                                    .as_ptr()
-                                    .wrapping_add(lo.saturating_sub(1) * HOST_REC),
-                            );
-                            prefetch(records.as_ptr().wrapping_add(hi * HOST_REC));
-                            lane.2 = Lane::Bucket(k, h, path, lo, hi);
-                        }
-                        Err(e) => fail(r, e.with_host(k.host), &mut failed),
-                    }
-                }
-            }
-            for (r, lane) in lanes.iter_mut().enumerate() {
-                if let Lane::Bucket(k, h, _, lo, hi) = lane.2 {
-                    match self.check_bounds(bucket_of(h, self.bits), lo, hi) {
-                        Ok(()) => self.prefetch_keys(lo, hi),
-                        Err(e) => fail(r, e.with_host(k.host), &mut failed),
-                    }
-                }
-            }
-            for (r, lane) in lanes.iter_mut().enumerate() {
-                if let Lane::Bucket(k, h, path, lo, hi) = lane.2 {
-                    let found = self.find_in(&k, h, lo, hi).and_then(|i| match i {
-                        None => Ok(Lane::Absent),
-                        Some(i) => self
-                            .policy(self.rec(i).policy as usize)
-                            .map(|p| Lane::Found(p, path)),
-                    });
-                    match found {
-                        Ok(l) => {
-                            lane.2 = l;
-                            if let Lane::Found(p, _) = l {
-                                p.prefetch_root();
-                            }
-                        }
-                        Err(e) => fail(r, e.with_host(k.host), &mut failed),
-                    }
-                }
-            }
-            for lane in lanes.iter() {
-                if let Lane::Found(p, _) = lane.2 {
-                    p.prefetch_tables();
-                }
-            }
-            for lane in lanes.iter() {
-                if let Lane::Found(p, _) = lane.2 {
-                    p.prefetch_program();
-                }
-            }
-            for (r, &(start, end, lane)) in lanes.iter().enumerate() {
-                if let Some((f, _)) = &failed {
-                    if r == *f {
-                        let (_, error) = failed.take().expect("checked");
-                        return Err(BatchError {
-                            index: start,
-                            error,
-                        });
-                    }
-                }
-                match lane {
-                    // A run of one URL (hosts interleaved): its path is
-                    // known, and a batch's setup would cost more.
-                    Lane::Found(p, Some(path)) if end - start == 1 => {
-                        out[start] = Some(p.check_parts(path_parts_after(urls[start], path)));
-                    }
-                    Lane::Found(p, _) => {
-                        let v = &mut verdicts[..end - start];
-                        p.check_batch(&urls[start..end], v);
-                        for (o, v) in out[start..end].iter_mut().zip(v.iter()) {
-                            *o = Some(*v);
-                        }
-                    }
-                    _ => out[start..end].fill(None),
-                }
-            }
-        }
-        Ok(())
+        check_batch_in(urls, out, |_| Ok(self))
     }
 
     /// The policy of the host of `url`.
@@ -803,22 +696,164 @@ impl Store {
     }
 }
 
-/// The run of URLs from `urls[start]` written with its host (at most
-/// `max`; a URL without a host is a run of one): that host and the end of
-/// the run. Batches look a run's host up once.
-pub(crate) fn host_run<'u>(
-    urls: &[&'u [u8]],
-    start: usize,
-    max: usize,
-) -> (Option<HostKey<'u>>, usize) {
-    let key = HostKey::of_url(urls[start]);
-    let mut end = start + 1;
-    if key.is_some() {
-        while end < urls.len() && end - start < max && HostKey::of_url(urls[end]) == key {
-            end += 1;
+/// [`Store::check_batch`] over the stores `store_of(hash)` names (one
+/// store, or the shards of a set): up to 32 runs of one host each are
+/// looked up stage by stage. Each stage reads what the one before asked the
+/// CPU to fetch and asks for what the next one reads, so the memory reads
+/// of different hosts overlap instead of waiting for each other.
+pub(crate) fn check_batch_in<'s>(
+    urls: &[&[u8]],
+    out: &mut [Option<Verdict>],
+    store_of: impl Fn(u64) -> Result<&'s Store, LoadError>,
+) -> Result<(), BatchError> {
+    /// Runs looked up together.
+    const RUNS: usize = 32;
+    /// A run's lookup, stage by stage.
+    #[derive(Clone, Copy)]
+    enum Lane<'s, 'u> {
+        /// No host, or not in the store.
+        Absent,
+        /// Store, key, hash, and where the first URL's path starts (when
+        /// known).
+        Hashed(&'s Store, HostKey<'u>, u64, Option<usize>),
+        /// Also the bucket's bounds.
+        Bucket(&'s Store, HostKey<'u>, u64, Option<usize>, usize, usize),
+        Found(Policy<'s>, Option<usize>),
+    }
+    /// Keeps the error of the first run that failed.
+    fn fail(r: usize, e: LoadError, failed: &mut Option<(usize, LoadError)>) {
+        if failed.as_ref().is_none_or(|f| r < f.0) {
+            *failed = Some((r, e));
         }
     }
-    (key, end)
+    let n = urls.len().min(out.len());
+    let mut verdicts = [Verdict {
+        allowed: true,
+        rule: None,
+    }; 64];
+    let mut lanes = [(0, 0, Lane::Absent); RUNS];
+    let mut next = 0;
+    while next < n {
+        // The first run whose lookup failed: nothing from it on is answered.
+        let mut failed: Option<(usize, LoadError)> = None;
+        let mut count = 0;
+        // Each URL's key is read once: the one that ends a run starts the
+        // next.
+        let mut key = HostKey::of_url_and_path(urls[next]);
+        while next < n && count < RUNS {
+            let start = next;
+            let mut end = start + 1;
+            let mut following = None;
+            if let Some((k, _)) = key {
+                while end < n && end - start < verdicts.len() {
+                    following = HostKey::of_url_and_path(urls[end]);
+                    if following.map(|f| f.0) != Some(k) {
+                        break;
+                    }
+                    following = None;
+                    end += 1;
+                }
+            }
+            let lane = match key {
+                None => Lane::Absent,
+                Some((k, path)) => {
+                    let h = k.hash();
+                    match store_of(h) {
+                        Ok(store) => {
+                            store.prefetch_bucket(h);
+                            Lane::Hashed(store, k, h, path)
+                        }
+                        Err(e) => {
+                            fail(count, e, &mut failed);
+                            Lane::Absent
+                        }
+                    }
+                }
+            };
+            lanes[count] = (start, end, lane);
+            count += 1;
+            next = end;
+            key = match following {
+                Some(f) => Some(f),
+                None if next < n => HostKey::of_url_and_path(urls[next]),
+                None => None,
+            };
+        }
+        let lanes = &mut lanes[..count];
+        for (r, lane) in lanes.iter_mut().enumerate() {
+            if let Lane::Hashed(store, k, h, path) = lane.2 {
+                match store.bounds(bucket_of(h, store.bits)) {
+                    Ok((lo, hi)) => {
+                        store.prefetch_records(lo, hi);
+                        lane.2 = Lane::Bucket(store, k, h, path, lo, hi);
+                    }
+                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
+                }
+            }
+        }
+        for (r, lane) in lanes.iter_mut().enumerate() {
+            if let Lane::Bucket(store, k, h, _, lo, hi) = lane.2 {
+                match store.check_bounds(bucket_of(h, store.bits), lo, hi) {
+                    Ok(()) => store.prefetch_keys(lo, hi),
+                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
+                }
+            }
+        }
+        for (r, lane) in lanes.iter_mut().enumerate() {
+            if let Lane::Bucket(store, k, h, path, lo, hi) = lane.2 {
+                let found = store.find_in(&k, h, lo, hi).and_then(|i| match i {
+                    None => Ok(Lane::Absent),
+                    Some(i) => store
+                        .policy(store.rec(i).policy as usize)
+                        .map(|p| Lane::Found(p, path)),
+                });
+                match found {
+                    Ok(l) => {
+                        lane.2 = l;
+                        if let Lane::Found(p, _) = l {
+                            p.prefetch_root();
+                        }
+                    }
+                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
+                }
+            }
+        }
+        for lane in lanes.iter() {
+            if let Lane::Found(p, _) = lane.2 {
+                p.prefetch_tables();
+            }
+        }
+        for lane in lanes.iter() {
+            if let Lane::Found(p, _) = lane.2 {
+                p.prefetch_program();
+            }
+        }
+        for (r, &(start, end, lane)) in lanes.iter().enumerate() {
+            if failed.as_ref().is_some_and(|f| f.0 == r) {
+                let (_, error) = failed.take().expect("checked");
+                return Err(BatchError {
+                    index: start,
+                    error,
+                });
+            }
+            match lane {
+                // A run of one URL (hosts interleaved): its path is known,
+                // and a batch's setup would cost more.
+                Lane::Found(p, Some(path)) if end - start == 1 => {
+                    out[start] = Some(p.check_parts(path_parts_after(urls[start], path)));
+                }
+                Lane::Found(p, _) => {
+                    let v = &mut verdicts[..end - start];
+                    p.check_batch(&urls[start..end], v);
+                    for (o, v) in out[start..end].iter_mut().zip(v.iter()) {
+                        *o = Some(*v);
+                    }
+                }
+                _ => out[start..end].fill(None),
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why [`Store::check_batch`] stopped: the URL at `index` has a corrupted
