@@ -176,6 +176,26 @@ pub fn store_one(data: &[u8]) {
                 let _ = p.check(b"/");
             }
         }
+        // The staged batch answers as single checks do, up to the URL it
+        // refuses (the hosts the store names, interleaved with others).
+        let mut urls: Vec<Vec<u8>> = store
+            .hosts()
+            .take(40)
+            .filter_map(Result::ok)
+            .flat_map(|h| [format!("https://{}/x", h.key).into_bytes(), b"https://other.example/".to_vec()])
+            .collect();
+        urls.push(data.to_vec());
+        let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
+        let mut out = vec![None; refs.len()];
+        let answered = match store.check_batch(&refs, &mut out) {
+            Ok(()) => refs.len(),
+            Err(e) => e.index,
+        };
+        for (u, got) in refs.iter().zip(&out).take(answered) {
+            if let Ok(want) = store.check(u) {
+                assert_eq!(*got, want, "{}", String::from_utf8_lossy(u));
+            }
+        }
         let _ = store.hosts().count();
         let _ = store.validate_all();
     }
