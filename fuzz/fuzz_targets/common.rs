@@ -182,7 +182,12 @@ pub fn store_one(data: &[u8]) {
             .hosts()
             .take(40)
             .filter_map(Result::ok)
-            .flat_map(|h| [format!("https://{}/x", h.key).into_bytes(), b"https://other.example/".to_vec()])
+            .flat_map(|h| {
+                [
+                    format!("https://{}/x", h.key).into_bytes(),
+                    b"https://other.example/".to_vec(),
+                ]
+            })
             .collect();
         urls.push(data.to_vec());
         let refs: Vec<&[u8]> = urls.iter().map(Vec::as_slice).collect();
