@@ -539,9 +539,14 @@ fn reusable(base: &Store, agent: &str, options: &CompileOptions) -> HashMap<(u64
 /// The inputs collected, resolved and compiled: what every store (or shard)
 /// of a build indexes a part of.
 struct Prepared {
-    collected: Collected,
+    /// Why hosts were left out, for the report.
+    duplicates: Vec<String>,
     /// Host keys, sorted.
     keys: Vec<String>,
+    /// Per key: the status and fetch time the input gave. (The inputs'
+    /// map is dropped once resolved: per host, a build keeps only what the
+    /// index needs.)
+    facts: Vec<(u16, Option<String>)>,
     /// Per key: the body that applies, and why.
     resolved: Vec<(u32, HostSource)>,
     /// The bodies used, sorted; `built` is parallel to it.
@@ -574,6 +579,21 @@ where
     let mut keys: Vec<String> = collected.hosts.keys().cloned().collect();
     keys.sort();
     let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
+    let mut hosts = std::mem::take(&mut collected.hosts);
+    let facts = keys
+        .iter()
+        .map(|k| {
+            // Every key came from the map; a default is never needed.
+            let r = hosts.remove(k).unwrap_or(HostRecord {
+                status: 0,
+                body: None,
+                location: None,
+                fetched_at: None,
+            });
+            (r.status, r.fetched_at)
+        })
+        .collect();
+    drop(hosts);
     // Only the bodies of the hosts written are compiled.
     let mut used: Vec<u32> = keys
         .iter()
@@ -593,8 +613,9 @@ where
         store,
     );
     Ok(Prepared {
-        collected,
+        duplicates: collected.duplicates,
         keys,
+        facts,
         resolved,
         used,
         built,
@@ -608,7 +629,7 @@ impl Prepared {
         StoreReport {
             compiled: self.used.iter().filter(|&&b| b & FAILED_INPUT == 0).count() - self.reused,
             reused: self.reused,
-            duplicates: std::mem::take(&mut self.collected.duplicates),
+            duplicates: std::mem::take(&mut self.duplicates),
             ..StoreReport::default()
         }
     }
@@ -672,13 +693,13 @@ impl Prepared {
                 }
             };
             report.by_source.add(source);
-            let record = &self.collected.hosts[key];
+            let (status, fetched_at) = &self.facts[k];
             entries.push(HostEntry {
                 key: key.clone(),
                 policy,
                 source,
-                status: record.status,
-                fetched_at: record.fetched_at.clone(),
+                status: *status,
+                fetched_at: fetched_at.clone(),
             });
         }
         let fallback;

@@ -1149,6 +1149,9 @@ pub fn write_store(
         }
     }
     buckets.resize((1 << bits) + 1, hosts);
+    // A million hosts' entries are ~100 MB: not kept while the index is
+    // archived.
+    drop(keyed);
     let index = StoreIndex {
         agent: meta.agent.clone(),
         dialect: meta.dialect as u8,
@@ -1160,6 +1163,7 @@ pub fn write_store(
         buckets,
     };
     let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&index).map_err(|e| e.to_string())?;
+    drop(index);
     let index_off = (out.len() - load::FRAME_LEN) as u64;
     out.extend_from_slice(&archive);
     let body_len = out.len() - load::FRAME_LEN;
