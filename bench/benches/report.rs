@@ -482,15 +482,7 @@ fn footprint(dir: &Path, sizes: &[(usize, usize)], out: &mut String) {
     let (bytes, report) =
         robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
     let build = t.elapsed();
-    let path = std::env::temp_dir().join(format!("robocc-footprint-{}.store", std::process::id()));
-    std::fs::write(&path, &bytes[..]).unwrap();
-    let open = median_time(21, || {
-        black_box(Store::open(&path).unwrap());
-    });
-    let store = Store::open(&path).unwrap();
-    let small = robocc_bench::lookup_times(&store, usize::MAX, 9);
-    drop(store);
-    let _ = std::fs::remove_file(&path);
+    let (open, small) = open_and_look_up(&bytes, "footprint");
     let _ = writeln!(
         out,
         "\nStore of all {} files ({:.1} MB of robots.txt, {} distinct policies): {:.1} MB ({:.2}× the sources), built in {:.1} s in this process (peak resident memory of the whole report so far: {}); opened in {:.1} µs (median).",
@@ -516,6 +508,21 @@ fn footprint(dir: &Path, sizes: &[(usize, usize)], out: &mut String) {
             t.urls, t.key_hash, t.host, t.check, t.batch
         );
     }
+}
+
+/// Writes a store to a temporary file, then times opening it (median of
+/// 21) and its lookups ([`robocc_bench::lookup_times`]).
+fn open_and_look_up(bytes: &[u8], name: &str) -> (Duration, robocc_bench::LookupTimes) {
+    let path = std::env::temp_dir().join(format!("robocc-{name}-{}.store", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let open = median_time(21, || {
+        black_box(Store::open(&path).unwrap());
+    });
+    let store = Store::open(&path).unwrap();
+    let times = robocc_bench::lookup_times(&store, usize::MAX, 9);
+    drop(store);
+    let _ = std::fs::remove_file(&path);
+    (open, times)
 }
 
 /// Hosts of the million-host store.
@@ -561,17 +568,8 @@ fn million_hosts(
     )
     .unwrap();
     let build = t.elapsed();
-    let path = std::env::temp_dir().join(format!("robocc-million-{}.store", std::process::id()));
-    std::fs::write(&path, &bytes[..]).unwrap();
     let size = bytes.len();
-    drop(bytes);
-    let open = median_time(21, || {
-        black_box(Store::open(&path).unwrap());
-    });
-    let store = Store::open(&path).unwrap();
-    let times = robocc_bench::lookup_times(&store, usize::MAX, 9);
-    drop(store);
-    let _ = std::fs::remove_file(&path);
+    let (open, times) = open_and_look_up(&bytes, "million");
     let _ = writeln!(
         out,
         "\nStore of {MILLION} hosts (the corpus bodies round robin; 85% 200, 8% 404, 4% 503, 3% redirects; {} distinct policies): {:.1} MB ({:.0} bytes per host), built in {:.1} s in this process (peak resident memory of the whole report so far: {}); opened in {:.1} µs (median).",
