@@ -493,6 +493,9 @@ impl Store {
             if r.hash > hash {
                 break;
             }
+            // The key's bytes and the policy's root are both needed next
+            // (almost always: hashes rarely collide): fetch them together.
+            self.prefetch_policy_root(r.policy as usize);
             let start = r.strings as usize;
             let stored = strings
                 .get(start..start + usize::from(r.key_len))
@@ -502,6 +505,26 @@ impl Store {
             }
         }
         Ok(None)
+    }
+
+    /// Asks the CPU to fetch the end of policy `i`'s bytes, where rkyv puts
+    /// the archive's root record.
+    #[inline]
+    fn prefetch_policy_root(&self, i: usize) {
+        let rec = self
+            .index()
+            .policies
+            .get(i * POLICY_REC..(i + 1) * POLICY_REC);
+        if let Some(rec) = rec {
+            let end = (load::FRAME_LEN as u64)
+                .wrapping_add(le_u64(rec))
+                .wrapping_add(le_u64(&rec[8..]));
+            let end = self.storage.bytes().as_ptr().wrapping_add(end as usize);
+            let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
+            for back in (0..size).step_by(64) {
+                prefetch(end.wrapping_sub(size - back));
+            }
+        }
     }
 
     /// Asks the CPU to fetch the bucket bounds of `hash`.
@@ -546,9 +569,14 @@ impl Store {
             Some(end) => path_parts_after(url, end),
             None => path_parts(url),
         };
-        Ok(self
-            .policy_of_key(&key, key.hash())?
-            .map(|p| p.check_parts(parts)))
+        Ok(self.policy_of_key(&key, key.hash())?.map(|p| {
+            // The automaton record and the outcomes, then the class map and
+            // the program's top: each pair fetched together, not one after
+            // the other as the walk would read them.
+            p.prefetch_tables();
+            p.prefetch_program();
+            p.check_parts(parts)
+        }))
     }
 
     /// The verdicts of many URLs: `out[i]` becomes what
