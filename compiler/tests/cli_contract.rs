@@ -362,6 +362,13 @@ fn item03_flags_that_do_not_apply_are_refused() {
     );
     let o = robocc(&["inspect", "--sizes", s(&store)]);
     assert!(out(&o).contains("sizes over all policies"), "{}", out(&o));
+    // The index's tables: a store of two hosts has 2 records of 24 bytes
+    // and 3 bucket bounds of 4.
+    assert!(
+        out(&o).contains("index: host records 48 B,") && out(&o).contains("buckets 12 B"),
+        "{}",
+        out(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -355,6 +355,18 @@ impl Store {
         self.storage.bytes().len()
     }
 
+    /// Bytes of the index's tables: host records, host keys and fetch
+    /// times, bucket bounds, policy records (`robocc inspect --sizes`).
+    #[doc(hidden)]
+    pub fn index_sizes(&self) -> [usize; 4] {
+        [
+            self.tables[1].len(),
+            self.tables[2].len(),
+            self.tables[0].len(),
+            self.index().policies.len(),
+        ]
+    }
+
     /// The store's bytes (a store set checksums its shards).
     pub(crate) fn bytes(&self) -> &[u8] {
         self.storage.bytes()
