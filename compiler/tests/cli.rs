@@ -442,6 +442,21 @@ fn damaged_artifacts_are_refused_by_every_command() {
     let p = dir.join("t.store");
     let o = robocc(&["inspect", p.to_str().unwrap()], None);
     assert_exit_2(&o, "truncated or padded store");
+    // Another format version: refused, with how to rebuild.
+    for (name, mut bytes, flag, hint) in [
+        ("old.store", store.clone(), "--store", "robocc store build"),
+        ("old.policy", good.clone(), "--policy", "robocc compile"),
+    ] {
+        bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
+        let p = dir.join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let o = robocc(
+            &["check", flag, p.to_str().unwrap(), "http://a.example/"],
+            None,
+        );
+        assert_exit_2(&o, "version 4");
+        assert_exit_2(&o, hint);
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -700,6 +700,15 @@ fn kind_hint(e: robocc_engine::LoadError) -> String {
         LoadErrorKind::BadMagic {
             other: Some(FileKind::StoreSet),
         } => format!("{e} (it is a store set's index: give its directory to --store DIR)"),
+        // Artifacts are cheap to rebuild and there is no migration: say how.
+        LoadErrorKind::Version { .. } => match e.file_kind() {
+            FileKind::Store => format!(
+                "{e} (rebuild it with this robocc: robocc store build --agent AGENT --manifest FILE -o STORE)"
+            ),
+            _ => format!(
+                "{e} (recompile it with this robocc: robocc compile --robots ROBOTS.TXT --agent AGENT -o POLICY)"
+            ),
+        },
         _ => e.to_string(),
     }
 }
