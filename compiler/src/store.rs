@@ -225,7 +225,8 @@ pub enum StoreError {
     Compile(CompileError),
     /// An input could not be read.
     Input(InputError),
-    /// The store would exceed the format's size.
+    /// A limit of the store format: its size, the number of shards, hosts
+    /// sharing one bucket of the index.
     TooLarge(String),
 }
 

@@ -115,6 +115,12 @@ pub fn bucket_bits(hosts: usize) -> u32 {
     hosts.max(1).next_power_of_two().trailing_zeros()
 }
 
+/// Most host records one bucket may hold. Hashes are uniform (a million
+/// real-shaped keys: at most 8 in a bucket), so only colliding hashes could
+/// come near; a larger bucket in a file is a corrupted bound, refused so that
+/// a lookup never scans more than this.
+pub const MAX_BUCKET: usize = 1024;
+
 /// The bucket of `hash` among `2^bits`.
 fn bucket_of(hash: u64, bits: u32) -> usize {
     // `checked_shr`: 0 bits is one bucket (a shift by 64 would overflow).
@@ -466,11 +472,14 @@ impl Store {
     #[inline]
     fn bounds(&self, j: usize) -> Result<(usize, usize), LoadError> {
         // `Store::new` checked the table has 2^bits + 1 entries.
-        match self.buckets().get(4 * j..4 * j + 8) {
-            Some(b) if le_u32(b) <= le_u32(&b[4..]) && le_u32(&b[4..]) as usize <= self.hosts => {
-                Ok((le_u32(b) as usize, le_u32(&b[4..]) as usize))
-            }
-            _ => Err(corrupt(format!("host index bucket {j} is inconsistent"))),
+        let (lo, hi) = match self.buckets().get(4 * j..4 * j + 8) {
+            Some(b) => (le_u32(b) as usize, le_u32(&b[4..]) as usize),
+            None => (1, 0),
+        };
+        if lo <= hi && hi <= self.hosts && hi - lo <= MAX_BUCKET {
+            Ok((lo, hi))
+        } else {
+            Err(corrupt(format!("host index bucket {j} is inconsistent")))
         }
     }
 
@@ -542,8 +551,13 @@ impl Store {
     /// Asks the CPU to fetch the bucket bounds of `hash`.
     #[inline]
     fn prefetch_bucket(&self, hash: u64) {
-        let buckets = self.buckets().as_ptr();
-        prefetch(buckets.wrapping_add(4 * bucket_of(hash, self.bits)));
+        let entry = self
+            .buckets()
+            .as_ptr()
+            .wrapping_add(4 * bucket_of(hash, self.bits));
+        // Both bounds: on two lines when `j % 16 == 15`.
+        prefetch(entry);
+        prefetch(entry.wrapping_add(4));
     }
 
     /// Asks the CPU to fetch the records [`Store::check_bounds`] and
@@ -713,7 +727,11 @@ impl Store {
         for i in 0..self.hosts {
             let info = self.info(i)?;
             let hash = self.rec(i).hash;
-            if HostKey::of_key(info.key).map(|k| k.hash()) != Some(hash) {
+            let canonical = HostKey::of_key(info.key).filter(|k| k.to_key() == info.key);
+            let Some(k) = canonical else {
+                return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
+            };
+            if k.hash() != hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
             if prev.is_some_and(|p| p >= (hash, info.key)) {
@@ -773,13 +791,12 @@ pub(crate) fn check_batch_in<'s>(
     }; 64];
     let mut lanes = [(0, 0, Lane::Absent); RUNS];
     let mut next = 0;
+    // Each URL's key is read once: the one that ends a run starts the next.
+    let mut key = urls[..n].first().and_then(|u| HostKey::of_url_and_path(u));
     while next < n {
         // The first run whose lookup failed: nothing from it on is answered.
         let mut failed: Option<(usize, LoadError)> = None;
         let mut count = 0;
-        // Each URL's key is read once: the one that ends a run starts the
-        // next.
-        let mut key = HostKey::of_url_and_path(urls[next]);
         while next < n && count < RUNS {
             let start = next;
             let mut end = start + 1;
@@ -931,10 +948,11 @@ impl<'a> HostKey<'a> {
         HostKey::of_url_and_path(url).map(|(k, _)| k)
     }
 
-    /// [`HostKey::of_url`], and for a lower-case `http(s)://` URL where its
-    /// authority ends (the first `/`, `?`, `#` or `;` after `://`, or the
-    /// URL's length), which is where [`path_parts`](crate::url::path_parts)
-    /// would find the path after scanning the same bytes.
+    /// [`HostKey::of_url`], and for a `scheme://` URL (any scheme, any
+    /// case, or none before `://`) where its authority ends (the first `/`,
+    /// `?`, `#` or `;` after `://`, or the URL's length), which is where
+    /// [`path_parts`](crate::url::path_parts) finds the path too; `None`
+    /// for a `//host` reference, whose path `path_parts` reads otherwise.
     #[inline]
     fn of_url_and_path(url: &'a [u8]) -> Option<(HostKey<'a>, Option<usize>)> {
         // The schemes crawlers fetch, written in lower case, skip the search
@@ -1041,8 +1059,10 @@ impl<'a> HostKey<'a> {
         self.bytes().cmp(stored.iter().copied())
     }
 
-    /// `cmp_stored(stored) == Equal`, faster: URLs usually write the host
-    /// in lower case already, so one `memcmp` decides.
+    /// `cmp_stored(stored) == Equal` for a stored key as stores hold them
+    /// (lower case; [`Store::validate_all`] refuses others), faster: URLs
+    /// usually write the host in lower case already, so one `memcmp`
+    /// decides.
     #[inline]
     pub fn eq_stored(&self, stored: &[u8]) -> bool {
         let Some((host, rest)) = stored.split_at_checked(self.host.len()) else {
@@ -1189,6 +1209,15 @@ pub fn write_store(
         }
     }
     buckets.resize((1 << bits) + 1, hosts);
+    if let Some(w) = buckets
+        .windows(2)
+        .find(|w| (w[1] - w[0]) as usize > MAX_BUCKET)
+    {
+        return Err(format!(
+            "{} hosts share one bucket of the index (at most {MAX_BUCKET}): their key hashes collide",
+            w[1] - w[0]
+        ));
+    }
     // A million hosts' entries are ~100 MB: not kept while the index is
     // archived.
     drop(keyed);
@@ -1224,6 +1253,41 @@ pub fn write_store(
 mod tests {
     use super::HostKey;
     use crate::url::{path_parts, path_parts_after};
+
+    /// The fast comparison agrees with the byte-by-byte one on stored
+    /// (lower-case) keys.
+    #[test]
+    fn eq_stored_is_cmp_stored_equal() {
+        let stored = [
+            "a.example",
+            "a.example:8080",
+            "a.example:",
+            "b.example",
+            "a.exampl",
+            "",
+        ];
+        let urls = [
+            "https://a.example/",
+            "https://A.Example/",
+            "https://a.example:8080/",
+            "https://A.EXAMPLE:8080/",
+            "https://a.example:8081/",
+            "https://a.exampl/",
+            "https://a.examplee/",
+            "https://b.example/",
+            "http://a.example:80/",
+        ];
+        for u in urls {
+            let k = HostKey::of_url(u.as_bytes()).unwrap();
+            for st in stored {
+                assert_eq!(
+                    k.eq_stored(st.as_bytes()),
+                    k.cmp_stored(st.as_bytes()) == std::cmp::Ordering::Equal,
+                    "{u} {st:?}"
+                );
+            }
+        }
+    }
 
     /// Where a store lookup says the path starts, it is where the engine's
     /// own reading finds it.

@@ -86,6 +86,31 @@ fn every_host_of_a_large_store_is_found_by_every_api() {
             // A host the store does not have, next to one it has.
             urls.push(format!("https://absent-{i}.example.com/private/x"));
             wants.push(None);
+            // The same host written otherwise: upper case, a default port,
+            // a network-path reference (its path found the general way).
+            let k = key(i);
+            for u in [
+                format!("HTTPS://{}/private/x", k.to_uppercase()),
+                format!("https://{k}/private/x").replacen("https://", "//", 1),
+            ] {
+                urls.push(u);
+                wants.push(Some(want(i, "/private/x")));
+            }
+            if !k.contains(':') {
+                urls.push(format!("https://{k}:443/private/x"));
+                wants.push(Some(want(i, "/private/x")));
+            }
+        }
+        // URLs without a host, and a run longer than a batch's chunk.
+        for u in ["/private/x", "a.example", ""] {
+            urls.push(u.into());
+            wants.push(None);
+        }
+        if hosts > 0 {
+            for _ in 0..70 {
+                urls.push(url(0, "/private/x"));
+                wants.push(Some(want(0, "/private/x")));
+            }
         }
         // Batches: runs of one host (as generated), then hosts interleaved.
         let mut order: Vec<usize> = (0..urls.len()).collect();
@@ -158,14 +183,18 @@ fn a_corrupted_bucket_bound_never_hides_a_host() {
             let refs: Vec<String> = (0..hosts).map(|i| url(i, "/private/x")).collect();
             let refs: Vec<&[u8]> = refs.iter().map(|u| u.as_bytes()).collect();
             let mut out = vec![None; hosts];
+            // The batch refuses exactly the first URL a single check
+            // refuses, having answered every URL before it.
+            let first_refused = refs.iter().position(|u| s.check(u).is_err());
             match s.check_batch(&refs, &mut out) {
                 Ok(()) => {
+                    assert_eq!(first_refused, None, "entry {entry}");
                     for (i, got) in out.iter().enumerate() {
                         assert_eq!(*got, Some(want(i, "/private/x")), "batch, entry {entry}");
                     }
                 }
                 Err(e) => {
-                    // Everything before the refused URL is answered.
+                    assert_eq!(Some(e.index), first_refused, "entry {entry}");
                     for (i, got) in out[..e.index].iter().enumerate() {
                         assert_eq!(*got, Some(want(i, "/private/x")), "batch, entry {entry}");
                     }
@@ -175,4 +204,23 @@ fn a_corrupted_bucket_bound_never_hides_a_host() {
         }
     }
     assert!(refused > 0 && harmless > 0, "{refused} {harmless}");
+}
+
+#[test]
+fn a_bucket_wider_than_the_limit_is_refused() {
+    // Widening the last bucket to every host: refused when read, so no
+    // lookup scans the whole table.
+    let hosts = 2000;
+    let bytes = store(hosts);
+    let table = bucket_table(&bytes, hosts);
+    let mut m = bytes.clone();
+    // Entry j = 2^b - 1 (the last bucket's start) set to 0.
+    let last_start = table.end - 8;
+    m[last_start..last_start + 4].copy_from_slice(&0u32.to_le_bytes());
+    let s = Store::from_slice(&m).unwrap();
+    let in_last = (0..hosts)
+        .find(|&i| HostKey::of_key(&key(i)).unwrap().hash() >> 53 == (1 << 11) - 1)
+        .expect("a host in the last bucket");
+    let e = s.check(url(in_last, "/").as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("bucket"), "{e}");
 }
