@@ -358,28 +358,20 @@ impl<'a> Policy<'a> {
         (best, bytes_read)
     }
 
-    /// Asks the CPU to fetch the root record of the policy (a hint: it
-    /// reads nothing). [`Store::check_batch`](crate::Store::check_batch)
-    /// looks up many hosts and prefetches their policies stage by stage
-    /// (root, then tables, then the first automaton's program) so that the
-    /// cache misses of cold policies overlap.
-    #[inline]
-    pub(crate) fn prefetch_root(&self) {
-        let root = std::ptr::from_ref(self.data).cast::<u8>();
-        prefetch(root);
-        prefetch(root.wrapping_add(64));
-    }
-
-    /// The second prefetch stage: the automata records and the outcomes
-    /// (reads the root).
+    /// Asks the CPU to fetch the automata records and the outcomes (a hint;
+    /// it reads the root record, which a store lookup asked for when it
+    /// found the host's record). Store lookups prefetch a policy stage by
+    /// stage — root, then these, then [`Policy::prefetch_program`] — so
+    /// that the misses of a cold policy overlap instead of following each
+    /// other.
     #[inline]
     pub(crate) fn prefetch_tables(&self) {
         prefetch(self.data.automata.as_ptr().cast());
         prefetch(self.data.outcomes.as_ptr().cast());
     }
 
-    /// The third prefetch stage: the first automaton's class map and the
-    /// start of its program (reads the automaton record).
+    /// Asks the CPU to fetch the first automaton's class map and the start
+    /// of its program (reads the automaton record).
     #[inline]
     pub(crate) fn prefetch_program(&self) {
         if let Some(a) = self.data.automata.first() {

@@ -865,12 +865,8 @@ pub(crate) fn check_batch_in<'s>(
                         .map(|p| Lane::Found(p, path)),
                 });
                 match found {
-                    Ok(l) => {
-                        lane.2 = l;
-                        if let Lane::Found(p, _) = l {
-                            p.prefetch_root();
-                        }
-                    }
+                    // `find_in` asked for the policy's root with the key.
+                    Ok(l) => lane.2 = l,
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }
             }
