@@ -532,15 +532,9 @@ impl Store {
     /// the archive's root record.
     #[inline]
     fn prefetch_policy_root(&self, i: usize) {
-        let rec = self
-            .index()
-            .policies
-            .get(i * POLICY_REC..(i + 1) * POLICY_REC);
-        if let Some(rec) = rec {
-            let end = (load::FRAME_LEN as u64)
-                .wrapping_add(le_u64(rec))
-                .wrapping_add(le_u64(&rec[8..]));
-            let end = self.storage.bytes().as_ptr().wrapping_add(end as usize);
+        // A policy that lies outside the area is refused when it is used.
+        if let Ok(bytes) = self.policy_bytes(i) {
+            let end = bytes.as_ptr_range().end;
             let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
             for back in (0..size).step_by(64) {
                 prefetch(end.wrapping_sub(size - back));
