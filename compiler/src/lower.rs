@@ -1430,7 +1430,7 @@ const SPARSE_LIMIT: usize = 12;
 /// sparse form: a branchy state is cheap to make one lookup.
 const DENSE_FACTOR: usize = 3;
 /// The first nodes in breadth-first order (the first bytes of every path)
-/// are dense from this many exceptions on.
+/// are dense from this many exceptions on; the start state always is.
 const HOT_NODES: usize = 4;
 const HOT_EXCEPTIONS: usize = 2;
 
@@ -1574,6 +1574,9 @@ fn finish(
                     || *default == s
                     || dense_size <= DENSE_FACTOR * sparse_size
                     || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
+                    // Every walk starts here: a chain or sparse node would
+                    // cost each check a dispatch.
+                    || rank[s] == 0
             }
         })
         .collect();

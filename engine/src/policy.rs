@@ -324,6 +324,17 @@ impl<'a> Policy<'a> {
         }
     }
 
+    /// The first automaton's outcome id for `url` (0 without automata):
+    /// the walk alone, for `bench --bin layout`, which compares table
+    /// layouts by the loop that reads them.
+    #[doc(hidden)]
+    pub fn outcome_id(&self, url: &[u8]) -> u32 {
+        match self.data.automata.first() {
+            Some(a) => run(a, path_parts(url), self.data.header.url_mode).0,
+            None => 0,
+        }
+    }
+
     /// The outcome word for `url` on `channel` (which the caller checked),
     /// and the path bytes read.
     #[inline(always)]

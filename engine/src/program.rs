@@ -337,7 +337,9 @@ pub(crate) fn walk_bytes<W: Width, const REG: bool>(
                     let row_outcome = usize::from(a.classes_len.to_native()) * w;
                     return (fin(reg, read(s as usize + row_outcome)), i);
                 }
-                let t = read(s as usize + usize::from(class(bytes[i])) * w);
+                // SAFETY: `i < bytes.len()`, tested above.
+                let b = unsafe { *bytes.get_unchecked(i) };
+                let t = read(s as usize + usize::from(class(b)) * w);
                 i += 1;
                 s = t;
                 if t >= dense_len {

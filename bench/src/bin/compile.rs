@@ -3,7 +3,9 @@
 //! the total CPU time, the median/p90/p99/max per file and the slowest
 //! files. `--hashes FILE` writes one `name fnv1a64` line per file (of the
 //! artifact bytes, or of the error text) to check that a change to the
-//! compiler leaves every artifact byte-identical.
+//! compiler leaves every artifact byte-identical. It also prints the
+//! footprint: artifact bytes over source bytes (a source counted as at
+//! least 1 KiB, as the report does), median, p90, p99, max and in total.
 //!
 //! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N]`
 //!
@@ -70,6 +72,8 @@ fn main() {
     let mut times: Vec<(Duration, String)> = Vec::with_capacity(files.len());
     let mut lines = String::new();
     let mut failed = 0usize;
+    let mut ratios: Vec<f64> = Vec::with_capacity(files.len());
+    let (mut all_artifacts, mut all_sources) = (0usize, 0usize);
     for f in &files {
         let body = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let name = f.file_name().map_or_else(
@@ -80,7 +84,12 @@ fn main() {
         let out = compile(&body, &agent, &opts).map(|c| c.to_bytes());
         let dt = thread_cpu() - t0;
         let hash = match &out {
-            Ok(bytes) => format!("{:016x}", fnv1a64(bytes)),
+            Ok(bytes) => {
+                ratios.push(bytes.len() as f64 / body.len().max(1024) as f64);
+                all_artifacts += bytes.len();
+                all_sources += body.len();
+                format!("{:016x}", fnv1a64(bytes))
+            }
             Err(e) => {
                 failed += 1;
                 format!("error {:016x}", fnv1a64(e.to_string().as_bytes()))
@@ -108,6 +117,21 @@ fn main() {
         at(0.9),
         at(0.99),
         times.last().map_or(0, |t| t.0.as_micros()),
+    );
+    ratios.sort_by(f64::total_cmp);
+    let q = |q: f64| {
+        let i = ((ratios.len() as f64 * q).ceil() as usize).clamp(1, ratios.len().max(1)) - 1;
+        ratios.get(i).copied().unwrap_or(0.0)
+    };
+    println!(
+        "artifact / source (source counted as at least 1 KiB): median {:.2}x, p90 {:.2}x, p99 {:.2}x, max {:.1}x; all artifacts {} bytes / all sources {} bytes = {:.2}x",
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        ratios.last().copied().unwrap_or(0.0),
+        all_artifacts,
+        all_sources,
+        all_artifacts as f64 / all_sources.max(1) as f64
     );
     println!("slowest:");
     for (dt, name) in times.iter().rev().take(slowest) {

@@ -3,7 +3,16 @@
 //! `classes + 1` words per state, decided states numbered last), holding the
 //! same automaton, on the same URLs, in one process.
 //!
+//! Both layouts are timed through the same minimal loop (find the path, walk,
+//! return the outcome id: `Policy::outcome_id` for the program), so the ratio
+//! is the layout's; `Policy::check`, which also maps the outcome to a
+//! verdict, is printed beside it.
+//!
 //! `cargo run --release -p robocc-bench --bin layout -- FILE...`
+//!
+//! `LAYOUT_NODES=1` prints each automaton's node kinds; `LAYOUT_HOT=1` where
+//! the walks spend their steps (per node kind, and the most visited nodes);
+//! `LAYOUT_ONLY=dense|program` runs one side once, for callgrind.
 
 use robocc_bench::{median_time, Workload};
 use robocc_engine::program::{decode, Node, Target, END_CLASS};
@@ -148,7 +157,9 @@ fn dense(a: &robocc_engine::artifact::Automaton) -> Dense {
 }
 
 /// The previous engine's loop (Google mode, one automaton): outcome id.
-#[inline(always)]
+/// Not inlined, like `Policy::outcome_id`: both sides pay one call per URL
+/// (and callgrind can count each by name).
+#[inline(never)]
 fn run_dense(d: &Dense, url: &[u8]) -> u32 {
     let parts = path_parts(url);
     let next =
@@ -169,8 +180,8 @@ fn run_dense(d: &Dense, url: &[u8]) -> u32 {
 }
 
 fn main() {
-    println!("| file | dense u32 table bytes | program bytes | dense checks/s | program checks/s | program/dense |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for file in std::env::args().skip(1) {
         let body = std::fs::read(&file).unwrap();
         let name = std::path::Path::new(&file)
@@ -180,11 +191,11 @@ fn main() {
             .into_owned();
         let w = Workload::new(&name, body, "Googlebot", 20_000);
         if w.compiled.data.automata.len() > 1 {
-            println!("| {name} | — | — | — | — | (split path: several automata) |");
+            println!("| {name} | — | — | — | — | (split path: several automata) | |");
             continue;
         }
         if !w.compiled.data.automata[0].ranked.is_empty() {
-            println!("| {name} | — | — | — | — | (register automaton: no dense equivalent) |");
+            println!("| {name} | — | — | — | — | (register automaton: no dense equivalent) | |");
             continue;
         }
         let a = &w.compiled.data.automata[0];
@@ -199,11 +210,16 @@ fn main() {
                 count(|n| matches!(n, Node::Chain { .. }))
             );
         }
+        if std::env::var_os("LAYOUT_HOT").is_some() {
+            hot_profile(&name, a, &d, &w.urls);
+        }
         let bytes = w.compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
         let outcomes = &w.compiled.data.outcomes;
         for u in &w.urls {
-            let word = outcomes[run_dense(&d, u) as usize];
+            let o = run_dense(&d, u);
+            assert_eq!(o, policy.outcome_id(u), "{name}");
+            let word = outcomes[o as usize];
             let v = policy.check(u);
             assert_eq!(
                 word >> 31 == 1,
@@ -222,7 +238,7 @@ fn main() {
             }
             Ok("program") => {
                 w.urls.iter().for_each(|u| {
-                    black_box(policy.check(black_box(u)));
+                    black_box(policy.outcome_id(black_box(u)));
                 });
                 continue;
             }
@@ -237,17 +253,98 @@ fn main() {
         .as_secs_f64();
         let rp = n / median_time(9, || {
             w.urls.iter().for_each(|u| {
+                black_box(policy.outcome_id(black_box(u)));
+            })
+        })
+        .as_secs_f64();
+        let rc = n / median_time(9, || {
+            w.urls.iter().for_each(|u| {
                 black_box(policy.check(black_box(u)));
             })
         })
         .as_secs_f64();
         println!(
-            "| {name} | {} | {} | {:.1} M | {:.1} M | {:.2} |",
+            "| {name} | {} | {} | {:.1} M | {:.1} M | {:.2} | {:.1} M |",
             d.trans.len() * 4,
             a.prog.len(),
             rd / 1e6,
             rp / 1e6,
-            rp / rd
+            rp / rd,
+            rc / 1e6
+        );
+    }
+}
+
+/// Where the walks of `urls` spend their steps: visits per node kind, and
+/// the most visited nodes (`LAYOUT_HOT=1`).
+fn hot_profile(name: &str, a: &robocc_engine::artifact::Automaton, d: &Dense, urls: &[Vec<u8>]) {
+    let (_, nodes, _) = decode(a).unwrap();
+    let stride = d.stride as usize;
+    let mut node_of = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let k = match node {
+            Node::Chain { classes, .. } => classes.len(),
+            _ => 1,
+        };
+        node_of.extend(std::iter::repeat_n(i, k));
+    }
+    let mut visits = vec![0u64; nodes.len()];
+    for u in urls {
+        let parts = path_parts(u);
+        let mut s = d.start;
+        let mut bytes: Vec<u8> = Vec::new();
+        if parts.slash {
+            bytes.push(b'/');
+        }
+        bytes.extend_from_slice(parts.rest);
+        for &b in &bytes {
+            if s >= d.first_decided {
+                break;
+            }
+            visits[node_of[s as usize / stride]] += 1;
+            s = d.trans[s as usize + usize::from(d.classes[usize::from(b)])];
+        }
+    }
+    let kind = |n: &Node| match n {
+        Node::Dense { .. } => "dense".to_string(),
+        Node::Sparse {
+            exceptions,
+            fallback,
+            ..
+        } => format!(
+            "sparse{}{}",
+            exceptions.len(),
+            if *fallback { "F" } else { "" }
+        ),
+        Node::Chain {
+            classes, fallback, ..
+        } => format!("chain{}{}", classes.len(), if *fallback { "F" } else { "" }),
+    };
+    let total: u64 = visits.iter().sum();
+    let mut by_kind = std::collections::BTreeMap::new();
+    for (n, v) in nodes.iter().zip(&visits) {
+        let k = match n {
+            Node::Dense { .. } => "dense",
+            Node::Sparse { .. } => "sparse",
+            Node::Chain { .. } => "chain",
+        };
+        *by_kind.entry(k).or_insert(0u64) += v;
+    }
+    eprintln!(
+        "{name}: {} steps/URL; {:?}",
+        total as f64 / urls.len() as f64,
+        by_kind
+            .iter()
+            .map(|(k, v)| (k, *v as f64 / total as f64))
+            .collect::<Vec<_>>()
+    );
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(visits[i]));
+    for &i in order.iter().take(12) {
+        eprintln!(
+            "  node {i:4} {:10} {:.3} steps/URL",
+            kind(&nodes[i]),
+            visits[i] as f64 / urls.len() as f64
         );
     }
 }
