@@ -32,6 +32,9 @@ for f in corpus/parse/*; do
     "$robocc" compile --robots "$f" --agent Googlebot --dialect "$d" \
       -o "corpus/load/$name.$d.policy" >/dev/null 2>&1 || true
   done
+  # The dense layout: programs of rows only.
+  "$robocc" compile --robots "$f" --agent Googlebot --layout dense \
+    -o "corpus/load/$name.dense.policy" >/dev/null 2>&1 || true
   cp "$f" "work/seed-hosts/host$n.example.txt"
 done
 "$robocc" store build work/seed-hosts --agent Googlebot -o corpus/store/seed.store >/dev/null 2>&1

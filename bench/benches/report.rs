@@ -51,6 +51,9 @@ struct Row {
     compile_us: f64,
     engine: f64,
     batch: f64,
+    /// The same file compiled with `Layout::Dense`: artifact bytes, checks/s.
+    dense_artifact: usize,
+    dense: f64,
     reference: f64,
     texting: f64,
     google: f64,
@@ -71,6 +74,29 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
         black_box(robocc_compiler::compile(&body, "Googlebot", &Default::default()).unwrap());
     });
     let (engine, batch) = single_and_batch(&policy, &urls, cfg.runs);
+    let dense_options = robocc_compiler::CompileOptions {
+        budget: robocc_compiler::Budget {
+            layout: robocc_compiler::Layout::Dense,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let dense_bytes = robocc_compiler::compile(&body, "Googlebot", &dense_options)
+        .unwrap()
+        .to_bytes();
+    let dense_policy = Policy::from_bytes(&dense_bytes).unwrap();
+    let dense = rate(n, cfg.runs, || {
+        for u in &urls {
+            black_box(dense_policy.check(black_box(u.as_bytes())));
+        }
+    });
+    for u in &urls {
+        assert_eq!(
+            dense_policy.check(u.as_bytes()),
+            policy.check(u.as_bytes()),
+            "{u}"
+        );
+    }
     let set = &w.compiled.rule_set;
     let reference = rate(n, cfg.runs.min(3), || {
         for u in &urls {
@@ -111,6 +137,8 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
         compile_us: compile.as_secs_f64() * 1e6,
         engine,
         batch,
+        dense_artifact: dense_bytes.len(),
+        dense,
         reference,
         texting,
         google,
@@ -622,13 +650,14 @@ fn main() {
          *reference* is robocc's plain rule-walking matcher; *texting_robots* parses once and \
          checks many; *robotstxt* (Google's matcher ported to Rust) re-parses the file for every \
          query, because that is its API (measured on every 20th URL). *floor* only reads the URL \
-         bytes once (memchr).\n",
+         bytes once (memchr). *dense layout* is the same file compiled with `--layout dense` \
+         (`Layout::Dense`: a table row for every state; ratio against the default layout).\n",
         cfg.urls, cfg.runs
     );
-    let _ = writeln!(out, "| workload | file | rules | automata | artifact bytes | compile µs | robocc checks/s | robocc check_batch | reference | texting_robots | robotstxt (per-query parse) | floor | ns/check | ns/URL byte | bytes read / URL bytes |");
+    let _ = writeln!(out, "| workload | file | rules | automata | artifact bytes | compile µs | robocc checks/s | robocc check_batch | dense layout: bytes, checks/s | reference | texting_robots | robotstxt (per-query parse) | floor | ns/check | ns/URL byte | bytes read / URL bytes |");
     let _ = writeln!(
         out,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let files = if full { FILES } else { &FILES[..2] };
     let rows: Vec<Row> = files
@@ -638,10 +667,11 @@ fn main() {
     for r in &rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.0} | {:.2} M | {:.2} M ({:.2}x) | {:.3} M ({:.0}x) | {:.3} M ({:.0}x) | {:.4} M ({:.0}x) | {:.1} M ({:.1}x of engine) | {:.1} | {:.2} | {:.1} / {:.1} |",
+            "| {} | {} | {} | {} | {} | {:.0} | {:.2} M | {:.2} M ({:.2}x) | {}, {:.2} M ({:.2}x) | {:.3} M ({:.0}x) | {:.3} M ({:.0}x) | {:.4} M ({:.0}x) | {:.1} M ({:.1}x of engine) | {:.1} | {:.2} | {:.1} / {:.1} |",
             r.role, r.name, r.rules, r.automata, r.artifact, r.compile_us,
             r.engine / 1e6,
             r.batch / 1e6, r.batch / r.engine,
+            r.dense_artifact, r.dense / 1e6, r.dense / r.engine,
             r.reference / 1e6, r.engine / r.reference,
             r.texting / 1e6, r.engine / r.texting,
             r.google / 1e6, r.engine / r.google,

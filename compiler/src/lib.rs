@@ -71,7 +71,7 @@ pub use compile::{
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
 pub use input::InputKind;
-pub use lower::{Budget, BudgetExceeded, LowerError, Registers};
+pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::ParseOptions;
 pub use robocc_engine::{Dialect, UrlMode, Usage, UsageSet};
 

@@ -44,7 +44,7 @@
 use crate::glob::{Atom, ByteSet, Glob};
 use crate::ruleset::{self, RuleSet};
 use robocc_engine::artifact::Automaton;
-use robocc_engine::program::{encode, Node, Target};
+use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::{Duration, Instant};
@@ -123,6 +123,25 @@ pub struct Budget {
     pub max_automata: usize,
     /// When to build a register automaton (see [`Registers`]).
     pub registers: Registers,
+    /// How the states are laid out (see [`Layout`]).
+    pub layout: Layout,
+}
+
+/// How the lowering lays out an automaton's states in the artifact
+/// (docs/artifact.md). Both answer the same; they trade bytes for speed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Dense rows for the states every path passes through, compact nodes
+    /// (sparse lists, chains of literal bytes) for the rest: artifacts
+    /// about the size of their robots.txt. For stores of many hosts.
+    #[default]
+    Compact,
+    /// A dense row for every state — one table lookup per path byte and no
+    /// node dispatch, the fastest checks — for each automaton whose dense
+    /// program fits 2-byte targets (under 64 KiB); larger ones stay
+    /// compact. Typically 10× the compact artifact: for a crawler checking
+    /// against few policies.
+    Dense,
 }
 
 /// When the lowering builds a *register* automaton, which keeps the best
@@ -151,6 +170,7 @@ impl Default for Budget {
             time: Duration::from_secs(30),
             max_automata: 1024,
             registers: Registers::Auto,
+            layout: Layout::Compact,
         }
     }
 }
@@ -260,6 +280,12 @@ impl Ctx<'_> {
     /// Adds an automaton if the policy's automata count and table bytes
     /// stay within the budget (the one-automaton path included).
     fn admit(&mut self, a: Automaton) -> Result<(), BudgetExceeded> {
+        // The form (plain or register, one automaton or split) is chosen
+        // on compact sizes; the dense layout is a last stage.
+        let a = match self.budget.layout {
+            Layout::Compact => a,
+            Layout::Dense => densify(&a).unwrap_or(a),
+        };
         if self.automata.len() >= self.budget.max_automata {
             return Err(BudgetExceeded::Automata(self.budget.max_automata));
         }
@@ -341,6 +367,147 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         outcomes: ctx.table.flat,
         split_reason,
     })
+}
+
+/// `a` with a dense row for every state ([`Layout::Dense`]): every chain
+/// position becomes a row of its own, and what a compact node leaves to its
+/// default (consumed, or read again at the default's row) is written into
+/// the row. `None` when the dense program would need 4-byte targets (it
+/// would no longer be the small, cache-resident table that makes it fast)
+/// or `a` does not decode.
+fn densify(a: &Automaton) -> Option<Automaton> {
+    let (start, nodes, emits) = decode(a)?;
+    let classes_len = usize::from(a.classes_len);
+    let register = !a.ranked.is_empty();
+    // The row of each node's first state; chains take one per class.
+    let mut first = Vec::with_capacity(nodes.len());
+    let mut states = 0usize;
+    for node in &nodes {
+        first.push(states as u32);
+        states += match node {
+            Node::Chain { classes, .. } => classes.len(),
+            _ => 1,
+        };
+    }
+    let row_bytes = 2 * (classes_len + 1 + usize::from(register));
+    // Decided targets count as well: they are offsets past the program.
+    let max_outcome = |n: &Node| -> u32 {
+        let o = |t: &Target| match t {
+            Target::Outcome(o) => *o,
+            Target::Node(_) => 0,
+        };
+        match n {
+            Node::Dense { outcome, row } => row.iter().map(o).max().unwrap_or(0).max(*outcome),
+            Node::Sparse {
+                outcome,
+                default,
+                exceptions,
+                ..
+            } => exceptions
+                .iter()
+                .map(|e| o(&e.1))
+                .max()
+                .unwrap_or(0)
+                .max(o(default))
+                .max(*outcome),
+            Node::Chain {
+                outcome,
+                default,
+                next,
+                ..
+            } => o(default).max(o(next)).max(*outcome),
+        }
+    };
+    let outcomes = nodes.iter().map(max_outcome).max().unwrap_or(0) as usize + 1;
+    let rows_already = nodes.iter().all(|n| matches!(n, Node::Dense { .. }));
+    if rows_already || states.checked_mul(row_bytes)? + outcomes > 0xFFFF {
+        return None;
+    }
+    let map = |t: Target| match t {
+        Target::Node(i) => Target::Node(first[i as usize]),
+        decided => decided,
+    };
+    // Where class `c` goes when a compact node does not list it.
+    let miss = |default: Target, fallback: bool, c: usize| -> Target {
+        match (fallback, default) {
+            (true, Target::Node(d)) => match &nodes[d as usize] {
+                Node::Dense { row, .. } => map(row[c]),
+                // The validator only admits fallbacks to dense rows.
+                _ => map(default),
+            },
+            _ => map(default),
+        }
+    };
+    let end = usize::from(PROGRAM_END_CLASS);
+    let mut rows = Vec::with_capacity(states);
+    let mut row_emits = Vec::with_capacity(if register { states } else { 0 });
+    for (i, node) in nodes.iter().enumerate() {
+        match node {
+            Node::Dense { outcome, row } => rows.push(Node::Dense {
+                outcome: *outcome,
+                row: row.iter().map(|&t| map(t)).collect(),
+            }),
+            Node::Sparse {
+                outcome,
+                default,
+                fallback,
+                exceptions,
+            } => rows.push(Node::Dense {
+                outcome: *outcome,
+                row: (0..classes_len)
+                    .map(
+                        |c| match exceptions.iter().find(|e| usize::from(e.0) == c) {
+                            _ if c == end => Target::Outcome(*outcome),
+                            Some(e) => map(e.1),
+                            None => miss(*default, *fallback, c),
+                        },
+                    )
+                    .collect(),
+            }),
+            Node::Chain {
+                outcome,
+                default,
+                fallback,
+                classes,
+                next,
+            } => {
+                for (j, &want) in classes.iter().enumerate() {
+                    rows.push(Node::Dense {
+                        outcome: *outcome,
+                        row: (0..classes_len)
+                            .map(|c| {
+                                if c == end {
+                                    Target::Outcome(*outcome)
+                                } else if c != usize::from(want) {
+                                    miss(*default, *fallback, c)
+                                } else if j + 1 < classes.len() {
+                                    Target::Node(first[i] + j as u32 + 1)
+                                } else {
+                                    map(*next)
+                                }
+                            })
+                            .collect(),
+                    });
+                }
+            }
+        }
+        if register {
+            // Chains hold only states without an emit after their head.
+            let k = rows.len() - row_emits.len();
+            row_emits.push(emits[i]);
+            row_emits.extend(std::iter::repeat_n(0, k - 1));
+        }
+    }
+    let classes: [u8; 256] = a.classes.as_slice().try_into().ok()?;
+    Some(encode(
+        classes,
+        a.classes_len,
+        map(start),
+        &rows,
+        &row_emits,
+        a.ranked.clone(),
+        outcomes,
+    ))
 }
 
 /// A program larger than this many times its rules' pattern bytes (and

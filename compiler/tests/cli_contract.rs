@@ -1244,3 +1244,58 @@ fn check_urls_in_batches_and_as_a_coprocess() {
     assert!(child.wait().unwrap().success());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--layout dense`: a larger artifact with the same answers, and the flag
+/// refused (naming it) where a policy is already compiled.
+#[test]
+fn layout_dense_answers_as_compact() {
+    let dir = scratch("layout");
+    let robots = "corpus/real/texting_robots__twitter.robots.txt";
+    let urls = dir.join("urls.txt");
+    std::fs::write(
+        &urls,
+        "https://twitter.com/\nhttps://twitter.com/a?b\nhttps://twitter.com/a?lang=en\n\
+         https://twitter.com/x/followers\nhttps://twitter.com/search/realtime\n\
+         https://twitter.com/i/api/1\nhttps://twitter.com/hashtag/x?src=y\n",
+    )
+    .unwrap();
+    let mut sizes = Vec::new();
+    let mut answers = Vec::new();
+    for layout in ["compact", "dense"] {
+        let p = dir.join(format!("{layout}.policy"));
+        let c = robocc(&[
+            "compile",
+            "--robots",
+            robots,
+            "--agent",
+            "Googlebot",
+            "--layout",
+            layout,
+            "-o",
+            s(&p),
+        ]);
+        assert_exit(&c, 0, "");
+        sizes.push(std::fs::metadata(&p).unwrap().len());
+        let k = robocc(&["check", "--policy", s(&p), "--urls", s(&urls)]);
+        answers.push(out(&k));
+    }
+    assert!(sizes[1] > 2 * sizes[0], "{sizes:?}");
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].lines().count(), 7, "{}", answers[0]);
+    let p = dir.join("compact.policy");
+    let k = robocc(&["check", "--policy", s(&p), "--layout", "dense", "/x"]);
+    assert_exit(&k, 2, "--layout applies when compiling");
+    let k = robocc(&[
+        "compile",
+        "--robots",
+        robots,
+        "--agent",
+        "G",
+        "--layout",
+        "fast",
+        "-o",
+        s(&p),
+    ]);
+    assert_exit(&k, 2, "fast");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -21,7 +21,7 @@ mod common;
 
 use common::{agents_of, assert_agree, shared_real, take_known_differences, txt_files};
 use proptest::prelude::*;
-use robocc_compiler::{compile, Budget, CompileOptions, Registers};
+use robocc_compiler::{compile, Budget, CompileOptions, Layout, Registers};
 use robocc_engine::{Dialect, UrlMode};
 use robocc_testkit::urlgen;
 
@@ -34,20 +34,32 @@ enum Reading {
     Robots2,
     /// robots2 with `Robot-version: 2.0` after every run of user-agent lines.
     Robots2V2,
+    /// rfc9309 (Google URL mode) in the dense layout.
+    DenseLayout,
 }
 
-const ALL_READINGS: [Reading; 5] = [
+const ALL_READINGS: [Reading; 6] = [
     Reading::Rfc9309(UrlMode::Google),
     Reading::Rfc9309(UrlMode::Rfc),
     Reading::Draft1996,
     Reading::Robots2,
     Reading::Robots2V2,
+    Reading::DenseLayout,
 ];
 
 impl Reading {
     fn options(self) -> CompileOptions {
         let (dialect, url_mode) = match self {
             Reading::Rfc9309(mode) => (Dialect::Rfc9309, mode),
+            Reading::DenseLayout => {
+                return CompileOptions {
+                    budget: Budget {
+                        layout: Layout::Dense,
+                        ..untimed(Registers::Auto)
+                    },
+                    ..CompileOptions::default()
+                }
+            }
             Reading::Draft1996 => (Dialect::Draft1996, UrlMode::Google),
             Reading::Robots2 | Reading::Robots2V2 => (Dialect::Robots2, UrlMode::Google),
         };
@@ -169,6 +181,68 @@ fn corpus_real_register_automata_match_reference() {
     assert!(checked > 20_000, "only {checked} URLs checked");
 }
 
+/// Every corpus file in the dense layout (`Layout::Dense`: chains and
+/// sparse nodes rewritten as rows), Google and RFC URL modes, plain and
+/// register automata in turn: the rewrite must not change an answer.
+#[test]
+fn corpus_real_dense_layout_matches_reference() {
+    let files = txt_files(&common::root().join("corpus/real"));
+    let mut checked = 0;
+    let (mut rewritten, mut registers) = (0, 0);
+    for (i, f) in files.iter().enumerate() {
+        let body = std::fs::read(f).unwrap();
+        let name = format!("{} (dense layout)", f.display());
+        let when = if i % 2 == 0 {
+            Registers::Auto
+        } else {
+            Registers::Always
+        };
+        for mode in [UrlMode::Google, UrlMode::Rfc] {
+            let opts = CompileOptions {
+                url_mode: mode,
+                budget: Budget {
+                    layout: Layout::Dense,
+                    ..untimed(when)
+                },
+                ..CompileOptions::default()
+            };
+            for agent in agents_of(&body, 2) {
+                let c = compile(&body, &agent, &opts).unwrap();
+                let compact = compile(
+                    &body,
+                    &agent,
+                    &CompileOptions {
+                        budget: untimed(when),
+                        ..opts.clone()
+                    },
+                )
+                .unwrap();
+                for (a, b) in c.data.automata.iter().zip(&compact.data.automata) {
+                    if a.prog != b.prog {
+                        rewritten += 1;
+                        registers += usize::from(!a.ranked.is_empty());
+                        assert_eq!(a.dense_len as usize, a.prog.len(), "{name}: rows only");
+                    }
+                }
+                let pats: Vec<Vec<u8>> =
+                    c.rule_set.rules.iter().map(|r| r.pattern.clone()).collect();
+                let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
+                let urls = urlgen::workload(seed, pats.iter().map(Vec::as_slice), 200);
+                checked += assert_agree(&name, &body, &agent, &opts, &urls);
+            }
+        }
+    }
+    assert!(
+        rewritten > 60,
+        "only {rewritten} automata rewritten as rows"
+    );
+    assert!(
+        registers > 10,
+        "only {registers} register automata rewritten"
+    );
+    assert!(checked > 20_000, "only {checked} URLs checked");
+}
+
 #[test]
 fn corpus_real_other_dialects_match_reference() {
     let files = txt_files(&common::root().join("corpus/real"));
@@ -287,6 +361,28 @@ proptest! {
         };
         let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
         assert_agree("proptest (register)", body.as_bytes(), "AnyBot", &opts, &urls);
+    }
+
+    /// The same in the dense layout, plain or register automata.
+    #[test]
+    fn random_rules_dense_layout_matches_reference(
+        rules in proptest::collection::vec(rule_line(), 0..10),
+        urls in proptest::collection::vec(url(), 1..20),
+        rfc in any::<bool>(),
+        register in any::<bool>(),
+    ) {
+        let body = format!("User-agent: *\n{}\n", rules.join("\n"));
+        let opts = CompileOptions {
+            url_mode: if rfc { UrlMode::Rfc } else { UrlMode::Google },
+            budget: Budget {
+                registers: if register { Registers::Always } else { Registers::Auto },
+                layout: Layout::Dense,
+                ..Budget::default()
+            },
+            ..CompileOptions::default()
+        };
+        let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
+        assert_agree("proptest (dense layout)", body.as_bytes(), "AnyBot", &opts, &urls);
     }
 }
 

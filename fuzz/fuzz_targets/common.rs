@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use robocc_compiler::dialect::{from_name, Dialect};
-use robocc_compiler::lower::{Budget, Registers};
+use robocc_compiler::lower::{Budget, Layout, Registers};
 use robocc_compiler::parse::{parse, ParseOptions};
 use robocc_compiler::{compile, reference, CompileOptions};
 use robocc_engine::{Policy, Store, UrlMode};
@@ -36,6 +36,11 @@ pub fn options(sel: u8) -> CompileOptions {
                 Registers::Auto
             } else {
                 Registers::Always
+            },
+            layout: if sel & 32 == 0 {
+                Layout::Compact
+            } else {
+                Layout::Dense
             },
         },
         ..CompileOptions::default()

@@ -156,6 +156,7 @@ def compile(
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
+    layout: str = "compact",
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,
@@ -176,6 +177,7 @@ def build_store(
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
+    layout: str = "compact",
     on_failure: str = "disallow",
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use robocc_compiler::parse::{lines::MAX_LINE_LEN, DEFAULT_MAX_BYTES, DEFAULT_MAX_RULES_PER_GROUP};
-use robocc_compiler::{Budget, CompileOptions, Dialect, ParseOptions, UrlMode};
+use robocc_compiler::{Budget, CompileOptions, Dialect, Layout, ParseOptions, UrlMode};
 use std::time::Duration;
 
 /// Keyword arguments as received; see [`Options::compile_options`].
@@ -26,6 +26,8 @@ pub struct Options<'a> {
     pub training_agents: Vec<String>,
     /// acap: the crawler's usage purposes (`--purpose`).
     pub purposes: Vec<String>,
+    /// `"compact"` or `"dense"` (`--layout`).
+    pub layout: &'a str,
 }
 
 /// The defaults, shared by the signatures of both functions.
@@ -84,6 +86,17 @@ impl Options<'_> {
                 )))
             }
         };
+        let layout = match self.layout.to_ascii_lowercase().as_str() {
+            "compact" => Layout::Compact,
+            "dense" => Layout::Dense,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "layout={:?}: expected \"compact\" (artifacts about the size of the \
+                     robots.txt) or \"dense\" (a table row per state: the fastest checks)",
+                    self.layout
+                )))
+            }
+        };
         let time = Duration::try_from_secs_f64(self.compile_timeout).map_err(|_| {
             PyValueError::new_err(format!(
                 "compile_timeout={}: expected a number of seconds, 0 or more",
@@ -107,6 +120,7 @@ impl Options<'_> {
                 total_bytes: self.max_table_bytes,
                 max_automata: self.max_automata,
                 time,
+                layout,
                 ..Budget::default()
             },
             training_agents: self.training_agents,

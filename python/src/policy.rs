@@ -446,7 +446,9 @@ impl Diagnostic {
 /// ``max_rules`` (per group), ``records_close_groups``, and the automaton
 /// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
 /// ``compile_timeout`` (seconds). A limit that drops input is reported in
-/// :attr:`Policy.diagnostics`.
+/// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"compact"``
+/// (artifacts about the size of the robots.txt) or ``"dense"`` (a table row
+/// per state: the fastest checks, typically 10× the bytes).
 ///
 /// ``training_agents`` (rfc9309; ``--training-agent``): product tokens AI
 /// operators use for training only, such as ``"Google-Extended"``; where a
@@ -469,6 +471,7 @@ impl Diagnostic {
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
+    layout = "compact",
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -489,6 +492,7 @@ pub fn compile(
     records_close_groups: bool,
     training_agents: Vec<String>,
     purposes: Vec<String>,
+    layout: &str,
 ) -> PyResult<Policy> {
     let options = Options {
         dialect,
@@ -505,6 +509,7 @@ pub fn compile(
         records_close_groups,
         training_agents,
         purposes,
+        layout,
     }
     .compile_options()?;
     let body = convert::body(robots)?;

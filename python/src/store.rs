@@ -274,6 +274,7 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
+    layout = "compact",
     on_failure = "disallow", base = None, max_store_bytes = u32::MAX as usize,
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -296,6 +297,7 @@ pub fn build_store(
     records_close_groups: bool,
     training_agents: Vec<String>,
     purposes: Vec<String>,
+    layout: &str,
     on_failure: &str,
     base: Option<PathBuf>,
     max_store_bytes: usize,
@@ -315,6 +317,7 @@ pub fn build_store(
         records_close_groups,
         training_agents,
         purposes,
+        layout,
     }
     .compile_options()?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {

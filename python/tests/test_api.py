@@ -304,6 +304,18 @@ def test_compile_errors_carry_the_rust_message():
         robocc.compile(b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300)), "Bot", max_states=10, max_automata=1)
 
 
+def test_dense_layout_answers_as_compact_in_more_bytes():
+    # Wildcards scan: the compact layout writes chains and sparse nodes,
+    # the dense one a row per state.
+    body = b"User-agent: *\nDisallow: /*?\nAllow: /*?lang=\nDisallow: /*/followers\nDisallow: /private/\n"
+    compact = robocc.compile(body, "Bot")
+    dense = robocc.compile(body, "Bot", layout="DENSE")
+    assert len(dense.to_bytes()) > len(compact.to_bytes())
+    urls = ["/", "/a?b", "/a?lang=en", "/x/followers", "/x/follow", "/private/1", "/privat", "/a/b/c"]
+    assert [dense.allowed(u) for u in urls] == [compact.allowed(u) for u in urls]
+    assert [compact.allowed(u) for u in urls] == [True, False, True, False, True, False, True, True]
+
+
 def test_bad_options_are_value_errors():
     with pytest.raises(ValueError, match="dialect"):
         robocc.compile(ROBOTS, "Bot", dialect="rfc")
@@ -315,6 +327,8 @@ def test_bad_options_are_value_errors():
         robocc.compile(ROBOTS, "Bot", compile_timeout=-1)
     with pytest.raises(ValueError, match="compile_timeout"):
         robocc.compile(ROBOTS, "Bot", compile_timeout=float("nan"))
+    with pytest.raises(ValueError, match="layout"):
+        robocc.compile(ROBOTS, "Bot", layout="fast")
     with pytest.raises(OverflowError):
         robocc.compile(ROBOTS, "Bot", max_bytes=-1)
     with pytest.raises(TypeError):

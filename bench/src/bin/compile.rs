@@ -7,7 +7,7 @@
 //! footprint: artifact bytes over source bytes (a source counted as at
 //! least 1 KiB, as the report does), median, p90, p99, max and in total.
 //!
-//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N]`
+//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout dense]`
 //!
 //! DIR defaults to `../shared/corpus/real`; the agent to Googlebot.
 
@@ -45,11 +45,19 @@ fn main() {
     let mut agent = String::from("Googlebot");
     let mut hashes: Option<String> = None;
     let mut slowest = 20usize;
+    let mut opts = CompileOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--agent" => agent = args.next().expect("--agent NAME"),
             "--hashes" => hashes = Some(args.next().expect("--hashes FILE")),
+            "--layout" => {
+                opts.budget.layout = match args.next().as_deref() {
+                    Some("dense") => robocc_compiler::Layout::Dense,
+                    Some("compact") => robocc_compiler::Layout::Compact,
+                    _ => panic!("--layout compact|dense"),
+                }
+            }
             "--slowest" => {
                 slowest = args
                     .next()
@@ -57,7 +65,7 @@ fn main() {
                     .expect("--slowest N")
             }
             "-h" | "--help" => {
-                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N]");
+                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout compact|dense]");
                 return;
             }
             _ => dir = a,
@@ -68,7 +76,6 @@ fn main() {
         eprintln!("no *.txt files in {dir}");
         std::process::exit(2);
     }
-    let opts = CompileOptions::default();
     let mut times: Vec<(Duration, String)> = Vec::with_capacity(files.len());
     let mut lines = String::new();
     let mut failed = 0usize;

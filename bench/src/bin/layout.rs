@@ -8,7 +8,7 @@
 //! is the layout's; `Policy::check`, which also maps the outcome to a
 //! verdict, is printed beside it.
 //!
-//! `cargo run --release -p robocc-bench --bin layout -- FILE...`
+//! `cargo run --release -p robocc-bench --bin layout -- [--layout dense] FILE...`
 //!
 //! `LAYOUT_NODES=1` prints each automaton's node kinds; `LAYOUT_HOT=1` where
 //! the walks spend their steps (per node kind, and the most visited nodes);
@@ -182,14 +182,30 @@ fn run_dense(d: &Dense, url: &[u8]) -> u32 {
 fn main() {
     println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for file in std::env::args().skip(1) {
+    // `--layout dense`: the program side compiled with `Layout::Dense`.
+    let mut options = robocc_compiler::CompileOptions::default();
+    let mut files = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--layout" => {
+                options.budget.layout = match args.next().as_deref() {
+                    Some("dense") => robocc_compiler::Layout::Dense,
+                    Some("compact") => robocc_compiler::Layout::Compact,
+                    _ => panic!("--layout compact|dense"),
+                }
+            }
+            _ => files.push(a),
+        }
+    }
+    for file in files {
         let body = std::fs::read(&file).unwrap();
         let name = std::path::Path::new(&file)
             .file_name()
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let w = Workload::new(&name, body, "Googlebot", 20_000);
+        let w = Workload::with_options(&name, body, "Googlebot", 20_000, &options);
         if w.compiled.data.automata.len() > 1 {
             println!("| {name} | — | — | — | — | (split path: several automata) | |");
             continue;

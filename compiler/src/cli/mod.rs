@@ -208,6 +208,20 @@ pub struct LimitArgs {
     #[arg(long, value_name = "WHEN", hide_short_help = true, value_enum,
           default_value_t = RegistersArg::Auto)]
     registers: RegistersArg,
+    /// State layout: compact (artifacts about the size of the robots.txt,
+    /// for stores of many hosts) or dense (a table lookup per URL byte:
+    /// the fastest checks, typically 10x the bytes).
+    #[arg(long, value_name = "LAYOUT", value_enum, default_value_t = LayoutArg::Compact)]
+    layout: LayoutArg,
+}
+
+/// `--layout`: the library's [`robocc_compiler::Layout`] as a flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutArg {
+    /// Dense rows where every path passes, compact nodes elsewhere.
+    Compact,
+    /// A dense row for every state (automata under 64 KiB of rows).
+    Dense,
 }
 
 /// `--registers`: the library's [`robocc_compiler::Registers`] as a flag.
@@ -272,6 +286,7 @@ pub(crate) const COMPILE_ONLY: &[&str] = &[
     "max_automata",
     "compile_timeout",
     "registers",
+    "layout",
 ];
 
 /// `--usage`: one usage, or all of them (`check`, `page`).
@@ -458,6 +473,10 @@ impl CompileFlags {
                     RegistersArg::Auto => robocc_compiler::Registers::Auto,
                     RegistersArg::Always => robocc_compiler::Registers::Always,
                     RegistersArg::Never => robocc_compiler::Registers::Never,
+                },
+                layout: match l.layout {
+                    LayoutArg::Compact => robocc_compiler::Layout::Compact,
+                    LayoutArg::Dense => robocc_compiler::Layout::Dense,
                 },
                 ..Budget::default()
             },
