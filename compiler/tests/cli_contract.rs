@@ -1280,6 +1280,10 @@ fn layout_dense_answers_as_compact() {
         answers.push(out(&k));
     }
     assert!(sizes[1] > 2 * sizes[0], "{sizes:?}");
+    for (layout, rows) in [("compact", "0 rows only"), ("dense", "1 rows only")] {
+        let i = robocc(&["inspect", s(&dir.join(format!("{layout}.policy")))]);
+        assert!(out(&i).contains(rows), "{layout}: {}", out(&i));
+    }
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0].lines().count(), 7, "{}", answers[0]);
     let p = dir.join("compact.policy");

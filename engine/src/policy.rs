@@ -496,6 +496,11 @@ impl<'a> Policy<'a> {
             rules,
             outcome_count: d.outcomes.len() / d.header.channels.len().max(1),
             register_automata: d.automata.iter().filter(|a| !a.ranked.is_empty()).count(),
+            rows_only_automata: d
+                .automata
+                .iter()
+                .filter(|a| a.dense_len.to_native() as usize == a.prog.len())
+                .count(),
         }
     }
 }
@@ -657,6 +662,9 @@ pub struct Sizes {
     /// Automata that keep the best match in a register (see
     /// docs/artifact.md): their walk reads one more field per node.
     pub register_automata: usize,
+    /// Automata written as table rows only (the dense layout): their walk
+    /// never leaves the one-lookup loop.
+    pub rows_only_automata: usize,
 }
 
 /// The fixed facts of a policy ([`Policy::header`]).

@@ -2,7 +2,7 @@
 //! the two are timed in turn, round after round, and the medians compared
 //! (so a machine that gets busier during the run slows both alike).
 //!
-//! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R]`
+//! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R] [--layout dense]`
 
 use robocc_bench::Workload;
 use robocc_engine::{Policy, Verdict};
@@ -13,6 +13,7 @@ fn main() {
     let mut count = 10_000;
     let mut rounds = 15;
     let mut files = Vec::new();
+    let mut options = robocc_compiler::CompileOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -23,11 +24,18 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .expect("--rounds R")
             }
+            "--layout" => {
+                options.budget.layout = match args.next().as_deref() {
+                    Some("dense") => robocc_compiler::Layout::Dense,
+                    Some("compact") => robocc_compiler::Layout::Compact,
+                    _ => panic!("--layout compact|dense"),
+                }
+            }
             _ => files.push(a),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: batch FILE... [--urls N] [--rounds R]");
+        eprintln!("usage: batch FILE... [--urls N] [--rounds R] [--layout compact|dense]");
         std::process::exit(2);
     }
     println!("| file | program bytes | check M/s | check_batch M/s | batch ÷ check |");
@@ -37,7 +45,7 @@ fn main() {
         let name = std::path::Path::new(&file)
             .file_name()
             .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-        let w = Workload::new(&name, body, "Googlebot", count);
+        let w = Workload::with_options(&name, body, "Googlebot", count, &options);
         let urls = w.absolute_urls();
         let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
         let bytes = w.compiled.to_bytes();

@@ -45,9 +45,10 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     }
     let s = p.sizes();
     println!(
-        "{indent}automata: {} ({} with a register), program bytes {}, outcomes {}, rules {}",
+        "{indent}automata: {} ({} with a register, {} rows only), program bytes {}, outcomes {}, rules {}",
         h.automata,
         s.register_automata,
+        s.rows_only_automata,
         s.program_bytes,
         s.outcome_count,
         p.rule_count()
