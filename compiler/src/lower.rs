@@ -138,9 +138,9 @@ pub enum Layout {
     Compact,
     /// A dense row for every state — one table lookup per path byte and no
     /// node dispatch, the fastest checks — for each automaton whose dense
-    /// program fits 2-byte targets (under 64 KiB); larger ones stay
-    /// compact. Typically 10× the compact artifact: for a crawler checking
-    /// against few policies.
+    /// program fits 2-byte targets (under 64 KiB) and the table budget;
+    /// others stay compact. Typically 3–7× the compact artifact: for a
+    /// crawler checking against few policies.
     Dense,
 }
 
@@ -280,12 +280,6 @@ impl Ctx<'_> {
     /// Adds an automaton if the policy's automata count and table bytes
     /// stay within the budget (the one-automaton path included).
     fn admit(&mut self, a: Automaton) -> Result<(), BudgetExceeded> {
-        // The form (plain or register, one automaton or split) is chosen
-        // on compact sizes; the dense layout is a last stage.
-        let a = match self.budget.layout {
-            Layout::Compact => a,
-            Layout::Dense => densify(&a).unwrap_or(a),
-        };
         if self.automata.len() >= self.budget.max_automata {
             return Err(BudgetExceeded::Automata(self.budget.max_automata));
         }
@@ -295,6 +289,25 @@ impl Ctx<'_> {
         }
         self.automata.push(a);
         Ok(())
+    }
+
+    /// The last stage: with [`Layout::Dense`], each automaton rewritten as
+    /// rows ([`densify`]) where the rows stay within the table budget. The
+    /// form (plain or register, one automaton or split) was chosen, and the
+    /// budget met, on compact sizes: a file that compiles compact compiles
+    /// dense.
+    fn lay_out(&mut self) {
+        if self.budget.layout != Layout::Dense {
+            return;
+        }
+        for a in &mut self.automata {
+            let Some(d) = densify(a) else { continue };
+            let spent = self.spent_bytes - a.prog.len() + d.prog.len();
+            if spent <= self.budget.total_bytes {
+                self.spent_bytes = spent;
+                *a = d;
+            }
+        }
     }
 }
 
@@ -329,6 +342,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
             exceeded,
             rule_line: None,
         })?;
+        ctx.lay_out();
         return Ok(Lowered {
             automata: ctx.automata,
             outcomes: ctx.table.flat,
@@ -362,6 +376,7 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     } else {
         None
     };
+    ctx.lay_out();
     Ok(Lowered {
         automata: ctx.automata,
         outcomes: ctx.table.flat,
@@ -376,6 +391,10 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
 /// would no longer be the small, cache-resident table that makes it fast)
 /// or `a` does not decode.
 fn densify(a: &Automaton) -> Option<Automaton> {
+    // Rows are never smaller than the nodes they replace.
+    if a.prog.len() > 0xFFFF {
+        return None;
+    }
     let (start, nodes, emits) = decode(a)?;
     let classes_len = usize::from(a.classes_len);
     let register = !a.ranked.is_empty();
@@ -418,7 +437,8 @@ fn densify(a: &Automaton) -> Option<Automaton> {
             } => o(default).max(o(next)).max(*outcome),
         }
     };
-    let outcomes = nodes.iter().map(max_outcome).max().unwrap_or(0) as usize + 1;
+    let outcomes =
+        (nodes.iter().map(max_outcome).max().unwrap_or(0) as usize + 1).max(a.ranked.len());
     let rows_already = nodes.iter().all(|n| matches!(n, Node::Dense { .. }));
     if rows_already || states.checked_mul(row_bytes)? + outcomes > 0xFFFF {
         return None;
@@ -427,12 +447,30 @@ fn densify(a: &Automaton) -> Option<Automaton> {
         Target::Node(i) => Target::Node(first[i as usize]),
         decided => decided,
     };
+    // A fallback reads the class again at its default, a dense row (the
+    // validator admits no other); checked here rather than assumed.
+    let fallbacks_ok = nodes.iter().all(|n| match n {
+        Node::Sparse {
+            fallback: true,
+            default,
+            ..
+        }
+        | Node::Chain {
+            fallback: true,
+            default,
+            ..
+        } => matches!(default, Target::Node(d) if matches!(nodes[*d as usize], Node::Dense { .. })),
+        _ => true,
+    });
+    if !fallbacks_ok {
+        return None;
+    }
     // Where class `c` goes when a compact node does not list it.
     let miss = |default: Target, fallback: bool, c: usize| -> Target {
         match (fallback, default) {
             (true, Target::Node(d)) => match &nodes[d as usize] {
                 Node::Dense { row, .. } => map(row[c]),
-                // The validator only admits fallbacks to dense rows.
+                // Excluded by `fallbacks_ok`.
                 _ => map(default),
             },
             _ => map(default),

@@ -1286,6 +1286,25 @@ fn layout_dense_answers_as_compact() {
     }
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0].lines().count(), 7, "{}", answers[0]);
+    // The table budget is met on compact sizes: what compiles compact
+    // compiles dense (kept compact where its rows would not fit).
+    let p = dir.join("budget.policy");
+    for layout in ["compact", "dense"] {
+        let c = robocc(&[
+            "compile",
+            "--robots",
+            robots,
+            "--agent",
+            "Googlebot",
+            "--layout",
+            layout,
+            "--max-table-bytes",
+            "10000",
+            "-o",
+            s(&p),
+        ]);
+        assert_exit(&c, 0, "");
+    }
     let p = dir.join("compact.policy");
     let k = robocc(&["check", "--policy", s(&p), "--layout", "dense", "/x"]);
     assert_exit(&k, 2, "--layout applies when compiling");

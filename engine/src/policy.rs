@@ -662,8 +662,9 @@ pub struct Sizes {
     /// Automata that keep the best match in a register (see
     /// docs/artifact.md): their walk reads one more field per node.
     pub register_automata: usize,
-    /// Automata written as table rows only (the dense layout): their walk
-    /// never leaves the one-lookup loop.
+    /// Automata that are table rows only — the dense layout's, or compact
+    /// ones that needed no other node: their walk never leaves the
+    /// one-lookup loop.
     pub rows_only_automata: usize,
 }
 

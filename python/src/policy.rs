@@ -448,7 +448,7 @@ impl Diagnostic {
 /// ``compile_timeout`` (seconds). A limit that drops input is reported in
 /// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"compact"``
 /// (artifacts about the size of the robots.txt) or ``"dense"`` (a table row
-/// per state: the fastest checks, typically 10× the bytes).
+/// per state: the fastest checks, typically 3–7× the bytes).
 ///
 /// ``training_agents`` (rfc9309; ``--training-agent``): product tokens AI
 /// operators use for training only, such as ``"Google-Extended"``; where a

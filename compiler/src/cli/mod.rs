@@ -210,7 +210,7 @@ pub struct LimitArgs {
     registers: RegistersArg,
     /// State layout: compact (artifacts about the size of the robots.txt,
     /// for stores of many hosts) or dense (a table lookup per URL byte:
-    /// the fastest checks, typically 10x the bytes).
+    /// the fastest checks, typically 3-7x the bytes).
     #[arg(long, value_name = "LAYOUT", value_enum, default_value_t = LayoutArg::Compact)]
     layout: LayoutArg,
 }
