@@ -193,3 +193,12 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
         batch: ns(3),
     }
 }
+
+/// The value of a bench binary's `--layout compact|dense` flag.
+pub fn layout_arg(value: Option<String>) -> robocc_compiler::Layout {
+    match value.as_deref() {
+        Some("dense") => robocc_compiler::Layout::Dense,
+        Some("compact") => robocc_compiler::Layout::Compact,
+        _ => panic!("--layout compact|dense"),
+    }
+}

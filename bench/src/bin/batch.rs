@@ -24,13 +24,7 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .expect("--rounds R")
             }
-            "--layout" => {
-                options.budget.layout = match args.next().as_deref() {
-                    Some("dense") => robocc_compiler::Layout::Dense,
-                    Some("compact") => robocc_compiler::Layout::Compact,
-                    _ => panic!("--layout compact|dense"),
-                }
-            }
+            "--layout" => options.budget.layout = robocc_bench::layout_arg(args.next()),
             _ => files.push(a),
         }
     }

@@ -51,13 +51,7 @@ fn main() {
         match a.as_str() {
             "--agent" => agent = args.next().expect("--agent NAME"),
             "--hashes" => hashes = Some(args.next().expect("--hashes FILE")),
-            "--layout" => {
-                opts.budget.layout = match args.next().as_deref() {
-                    Some("dense") => robocc_compiler::Layout::Dense,
-                    Some("compact") => robocc_compiler::Layout::Compact,
-                    _ => panic!("--layout compact|dense"),
-                }
-            }
+            "--layout" => opts.budget.layout = robocc_bench::layout_arg(args.next()),
             "--slowest" => {
                 slowest = args
                     .next()

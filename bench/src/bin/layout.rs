@@ -188,13 +188,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--layout" => {
-                options.budget.layout = match args.next().as_deref() {
-                    Some("dense") => robocc_compiler::Layout::Dense,
-                    Some("compact") => robocc_compiler::Layout::Compact,
-                    _ => panic!("--layout compact|dense"),
-                }
-            }
+            "--layout" => options.budget.layout = robocc_bench::layout_arg(args.next()),
             _ => files.push(a),
         }
     }
