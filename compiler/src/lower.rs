@@ -300,8 +300,11 @@ impl Ctx<'_> {
         if self.budget.layout != Layout::Dense {
             return;
         }
+        let outcomes = self.table.ids.len();
         for a in &mut self.automata {
-            let Some(d) = densify(a) else { continue };
+            let Some(d) = densify(a, outcomes) else {
+                continue;
+            };
             let spent = self.spent_bytes - a.prog.len() + d.prog.len();
             if spent <= self.budget.total_bytes {
                 self.spent_bytes = spent;
@@ -384,13 +387,13 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     })
 }
 
-/// `a` with a dense row for every state ([`Layout::Dense`]): every chain
-/// position becomes a row of its own, and what a compact node leaves to its
-/// default (consumed, or read again at the default's row) is written into
-/// the row. `None` when the dense program would need 4-byte targets (it
+/// `a` (of a policy with `outcomes` outcome ids) with a dense row for
+/// every state ([`Layout::Dense`]): every chain position becomes a row of
+/// its own, and what a compact node leaves to its default (consumed, or
+/// read again at the default's row) is written into the row. `None` when the dense program would need 4-byte targets (it
 /// would no longer be the small, cache-resident table that makes it fast)
 /// or `a` does not decode.
-fn densify(a: &Automaton) -> Option<Automaton> {
+fn densify(a: &Automaton, outcomes: usize) -> Option<Automaton> {
     // Rows are never smaller than the nodes they replace.
     if a.prog.len() > 0xFFFF {
         return None;
@@ -409,36 +412,8 @@ fn densify(a: &Automaton) -> Option<Automaton> {
         };
     }
     let row_bytes = 2 * (classes_len + 1 + usize::from(register));
-    // Decided targets count as well: they are offsets past the program.
-    let max_outcome = |n: &Node| -> u32 {
-        let o = |t: &Target| match t {
-            Target::Outcome(o) => *o,
-            Target::Node(_) => 0,
-        };
-        match n {
-            Node::Dense { outcome, row } => row.iter().map(o).max().unwrap_or(0).max(*outcome),
-            Node::Sparse {
-                outcome,
-                default,
-                exceptions,
-                ..
-            } => exceptions
-                .iter()
-                .map(|e| o(&e.1))
-                .max()
-                .unwrap_or(0)
-                .max(o(default))
-                .max(*outcome),
-            Node::Chain {
-                outcome,
-                default,
-                next,
-                ..
-            } => o(default).max(o(next)).max(*outcome),
-        }
-    };
-    let outcomes =
-        (nodes.iter().map(max_outcome).max().unwrap_or(0) as usize + 1).max(a.ranked.len());
+    // Decided targets are offsets past the program: they must fit too.
+    let outcomes = if register { a.ranked.len() } else { outcomes };
     let rows_already = nodes.iter().all(|n| matches!(n, Node::Dense { .. }));
     if rows_already || states.checked_mul(row_bytes)? + outcomes > 0xFFFF {
         return None;
