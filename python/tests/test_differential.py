@@ -171,6 +171,31 @@ def test_build_store_from_directory_and_base(tmp_path):
     assert s.allowed("http://h9.example.com/x") is None
 
 
+def test_build_store_dense_layout_answers_as_compact(tmp_path):
+    files = txt_files(CORPUS / "real")[:8]
+    d = tmp_path / "robots-dir"
+    d.mkdir()
+    urls = []
+    for n, path in enumerate(files):
+        body = path.read_bytes()
+        (d / f"h{n}.example.com.txt").write_bytes(body)
+        for u in urls_for(body, 40, seed=n):
+            rest = u.removeprefix("https://www.example.com").removeprefix("http://Example.com:8080")
+            urls.append(f"https://h{n}.example.com{rest}")
+    compact = robocc.build_store(d, "Googlebot", tmp_path / "c.store")
+    dense = robocc.build_store(d, "Googlebot", tmp_path / "d.store", layout="dense")
+    assert (tmp_path / "d.store").stat().st_size > (tmp_path / "c.store").stat().st_size
+    # The layout is one of the options a policy was compiled with: a base
+    # store of the other layout is not reused.
+    again = robocc.build_store(d, "Googlebot", tmp_path / "e.store", base=tmp_path / "c.store", layout="dense")
+    assert again.reused == 0 and again.compiled == dense.compiled
+    c, s = robocc.Store.open(tmp_path / "c.store"), robocc.Store.open(tmp_path / "d.store")
+    answers = [c.allowed(u) for u in urls]
+    assert [s.allowed(u) for u in urls] == answers
+    assert answers.count(True) > 50 and answers.count(False) > 10, answers
+    assert compact.hosts == dense.hosts == 8
+
+
 def test_build_store_errors(tmp_path):
     with pytest.raises(FileNotFoundError):
         robocc.build_store(tmp_path / "missing.jsonl", "Googlebot", tmp_path / "x.store")
