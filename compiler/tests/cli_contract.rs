@@ -1259,22 +1259,19 @@ fn layout_dense_answers_as_compact() {
          https://twitter.com/i/api/1\nhttps://twitter.com/hashtag/x?src=y\n",
     )
     .unwrap();
+    // Compiles the file in `layout` (plus `extra` flags) to `out`.
+    let compile = |layout: &str, extra: &[&str], out: &Path| {
+        let mut args = vec!["compile", "--robots", robots, "--agent", "Googlebot"];
+        args.extend(["--layout", layout]);
+        args.extend(extra);
+        args.extend(["-o", s(out)]);
+        robocc(&args)
+    };
     let mut sizes = Vec::new();
     let mut answers = Vec::new();
     for layout in ["compact", "dense"] {
         let p = dir.join(format!("{layout}.policy"));
-        let c = robocc(&[
-            "compile",
-            "--robots",
-            robots,
-            "--agent",
-            "Googlebot",
-            "--layout",
-            layout,
-            "-o",
-            s(&p),
-        ]);
-        assert_exit(&c, 0, "");
+        assert_exit(&compile(layout, &[], &p), 0, "");
         sizes.push(std::fs::metadata(&p).unwrap().len());
         let k = robocc(&["check", "--policy", s(&p), "--urls", s(&urls)]);
         answers.push(out(&k));
@@ -1290,35 +1287,11 @@ fn layout_dense_answers_as_compact() {
     // compiles dense (kept compact where its rows would not fit).
     let p = dir.join("budget.policy");
     for layout in ["compact", "dense"] {
-        let c = robocc(&[
-            "compile",
-            "--robots",
-            robots,
-            "--agent",
-            "Googlebot",
-            "--layout",
-            layout,
-            "--max-table-bytes",
-            "10000",
-            "-o",
-            s(&p),
-        ]);
-        assert_exit(&c, 0, "");
+        assert_exit(&compile(layout, &["--max-table-bytes", "10000"], &p), 0, "");
     }
     let p = dir.join("compact.policy");
     let k = robocc(&["check", "--policy", s(&p), "--layout", "dense", "/x"]);
     assert_exit(&k, 2, "--layout applies when compiling");
-    let k = robocc(&[
-        "compile",
-        "--robots",
-        robots,
-        "--agent",
-        "G",
-        "--layout",
-        "fast",
-        "-o",
-        s(&p),
-    ]);
-    assert_exit(&k, 2, "fast");
+    assert_exit(&compile("fast", &[], &p), 2, "fast");
     std::fs::remove_dir_all(&dir).ok();
 }
