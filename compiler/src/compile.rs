@@ -276,8 +276,9 @@ pub fn compile(
             data_txt: options.data_txt,
             selection: selection.via as u8,
             expiry_secs: sem.expiry_secs as u32,
-            source_hash: fnv1a64(robots_txt),
+            source_sha256: sha256(robots_txt),
             source_len: robots_txt.len() as u64,
+            unread: unread_summary(&diagnostics).unwrap_or_default(),
             options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -304,6 +305,25 @@ pub fn compile(
         rule_set,
         selection,
         diagnostics,
+    })
+}
+
+/// SHA-256 of a source: what a policy records of the bytes it was compiled
+/// from, and what a store rebuild matches a body against.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}
+
+/// The diagnostics that can change a verdict, in one line: the first, and
+/// how many more (the header's `unread`, a store build's "not read whole").
+pub(crate) fn unread_summary(diagnostics: &[Diagnostic]) -> Option<String> {
+    let mut lossy = diagnostics.iter().filter(|d| d.code.can_change_verdict());
+    let first = lossy.next()?;
+    let more = lossy.count();
+    Some(match more {
+        0 => first.to_string(),
+        n => format!("{first} (and {n} more findings)"),
     })
 }
 

@@ -53,6 +53,57 @@ pub struct HostInput {
     /// `on_failure` fallback, as a body that fails to compile does, and is
     /// listed among the failures.
     pub failure: Option<String>,
+    /// Where the body is, when the input names a file instead of giving its
+    /// bytes (a manifest's `body_path`). The build reads it unless `sha256`
+    /// names a body it already has or a policy of the base store.
+    pub body_path: Option<std::path::PathBuf>,
+    /// The body's SHA-256 as the input states it (a manifest's `sha256`).
+    /// A body the build reads is checked against it: a mismatch is a
+    /// failure of that host, never a silent answer.
+    pub sha256: Option<[u8; 32]>,
+}
+
+impl HostInput {
+    /// Reads `body_path` into `body` when there is no body yet, and checks
+    /// the body against `sha256`: a mismatch becomes the host's `failure`.
+    /// (What a caller that wants every body in memory does; a store build
+    /// reads only the bodies it needs.)
+    ///
+    /// # Errors
+    ///
+    /// The body file cannot be read.
+    pub fn load_body(&mut self) -> Result<(), InputErrorKind> {
+        if self.body.is_none() {
+            if let Some(p) = &self.body_path {
+                self.body = Some(read_body(p)?);
+            }
+        }
+        if let (Some(body), Some(claimed)) = (&self.body, &self.sha256) {
+            let actual = crate::compile::sha256(body);
+            if self.failure.is_none() && actual != *claimed {
+                self.failure = Some(digest_mismatch(&actual, claimed));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_body(p: &std::path::Path) -> Result<Vec<u8>, InputErrorKind> {
+    std::fs::read(p)
+        .map_err(|e| InputErrorKind::Io(format!("cannot read body {}: {e}", p.display())))
+}
+
+/// Lower-case hex, as manifests and `robocc inspect` write digests.
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn digest_mismatch(actual: &[u8; 32], claimed: &[u8; 32]) -> String {
+    format!(
+        "the body's SHA-256 is {}, not the {} the input states",
+        hex(actual),
+        hex(claimed)
+    )
 }
 
 /// What a failed body gets.
@@ -70,8 +121,9 @@ pub struct StoreOptions<'a> {
     /// What hosts whose body fails to compile get.
     pub on_failure: OnFailure,
     /// A previous store of the same agent and options: policies whose
-    /// source bytes (FNV-1a 64 and length) are unchanged are copied from it
-    /// instead of compiled.
+    /// source bytes are unchanged (same SHA-256) are copied from it instead
+    /// of compiled, and a body file whose input states such a digest is
+    /// not even read.
     pub base: Option<&'a Store>,
     /// Called after each distinct body is compiled or reused, with (done,
     /// total).
@@ -146,6 +198,11 @@ pub struct StoreReport {
     pub compiled: usize,
     /// Distinct bodies whose policy was reused from the base store.
     pub reused: usize,
+    /// Body files read (`HostInput::body_path`).
+    pub bodies_read: usize,
+    /// Body files not read: their input's `sha256` named a body already
+    /// read or a policy of the base store.
+    pub bodies_skipped: usize,
     /// Store size in bytes.
     pub bytes: usize,
     /// Hosts per source.
@@ -195,6 +252,8 @@ pub enum InputErrorKind {
     BadStatus,
     /// A 2xx line has neither `body` nor `body_path`.
     MissingBody(u16),
+    /// `sha256` is not 64 hex digits (the value as written).
+    BadDigest(String),
 }
 
 impl fmt::Display for InputError {
@@ -211,6 +270,9 @@ impl fmt::Display for InputError {
             ),
             InputErrorKind::MissingBody(s) => {
                 write!(f, "status {s} needs \"body\" or \"body_path\"")
+            }
+            InputErrorKind::BadDigest(d) => {
+                write!(f, "\"sha256\" is {d}, not 64 hex digits")
             }
         }
     }
@@ -329,18 +391,51 @@ struct Collected {
     hosts: HashMap<String, HostRecord>,
     /// Distinct bodies; ids 0 and 1 are the synthetic allow-all and
     /// disallow-all bodies.
-    bodies: Vec<Vec<u8>>,
-    /// Hash of a body (`hasher`) → ids with that hash.
+    bodies: Vec<Body>,
+    /// Hash of a body's bytes (`hasher`) → ids with that hash.
     by_hash: HashMap<u64, Vec<u32>>,
-    /// Every input body is hashed to find duplicates: std's keyed SipHash,
-    /// about 3× faster than FNV-1a's byte-serial multiply (which was a
-    /// third of a rebuild's time) and not open to chosen collisions. The
-    /// FNV-1a kept in artifacts is computed once per distinct body.
+    /// Every body read is hashed to find duplicates: std's keyed SipHash,
+    /// about 3× faster than FNV-1a's byte-serial multiply and not open to
+    /// chosen collisions. The SHA-256 kept in artifacts is computed once
+    /// per distinct body.
     hasher: std::hash::RandomState,
+    /// A stated SHA-256 → the body that has it (checked, or a base
+    /// policy's): an input stating it needs no read.
+    by_digest: HashMap<[u8; 32], u32>,
     /// Reasons of inputs known to be broken; `FAILED_INPUT | i` is the
     /// pseudo-body id of reason `i` (never compiled).
     failures: Vec<String>,
     duplicates: Vec<String>,
+    bodies_read: usize,
+    bodies_skipped: usize,
+}
+
+/// A distinct body.
+#[derive(Default)]
+struct Body {
+    /// Its bytes; empty when it was not read.
+    bytes: Vec<u8>,
+    /// Its SHA-256, once known.
+    sha256: Option<[u8; 32]>,
+    /// Not read: an input stated `sha256`, and the base store's policy of
+    /// that digest stands for it.
+    from_base: bool,
+}
+
+impl Body {
+    fn sha256(&mut self) -> [u8; 32] {
+        *self
+            .sha256
+            .get_or_insert_with(|| crate::compile::sha256(&self.bytes))
+    }
+}
+
+/// Why an input has no body id.
+enum BodyError {
+    /// The body is not the one its stated digest names: a host failure.
+    Mismatch(String),
+    /// Its file cannot be read: the build stops.
+    Input(InputErrorKind),
 }
 
 struct HostRecord {
@@ -358,34 +453,98 @@ const FAILED_INPUT: u32 = 1 << 31;
 impl Collected {
     fn new() -> Collected {
         let mut c = Collected::default();
-        c.intern(ALLOW_ALL.to_vec());
-        c.intern(DISALLOW_ALL.to_vec());
+        for body in [ALLOW_ALL, DISALLOW_ALL] {
+            let id = c.intern(body.to_vec());
+            // A body equal to a synthetic one shares its policy whether it
+            // is read or named by its digest.
+            let digest = c.bodies[id as usize].sha256();
+            c.by_digest.insert(digest, id);
+        }
         c
     }
 
     fn intern(&mut self, body: Vec<u8>) -> u32 {
         let hash = std::hash::BuildHasher::hash_one(&self.hasher, &body[..]);
         let ids = self.by_hash.entry(hash).or_default();
-        if let Some(&id) = ids.iter().find(|&&id| self.bodies[id as usize] == body) {
+        if let Some(&id) = ids
+            .iter()
+            .find(|&&id| self.bodies[id as usize].bytes == body)
+        {
             return id;
         }
         let id = self.bodies.len() as u32;
-        self.bodies.push(body);
+        self.bodies.push(Body {
+            bytes: body,
+            ..Body::default()
+        });
         ids.push(id);
         id
     }
 
-    fn add(&mut self, input: HostInput) -> Result<(), InputError> {
+    /// The body id of an input (`None`: it has no body), reading its file
+    /// only when no body or base policy of its stated digest is known.
+    /// `Err(reason)`: the body is not the one its digest states.
+    fn body_of(
+        &mut self,
+        input: &mut HostInput,
+        base: &Reusable,
+    ) -> Result<Option<u32>, BodyError> {
+        let claimed = input.sha256;
+        if input.body.is_none() && input.body_path.is_some() {
+            if let Some(d) = claimed {
+                if let Some(&id) = self.by_digest.get(&d) {
+                    self.bodies_skipped += 1;
+                    return Ok(Some(id));
+                }
+                if base.contains_key(&d) {
+                    self.bodies_skipped += 1;
+                    let id = self.bodies.len() as u32;
+                    self.bodies.push(Body {
+                        bytes: Vec::new(),
+                        sha256: Some(d),
+                        from_base: true,
+                    });
+                    self.by_digest.insert(d, id);
+                    return Ok(Some(id));
+                }
+            }
+        }
+        let bytes = match (input.body.take(), &input.body_path) {
+            (Some(b), _) => b,
+            (None, Some(p)) => {
+                self.bodies_read += 1;
+                read_body(p).map_err(BodyError::Input)?
+            }
+            (None, None) => return Ok(None),
+        };
+        let id = self.intern(bytes);
+        if let Some(d) = claimed {
+            let actual = self.bodies[id as usize].sha256();
+            if actual != d {
+                return Err(BodyError::Mismatch(digest_mismatch(&actual, &d)));
+            }
+            self.by_digest.insert(d, id);
+        }
+        Ok(Some(id))
+    }
+
+    fn add(&mut self, mut input: HostInput, base: &Reusable) -> Result<(), InputError> {
         let key = host_key(&input.host).map_err(|why| InputError {
             at: format!("host {:?}", input.host),
             kind: InputErrorKind::BadHost(input.host.clone(), why),
         })?;
-        let body = match input.failure {
-            Some(why) => {
-                self.failures.push(why);
-                Some(FAILED_INPUT | (self.failures.len() - 1) as u32)
-            }
-            None => input.body.map(|b| self.intern(b)),
+        let body = match input.failure.take() {
+            Some(why) => Some(self.failure(why)),
+            None => match self.body_of(&mut input, base) {
+                Ok(id) => id,
+                Err(BodyError::Mismatch(why)) => Some(self.failure(why)),
+                Err(BodyError::Input(kind)) => {
+                    return Err(InputError {
+                        at: format!("host {:?}", input.host),
+                        kind,
+                    })
+                }
+            },
         };
         let record = HostRecord {
             status: input.status,
@@ -396,62 +555,73 @@ impl Collected {
         // A host given twice: the last one wins, except that a redirect to
         // the host itself (http → https, as Common Crawl records them
         // beside the capture they lead to) never replaces another result.
-        match self.hosts.get(&key) {
-            None => {
-                self.hosts.insert(key, record);
+        match self.hosts.entry(key) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(record);
             }
-            Some(old) => {
-                if !is_self_redirect(&key, record.status, record.location.as_deref())
-                    || is_self_redirect(&key, old.status, old.location.as_deref())
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let key = o.key();
+                let old = o.get();
+                if !is_self_redirect(key, record.status, record.location.as_deref())
+                    || is_self_redirect(key, old.status, old.location.as_deref())
                 {
-                    self.hosts.insert(key.clone(), record);
+                    o.insert(record);
                 }
-                self.duplicates.push(key);
+                self.duplicates.push(o.key().clone());
             }
         }
         Ok(())
     }
 
-    /// Which body applies to `key`, and why (RFC 9309 §2.3.1).
-    fn resolve(&self, key: &str) -> (u32, HostSource) {
-        let mut current = &self.hosts[key];
-        let mut hops = 0;
-        loop {
-            let source = if hops > 0 {
-                HostSource::Redirected
-            } else {
-                HostSource::Fetched
-            };
-            if let Some(b) = current.body.filter(|b| b & FAILED_INPUT != 0) {
-                return (b, source);
+    /// The pseudo-body id of a broken input.
+    fn failure(&mut self, why: String) -> u32 {
+        self.failures.push(why);
+        FAILED_INPUT | (self.failures.len() - 1) as u32
+    }
+}
+
+/// Which body applies to a host, and why (RFC 9309 §2.3.1); `hosts` sorted
+/// by key, for redirect targets.
+fn resolve(hosts: &[(String, HostRecord)], host: &HostRecord) -> (u32, HostSource) {
+    let mut current = host;
+    let mut hops = 0;
+    loop {
+        let source = if hops > 0 {
+            HostSource::Redirected
+        } else {
+            HostSource::Fetched
+        };
+        if let Some(b) = current.body.filter(|b| b & FAILED_INPUT != 0) {
+            return (b, source);
+        }
+        match current.status {
+            200..=299 => {
+                return match current.body {
+                    Some(b) => (b, source),
+                    None => (ALLOW_ID, HostSource::Unavailable),
+                }
             }
-            match current.status {
-                200..=299 => {
-                    return match current.body {
-                        Some(b) => (b, source),
-                        None => (ALLOW_ID, HostSource::Unavailable),
+            300..=399 => {
+                let target = current
+                    .location
+                    .as_deref()
+                    .and_then(|l| HostKey::of_url(l.as_bytes()))
+                    .and_then(|k| {
+                        let k = k.to_key();
+                        let i = hosts.binary_search_by(|(h, _)| h.as_str().cmp(&k)).ok()?;
+                        Some(&hosts[i].1)
+                    });
+                match target {
+                    None => return (DISALLOW_ID, HostSource::Unreachable),
+                    Some(_) if hops >= MAX_REDIRECTS => return (ALLOW_ID, HostSource::Unavailable),
+                    Some(t) => {
+                        current = t;
+                        hops += 1;
                     }
                 }
-                300..=399 => {
-                    let target = current
-                        .location
-                        .as_deref()
-                        .and_then(|l| HostKey::of_url(l.as_bytes()))
-                        .and_then(|k| self.hosts.get(&k.to_key()));
-                    match target {
-                        None => return (DISALLOW_ID, HostSource::Unreachable),
-                        Some(_) if hops >= MAX_REDIRECTS => {
-                            return (ALLOW_ID, HostSource::Unavailable)
-                        }
-                        Some(t) => {
-                            current = t;
-                            hops += 1;
-                        }
-                    }
-                }
-                400..=499 => return (ALLOW_ID, HostSource::Unavailable),
-                _ => return (DISALLOW_ID, HostSource::Unreachable),
             }
+            400..=499 => return (ALLOW_ID, HostSource::Unavailable),
+            _ => return (DISALLOW_ID, HostSource::Unreachable),
         }
     }
 }
@@ -470,17 +640,14 @@ enum Built {
 /// Compiles the bodies `ids` once each, reusing the base store's policies
 /// for unchanged sources.
 fn compile_bodies(
-    bodies: &[Vec<u8>],
+    bodies: &[Body],
     failures: &[String],
     ids: &[u32],
     agent: &str,
     options: &CompileOptions,
     store: &StoreOptions<'_>,
+    reusable: &Reusable,
 ) -> (Vec<Built>, usize) {
-    let base = store
-        .base
-        .map(|b| reusable(b, agent, options))
-        .unwrap_or_default();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let reused = std::sync::atomic::AtomicUsize::new(0);
     let built = ids
@@ -490,21 +657,30 @@ fn compile_bodies(
                 return Built::Failed(failures[(id & !FAILED_INPUT) as usize].clone());
             }
             let body = &bodies[id as usize];
-            let key = (robocc_engine::artifact::fnv1a64(body), body.len() as u64);
-            let result = match base.get(&key) {
-                Some(bytes) => {
-                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    Built::Ok {
-                        bytes: bytes.clone(),
-                        split: None,
-                        unread: None,
-                    }
+            let from_base = match (store.base, reusable.is_empty()) {
+                (Some(base), false) => {
+                    let digest = body
+                        .sha256
+                        .unwrap_or_else(|| crate::compile::sha256(&body.bytes));
+                    reusable.get(&digest).map(|&i| reuse(base, i))
                 }
-                None => match compile(body, agent, options) {
+                _ => None,
+            };
+            let result = match from_base {
+                Some(built) => {
+                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    built
+                }
+                // Collected only makes an unread body for a digest in
+                // `reusable`: a body not read is never compiled as empty.
+                None if body.from_base => {
+                    Built::Failed("the base store's policy for this body is gone".into())
+                }
+                None => match compile(&body.bytes, agent, options) {
                     Ok(c) => Built::Ok {
                         split: (c.data.automata.len() > 1)
                             .then(|| c.data.header.split_reason.clone()),
-                        unread: unread_summary(&c.diagnostics),
+                        unread: crate::compile::unread_summary(&c.diagnostics),
                         bytes: c.to_bytes().to_vec(),
                     },
                     Err(e) => Built::Failed(e.to_string()),
@@ -520,21 +696,42 @@ fn compile_bodies(
     (built, reused.into_inner())
 }
 
-/// The base store's policies that a build with these options may reuse,
-/// by (source hash, source length).
-fn reusable(base: &Store, agent: &str, options: &CompileOptions) -> HashMap<(u64, u64), Vec<u8>> {
+/// The base store's policies that a build with these options may reuse:
+/// the SHA-256 of their source → their index in the base store.
+type Reusable = HashMap<[u8; 32], usize>;
+
+fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptions) -> Reusable {
+    let Some(base) = base else {
+        return Reusable::new();
+    };
     let wanted = crate::compile::options_hash(agent, options);
     let mut out = HashMap::new();
     for i in 0..base.policy_count() {
         // A policy that fails validation is simply not reused.
-        if let (Ok(p), Ok(bytes)) = (base.policy(i), base.policy_artifact(i)) {
+        if let Ok(p) = base.policy(i) {
             let h = p.header();
             if h.options_hash == wanted && h.agent.eq_ignore_ascii_case(agent) {
-                out.insert((h.source_hash, h.source_len), bytes.to_vec());
+                out.insert(h.source_sha256, i);
             }
         }
     }
     out
+}
+
+/// A base store's policy `i`, as a compile of its source would have built
+/// it (the header keeps why it was split and what was not read whole).
+fn reuse(base: &Store, i: usize) -> Built {
+    match (base.policy(i), base.policy_artifact(i)) {
+        (Ok(p), Ok(bytes)) => {
+            let h = p.header();
+            Built::Ok {
+                bytes: bytes.to_vec(),
+                split: h.split_reason.map(str::to_string),
+                unread: h.unread.map(str::to_string),
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => Built::Failed(format!("the base store's policy: {e}")),
+    }
 }
 
 /// The inputs collected, resolved and compiled: what every store (or shard)
@@ -554,6 +751,8 @@ struct Prepared {
     used: Vec<u32>,
     built: Vec<Built>,
     reused: usize,
+    bodies_read: usize,
+    bodies_skipped: usize,
 }
 
 /// Collect, resolve and compile: everything but the index.
@@ -569,32 +768,24 @@ where
 {
     crate::agent::validate_token(agent)
         .map_err(|e| StoreError::Compile(CompileError::BadAgent(e)))?;
+    let reusable = reusable(store.base, agent, options);
     // Collect.
     let mut collected = Collected::new();
     for input in inputs {
         collected
-            .add(input.map_err(StoreError::Input)?)
+            .add(input.map_err(StoreError::Input)?, &reusable)
             .map_err(StoreError::Input)?;
     }
-    // Resolve.
-    let mut keys: Vec<String> = collected.hosts.keys().cloned().collect();
-    keys.sort();
-    let resolved: Vec<(u32, HostSource)> = keys.iter().map(|k| collected.resolve(k)).collect();
-    let mut hosts = std::mem::take(&mut collected.hosts);
-    let facts = keys
-        .iter()
-        .map(|k| {
-            // Every key came from the map; a default is never needed.
-            let r = hosts.remove(k).unwrap_or(HostRecord {
-                status: 0,
-                body: None,
-                location: None,
-                fetched_at: None,
-            });
-            (r.status, r.fetched_at)
-        })
-        .collect();
-    drop(hosts);
+    // Resolve: hosts sorted by key (redirect targets are found by binary
+    // search), then split into what the index needs.
+    let mut hosts: Vec<(String, HostRecord)> =
+        std::mem::take(&mut collected.hosts).into_iter().collect();
+    hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let resolved: Vec<(u32, HostSource)> = hosts.iter().map(|(_, r)| resolve(&hosts, r)).collect();
+    let (keys, facts): (Vec<String>, Vec<(u16, Option<String>)>) = hosts
+        .into_iter()
+        .map(|(k, r)| (k, (r.status, r.fetched_at)))
+        .unzip();
     // Only the bodies of the hosts written are compiled.
     let mut used: Vec<u32> = keys
         .iter()
@@ -612,6 +803,7 @@ where
         agent,
         options,
         store,
+        &reusable,
     );
     Ok(Prepared {
         duplicates: collected.duplicates,
@@ -621,6 +813,8 @@ where
         used,
         built,
         reused,
+        bodies_read: collected.bodies_read,
+        bodies_skipped: collected.bodies_skipped,
     })
 }
 
@@ -630,6 +824,8 @@ impl Prepared {
         StoreReport {
             compiled: self.used.iter().filter(|&&b| b & FAILED_INPUT == 0).count() - self.reused,
             reused: self.reused,
+            bodies_read: self.bodies_read,
+            bodies_skipped: self.bodies_skipped,
             duplicates: std::mem::take(&mut self.duplicates),
             ..StoreReport::default()
         }
@@ -979,18 +1175,6 @@ pub fn redirect_dependencies(
     out
 }
 
-/// The diagnostics of a body that can change a verdict, in one line: the
-/// first, and how many more.
-fn unread_summary(diagnostics: &[crate::Diagnostic]) -> Option<String> {
-    let mut lossy = diagnostics.iter().filter(|d| d.code.can_change_verdict());
-    let first = lossy.next()?;
-    let more = lossy.count();
-    Some(match more {
-        0 => first.to_string(),
-        n => format!("{first} (and {n} more findings)"),
-    })
-}
-
 /// The fingerprint of agent and options that a store records
 /// ([`robocc_engine::Store::options_hash`]): a base store with another one
 /// has no policy a build with these can reuse.
@@ -1089,7 +1273,10 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
 
 /// Streams a JSONL manifest: one object per line with `host`, `status`, and
 /// `body_path` (relative to the manifest) or `body` (inline text), plus
-/// optional `fetched_at` and `location`. Blank lines are skipped.
+/// optional `fetched_at`, `location` and `sha256` (the body's digest, 64
+/// hex digits: a build with a base store does not read a body file whose
+/// digest names one of its policies). Blank lines are skipped. Body files
+/// are read by the build, not by the iterator.
 ///
 /// # Errors
 ///
@@ -1130,7 +1317,9 @@ pub fn manifest_inputs(
 }
 
 /// One manifest line (a JSON object, as [`manifest_inputs`] reads them;
-/// `body_path` relative to `base`) as a host input.
+/// `body_path` relative to `base`) as a host input. A body file is named,
+/// not read: a store build reads it when it needs it, and
+/// [`HostInput::load_body`] reads it for other callers.
 ///
 /// # Errors
 ///
@@ -1151,18 +1340,21 @@ pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, I
         .filter(|&s| s < 1000)
         .ok_or(InputErrorKind::BadStatus)? as u16;
     let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-    let body = match (text("body"), text("body_path")) {
-        (Some(inline), _) => Some(inline.into_bytes()),
-        (None, Some(rel)) => {
-            let p = base.join(rel);
-            Some(std::fs::read(&p).map_err(|e| {
-                InputErrorKind::Io(format!("cannot read body {}: {e}", p.display()))
-            })?)
-        }
+    let (body, body_path) = match (text("body"), text("body_path")) {
+        (Some(inline), _) => (Some(inline.into_bytes()), None),
+        (None, Some(rel)) => (None, Some(base.join(rel))),
         (None, None) if (200..300).contains(&status) => {
             return Err(InputErrorKind::MissingBody(status))
         }
-        (None, None) => None,
+        (None, None) => (None, None),
+    };
+    let sha256 = match v.get("sha256") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(d) => Some(
+            d.as_str()
+                .and_then(parse_sha256)
+                .ok_or_else(|| InputErrorKind::BadDigest(d.to_string()))?,
+        ),
     };
     Ok(HostInput {
         host,
@@ -1171,7 +1363,23 @@ pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, I
         location: text("location"),
         fetched_at: text("fetched_at"),
         failure: None,
+        body_path,
+        sha256,
     })
+}
+
+/// 64 hex digits (either case) as a SHA-256.
+fn parse_sha256(hex: &str) -> Option<[u8; 32]> {
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+        *o = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -1184,8 +1392,7 @@ mod tests {
             status,
             body: body.map(|b| b.as_bytes().to_vec()),
             location: location.map(str::to_string),
-            fetched_at: None,
-            failure: None,
+            ..HostInput::default()
         }
     }
 
@@ -1391,6 +1598,191 @@ mod tests {
                     .unwrap()
                     .map(|v| v.allowed),
                 Some(allowed)
+            );
+        }
+    }
+
+    /// A temporary directory removed when dropped.
+    struct TempDir(std::path::PathBuf);
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let d = std::env::temp_dir().join(format!("robocc-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            TempDir(d)
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn build_with(inputs: &[HostInput], base: Option<&Store>) -> (Vec<u8>, StoreReport) {
+        let opts = StoreOptions {
+            base,
+            ..StoreOptions::default()
+        };
+        let (bytes, report) = build_store(
+            inputs.iter().cloned().map(Ok),
+            "Googlebot",
+            &CompileOptions::default(),
+            &opts,
+        )
+        .unwrap();
+        (bytes.to_vec(), report)
+    }
+
+    #[test]
+    fn a_body_named_by_a_known_digest_is_not_read() {
+        let dir = TempDir::new("digest-skip");
+        // 12 hosts over 4 bodies, each body a file named by its digest.
+        let bodies: Vec<String> = (0..4)
+            .map(|i| format!("User-agent: *\nDisallow: /p{i}\n"))
+            .collect();
+        let inputs: Vec<HostInput> = (0..12)
+            .map(|i| {
+                let body = &bodies[i % 4];
+                let path = dir.0.join(format!("b{}.txt", i % 4));
+                std::fs::write(&path, body).unwrap();
+                HostInput {
+                    host: format!("h{i}.com"),
+                    status: 200,
+                    body_path: Some(path),
+                    sha256: Some(crate::compile::sha256(body.as_bytes())),
+                    ..HostInput::default()
+                }
+            })
+            .collect();
+        // Without a base, each body file is read once: the other hosts of
+        // a digest already read are not.
+        let (full, report) = build_with(&inputs, None);
+        assert_eq!((report.bodies_read, report.bodies_skipped), (4, 8));
+        // The same store as one built from the bytes.
+        let inline: Vec<HostInput> = inputs
+            .iter()
+            .map(|h| HostInput {
+                body: Some(std::fs::read(h.body_path.as_ref().unwrap()).unwrap()),
+                body_path: None,
+                sha256: None,
+                ..h.clone()
+            })
+            .collect();
+        assert_eq!(build_with(&inline, None).0, full);
+        // A rebuild whose digests the base has reads nothing: the files
+        // may even be gone. One body changed: only it is read.
+        let base = Store::from_slice(&full).unwrap();
+        let changed_body = "User-agent: *\nDisallow: /changed\n";
+        let changed_path = dir.0.join("changed.txt");
+        std::fs::write(&changed_path, changed_body).unwrap();
+        for i in 0..4 {
+            std::fs::remove_file(dir.0.join(format!("b{i}.txt"))).unwrap();
+        }
+        let mut next = inputs.clone();
+        next[5].body_path = Some(changed_path);
+        next[5].sha256 = Some(crate::compile::sha256(changed_body.as_bytes()));
+        let (new, report) = build_with(&next, Some(&base));
+        assert_eq!((report.bodies_read, report.bodies_skipped), (1, 11));
+        assert_eq!((report.reused, report.compiled), (4, 1), "{report:?}");
+        let store = Store::from_slice(&new).unwrap();
+        let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+        assert_eq!(allowed("https://h5.com/changed"), Some(false));
+        assert_eq!(allowed("https://h5.com/p1"), Some(true));
+        assert_eq!(allowed("https://h9.com/p1"), Some(false));
+        assert_eq!(allowed("https://h2.com/p2"), Some(false));
+        // Without the base, the missing files are an error naming the host.
+        let opts = StoreOptions::default();
+        let err = build_store(
+            next.iter().cloned().map(Ok),
+            "Googlebot",
+            &CompileOptions::default(),
+            &opts,
+        )
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("h0.com") && err.contains("cannot read body"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_not_its_digest_fails_its_host_only() {
+        let body = "User-agent: *\nDisallow: /a\n";
+        let wrong = crate::compile::sha256(b"something else");
+        let mut inputs = vec![
+            input("good.com", 200, Some(body), None),
+            input("bad.com", 200, Some(body), None),
+        ];
+        inputs[0].sha256 = Some(crate::compile::sha256(body.as_bytes()));
+        inputs[1].sha256 = Some(wrong);
+        let (bytes, report) = build_with(&inputs, None);
+        assert_eq!(report.failures.len(), 1, "{report:?}");
+        assert_eq!(report.failures[0].host, "bad.com");
+        assert!(report.failures[0].note.contains(&hex(&wrong)), "{report:?}");
+        let store = Store::from_slice(&bytes).unwrap();
+        let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+        assert_eq!(allowed("https://good.com/b"), Some(true));
+        // The fallback (disallow all), not the body's rules.
+        assert_eq!(allowed("https://bad.com/b"), Some(false));
+        // A digest stated wrongly is never trusted later in the build: a
+        // body file named by it is read.
+        let mut load = inputs[1].clone();
+        load.load_body().unwrap();
+        assert!(load.failure.as_deref().unwrap().contains("SHA-256"));
+    }
+
+    #[test]
+    fn a_reused_policy_keeps_its_notes() {
+        // Not read whole (a parse limit cuts it) and split are both kept in
+        // the header, so a rebuild reports what the build did.
+        let long = format!("User-agent: *\nDisallow: /a\n{}", "# pad\n".repeat(100));
+        let inputs = [input("long.com", 200, Some(&long), None)];
+        let options = CompileOptions {
+            parse: crate::ParseOptions {
+                max_bytes: 64,
+                ..crate::ParseOptions::default()
+            },
+            ..CompileOptions::default()
+        };
+        let build = |base: Option<&Store>| {
+            let opts = StoreOptions {
+                base,
+                ..StoreOptions::default()
+            };
+            build_store(inputs.iter().cloned().map(Ok), "Googlebot", &options, &opts).unwrap()
+        };
+        let (first, report) = build(None);
+        assert_eq!(report.unread.len(), 1, "{report:?}");
+        let base = Store::from_slice(&first).unwrap();
+        let (_, again) = build(Some(&base));
+        assert_eq!(again.reused, 1);
+        assert_eq!(again.unread, report.unread);
+    }
+
+    #[test]
+    fn manifest_digests_are_64_hex_digits() {
+        let dir = std::path::Path::new("/nonexistent");
+        let line = |d: &str| {
+            manifest_line(
+                format!(
+                    r#"{{"host": "a.com", "status": 200, "body_path": "a.txt", "sha256": {d}}}"#
+                )
+                .as_bytes(),
+                dir,
+            )
+        };
+        let want = crate::compile::sha256(b"x");
+        let h = line(&format!("\"{}\"", hex(&want).to_uppercase())).unwrap();
+        assert_eq!(h.sha256, Some(want));
+        // Named, not read.
+        assert_eq!((h.body, h.body_path), (None, Some(dir.join("a.txt"))));
+        assert_eq!(line("null").unwrap().sha256, None);
+        for bad in ["\"abc\"", "12", &format!("\"{}zz\"", &hex(&want)[2..])] {
+            assert!(
+                matches!(line(bad), Err(InputErrorKind::BadDigest(_))),
+                "{bad}"
             );
         }
     }

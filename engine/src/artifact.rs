@@ -22,7 +22,7 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// `rule` value of an AI-usage preference outcome that nothing stated
@@ -55,12 +55,19 @@ pub struct HeaderData {
     /// How long a fetched copy may be used without checking it again, in
     /// seconds, when the server sends no cache directive.
     pub expiry_secs: u32,
-    /// FNV-1a 64 of the robots.txt bytes the policy was compiled from.
-    pub source_hash: u64,
+    /// SHA-256 of the robots.txt bytes the policy was compiled from: a
+    /// store rebuild reuses the policy for a body of this digest (a
+    /// collision-resistant digest, so that no body can be made to reuse
+    /// another's policy).
+    pub source_sha256: [u8; 32],
     /// Length of those bytes.
     pub source_len: u64,
+    /// What was not read as written (the first finding that can change a
+    /// verdict, and how many more); empty when the whole file was read. A
+    /// store rebuild that reuses the policy reports it as a compile would.
+    pub unread: String,
     /// FNV-1a 64 of everything else the policy depends on (agent, dialect,
-    /// options, compiler version): with `source_hash`, decides whether a
+    /// options, compiler version): with `source_sha256`, decides whether a
     /// store rebuild may reuse the policy.
     pub options_hash: u64,
     /// Parse limit in force (0: none).
@@ -254,8 +261,9 @@ pub struct PolicyData {
     pub meta: MetaData,
 }
 
-/// FNV-1a, 64 bit: a stable, dependency-free fingerprint (source files,
-/// options, store host keys).
+/// FNV-1a, 64 bit: a stable, dependency-free fingerprint (options, store
+/// host keys, store set checksums; not open to a hostile input's choice
+/// where it matters, so sources are identified by SHA-256 instead).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     fnv1a64_iter(bytes.iter().copied())
 }

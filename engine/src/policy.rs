@@ -425,8 +425,9 @@ impl<'a> Policy<'a> {
                 "/robots.txt"
             },
             agent: h.agent.as_str(),
-            source_hash: h.source_hash.to_native(),
+            source_sha256: h.source_sha256,
             source_len: h.source_len.to_native(),
+            unread: (!h.unread.is_empty()).then(|| h.unread.as_str()),
             options_hash: h.options_hash.to_native(),
             max_bytes: h.max_bytes.to_native(),
             expiry_secs: h.expiry_secs.to_native(),
@@ -683,10 +684,13 @@ pub struct Header<'a> {
     pub self_path: &'static str,
     /// The product token the policy was compiled for.
     pub agent: &'a str,
-    /// FNV-1a 64 of the source bytes.
-    pub source_hash: u64,
+    /// SHA-256 of the source bytes.
+    pub source_sha256: [u8; 32],
     /// Length of the source bytes.
     pub source_len: u64,
+    /// What was not read as written (the first finding that can change a
+    /// verdict, and how many more), when something was.
+    pub unread: Option<&'a str>,
     /// Fingerprint of the agent, dialect, options and compiler version.
     pub options_hash: u64,
     /// Parse limit in force (0: none).

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 5;
+pub const STORE_FORMAT_VERSION: u32 = 6;
 
 const HEAD_LEN: usize = 16;
 const HOST_REC: usize = 24;

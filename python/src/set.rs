@@ -43,6 +43,7 @@ fn input(r: Row) -> HostInput {
         location,
         fetched_at,
         failure,
+        ..HostInput::default()
     }
 }
 
@@ -139,12 +140,15 @@ pub fn read_warc(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Row>> {
 /// naming ``at`` when the line is invalid.
 #[pyfunction]
 pub fn read_manifest_line(line: &[u8], base_dir: PathBuf, at: &str) -> PyResult<Row> {
-    let h = store::manifest_line(line, &base_dir).map_err(|kind| {
+    let fail = |kind| {
         err(store::InputError {
             at: at.into(),
             kind,
         })
-    })?;
+    };
+    let mut h = store::manifest_line(line, &base_dir).map_err(fail)?;
+    // A row carries its body: read it, and check it against `sha256`.
+    h.load_body().map_err(fail)?;
     row(h)
 }
 

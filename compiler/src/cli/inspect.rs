@@ -36,9 +36,14 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
         h.max_bytes
     );
     println!(
-        "{indent}source: {} bytes, fnv1a64 {:016x}; compiler {}",
-        h.source_len, h.source_hash, h.compiler_version
+        "{indent}source: {} bytes, sha256 {}; compiler {}",
+        h.source_len,
+        robocc_compiler::store::hex(&h.source_sha256),
+        h.compiler_version
     );
+    if let Some(what) = h.unread {
+        println!("{indent}not read whole: {what}");
+    }
     match h.split_reason {
         None => println!("{indent}build: one automaton"),
         Some(why) => println!("{indent}build: {} automata ({why})", h.automata),

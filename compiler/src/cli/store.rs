@@ -19,7 +19,8 @@ pub enum StoreCommand {
                             robocc store build --agent Googlebot --shards 16 -o hosts.set --manifest fetched.jsonl\n  \
                             robocc store build --agent Googlebot --shards 16 -o hosts.set --warc CC-robots-*.warc.gz\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
-                            (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable)"
+                            (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable;\n\
+                            optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies)"
     )]
     Build(BuildArgs),
 }
@@ -55,7 +56,8 @@ pub struct BuildArgs {
     )]
     warc: Vec<PathBuf>,
     /// A previous store for the same agent and options: policies whose
-    /// robots.txt is unchanged are copied from it instead of recompiled.
+    /// robots.txt is unchanged are copied from it instead of recompiled
+    /// (and with a manifest's "sha256", unchanged bodies are not even read).
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
@@ -291,6 +293,13 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
             eprintln!("  {what}: {} hosts{hint}", notes.len());
         }
     };
+    if report.bodies_skipped > 0 {
+        eprintln!(
+            "  body files read {}, not read {} (their \"sha256\" named a body already read \
+             or a policy of the base store)",
+            report.bodies_read, report.bodies_skipped
+        );
+    }
     list(
         "not read whole",
         &report.unread,
