@@ -1295,7 +1295,8 @@ pub fn manifest_inputs(
         .unwrap_or(std::path::Path::new("."))
         .to_path_buf();
     let name = path.display().to_string();
-    Ok(std::io::BufReader::new(file)
+    // Large reads: a million-line manifest is ~150 MB.
+    Ok(std::io::BufReader::with_capacity(1 << 20, file)
         .split(b'\n')
         .enumerate()
         .filter_map(move |(n, line)| {

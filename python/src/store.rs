@@ -186,7 +186,9 @@ impl Store {
 /// What :func:`robocc.build_store` did.
 ///
 /// ``hosts``, ``unique_policies``, ``compiled`` (distinct bodies compiled),
-/// ``reused`` (copied from ``base``), ``bytes`` (store size),
+/// ``reused`` (copied from ``base``), ``bodies_read`` and ``bodies_skipped``
+/// (manifest body files read, and not read because their ``sha256`` named a
+/// body already read or a policy of ``base``), ``bytes`` (store size),
 /// ``by_source`` (hosts per source: ``fetched``, ``unavailable`` (allow
 /// all), ``unreachable`` (disallow all), ``redirected``, ``failed``),
 /// ``split`` and ``failures`` (``(host, note)`` pairs), ``duplicates``
@@ -197,6 +199,8 @@ pub struct StoreReport {
     pub unique_policies: usize,
     pub compiled: usize,
     pub reused: usize,
+    pub bodies_read: usize,
+    pub bodies_skipped: usize,
     pub bytes: usize,
     pub by_source: BTreeMap<&'static str, usize>,
     pub split: Vec<(String, String)>,
@@ -375,6 +379,8 @@ pub fn build_store(
         unique_policies: report.unique_policies,
         compiled: report.compiled,
         reused: report.reused,
+        bodies_read: report.bodies_read,
+        bodies_skipped: report.bodies_skipped,
         bytes: report.bytes,
         by_source: BTreeMap::from([
             ("fetched", c.fetched),

@@ -14,6 +14,7 @@ need permission reference files."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -169,6 +170,38 @@ def test_build_store_from_directory_and_base(tmp_path):
     s = robocc.Store.open(tmp_path / "b.store")
     assert s.allowed("http://h9.example.com:8080/x") is False
     assert s.allowed("http://h9.example.com/x") is None
+
+
+def test_build_store_manifest_digests_skip_unchanged_bodies(tmp_path):
+    files = txt_files(CORPUS / "real")[:5]
+    bodies = tmp_path / "bodies"
+    bodies.mkdir()
+    lines = []
+    for n, path in enumerate(files):
+        body = path.read_bytes()
+        (bodies / f"{n}.txt").write_bytes(body)
+        for h in range(3):  # three hosts per body
+            lines.append({"host": f"h{n}-{h}.example.com", "status": 200,
+                          "body_path": f"bodies/{n}.txt", "sha256": hashlib.sha256(body).hexdigest()})
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    first = robocc.build_store(manifest, "Googlebot", tmp_path / "a.store")
+    assert (first.bodies_read, first.bodies_skipped) == (5, 10)
+    # Unchanged bodies are not read again: their files may be gone.
+    for n in range(1, 5):
+        (bodies / f"{n}.txt").unlink()
+    again = robocc.build_store(manifest, "Googlebot", tmp_path / "b.store", base=tmp_path / "a.store")
+    assert (again.bodies_read, again.bodies_skipped, again.reused, again.compiled) == (0, 15, 5, 0)
+    assert (tmp_path / "a.store").read_bytes() == (tmp_path / "b.store").read_bytes()
+    # A body that is not its stated digest fails its host, not the build.
+    lines[0]["sha256"] = "0" * 64
+    manifest.write_text("".join(json.dumps(x) + "\n" for x in lines[:3]))
+    bad = robocc.build_store(manifest, "Googlebot", tmp_path / "c.store")
+    assert [h for h, _ in bad.failures] == ["h0-0.example.com"]
+    assert "SHA-256" in bad.failures[0][1]
+    with pytest.raises(robocc.StoreBuildError, match="sha256"):
+        manifest.write_text(json.dumps(dict(lines[1], sha256="xyz")) + "\n")
+        robocc.build_store(manifest, "Googlebot", tmp_path / "d.store")
 
 
 def test_build_store_dense_layout_answers_as_compact(tmp_path):
