@@ -756,3 +756,91 @@ fn store_build_warc_writes_what_the_library_builds() {
     assert_exit(&o, 2, "--manifest");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `store build --base` with a manifest stating digests reads only the body
+/// files that changed, says so, and answers as a full build.
+#[test]
+fn cli_rebuild_reads_only_changed_bodies() {
+    use sha2::Digest;
+    let dir = scratch("digests");
+    let hex = |b: &[u8]| -> String {
+        sha2::Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect()
+    };
+    let write_manifest = |bodies: &[&str]| {
+        let mut m = String::new();
+        for (i, body) in bodies.iter().enumerate() {
+            std::fs::write(dir.join(format!("b{i}.txt")), body).unwrap();
+            for h in 0..3 {
+                m.push_str(&format!(
+                    "{{\"host\": \"h{i}-{h}.com\", \"status\": 200, \"body_path\": \"b{i}.txt\", \"sha256\": \"{}\"}}\n",
+                    hex(body.as_bytes())
+                ));
+            }
+        }
+        std::fs::write(dir.join("m.jsonl"), m).unwrap();
+    };
+    let manifest = dir.join("m.jsonl");
+    let build = |out: &str, base: Option<&str>| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "--manifest",
+            s(&manifest),
+            "-o",
+            s(&out),
+        ];
+        let base = base.map(|b| dir.join(b));
+        if let Some(b) = &base {
+            args.extend(["--base", s(b)]);
+        }
+        robocc(&args)
+    };
+    let bodies = [
+        "User-agent: *\nDisallow: /a\n",
+        "User-agent: *\nDisallow: /b\n",
+        "User-agent: *\nDisallow: /c\n",
+    ];
+    write_manifest(&bodies);
+    let first = build("a.store", None);
+    assert_exit(&first, 0, "body files read 3, not read 6");
+    let changed = [bodies[0], "User-agent: *\nDisallow: /changed\n", bodies[2]];
+    write_manifest(&changed);
+    let again = build("b.store", Some("a.store"));
+    assert_exit(&again, 0, "body files read 1, not read 8");
+    assert_exit(
+        &again,
+        0,
+        "policies compiled 1, reused from the base store 2",
+    );
+    // The same store as a full build of the new manifest.
+    assert_exit(&build("c.store", None), 0, "policies compiled 3");
+    assert_eq!(
+        std::fs::read(dir.join("b.store")).unwrap(),
+        std::fs::read(dir.join("c.store")).unwrap()
+    );
+    // A stated digest that is not the body's: that host fails, the build
+    // does not.
+    let m = std::fs::read_to_string(dir.join("m.jsonl")).unwrap();
+    let wrong = m.replacen(&hex(bodies[0].as_bytes()), &"0".repeat(64), 1);
+    std::fs::write(dir.join("m.jsonl"), wrong).unwrap();
+    let bad = build("d.store", None);
+    assert_exit(&bad, 0, "failed: h0-0.com: the body's SHA-256 is");
+    // A digest that is not 64 hex digits is an error naming the line.
+    std::fs::write(
+        dir.join("m.jsonl"),
+        "{\"host\": \"a.com\", \"status\": 200, \"body_path\": \"b0.txt\", \"sha256\": \"abc\"}\n",
+    )
+    .unwrap();
+    assert_exit(
+        &build("e.store", None),
+        2,
+        "m.jsonl:1: \"sha256\" is \"abc\"",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
