@@ -191,7 +191,9 @@ impl Store {
 /// body already read or a policy of ``base``), ``bytes`` (store size),
 /// ``by_source`` (hosts per source: ``fetched``, ``unavailable`` (allow
 /// all), ``unreachable`` (disallow all), ``redirected``, ``failed``),
-/// ``split`` and ``failures`` (``(host, note)`` pairs), ``duplicates``
+/// ``split``, ``unread`` (hosts whose robots.txt was not read as written: a
+/// limit cut it, lines were lost, or it is not text) and ``failures``
+/// (``(host, note)`` pairs), ``duplicates``
 /// (hosts given more than once; the last one wins).
 #[pyclass(frozen, get_all, module = "robocc")]
 pub struct StoreReport {
@@ -204,6 +206,7 @@ pub struct StoreReport {
     pub bytes: usize,
     pub by_source: BTreeMap<&'static str, usize>,
     pub split: Vec<(String, String)>,
+    pub unread: Vec<(String, String)>,
     pub failures: Vec<(String, String)>,
     pub duplicates: Vec<String>,
 }
@@ -390,6 +393,7 @@ pub fn build_store(
             ("failed", c.failed),
         ]),
         split: notes(report.split),
+        unread: notes(report.unread),
         failures: notes(report.failures),
         duplicates: report.duplicates,
     })

@@ -193,6 +193,17 @@ def test_build_store_manifest_digests_skip_unchanged_bodies(tmp_path):
     again = robocc.build_store(manifest, "Googlebot", tmp_path / "b.store", base=tmp_path / "a.store")
     assert (again.bodies_read, again.bodies_skipped, again.reused, again.compiled) == (0, 15, 5, 0)
     assert (tmp_path / "a.store").read_bytes() == (tmp_path / "b.store").read_bytes()
+    # A body a limit cuts is reported, by a build and by a rebuild that
+    # reuses its policy.
+    long = {"host": "long.example.com", "status": 200,
+            "body": "User-agent: *\nDisallow: /a\n" + "# pad\n" * 40}
+    cut_manifest = tmp_path / "cut.jsonl"
+    cut_manifest.write_text("".join(json.dumps(x) + "\n" for x in lines[:3] + [long]))
+    cut = robocc.build_store(cut_manifest, "Googlebot", tmp_path / "l.store", max_bytes=64)
+    assert ("long.example.com" in [h for h, _ in cut.unread]), cut.unread
+    cut_again = robocc.build_store(cut_manifest, "Googlebot", tmp_path / "m.store", max_bytes=64,
+                                   base=tmp_path / "l.store")
+    assert cut_again.reused == 2 and cut_again.unread == cut.unread
     # A body that is not its stated digest fails its host, not the build.
     lines[0]["sha256"] = "0" * 64
     manifest.write_text("".join(json.dumps(x) + "\n" for x in lines[:3]))
