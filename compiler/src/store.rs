@@ -54,8 +54,8 @@ pub struct HostInput {
     /// listed among the failures.
     pub failure: Option<String>,
     /// Where the body is, when the input names a file instead of giving its
-    /// bytes (a manifest's `body_path`). The build reads it unless `sha256`
-    /// names a body it already has or a policy of the base store.
+    /// bytes (a manifest's `body_path`). The build reads it, for a 2xx
+    /// status, unless `sha256` names a policy of the base store.
     pub body_path: Option<std::path::PathBuf>,
     /// The body's SHA-256 as the input states it (a manifest's `sha256`).
     /// A body the build reads is checked against it: a mismatch is a
@@ -196,12 +196,12 @@ pub struct StoreReport {
     pub unique_policies: usize,
     /// Distinct bodies compiled now.
     pub compiled: usize,
-    /// Distinct bodies whose policy was reused from the base store.
+    /// Distinct base store policies reused.
     pub reused: usize,
     /// Body files read (`HostInput::body_path`).
     pub bodies_read: usize,
-    /// Body files not read: their input's `sha256` named a body already
-    /// read or a policy of the base store.
+    /// Body files not read: their input's `sha256` named a policy of the
+    /// base store.
     pub bodies_skipped: usize,
     /// Store size in bytes.
     pub bytes: usize,
@@ -399,9 +399,9 @@ struct Collected {
     /// chosen collisions. The SHA-256 kept in artifacts is computed once
     /// per distinct body.
     hasher: std::hash::RandomState,
-    /// A stated SHA-256 → the body that has it (checked, or a base
-    /// policy's): an input stating it needs no read.
-    by_digest: HashMap<[u8; 32], u32>,
+    /// A stated SHA-256 of which the base store has a policy → the body
+    /// (not read) that the policy stands for.
+    from_base: HashMap<[u8; 32], u32>,
     /// Reasons of inputs known to be broken; `FAILED_INPUT | i` is the
     /// pseudo-body id of reason `i` (never compiled).
     failures: Vec<String>,
@@ -453,13 +453,8 @@ const FAILED_INPUT: u32 = 1 << 31;
 impl Collected {
     fn new() -> Collected {
         let mut c = Collected::default();
-        for body in [ALLOW_ALL, DISALLOW_ALL] {
-            let id = c.intern(body.to_vec());
-            // A body equal to a synthetic one shares its policy whether it
-            // is read or named by its digest.
-            let digest = c.bodies[id as usize].sha256();
-            c.by_digest.insert(digest, id);
-        }
+        c.intern(ALLOW_ALL.to_vec());
+        c.intern(DISALLOW_ALL.to_vec());
         c
     }
 
@@ -481,32 +476,35 @@ impl Collected {
         id
     }
 
-    /// The body id of an input (`None`: it has no body), reading its file
-    /// only when no body or base policy of its stated digest is known.
-    /// `Err(reason)`: the body is not the one its digest states.
+    /// The body id of an input (`None`: its status uses no body, or it has
+    /// none). A body file is not read when the input states a digest of
+    /// which the base store has a reusable policy: that policy stands for
+    /// it (the input's statement is trusted, as its `body_path` is). A body
+    /// that is read is checked against the stated digest.
     fn body_of(
         &mut self,
         input: &mut HostInput,
         base: &Reusable,
     ) -> Result<Option<u32>, BodyError> {
+        // Only a 2xx response's body is compiled (RFC 9309 §2.3.1): another
+        // status's is neither read nor checked.
+        if !(200..300).contains(&input.status) {
+            return Ok(None);
+        }
         let claimed = input.sha256;
-        if input.body.is_none() && input.body_path.is_some() {
-            if let Some(d) = claimed {
-                if let Some(&id) = self.by_digest.get(&d) {
-                    self.bodies_skipped += 1;
-                    return Ok(Some(id));
-                }
-                if base.contains_key(&d) {
-                    self.bodies_skipped += 1;
-                    let id = self.bodies.len() as u32;
-                    self.bodies.push(Body {
+        if let (None, Some(_), Some(d)) = (&input.body, &input.body_path, claimed) {
+            if base.contains_key(&d) {
+                self.bodies_skipped += 1;
+                let bodies = &mut self.bodies;
+                let id = *self.from_base.entry(d).or_insert_with(|| {
+                    bodies.push(Body {
                         bytes: Vec::new(),
                         sha256: Some(d),
                         from_base: true,
                     });
-                    self.by_digest.insert(d, id);
-                    return Ok(Some(id));
-                }
+                    (bodies.len() - 1) as u32
+                });
+                return Ok(Some(id));
             }
         }
         let bytes = match (input.body.take(), &input.body_path) {
@@ -523,7 +521,6 @@ impl Collected {
             if actual != d {
                 return Err(BodyError::Mismatch(digest_mismatch(&actual, &d)));
             }
-            self.by_digest.insert(d, id);
         }
         Ok(Some(id))
     }
@@ -633,6 +630,9 @@ enum Built {
         split: Option<String>,
         /// What was not read as written, when something was.
         unread: Option<String>,
+        /// The base store's policy it is, when reused: bodies that reuse
+        /// the same one (read, or named by their digest) share it.
+        base: Option<usize>,
     },
     Failed(String),
 }
@@ -649,16 +649,15 @@ fn compile_bodies(
     reusable: &Reusable,
 ) -> (Vec<Built>, usize) {
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let reused = std::sync::atomic::AtomicUsize::new(0);
-    let built = ids
+    let built: Vec<Built> = ids
         .par_iter()
         .map(|&id| {
             if id & FAILED_INPUT != 0 {
                 return Built::Failed(failures[(id & !FAILED_INPUT) as usize].clone());
             }
             let body = &bodies[id as usize];
-            let from_base = match (store.base, reusable.is_empty()) {
-                (Some(base), false) => {
+            let from_base = match store.base {
+                Some(base) if !reusable.is_empty() => {
                     let digest = body
                         .sha256
                         .unwrap_or_else(|| crate::compile::sha256(&body.bytes));
@@ -667,10 +666,7 @@ fn compile_bodies(
                 _ => None,
             };
             let result = match from_base {
-                Some(built) => {
-                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    built
-                }
+                Some(built) => built,
                 // Collected only makes an unread body for a digest in
                 // `reusable`: a body not read is never compiled as empty.
                 None if body.from_base => {
@@ -682,6 +678,7 @@ fn compile_bodies(
                             .then(|| c.data.header.split_reason.clone()),
                         unread: crate::compile::unread_summary(&c.diagnostics),
                         bytes: c.to_bytes().to_vec(),
+                        base: None,
                     },
                     Err(e) => Built::Failed(e.to_string()),
                 },
@@ -693,7 +690,18 @@ fn compile_bodies(
             result
         })
         .collect();
-    (built, reused.into_inner())
+    // Distinct base policies: two bodies (one read, one named by its
+    // digest) may reuse the same one.
+    let mut reused: Vec<usize> = built
+        .iter()
+        .filter_map(|b| match b {
+            Built::Ok { base, .. } => *base,
+            Built::Failed(_) => None,
+        })
+        .collect();
+    reused.sort_unstable();
+    reused.dedup();
+    (built, reused.len())
 }
 
 /// The base store's policies that a build with these options may reuse:
@@ -728,6 +736,7 @@ fn reuse(base: &Store, i: usize) -> Built {
                 bytes: bytes.to_vec(),
                 split: h.split_reason.map(str::to_string),
                 unread: h.unread.map(str::to_string),
+                base: Some(i),
             }
         }
         (Err(e), _) | (_, Err(e)) => Built::Failed(format!("the base store's policy: {e}")),
@@ -822,7 +831,14 @@ impl Prepared {
     /// A fresh report with what the whole build did.
     fn report(&mut self) -> StoreReport {
         StoreReport {
-            compiled: self.used.iter().filter(|&&b| b & FAILED_INPUT == 0).count() - self.reused,
+            compiled: self
+                .used
+                .iter()
+                .zip(&self.built)
+                .filter(|(&b, built)| {
+                    b & FAILED_INPUT == 0 && !matches!(built, Built::Ok { base: Some(_), .. })
+                })
+                .count(),
             reused: self.reused,
             bodies_read: self.bodies_read,
             bodies_skipped: self.bodies_skipped,
@@ -845,7 +861,8 @@ impl Prepared {
         on_failure: OnFailure,
         report: &mut StoreReport,
     ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u32>), StoreError> {
-        let mut policy_of_body: HashMap<u32, u32> = HashMap::new();
+        // A policy is stored once per body, or per base policy reused.
+        let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
         let mut policies: Vec<&[u8]> = Vec::new();
         let mut stored: Vec<u32> = Vec::new();
         let mut failed_hosts: Vec<usize> = Vec::new();
@@ -859,6 +876,7 @@ impl Prepared {
                     bytes,
                     split,
                     unread,
+                    base,
                 } => {
                     if let Some(why) = split {
                         report.split.push(HostNote {
@@ -872,7 +890,11 @@ impl Prepared {
                             note: note.clone(),
                         });
                     }
-                    *policy_of_body.entry(body).or_insert_with(|| {
+                    let slot = match base {
+                        Some(i) => (Some(*i), 0),
+                        None => (None, body),
+                    };
+                    *stored_as.entry(slot).or_insert_with(|| {
                         policies.push(bytes);
                         stored.push(body);
                         (policies.len() - 1) as u32
@@ -1276,7 +1298,8 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
 /// optional `fetched_at`, `location` and `sha256` (the body's digest, 64
 /// hex digits: a build with a base store does not read a body file whose
 /// digest names one of its policies). Blank lines are skipped. Body files
-/// are read by the build, not by the iterator.
+/// are read by the build, not by the iterator: an unreadable one is an
+/// error naming the host and the file.
 ///
 /// # Errors
 ///
@@ -1300,12 +1323,13 @@ pub fn manifest_inputs(
         .split(b'\n')
         .enumerate()
         .filter_map(move |(n, line)| {
-            let at = format!("{name}:{}", n + 1);
+            // Only an error needs the location.
+            let at = || format!("{name}:{}", n + 1);
             let line = match line {
                 Ok(l) => l,
                 Err(e) => {
                     return Some(Err(InputError {
-                        at,
+                        at: at(),
                         kind: InputErrorKind::Io(e.to_string()),
                     }))
                 }
@@ -1313,7 +1337,7 @@ pub fn manifest_inputs(
             if line.iter().all(u8::is_ascii_whitespace) {
                 return None;
             }
-            Some(manifest_line(&line, &base).map_err(|kind| InputError { at, kind }))
+            Some(manifest_line(&line, &base).map_err(|kind| InputError { at: at(), kind }))
         }))
 }
 
@@ -1655,10 +1679,9 @@ mod tests {
                 }
             })
             .collect();
-        // Without a base, each body file is read once: the other hosts of
-        // a digest already read are not.
+        // Without a base, every body file is read (and checked).
         let (full, report) = build_with(&inputs, None);
-        assert_eq!((report.bodies_read, report.bodies_skipped), (4, 8));
+        assert_eq!((report.bodies_read, report.bodies_skipped), (12, 0));
         // The same store as one built from the bytes.
         let inline: Vec<HostInput> = inputs
             .iter()
@@ -1732,6 +1755,64 @@ mod tests {
         let mut load = inputs[1].clone();
         load.load_body().unwrap();
         assert!(load.failure.as_deref().unwrap().contains("SHA-256"));
+    }
+
+    #[test]
+    fn digests_never_make_the_answer_depend_on_the_order_of_the_inputs() {
+        let dir = TempDir::new("digest-order");
+        let (x, y) = (
+            "User-agent: *\nDisallow: /x\n",
+            "User-agent: *\nDisallow: /y\n",
+        );
+        std::fs::write(dir.0.join("x.txt"), x).unwrap();
+        std::fs::write(dir.0.join("y.txt"), y).unwrap();
+        let line = |host: &str, file: &str, digest_of: &str, status: u16| HostInput {
+            host: host.into(),
+            status,
+            body_path: Some(dir.0.join(file)),
+            sha256: Some(crate::compile::sha256(digest_of.as_bytes())),
+            ..HostInput::default()
+        };
+        // a.com's file holds x but states y's digest; b.com is right.
+        let a = line("a.com", "x.txt", y, 200);
+        let b = line("b.com", "y.txt", y, 200);
+        // A 404's body is not used: neither read nor checked.
+        let gone = line("gone.com", "missing.txt", "anything", 404);
+        let (ab, report) = build_with(&[a.clone(), b.clone(), gone.clone()], None);
+        let (ba, _) = build_with(&[gone, b, a], None);
+        assert_eq!(ab, ba);
+        assert_eq!(report.failures.len(), 1, "{report:?}");
+        assert_eq!(report.failures[0].host, "a.com");
+        let store = Store::from_slice(&ab).unwrap();
+        let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+        assert_eq!(allowed("https://a.com/x"), Some(false)); // the fallback
+        assert_eq!(allowed("https://a.com/z"), Some(false));
+        assert_eq!(allowed("https://b.com/x"), Some(true));
+        assert_eq!(allowed("https://gone.com/x"), Some(true));
+    }
+
+    #[test]
+    fn a_rebuild_stores_a_reused_policy_once_however_its_hosts_name_it() {
+        let body = "User-agent: *\nDisallow: /a\n";
+        let plain = [
+            input("one.com", 200, Some(body), None),
+            input("two.com", 200, Some(body), None),
+        ];
+        let (first, _) = build_with(&plain, None);
+        let base = Store::from_slice(&first).unwrap();
+        // one.com names it by digest (not read), two.com gives the bytes.
+        let mut mixed = plain.clone();
+        mixed[0] = HostInput {
+            body: None,
+            body_path: Some("/nonexistent/one.txt".into()),
+            sha256: Some(crate::compile::sha256(body.as_bytes())),
+            ..mixed[0].clone()
+        };
+        let (again, report) = build_with(&mixed, Some(&base));
+        assert_eq!((report.bodies_skipped, report.unique_policies), (1, 1));
+        assert_eq!((report.reused, report.compiled), (1, 0), "{report:?}");
+        assert_eq!(again, build_with(&plain, Some(&base)).0);
+        assert_eq!(again, first);
     }
 
     #[test]

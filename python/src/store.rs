@@ -188,7 +188,7 @@ impl Store {
 /// ``hosts``, ``unique_policies``, ``compiled`` (distinct bodies compiled),
 /// ``reused`` (copied from ``base``), ``bodies_read`` and ``bodies_skipped``
 /// (manifest body files read, and not read because their ``sha256`` named a
-/// body already read or a policy of ``base``), ``bytes`` (store size),
+/// policy of ``base``), ``bytes`` (store size),
 /// ``by_source`` (hosts per source: ``fetched``, ``unavailable`` (allow
 /// all), ``unreachable`` (disallow all), ``redirected``, ``failed``),
 /// ``split``, ``unread`` (hosts whose robots.txt was not read as written: a
@@ -260,7 +260,9 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
 ///
 /// ``manifest_path`` is a JSONL manifest (one object per host: ``host``,
 /// ``status``, ``body_path`` relative to the manifest or ``body``, optional
-/// ``location`` and ``fetched_at``) or a directory of ``<host>.txt`` files,
+/// ``location``, ``fetched_at`` and ``sha256``: the body's digest, so that a
+/// rebuild with ``base`` does not read unchanged body files) or a directory
+/// of ``<host>.txt`` files,
 /// as for ``robocc store build``. Statuses follow RFC 9309 §2.3.1. The
 /// compile options are those of :func:`robocc.compile`; ``on_failure``
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile

@@ -295,8 +295,8 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
     };
     if report.bodies_skipped > 0 {
         eprintln!(
-            "  body files read {}, not read {} (their \"sha256\" named a body already read \
-             or a policy of the base store)",
+            "  body files read {}, not read {} (their \"sha256\" named a policy of the base \
+             store)",
             report.bodies_read, report.bodies_skipped
         );
     }
