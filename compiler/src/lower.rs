@@ -379,6 +379,10 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
     } else {
         None
     };
+    // The engine stops at the first automaton that cannot outrank the best
+    // outcome so far (`Automaton::max_rank`). Stable: equal ranks keep the
+    // order they were built in.
+    ctx.automata.sort_by_key(|a| std::cmp::Reverse(a.max_rank));
     ctx.lay_out();
     Ok(Lowered {
         automata: ctx.automata,
@@ -512,7 +516,7 @@ fn densify(a: &Automaton, outcomes: usize) -> Option<Automaton> {
         }
     }
     let classes: [u8; 256] = a.classes.as_slice().try_into().ok()?;
-    Some(encode(
+    let mut d = encode(
         classes,
         a.classes_len,
         map(start),
@@ -520,7 +524,9 @@ fn densify(a: &Automaton, outcomes: usize) -> Option<Automaton> {
         &row_emits,
         a.ranked.clone(),
         outcomes,
-    ))
+    );
+    d.max_rank = a.max_rank;
+    Some(d)
 }
 
 /// A program larger than this many times its rules' pattern bytes (and
@@ -1514,9 +1520,12 @@ fn build_one(
         (succ, outcome)
     };
     let register = register.then_some(Register { emit, dead, ranked });
-    Ok(finish(
-        succ, outcome, classes.of, end_class, outcomes, register,
-    ))
+    let mut a = finish(succ, outcome, classes.of, end_class, outcomes, register);
+    // Set mode resolves by scope, not rank: no automaton may be skipped.
+    if !sets {
+        a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);
+    }
+    Ok(a)
 }
 
 /// States above which set-mode automata are not minimized (the refinement

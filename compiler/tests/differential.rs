@@ -368,6 +368,37 @@ proptest! {
         assert_agree("proptest (register)", body.as_bytes(), "AnyBot", &opts, &urls);
     }
 
+    /// The same with a state budget so small that the rules are split over
+    /// several automata, whose outcomes the engine combines (stopping at
+    /// the first that cannot outrank the best so far: `max_rank`).
+    #[test]
+    fn random_rules_split_over_automata_match_reference(
+        rules in proptest::collection::vec(rule_line(), 2..12),
+        urls in proptest::collection::vec(url(), 1..20),
+        rfc in any::<bool>(),
+        dense in any::<bool>(),
+    ) {
+        let body = format!("User-agent: *\n{}\n", rules.join("\n"));
+        let opts = CompileOptions {
+            url_mode: if rfc { UrlMode::Rfc } else { UrlMode::Google },
+            budget: Budget {
+                max_states: 24,
+                registers: Registers::Never,
+                layout: if dense { Layout::Dense } else { Layout::Compact },
+                ..untimed(Registers::Never)
+            },
+            ..CompileOptions::default()
+        };
+        // A single rule over the budget fails to compile: nothing to compare.
+        let Ok(compiled) = compile(body.as_bytes(), "AnyBot", &opts) else {
+            return Ok(());
+        };
+        let ranks: Vec<u32> = compiled.data.automata.iter().map(|a| a.max_rank).collect();
+        prop_assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "{ranks:?}");
+        let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
+        assert_agree("proptest (split)", body.as_bytes(), "AnyBot", &opts, &urls);
+    }
+
     /// The same in the dense layout, plain or register automata.
     #[test]
     fn random_rules_dense_layout_matches_reference(

@@ -105,6 +105,11 @@ pub struct Automaton {
     /// are priorities, and this maps each priority to its outcome id, in
     /// increasing priority from entry 0, which is outcome 0 (no match).
     pub ranked: Vec<u32>,
+    /// No outcome of this automaton has a rule of higher rank: when the
+    /// rules are split over several automata, they are in non-increasing
+    /// `max_rank` order, and a walk stops at the first one that cannot
+    /// outrank the best outcome so far.
+    pub max_rank: u32,
 }
 
 /// A rule as the explainer shows it.

@@ -437,6 +437,15 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     for (n, a) in data.automata.iter().enumerate() {
         crate::program::validate(a, outcomes).map_err(|e| format!("automaton {n}: {e}"))?;
     }
+    // Checks stop at the first automaton that cannot outrank the best so
+    // far: they must come in non-increasing order.
+    if data
+        .automata
+        .windows(2)
+        .any(|w| w[0].max_rank.to_native() < w[1].max_rank.to_native())
+    {
+        return Err("automata not in decreasing order of max_rank".into());
+    }
     Ok(())
 }
 

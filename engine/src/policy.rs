@@ -359,6 +359,11 @@ impl<'a> Policy<'a> {
         let mut best = NO_OUTCOME;
         let mut bytes_read = 0;
         for a in d.automata.iter() {
+            // In non-increasing `max_rank` order (validated): once the best
+            // outranks what an automaton can give, it outranks the rest.
+            if best != NO_OUTCOME && a.max_rank.to_native() < self.rank(best) {
+                break;
+            }
             let (o, read) = run(a, parts, mode);
             bytes_read += read;
             let w = word(o);
@@ -396,17 +401,20 @@ impl<'a> Policy<'a> {
         }
     }
 
+    /// The rank of an outcome word's deciding rule (0: none).
+    #[inline]
+    fn rank(&self, w: u32) -> u32 {
+        self.data
+            .rules
+            .get((w & OUTCOME_RULE_MASK) as usize)
+            .map_or(0, |r| r.rank.to_native())
+    }
+
     /// Does outcome word `a` beat `b` when combining several automata? The
     /// higher rank wins, then the lower rule id (the first in file order).
     #[inline]
     fn outranks(&self, a: u32, b: u32) -> bool {
-        let rank = |w: u32| {
-            self.data
-                .rules
-                .get((w & OUTCOME_RULE_MASK) as usize)
-                .map_or(0, |r| r.rank.to_native())
-        };
-        let (ra, rb) = (rank(a), rank(b));
+        let (ra, rb) = (self.rank(a), self.rank(b));
         ra > rb || (ra == rb && (a & OUTCOME_RULE_MASK) < (b & OUTCOME_RULE_MASK))
     }
 

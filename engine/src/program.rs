@@ -752,6 +752,8 @@ pub fn encode(
         dense_len: dense_len as u32,
         prog,
         ranked,
+        // Any rank, until the writer, which knows the rules, says less.
+        max_rank: u32::MAX,
     }
 }
 
