@@ -368,7 +368,11 @@ pub fn lower(set: &RuleSet, budget: &Budget) -> Result<Lowered, LowerError> {
         })?,
         Err(why) => {
             ctx.first_failure = Some(why);
-            let bins = plan_bins(&simple, &all, budget.registers != Registers::Never);
+            // Highest rank first, so that each bin's `max_rank` is below the
+            // previous bins' and checks can stop early (`Automaton::max_rank`).
+            let mut by_rank = all.clone();
+            by_rank.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i].rank), i));
+            let bins = plan_bins(&simple, &by_rank, budget.registers != Registers::Never);
             for bin in bins {
                 build_split(&mut ctx, &bin)?;
             }
