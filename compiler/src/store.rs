@@ -272,7 +272,10 @@ impl fmt::Display for InputError {
                 write!(f, "status {s} needs \"body\" or \"body_path\"")
             }
             InputErrorKind::BadDigest(d) => {
-                write!(f, "\"sha256\" is {d}, not 64 hex digits")
+                write!(
+                    f,
+                    "\"sha256\" is {d}, not 64 hex digits (the form sha256sum prints)"
+                )
             }
         }
     }
