@@ -1884,17 +1884,7 @@ mod tests {
         let base = Store::from_slice(&old).unwrap();
         let mut changed = inputs.clone();
         changed[3].body = Some(b"User-agent: *\nDisallow: /changed\n".to_vec());
-        let opts = StoreOptions {
-            base: Some(&base),
-            ..StoreOptions::default()
-        };
-        let (new, report) = build_store(
-            changed.iter().cloned().map(Ok),
-            "Googlebot",
-            &CompileOptions::default(),
-            &opts,
-        )
-        .unwrap();
+        let (new, report) = build_with(&changed, Some(&base));
         assert_eq!((report.reused, report.compiled), (19, 1), "{report:?}");
         let store = Store::from_slice(&new).unwrap();
         let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
@@ -1902,6 +1892,10 @@ mod tests {
         assert_eq!(allowed("https://h3.com/p3"), Some(true));
         assert_eq!(allowed("https://h4.com/p4"), Some(false));
         // Another agent reuses nothing.
+        let opts = StoreOptions {
+            base: Some(&base),
+            ..StoreOptions::default()
+        };
         let (_, report) = build_store(
             changed.iter().cloned().map(Ok),
             "Bingbot",
