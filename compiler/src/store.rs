@@ -929,11 +929,11 @@ impl Prepared {
             report.by_source.add(source);
             let (status, fetched_at) = &self.facts[k];
             entries.push(HostEntry {
-                key: key.clone(),
+                key,
                 policy,
                 source,
                 status: *status,
-                fetched_at: fetched_at.clone(),
+                fetched_at: fetched_at.as_deref(),
             });
         }
         let fallback;

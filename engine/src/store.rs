@@ -1107,9 +1107,9 @@ fn any_of_at_colon_bracket(bytes: &[u8]) -> bool {
 /// One host for [`write_store`].
 #[doc(hidden)]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostEntry {
+pub struct HostEntry<'a> {
     /// Stored key (`HostKey::to_key` form).
-    pub key: String,
+    pub key: &'a str,
     /// Index into the policies given to [`write_store`].
     pub policy: u32,
     /// Why this policy.
@@ -1117,7 +1117,7 @@ pub struct HostEntry {
     /// HTTP status.
     pub status: u16,
     /// Fetch time as given (at most 255 bytes are kept).
-    pub fetched_at: Option<String>,
+    pub fetched_at: Option<&'a str>,
 }
 
 /// What a store says about all of its policies.
@@ -1144,7 +1144,7 @@ pub struct StoreMeta {
 #[doc(hidden)]
 pub fn write_store(
     meta: &StoreMeta,
-    mut hosts: Vec<HostEntry>,
+    mut hosts: Vec<HostEntry<'_>>,
     policies: &[&[u8]],
 ) -> Result<rkyv::util::AlignedVec<16>, String> {
     let mut out = rkyv::util::AlignedVec::<16>::new();
@@ -1160,8 +1160,8 @@ pub fn write_store(
     }
     let mut keyed = Vec::with_capacity(hosts.len());
     for h in hosts.drain(..) {
-        let hash = HostKey::of_key(&h.key)
-            .filter(|k| k.to_key() == h.key)
+        let hash = HostKey::of_key(h.key)
+            .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
             .ok_or_else(|| format!("{:?} is not a stored host key", h.key))?
             .hash();
         keyed.push((hash, h));
@@ -1170,7 +1170,7 @@ pub fn write_store(
     let mut strings = Vec::new();
     let mut host_recs = Vec::with_capacity(keyed.len() * HOST_REC);
     for (hash, h) in &keyed {
-        let fetched = h.fetched_at.as_deref().unwrap_or("");
+        let fetched = h.fetched_at.unwrap_or("");
         let mut cut = fetched.len().min(255);
         while !fetched.is_char_boundary(cut) {
             cut -= 1;

@@ -34,9 +34,12 @@ fn store(hosts: usize) -> Vec<u8> {
         compiler_version: "test".into(),
         options_hash: 0,
     };
-    let entries = (0..hosts)
-        .map(|i| HostEntry {
-            key: key(i),
+    let keys: Vec<String> = (0..hosts).map(key).collect();
+    let entries = keys
+        .iter()
+        .enumerate()
+        .map(|(i, key)| HostEntry {
+            key,
             policy: (i % 2) as u32,
             source: HostSource::Fetched,
             status: 200,
