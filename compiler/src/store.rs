@@ -1356,7 +1356,9 @@ pub fn manifest_inputs(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        return Some(manifest_line(&line, &base).map_err(|kind| InputError { at: at(n), kind }));
+        // Without its '\n', so that a parse error's column is the line's.
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        return Some(manifest_line(text, &base).map_err(|kind| InputError { at: at(n), kind }));
     }))
 }
 
@@ -1389,8 +1391,12 @@ pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, I
     }
 }
 
-/// The fields of a manifest line that a host input is made of.
+/// The fields of a manifest line that a host input is made of. A line with
+/// any other field is read as a `Value`: serde skips unknown fields without
+/// checking them (a number out of range, a lone surrogate), which the
+/// `Value` reading refuses.
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LineFields<'a> {
     #[serde(borrow)]
     host: Option<Cow<'a, str>>,
@@ -1953,6 +1959,11 @@ mod tests {
             r#"{"host": "a.com", "status": 200}"#.to_string(),
             // A field given twice: the last one counts.
             r#"{"host": "a.com", "host": "b.com", "status": 200, "body": "x"}"#.to_string(),
+            // Other fields: checked as the `Value` reading checks them.
+            r#"{"host": "a.com", "status": 404, "x": 1e400}"#.to_string(),
+            r#"{"host": "a.com", "status": 404, "x": {"y": "\ud800"}}"#.to_string(),
+            r#"{"host": "a.com", "status": 404, "x": [1, {"y": null}], "z": "\u00e9"}"#.to_string(),
+            format!(r#"{{"host": "a.com", "status": 404, "x": {}1{}}}"#, "[".repeat(200), "]".repeat(200)),
             // Not objects.
             r#"["a.com", 200, "x"]"#.to_string(),
             r#""a.com""#.to_string(),
@@ -1965,6 +1976,34 @@ mod tests {
                 "{line}"
             );
         }
+        // Bytes that are not UTF-8, in a field the input does not use.
+        let line = b"{\"host\": \"a.com\", \"status\": 404, \"x\": \"\xff\"}";
+        assert!(matches!(
+            manifest_line(line, dir),
+            Err(InputErrorKind::NotJson(_))
+        ));
+    }
+
+    /// A manifest's errors name the line, and the column within it.
+    #[test]
+    fn manifest_errors_name_the_line_and_column() {
+        let dir = TempDir::new("manifest-errors");
+        let path = dir.0.join("m.jsonl");
+        std::fs::write(
+            &path,
+            "{\"host\": \"a.com\", \"status\": 404}\n\n{\"host\": \"b.com\", \"status\"\n{\"host\": \"c.com\", \"status\": 404}",
+        )
+        .unwrap();
+        let read: Vec<_> = manifest_inputs(&path).unwrap().collect();
+        assert_eq!(read.len(), 3);
+        assert_eq!(read[0].as_ref().unwrap().host, "a.com");
+        let e = read[1].as_ref().unwrap_err();
+        assert!(e.at.ends_with("m.jsonl:3"), "{e}");
+        assert!(
+            matches!(&e.kind, InputErrorKind::NotJson(m) if m.contains("line 1 column 26")),
+            "{e}"
+        );
+        assert_eq!(read[2].as_ref().unwrap().host, "c.com");
     }
 
     /// Of a host given more than once the last input wins, except that a
