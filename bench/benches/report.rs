@@ -566,8 +566,9 @@ fn million_hosts(
 ) -> robocc_bench::LookupTimes {
     use robocc_compiler::store::{build_store, HostInput, StoreOptions};
     let host = |i: usize| format!("host{i}.example{}.com", i % 97);
-    // A fixed spread of statuses (multiplicative hash of i): 0..870 is 200.
-    let roll = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54; // 0..1024
+    // A fixed spread of statuses (multiplicative hash of i, 0..1024):
+    // 0..870 is 200.
+    let roll = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54;
     // Host `i` without its body.
     let input = |i: usize| {
         let mut h = HostInput {
@@ -610,10 +611,17 @@ fn million_hosts(
     // sources' as the store recorded them.
     let base = Store::from_slice(&bytes).unwrap();
     let digest = |b: usize| {
-        let i = (b..MILLION).step_by(inputs.len()).find(|&i| roll(i) < 870)?;
+        let i = (b..MILLION)
+            .step_by(inputs.len())
+            .find(|&i| roll(i) < 870)?;
         let url = format!("https://{}/", host(i));
         let info = base.host(url.as_bytes()).unwrap()?;
-        Some(base.policy(info.policy as usize).unwrap().header().source_sha256)
+        Some(
+            base.policy(info.policy as usize)
+                .unwrap()
+                .header()
+                .source_sha256,
+        )
     };
     let digests: Vec<Option<[u8; 32]>> = (0..inputs.len()).map(digest).collect();
     let changed = |b: usize| b % 100 == 0;
@@ -646,7 +654,10 @@ fn million_hosts(
     .unwrap();
     let rebuild = t.elapsed();
     let changed_bodies = (0..inputs.len()).filter(|&b| changed(b)).count();
-    assert_eq!(rebuild_report.compiled, changed_bodies, "{rebuild_report:?}");
+    assert_eq!(
+        rebuild_report.compiled, changed_bodies,
+        "{rebuild_report:?}"
+    );
     assert!(rebuild_report.bodies_skipped > MILLION / 2);
     drop(rebuilt);
     let _ = writeln!(

@@ -1927,16 +1927,88 @@ mod tests {
         assert_eq!(again.unread, report.unread);
     }
 
+    /// A manifest line read as a `serde_json::Value` only (the reading
+    /// `manifest_line` falls back to).
+    fn line_by_value(line: &str, dir: &std::path::Path) -> Result<HostInput, InputErrorKind> {
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
+        LineFields::of_value(&v)?.into_input(dir)
+    }
+
+    const LINE_KEYS: [&str; 11] = [
+        r#""host""#,
+        r#""status""#,
+        r#""body""#,
+        r#""body_path""#,
+        r#""location""#,
+        r#""fetched_at""#,
+        r#""sha256""#,
+        r#""x""#,
+        r#""ho\u0073t""#,
+        r#""Host""#,
+        r#""""#,
+    ];
+    const LINE_VALUES: [&str; 24] = [
+        r#""a.com""#,
+        r#""A.COM:8080""#,
+        r#""a b""#,
+        r#""""#,
+        "200",
+        "404",
+        "301",
+        "200.0",
+        "2e2",
+        "-1",
+        "1e400",
+        "18446744073709551616",
+        "null",
+        "true",
+        "[]",
+        r#"{"y": [1, null, "\ud800"]}"#,
+        r#""\ud800""#,
+        r#""x\ny/\u00e9""#,
+        r#""b\/c.txt""#,
+        r#""https://a.com/robots.txt""#,
+        r#""2026-01-01T00:00:00Z""#,
+        r#""5103956925285a497686049403b432bddcd080e13854c8c743c94857c648f59c""#,
+        r#""5103956925285A497686049403B432BDDCD080E13854C8C743C94857C648F59""#,
+        "{}",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Objects made of the fields a manifest line may hold and others,
+        /// each with values of every JSON type (and a broken end now and
+        /// then): the typed reading gives what the `Value` reading gives.
+        #[test]
+        fn manifest_lines_read_the_same_typed_or_as_a_value(
+            fields in proptest::collection::vec((0..LINE_KEYS.len(), 0..LINE_VALUES.len()), 0..9),
+            pad in 0..3usize,
+            cut in proptest::option::weighted(0.1, 0..200usize),
+        ) {
+            let dir = std::path::Path::new("/m");
+            let pairs: Vec<String> = fields
+                .iter()
+                .map(|&(k, v)| format!("{}: {}", LINE_KEYS[k], LINE_VALUES[v]))
+                .collect();
+            let mut line = format!("{}{{{}}}", " ".repeat(pad), pairs.join(", "));
+            if let Some(c) = cut {
+                let mut c = c.min(line.len());
+                while !line.is_char_boundary(c) {
+                    c -= 1;
+                }
+                line.truncate(c);
+            }
+            proptest::prop_assert_eq!(manifest_line(line.as_bytes(), dir), line_by_value(&line, dir), "{}", line);
+        }
+    }
+
     /// The typed reading of a line gives what the `Value` reading gives,
     /// whatever the line holds: field types, escapes, nulls, duplicates.
     #[test]
     fn a_manifest_line_reads_the_same_typed_or_as_a_value() {
         let dir = std::path::Path::new("/m");
-        let by_value = |line: &str| -> Result<HostInput, InputErrorKind> {
-            let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
-            LineFields::of_value(&v)?.into_input(dir)
-        };
+        let by_value = |line: &str| line_by_value(line, dir);
         let d = hex(&crate::compile::sha256(b"x"));
         let lines = [
             r#"{"host": "a.com", "status": 200, "body": "User-agent: *\nDisallow: /\u00e9"}"#.to_string(),
