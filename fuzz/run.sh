@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets, each for SECONDS (default 600), one after another.
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]      targets: parse compile check load store page
+#   fuzz/run.sh [SECONDS] [TARGET...]      targets: parse compile check load store page manifest
 #
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # Seeds: fuzz/corpus/<target> (committed); the load and store seeds are real
@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse compile check load store page)
+[ ${#targets[@]} -eq 0 ] && targets=(parse compile check load store page manifest)
 
 # Artifact seeds from the current compiler.
 cargo build --release -q -p robocc-compiler --manifest-path ../Cargo.toml

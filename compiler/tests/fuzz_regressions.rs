@@ -11,13 +11,14 @@ mod common;
 fn fuzz_inputs_replay() {
     let root = common::root().join("fuzz");
     type Target = (&'static str, fn(&[u8]));
-    let targets: [Target; 6] = [
+    let targets: [Target; 7] = [
         ("parse", fuzz::parse_one),
         ("compile", fuzz::compile_one),
         ("check", fuzz::check_one),
         ("load", fuzz::load_one),
         ("store", fuzz::store_one),
         ("page", fuzz::page_one),
+        ("manifest", fuzz::manifest_one),
     ];
     let mut replayed = 0;
     for (name, run) in targets {

@@ -212,6 +212,52 @@ pub fn store_one(data: &[u8]) {
     }
 }
 
+/// manifest: any bytes as manifest lines. Each line is read or refused
+/// without a panic; what is read is a valid input; and a store builds from
+/// the inputs whose bodies are inline (the others name files that do not
+/// exist), with every host found and each extra input of a host reported
+/// as a duplicate.
+pub fn manifest_one(data: &[u8]) {
+    use robocc_compiler::store::{build_store, host_key, manifest_line, StoreOptions};
+    let base = std::path::Path::new("/nonexistent-robocc-fuzz");
+    let mut inputs = Vec::new();
+    for line in data.split(|&b| b == b'\n') {
+        let Ok(h) = manifest_line(line, base) else {
+            continue;
+        };
+        assert!(host_key(&h.host).is_ok(), "{:?}", h.host);
+        assert!(h.status < 1000);
+        assert!(h.body.is_none() || h.body_path.is_none());
+        if (200..300).contains(&h.status) {
+            assert!(h.body.is_some() || h.body_path.is_some());
+        }
+        if h.body_path.is_none() {
+            inputs.push(h);
+        }
+    }
+    let mut keys: Vec<String> = inputs
+        .iter()
+        .map(|h| host_key(&h.host).unwrap_or_default())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let (bytes, report) = build_store(
+        inputs.iter().cloned().map(Ok),
+        "Googlebot",
+        &options(0),
+        &StoreOptions::default(),
+    )
+    .expect("inline inputs always build");
+    assert_eq!(report.hosts, keys.len());
+    assert_eq!(report.duplicates.len(), inputs.len() - keys.len());
+    let store = Store::from_slice(&bytes).expect("a store it built");
+    store.validate_all().expect("a store it built");
+    for k in &keys {
+        let url = format!("https://{k}/");
+        assert!(store.host(url.as_bytes()).unwrap().is_some(), "{k}");
+    }
+}
+
 /// page: any bytes as an HTML page (and, split at the first NUL, as
 /// headers, which are also read as a tdmrep.json): read without a panic,
 /// element spans within the input, every usage answered.
