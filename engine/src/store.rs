@@ -1144,7 +1144,7 @@ pub struct StoreMeta {
 #[doc(hidden)]
 pub fn write_store(
     meta: &StoreMeta,
-    mut hosts: Vec<HostEntry<'_>>,
+    hosts: Vec<HostEntry<'_>>,
     policies: &[&[u8]],
 ) -> Result<rkyv::util::AlignedVec<16>, String> {
     let mut out = rkyv::util::AlignedVec::<16>::new();
@@ -1158,18 +1158,28 @@ pub fn write_store(
         let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
         out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
     }
-    let mut keyed = Vec::with_capacity(hosts.len());
-    for h in hosts.drain(..) {
+    let count = u32::try_from(hosts.len()).map_err(|_| "more than 2^32 hosts")?;
+    // Hosts in index order: by hash, then key (then input order), sorted as
+    // (hash, position) pairs rather than moving the entries.
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(hosts.len());
+    for (i, h) in (0..count).zip(&hosts) {
         let hash = HostKey::of_key(h.key)
             .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
             .ok_or_else(|| format!("{:?} is not a stored host key", h.key))?
             .hash();
-        keyed.push((hash, h));
+        keyed.push((hash, i));
     }
-    keyed.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
+    let key = |i: u32| hosts[i as usize].key;
+    keyed.sort_unstable_by(|a, b| {
+        // The keys only when hashes tie (rarely): reading them is a miss.
+        a.0.cmp(&b.0)
+            .then_with(|| key(a.1).cmp(key(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
     let mut strings = Vec::new();
     let mut host_recs = Vec::with_capacity(keyed.len() * HOST_REC);
-    for (hash, h) in &keyed {
+    for (hash, i) in &keyed {
+        let h = &hosts[*i as usize];
         let fetched = h.fetched_at.unwrap_or("");
         let mut cut = fetched.len().min(255);
         while !fetched.is_char_boundary(cut) {
@@ -1190,15 +1200,14 @@ pub fn write_store(
         strings.extend_from_slice(fetched.as_bytes());
         host_recs.extend_from_slice(&rec.encode());
     }
-    let hosts = u32::try_from(keyed.len()).map_err(|_| "more than 2^32 hosts")?;
     let bits = bucket_bits(keyed.len());
     let mut buckets = Vec::with_capacity((1 << bits) + 1);
-    for (i, (hash, _)) in (0..hosts).zip(&keyed) {
+    for (i, (hash, _)) in (0..count).zip(&keyed) {
         while buckets.len() <= bucket_of(*hash, bits) {
             buckets.push(i);
         }
     }
-    buckets.resize((1 << bits) + 1, hosts);
+    buckets.resize((1 << bits) + 1, count);
     if let Some(w) = buckets
         .windows(2)
         .find(|w| (w[1] - w[0]) as usize > MAX_BUCKET)
@@ -1208,9 +1217,10 @@ pub fn write_store(
             w[1] - w[0]
         ));
     }
-    // A million hosts' entries are ~100 MB: not kept while the index is
+    // A million hosts' entries are ~60 MB: not kept while the index is
     // archived.
     drop(keyed);
+    drop(hosts);
     let index = StoreIndex {
         agent: meta.agent.clone(),
         dialect: meta.dialect as u8,
@@ -1221,10 +1231,17 @@ pub fn write_store(
         policies: records,
         buckets,
     };
-    let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&index).map_err(|e| e.to_string())?;
+    // Archived straight after the policies (not into a buffer of its own
+    // and copied: a million hosts' index is ~50 MB), from a multiple of
+    // ARCHIVE_ALIGN, so that its padding is what it would be at offset 0.
+    let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
+    out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
+    let index_at = out.len();
+    let index_off = (index_at - load::FRAME_LEN) as u64;
+    let mut out = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&index, out)
+        .map_err(|e| e.to_string())?;
     drop(index);
-    let index_off = (out.len() - load::FRAME_LEN) as u64;
-    out.extend_from_slice(&archive);
+    let archive_len = out.len() - index_at;
     let body_len = out.len() - load::FRAME_LEN;
     if body_len > load::MAX_FRAMED_LEN {
         return Err(format!(
@@ -1235,7 +1252,7 @@ pub fn write_store(
     out[..load::FRAME_LEN].copy_from_slice(&load::frame(FileKind::Store, body_len));
     out[load::FRAME_LEN..load::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
     out[load::FRAME_LEN + 8..load::FRAME_LEN + 16]
-        .copy_from_slice(&(archive.len() as u64).to_le_bytes());
+        .copy_from_slice(&(archive_len as u64).to_le_bytes());
     Ok(out)
 }
 
