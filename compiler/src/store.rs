@@ -293,7 +293,7 @@ pub enum StoreError {
     /// An input could not be read.
     Input(InputError),
     /// A limit of the store format: its size, the number of shards, hosts
-    /// sharing one bucket of the index.
+    /// whose key hashes collide in the index.
     TooLarge(String),
 }
 

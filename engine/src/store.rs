@@ -2,12 +2,13 @@
 //!
 //! Opening a store costs the same at a thousand hosts or a million: it
 //! checks the frame and the small index header, and nothing else. A host
-//! lookup hashes the URL's host on the fly (no allocation), reads the
-//! bucket of the hash's top bits (where its records start in the table
-//! sorted by hash; about one host per bucket), compares keys, and runs that
-//! host's policy. Each policy is validated the first
-//! time any host uses it: a corrupted policy is refused with an error naming
-//! the host, and nobody pays for policies they never touch.
+//! lookup hashes the URL's host on the fly (no allocation), goes straight to
+//! the slot the hash's top bits name in an ordered linear-probing table
+//! (records sorted by hash, each at or a little after its home slot, the key
+//! inline), compares keys there, and runs that host's policy. Each policy is
+//! validated the first time any host uses it: a corrupted policy is refused
+//! with an error naming the host, and nobody pays for policies they never
+//! touch.
 //!
 //! Layout (docs/artifact.md is normative):
 //!
@@ -17,9 +18,9 @@
 //! policies   one complete policy artifact (frame + archive) per distinct
 //!            policy, each 16-byte aligned
 //! index      rkyv archive of StoreIndex: agent, dialect, options hash,
-//!            three byte tables — host records (24 bytes each, sorted
-//!            by host hash then key), strings (host keys, fetch times) and
-//!            policy records (offset, length) — and the bucket table
+//!            host count and three byte tables: host slots (48 bytes each,
+//!            keys of up to 30 bytes inline), strings (longer keys, fetch
+//!            times) and policy records (offset, length)
 //! ```
 
 use crate::artifact::fnv1a64_iter;
@@ -35,11 +36,16 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 6;
+pub const STORE_FORMAT_VERSION: u32 = 7;
 
 const HEAD_LEN: usize = 16;
-const HOST_REC: usize = 24;
-const POLICY_REC: usize = 16;
+/// Bytes of a host slot.
+const SLOT: usize = 48;
+/// Longest key held in its slot; a longer one is in the strings.
+const INLINE_KEY: usize = SLOT - 18;
+/// A policy record: offset and length (`u64` each), then four prefetch
+/// hints (`u32` each, see [`policy_hints`]).
+const POLICY_REC: usize = 32;
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,35 +102,34 @@ pub struct StoreIndex {
     pub compiler_version: String,
     /// The policies' common options fingerprint.
     pub options_hash: u64,
-    /// Host records, [`HOST_REC`] bytes each.
-    pub hosts: Vec<u8>,
-    /// Host keys and fetch times.
+    /// Hosts in the slot table.
+    pub host_count: u64,
+    /// The slot table: [`home_slots`]`(host_count)` slots or a few more
+    /// (the last runs may spill past the end), [`SLOT`] bytes each.
+    pub slots: Vec<u8>,
+    /// Keys longer than [`INLINE_KEY`] bytes, and fetch times.
     pub strings: Vec<u8>,
     /// Policy records, [`POLICY_REC`] bytes each.
     pub policies: Vec<u8>,
-    /// `2^b + 1` entries, `b` = [`bucket_bits`] of the host count: entry
-    /// `j` is the first host record whose hash's top `b` bits are `>= j`
-    /// (the last is the host count).
-    pub buckets: Vec<u32>,
 }
 
-/// Bits of the hash that choose a bucket: the least `b` with `2^b >=
-/// hosts` (at most one host per bucket on average, 4 to 8 bytes per host).
-#[doc(hidden)]
-pub fn bucket_bits(hosts: usize) -> u32 {
-    hosts.max(1).next_power_of_two().trailing_zeros()
+/// Home slots for `hosts` hosts: a load of 4/5, so that a record lies on
+/// average about two slots past its home and a lookup reads one or two
+/// cache lines.
+fn home_slots(hosts: usize) -> usize {
+    (hosts + hosts / 4).max(1)
 }
 
-/// Most host records one bucket may hold. Hashes are uniform (a million
-/// real-shaped keys: at most 8 in a bucket), so only colliding hashes could
-/// come near; a larger bucket in a file is a corrupted bound, refused so that
-/// a lookup never scans more than this.
-pub const MAX_BUCKET: usize = 1024;
+/// Farthest a record may lie past its home slot. Hashes are uniform (a
+/// million real-shaped keys: at most 60), so only colliding hashes could come
+/// near; a lookup that scans farther has met a corrupted table.
+pub const MAX_PROBE: usize = 1024;
 
-/// The bucket of `hash` among `2^bits`.
-fn bucket_of(hash: u64, bits: u32) -> usize {
-    // `checked_shr`: 0 bits is one bucket (a shift by 64 would overflow).
-    hash.checked_shr(64 - bits).unwrap_or(0) as usize
+/// The home slot of a hash among `homes`: its top 32 bits scaled (so that
+/// records sorted by hash are sorted by home).
+#[inline]
+fn home_of(top: u32, homes: usize) -> usize {
+    ((u64::from(top) * homes as u64) >> 32) as usize
 }
 
 /// One host as the store knows it.
@@ -143,15 +148,19 @@ pub struct HostInfo<'a> {
     pub policy: u32,
 }
 
-/// A host record as decoded.
-struct HostRec {
-    hash: u64,
+/// A host slot as decoded (all but the inline key).
+struct Slot {
+    /// The hash's top 32 bits.
+    top: u32,
+    policy: u32,
+    /// Where the key (when longer than [`INLINE_KEY`]) and then the fetch
+    /// time start in the strings.
     strings: u32,
+    status: u16,
+    /// 0: an empty slot (all its bytes are 0).
     key_len: u16,
     fetched_len: u8,
     source: u8,
-    status: u16,
-    policy: u32,
 }
 
 fn le_u64(b: &[u8]) -> u64 {
@@ -168,29 +177,44 @@ fn le_u16(b: &[u8]) -> u16 {
     u16::from_le_bytes([b[0], b[1]])
 }
 
-impl HostRec {
-    fn decode(b: &[u8]) -> HostRec {
-        HostRec {
-            hash: le_u64(&b[0..]),
+impl Slot {
+    fn decode(b: &[u8]) -> Slot {
+        Slot {
+            top: le_u32(&b[0..]),
+            policy: le_u32(&b[4..]),
             strings: le_u32(&b[8..]),
-            key_len: le_u16(&b[12..]),
-            fetched_len: b[14],
-            source: b[15],
-            status: le_u16(&b[16..]),
-            policy: le_u32(&b[20..]),
+            status: le_u16(&b[12..]),
+            key_len: le_u16(&b[14..]),
+            fetched_len: b[16],
+            source: b[17],
         }
     }
 
-    fn encode(&self) -> [u8; HOST_REC] {
-        let mut b = [0u8; HOST_REC];
-        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
+    /// The slot's bytes, with `key` inline when it fits.
+    fn encode(&self, key: &[u8]) -> [u8; SLOT] {
+        let mut b = [0u8; SLOT];
+        b[0..4].copy_from_slice(&self.top.to_le_bytes());
+        b[4..8].copy_from_slice(&self.policy.to_le_bytes());
         b[8..12].copy_from_slice(&self.strings.to_le_bytes());
-        b[12..14].copy_from_slice(&self.key_len.to_le_bytes());
-        b[14] = self.fetched_len;
-        b[15] = self.source;
-        b[16..18].copy_from_slice(&self.status.to_le_bytes());
-        b[20..24].copy_from_slice(&self.policy.to_le_bytes());
+        b[12..14].copy_from_slice(&self.status.to_le_bytes());
+        b[14..16].copy_from_slice(&self.key_len.to_le_bytes());
+        b[16] = self.fetched_len;
+        b[17] = self.source;
+        if key.len() <= INLINE_KEY {
+            b[18..18 + key.len()].copy_from_slice(key);
+        }
         b
+    }
+
+    /// Bytes of the strings before the fetch time: the key when it is not
+    /// inline.
+    fn key_in_strings(&self) -> usize {
+        let len = usize::from(self.key_len);
+        if len > INLINE_KEY {
+            len
+        } else {
+            0
+        }
     }
 }
 
@@ -210,11 +234,11 @@ pub struct Store {
     /// Offset of the index archive from the start of the whole file.
     index_at: usize,
     hosts: usize,
-    /// [`bucket_bits`] of `hosts`.
-    bits: u32,
-    /// Where the index's bucket, host and string tables lie in the storage
-    /// (found once at open: every lookup reads them).
-    tables: [std::ops::Range<usize>; 3],
+    /// [`home_slots`] of `hosts`.
+    homes: usize,
+    /// Where the index's slot and string tables lie in the storage (found
+    /// once at open: every lookup reads them).
+    tables: [std::ops::Range<usize>; 2],
     /// Per policy: validated already.
     checked: Box<[AtomicBool]>,
 }
@@ -279,38 +303,35 @@ impl Store {
         if Dialect::from_u8(index.dialect).is_none() {
             return Err(corrupt(format!("unknown dialect {}", index.dialect)));
         }
-        if index.hosts.len() % HOST_REC != 0 || index.policies.len() % POLICY_REC != 0 {
+        if index.slots.len() % SLOT != 0 || index.policies.len() % POLICY_REC != 0 {
             return Err(corrupt(
-                "host or policy table length is not a whole number of records",
+                "slot or policy table length is not a whole number of records",
             ));
         }
-        let hosts = index.hosts.len() / HOST_REC;
+        let slots = index.slots.len() / SLOT;
         let policies = index.policies.len() / POLICY_REC;
-        let bits = bucket_bits(hosts);
-        let buckets = index.buckets.as_slice();
-        // Both ends here; each bucket's own bounds when it is read.
-        if buckets.len() != (1 << bits) + 1
-            || buckets[0] != 0
-            || buckets[buckets.len() - 1].to_native() as usize != hosts
-        {
+        let hosts = usize::try_from(index.host_count.to_native()).unwrap_or(usize::MAX);
+        // A record lies at most MAX_PROBE slots past a home slot; each slot's
+        // own consistency is checked when a lookup reads it.
+        let homes = home_slots(hosts.min(slots));
+        if hosts > slots || slots < homes || slots > homes + MAX_PROBE {
             return Err(corrupt(format!(
-                "bucket table of {} entries does not fit {hosts} hosts",
-                buckets.len()
+                "slot table of {slots} slots does not fit {} hosts",
+                index.host_count
             )));
         }
         let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
         let base = bytes.as_ptr() as usize;
         let at = |p: *const u8, len: usize| p as usize - base..p as usize - base + len;
         let tables = [
-            at(buckets.as_ptr().cast(), std::mem::size_of_val(buckets)),
-            at(index.hosts.as_ptr(), index.hosts.len()),
+            at(index.slots.as_ptr(), index.slots.len()),
             at(index.strings.as_ptr(), index.strings.len()),
         ];
         Ok(Store {
             storage,
             index_at,
             hosts,
-            bits,
+            homes,
             tables,
             checked,
         })
@@ -361,16 +382,22 @@ impl Store {
         self.storage.bytes().len()
     }
 
-    /// Bytes of the index's tables: host records, host keys and fetch
-    /// times, bucket bounds, policy records (`robocc inspect --sizes`).
+    /// Bytes of the index's tables: host slots (all, empty ones too), long
+    /// host keys and fetch times, policy records (`robocc inspect
+    /// --sizes`).
     #[doc(hidden)]
-    pub fn index_sizes(&self) -> [usize; 4] {
+    pub fn index_sizes(&self) -> [usize; 3] {
         [
-            self.tables[1].len(),
-            self.tables[2].len(),
             self.tables[0].len(),
+            self.tables[1].len(),
             self.index().policies.len(),
         ]
+    }
+
+    /// Where the slot table lies in the store's bytes (tests corrupt it).
+    #[doc(hidden)]
+    pub fn slot_table(&self) -> std::ops::Range<usize> {
+        self.tables[0].clone()
     }
 
     /// The store's bytes (a store set checksums its shards).
@@ -378,43 +405,55 @@ impl Store {
         self.storage.bytes()
     }
 
-    /// The bucket table, as bytes (`u32` little-endian each).
+    /// The slot table.
     #[inline]
-    fn buckets(&self) -> &[u8] {
+    fn slots(&self) -> &[u8] {
         &self.storage.bytes()[self.tables[0].clone()]
     }
 
-    /// The host records.
+    /// The long host keys and fetch times.
     #[inline]
-    fn records(&self) -> &[u8] {
+    fn strings(&self) -> &[u8] {
         &self.storage.bytes()[self.tables[1].clone()]
     }
 
-    /// The host keys and fetch times.
+    /// Slot `i`'s bytes (`i` below the slot count).
     #[inline]
-    fn strings(&self) -> &[u8] {
-        &self.storage.bytes()[self.tables[2].clone()]
+    fn slot_bytes(&self, i: usize) -> &[u8] {
+        &self.slots()[i * SLOT..(i + 1) * SLOT]
     }
 
-    fn rec(&self, i: usize) -> HostRec {
-        HostRec::decode(&self.records()[i * HOST_REC..(i + 1) * HOST_REC])
+    fn rec(&self, i: usize) -> Slot {
+        Slot::decode(self.slot_bytes(i))
+    }
+
+    /// The stored key of the record in slot `i`.
+    #[inline]
+    fn key_of(&self, i: usize, r: &Slot) -> Result<&[u8], LoadError> {
+        let len = usize::from(r.key_len);
+        if len <= INLINE_KEY {
+            return Ok(&self.slot_bytes(i)[18..18 + len]);
+        }
+        let start = r.strings as usize;
+        self.strings()
+            .get(start..start + len)
+            .ok_or_else(|| corrupt(format!("host slot {i} is inconsistent")))
     }
 
     fn info(&self, i: usize) -> Result<HostInfo<'_>, LoadError> {
         let r = self.rec(i);
-        let strings = self.strings();
-        let start = r.strings as usize;
-        let key_end = start + usize::from(r.key_len);
-        let end = key_end + usize::from(r.fetched_len);
-        let bad = || corrupt(format!("host record {i} is inconsistent"));
-        let text = |range: std::ops::Range<usize>| {
-            strings
-                .get(range)
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .ok_or_else(bad)
-        };
-        let key = text(start..key_end)?;
-        let fetched = text(key_end..end)?;
+        let bad = || corrupt(format!("host slot {i} is inconsistent"));
+        fn text(b: &[u8]) -> Option<&str> {
+            std::str::from_utf8(b).ok()
+        }
+        let key = self.key_of(i, &r)?;
+        let start = r.strings as usize + r.key_in_strings();
+        let fetched = self
+            .strings()
+            .get(start..start + usize::from(r.fetched_len))
+            .and_then(text)
+            .ok_or_else(bad)?;
+        let key = text(key).filter(|k| !k.is_empty()).ok_or_else(bad)?;
         let source = HostSource::from_u8(r.source).ok_or_else(bad)?;
         if r.policy as usize >= self.checked.len() {
             return Err(bad());
@@ -430,7 +469,9 @@ impl Store {
 
     /// Every host, in index order.
     pub fn hosts(&self) -> impl Iterator<Item = Result<HostInfo<'_>, LoadError>> + '_ {
-        (0..self.hosts).map(|i| self.info(i))
+        (0..self.slots().len() / SLOT)
+            .filter(|&i| self.rec(i).key_len != 0)
+            .map(|i| self.info(i))
     }
 
     /// The index entry of `url`'s host; `Ok(None)` when the store does not
@@ -459,119 +500,98 @@ impl Store {
         }
     }
 
-    /// Finds the record of `key`: the records of its hash's bucket are
-    /// `buckets[j]..buckets[j + 1]`, sorted by hash then key.
+    /// Finds the slot of `key`. Records are sorted by hash and each lies at
+    /// or after its home slot, with no empty slot between: so `key`'s is
+    /// among the slots from its home on, before the first empty one or the
+    /// first of a greater hash. Slots that break that order (a corrupted
+    /// table) are refused rather than answering "not here".
+    #[inline]
     fn find(&self, key: &HostKey<'_>, hash: u64) -> Result<Option<usize>, LoadError> {
-        let j = bucket_of(hash, self.bits);
-        let (lo, hi) = self.bounds(j)?;
-        self.check_bounds(j, lo, hi)?;
-        self.find_in(key, hash, lo, hi)
-    }
-
-    /// Where bucket `j`'s records are (`j < 2^bits`).
-    #[inline]
-    fn bounds(&self, j: usize) -> Result<(usize, usize), LoadError> {
-        // `Store::new` checked the table has 2^bits + 1 entries.
-        let (lo, hi) = match self.buckets().get(4 * j..4 * j + 8) {
-            Some(b) => (le_u32(b) as usize, le_u32(&b[4..]) as usize),
-            None => (1, 0),
-        };
-        if lo <= hi && hi <= self.hosts && hi - lo <= MAX_BUCKET {
-            Ok((lo, hi))
-        } else {
-            Err(corrupt(format!("host index bucket {j} is inconsistent")))
-        }
-    }
-
-    /// Bounds that disagree with the records on either side of them are an
-    /// error, so a corrupted table is refused rather than answering "not
-    /// here".
-    #[inline]
-    fn check_bounds(&self, j: usize, lo: usize, hi: usize) -> Result<(), LoadError> {
-        let records = self.records();
-        let bucket_at = |i: usize| bucket_of(le_u64(&records[i * HOST_REC..]), self.bits);
-        if (lo > 0 && bucket_at(lo - 1) >= j) || (hi < self.hosts && bucket_at(hi) <= j) {
-            return Err(corrupt(format!("host index bucket {j} is inconsistent")));
-        }
-        Ok(())
-    }
-
-    /// The record of `key` among records `lo..hi` (a bucket).
-    #[inline]
-    fn find_in(
-        &self,
-        key: &HostKey<'_>,
-        hash: u64,
-        lo: usize,
-        hi: usize,
-    ) -> Result<Option<usize>, LoadError> {
-        let strings = self.strings();
-        for i in lo..hi {
-            let r = self.rec(i);
-            if r.hash < hash {
-                continue;
+        let top = (hash >> 32) as u32;
+        let home = home_of(top, self.homes);
+        let slots = self.slots();
+        let count = slots.len() / SLOT;
+        let bad = |i: usize| Err(corrupt(format!("host slot {i} is inconsistent")));
+        let mut prev = 0;
+        for i in home..count.min(home + MAX_PROBE + 1) {
+            let s = &slots[i * SLOT..(i + 1) * SLOT];
+            let r = Slot::decode(s);
+            if r.key_len == 0 {
+                // Empty: nothing after it belongs to this home.
+                return if s.iter().all(|&b| b == 0) {
+                    Ok(None)
+                } else {
+                    bad(i)
+                };
             }
-            if r.hash > hash {
-                break;
+            if r.top < prev || home_of(r.top, self.homes) > i {
+                return bad(i);
             }
-            // The key's bytes and the policy's root are both needed next
-            // (almost always: hashes rarely collide): fetch them together.
-            self.prefetch_policy_root(r.policy as usize);
-            let start = r.strings as usize;
-            let stored = strings
-                .get(start..start + usize::from(r.key_len))
-                .ok_or_else(|| corrupt(format!("host record {i} is inconsistent")))?;
-            if key.eq_stored(stored) {
-                return Ok(Some(i));
+            prev = r.top;
+            if r.top > top {
+                return Ok(None);
+            }
+            if r.top == top {
+                // The key's bytes (inline, or a miss away) and the policy's
+                // root are both needed next: fetch them together.
+                self.prefetch_policy(r.policy as usize);
+                if key.eq_stored(self.key_of(i, &r)?) {
+                    return Ok(Some(i));
+                }
             }
         }
+        // No record lies more than MAX_PROBE slots past its home.
         Ok(None)
     }
 
-    /// Asks the CPU to fetch the end of policy `i`'s bytes, where rkyv puts
-    /// the archive's root record.
+    /// Asks the CPU to fetch what a check of policy `i` reads first: the
+    /// archive's root record (at the end of its bytes) and, where the
+    /// policy record's hints say, its automaton and outcome tables, the
+    /// first automaton's class map and the top of its program. All at once:
+    /// the walk would otherwise read them one after the other.
     #[inline]
-    fn prefetch_policy_root(&self, i: usize) {
+    fn prefetch_policy(&self, i: usize) {
         // A policy that lies outside the area is refused when it is used.
-        if let Ok(bytes) = self.policy_bytes(i) {
-            let end = bytes.as_ptr_range().end;
-            let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
-            for back in (0..size).step_by(64) {
-                prefetch(end.wrapping_sub(size - back));
-            }
+        let Some(rec) = self
+            .index()
+            .policies
+            .get(i * POLICY_REC..(i + 1) * POLICY_REC)
+        else {
+            return;
+        };
+        let Ok(bytes) = self.policy_bytes(i) else {
+            return;
+        };
+        let end = bytes.as_ptr_range().end;
+        let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
+        for back in (0..size).step_by(64) {
+            prefetch(end.wrapping_sub(size - back));
+        }
+        // Hints are only prefetched, never read through: a wrong one costs
+        // time, not an answer.
+        let at = |k: usize| {
+            bytes
+                .as_ptr()
+                .wrapping_add(le_u32(&rec[16 + 4 * k..]) as usize)
+        };
+        prefetch(at(0));
+        prefetch(at(1));
+        for k in 2..4 {
+            prefetch(at(k));
+            prefetch(at(k).wrapping_add(64));
         }
     }
 
-    /// Asks the CPU to fetch the bucket bounds of `hash`.
+    /// Asks the CPU to fetch the home slot of `hash` and the line after it
+    /// (a record lies on average about two slots past its home).
     #[inline]
-    fn prefetch_bucket(&self, hash: u64) {
-        let entry = self
-            .buckets()
+    fn prefetch_home(&self, hash: u64) {
+        let at = self
+            .slots()
             .as_ptr()
-            .wrapping_add(4 * bucket_of(hash, self.bits));
-        // Both bounds: on two lines when `j % 16 == 15`.
-        prefetch(entry);
-        prefetch(entry.wrapping_add(4));
-    }
-
-    /// Asks the CPU to fetch the records [`Store::check_bounds`] and
-    /// [`Store::find_in`] read for bucket `lo..hi`: the one before it and
-    /// the one at `hi` (the bucket's own lie between, usually on those
-    /// lines).
-    #[inline]
-    fn prefetch_records(&self, lo: usize, hi: usize) {
-        let records = self.records().as_ptr();
-        prefetch(records.wrapping_add(lo.saturating_sub(1) * HOST_REC));
-        prefetch(records.wrapping_add(hi * HOST_REC));
-    }
-
-    /// Asks the CPU to fetch the keys of records `lo..hi` (at most two).
-    #[inline]
-    fn prefetch_keys(&self, lo: usize, hi: usize) {
-        let strings = self.strings().as_ptr();
-        for i in lo..hi.min(lo + 2) {
-            prefetch(strings.wrapping_add(self.rec(i).strings as usize));
-        }
+            .wrapping_add(SLOT * home_of((hash >> 32) as u32, self.homes));
+        prefetch(at);
+        prefetch(at.wrapping_add(64));
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
@@ -607,8 +627,8 @@ impl Store {
     /// unless it fails.
     ///
     /// Faster than a loop over [`Store::check`] when the hosts are many:
-    /// the lookups of up to 32 runs go stage by stage (buckets, then
-    /// records and keys, then policies), so their memory reads overlap
+    /// the lookups of up to 32 runs go stage by stage (home slots, then
+    /// keys and policies), so their memory reads overlap
     /// instead of waiting for each other (docs/PERFORMANCE.md, "Host lookup
     /// at a million hosts").
     ///
@@ -717,32 +737,57 @@ impl Store {
         for i in 0..self.policy_count() {
             self.policy(i)?;
         }
-        let mut prev: Option<(u64, &str)> = None;
-        for i in 0..self.hosts {
+        // Every record where a lookup looks for it: sorted by hash then
+        // key, each at its home slot or right after the record before it,
+        // and no more than MAX_PROBE slots past its home.
+        let mut prev: Option<(u64, &str, usize)> = None;
+        let (mut hosts, mut strings) = (0, 0);
+        for i in 0..self.slots().len() / SLOT {
+            let r = self.rec(i);
+            if r.key_len == 0 {
+                if self.slot_bytes(i).iter().any(|&b| b != 0) {
+                    return Err(corrupt(format!("host slot {i} is inconsistent")));
+                }
+                continue;
+            }
+            hosts += 1;
             let info = self.info(i)?;
-            let hash = self.rec(i).hash;
+            // Nothing the format leaves unused may hold anything: the
+            // inline key's padding, and strings outside the records' own.
+            let inline = usize::from(r.key_len) - r.key_in_strings();
+            if self.slot_bytes(i)[18 + inline..].iter().any(|&b| b != 0)
+                || r.strings as usize != strings
+            {
+                return Err(corrupt(format!("host slot {i} is inconsistent")));
+            }
+            strings += r.key_in_strings() + usize::from(r.fetched_len);
             let canonical = HostKey::of_key(info.key).filter(|k| k.to_key() == info.key);
             let Some(k) = canonical else {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
-            if k.hash() != hash {
+            let hash = k.hash();
+            if (hash >> 32) as u32 != r.top {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
-            if prev.is_some_and(|p| p >= (hash, info.key)) {
+            if prev.is_some_and(|p| (p.0, p.1) >= (hash, info.key)) {
                 return Err(corrupt("host index is not sorted"));
             }
-            prev = Some((hash, info.key));
+            let home = home_of(r.top, self.homes);
+            let at = prev.map_or(home, |p| home.max(p.2 + 1));
+            if i != at || i - home > MAX_PROBE {
+                return Err(corrupt(format!(
+                    "host {} is in slot {i}, not where a lookup finds it",
+                    info.key
+                )));
+            }
+            prev = Some((hash, info.key, i));
         }
-        // Every bucket bound, recomputed from the records.
-        let buckets = self.index().buckets.as_slice();
-        let mut at = 0;
-        for (j, b) in buckets.iter().enumerate() {
-            while at < self.hosts && bucket_of(self.rec(at).hash, self.bits) < j {
-                at += 1;
-            }
-            if b.to_native() as usize != at {
-                return Err(corrupt(format!("host index bucket {j} is inconsistent")));
-            }
+        if hosts != self.hosts || strings != self.strings().len() {
+            return Err(corrupt(format!(
+                "the slot table holds {hosts} hosts and {strings} bytes of strings, the index says {} and {}",
+                self.hosts,
+                self.strings().len()
+            )));
         }
         Ok(())
     }
@@ -768,8 +813,6 @@ pub(crate) fn check_batch_in<'s>(
         /// Store, key, hash, and where the first URL's path starts (when
         /// known).
         Hashed(&'s Store, HostKey<'u>, u64, Option<usize>),
-        /// Also the bucket's bounds.
-        Bucket(&'s Store, HostKey<'u>, u64, Option<usize>, usize, usize),
         Found(Policy<'s>, Option<usize>),
     }
     /// Keeps the error of the first run that failed.
@@ -811,7 +854,7 @@ pub(crate) fn check_batch_in<'s>(
                     let h = k.hash();
                     match store_of(h) {
                         Ok(store) => {
-                            store.prefetch_bucket(h);
+                            store.prefetch_home(h);
                             Lane::Hashed(store, k, h, path)
                         }
                         Err(e) => {
@@ -833,33 +876,14 @@ pub(crate) fn check_batch_in<'s>(
         let lanes = &mut lanes[..count];
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Hashed(store, k, h, path) = lane.2 {
-                match store.bounds(bucket_of(h, store.bits)) {
-                    Ok((lo, hi)) => {
-                        store.prefetch_records(lo, hi);
-                        lane.2 = Lane::Bucket(store, k, h, path, lo, hi);
-                    }
-                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
-                }
-            }
-        }
-        for (r, lane) in lanes.iter_mut().enumerate() {
-            if let Lane::Bucket(store, k, h, _, lo, hi) = lane.2 {
-                match store.check_bounds(bucket_of(h, store.bits), lo, hi) {
-                    Ok(()) => store.prefetch_keys(lo, hi),
-                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
-                }
-            }
-        }
-        for (r, lane) in lanes.iter_mut().enumerate() {
-            if let Lane::Bucket(store, k, h, path, lo, hi) = lane.2 {
-                let found = store.find_in(&k, h, lo, hi).and_then(|i| match i {
+                let found = store.find(&k, h).and_then(|i| match i {
                     None => Ok(Lane::Absent),
                     Some(i) => store
                         .policy(store.rec(i).policy as usize)
                         .map(|p| Lane::Found(p, path)),
                 });
                 match found {
-                    // `find_in` asked for the policy's root with the key.
+                    // `find` asked for the policy's root with the key.
                     Ok(l) => lane.2 = l,
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }
@@ -1104,6 +1128,31 @@ fn any_of_at_colon_bracket(bytes: &[u8]) -> bool {
         .any(|b| matches!(b, b'@' | b':' | b']'))
 }
 
+/// Where a check of the policy artifact `bytes` starts reading, as offsets
+/// from its first byte: the automaton table, the outcome table, the first
+/// automaton's class map and its program (0 where there is none, or when
+/// the bytes are not a valid policy). A store keeps them in the policy's
+/// record so that a lookup can ask for all four lines at once.
+fn policy_hints(bytes: &[u8]) -> [u32; 4] {
+    let Ok(data) = load::validate_policy(bytes) else {
+        return [0; 4];
+    };
+    let base = bytes.as_ptr() as usize;
+    let off = |p: *const u8| {
+        (p as usize)
+            .checked_sub(base)
+            .and_then(|o| u32::try_from(o).ok())
+            .unwrap_or(0)
+    };
+    let first = data.automata.first();
+    [
+        off(data.automata.as_ptr().cast()),
+        off(data.outcomes.as_ptr().cast()),
+        first.map_or(0, |a| off(a.classes.as_ptr())),
+        first.map_or(0, |a| off(a.prog.as_ptr())),
+    ]
+}
+
 /// One host for [`write_store`].
 #[doc(hidden)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1151,10 +1200,14 @@ pub fn write_store(
     out.extend_from_slice(&[0u8; load::FRAME_LEN + HEAD_LEN]);
     let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
     for p in policies {
-        let off = (out.len() - load::FRAME_LEN) as u64;
+        let start = out.len();
+        let off = (start - load::FRAME_LEN) as u64;
         records.extend_from_slice(&off.to_le_bytes());
         records.extend_from_slice(&(p.len() as u64).to_le_bytes());
         out.extend_from_slice(p);
+        for h in policy_hints(&out[start..]) {
+            records.extend_from_slice(&h.to_le_bytes());
+        }
         let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
         out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
     }
@@ -1176,8 +1229,12 @@ pub fn write_store(
             .then_with(|| key(a.1).cmp(key(b.1)))
             .then(a.1.cmp(&b.1))
     });
+    // Each record goes to its home slot, or right after the record before
+    // it when that one is there already or past it.
+    let homes = home_slots(keyed.len());
+    let mut slots = vec![0u8; homes * SLOT];
     let mut strings = Vec::new();
-    let mut host_recs = Vec::with_capacity(keyed.len() * HOST_REC);
+    let mut next = 0;
     for (hash, i) in &keyed {
         let h = &hosts[*i as usize];
         let fetched = h.fetched_at.unwrap_or("");
@@ -1186,8 +1243,8 @@ pub fn write_store(
             cut -= 1;
         }
         let fetched = &fetched[..cut];
-        let rec = HostRec {
-            hash: *hash,
+        let rec = Slot {
+            top: (hash >> 32) as u32,
             strings: u32::try_from(strings.len()).map_err(|_| "host strings over 4 GiB")?,
             key_len: u16::try_from(h.key.len())
                 .map_err(|_| format!("host key {:?} too long", h.key))?,
@@ -1196,26 +1253,24 @@ pub fn write_store(
             status: h.status,
             policy: h.policy,
         };
-        strings.extend_from_slice(h.key.as_bytes());
-        strings.extend_from_slice(fetched.as_bytes());
-        host_recs.extend_from_slice(&rec.encode());
-    }
-    let bits = bucket_bits(keyed.len());
-    let mut buckets = Vec::with_capacity((1 << bits) + 1);
-    for (i, (hash, _)) in (0..count).zip(&keyed) {
-        while buckets.len() <= bucket_of(*hash, bits) {
-            buckets.push(i);
+        let home = home_of(rec.top, homes);
+        let at = home.max(next);
+        if at - home > MAX_PROBE {
+            return Err(format!(
+                "host {:?} would lie {} slots past its home in the index (at most {MAX_PROBE}): the key hashes of the hosts before it collide",
+                h.key,
+                at - home
+            ));
         }
-    }
-    buckets.resize((1 << bits) + 1, count);
-    if let Some(w) = buckets
-        .windows(2)
-        .find(|w| (w[1] - w[0]) as usize > MAX_BUCKET)
-    {
-        return Err(format!(
-            "{} hosts share one bucket of the index (at most {MAX_BUCKET}): their key hashes collide",
-            w[1] - w[0]
-        ));
+        if h.key.len() > INLINE_KEY {
+            strings.extend_from_slice(h.key.as_bytes());
+        }
+        strings.extend_from_slice(fetched.as_bytes());
+        if slots.len() < (at + 1) * SLOT {
+            slots.resize((at + 1) * SLOT, 0);
+        }
+        slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&rec.encode(h.key.as_bytes()));
+        next = at + 1;
     }
     // A million hosts' entries are ~60 MB: not kept while the index is
     // archived.
@@ -1226,10 +1281,10 @@ pub fn write_store(
         dialect: meta.dialect as u8,
         compiler_version: meta.compiler_version.clone(),
         options_hash: meta.options_hash,
-        hosts: host_recs,
+        host_count: u64::from(count),
+        slots,
         strings,
         policies: records,
-        buckets,
     };
     // Archived straight after the policies (not into a buffer of its own
     // and copied: a million hosts' index is ~50 MB), from a multiple of

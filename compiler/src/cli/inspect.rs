@@ -204,10 +204,10 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
             "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
             sum.automata, sum.program_bytes, sum.rules, sum.outcomes
         );
-        let [records, strings, buckets, policies] = store.index_sizes();
+        let [slots, strings, policies] = store.index_sizes();
         println!(
-            "index: host records {records} B, keys and fetch times {strings} B, buckets {buckets} B, policy records {policies} B ({:.1} B per host)",
-            (records + strings + buckets) as f64 / store.host_count().max(1) as f64
+            "index: host slots {slots} B, long keys and fetch times {strings} B, policy records {policies} B ({:.1} B per host)",
+            (slots + strings) as f64 / store.host_count().max(1) as f64
         );
     }
     if args.hosts {
