@@ -18,9 +18,10 @@
 //! policies   one complete policy artifact (frame + archive) per distinct
 //!            policy, each 16-byte aligned
 //! index      rkyv archive of StoreIndex: agent, dialect, options hash,
-//!            host count and three byte tables: host slots (48 bytes each,
-//!            keys of up to 30 bytes inline), strings (longer keys, fetch
-//!            times) and policy records (offset, length)
+//!            host count, home slot count and three byte tables: host
+//!            slots (48 bytes each, keys of up to 26 bytes inline), strings
+//!            (longer keys, fetch times) and policy records (offset,
+//!            length, prefetch hints)
 //! ```
 
 use crate::artifact::fnv1a64_iter;
@@ -41,8 +42,10 @@ pub const STORE_FORMAT_VERSION: u32 = 7;
 const HEAD_LEN: usize = 16;
 /// Bytes of a host slot.
 const SLOT: usize = 48;
+/// Where the inline key starts in a slot.
+const SLOT_KEY: usize = 22;
 /// Longest key held in its slot; a longer one is in the strings.
-const INLINE_KEY: usize = SLOT - 18;
+const INLINE_KEY: usize = SLOT - SLOT_KEY;
 /// A policy record: offset and length (`u64` each), then four prefetch
 /// hints (`u32` each, see [`policy_hints`]).
 const POLICY_REC: usize = 32;
@@ -104,8 +107,11 @@ pub struct StoreIndex {
     pub options_hash: u64,
     /// Hosts in the slot table.
     pub host_count: u64,
-    /// The slot table: [`home_slots`]`(host_count)` slots or a few more
-    /// (the last runs may spill past the end), [`SLOT`] bytes each.
+    /// [`home_slots`]`(host_count)`, stated so that a corrupted count is
+    /// refused at open rather than sending lookups to the wrong slots.
+    pub homes: u64,
+    /// The slot table: `homes` slots or a few more (the last runs may spill
+    /// past the end), [`SLOT`] bytes each.
     pub slots: Vec<u8>,
     /// Keys longer than [`INLINE_KEY`] bytes, and fetch times.
     pub strings: Vec<u8>,
@@ -150,8 +156,8 @@ pub struct HostInfo<'a> {
 
 /// A host slot as decoded (all but the inline key).
 struct Slot {
-    /// The hash's top 32 bits.
-    top: u32,
+    /// The key's hash (its top 32 bits name the home slot).
+    hash: u64,
     policy: u32,
     /// Where the key (when longer than [`INLINE_KEY`]) and then the fetch
     /// time start in the strings.
@@ -180,30 +186,35 @@ fn le_u16(b: &[u8]) -> u16 {
 impl Slot {
     fn decode(b: &[u8]) -> Slot {
         Slot {
-            top: le_u32(&b[0..]),
-            policy: le_u32(&b[4..]),
-            strings: le_u32(&b[8..]),
-            status: le_u16(&b[12..]),
-            key_len: le_u16(&b[14..]),
-            fetched_len: b[16],
-            source: b[17],
+            hash: le_u64(&b[0..]),
+            policy: le_u32(&b[8..]),
+            strings: le_u32(&b[12..]),
+            status: le_u16(&b[16..]),
+            key_len: le_u16(&b[18..]),
+            fetched_len: b[20],
+            source: b[21],
         }
     }
 
     /// The slot's bytes, with `key` inline when it fits.
     fn encode(&self, key: &[u8]) -> [u8; SLOT] {
         let mut b = [0u8; SLOT];
-        b[0..4].copy_from_slice(&self.top.to_le_bytes());
-        b[4..8].copy_from_slice(&self.policy.to_le_bytes());
-        b[8..12].copy_from_slice(&self.strings.to_le_bytes());
-        b[12..14].copy_from_slice(&self.status.to_le_bytes());
-        b[14..16].copy_from_slice(&self.key_len.to_le_bytes());
-        b[16] = self.fetched_len;
-        b[17] = self.source;
+        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
+        b[8..12].copy_from_slice(&self.policy.to_le_bytes());
+        b[12..16].copy_from_slice(&self.strings.to_le_bytes());
+        b[16..18].copy_from_slice(&self.status.to_le_bytes());
+        b[18..20].copy_from_slice(&self.key_len.to_le_bytes());
+        b[20] = self.fetched_len;
+        b[21] = self.source;
         if key.len() <= INLINE_KEY {
-            b[18..18 + key.len()].copy_from_slice(key);
+            b[SLOT_KEY..SLOT_KEY + key.len()].copy_from_slice(key);
         }
         b
+    }
+
+    /// The home slot among `homes`.
+    fn home(&self, homes: usize) -> usize {
+        home_of((self.hash >> 32) as u32, homes)
     }
 
     /// Bytes of the strings before the fetch time: the key when it is not
@@ -311,13 +322,14 @@ impl Store {
         let slots = index.slots.len() / SLOT;
         let policies = index.policies.len() / POLICY_REC;
         let hosts = usize::try_from(index.host_count.to_native()).unwrap_or(usize::MAX);
+        let homes = usize::try_from(index.homes.to_native()).unwrap_or(usize::MAX);
         // A record lies at most MAX_PROBE slots past a home slot; each slot's
         // own consistency is checked when a lookup reads it.
-        let homes = home_slots(hosts.min(slots));
-        if hosts > slots || slots < homes || slots > homes + MAX_PROBE {
+        if hosts > slots || homes != home_slots(hosts) || slots < homes || slots - homes > MAX_PROBE
+        {
             return Err(corrupt(format!(
-                "slot table of {slots} slots does not fit {} hosts",
-                index.host_count
+                "slot table of {slots} slots does not fit {} hosts and {} home slots",
+                index.host_count, index.homes
             )));
         }
         let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
@@ -432,7 +444,7 @@ impl Store {
     fn key_of(&self, i: usize, r: &Slot) -> Result<&[u8], LoadError> {
         let len = usize::from(r.key_len);
         if len <= INLINE_KEY {
-            return Ok(&self.slot_bytes(i)[18..18 + len]);
+            return Ok(&self.slot_bytes(i)[SLOT_KEY..SLOT_KEY + len]);
         }
         let start = r.strings as usize;
         self.strings()
@@ -507,8 +519,7 @@ impl Store {
     /// table) are refused rather than answering "not here".
     #[inline]
     fn find(&self, key: &HostKey<'_>, hash: u64) -> Result<Option<usize>, LoadError> {
-        let top = (hash >> 32) as u32;
-        let home = home_of(top, self.homes);
+        let home = home_of((hash >> 32) as u32, self.homes);
         let slots = self.slots();
         let count = slots.len() / SLOT;
         let bad = |i: usize| Err(corrupt(format!("host slot {i} is inconsistent")));
@@ -524,14 +535,14 @@ impl Store {
                     bad(i)
                 };
             }
-            if r.top < prev || home_of(r.top, self.homes) > i {
+            if r.hash < prev || r.home(self.homes) > i {
                 return bad(i);
             }
-            prev = r.top;
-            if r.top > top {
+            prev = r.hash;
+            if r.hash > hash {
                 return Ok(None);
             }
-            if r.top == top {
+            if r.hash == hash {
                 // The key's bytes (inline, or a miss away) and the policy's
                 // root are both needed next: fetch them together.
                 self.prefetch_policy(r.policy as usize);
@@ -755,7 +766,9 @@ impl Store {
             // Nothing the format leaves unused may hold anything: the
             // inline key's padding, and strings outside the records' own.
             let inline = usize::from(r.key_len) - r.key_in_strings();
-            if self.slot_bytes(i)[18 + inline..].iter().any(|&b| b != 0)
+            if self.slot_bytes(i)[SLOT_KEY + inline..]
+                .iter()
+                .any(|&b| b != 0)
                 || r.strings as usize != strings
             {
                 return Err(corrupt(format!("host slot {i} is inconsistent")));
@@ -766,13 +779,13 @@ impl Store {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
             let hash = k.hash();
-            if (hash >> 32) as u32 != r.top {
+            if hash != r.hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
             if prev.is_some_and(|p| (p.0, p.1) >= (hash, info.key)) {
                 return Err(corrupt("host index is not sorted"));
             }
-            let home = home_of(r.top, self.homes);
+            let home = r.home(self.homes);
             let at = prev.map_or(home, |p| home.max(p.2 + 1));
             if i != at || i - home > MAX_PROBE {
                 return Err(corrupt(format!(
@@ -1229,6 +1242,12 @@ pub fn write_store(
             .then_with(|| key(a.1).cmp(key(b.1)))
             .then(a.1.cmp(&b.1))
     });
+    if let Some(w) = keyed
+        .windows(2)
+        .find(|w| w[0].0 == w[1].0 && key(w[0].1) == key(w[1].1))
+    {
+        return Err(format!("host {:?} is given twice", key(w[0].1)));
+    }
     // Each record goes to its home slot, or right after the record before
     // it when that one is there already or past it.
     let homes = home_slots(keyed.len());
@@ -1243,8 +1262,16 @@ pub fn write_store(
             cut -= 1;
         }
         let fetched = &fetched[..cut];
+        if h.policy as usize >= policies.len() {
+            return Err(format!(
+                "host {:?} names policy {} of {}",
+                h.key,
+                h.policy,
+                policies.len()
+            ));
+        }
         let rec = Slot {
-            top: (hash >> 32) as u32,
+            hash: *hash,
             strings: u32::try_from(strings.len()).map_err(|_| "host strings over 4 GiB")?,
             key_len: u16::try_from(h.key.len())
                 .map_err(|_| format!("host key {:?} too long", h.key))?,
@@ -1253,7 +1280,7 @@ pub fn write_store(
             status: h.status,
             policy: h.policy,
         };
-        let home = home_of(rec.top, homes);
+        let home = rec.home(homes);
         let at = home.max(next);
         if at - home > MAX_PROBE {
             return Err(format!(
@@ -1282,6 +1309,7 @@ pub fn write_store(
         compiler_version: meta.compiler_version.clone(),
         options_hash: meta.options_hash,
         host_count: u64::from(count),
+        homes: homes as u64,
         slots,
         strings,
         policies: records,

@@ -1,9 +1,10 @@
 //! The store's host index (format 7: an ordered linear-probing table of
-//! 48-byte slots, keys inline up to 30 bytes): every host of a large store
-//! is found by every lookup API, with the same answer as its own policy; a
-//! corrupted slot is seen by `validate_all` and never makes a lookup answer
-//! with another host's record; the writer refuses hashes that collide past
-//! the probe limit.
+//! 48-byte slots, keys inline up to 26 bytes): every host of a large store
+//! is found by every lookup API, with the same answer as its own policy,
+//! also when hashes share their top bits (the home); a corrupted slot is
+//! seen by `validate_all` and never makes a lookup answer with another
+//! host's record; a corrupted host count is refused at open; the writer
+//! refuses hashes that collide past the probe limit.
 
 use robocc_engine::{
     write_store, Dialect, HostEntry, HostKey, HostSource, Policy, Store, StoreMeta, MAX_PROBE,
@@ -164,7 +165,7 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
             // Every byte is checked against something but the values a
             // record simply states: its policy's number, its status and
             // source (when they are still valid values).
-            if !matches!(field, 4..8 | 12..14 | 17) {
+            if !matches!(field, 8..12 | 16..18 | 21) {
                 assert!(s.validate_all().is_err(), "validate_all sees {what}");
             }
             let mut single = Vec::new();
@@ -174,13 +175,13 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
                     Ok(Some(v)) if *v == want(i, "/private/x") => answered += 1,
                     // Only a host's own record names its policy, and only
                     // after its key matched.
-                    Ok(Some(_)) => assert!((4..8).contains(&field), "{what}: {}", urls[i]),
+                    Ok(Some(_)) => assert!((8..12).contains(&field), "{what}: {}", urls[i]),
                     // A changed hash or key can hide a host (the store
                     // has no checksum per slot; `validate_all` sees it);
                     // status, fetch time and source never do.
                     Ok(None) => {
                         assert!(
-                            !matches!(field, 4..8 | 12..14 | 16 | 17),
+                            !matches!(field, 8..12 | 16..18 | 20 | 21),
                             "{what}: {}",
                             urls[i]
                         );
@@ -236,4 +237,159 @@ fn hashes_that_collide_past_the_probe_limit_are_refused() {
     let bytes = store(hosts);
     let s = Store::from_slice(&bytes).unwrap();
     s.validate_all().unwrap();
+}
+
+fn hash(key: &str) -> u64 {
+    HostKey::of_key(key).unwrap().hash()
+}
+
+/// Two keys `f` makes whose hashes share their top 32 bits (one home in
+/// any table), the smaller hash first.
+fn same_home(f: impl Fn(u64) -> String) -> (String, String) {
+    let mut seen = std::collections::HashMap::new();
+    for n in 0.. {
+        let k = f(n);
+        if let Some(o) = seen.insert(hash(&k) >> 32, k.clone()) {
+            return if hash(&o) < hash(&k) { (o, k) } else { (k, o) };
+        }
+    }
+    unreachable!()
+}
+
+fn entries(keys: &[String]) -> Vec<HostEntry<'_>> {
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| HostEntry {
+            key,
+            policy: (i % 2) as u32,
+            source: HostSource::Fetched,
+            status: 200,
+            fetched_at: (i % 2 == 0).then_some("t"),
+        })
+        .collect()
+}
+
+fn meta() -> StoreMeta {
+    StoreMeta {
+        agent: "Googlebot".into(),
+        dialect: Dialect::Rfc9309,
+        compiler_version: "test".into(),
+        options_hash: 0,
+    }
+}
+
+#[test]
+fn hosts_of_one_home_and_keys_around_the_inline_length_are_found() {
+    // Keys of 26 bytes (inline), 27 and 32 (in the strings), with ports,
+    // and a 26-byte key next to a 27-byte one.
+    let pairs = [
+        same_home(|n| format!("h{n:017}.example")),
+        same_home(|n| format!("h{n:018}.example")),
+        same_home(|n| format!("h{n:023}.example")),
+        same_home(|n| format!("p{n}.ex:{}", 1000 + n % 5000)),
+        same_home(|n| format!("h{:0w$}.example", n / 2, w = 17 + (n % 2) as usize)),
+    ];
+    for (a, b) in &pairs {
+        for extra in 0..5 {
+            let mut all = vec![a.clone(), b.clone()];
+            all.extend((0..extra).map(|i| format!("x{i}.example")));
+            // Both, then each of the two left out.
+            for absent in [None, Some(0), Some(1)] {
+                let keys: Vec<String> = (0..all.len())
+                    .filter(|&i| Some(i) != absent)
+                    .map(|i| all[i].clone())
+                    .collect();
+                let bytes = write_store(&meta(), entries(&keys), &[SMALL, REGISTER]).unwrap();
+                let s = Store::from_slice(&bytes).unwrap();
+                s.validate_all().unwrap();
+                for k in &all {
+                    let got = s.host(format!("https://{k}/").as_bytes()).unwrap();
+                    match keys.iter().position(|p| p == k) {
+                        Some(i) => {
+                            let got = got.expect(k);
+                            assert_eq!((got.key, got.policy), (k.as_str(), (i % 2) as u32));
+                        }
+                        None => assert_eq!(got, None, "{k}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn no_flip_in_a_host_of_the_same_home_answers_for_another() {
+    // B's slot comes first; A's lookup passes it. Long keys (in the
+    // strings, where B's offset could point at A's key) and inline ones.
+    for (b, a) in [
+        same_home(|n| format!("h{n:023}.example")),
+        same_home(|n| format!("h{n:017}.example")),
+    ] {
+        let keys = [b.clone(), a.clone()];
+        // No fetch times: A's long key then starts right after B's, one
+        // bit away from B's offset 0.
+        let mut hosts = entries(&keys);
+        hosts.iter_mut().for_each(|h| h.fetched_at = None);
+        let bytes = write_store(&meta(), hosts, &[SMALL, REGISTER]).unwrap();
+        let table = Store::from_slice(&bytes).unwrap().slot_table();
+        let slot_b = (table.start..table.end)
+            .step_by(48)
+            .find(|&at| bytes[at..at + 48].iter().any(|&x| x != 0))
+            .unwrap();
+        for at in slot_b..slot_b + 48 {
+            for bit in 0..8 {
+                let mut m = bytes.to_vec();
+                m[at] ^= 1 << bit;
+                let Ok(s) = Store::from_slice(&m) else {
+                    continue;
+                };
+                // A's own record (policy 1), not found, or refused: never B's.
+                if let Ok(Some(got)) = s.host(format!("https://{a}/").as_bytes()) {
+                    assert_eq!(
+                        (got.key, got.policy),
+                        (a.as_str(), 1),
+                        "byte {}",
+                        at - slot_b
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_corrupted_host_count_is_refused_at_open() {
+    let bytes = store(60);
+    // The index states the host count and the home slots side by side.
+    let mut counts = 60u64.to_le_bytes().to_vec();
+    counts.extend_from_slice(&75u64.to_le_bytes());
+    let at = bytes
+        .windows(16)
+        .position(|w| w == counts)
+        .expect("host count and homes in the index");
+    for byte in at..at + 16 {
+        for bit in 0..8 {
+            let mut m = bytes.clone();
+            m[byte] ^= 1 << bit;
+            assert!(
+                Store::from_slice(&m).is_err(),
+                "byte {} bit {bit}",
+                byte - at
+            );
+        }
+    }
+}
+
+#[test]
+fn the_writer_refuses_a_host_twice_and_a_policy_it_was_not_given() {
+    let keys = [
+        "a.example".to_string(),
+        "b.example".into(),
+        "a.example".into(),
+    ];
+    let e = write_store(&meta(), entries(&keys), &[SMALL, REGISTER]).unwrap_err();
+    assert!(e.contains("\"a.example\" is given twice"), "{e}");
+    let keys = ["a.example".to_string(), "b.example".into()];
+    let e = write_store(&meta(), entries(&keys), &[SMALL]).unwrap_err();
+    assert!(e.contains("names policy 1 of 1"), "{e}");
 }
