@@ -374,33 +374,6 @@ impl<'a> Policy<'a> {
         (best, bytes_read)
     }
 
-    /// Asks the CPU to fetch the automata records and the outcomes (a hint;
-    /// it reads the root record, which a store lookup asked for when it
-    /// found the host's record). Store lookups prefetch a policy stage by
-    /// stage — root, then these, then [`Policy::prefetch_program`] — so
-    /// that the misses of a cold policy overlap instead of following each
-    /// other.
-    #[inline]
-    pub(crate) fn prefetch_tables(&self) {
-        prefetch(self.data.automata.as_ptr().cast());
-        prefetch(self.data.outcomes.as_ptr().cast());
-    }
-
-    /// Asks the CPU to fetch the first automaton's class map and the start
-    /// of its program (reads the automaton record).
-    #[inline]
-    pub(crate) fn prefetch_program(&self) {
-        if let Some(a) = self.data.automata.first() {
-            // The classes of ASCII bytes (what URLs are mostly made of),
-            // and the top of the automaton.
-            let classes = a.classes.as_ptr();
-            prefetch(classes);
-            prefetch(classes.wrapping_add(64));
-            prefetch(a.prog.as_ptr());
-            prefetch(a.prog.as_ptr().wrapping_add(64));
-        }
-    }
-
     /// The rank of an outcome word's deciding rule (0: none).
     #[inline]
     fn rank(&self, w: u32) -> u32 {

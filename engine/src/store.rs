@@ -620,14 +620,10 @@ impl Store {
             Some(end) => path_parts_after(url, end),
             None => path_parts(url),
         };
-        Ok(self.policy_of_key(&key, key.hash())?.map(|p| {
-            // The automaton record and the outcomes, then the class map and
-            // the program's top: each pair fetched together, not one after
-            // the other as the walk would read them.
-            p.prefetch_tables();
-            p.prefetch_program();
-            p.check_parts(parts)
-        }))
+        // `find` asked for the policy's first lines (its record's hints).
+        Ok(self
+            .policy_of_key(&key, key.hash())?
+            .map(|p| p.check_parts(parts)))
     }
 
     /// The verdicts of many URLs: `out[i]` becomes what
@@ -900,16 +896,6 @@ pub(crate) fn check_batch_in<'s>(
                     Ok(l) => lane.2 = l,
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }
-            }
-        }
-        for lane in lanes.iter() {
-            if let Lane::Found(p, _) = lane.2 {
-                p.prefetch_tables();
-            }
-        }
-        for lane in lanes.iter() {
-            if let Lane::Found(p, _) = lane.2 {
-                p.prefetch_program();
             }
         }
         for (r, &(start, end, lane)) in lanes.iter().enumerate() {
