@@ -2,8 +2,9 @@
 //! directory, with a small text index.
 //!
 //! Each shard is an ordinary store file (every store tool works on it). A
-//! host lives in shard `HostKey::hash() % N`: the hash a store lookup
-//! computes anyway, so choosing the shard costs one division. Opening a set
+//! host lives in shard `HostKey::hash() % N` (FNV-1a 64 of its key, which
+//! other languages compute too); the shard then finds it by its slot hash.
+//! Opening a set
 //! reads the index only (O(N) lines, nothing of the shards); each shard is
 //! mapped, and its header checked against the index, the first time a URL
 //! needs it. docs/artifact.md ("Store sets") is normative:
@@ -491,9 +492,8 @@ impl StoreSet {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        let hash = key.hash();
-        self.shard(shard_of_hash(hash, self.shard_count()))?
-            .host_of_key(&key, hash)
+        self.shard(shard_of_hash(key.hash(), self.shard_count()))?
+            .host_of_key(&key, key.slot_hash())
     }
 
     /// The policy of the host of `url`. As [`Store::policy_for`].
@@ -506,15 +506,14 @@ impl StoreSet {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        let hash = key.hash();
-        self.shard(shard_of_hash(hash, self.shard_count()))?
-            .policy_of_key(&key, hash)
+        self.shard(shard_of_hash(key.hash(), self.shard_count()))?
+            .policy_of_key(&key, key.slot_hash())
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
-    /// host is not in the set. As [`Store::check`]: one hash of the host
-    /// chooses the shard and finds the host in it; no allocation once the
-    /// shard is open.
+    /// host is not in the set. As [`Store::check`]: the host's FNV-1a
+    /// chooses the shard, where its slot hash finds it; no allocation once
+    /// the shard is open.
     ///
     /// # Errors
     ///
@@ -540,8 +539,8 @@ impl StoreSet {
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
-        check_batch_in(urls, out, |hash| {
-            self.shard(shard_of_hash(hash, self.shard_count()))
+        check_batch_in(urls, out, |key| {
+            self.shard(shard_of_hash(key.hash(), self.shard_count()))
         })
     }
 

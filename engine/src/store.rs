@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 7;
+pub const STORE_FORMAT_VERSION: u32 = 8;
 
 const HEAD_LEN: usize = 16;
 /// Bytes of a host slot.
@@ -126,9 +126,9 @@ fn home_slots(hosts: usize) -> usize {
     (hosts + hosts / 4).max(1)
 }
 
-/// Farthest a record may lie past its home slot. Hashes are uniform (a
-/// million real-shaped keys: at most 60), so only colliding hashes could come
-/// near; a lookup that scans farther has met a corrupted table.
+/// Farthest a record may lie past its home slot. Slot hashes are uniform
+/// (a million real-shaped keys: at most 26), so only colliding hashes could
+/// come near; a lookup that scans farther has met a corrupted table.
 pub const MAX_PROBE: usize = 1024;
 
 /// The home slot of a hash among `homes`: its top 32 bits scaled (so that
@@ -282,14 +282,15 @@ impl Store {
         Store::new(Storage::Mapped(map)).map_err(|e| e.with_path(path.display().to_string()))
     }
 
-    /// Copies store bytes into an aligned buffer and checks them as
-    /// [`Store::open`] does.
+    /// Copies store bytes into memory of its own (on transparent huge pages
+    /// where the kernel grants them, for stores of 4 MiB or more) and
+    /// checks them as [`Store::open`] does.
     ///
     /// # Errors
     ///
     /// As [`Store::open`].
     pub fn from_slice(bytes: &[u8]) -> Result<Store, LoadError> {
-        Store::new(Storage::Heap(load::aligned_copy(bytes)))
+        Store::new(load::owned_copy(bytes))
     }
 
     fn new(storage: Storage) -> Result<Store, LoadError> {
@@ -496,11 +497,10 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.host_of_key(&key, key.hash())
+        self.host_of_key(&key, key.slot_hash())
     }
 
-    /// [`Store::host`] for a key whose hash is known (a store set hashes
-    /// once to choose the shard).
+    /// [`Store::host`] for a key whose [`HostKey::slot_hash`] is known.
     pub(crate) fn host_of_key(
         &self,
         key: &HostKey<'_>,
@@ -622,7 +622,7 @@ impl Store {
         };
         // `find` asked for the policy's first lines (its record's hints).
         Ok(self
-            .policy_of_key(&key, key.hash())?
+            .policy_of_key(&key, key.slot_hash())?
             .map(|p| p.check_parts(parts)))
     }
 
@@ -660,10 +660,11 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.policy_of_key(&key, key.hash())
+        self.policy_of_key(&key, key.slot_hash())
     }
 
-    /// [`Store::policy_for`] for a key whose hash is known.
+    /// [`Store::policy_for`] for a key whose [`HostKey::slot_hash`] is
+    /// known.
     pub(crate) fn policy_of_key(
         &self,
         key: &HostKey<'_>,
@@ -774,7 +775,7 @@ impl Store {
             let Some(k) = canonical else {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
-            let hash = k.hash();
+            let hash = k.slot_hash();
             if hash != r.hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
@@ -802,7 +803,7 @@ impl Store {
     }
 }
 
-/// [`Store::check_batch`] over the stores `store_of(hash)` names (one
+/// [`Store::check_batch`] over the stores `store_of(key)` names (one
 /// store, or the shards of a set): up to 32 runs of one host each are
 /// looked up stage by stage. Each stage reads what the one before asked the
 /// CPU to fetch and asks for what the next one reads, so the memory reads
@@ -810,7 +811,7 @@ impl Store {
 pub(crate) fn check_batch_in<'s>(
     urls: &[&[u8]],
     out: &mut [Option<Verdict>],
-    store_of: impl Fn(u64) -> Result<&'s Store, LoadError>,
+    store_of: impl Fn(&HostKey<'_>) -> Result<&'s Store, LoadError>,
 ) -> Result<(), BatchError> {
     /// Runs looked up together.
     const RUNS: usize = 32;
@@ -860,8 +861,8 @@ pub(crate) fn check_batch_in<'s>(
             let lane = match key {
                 None => Lane::Absent,
                 Some((k, path)) => {
-                    let h = k.hash();
-                    match store_of(h) {
+                    let h = k.slot_hash();
+                    match store_of(&k) {
                         Ok(store) => {
                             store.prefetch_home(h);
                             Lane::Hashed(store, k, h, path)
@@ -1060,10 +1061,24 @@ impl<'a> HostKey<'a> {
             .chain(port.iter().copied())
     }
 
-    /// The store's hash of the key: FNV-1a 64 of its stored bytes (computed
-    /// on the fly; sharded stores partition hosts by it too).
+    /// The store sets' partition hash of the key: FNV-1a 64 of its stored
+    /// bytes, computed on the fly (docs/artifact.md, "Store sets").
     pub fn hash(&self) -> u64 {
         fnv1a64_iter(self.bytes())
+    }
+
+    /// The slot table's hash of the key (store format 8): eight bytes at a
+    /// time, the host lower-cased on the way, so that a lookup does not pay
+    /// FNV-1a's multiply per byte. Not the store sets' partition hash
+    /// ([`HostKey::hash`]), which is documented for other languages.
+    #[doc(hidden)]
+    #[inline]
+    pub fn slot_hash(&self) -> u64 {
+        let mut h = words_hash(SLOT_SEED, self.host, true);
+        if let Some(p) = self.port {
+            h = words_hash(h ^ PORT_MARK, p, false);
+        }
+        fold_mul(h, MIX_B)
     }
 
     /// Compares this key with a stored (lower-cased) key, byte by byte,
@@ -1098,6 +1113,52 @@ impl<'a> HostKey<'a> {
     pub fn to_key(&self) -> String {
         String::from_utf8_lossy(&self.bytes().collect::<Vec<u8>>()).into_owned()
     }
+}
+
+const SLOT_SEED: u64 = 0x243f_6a88_85a3_08d3;
+const PORT_MARK: u64 = 0x1319_8a2e_0370_7344;
+const MIX_A: u64 = 0xa409_3822_299f_31d0;
+const MIX_B: u64 = 0x082e_fa98_ec4e_6c89;
+
+/// The 128-bit product's halves folded together: every input bit reaches
+/// the middle bits of the result.
+#[inline(always)]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// ASCII upper-case letters of a little-endian word lower-cased (other
+/// bytes, non-ASCII included, unchanged), as `u8::to_ascii_lowercase`
+/// does byte by byte.
+#[inline(always)]
+fn lower_word(w: u64) -> u64 {
+    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let low = w & LO7;
+    // High bit of each byte: its low seven bits are >= 'A', and > 'Z'.
+    let ge_a = low.wrapping_add(0x3f3f_3f3f_3f3f_3f3f);
+    let gt_z = low.wrapping_add(0x2525_2525_2525_2525);
+    let upper = ge_a & !gt_z & !w & HI;
+    w | (upper >> 2)
+}
+
+/// Mixes `bytes` into `h` a word at a time; the length goes in last, so
+/// that trailing zero bytes count.
+#[inline(always)]
+fn words_hash(mut h: u64, bytes: &[u8], lower: bool) -> u64 {
+    let word = |w: u64| if lower { lower_word(w) } else { w };
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        h = fold_mul(h ^ word(le_u64(c)), MIX_A);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut b = [0u8; 8];
+        b[..rest.len()].copy_from_slice(rest);
+        h = fold_mul(h ^ word(u64::from_le_bytes(b)), MIX_A);
+    }
+    h ^ bytes.len() as u64
 }
 
 /// Whether `bytes` hold an `@`, `:` or `]` (SWAR, eight at a time).
@@ -1218,7 +1279,7 @@ pub fn write_store(
         let hash = HostKey::of_key(h.key)
             .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
             .ok_or_else(|| format!("{:?} is not a stored host key", h.key))?
-            .hash();
+            .slot_hash();
         keyed.push((hash, i));
     }
     let key = |i: u32| hosts[i as usize].key;
@@ -1327,7 +1388,7 @@ pub fn write_store(
 
 #[cfg(test)]
 mod tests {
-    use super::HostKey;
+    use super::{lower_word, HostKey};
     use crate::url::{path_parts, path_parts_after};
 
     /// The fast comparison agrees with the byte-by-byte one on stored
@@ -1461,5 +1522,48 @@ mod tests {
             k.hash(),
             HostKey::of_key("example.com:8443").unwrap().hash()
         );
+        assert_eq!(
+            k.slot_hash(),
+            HostKey::of_key("example.com:8443").unwrap().slot_hash()
+        );
+    }
+
+    #[test]
+    fn lower_word_lower_cases_as_bytes_do() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                // The byte among neighbours that probe the borrows.
+                let mut w = [b'Z', b'@', b'[', 0x80, b'a', 0xff, b'A', 0];
+                w[at] = b;
+                let want = w.map(|c| c.to_ascii_lowercase());
+                assert_eq!(
+                    lower_word(u64::from_le_bytes(w)).to_le_bytes(),
+                    want,
+                    "{b:#x} at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn slot_hash_reads_the_stored_key() {
+        let h = |u: &str| HostKey::of_url(u.as_bytes()).unwrap().slot_hash();
+        let k = |k: &str| HostKey::of_key(k).unwrap().slot_hash();
+        // Any case, the default port, and every length around a word.
+        for host in ["a", "Ab.Cd.eF", "WWW.EXAMPLE.COM", "x.y-z.example.org.1234"] {
+            let lower = host.to_ascii_lowercase();
+            assert_eq!(h(&format!("https://{host}/p")), k(&lower));
+            assert_eq!(h(&format!("https://{host}:443/p")), k(&lower));
+            assert_eq!(
+                h(&format!("http://{host}:8080/")),
+                k(&format!("{lower}:8080"))
+            );
+            assert_ne!(k(&lower), k(&format!("{lower}:8080")));
+        }
+        // Trailing zero bytes and a port that could be read as host bytes.
+        let raw = |host: &[u8], port: Option<&[u8]>| HostKey { host, port }.slot_hash();
+        assert_ne!(raw(b"a", None), raw(b"a\0", None));
+        assert_ne!(raw(b"abcdefgh", None), raw(b"abcdefgh\0", None));
+        assert_ne!(raw(b"ab", Some(b"1")), raw(b"ab:1", None));
     }
 }

@@ -1,4 +1,4 @@
-//! The store's host index (format 7: an ordered linear-probing table of
+//! The store's host index (format 8: an ordered linear-probing table of
 //! 48-byte slots, keys inline up to 26 bytes): every host of a large store
 //! is found by every lookup API, with the same answer as its own policy,
 //! also when hashes share their top bits (the home); a corrupted slot is
@@ -228,7 +228,7 @@ fn hashes_that_collide_past_the_probe_limit_are_refused() {
     let homes = (hosts + hosts / 4) as u64;
     let keys: Vec<String> = (0..)
         .map(|n| format!("c{n}.example"))
-        .filter(|k| (HostKey::of_key(k).unwrap().hash() >> 32) * homes < 10 << 32)
+        .filter(|k| (HostKey::of_key(k).unwrap().slot_hash() >> 32) * homes < 10 << 32)
         .take(hosts)
         .collect();
     let e = write(&keys).unwrap_err();
@@ -240,7 +240,7 @@ fn hashes_that_collide_past_the_probe_limit_are_refused() {
 }
 
 fn hash(key: &str) -> u64 {
-    HostKey::of_key(key).unwrap().hash()
+    HostKey::of_key(key).unwrap().slot_hash()
 }
 
 /// Two keys `f` makes whose hashes share their top 32 bits (one home in
@@ -392,4 +392,28 @@ fn the_writer_refuses_a_host_twice_and_a_policy_it_was_not_given() {
     let keys = ["a.example".to_string(), "b.example".into()];
     let e = write_store(&meta(), entries(&keys), &[SMALL]).unwrap_err();
     assert!(e.contains("names policy 1 of 1"), "{e}");
+}
+
+#[test]
+fn a_large_store_in_memory_answers_as_its_mapped_file() {
+    // From 4 MiB on, `Store::from_slice` copies into memory mapped for it
+    // (huge pages asked for) rather than into the heap.
+    let hosts = 75_000;
+    let bytes = store(hosts);
+    assert!(bytes.len() >= 4 << 20, "{} bytes", bytes.len());
+    let path = std::env::temp_dir().join(format!("robocc-large-{}.store", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let mapped = Store::open(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let copied = Store::from_slice(&bytes).unwrap();
+    copied.validate_all().unwrap();
+    for i in (0..hosts).step_by(7) {
+        for path in PATHS {
+            let u = url(i, path);
+            let w = Some(want(i, path));
+            assert_eq!(copied.check(u.as_bytes()).unwrap(), w, "{u}");
+            assert_eq!(mapped.check(u.as_bytes()).unwrap(), w, "{u}");
+        }
+    }
+    assert_eq!(copied.check(b"https://absent.example/").unwrap(), None);
 }

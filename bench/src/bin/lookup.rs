@@ -3,7 +3,7 @@
 //! `Store::check`, and `Store::check_batch` over the same URLs
 //! ([`robocc_bench::lookup_times`]: one URL per host, shuffled, medians).
 //!
-//! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--batch-only]`
+//! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--batch-only] [--in-memory]`
 //!
 //! The 1,000,000-host store of docs/PERFORMANCE.md is built by the report
 //! (`cargo bench -p robocc-bench --bench report`), or from a manifest as
@@ -19,6 +19,9 @@ fn main() {
     let mut path = None;
     // `--batch-only`: time nothing else (for a profiler).
     let mut batch_only = false;
+    // `--in-memory`: `Store::from_slice` of the file's bytes (as the report
+    // does) instead of mapping it.
+    let mut in_memory = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -35,15 +38,22 @@ fn main() {
                     .expect("--rounds R")
             }
             "--batch-only" => batch_only = true,
+            "--in-memory" => in_memory = true,
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: lookup STORE [--sample N] [--rounds R] [--batch-only]");
+        eprintln!("usage: lookup STORE [--sample N] [--rounds R] [--batch-only] [--in-memory]");
         std::process::exit(2);
     };
     let t = Instant::now();
-    let store = Store::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let store = if in_memory {
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        Store::from_slice(&bytes)
+    } else {
+        Store::open(&path)
+    }
+    .unwrap_or_else(|e| panic!("{path}: {e}"));
     let open = t.elapsed();
     if batch_only {
         let urls: Vec<String> = store
