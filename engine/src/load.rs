@@ -484,6 +484,7 @@ impl Storage {
 /// pages, and with 4 KiB pages each also misses the TLB
 /// (docs/PERFORMANCE-notes.md: a million-host store in memory checks ~15%
 /// faster).
+#[cfg(target_os = "linux")]
 const HUGE_COPY: usize = 4 << 20;
 
 /// Copies bytes into storage of their own: 16-byte aligned, and for large

@@ -492,8 +492,8 @@ impl StoreSet {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.shard(shard_of_hash(key.hash(), self.shard_count()))?
-            .host_of_key(&key, key.slot_hash())
+        let store = self.shard(shard_of_hash(key.hash(), self.shard_count()))?;
+        store.host_of_key(&key, store.slot_hash(&key))
     }
 
     /// The policy of the host of `url`. As [`Store::policy_for`].
@@ -506,8 +506,8 @@ impl StoreSet {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.shard(shard_of_hash(key.hash(), self.shard_count()))?
-            .policy_of_key(&key, key.slot_hash())
+        let store = self.shard(shard_of_hash(key.hash(), self.shard_count()))?;
+        store.policy_of_key(&key, store.slot_hash(&key))
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its

@@ -110,6 +110,9 @@ pub struct StoreIndex {
     /// [`home_slots`]`(host_count)`, stated so that a corrupted count is
     /// refused at open rather than sending lookups to the wrong slots.
     pub homes: u64,
+    /// The slot hash's seed: the first of four fixed values under which no
+    /// record lies more than [`MAX_PROBE`] slots past its home.
+    pub seed: u64,
     /// The slot table: `homes` slots or a few more (the last runs may spill
     /// past the end), [`SLOT`] bytes each.
     pub slots: Vec<u8>,
@@ -247,6 +250,8 @@ pub struct Store {
     hosts: usize,
     /// [`home_slots`] of `hosts`.
     homes: usize,
+    /// The slot hash's seed (one of [`SEEDS`]).
+    seed: u64,
     /// Where the index's slot and string tables lie in the storage (found
     /// once at open: every lookup reads them).
     tables: [std::ops::Range<usize>; 2],
@@ -333,6 +338,10 @@ impl Store {
                 index.host_count, index.homes
             )));
         }
+        let seed = index.seed.to_native();
+        if !SEEDS.contains(&seed) {
+            return Err(corrupt(format!("unknown slot hash seed {seed:#x}")));
+        }
         let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
         let base = bytes.as_ptr() as usize;
         let at = |p: *const u8, len: usize| p as usize - base..p as usize - base + len;
@@ -345,6 +354,7 @@ impl Store {
             index_at,
             hosts,
             homes,
+            seed,
             tables,
             checked,
         })
@@ -497,10 +507,15 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.host_of_key(&key, key.slot_hash())
+        self.host_of_key(&key, self.slot_hash(&key))
     }
 
-    /// [`Store::host`] for a key whose [`HostKey::slot_hash`] is known.
+    /// `key`'s slot hash in this store.
+    pub(crate) fn slot_hash(&self, key: &HostKey<'_>) -> u64 {
+        key.slot_hash(self.seed)
+    }
+
+    /// [`Store::host`] for a key whose [`Store::slot_hash`] is known.
     pub(crate) fn host_of_key(
         &self,
         key: &HostKey<'_>,
@@ -622,7 +637,7 @@ impl Store {
         };
         // `find` asked for the policy's first lines (its record's hints).
         Ok(self
-            .policy_of_key(&key, key.slot_hash())?
+            .policy_of_key(&key, self.slot_hash(&key))?
             .map(|p| p.check_parts(parts)))
     }
 
@@ -660,11 +675,10 @@ impl Store {
         let Some(key) = HostKey::of_url(url) else {
             return Ok(None);
         };
-        self.policy_of_key(&key, key.slot_hash())
+        self.policy_of_key(&key, self.slot_hash(&key))
     }
 
-    /// [`Store::policy_for`] for a key whose [`HostKey::slot_hash`] is
-    /// known.
+    /// [`Store::policy_for`] for a key whose [`Store::slot_hash`] is known.
     pub(crate) fn policy_of_key(
         &self,
         key: &HostKey<'_>,
@@ -775,7 +789,7 @@ impl Store {
             let Some(k) = canonical else {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
-            let hash = k.slot_hash();
+            let hash = k.slot_hash(self.seed);
             if hash != r.hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
@@ -860,19 +874,17 @@ pub(crate) fn check_batch_in<'s>(
             }
             let lane = match key {
                 None => Lane::Absent,
-                Some((k, path)) => {
-                    let h = k.slot_hash();
-                    match store_of(&k) {
-                        Ok(store) => {
-                            store.prefetch_home(h);
-                            Lane::Hashed(store, k, h, path)
-                        }
-                        Err(e) => {
-                            fail(count, e, &mut failed);
-                            Lane::Absent
-                        }
+                Some((k, path)) => match store_of(&k) {
+                    Ok(store) => {
+                        let h = k.slot_hash(store.seed);
+                        store.prefetch_home(h);
+                        Lane::Hashed(store, k, h, path)
                     }
-                }
+                    Err(e) => {
+                        fail(count, e, &mut failed);
+                        Lane::Absent
+                    }
+                },
             };
             lanes[count] = (start, end, lane);
             count += 1;
@@ -1036,6 +1048,10 @@ impl<'a> HostKey<'a> {
                     decided = true;
                     colon = (!bracket).then_some(i);
                 }
+                // A second port separator (`a.example:8080:80`): not a
+                // host. (Read as one, its key would be stored with the
+                // port split off, and hashed otherwise.)
+                b':' if colon.is_some() && !bracket => return None,
                 _ => {}
             }
         }
@@ -1071,10 +1087,11 @@ impl<'a> HostKey<'a> {
     /// time, the host lower-cased on the way, so that a lookup does not pay
     /// FNV-1a's multiply per byte. Not the store sets' partition hash
     /// ([`HostKey::hash`]), which is documented for other languages.
+    /// `seed` is the store's ([`StoreIndex::seed`]).
     #[doc(hidden)]
     #[inline]
-    pub fn slot_hash(&self) -> u64 {
-        let mut h = words_hash(SLOT_SEED, self.host, true);
+    pub fn slot_hash(&self, seed: u64) -> u64 {
+        let mut h = words_hash(SLOT_SEED ^ seed, self.host, true);
         if let Some(p) = self.port {
             h = words_hash(h ^ PORT_MARK, p, false);
         }
@@ -1272,83 +1289,17 @@ pub fn write_store(
         out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
     }
     let count = u32::try_from(hosts.len()).map_err(|_| "more than 2^32 hosts")?;
-    // Hosts in index order: by hash, then key (then input order), sorted as
-    // (hash, position) pairs rather than moving the entries.
-    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(hosts.len());
-    for (i, h) in (0..count).zip(&hosts) {
-        let hash = HostKey::of_key(h.key)
-            .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
-            .ok_or_else(|| format!("{:?} is not a stored host key", h.key))?
-            .slot_hash();
-        keyed.push((hash, i));
-    }
-    let key = |i: u32| hosts[i as usize].key;
-    keyed.sort_unstable_by(|a, b| {
-        // The keys only when hashes tie (rarely): reading them is a miss.
-        a.0.cmp(&b.0)
-            .then_with(|| key(a.1).cmp(key(b.1)))
-            .then(a.1.cmp(&b.1))
-    });
-    if let Some(w) = keyed
-        .windows(2)
-        .find(|w| w[0].0 == w[1].0 && key(w[0].1) == key(w[1].1))
-    {
-        return Err(format!("host {:?} is given twice", key(w[0].1)));
-    }
-    // Each record goes to its home slot, or right after the record before
-    // it when that one is there already or past it.
-    let homes = home_slots(keyed.len());
-    let mut slots = vec![0u8; homes * SLOT];
-    let mut strings = Vec::new();
-    let mut next = 0;
-    for (hash, i) in &keyed {
-        let h = &hosts[*i as usize];
-        let fetched = h.fetched_at.unwrap_or("");
-        let mut cut = fetched.len().min(255);
-        while !fetched.is_char_boundary(cut) {
-            cut -= 1;
+    let mut tries = SEEDS.iter();
+    let (seed, homes, slots, strings) = loop {
+        let seed = *tries.next().expect("at least one seed");
+        match place_hosts(&hosts, policies.len(), seed) {
+            Err(Placement::Collide(_)) if tries.len() > 0 => continue,
+            Err(Placement::Collide(msg) | Placement::Refused(msg)) => return Err(msg),
+            Ok((homes, slots, strings)) => break (seed, homes, slots, strings),
         }
-        let fetched = &fetched[..cut];
-        if h.policy as usize >= policies.len() {
-            return Err(format!(
-                "host {:?} names policy {} of {}",
-                h.key,
-                h.policy,
-                policies.len()
-            ));
-        }
-        let rec = Slot {
-            hash: *hash,
-            strings: u32::try_from(strings.len()).map_err(|_| "host strings over 4 GiB")?,
-            key_len: u16::try_from(h.key.len())
-                .map_err(|_| format!("host key {:?} too long", h.key))?,
-            fetched_len: fetched.len() as u8,
-            source: h.source as u8,
-            status: h.status,
-            policy: h.policy,
-        };
-        let home = rec.home(homes);
-        let at = home.max(next);
-        if at - home > MAX_PROBE {
-            return Err(format!(
-                "host {:?} would lie {} slots past its home in the index (at most {MAX_PROBE}): the key hashes of the hosts before it collide",
-                h.key,
-                at - home
-            ));
-        }
-        if h.key.len() > INLINE_KEY {
-            strings.extend_from_slice(h.key.as_bytes());
-        }
-        strings.extend_from_slice(fetched.as_bytes());
-        if slots.len() < (at + 1) * SLOT {
-            slots.resize((at + 1) * SLOT, 0);
-        }
-        slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&rec.encode(h.key.as_bytes()));
-        next = at + 1;
-    }
+    };
     // A million hosts' entries are ~60 MB: not kept while the index is
     // archived.
-    drop(keyed);
     drop(hosts);
     let index = StoreIndex {
         agent: meta.agent.clone(),
@@ -1357,6 +1308,7 @@ pub fn write_store(
         options_hash: meta.options_hash,
         host_count: u64::from(count),
         homes: homes as u64,
+        seed,
         slots,
         strings,
         policies: records,
@@ -1384,6 +1336,113 @@ pub fn write_store(
     out[load::FRAME_LEN + 8..load::FRAME_LEN + 16]
         .copy_from_slice(&(archive_len as u64).to_le_bytes());
     Ok(out)
+}
+
+/// Slot hash seeds a writer tries, in order, before it gives up on keys
+/// whose hashes pile up past [`MAX_PROBE`]: keys chosen to collide under one
+/// seed do not under the next. Far apart in bits, so that no single
+/// corrupted byte turns one into another (open refuses any other value).
+const SEEDS: [u64; 4] = [
+    0,
+    0x9e37_79b9_7f4a_7c15,
+    0x3c6e_f372_fe94_f82a,
+    0xdaa6_6d2c_7ddf_743f,
+];
+
+/// Why hosts could not be placed under a seed.
+enum Placement {
+    /// Too many hashes collide: another seed may do.
+    Collide(String),
+    /// The input is refused under any seed.
+    Refused(String),
+}
+
+/// The slot table of `hosts` under hash `seed`: the home slot count, the
+/// slots and the strings.
+fn place_hosts(
+    hosts: &[HostEntry<'_>],
+    policies: usize,
+    seed: u64,
+) -> Result<(usize, Vec<u8>, Vec<u8>), Placement> {
+    let count = hosts.len() as u32;
+    // Hosts in index order: by hash, then key (then input order), sorted as
+    // (hash, position) pairs rather than moving the entries.
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(hosts.len());
+    for (i, h) in (0..count).zip(hosts) {
+        let hash = HostKey::of_key(h.key)
+            .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
+            .ok_or_else(|| Placement::Refused(format!("{:?} is not a stored host key", h.key)))?
+            .slot_hash(seed);
+        keyed.push((hash, i));
+    }
+    let key = |i: u32| hosts[i as usize].key;
+    keyed.sort_unstable_by(|a, b| {
+        // The keys only when hashes tie (rarely): reading them is a miss.
+        a.0.cmp(&b.0)
+            .then_with(|| key(a.1).cmp(key(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
+    if let Some(w) = keyed
+        .windows(2)
+        .find(|w| w[0].0 == w[1].0 && key(w[0].1) == key(w[1].1))
+    {
+        return Err(Placement::Refused(format!(
+            "host {:?} is given twice",
+            key(w[0].1)
+        )));
+    }
+    // Each record goes to its home slot, or right after the record before
+    // it when that one is there already or past it.
+    let homes = home_slots(keyed.len());
+    let mut slots = vec![0u8; homes * SLOT];
+    let mut strings = Vec::new();
+    let mut next = 0;
+    for (hash, i) in &keyed {
+        let h = &hosts[*i as usize];
+        let fetched = h.fetched_at.unwrap_or("");
+        let mut cut = fetched.len().min(255);
+        while !fetched.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let fetched = &fetched[..cut];
+        if h.policy as usize >= policies {
+            return Err(Placement::Refused(format!(
+                "host {:?} names policy {} of {policies}",
+                h.key, h.policy,
+            )));
+        }
+        let rec = Slot {
+            hash: *hash,
+            strings: u32::try_from(strings.len())
+                .map_err(|_| Placement::Refused("host strings over 4 GiB".into()))?,
+            key_len: u16::try_from(h.key.len())
+                .map_err(|_| Placement::Refused(format!("host key {:?} too long", h.key)))?,
+            fetched_len: fetched.len() as u8,
+            source: h.source as u8,
+            status: h.status,
+            policy: h.policy,
+        };
+        let home = rec.home(homes);
+        let at = home.max(next);
+        if at - home > MAX_PROBE {
+            return Err(Placement::Collide(format!(
+                "host {:?} would lie {} slots past its home in the index (at most {MAX_PROBE}) under each of the {} hash seeds: the key hashes of the hosts before it collide",
+                h.key,
+                at - home,
+                SEEDS.len()
+            )));
+        }
+        if h.key.len() > INLINE_KEY {
+            strings.extend_from_slice(h.key.as_bytes());
+        }
+        strings.extend_from_slice(fetched.as_bytes());
+        if slots.len() < (at + 1) * SLOT {
+            slots.resize((at + 1) * SLOT, 0);
+        }
+        slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&rec.encode(h.key.as_bytes()));
+        next = at + 1;
+    }
+    Ok((homes, slots, strings))
 }
 
 #[cfg(test)]
@@ -1523,9 +1582,86 @@ mod tests {
             HostKey::of_key("example.com:8443").unwrap().hash()
         );
         assert_eq!(
-            k.slot_hash(),
-            HostKey::of_key("example.com:8443").unwrap().slot_hash()
+            k.slot_hash(0),
+            HostKey::of_key("example.com:8443").unwrap().slot_hash(0)
         );
+    }
+
+    /// Every key a URL gives reads back the same from its stored form (as
+    /// the writer reads it), so it has the writer's slot hash: authorities
+    /// of up to five bytes over an alphabet of the bytes that delimit.
+    #[test]
+    fn a_url_key_reads_back_from_its_stored_form() {
+        const ALPHABET: &[u8] = b"aA:@[]8\xc3";
+        let mut authorities = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|a: &Vec<u8>| {
+                    ALPHABET.iter().map(move |&b| {
+                        let mut a = a.clone();
+                        a.push(b);
+                        a
+                    })
+                })
+                .collect();
+            authorities.extend(last.iter().cloned());
+        }
+        let mut keys = 0;
+        for a in &authorities {
+            for scheme in [&b"http://"[..], b"https://", b"HTTP://", b"ftp://", b"//"] {
+                let url = [scheme, a.as_slice(), b"/p"].concat();
+                let Some(k) = HostKey::of_url(&url) else {
+                    continue;
+                };
+                let stored: Vec<u8> = k.bytes().collect();
+                // Keys are text: stores hold no others.
+                let Ok(text) = std::str::from_utf8(&stored) else {
+                    continue;
+                };
+                let back = HostKey::of_key(text);
+                let back = back.map(|b| (b.host.to_ascii_lowercase(), b.port));
+                assert_eq!(
+                    back,
+                    Some((k.host.to_ascii_lowercase(), k.port)),
+                    "{}",
+                    String::from_utf8_lossy(&url)
+                );
+                assert_eq!(HostKey::of_key(text).unwrap().slot_hash(0), k.slot_hash(0));
+                keys += 1;
+            }
+        }
+        assert!(keys > 50_000, "{keys}");
+    }
+
+    /// Keys chosen so that their first-seed hashes fall in 10 home slots
+    /// overflow the probe limit under that seed, and not under the next.
+    #[test]
+    fn keys_that_collide_under_a_seed_are_refused_under_it() {
+        use super::{place_hosts, HostEntry, HostSource, Placement, MAX_PROBE, SEEDS};
+        let hosts = MAX_PROBE + 76;
+        let homes = (hosts + hosts / 4) as u64;
+        let keys: Vec<String> = (0..)
+            .map(|n| format!("c{n}.example"))
+            .filter(|k| (HostKey::of_key(k).unwrap().slot_hash(SEEDS[0]) >> 32) * homes < 10 << 32)
+            .take(hosts)
+            .collect();
+        let entries: Vec<HostEntry<'_>> = keys
+            .iter()
+            .map(|key| HostEntry {
+                key,
+                policy: 0,
+                source: HostSource::Fetched,
+                status: 200,
+                fetched_at: None,
+            })
+            .collect();
+        match place_hosts(&entries, 1, SEEDS[0]) {
+            Err(Placement::Collide(msg)) => assert!(msg.contains("slots past its home"), "{msg}"),
+            _ => panic!("placed under the seed the keys collide under"),
+        }
+        assert!(place_hosts(&entries, 1, SEEDS[1]).is_ok());
     }
 
     #[test]
@@ -1547,8 +1683,8 @@ mod tests {
 
     #[test]
     fn slot_hash_reads_the_stored_key() {
-        let h = |u: &str| HostKey::of_url(u.as_bytes()).unwrap().slot_hash();
-        let k = |k: &str| HostKey::of_key(k).unwrap().slot_hash();
+        let h = |u: &str| HostKey::of_url(u.as_bytes()).unwrap().slot_hash(0);
+        let k = |k: &str| HostKey::of_key(k).unwrap().slot_hash(0);
         // Any case, the default port, and every length around a word.
         for host in ["a", "Ab.Cd.eF", "WWW.EXAMPLE.COM", "x.y-z.example.org.1234"] {
             let lower = host.to_ascii_lowercase();
@@ -1561,7 +1697,7 @@ mod tests {
             assert_ne!(k(&lower), k(&format!("{lower}:8080")));
         }
         // Trailing zero bytes and a port that could be read as host bytes.
-        let raw = |host: &[u8], port: Option<&[u8]>| HostKey { host, port }.slot_hash();
+        let raw = |host: &[u8], port: Option<&[u8]>| HostKey { host, port }.slot_hash(0);
         assert_ne!(raw(b"a", None), raw(b"a\0", None));
         assert_ne!(raw(b"abcdefgh", None), raw(b"abcdefgh\0", None));
         assert_ne!(raw(b"ab", Some(b"1")), raw(b"ab:1", None));

@@ -3,8 +3,8 @@
 //! is found by every lookup API, with the same answer as its own policy,
 //! also when hashes share their top bits (the home); a corrupted slot is
 //! seen by `validate_all` and never makes a lookup answer with another
-//! host's record; a corrupted host count is refused at open; the writer
-//! refuses hashes that collide past the probe limit.
+//! host's record; a corrupted host count or seed is refused at open; the writer
+//! places keys chosen to collide under another hash seed.
 
 use robocc_engine::{
     write_store, Dialect, HostEntry, HostKey, HostSource, Policy, Store, StoreMeta, MAX_PROBE,
@@ -221,26 +221,39 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
 }
 
 #[test]
-fn hashes_that_collide_past_the_probe_limit_are_refused() {
-    // Keys whose hashes all fall in the first 10 of 1,375 home slots: the
-    // records pile up past MAX_PROBE slots from their homes.
+fn hashes_that_collide_under_one_seed_are_placed_under_the_next() {
+    // Keys whose first-seed hashes all fall in the first 10 of 1,375 home
+    // slots: under that seed the records would pile up past MAX_PROBE slots
+    // from their homes (keys chosen to collide), so the writer takes the
+    // next seed, and every host is found.
     let hosts = MAX_PROBE + 76;
     let homes = (hosts + hosts / 4) as u64;
     let keys: Vec<String> = (0..)
         .map(|n| format!("c{n}.example"))
-        .filter(|k| (HostKey::of_key(k).unwrap().slot_hash() >> 32) * homes < 10 << 32)
+        .filter(|k| (hash(k) >> 32) * homes < 10 << 32)
         .take(hosts)
         .collect();
-    let e = write(&keys).unwrap_err();
-    assert!(e.contains("slots past its home"), "{e}");
-    // A store of the same size with ordinary keys is written and found.
-    let bytes = store(hosts);
+    let bytes = write(&keys).unwrap();
     let s = Store::from_slice(&bytes).unwrap();
     s.validate_all().unwrap();
+    for k in &keys {
+        let u = format!("https://{k}/private/x");
+        assert_eq!(s.host(u.as_bytes()).unwrap().unwrap().key, k);
+    }
+    // Not the first seed: the first record's hash is not its key's under it.
+    let first = s.hosts().next().unwrap().unwrap().key;
+    let table = &bytes[s.slot_table()];
+    let at = (0..)
+        .map(|i| &table[i * 48..(i + 1) * 48])
+        .find(|slot| slot.iter().any(|&b| b != 0))
+        .unwrap();
+    assert_ne!(u64::from_le_bytes(at[..8].try_into().unwrap()), hash(first));
 }
 
+/// A key's slot hash under the first seed (the one every store here has
+/// but the one built to collide).
 fn hash(key: &str) -> u64 {
-    HostKey::of_key(key).unwrap().slot_hash()
+    HostKey::of_key(key).unwrap().slot_hash(0)
 }
 
 /// Two keys `f` makes whose hashes share their top 32 bits (one home in
@@ -358,16 +371,18 @@ fn no_flip_in_a_host_of_the_same_home_answers_for_another() {
 }
 
 #[test]
-fn a_corrupted_host_count_is_refused_at_open() {
+fn a_corrupted_host_count_or_seed_is_refused_at_open() {
     let bytes = store(60);
-    // The index states the host count and the home slots side by side.
+    // The index states the host count, the home slots and the slot hash
+    // seed (the first: 0) side by side.
     let mut counts = 60u64.to_le_bytes().to_vec();
     counts.extend_from_slice(&75u64.to_le_bytes());
+    counts.extend_from_slice(&0u64.to_le_bytes());
     let at = bytes
-        .windows(16)
+        .windows(24)
         .position(|w| w == counts)
-        .expect("host count and homes in the index");
-    for byte in at..at + 16 {
+        .expect("host count, homes and seed in the index");
+    for byte in at..at + 24 {
         for bit in 0..8 {
             let mut m = bytes.clone();
             m[byte] ^= 1 << bit;
