@@ -789,7 +789,7 @@ impl Store {
             let Some(k) = canonical else {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
-            let hash = k.slot_hash(self.seed);
+            let hash = self.slot_hash(&k);
             if hash != r.hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
@@ -876,7 +876,7 @@ pub(crate) fn check_batch_in<'s>(
                 None => Lane::Absent,
                 Some((k, path)) => match store_of(&k) {
                     Ok(store) => {
-                        let h = k.slot_hash(store.seed);
+                        let h = store.slot_hash(&k);
                         store.prefetch_home(h);
                         Lane::Hashed(store, k, h, path)
                     }
