@@ -36,25 +36,7 @@ fn store(hosts: usize) -> Vec<u8> {
 }
 
 fn write(keys: &[String]) -> Result<Vec<u8>, String> {
-    let meta = StoreMeta {
-        agent: "Googlebot".into(),
-        dialect: Dialect::Rfc9309,
-        compiler_version: "test".into(),
-        options_hash: 0,
-    };
-    let entries = keys
-        .iter()
-        .enumerate()
-        .map(|(i, key)| HostEntry {
-            key,
-            policy: (i % 2) as u32,
-            source: HostSource::Fetched,
-            status: 200,
-            // Some fetch times, next to short (inline) and long keys.
-            fetched_at: (i % 3 == 0).then_some("2026-11-24T00:00:00Z"),
-        })
-        .collect();
-    write_store(&meta, entries, &[SMALL, REGISTER]).map(|b| b.to_vec())
+    write_store(&meta(), entries(keys), &[SMALL, REGISTER]).map(|b| b.to_vec())
 }
 
 const PATHS: [&str; 4] = ["/", "/private/x", "/a/b?c=d", "/x#frag"];
@@ -277,7 +259,8 @@ fn entries(keys: &[String]) -> Vec<HostEntry<'_>> {
             policy: (i % 2) as u32,
             source: HostSource::Fetched,
             status: 200,
-            fetched_at: (i % 2 == 0).then_some("t"),
+            // Some fetch times, next to short (inline) and long keys.
+            fetched_at: (i % 3 == 0).then_some("2026-11-24T00:00:00Z"),
         })
         .collect()
 }
