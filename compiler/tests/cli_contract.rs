@@ -1297,3 +1297,41 @@ fn layout_dense_answers_as_compact() {
     assert_exit(&compile("fast", &[], &p), 2, "fast");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// A store of another format version given to `store build --base` is
+// refused with what to do: build once without --base (every format change
+// breaks a daily rebuild once).
+#[test]
+fn a_base_store_of_another_format_says_to_build_without_base() {
+    let dir = scratch("old-base");
+    let hosts = dir.join("hosts");
+    std::fs::create_dir_all(&hosts).unwrap();
+    std::fs::write(hosts.join("a.example.txt"), "User-agent: *\nDisallow: /x\n").unwrap();
+    let store = dir.join("new.store");
+    let o = robocc(&["store", "build", "--agent", "G", "-o", s(&store), s(&hosts)]);
+    assert_exit(&o, 0, "");
+    // The same store, stating the format version before this one.
+    let mut old = std::fs::read(&store).unwrap();
+    let version = u32::from_le_bytes(old[8..12].try_into().unwrap());
+    old[8..12].copy_from_slice(&(version - 1).to_le_bytes());
+    let old_path = dir.join("old.store");
+    std::fs::write(&old_path, &old).unwrap();
+    let again = dir.join("again.store");
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "--base",
+        s(&old_path),
+        "-o",
+        s(&again),
+        s(&hosts),
+    ]);
+    assert_exit(&o, 2, "cannot be a base: build once without --base");
+    assert!(!again.exists());
+    // Checking with it still says how to rebuild it.
+    let o = robocc(&["check", "--store", s(&old_path), "https://a.example/x"]);
+    assert_exit(&o, 2, "rebuild it with this robocc");
+    std::fs::remove_dir_all(&dir).ok();
+}

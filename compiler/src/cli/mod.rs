@@ -685,10 +685,30 @@ pub fn open_policy(path: &Path) -> Result<PolicyFile, String> {
 
 /// Opens a store, as [`open_policy`] does a policy.
 pub fn open_store(path: &Path) -> Result<Store, String> {
-    let named = |e: robocc_engine::LoadError| kind_hint(e.with_path(path.display().to_string()));
+    open_store_hinted(path, kind_hint)
+}
+
+/// Opens the store given to `store build --base`: as [`open_store`], but a
+/// store of another format says that it cannot be a base (every format
+/// change breaks a daily rebuild once).
+pub fn open_base_store(path: &Path) -> Result<Store, String> {
+    open_store_hinted(path, |e| match e.kind() {
+        robocc_engine::LoadErrorKind::Version { .. } => {
+            format!("{e} (a store of another format cannot be a base: build once without --base)")
+        }
+        _ => kind_hint(e),
+    })
+}
+
+fn open_store_hinted(
+    path: &Path,
+    hint: impl Fn(robocc_engine::LoadError) -> String,
+) -> Result<Store, String> {
     match artifact_bytes(path, robocc_engine::FileKind::Store)? {
-        None => Store::open(path).map_err(kind_hint),
-        Some(bytes) => Store::from_slice(&bytes).map_err(named),
+        None => Store::open(path).map_err(&hint),
+        Some(bytes) => {
+            Store::from_slice(&bytes).map_err(|e| hint(e.with_path(path.display().to_string())))
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `robocc store build`: many hosts' robots.txt → one policy store.
 
-use super::{open_store, CompileFlags, Given};
+use super::{open_base_store, CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
 use robocc_compiler::store::{
     build_store, build_store_set, inputs_from_dir, manifest_inputs, HostInput, InputError,
@@ -150,7 +150,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         };
     let base = match &args.base {
         Some(p) => {
-            let base = open_store(p)?;
+            let base = open_base_store(p)?;
             if !base.agent().eq_ignore_ascii_case(&agent)
                 || base.options_hash()
                     != robocc_compiler::store::options_fingerprint(&agent, &options)
