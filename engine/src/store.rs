@@ -522,18 +522,18 @@ impl Store {
         hash: u64,
     ) -> Result<Option<HostInfo<'_>>, LoadError> {
         match self.find(key, hash)? {
-            Some(i) => self.info(i).map(Some),
+            Some((i, _)) => self.info(i).map(Some),
             None => Ok(None),
         }
     }
 
-    /// Finds the slot of `key`. Records are sorted by hash and each lies at
-    /// or after its home slot, with no empty slot between: so `key`'s is
-    /// among the slots from its home on, before the first empty one or the
-    /// first of a greater hash. Slots that break that order (a corrupted
+    /// Finds the slot of `key` and its policy number. Records are sorted by
+    /// hash and each lies at or after its home slot, with no empty slot
+    /// between: so `key`'s is among the slots from its home on, before the
+    /// first empty one or the first of a greater hash. Slots that break that order (a corrupted
     /// table) are refused rather than answering "not here".
     #[inline]
-    fn find(&self, key: &HostKey<'_>, hash: u64) -> Result<Option<usize>, LoadError> {
+    fn find(&self, key: &HostKey<'_>, hash: u64) -> Result<Option<(usize, u32)>, LoadError> {
         let home = home_of((hash >> 32) as u32, self.homes);
         let slots = self.slots();
         let count = slots.len() / SLOT;
@@ -562,7 +562,7 @@ impl Store {
                 // root are both needed next: fetch them together.
                 self.prefetch_policy(r.policy as usize);
                 if key.eq_stored(self.key_of(i, &r)?) {
-                    return Ok(Some(i));
+                    return Ok(Some((i, r.policy)));
                 }
             }
         }
@@ -684,11 +684,10 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<Policy<'_>>, LoadError> {
-        let Some(i) = self.find(key, hash).map_err(|e| e.with_host(key.host))? else {
+        let Some((_, policy)) = self.find(key, hash).map_err(|e| e.with_host(key.host))? else {
             return Ok(None);
         };
-        let policy = self.rec(i).policy as usize;
-        self.policy(policy)
+        self.policy(policy as usize)
             .map(Some)
             .map_err(|e| e.with_host(key.host))
     }
@@ -900,9 +899,9 @@ pub(crate) fn check_batch_in<'s>(
             if let Lane::Hashed(store, k, h, path) = lane.2 {
                 let found = store.find(&k, h).and_then(|i| match i {
                     None => Ok(Lane::Absent),
-                    Some(i) => store
-                        .policy(store.rec(i).policy as usize)
-                        .map(|p| Lane::Found(p, path)),
+                    Some((_, policy)) => {
+                        store.policy(policy as usize).map(|p| Lane::Found(p, path))
+                    }
                 });
                 match found {
                     // `find` asked for the policy's root with the key.
