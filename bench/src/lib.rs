@@ -194,11 +194,12 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
     }
 }
 
-/// The value of a bench binary's `--layout compact|dense` flag.
+/// The value of a bench binary's `--layout auto|compact|dense` flag.
 pub fn layout_arg(value: Option<String>) -> robocc_compiler::Layout {
     match value.as_deref() {
+        Some("auto") => robocc_compiler::Layout::Auto,
         Some("dense") => robocc_compiler::Layout::Dense,
         Some("compact") => robocc_compiler::Layout::Compact,
-        _ => panic!("--layout compact|dense"),
+        _ => panic!("--layout auto|compact|dense"),
     }
 }

@@ -195,7 +195,7 @@ pub fn compile(
             &mut diagnostics,
         );
     }
-    let lowered = match lower(&rule_set, &options.budget) {
+    let lowered = match lower(&rule_set, &options.budget, robots_txt.len()) {
         Ok(l) => l,
         Err(e) if rule_set.signals.is_some() => {
             // Degrade, never fail: crawl as before, every preference
@@ -217,7 +217,7 @@ pub fn compile(
             let crawl_rules = rule_set.rules.len() - n;
             rule_set.rules.truncate(crawl_rules);
             rule_set.signals = None;
-            lower(&rule_set, &options.budget).map_err(CompileError::Budget)?
+            lower(&rule_set, &options.budget, robots_txt.len()).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
     };

@@ -1247,10 +1247,12 @@ fn check_urls_in_batches_and_as_a_coprocess() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `--layout dense`: a larger artifact with the same answers, and the flag
-/// refused (naming it) where a policy is already compiled.
+/// `--layout dense`: a larger artifact with the same answers; `auto` (the
+/// default) writes rows for twitter's `*` scans and stays compact for a
+/// file without them; the flag refused (naming it) where a policy is
+/// already compiled.
 #[test]
-fn layout_dense_answers_as_compact() {
+fn layouts_answer_alike() {
     let dir = scratch("layout");
     let robots = "corpus/real/texting_robots__twitter.robots.txt";
     let urls = dir.join("urls.txt");
@@ -1271,7 +1273,7 @@ fn layout_dense_answers_as_compact() {
     };
     let mut sizes = Vec::new();
     let mut answers = Vec::new();
-    for layout in ["compact", "dense"] {
+    for layout in ["compact", "dense", "auto"] {
         let p = dir.join(format!("{layout}.policy"));
         assert_exit(&compile(layout, &[], &p), 0, "");
         sizes.push(std::fs::metadata(&p).unwrap().len());
@@ -1279,16 +1281,61 @@ fn layout_dense_answers_as_compact() {
         answers.push(out(&k));
     }
     assert!(sizes[1] > 2 * sizes[0], "{sizes:?}");
-    for (layout, rows) in [("compact", "0 rows only"), ("dense", "1 rows only")] {
+    assert_eq!(sizes[2], sizes[1], "auto writes twitter's rows");
+    for (layout, rows) in [
+        ("compact", "0 rows only"),
+        ("dense", "1 rows only"),
+        ("auto", "1 rows only"),
+    ] {
         let i = robocc(&["inspect", s(&dir.join(format!("{layout}.policy")))]);
         assert!(out(&i).contains(rows), "{layout}: {}", out(&i));
     }
     assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0], answers[2]);
     assert_eq!(answers[0].lines().count(), 7, "{}", answers[0]);
+    // The default is auto.
+    let p = dir.join("default.policy");
+    let o = robocc(&[
+        "compile",
+        "--robots",
+        robots,
+        "--agent",
+        "Googlebot",
+        "-o",
+        s(&p),
+    ]);
+    assert_exit(&o, 0, "");
+    assert_eq!(std::fs::metadata(&p).unwrap().len(), sizes[2]);
+    // Without `*` scans, auto is compact.
+    let plain = dir.join("plain.txt");
+    std::fs::write(
+        &plain,
+        "User-agent: *\nDisallow: /private/\nAllow: /private/ok\n",
+    )
+    .unwrap();
+    let mut plain_sizes = Vec::new();
+    for layout in ["compact", "auto", "dense"] {
+        let p = dir.join(format!("plain-{layout}.policy"));
+        let o = robocc(&[
+            "compile",
+            "--robots",
+            s(&plain),
+            "--agent",
+            "G",
+            "--layout",
+            layout,
+            "-o",
+            s(&p),
+        ]);
+        assert_exit(&o, 0, "");
+        plain_sizes.push(std::fs::metadata(&p).unwrap().len());
+    }
+    assert_eq!(plain_sizes[0], plain_sizes[1], "{plain_sizes:?}");
+    assert!(plain_sizes[2] > plain_sizes[1], "{plain_sizes:?}");
     // The table budget is met on compact sizes: what compiles compact
     // compiles dense (kept compact where its rows would not fit).
     let p = dir.join("budget.policy");
-    for layout in ["compact", "dense"] {
+    for layout in ["compact", "dense", "auto"] {
         assert_exit(&compile(layout, &["--max-table-bytes", "10000"], &p), 0, "");
     }
     let p = dir.join("compact.policy");

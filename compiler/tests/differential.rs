@@ -181,14 +181,16 @@ fn corpus_real_register_automata_match_reference() {
     assert!(checked > 20_000, "only {checked} URLs checked");
 }
 
-/// Every corpus file in the dense layout (`Layout::Dense`: chains and
-/// sparse nodes rewritten as rows), Google and RFC URL modes, plain and
-/// register automata in turn: the rewrite must not change an answer.
+/// Every corpus file in the three layouts, Google and RFC URL modes, plain
+/// and register automata in turn. The dense layout (`Layout::Dense`:
+/// chains and sparse nodes rewritten as rows) and the compact one must not
+/// change an answer; the default (`Layout::Auto`, which the other tests
+/// check) must write each automaton as one of the two.
 #[test]
-fn corpus_real_dense_layout_matches_reference() {
+fn corpus_real_layouts_match_reference() {
     let files = txt_files(&common::root().join("corpus/real"));
     let mut checked = 0;
-    let (mut rewritten, mut registers, mut kept) = (0, 0, 0);
+    let (mut rewritten, mut registers, mut kept, mut auto_rows) = (0, 0, 0, 0);
     for (i, f) in files.iter().enumerate() {
         let body = std::fs::read(f).unwrap();
         let name = format!("{} (dense layout)", f.display());
@@ -198,27 +200,27 @@ fn corpus_real_dense_layout_matches_reference() {
             Registers::Always
         };
         for mode in [UrlMode::Google, UrlMode::Rfc] {
-            let opts = CompileOptions {
+            let in_layout = |layout| CompileOptions {
                 url_mode: mode,
                 budget: Budget {
-                    layout: Layout::Dense,
+                    layout,
                     ..untimed(when)
                 },
                 ..CompileOptions::default()
             };
+            let (opts, compact_opts) = (in_layout(Layout::Dense), in_layout(Layout::Compact));
             for agent in agents_of(&body, 2) {
                 let c = compile(&body, &agent, &opts).unwrap();
-                let compact = compile(
-                    &body,
-                    &agent,
-                    &CompileOptions {
-                        budget: untimed(when),
-                        ..opts.clone()
-                    },
-                )
-                .unwrap();
+                let compact = compile(&body, &agent, &compact_opts).unwrap();
+                let auto = compile(&body, &agent, &in_layout(Layout::Auto)).unwrap();
                 assert_eq!(c.data.automata.len(), compact.data.automata.len(), "{name}");
-                for (a, b) in c.data.automata.iter().zip(&compact.data.automata) {
+                for ((a, b), o) in c
+                    .data
+                    .automata
+                    .iter()
+                    .zip(&compact.data.automata)
+                    .zip(&auto.data.automata)
+                {
                     if a.prog != b.prog {
                         rewritten += 1;
                         registers += usize::from(!a.ranked.is_empty());
@@ -227,12 +229,16 @@ fn corpus_real_dense_layout_matches_reference() {
                         // Rows past 2-byte targets: kept compact.
                         kept += 1;
                     }
+                    assert!(o == a || o == b, "{name}: auto is neither layout");
+                    auto_rows += usize::from(o.prog != b.prog);
                 }
                 let pats: Vec<Vec<u8>> =
                     c.rule_set.rules.iter().map(|r| r.pattern.clone()).collect();
                 let seed = robocc_engine::artifact::fnv1a64(name.as_bytes());
                 let urls = urlgen::workload(seed, pats.iter().map(Vec::as_slice), 200);
                 checked += assert_agree(&name, &body, &agent, &opts, &urls);
+                let name = format!("{} (compact layout)", f.display());
+                checked += assert_agree(&name, &body, &agent, &compact_opts, &urls);
             }
         }
     }
@@ -245,7 +251,11 @@ fn corpus_real_dense_layout_matches_reference() {
         "only {registers} register automata rewritten"
     );
     assert!(kept > 0, "no automaton too large for rows was met");
-    assert!(checked > 20_000, "only {checked} URLs checked");
+    assert!(
+        auto_rows > 30,
+        "the default wrote rows for only {auto_rows} automata"
+    );
+    assert!(checked > 40_000, "only {checked} URLs checked");
 }
 
 #[test]

@@ -37,10 +37,10 @@ pub fn options(sel: u8) -> CompileOptions {
             } else {
                 Registers::Always
             },
-            layout: if sel & 32 == 0 {
-                Layout::Compact
-            } else {
-                Layout::Dense
+            layout: match (sel >> 5) & 3 {
+                0 => Layout::Compact,
+                1 => Layout::Dense,
+                _ => Layout::Auto,
             },
         },
         ..CompileOptions::default()

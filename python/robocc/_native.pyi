@@ -162,7 +162,7 @@ def compile(
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
-    layout: str = "compact",
+    layout: str = "auto",
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,
@@ -183,7 +183,7 @@ def build_store(
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
-    layout: str = "compact",
+    layout: str = "auto",
     on_failure: str = "disallow",
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,

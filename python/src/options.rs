@@ -26,7 +26,7 @@ pub struct Options<'a> {
     pub training_agents: Vec<String>,
     /// acap: the crawler's usage purposes (`--purpose`).
     pub purposes: Vec<String>,
-    /// `"compact"` or `"dense"` (`--layout`).
+    /// `"auto"`, `"compact"` or `"dense"` (`--layout`).
     pub layout: &'a str,
 }
 
@@ -87,12 +87,14 @@ impl Options<'_> {
             }
         };
         let layout = match self.layout.to_ascii_lowercase().as_str() {
+            "auto" => Layout::Auto,
             "compact" => Layout::Compact,
             "dense" => Layout::Dense,
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "layout={:?}: expected \"compact\" (artifacts about the size of the \
-                     robots.txt) or \"dense\" (a table row per state: the fastest checks)",
+                    "layout={:?}: expected \"auto\" (the default: compact, with table rows \
+                     where `*` rules would slow it), \"compact\" (artifacts about the size of \
+                     the robots.txt) or \"dense\" (a table row per state: the fastest checks)",
                     self.layout
                 )))
             }

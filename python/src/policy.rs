@@ -446,9 +446,11 @@ impl Diagnostic {
 /// ``max_rules`` (per group), ``records_close_groups``, and the automaton
 /// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
 /// ``compile_timeout`` (seconds). A limit that drops input is reported in
-/// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"compact"``
-/// (artifacts about the size of the robots.txt) or ``"dense"`` (a table row
-/// per state: the fastest checks, typically 3–7× the bytes).
+/// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"auto"`` (the
+/// default: compact, with table rows where ``*`` rules would slow it, up to
+/// 12× the robots.txt), ``"compact"`` (artifacts about the size of the
+/// robots.txt) or ``"dense"`` (a table row per state: the fastest checks,
+/// typically 3–7× the bytes).
 ///
 /// ``training_agents`` (rfc9309; ``--training-agent``): product tokens AI
 /// operators use for training only, such as ``"Google-Extended"``; where a
@@ -471,7 +473,7 @@ impl Diagnostic {
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
-    layout = "compact",
+    layout = "auto",
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(

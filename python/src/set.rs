@@ -189,7 +189,7 @@ fn build_opts(
         records_close_groups: false,
         training_agents: Vec::new(),
         purposes: Vec::new(),
-        layout: "compact",
+        layout: "auto",
     }
     .compile_options()?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {

@@ -283,7 +283,7 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
     max_automata = Budget::default().max_automata,
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
-    layout = "compact",
+    layout = "auto",
     on_failure = "disallow", base = None, max_store_bytes = u32::MAX as usize,
 ))]
 #[allow(clippy::too_many_arguments)]

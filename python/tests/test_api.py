@@ -308,9 +308,15 @@ def test_dense_layout_answers_as_compact_in_more_bytes():
     # Wildcards scan: the compact layout writes chains and sparse nodes,
     # the dense one a row per state.
     body = b"User-agent: *\nDisallow: /*?\nAllow: /*?lang=\nDisallow: /*/followers\nDisallow: /private/\n"
-    compact = robocc.compile(body, "Bot")
+    compact = robocc.compile(body, "Bot", layout="compact")
     dense = robocc.compile(body, "Bot", layout="DENSE")
     assert len(dense.to_bytes()) > len(compact.to_bytes())
+    # The default writes rows for a small file whose `*` rules scan...
+    assert len(robocc.compile(body, "Bot").to_bytes()) == len(dense.to_bytes())
+    # ...and stays compact where no walk comes back to a scanning row.
+    plain = b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\n"
+    assert len(robocc.compile(plain, "Bot").to_bytes()) == len(robocc.compile(plain, "Bot", layout="compact").to_bytes())
+    assert len(robocc.compile(plain, "Bot", layout="dense").to_bytes()) > len(robocc.compile(plain, "Bot").to_bytes())
     urls = ["/", "/a?b", "/a?lang=en", "/x/followers", "/x/follow", "/private/1", "/privat", "/a/b/c"]
     assert [dense.allowed(u) for u in urls] == [compact.allowed(u) for u in urls]
     assert [compact.allowed(u) for u in urls] == [True, False, True, False, True, False, True, True]

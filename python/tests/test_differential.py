@@ -226,7 +226,7 @@ def test_build_store_dense_layout_answers_as_compact(tmp_path):
         for u in urls_for(body, 40, seed=n):
             rest = u.removeprefix("https://www.example.com").removeprefix("http://Example.com:8080")
             urls.append(f"https://h{n}.example.com{rest}")
-    compact = robocc.build_store(d, "Googlebot", tmp_path / "c.store")
+    compact = robocc.build_store(d, "Googlebot", tmp_path / "c.store", layout="compact")
     dense = robocc.build_store(d, "Googlebot", tmp_path / "d.store", layout="dense")
     assert (tmp_path / "d.store").stat().st_size > (tmp_path / "c.store").stat().st_size
     # The layout is one of the options a policy was compiled with: a base

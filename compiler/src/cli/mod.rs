@@ -208,16 +208,19 @@ pub struct LimitArgs {
     #[arg(long, value_name = "WHEN", hide_short_help = true, value_enum,
           default_value_t = RegistersArg::Auto)]
     registers: RegistersArg,
-    /// State layout: compact (artifacts about the size of the robots.txt,
-    /// for stores of many hosts) or dense (a table lookup per URL byte:
-    /// the fastest checks, typically 3-7x the bytes).
-    #[arg(long, value_name = "LAYOUT", value_enum, default_value_t = LayoutArg::Compact)]
+    /// State layout: auto (compact, with table rows where `*` rules would
+    /// slow it, up to 12x the robots.txt), compact (artifacts about the size
+    /// of the robots.txt, for the smallest stores) or dense (a table lookup
+    /// per URL byte: the fastest checks, typically 3-7x the bytes).
+    #[arg(long, value_name = "LAYOUT", value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
 }
 
 /// `--layout`: the library's [`robocc_compiler::Layout`] as a flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LayoutArg {
+    /// Compact, with rows for automata whose `*` scans pass compact nodes.
+    Auto,
     /// Dense rows where every path passes, compact nodes elsewhere.
     Compact,
     /// A dense row for every state (automata under 64 KiB of rows).
@@ -475,6 +478,7 @@ impl CompileFlags {
                     RegistersArg::Never => robocc_compiler::Registers::Never,
                 },
                 layout: match l.layout {
+                    LayoutArg::Auto => robocc_compiler::Layout::Auto,
                     LayoutArg::Compact => robocc_compiler::Layout::Compact,
                     LayoutArg::Dense => robocc_compiler::Layout::Dense,
                 },
