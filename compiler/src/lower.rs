@@ -303,7 +303,7 @@ impl Ctx<'_> {
     /// The last stage: with [`Layout::Dense`], each automaton rewritten as
     /// rows ([`densify`]) where the rows stay within the table budget; with
     /// [`Layout::Auto`], only automata with fallback nodes, within the auto
-    /// allowance too (`source_len`: the bytes compiled). The form (plain or
+    /// allowance too (`source_len`: the length of the source, as given). The form (plain or
     /// register, one automaton or split) was chosen, and the budget met, on
     /// compact sizes: a file that compiles compact compiles in any layout.
     fn lay_out(&mut self, source_len: usize) {
@@ -360,8 +360,9 @@ fn has_fallback(a: &Automaton) -> bool {
     })
 }
 
-/// Lowers `set` (its rules carry their dialect's ranks), compiled from
-/// `source_len` bytes (which [`Layout::Auto`]'s allowance scales with).
+/// Lowers `set` (its rules carry their dialect's ranks), read from a source
+/// of `source_len` bytes (which [`Layout::Auto`]'s allowance scales with:
+/// the footprint is judged against the file as fetched).
 pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
     let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
     let mut ctx = Ctx {
@@ -1981,5 +1982,105 @@ mod tests {
         assert_eq!(usize::from(c.of[usize::from(b'z')]), OTHER_CLASS);
         assert_eq!(usize::from(c.of[usize::from(b'#')]), END_CLASS);
         assert_eq!(c.count, 5);
+    }
+}
+
+/// `Layout::Auto`'s two limits, each shown deciding on its own.
+#[cfg(test)]
+mod auto_layout {
+    use super::{Layout, AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
+    use crate::{compile, CompileOptions};
+
+    /// Twitter's Googlebot rules: `*` scans whose rows are ~30 KB.
+    const RULES: &str = "User-agent: Googlebot\nAllow: /?_escaped_fragment_\nAllow: /*?lang=\n\
+        Allow: /hashtag/*?src=\nAllow: /search?q=%23\nAllow: /i/api/\nDisallow: /search/realtime\n\
+        Disallow: /search/users\nDisallow: /search/*/grid\nAllow: /*?ref_src=\nAllow: /*?src=\n\
+        Disallow: /*?\nDisallow: /*/followers\nDisallow: /*/following\n\
+        Disallow: /account/deactivated\nDisallow: /settings/deactivated\n";
+
+    /// Program bytes of each automaton of `body` compiled in `layout`.
+    fn automata(body: &str, layout: Layout) -> Vec<usize> {
+        let mut opts = CompileOptions::default();
+        opts.budget.layout = layout;
+        let c = compile(body.as_bytes(), "Googlebot", &opts).unwrap();
+        c.data.automata.iter().map(|a| a.prog.len()).collect()
+    }
+
+    fn programs(body: &str, layout: Layout) -> usize {
+        automata(body, layout).iter().sum()
+    }
+
+    /// `body` padded with a comment to `len` bytes: the same rules.
+    fn padded(body: &str, len: usize) -> String {
+        format!(
+            "{body}#{}\n",
+            "x".repeat(len.saturating_sub(body.len() + 2))
+        )
+    }
+
+    #[test]
+    fn the_source_allowance_decides_with_the_rules_unchanged() {
+        let (compact, dense) = (
+            programs(RULES, Layout::Compact),
+            programs(RULES, Layout::Dense),
+        );
+        // The premise: rows past a short source's allowance, under the cap.
+        assert!(dense > AUTO_ROWS_PER_SOURCE_BYTE * 1024, "{dense}");
+        assert!(
+            dense <= AUTO_MAX_ROWS && compact < dense,
+            "{compact} {dense}"
+        );
+        assert_eq!(programs(RULES, Layout::Auto), compact);
+        // The same rules in a longer file (a comment): within the allowance.
+        let long = padded(RULES, dense.div_ceil(AUTO_ROWS_PER_SOURCE_BYTE));
+        assert_eq!(programs(&long, Layout::Auto), dense);
+        let short = padded(RULES, dense / AUTO_ROWS_PER_SOURCE_BYTE - 64);
+        assert_eq!(programs(&short, Layout::Auto), compact);
+    }
+
+    #[test]
+    fn rows_past_the_cap_stay_compact_whatever_the_source() {
+        let more: String = (0..8)
+            .map(|w| format!("Disallow: /settings/section{w}/page\n"))
+            .collect();
+        let body = format!("{RULES}{more}");
+        let (compact, dense) = (
+            programs(&body, Layout::Compact),
+            programs(&body, Layout::Dense),
+        );
+        // The premise: rows past the cap, yet rewritable (2-byte targets).
+        assert!(dense > AUTO_MAX_ROWS && dense <= 0xFFFF, "{dense}");
+        let long = padded(&body, 100_000);
+        assert_eq!(programs(&long, Layout::Auto), compact);
+    }
+
+    /// A split policy shares one allowance: the automata are rewritten in
+    /// order while the policy's programs fit, not each against it alone.
+    #[test]
+    fn split_automata_share_the_allowance() {
+        let more: String = (0..8)
+            .map(|w| format!("Disallow: /*/section{w}/\nAllow: /*/section{w}/*?lang=\n"))
+            .collect();
+        let body = format!("{RULES}{more}");
+        let (compact, dense) = (
+            automata(&body, Layout::Compact),
+            automata(&body, Layout::Dense),
+        );
+        // The premise: several automata that rows would rewrite, each
+        // within the cap.
+        let rewritable = compact.iter().zip(&dense).filter(|(c, d)| c != d).count();
+        assert!(rewritable >= 2, "{compact:?} {dense:?}");
+        assert!(dense.iter().all(|&d| d <= AUTO_MAX_ROWS), "{dense:?}");
+        // An allowance halfway between all compact and all rows.
+        let (c, d): (usize, usize) = (compact.iter().sum(), dense.iter().sum());
+        let len = (c + d) / 2 / AUTO_ROWS_PER_SOURCE_BYTE;
+        assert!(len > 1024 && dense.iter().all(|&x| x <= len * AUTO_ROWS_PER_SOURCE_BYTE));
+        let auto = automata(&padded(&body, len), Layout::Auto);
+        let total: usize = auto.iter().sum();
+        assert!(total <= len * AUTO_ROWS_PER_SOURCE_BYTE, "{auto:?}");
+        assert!(total > c && auto != dense, "{auto:?}");
+        for ((a, c), d) in auto.iter().zip(&compact).zip(&dense) {
+            assert!(a == c || a == d, "{auto:?}");
+        }
     }
 }

@@ -1337,6 +1337,8 @@ fn layouts_answer_alike() {
     let p = dir.join("budget.policy");
     for layout in ["compact", "dense", "auto"] {
         assert_exit(&compile(layout, &["--max-table-bytes", "10000"], &p), 0, "");
+        let i = robocc(&["inspect", s(&p)]);
+        assert!(out(&i).contains("0 rows only"), "{layout}: {}", out(&i));
     }
     let p = dir.join("compact.policy");
     let k = robocc(&["check", "--policy", s(&p), "--layout", "dense", "/x"]);

@@ -448,7 +448,8 @@ impl Diagnostic {
 /// ``compile_timeout`` (seconds). A limit that drops input is reported in
 /// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"auto"`` (the
 /// default: compact, with table rows where ``*`` rules would slow it, up to
-/// 12× the robots.txt), ``"compact"`` (artifacts about the size of the
+/// 32 KiB per automaton and programs of 12× the robots.txt counted as at
+/// least 1 KiB), ``"compact"`` (artifacts about the size of the
 /// robots.txt) or ``"dense"`` (a table row per state: the fastest checks,
 /// typically 3–7× the bytes).
 ///

@@ -2,7 +2,7 @@
 //! the two are timed in turn, round after round, and the medians compared
 //! (so a machine that gets busier during the run slows both alike).
 //!
-//! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R] [--layout dense]`
+//! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R] [--layout auto|compact|dense]`
 
 use robocc_bench::Workload;
 use robocc_engine::{Policy, Verdict};
@@ -29,7 +29,7 @@ fn main() {
         }
     }
     if files.is_empty() {
-        eprintln!("usage: batch FILE... [--urls N] [--rounds R] [--layout compact|dense]");
+        eprintln!("usage: batch FILE... [--urls N] [--rounds R] [--layout auto|compact|dense]");
         std::process::exit(2);
     }
     println!("| file | program bytes | check M/s | check_batch M/s | batch ÷ check |");

@@ -7,7 +7,7 @@
 //! footprint: artifact bytes over source bytes (a source counted as at
 //! least 1 KiB, as the report does), median, p90, p99, max and in total.
 //!
-//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout dense]`
+//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout auto|compact|dense]`
 //!
 //! DIR defaults to `../shared/corpus/real`; the agent to Googlebot.
 
@@ -59,7 +59,7 @@ fn main() {
                     .expect("--slowest N")
             }
             "-h" | "--help" => {
-                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout compact|dense]");
+                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout auto|compact|dense]");
                 return;
             }
             _ => dir = a,

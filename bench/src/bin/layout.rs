@@ -1,4 +1,5 @@
-//! Layout experiment: the engine's compact program against the dense `u32`
+//! Layout experiment: the engine's program (the default layout, or
+//! `--layout`'s) against the dense `u32`
 //! table layout robocc used before (format version 2: one row of
 //! `classes + 1` words per state, decided states numbered last), holding the
 //! same automaton, on the same URLs, in one process.
@@ -8,7 +9,7 @@
 //! is the layout's; `Policy::check`, which also maps the outcome to a
 //! verdict, is printed beside it.
 //!
-//! `cargo run --release -p robocc-bench --bin layout -- [--layout dense] FILE...`
+//! `cargo run --release -p robocc-bench --bin layout -- [--layout auto|compact|dense] FILE...`
 //!
 //! `LAYOUT_NODES=1` prints each automaton's node kinds; `LAYOUT_HOT=1` where
 //! the walks spend their steps (per node kind, and the most visited nodes);
@@ -182,7 +183,7 @@ fn run_dense(d: &Dense, url: &[u8]) -> u32 {
 fn main() {
     println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    // `--layout dense`: the program side compiled with `Layout::Dense`.
+    // `--layout L`: the program side compiled in that layout (default auto).
     let mut options = robocc_compiler::CompileOptions::default();
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);

@@ -209,9 +209,11 @@ pub struct LimitArgs {
           default_value_t = RegistersArg::Auto)]
     registers: RegistersArg,
     /// State layout: auto (compact, with table rows where `*` rules would
-    /// slow it, up to 12x the robots.txt), compact (artifacts about the size
-    /// of the robots.txt, for the smallest stores) or dense (a table lookup
-    /// per URL byte: the fastest checks, typically 3-7x the bytes).
+    /// slow it: rows of at most 32 KiB per automaton, programs of at most
+    /// 12x the robots.txt counted as at least 1 KiB), compact (artifacts
+    /// about the size of the robots.txt, for the smallest stores) or dense
+    /// (a table lookup per URL byte: the fastest checks, typically 3-7x the
+    /// bytes).
     #[arg(long, value_name = "LAYOUT", value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
 }
