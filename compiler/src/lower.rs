@@ -138,7 +138,7 @@ pub enum Layout {
     /// [`AUTO_ROWS_PER_SOURCE_BYTE`] times its source (counted as at least
     /// 1 KiB). Measured on the shared corpus: such files check 1.29×
     /// faster (median), for +0.17 on the median artifact/source ratio
-    /// (docs/artifact.md, "Layouts").
+    /// (docs/artifact.md, "Layout").
     #[default]
     Auto,
     /// Dense rows for the states every path passes through, compact nodes
@@ -303,9 +303,10 @@ impl Ctx<'_> {
     /// The last stage: with [`Layout::Dense`], each automaton rewritten as
     /// rows ([`densify`]) where the rows stay within the table budget; with
     /// [`Layout::Auto`], only automata with fallback nodes, within the auto
-    /// allowance too (`source_len`: the length of the source, as given). The form (plain or
-    /// register, one automaton or split) was chosen, and the budget met, on
-    /// compact sizes: a file that compiles compact compiles in any layout.
+    /// limits too (`source_len`: the length of the source, as given). The
+    /// form (plain or register, one automaton or split) was chosen, and the
+    /// budget met, on compact sizes: a file that compiles compact compiles
+    /// in any layout.
     fn lay_out(&mut self, source_len: usize) {
         let auto = match self.budget.layout {
             Layout::Compact => return,
@@ -322,7 +323,7 @@ impl Ctx<'_> {
             let Some(d) = densify(a, outcomes) else {
                 continue;
             };
-            let grown = d.prog.len() - a.prog.len().min(d.prog.len());
+            let grown = d.prog.len().saturating_sub(a.prog.len());
             if auto && (d.prog.len() > AUTO_MAX_ROWS || programs + grown > allowance) {
                 continue;
             }

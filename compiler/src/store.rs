@@ -24,7 +24,9 @@
 
 use crate::{compile, CompileError, CompileOptions};
 use rayon::prelude::*;
-use robocc_engine::{write_store, HostEntry, HostKey, HostSource, Store, StoreMeta};
+use robocc_engine::{
+    fetched_at_kept, write_store, HostEntry, HostKey, HostSource, Store, StoreMeta,
+};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -476,14 +478,10 @@ struct HostRow {
 /// The length of an optional field an input did not have.
 const ABSENT: u32 = u32::MAX;
 
-/// Bytes of a fetch time the index keeps (`write_store` cuts it there too,
-/// at a character boundary).
-const MAX_FETCHED_AT: usize = 255;
-
 impl HostRows {
     /// Appends a host (its location below [`ABSENT`] bytes: see
     /// [`HostRows::too_long`]). The fetch time is cut to what the index
-    /// keeps ([`MAX_FETCHED_AT`]).
+    /// keeps ([`fetched_at_kept`]).
     fn push(&mut self, key: &str, status: u16, body: Option<u32>, input: &HostInput) {
         let at = self.text.len();
         let mut add = |field: Option<&str>| match field {
@@ -495,14 +493,7 @@ impl HostRows {
         };
         let key_len = add(Some(key));
         let location_len = add(input.location.as_deref());
-        let fetched_at = input.fetched_at.as_deref().map(|f| {
-            let mut cut = f.len().min(MAX_FETCHED_AT);
-            while !f.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            &f[..cut]
-        });
-        let fetched_at_len = add(fetched_at);
+        let fetched_at_len = add(input.fetched_at.as_deref().map(fetched_at_kept));
         self.rows.push(HostRow {
             at,
             key_len,

@@ -71,7 +71,7 @@ pub use set::{
     STORE_SET_INDEX,
 };
 #[doc(hidden)]
-pub use store::{write_store, HostEntry, StoreMeta, MAX_PROBE};
+pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,

@@ -1337,6 +1337,17 @@ pub fn write_store(
     Ok(out)
 }
 
+/// What the index keeps of a host's fetch time: its first 255 bytes, cut at
+/// a character boundary (a builder that holds many hosts cuts them early).
+#[doc(hidden)]
+pub fn fetched_at_kept(fetched_at: &str) -> &str {
+    let mut cut = fetched_at.len().min(255);
+    while !fetched_at.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &fetched_at[..cut]
+}
+
 /// Slot hash seeds a writer tries, in order, before it gives up on keys
 /// whose hashes pile up past [`MAX_PROBE`]: keys chosen to collide under one
 /// seed do not under the next. Far apart in bits, so that no single
@@ -1398,12 +1409,7 @@ fn place_hosts(
     let mut next = 0;
     for (hash, i) in &keyed {
         let h = &hosts[*i as usize];
-        let fetched = h.fetched_at.unwrap_or("");
-        let mut cut = fetched.len().min(255);
-        while !fetched.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let fetched = &fetched[..cut];
+        let fetched = fetched_at_kept(h.fetched_at.unwrap_or(""));
         if h.policy as usize >= policies {
             return Err(Placement::Refused(format!(
                 "host {:?} names policy {} of {policies}",
