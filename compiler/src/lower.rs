@@ -317,7 +317,9 @@ impl Ctx<'_> {
         let mut programs: usize = self.automata.iter().map(|a| a.prog.len()).sum();
         let outcomes = self.table.ids.len();
         for a in &mut self.automata {
-            if auto && !has_fallback(a) {
+            // Rows are never smaller than the nodes they replace: a program
+            // past the cap is not decoded at all (it may be megabytes).
+            if auto && (a.prog.len() > AUTO_MAX_ROWS || !has_fallback(a)) {
                 continue;
             }
             let Some(d) = densify(a, outcomes) else {
