@@ -3,11 +3,12 @@
 //! the total CPU time, the median/p90/p99/max per file and the slowest
 //! files. `--hashes FILE` writes one `name fnv1a64` line per file (of the
 //! artifact bytes, or of the error text) to check that a change to the
-//! compiler leaves every artifact byte-identical. It also prints the
+//! compiler leaves every artifact byte-identical; `--sizes FILE` one
+//! `name source_bytes artifact_bytes` line per compiled file. It also prints the
 //! footprint: artifact bytes over source bytes (a source counted as at
 //! least 1 KiB, as the report does), median, p90, p99, max and in total.
 //!
-//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout auto|compact|dense]`
+//! `cargo run --release -p robocc-bench --bin compile -- [DIR] [--agent A] [--hashes FILE] [--sizes FILE] [--slowest N] [--layout auto|compact|dense]`
 //!
 //! DIR defaults to `../shared/corpus/real`; the agent to Googlebot.
 
@@ -44,6 +45,7 @@ fn main() {
     let mut dir = String::from("../shared/corpus/real");
     let mut agent = String::from("Googlebot");
     let mut hashes: Option<String> = None;
+    let mut sizes: Option<String> = None;
     let mut slowest = 20usize;
     let mut opts = CompileOptions::default();
     let mut args = std::env::args().skip(1);
@@ -51,6 +53,7 @@ fn main() {
         match a.as_str() {
             "--agent" => agent = args.next().expect("--agent NAME"),
             "--hashes" => hashes = Some(args.next().expect("--hashes FILE")),
+            "--sizes" => sizes = Some(args.next().expect("--sizes FILE")),
             "--layout" => opts.budget.layout = robocc_bench::layout_arg(args.next()),
             "--slowest" => {
                 slowest = args
@@ -59,7 +62,7 @@ fn main() {
                     .expect("--slowest N")
             }
             "-h" | "--help" => {
-                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--slowest N] [--layout auto|compact|dense]");
+                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--sizes FILE] [--slowest N] [--layout auto|compact|dense]");
                 return;
             }
             _ => dir = a,
@@ -72,6 +75,7 @@ fn main() {
     }
     let mut times: Vec<(Duration, String)> = Vec::with_capacity(files.len());
     let mut lines = String::new();
+    let mut size_lines = String::new();
     let mut failed = 0usize;
     let mut ratios: Vec<f64> = Vec::with_capacity(files.len());
     let (mut all_artifacts, mut all_sources) = (0usize, 0usize);
@@ -88,6 +92,7 @@ fn main() {
             Ok(bytes) => {
                 ratios.push(bytes.len() as f64 / body.len().max(1024) as f64);
                 all_artifacts += bytes.len();
+                size_lines.push_str(&format!("{name} {} {}\n", body.len(), bytes.len()));
                 all_sources += body.len();
                 format!("{:016x}", fnv1a64(bytes))
             }
@@ -103,6 +108,9 @@ fn main() {
         std::fs::File::create(&path)
             .and_then(|mut h| h.write_all(lines.as_bytes()))
             .unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    if let Some(path) = sizes {
+        std::fs::write(&path, size_lines).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
     let total: Duration = times.iter().map(|t| t.0).sum();
     times.sort();
