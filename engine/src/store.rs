@@ -521,7 +521,7 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<HostInfo<'_>>, LoadError> {
-        match self.find(key, hash)? {
+        match self.find::<false>(key, hash)? {
             Some((i, _)) => self.info(i).map(Some),
             None => Ok(None),
         }
@@ -530,10 +530,17 @@ impl Store {
     /// Finds the slot of `key` and its policy number. Records are sorted by
     /// hash and each lies at or after its home slot, with no empty slot
     /// between: so `key`'s is among the slots from its home on, before the
-    /// first empty one or the first of a greater hash. Slots that break that order (a corrupted
-    /// table) are refused rather than answering "not here".
+    /// first empty one or the first of a greater hash. Slots that break
+    /// that order (a corrupted table) are refused rather than answering
+    /// "not here". `PREFETCH_POLICY`: ask for the policy's first lines on a
+    /// hash match (a single check, which reads them next; a batch asks for
+    /// them a stage later, and a host lookup never reads them).
     #[inline]
-    fn find(&self, key: &HostKey<'_>, hash: u64) -> Result<Option<(usize, u32)>, LoadError> {
+    fn find<const PREFETCH_POLICY: bool>(
+        &self,
+        key: &HostKey<'_>,
+        hash: u64,
+    ) -> Result<Option<(usize, u32)>, LoadError> {
         let home = home_of((hash >> 32) as u32, self.homes);
         let slots = self.slots();
         let count = slots.len() / SLOT;
@@ -558,9 +565,12 @@ impl Store {
                 return Ok(None);
             }
             if r.hash == hash {
-                // The key's bytes (inline, or a miss away) and the policy's
-                // root are both needed next: fetch them together.
-                self.prefetch_policy(r.policy as usize);
+                if PREFETCH_POLICY {
+                    // The key's bytes (inline, or a miss away) and the
+                    // policy's first lines are both needed next: fetch them
+                    // together.
+                    self.prefetch_policy(r.policy as usize);
+                }
                 if key.eq_stored(self.key_of(i, &r)?) {
                     return Ok(Some((i, r.policy)));
                 }
@@ -568,6 +578,14 @@ impl Store {
         }
         // No record lies more than MAX_PROBE slots past its home.
         Ok(None)
+    }
+
+    /// Asks the CPU to fetch policy `i`'s record (where its bytes lie, and
+    /// the hints [`Store::prefetch_policy`] reads).
+    #[inline]
+    fn prefetch_policy_record(&self, i: usize) {
+        let at = self.index().policies.as_ptr().wrapping_add(i * POLICY_REC);
+        prefetch(at);
     }
 
     /// Asks the CPU to fetch what a check of policy `i` reads first: the
@@ -649,10 +667,10 @@ impl Store {
     /// unless it fails.
     ///
     /// Faster than a loop over [`Store::check`] when the hosts are many:
-    /// the lookups of up to 32 runs go stage by stage (home slots, then
-    /// keys and policies), so their memory reads overlap
-    /// instead of waiting for each other (docs/PERFORMANCE.md, "Host lookup
-    /// at a million hosts").
+    /// the lookups of up to 32 runs go stage by stage (home slots, keys,
+    /// policy records, the policies' first lines), so their memory reads
+    /// overlap instead of waiting for each other (docs/PERFORMANCE.md,
+    /// "Host lookup at a million hosts").
     ///
     /// # Errors
     ///
@@ -684,7 +702,8 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<Policy<'_>>, LoadError> {
-        let Some((_, policy)) = self.find(key, hash).map_err(|e| e.with_host(key.host))? else {
+        let found = self.find::<true>(key, hash);
+        let Some((_, policy)) = found.map_err(|e| e.with_host(key.host))? else {
             return Ok(None);
         };
         self.policy(policy as usize)
@@ -836,6 +855,8 @@ pub(crate) fn check_batch_in<'s>(
         /// Store, key, hash, and where the first URL's path starts (when
         /// known).
         Hashed(&'s Store, HostKey<'u>, u64, Option<usize>),
+        /// The host's slot is found: its store, policy number and path.
+        Slot(&'s Store, HostKey<'u>, u32, Option<usize>),
         Found(Policy<'s>, Option<usize>),
     }
     /// Keeps the error of the first run that failed.
@@ -895,17 +916,29 @@ pub(crate) fn check_batch_in<'s>(
             };
         }
         let lanes = &mut lanes[..count];
+        // The slots (their lines were asked for above); then the policy
+        // records; then the policies' first lines and views of them.
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Hashed(store, k, h, path) = lane.2 {
-                let found = store.find(&k, h).and_then(|i| match i {
-                    None => Ok(Lane::Absent),
-                    Some((_, policy)) => {
-                        store.policy(policy as usize).map(|p| Lane::Found(p, path))
+                match store.find::<false>(&k, h) {
+                    Ok(None) => lane.2 = Lane::Absent,
+                    Ok(Some((_, policy))) => {
+                        store.prefetch_policy_record(policy as usize);
+                        lane.2 = Lane::Slot(store, k, policy, path);
                     }
-                });
-                match found {
-                    // `find` asked for the policy's root with the key.
-                    Ok(l) => lane.2 = l,
+                    Err(e) => fail(r, e.with_host(k.host), &mut failed),
+                }
+            }
+        }
+        for lane in lanes.iter() {
+            if let Lane::Slot(store, _, policy, _) = lane.2 {
+                store.prefetch_policy(policy as usize);
+            }
+        }
+        for (r, lane) in lanes.iter_mut().enumerate() {
+            if let Lane::Slot(store, k, policy, path) = lane.2 {
+                match store.policy(policy as usize) {
+                    Ok(p) => lane.2 = Lane::Found(p, path),
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }
             }
