@@ -521,6 +521,7 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<HostInfo<'_>>, LoadError> {
+        // `false`: the policy is not read.
         match self.find::<false>(key, hash)? {
             Some((i, _)) => self.info(i).map(Some),
             None => Ok(None),
@@ -533,8 +534,9 @@ impl Store {
     /// first empty one or the first of a greater hash. Slots that break
     /// that order (a corrupted table) are refused rather than answering
     /// "not here". `PREFETCH_POLICY`: ask for the policy's first lines on a
-    /// hash match (a single check, which reads them next; a batch asks for
-    /// them a stage later, and a host lookup never reads them).
+    /// hash match (a single check or `policy_for`, which read them next; a
+    /// batch asks for them a stage later, and a host lookup never reads
+    /// them).
     #[inline]
     fn find<const PREFETCH_POLICY: bool>(
         &self,
@@ -581,11 +583,18 @@ impl Store {
     }
 
     /// Asks the CPU to fetch policy `i`'s record (where its bytes lie, and
-    /// the hints [`Store::prefetch_policy`] reads).
+    /// the hints [`Store::prefetch_policy`] reads): its first and last
+    /// byte, as the table need not start on a line and a record may cross
+    /// one. A corrupted `i` only points the hint elsewhere.
     #[inline]
     fn prefetch_policy_record(&self, i: usize) {
-        let at = self.index().policies.as_ptr().wrapping_add(i * POLICY_REC);
+        let at = self
+            .index()
+            .policies
+            .as_ptr()
+            .wrapping_add(i.wrapping_mul(POLICY_REC));
         prefetch(at);
+        prefetch(at.wrapping_add(POLICY_REC - 1));
     }
 
     /// Asks the CPU to fetch what a check of policy `i` reads first: the
@@ -702,6 +711,7 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<Policy<'_>>, LoadError> {
+        // `true`: the policy's lines are read next.
         let found = self.find::<true>(key, hash);
         let Some((_, policy)) = found.map_err(|e| e.with_host(key.host))? else {
             return Ok(None);
@@ -855,7 +865,8 @@ pub(crate) fn check_batch_in<'s>(
         /// Store, key, hash, and where the first URL's path starts (when
         /// known).
         Hashed(&'s Store, HostKey<'u>, u64, Option<usize>),
-        /// The host's slot is found: its store, policy number and path.
+        /// The host's slot is found: its store, key (for an error's host),
+        /// policy number, and path.
         Slot(&'s Store, HostKey<'u>, u32, Option<usize>),
         Found(Policy<'s>, Option<usize>),
     }
@@ -916,10 +927,11 @@ pub(crate) fn check_batch_in<'s>(
             };
         }
         let lanes = &mut lanes[..count];
-        // The slots (their lines were asked for above); then the policy
-        // records; then the policies' first lines and views of them.
+        // The slots, whose lines were asked for above; ask for the policy
+        // records.
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Hashed(store, k, h, path) = lane.2 {
+                // `false`: the policy's lines are asked for below.
                 match store.find::<false>(&k, h) {
                     Ok(None) => lane.2 = Lane::Absent,
                     Ok(Some((_, policy))) => {
@@ -930,11 +942,13 @@ pub(crate) fn check_batch_in<'s>(
                 }
             }
         }
+        // The records; ask for the policies' first lines.
         for lane in lanes.iter() {
             if let Lane::Slot(store, _, policy, _) = lane.2 {
                 store.prefetch_policy(policy as usize);
             }
         }
+        // Views of the policies (validated on their first use).
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Slot(store, k, policy, path) = lane.2 {
                 match store.policy(policy as usize) {
@@ -964,7 +978,13 @@ pub(crate) fn check_batch_in<'s>(
                         *o = Some(*v);
                     }
                 }
-                _ => out[start..end].fill(None),
+                Lane::Absent => out[start..end].fill(None),
+                // Only a lane that failed stops short of `Found`, and the
+                // first failed one returned above.
+                Lane::Hashed(..) | Lane::Slot(..) => {
+                    debug_assert!(false, "lane {r} left unfinished");
+                    out[start..end].fill(None);
+                }
             }
         }
     }

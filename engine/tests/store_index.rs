@@ -4,7 +4,8 @@
 //! also when hashes share their top bits (the home); a corrupted slot is
 //! seen by `validate_all` and never makes a lookup answer with another
 //! host's record; a corrupted host count or seed is refused at open; the writer
-//! places keys chosen to collide under another hash seed.
+//! places keys chosen to collide under another hash seed; a batch with two
+//! faults reports the first URL a single check refuses.
 
 use robocc_engine::{
     write_store, Dialect, HostEntry, HostKey, HostSource, Policy, Store, StoreMeta, MAX_PROBE,
@@ -414,4 +415,62 @@ fn a_large_store_in_memory_answers_as_its_mapped_file() {
         }
     }
     assert_eq!(copied.check(b"https://absent.example/").unwrap(), None);
+}
+
+/// Two faults in one batch: host 1's policy is corrupted (refused when the
+/// batch makes its view, the last lookup stage) and host 2's slot is
+/// (refused when the batch finds it, an earlier stage, so refused first).
+/// The batch still reports the first URL a single check refuses, having
+/// answered the one before it.
+#[test]
+fn a_batch_reports_its_first_refused_url_whatever_stage_refuses_it() {
+    let hosts = 60;
+    let bytes = store(hosts);
+    let urls: Vec<String> = (0..hosts).map(|i| url(i, "/private/x")).collect();
+    let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+    let s = Store::from_slice(&bytes).unwrap();
+    let table = s.slot_table();
+    // Odd hosts use policy 1: one flipped byte in its archive that
+    // validation refuses (searched from the archive's end, where the root
+    // record lies).
+    let register = s.policy_artifact(1).unwrap().to_vec();
+    let at = bytes
+        .windows(register.len())
+        .position(|w| w == register.as_slice())
+        .expect("policy 1's artifact is in the store");
+    let bad_policy = (0..register.len())
+        .rev()
+        .map(|k| {
+            let mut m = bytes.clone();
+            m[at + k] ^= 0x80;
+            m
+        })
+        .find(|m| Store::from_slice(m).is_ok_and(|s| s.policy(1).is_err() && s.policy(0).is_ok()))
+        .expect("a flip that policy 1's validation refuses");
+    // Then a flip in a slot that makes host 2's lookup fail and leaves
+    // hosts 0 and 1 as they were.
+    let both = table
+        .clone()
+        .map(|b| {
+            let mut m = bad_policy.clone();
+            m[b] ^= 0x80;
+            m
+        })
+        .find(|m| {
+            Store::from_slice(m).is_ok_and(|s| {
+                s.check(refs[0])
+                    .is_ok_and(|v| v == Some(want(0, "/private/x")))
+                    && s.check(refs[1])
+                        .is_err_and(|e| e.to_string().contains("policy"))
+                    && s.check(refs[2])
+                        .is_err_and(|e| e.to_string().contains("slot"))
+            })
+        })
+        .expect("a slot flip that refuses host 2 alone");
+    let s = Store::from_slice(&both).unwrap();
+    let mut out = vec![None; hosts];
+    let e = s.check_batch(&refs, &mut out).unwrap_err();
+    assert_eq!(e.index, 1, "{e}");
+    assert!(e.to_string().contains("policy"), "{e}");
+    assert_eq!(out[0], Some(want(0, "/private/x")));
 }
