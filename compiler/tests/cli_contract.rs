@@ -362,12 +362,12 @@ fn item03_flags_that_do_not_apply_are_refused() {
     );
     let o = robocc(&["inspect", "--sizes", s(&store)]);
     assert!(out(&o).contains("sizes over all policies"), "{}", out(&o));
-    // The index's tables: a store of two hosts has 2 home slots of 48
+    // The index's tables: a store of two hosts has 2 home slots of 64
     // bytes, and one more because its two slot hashes share a home (the
-    // second record spills past the last home), two policy records of 32.
+    // second record spills past the last home), two policy records of 16.
     assert!(
-        out(&o).contains("index: host slots 144 B,")
-            && out(&o).contains("policy records 64 B (72.0 B per host)"),
+        out(&o).contains("index: host slots 192 B,")
+            && out(&o).contains("policy records 32 B (96.0 B per host)"),
         "{}",
         out(&o)
     );

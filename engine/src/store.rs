@@ -17,11 +17,12 @@
 //! head       16 bytes: index offset u64, index length u64 (from the head)
 //! policies   one complete policy artifact (frame + archive) per distinct
 //!            policy, each 16-byte aligned
-//! index      rkyv archive of StoreIndex: agent, dialect, options hash,
-//!            host count, home slot count and three byte tables: host
-//!            slots (48 bytes each, keys of up to 26 bytes inline), strings
-//!            (longer keys, fetch times) and policy records (offset,
-//!            length, prefetch hints)
+//! index      rkyv archive of StoreIndex: three byte tables — host slots
+//!            (64 bytes each, one cache line: the record, where its policy
+//!            lies as a prefetch hint, and keys of up to 26 bytes inline),
+//!            strings (longer keys, fetch times) and policy records (offset,
+//!            length) — then agent, dialect, options hash, host count, home
+//!            slot count and seed
 //! ```
 
 use crate::artifact::fnv1a64_iter;
@@ -37,18 +38,24 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 8;
+pub const STORE_FORMAT_VERSION: u32 = 9;
 
 const HEAD_LEN: usize = 16;
-/// Bytes of a host slot.
-const SLOT: usize = 48;
+/// Bytes of a host slot: one cache line (the writer places the table on a
+/// line boundary).
+const SLOT: usize = 64;
+/// Where a slot's policy hints start (see [`slot_hints`]).
+const SLOT_HINTS: usize = 22;
+/// Bytes of a slot's policy hints.
+const HINTS: usize = 16;
 /// Where the inline key starts in a slot.
-const SLOT_KEY: usize = 22;
+const SLOT_KEY: usize = SLOT_HINTS + HINTS;
 /// Longest key held in its slot; a longer one is in the strings.
 const INLINE_KEY: usize = SLOT - SLOT_KEY;
-/// A policy record: offset and length (`u64` each), then four prefetch
-/// hints (`u32` each, see [`policy_hints`]).
-const POLICY_REC: usize = 32;
+/// A policy record: offset and length, `u64` each.
+const POLICY_REC: usize = 16;
+/// Bytes of a cache line.
+const CACHE_LINE: usize = 64;
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,6 +104,14 @@ impl HostSource {
 #[doc(hidden)]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct StoreIndex {
+    /// The slot table: `homes` slots or a few more (the last runs may spill
+    /// past the end), [`SLOT`] bytes each. First, so that it starts where
+    /// the archive does, on a cache line.
+    pub slots: Vec<u8>,
+    /// Keys longer than [`INLINE_KEY`] bytes, and fetch times.
+    pub strings: Vec<u8>,
+    /// Policy records, [`POLICY_REC`] bytes each.
+    pub policies: Vec<u8>,
     /// The product token every policy was compiled for.
     pub agent: String,
     /// [`Dialect`] every policy was compiled with.
@@ -113,13 +128,6 @@ pub struct StoreIndex {
     /// The slot hash's seed: the first of four fixed values under which no
     /// record lies more than [`MAX_PROBE`] slots past its home.
     pub seed: u64,
-    /// The slot table: `homes` slots or a few more (the last runs may spill
-    /// past the end), [`SLOT`] bytes each.
-    pub slots: Vec<u8>,
-    /// Keys longer than [`INLINE_KEY`] bytes, and fetch times.
-    pub strings: Vec<u8>,
-    /// Policy records, [`POLICY_REC`] bytes each.
-    pub policies: Vec<u8>,
 }
 
 /// Home slots for `hosts` hosts: a load of 4/5, so that a record lies on
@@ -199,8 +207,9 @@ impl Slot {
         }
     }
 
-    /// The slot's bytes, with `key` inline when it fits.
-    fn encode(&self, key: &[u8]) -> [u8; SLOT] {
+    /// The slot's bytes, with its policy's `hints` ([`slot_hints`]) and
+    /// `key` inline when it fits.
+    fn encode(&self, hints: &[u8; HINTS], key: &[u8]) -> [u8; SLOT] {
         let mut b = [0u8; SLOT];
         b[0..8].copy_from_slice(&self.hash.to_le_bytes());
         b[8..12].copy_from_slice(&self.policy.to_le_bytes());
@@ -209,6 +218,7 @@ impl Slot {
         b[18..20].copy_from_slice(&self.key_len.to_le_bytes());
         b[20] = self.fetched_len;
         b[21] = self.source;
+        b[SLOT_HINTS..SLOT_KEY].copy_from_slice(hints);
         if key.len() <= INLINE_KEY {
             b[SLOT_KEY..SLOT_KEY + key.len()].copy_from_slice(key);
         }
@@ -568,10 +578,10 @@ impl Store {
             }
             if r.hash == hash {
                 if PREFETCH_POLICY {
-                    // The key's bytes (inline, or a miss away) and the
-                    // policy's first lines are both needed next: fetch them
-                    // together.
-                    self.prefetch_policy(r.policy as usize);
+                    // The key's bytes (inline, or a miss away), the policy's
+                    // record and its first lines are all needed next: fetch
+                    // them together.
+                    self.prefetch_policy(s, r.policy as usize);
                 }
                 if key.eq_stored(self.key_of(i, &r)?) {
                     return Ok(Some((i, r.policy)));
@@ -582,51 +592,38 @@ impl Store {
         Ok(None)
     }
 
-    /// Asks the CPU to fetch policy `i`'s record (where its bytes lie, and
-    /// the hints [`Store::prefetch_policy`] reads): its first and last
-    /// byte, as the table need not start on a line and a record may cross
-    /// one. A corrupted `i` only points the hint elsewhere.
+    /// Asks the CPU to fetch what a check of the policy of slot bytes `s`
+    /// (number `i`) reads first: its record (where its bytes lie; a 16-byte
+    /// record may cross a line, so both ends) and, where the slot's hints
+    /// say, the policy's root record (at the end of its bytes), automaton
+    /// and outcome tables, the first automaton's class map and the top of
+    /// its program. All at once: read one after the other, the record and
+    /// then the policy would be two trips to memory.
+    ///
+    /// Hints are only prefetched, never read through: a corrupted one costs
+    /// time, not an answer. The record, read next, says where the policy
+    /// is.
     #[inline]
-    fn prefetch_policy_record(&self, i: usize) {
-        let at = self
+    fn prefetch_policy(&self, s: &[u8], i: usize) {
+        let rec = self
             .index()
             .policies
             .as_ptr()
             .wrapping_add(i.wrapping_mul(POLICY_REC));
-        prefetch(at);
-        prefetch(at.wrapping_add(POLICY_REC - 1));
-    }
-
-    /// Asks the CPU to fetch what a check of policy `i` reads first: the
-    /// archive's root record (at the end of its bytes) and, where the
-    /// policy record's hints say, its automaton and outcome tables, the
-    /// first automaton's class map and the top of its program. All at once:
-    /// the walk would otherwise read them one after the other.
-    #[inline]
-    fn prefetch_policy(&self, i: usize) {
-        // A policy that lies outside the area is refused when it is used.
-        let Some(rec) = self
-            .index()
-            .policies
-            .get(i * POLICY_REC..(i + 1) * POLICY_REC)
-        else {
-            return;
-        };
-        let Ok(bytes) = self.policy_bytes(i) else {
-            return;
-        };
-        let end = bytes.as_ptr_range().end;
+        prefetch(rec);
+        prefetch(rec.wrapping_add(POLICY_REC - 1));
+        let h = &s[SLOT_HINTS..SLOT_KEY];
+        let start = self
+            .storage
+            .bytes()
+            .as_ptr()
+            .wrapping_add(load::FRAME_LEN + le_u32(h) as usize);
+        let end = start.wrapping_add(le_u32(&h[4..]) as usize);
         let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
         for back in (0..size).step_by(64) {
             prefetch(end.wrapping_sub(size - back));
         }
-        // Hints are only prefetched, never read through: a wrong one costs
-        // time, not an answer.
-        let at = |k: usize| {
-            bytes
-                .as_ptr()
-                .wrapping_add(le_u32(&rec[16 + 4 * k..]) as usize)
-        };
+        let at = |k: usize| start.wrapping_add(16 * usize::from(le_u16(&h[8 + 2 * k..])));
         prefetch(at(0));
         prefetch(at(1));
         for k in 2..4 {
@@ -635,8 +632,9 @@ impl Store {
         }
     }
 
-    /// Asks the CPU to fetch the home slot of `hash` and the line after it
-    /// (a record lies on average about two slots past its home).
+    /// Asks the CPU to fetch the home slot of `hash` and the two after it
+    /// (a record lies on average about two slots past its home, and each
+    /// slot is a line).
     #[inline]
     fn prefetch_home(&self, hash: u64) {
         let at = self
@@ -645,6 +643,7 @@ impl Store {
             .wrapping_add(SLOT * home_of((hash >> 32) as u32, self.homes));
         prefetch(at);
         prefetch(at.wrapping_add(64));
+        prefetch(at.wrapping_add(128));
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
@@ -784,8 +783,12 @@ impl Store {
     ///
     /// The first policy or host record that is corrupted.
     pub fn validate_all(&self) -> Result<(), LoadError> {
+        let mut hints = Vec::with_capacity(self.policy_count());
         for i in 0..self.policy_count() {
             self.policy(i)?;
+            let bytes = self.policy_bytes(i)?;
+            let off = bytes.as_ptr() as usize - self.bytes().as_ptr() as usize - load::FRAME_LEN;
+            hints.push(slot_hints(off, bytes));
         }
         // Every record where a lookup looks for it: sorted by hash then
         // key, each at its home slot or right after the record before it,
@@ -804,11 +807,13 @@ impl Store {
             let info = self.info(i)?;
             // Nothing the format leaves unused may hold anything: the
             // inline key's padding, and strings outside the records' own.
+            // The hints are the policy's (a lookup only prefetches them).
             let inline = usize::from(r.key_len) - r.key_in_strings();
-            if self.slot_bytes(i)[SLOT_KEY + inline..]
-                .iter()
-                .any(|&b| b != 0)
+            let slot = self.slot_bytes(i);
+            if slot[SLOT_KEY + inline..].iter().any(|&b| b != 0)
                 || r.strings as usize != strings
+                || hints.get(info.policy as usize).map(|h| &h[..])
+                    != Some(&slot[SLOT_HINTS..SLOT_KEY])
             {
                 return Err(corrupt(format!("host slot {i} is inconsistent")));
             }
@@ -928,24 +933,19 @@ pub(crate) fn check_batch_in<'s>(
         }
         let lanes = &mut lanes[..count];
         // The slots, whose lines were asked for above; ask for the policy
-        // records.
+        // records and, as the slots' hints say, the policies' first lines.
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Hashed(store, k, h, path) = lane.2 {
-                // `false`: the policy's lines are asked for below.
+                // `false`: the policy's lines are asked for here, once the
+                // key matched.
                 match store.find::<false>(&k, h) {
                     Ok(None) => lane.2 = Lane::Absent,
-                    Ok(Some((_, policy))) => {
-                        store.prefetch_policy_record(policy as usize);
+                    Ok(Some((i, policy))) => {
+                        store.prefetch_policy(store.slot_bytes(i), policy as usize);
                         lane.2 = Lane::Slot(store, k, policy, path);
                     }
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }
-            }
-        }
-        // The records; ask for the policies' first lines.
-        for lane in lanes.iter() {
-            if let Lane::Slot(store, _, policy, _) = lane.2 {
-                store.prefetch_policy(policy as usize);
             }
         }
         // Views of the policies (validated on their first use).
@@ -1257,29 +1257,40 @@ fn any_of_at_colon_bracket(bytes: &[u8]) -> bool {
         .any(|b| matches!(b, b'@' | b':' | b']'))
 }
 
-/// Where a check of the policy artifact `bytes` starts reading, as offsets
-/// from its first byte: the automaton table, the outcome table, the first
-/// automaton's class map and its program (0 where there is none, or when
-/// the bytes are not a valid policy). A store keeps them in the policy's
-/// record so that a lookup can ask for all four lines at once.
-fn policy_hints(bytes: &[u8]) -> [u32; 4] {
+/// The prefetch hints a slot holds for the policy artifact `bytes` that
+/// lies at `off` in the store's body: `off` and the length (`u32` each),
+/// then where a check starts reading, in 16-byte units from the policy's
+/// first byte (`u16` each): the automaton table, the outcome table, the
+/// first automaton's class map and its program (0 where there is none,
+/// where it lies 1 MiB or more in, or when the bytes are not a valid
+/// policy). A lookup asks for all these lines together with the policy's
+/// record, as soon as it has the slot.
+fn slot_hints(off: usize, bytes: &[u8]) -> [u8; HINTS] {
+    let mut h = [0u8; HINTS];
+    let word = |v: usize| u32::try_from(v).unwrap_or(0).to_le_bytes();
+    h[0..4].copy_from_slice(&word(off));
+    h[4..8].copy_from_slice(&word(bytes.len()));
     let Ok(data) = load::validate_policy(bytes) else {
-        return [0; 4];
+        return h;
     };
     let base = bytes.as_ptr() as usize;
-    let off = |p: *const u8| {
+    let units = |p: *const u8| {
         (p as usize)
             .checked_sub(base)
-            .and_then(|o| u32::try_from(o).ok())
+            .and_then(|o| u16::try_from(o / 16).ok())
             .unwrap_or(0)
     };
     let first = data.automata.first();
-    [
-        off(data.automata.as_ptr().cast()),
-        off(data.outcomes.as_ptr().cast()),
-        first.map_or(0, |a| off(a.classes.as_ptr())),
-        first.map_or(0, |a| off(a.prog.as_ptr())),
-    ]
+    let at = [
+        units(data.automata.as_ptr().cast()),
+        units(data.outcomes.as_ptr().cast()),
+        first.map_or(0, |a| units(a.classes.as_ptr())),
+        first.map_or(0, |a| units(a.prog.as_ptr())),
+    ];
+    for (k, v) in at.iter().enumerate() {
+        h[8 + 2 * k..10 + 2 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    h
 }
 
 /// One host for [`write_store`].
@@ -1328,15 +1339,15 @@ pub fn write_store(
     let mut out = rkyv::util::AlignedVec::<16>::new();
     out.extend_from_slice(&[0u8; load::FRAME_LEN + HEAD_LEN]);
     let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
+    let mut hints = Vec::with_capacity(policies.len());
     for p in policies {
         let start = out.len();
-        let off = (start - load::FRAME_LEN) as u64;
-        records.extend_from_slice(&off.to_le_bytes());
+        let off = start - load::FRAME_LEN;
+        records.extend_from_slice(&(off as u64).to_le_bytes());
         records.extend_from_slice(&(p.len() as u64).to_le_bytes());
         out.extend_from_slice(p);
-        for h in policy_hints(&out[start..]) {
-            records.extend_from_slice(&h.to_le_bytes());
-        }
+        // From the copy: its place decides the hints' alignment.
+        hints.push(slot_hints(off, &out[start..]));
         let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
         out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
     }
@@ -1344,7 +1355,7 @@ pub fn write_store(
     let mut tries = SEEDS.iter();
     let (seed, homes, slots, strings) = loop {
         let seed = *tries.next().expect("at least one seed");
-        match place_hosts(&hosts, policies.len(), seed) {
+        match place_hosts(&hosts, &hints, seed) {
             Err(Placement::Collide(_)) if tries.len() > 0 => continue,
             Err(Placement::Collide(msg) | Placement::Refused(msg)) => return Err(msg),
             Ok((homes, slots, strings)) => break (seed, homes, slots, strings),
@@ -1366,10 +1377,12 @@ pub fn write_store(
         policies: records,
     };
     // Archived straight after the policies (not into a buffer of its own
-    // and copied: a million hosts' index is ~50 MB), from a multiple of
-    // ARCHIVE_ALIGN, so that its padding is what it would be at offset 0.
-    let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
-    out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
+    // and copied: a million hosts' index is ~50 MB), from a cache line (a
+    // multiple of ARCHIVE_ALIGN too, so that its padding is what it would be
+    // at offset 0): the slot table, archived first, starts there, and each
+    // slot is one line of a mapped store.
+    let pad = (CACHE_LINE - out.len() % CACHE_LINE) % CACHE_LINE;
+    out.extend_from_slice(&[0u8; CACHE_LINE][..pad]);
     let index_at = out.len();
     let index_off = (index_at - load::FRAME_LEN) as u64;
     let mut out = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&index, out)
@@ -1424,9 +1437,10 @@ enum Placement {
 /// slots and the strings.
 fn place_hosts(
     hosts: &[HostEntry<'_>],
-    policies: usize,
+    hints: &[[u8; HINTS]],
     seed: u64,
 ) -> Result<(usize, Vec<u8>, Vec<u8>), Placement> {
+    let policies = hints.len();
     let count = hosts.len() as u32;
     // Hosts in index order: by hash, then key (then input order), sorted as
     // (hash, position) pairs rather than moving the entries.
@@ -1497,7 +1511,8 @@ fn place_hosts(
         if slots.len() < (at + 1) * SLOT {
             slots.resize((at + 1) * SLOT, 0);
         }
-        slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&rec.encode(h.key.as_bytes()));
+        let slot = rec.encode(&hints[h.policy as usize], h.key.as_bytes());
+        slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&slot);
         next = at + 1;
     }
     Ok((homes, slots, strings))
@@ -1697,7 +1712,7 @@ mod tests {
     /// overflow the probe limit under that seed, and not under the next.
     #[test]
     fn keys_that_collide_under_a_seed_are_refused_under_it() {
-        use super::{place_hosts, HostEntry, HostSource, Placement, MAX_PROBE, SEEDS};
+        use super::{place_hosts, HostEntry, HostSource, Placement, HINTS, MAX_PROBE, SEEDS};
         let hosts = MAX_PROBE + 76;
         let homes = (hosts + hosts / 4) as u64;
         let keys: Vec<String> = (0..)
@@ -1715,11 +1730,11 @@ mod tests {
                 fetched_at: None,
             })
             .collect();
-        match place_hosts(&entries, 1, SEEDS[0]) {
+        match place_hosts(&entries, &[[0; HINTS]], SEEDS[0]) {
             Err(Placement::Collide(msg)) => assert!(msg.contains("slots past its home"), "{msg}"),
             _ => panic!("placed under the seed the keys collide under"),
         }
-        assert!(place_hosts(&entries, 1, SEEDS[1]).is_ok());
+        assert!(place_hosts(&entries, &[[0; HINTS]], SEEDS[1]).is_ok());
     }
 
     #[test]

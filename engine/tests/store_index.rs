@@ -1,5 +1,6 @@
-//! The store's host index (format 8: an ordered linear-probing table of
-//! 48-byte slots, keys inline up to 26 bytes): every host of a large store
+//! The store's host index (format 9: an ordered linear-probing table of
+//! 64-byte slots, one cache line each, with their policy's prefetch hints
+//! and keys inline up to 26 bytes): every host of a large store
 //! is found by every lookup API, with the same answer as its own policy,
 //! also when hashes share their top bits (the home); a corrupted slot is
 //! seen by `validate_all` and never makes a lookup answer with another
@@ -19,6 +20,11 @@ static SMALL_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("data/small.poli
 static REGISTER_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("data/register.policy"));
 const SMALL: &[u8] = &SMALL_ALIGNED.0;
 const REGISTER: &[u8] = &REGISTER_ALIGNED.0;
+
+/// Bytes of a slot (docs/artifact.md).
+const SLOT: usize = 64;
+/// Where a slot's policy hints lie.
+const HINTS: std::ops::Range<usize> = 22..38;
 
 fn key(i: usize) -> String {
     // Varied lengths and shapes, a port now and then.
@@ -62,6 +68,9 @@ fn every_host_of_a_large_store_is_found_by_every_api() {
         let bytes = store(hosts);
         let s = Store::from_slice(&bytes).unwrap();
         assert_eq!(s.host_count(), hosts);
+        // Each slot is one cache line of a mapped store (mapped from a page
+        // boundary, so an offset that is a multiple of 64).
+        assert_eq!(s.slot_table().start % SLOT, 0, "{hosts} hosts");
         s.validate_all().unwrap();
         let mut urls = Vec::new();
         let mut wants = Vec::new();
@@ -133,7 +142,7 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
     let (mut refused, mut answered, mut hidden) = (0, 0, 0);
     for at in table.clone() {
         // Where in its slot the flipped byte is (docs/artifact.md).
-        let field = (at - table.start) % 48;
+        let field = (at - table.start) % SLOT;
         for flip in [0x01u8, 0x80] {
             let mut m = bytes.clone();
             m[at] ^= flip;
@@ -143,17 +152,21 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
             };
             let what = format!(
                 "byte {field} of slot {} ^ {flip:#x}",
-                (at - table.start) / 48
+                (at - table.start) / SLOT
             );
             // Every byte is checked against something but the values a
             // record simply states: its policy's number, its status and
-            // source (when they are still valid values).
+            // source (when they are still valid values). A hint is checked
+            // against its policy, and changes no answer.
             if !matches!(field, 8..12 | 16..18 | 21) {
                 assert!(s.validate_all().is_err(), "validate_all sees {what}");
             }
             let mut single = Vec::new();
             for (i, u) in refs.iter().enumerate() {
                 let got = s.check(u);
+                if HINTS.contains(&field) {
+                    assert_eq!(got, Ok(Some(want(i, "/private/x"))), "{what}");
+                }
                 match &got {
                     Ok(Some(v)) if *v == want(i, "/private/x") => answered += 1,
                     // Only a host's own record names its policy, and only
@@ -227,7 +240,7 @@ fn hashes_that_collide_under_one_seed_are_placed_under_the_next() {
     let first = s.hosts().next().unwrap().unwrap().key;
     let table = &bytes[s.slot_table()];
     let at = (0..)
-        .map(|i| &table[i * 48..(i + 1) * 48])
+        .map(|i| &table[i * SLOT..(i + 1) * SLOT])
         .find(|slot| slot.iter().any(|&b| b != 0))
         .unwrap();
     assert_ne!(u64::from_le_bytes(at[..8].try_into().unwrap()), hash(first));
@@ -330,10 +343,10 @@ fn no_flip_in_a_host_of_the_same_home_answers_for_another() {
         let bytes = write_store(&meta(), hosts, &[SMALL, REGISTER]).unwrap();
         let table = Store::from_slice(&bytes).unwrap().slot_table();
         let slot_b = (table.start..table.end)
-            .step_by(48)
-            .find(|&at| bytes[at..at + 48].iter().any(|&x| x != 0))
+            .step_by(SLOT)
+            .find(|&at| bytes[at..at + SLOT].iter().any(|&x| x != 0))
             .unwrap();
-        for at in slot_b..slot_b + 48 {
+        for at in slot_b..slot_b + SLOT {
             for bit in 0..8 {
                 let mut m = bytes.to_vec();
                 m[at] ^= 1 << bit;
