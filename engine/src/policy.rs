@@ -45,7 +45,7 @@ pub struct Traced {
 /// panic.
 #[derive(Clone, Copy)]
 pub struct Policy<'a> {
-    data: &'a ArchivedPolicyData,
+    pub(crate) data: &'a ArchivedPolicyData,
 }
 
 impl std::fmt::Debug for Policy<'_> {

@@ -25,7 +25,7 @@
 //!            slot count and seed
 //! ```
 
-use crate::artifact::fnv1a64_iter;
+use crate::artifact::{fnv1a64_iter, ArchivedPolicyData};
 use crate::load::{self, FileKind, LoadError, Storage, ARCHIVE_ALIGN};
 use crate::policy::{prefetch, Policy, Verdict};
 use crate::types::Dialect;
@@ -543,10 +543,10 @@ impl Store {
     /// between: so `key`'s is among the slots from its home on, before the
     /// first empty one or the first of a greater hash. Slots that break
     /// that order (a corrupted table) are refused rather than answering
-    /// "not here". `PREFETCH_POLICY`: ask for the policy's first lines on a
-    /// hash match (a single check or `policy_for`, which read them next; a
-    /// batch asks for them a stage later, and a host lookup never reads
-    /// them).
+    /// "not here". `PREFETCH_POLICY`: ask for the policy's record and first
+    /// lines on a hash match, before comparing the key (a single check or
+    /// `policy_for`, which read them next; a batch asks for them once the
+    /// key matched, and a host lookup never reads them).
     #[inline]
     fn find<const PREFETCH_POLICY: bool>(
         &self,
@@ -619,7 +619,7 @@ impl Store {
             .as_ptr()
             .wrapping_add(load::FRAME_LEN + le_u32(h) as usize);
         let end = start.wrapping_add(le_u32(&h[4..]) as usize);
-        let size = std::mem::size_of::<crate::artifact::ArchivedPolicyData>();
+        let size = std::mem::size_of::<ArchivedPolicyData>();
         for back in (0..size).step_by(64) {
             prefetch(end.wrapping_sub(size - back));
         }
@@ -661,7 +661,8 @@ impl Store {
             Some(end) => path_parts_after(url, end),
             None => path_parts(url),
         };
-        // `find` asked for the policy's first lines (its record's hints).
+        // `find` asked for the policy's record and first lines (the slot's
+        // hints).
         Ok(self
             .policy_of_key(&key, self.slot_hash(&key))?
             .map(|p| p.check_parts(parts)))
@@ -675,8 +676,9 @@ impl Store {
     /// unless it fails.
     ///
     /// Faster than a loop over [`Store::check`] when the hosts are many:
-    /// the lookups of up to 32 runs go stage by stage (home slots, keys,
-    /// policy records, the policies' first lines), so their memory reads
+    /// the lookups of up to 32 runs go stage by stage (home slots; keys,
+    /// then the policies' records and first lines; the policies), so their
+    /// memory reads
     /// overlap instead of waiting for each other (docs/PERFORMANCE.md,
     /// "Host lookup at a million hosts").
     ///
@@ -785,10 +787,10 @@ impl Store {
     pub fn validate_all(&self) -> Result<(), LoadError> {
         let mut hints = Vec::with_capacity(self.policy_count());
         for i in 0..self.policy_count() {
-            self.policy(i)?;
+            let data = self.policy(i)?.data;
             let bytes = self.policy_bytes(i)?;
             let off = bytes.as_ptr() as usize - self.bytes().as_ptr() as usize - load::FRAME_LEN;
-            hints.push(slot_hints(off, bytes));
+            hints.push(hints_of(off, bytes, Some(data)));
         }
         // Every record where a lookup looks for it: sorted by hash then
         // key, each at its home slot or right after the record before it,
@@ -1266,11 +1268,17 @@ fn any_of_at_colon_bracket(bytes: &[u8]) -> bool {
 /// policy). A lookup asks for all these lines together with the policy's
 /// record, as soon as it has the slot.
 fn slot_hints(off: usize, bytes: &[u8]) -> [u8; HINTS] {
+    hints_of(off, bytes, load::validate_policy(bytes).ok())
+}
+
+/// [`slot_hints`] of `bytes`, whose archive `data` is (`None`: not a valid
+/// policy).
+fn hints_of(off: usize, bytes: &[u8], data: Option<&ArchivedPolicyData>) -> [u8; HINTS] {
     let mut h = [0u8; HINTS];
     let word = |v: usize| u32::try_from(v).unwrap_or(0).to_le_bytes();
     h[0..4].copy_from_slice(&word(off));
     h[4..8].copy_from_slice(&word(bytes.len()));
-    let Ok(data) = load::validate_policy(bytes) else {
+    let Some(data) = data else {
         return h;
     };
     let base = bytes.as_ptr() as usize;

@@ -155,10 +155,11 @@ fn a_corrupted_slot_is_seen_and_never_answers_for_another_host() {
                 (at - table.start) / SLOT
             );
             // Every byte is checked against something but the values a
-            // record simply states: its policy's number, its status and
-            // source (when they are still valid values). A hint is checked
-            // against its policy, and changes no answer.
-            if !matches!(field, 8..12 | 16..18 | 21) {
+            // record simply states: its status and source (when they are
+            // still valid values). A hint is checked against its policy,
+            // and changes no answer; so is a policy number (its hints are
+            // another policy's, which lies elsewhere).
+            if !matches!(field, 16..18 | 21) {
                 assert!(s.validate_all().is_err(), "validate_all sees {what}");
             }
             let mut single = Vec::new();
@@ -428,6 +429,88 @@ fn a_large_store_in_memory_answers_as_its_mapped_file() {
         }
     }
     assert_eq!(copied.check(b"https://absent.example/").unwrap(), None);
+}
+
+/// The slot table starts on a line whatever lies before it, and each
+/// slot's offset and length hints are where its policy is (derived here
+/// from the layout docs/artifact.md states, not from the reader: policies
+/// in order from byte 32, each 16-byte aligned).
+#[test]
+fn slots_are_lines_and_their_hints_say_where_the_policy_is() {
+    let sets: [&[&[u8]]; 5] = [
+        &[],
+        &[SMALL],
+        &[REGISTER],
+        &[SMALL, REGISTER, SMALL],
+        &[REGISTER, SMALL, SMALL, REGISTER],
+    ];
+    for policies in sets {
+        let hosts = if policies.is_empty() { 0 } else { 40 };
+        let keys: Vec<String> = (0..hosts).map(key).collect();
+        let mut entries = entries(&keys);
+        for (i, e) in entries.iter_mut().enumerate() {
+            e.policy = (i % policies.len().max(1)) as u32;
+        }
+        let bytes = write_store(&meta(), entries, policies).unwrap().to_vec();
+        let s = Store::from_slice(&bytes).unwrap();
+        s.validate_all().unwrap();
+        let table = s.slot_table();
+        assert_eq!(table.start % SLOT, 0, "{} policies", policies.len());
+        let mut at = 16;
+        let mut places = Vec::new();
+        for p in policies {
+            places.push((at, p.len()));
+            at = (at + p.len()).next_multiple_of(16);
+        }
+        let le = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap()) as usize;
+        let mut seen = 0;
+        for slot in bytes[table].chunks(SLOT) {
+            if slot[18..20] == [0, 0] {
+                continue;
+            }
+            seen += 1;
+            let (off, len) = places[le(&slot[8..12])];
+            assert_eq!((le(&slot[22..26]), le(&slot[26..30])), (off, len));
+            for k in 0..4 {
+                let unit = u16::from_le_bytes([slot[30 + 2 * k], slot[31 + 2 * k]]);
+                assert!(usize::from(unit) * 16 < len, "hint {k}: {unit}");
+            }
+        }
+        assert_eq!(seen, hosts);
+    }
+}
+
+/// Hints that point anywhere (every hint byte 0xFF) change no answer of any
+/// lookup API; only `validate_all` sees them.
+#[test]
+fn hints_that_point_anywhere_change_no_answer() {
+    let hosts = 1025;
+    let mut bytes = store(hosts);
+    let table = Store::from_slice(&bytes).unwrap().slot_table();
+    for slot in bytes[table].chunks_mut(SLOT) {
+        if slot[18..20] != [0, 0] {
+            slot[HINTS].fill(0xFF);
+        }
+    }
+    let s = Store::from_slice(&bytes).unwrap();
+    assert!(s.validate_all().is_err());
+    let mut urls = Vec::new();
+    let mut wants = Vec::new();
+    for i in 0..hosts {
+        for path in PATHS {
+            let u = url(i, path);
+            let w = Some(want(i, path));
+            assert_eq!(s.check(u.as_bytes()).unwrap(), w, "{u}");
+            let p = s.policy_for(u.as_bytes()).unwrap().expect("found");
+            assert_eq!(Some(p.check(u.as_bytes())), w, "{u}");
+            urls.push(u);
+            wants.push(w);
+        }
+    }
+    let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+    let mut out = vec![None; refs.len()];
+    s.check_batch(&refs, &mut out).unwrap();
+    assert_eq!(out, wants);
 }
 
 /// Two faults in one batch: host 1's policy is corrupted (refused when the
