@@ -626,9 +626,14 @@ impl Store {
         let at = |k: usize| start.wrapping_add(16 * usize::from(le_u16(&h[8 + 2 * k..])));
         prefetch(at(0));
         prefetch(at(1));
-        for k in 2..4 {
-            prefetch(at(k));
-            prefetch(at(k).wrapping_add(64));
+        // Two lines of the class map (the path's ASCII bytes), four of the
+        // program: the rows a walk reaches first (four measured faster than
+        // two on a store of distinct policies, and eight no faster than
+        // four: docs/PERFORMANCE-notes.md).
+        prefetch(at(2));
+        prefetch(at(2).wrapping_add(64));
+        for line in 0..4 {
+            prefetch(at(3).wrapping_add(64 * line));
         }
     }
 
