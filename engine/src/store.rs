@@ -683,9 +683,8 @@ impl Store {
     /// Faster than a loop over [`Store::check`] when the hosts are many:
     /// the lookups of up to 32 runs go stage by stage (home slots; keys,
     /// then the policies' records and first lines; the policies), so their
-    /// memory reads
-    /// overlap instead of waiting for each other (docs/PERFORMANCE.md,
-    /// "Host lookup at a million hosts").
+    /// memory reads overlap instead of waiting for each other
+    /// (docs/PERFORMANCE.md, "Host lookup at a million hosts").
     ///
     /// # Errors
     ///
