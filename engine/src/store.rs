@@ -620,7 +620,7 @@ impl Store {
             .wrapping_add(load::FRAME_LEN + le_u32(h) as usize);
         let end = start.wrapping_add(le_u32(&h[4..]) as usize);
         let size = std::mem::size_of::<ArchivedPolicyData>();
-        for back in (0..size).step_by(64) {
+        for back in (0..size).step_by(CACHE_LINE) {
             prefetch(end.wrapping_sub(size - back));
         }
         let at = |k: usize| start.wrapping_add(16 * usize::from(le_u16(&h[8 + 2 * k..])));
@@ -631,9 +631,9 @@ impl Store {
         // two on a store of distinct policies, and eight no faster than
         // four: docs/PERFORMANCE-notes.md).
         prefetch(at(2));
-        prefetch(at(2).wrapping_add(64));
+        prefetch(at(2).wrapping_add(CACHE_LINE));
         for line in 0..4 {
-            prefetch(at(3).wrapping_add(64 * line));
+            prefetch(at(3).wrapping_add(CACHE_LINE * line));
         }
     }
 
@@ -646,9 +646,9 @@ impl Store {
             .slots()
             .as_ptr()
             .wrapping_add(SLOT * home_of((hash >> 32) as u32, self.homes));
-        prefetch(at);
-        prefetch(at.wrapping_add(64));
-        prefetch(at.wrapping_add(128));
+        for slot in 0..3 {
+            prefetch(at.wrapping_add(SLOT * slot));
+        }
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
