@@ -121,6 +121,56 @@ pub struct LookupTimes {
     pub check: f64,
     /// `Store::check_batch`, 1,000 URLs a call.
     pub batch: f64,
+    /// The baseline, timed in the same rounds: one read of a random cache
+    /// line in a buffer as large as the store, each read's address taken
+    /// from the one before ([`LineChase`]), so that no two overlap.
+    pub line_read: f64,
+}
+
+/// A pointer chase over the cache lines of a plain heap buffer: every line
+/// holds the index of the next, in one random cycle through all of them.
+/// Each read waits for the one before, so a step costs one trip to wherever
+/// the line is, through the same kind of pages as a mapped store (the
+/// allocator's, not huge ones): the machine's memory latency at that size,
+/// measured beside the lookups it bounds.
+pub struct LineChase {
+    next: Vec<u64>,
+}
+
+/// `u64`s in a 64-byte cache line.
+const LINE_WORDS: usize = 8;
+
+impl LineChase {
+    /// A chase over `bytes` bytes (at least two lines).
+    pub fn new(bytes: usize) -> LineChase {
+        let lines = (bytes / (LINE_WORDS * 8)).max(2);
+        let mut next = vec![0u64; lines * LINE_WORDS];
+        // Sattolo's algorithm: a random permutation that is one cycle, so
+        // the chase visits every line before it repeats.
+        let mut order: Vec<u64> = (0..lines as u64).collect();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for i in (1..lines).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % i as u64) as usize);
+        }
+        for (i, &o) in order.iter().enumerate() {
+            next[i * LINE_WORDS] = o;
+        }
+        LineChase { next }
+    }
+
+    /// Nanoseconds per step of `steps` dependent line reads.
+    pub fn time(&self, steps: usize) -> f64 {
+        let mut at = 0usize;
+        let t = Instant::now();
+        for _ in 0..steps {
+            at = std::hint::black_box(self.next[at * LINE_WORDS]) as usize;
+        }
+        std::hint::black_box(at);
+        t.elapsed().as_secs_f64() * 1e9 / steps.max(1) as f64
+    }
 }
 
 /// Times a store's lookups on one URL per host (at most `sample` hosts),
@@ -130,6 +180,9 @@ pub struct LookupTimes {
 /// made URLs would be in cache: the misses timed are the store's. Every
 /// policy is used once before timing (lazy validation is not timed); the
 /// stages are timed in turn, `rounds` times, and the medians returned.
+/// Each round also times [`LineChase`] over a buffer as large as the
+/// store, one step per URL: the memory latency of the same moment, which
+/// divides out how fast this machine's memory is answering right now.
 pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) -> LookupTimes {
     use robocc_engine::HostKey;
     use std::hint::black_box;
@@ -155,7 +208,10 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
     assert_eq!(found, refs.len(), "every host of the store is found");
     let mut out = vec![None; refs.len()];
     let mut times: [Vec<Duration>; 4] = Default::default();
+    let chase = LineChase::new(store.len_bytes());
+    let mut line_read = Vec::with_capacity(rounds);
     for _ in 0..rounds {
+        line_read.push(chase.time(refs.len()));
         let t = Instant::now();
         for u in &refs {
             black_box(HostKey::of_url(black_box(u)).map(|k| k.slot_hash(0)));
@@ -191,6 +247,10 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
         host: ns(1),
         check: ns(2),
         batch: ns(3),
+        line_read: {
+            line_read.sort_by(f64::total_cmp);
+            line_read.get(line_read.len() / 2).copied().unwrap_or(0.0)
+        },
     }
 }
 
@@ -201,5 +261,28 @@ pub fn layout_arg(value: Option<String>) -> robocc_compiler::Layout {
         Some("dense") => robocc_compiler::Layout::Dense,
         Some("compact") => robocc_compiler::Layout::Compact,
         _ => panic!("--layout auto|compact|dense"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LineChase, LINE_WORDS};
+
+    /// The chase is one cycle through every line: a shorter cycle would stay
+    /// in cache and make the baseline look faster than memory.
+    #[test]
+    fn line_chase_visits_every_line_once_per_cycle() {
+        for lines in [2, 3, 64, 1000] {
+            let chase = LineChase::new(lines * LINE_WORDS * 8);
+            let mut seen = vec![false; lines];
+            let mut at = 0;
+            for _ in 0..lines {
+                assert!(!seen[at], "{lines} lines: line {at} visited twice");
+                seen[at] = true;
+                at = chase.next[at * LINE_WORDS] as usize;
+            }
+            assert_eq!(at, 0, "{lines} lines: the cycle closes");
+            assert!(seen.iter().all(|&s| s));
+        }
     }
 }

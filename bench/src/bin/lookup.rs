@@ -1,7 +1,9 @@
 //! Host lookup + check over a store, in process, in stages: the host key
 //! and its hash, the index search (`Store::host`), the whole
 //! `Store::check`, and `Store::check_batch` over the same URLs
-//! ([`robocc_bench::lookup_times`]: one URL per host, shuffled, medians).
+//! ([`robocc_bench::lookup_times`]: one URL per host, shuffled, medians),
+//! beside the memory latency of the same rounds (a pointer chase over a
+//! buffer the store's size).
 //!
 //! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--batch-only] [--in-memory]`
 //!
@@ -88,5 +90,14 @@ fn main() {
     println!(
         "| `Store::check_batch`, 1,000 URLs a call | {:.0} |",
         t.batch
+    );
+    println!(
+        "| baseline: one random line read, store-sized buffer | {:.0} |",
+        t.line_read
+    );
+    println!(
+        "\n`Store::check` took {:.2} line reads, `check_batch` {:.2}.",
+        t.check / t.line_read,
+        t.batch / t.line_read
     );
 }
