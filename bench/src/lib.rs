@@ -135,6 +135,9 @@ pub struct LookupTimes {
 /// measured beside the lookups it bounds.
 pub struct LineChase {
     next: Vec<u64>,
+    /// Where the last [`LineChase::time`] stopped: the next one goes on
+    /// from there, so that short chases do not reread (cached) lines.
+    at: usize,
 }
 
 /// `u64`s in a 64-byte cache line.
@@ -158,18 +161,20 @@ impl LineChase {
         for (i, &o) in order.iter().enumerate() {
             next[i * LINE_WORDS] = o;
         }
-        LineChase { next }
+        LineChase { next, at: 0 }
     }
 
-    /// Nanoseconds per step of `steps` dependent line reads.
-    pub fn time(&self, steps: usize) -> f64 {
-        let mut at = 0usize;
+    /// Nanoseconds per step of `steps` dependent line reads, going on
+    /// where the last call stopped.
+    pub fn time(&mut self, steps: usize) -> f64 {
+        let mut at = self.at;
         let t = Instant::now();
         for _ in 0..steps {
             at = std::hint::black_box(self.next[at * LINE_WORDS]) as usize;
         }
-        std::hint::black_box(at);
-        t.elapsed().as_secs_f64() * 1e9 / steps.max(1) as f64
+        let ns = t.elapsed().as_secs_f64() * 1e9 / steps.max(1) as f64;
+        self.at = at;
+        ns
     }
 }
 
@@ -208,7 +213,7 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
     assert_eq!(found, refs.len(), "every host of the store is found");
     let mut out = vec![None; refs.len()];
     let mut times: [Vec<Duration>; 4] = Default::default();
-    let chase = LineChase::new(store.len_bytes());
+    let mut chase = LineChase::new(store.len_bytes());
     let mut line_read = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         line_read.push(chase.time(refs.len()));
