@@ -178,6 +178,18 @@ impl LineChase {
     }
 }
 
+/// Shuffles `items` (Fisher-Yates with a fixed xorshift): the same order
+/// every run, so that every store bench looks hosts up in one order.
+pub fn shuffle<T>(items: &mut [T]) {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in (1..items.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        items.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+}
+
 /// Times a store's lookups on one URL per host (at most `sample` hosts),
 /// the hosts in a fixed shuffled order so consecutive lookups do not share
 /// cache lines by construction. The URLs are made in the order they are
@@ -192,14 +204,7 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
     use robocc_engine::HostKey;
     use std::hint::black_box;
     let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
-    // Fisher-Yates with a fixed xorshift: the same order every run.
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for i in (1..keys.len()).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        keys.swap(i, (x % (i as u64 + 1)) as usize);
-    }
+    shuffle(&mut keys);
     keys.truncate(sample);
     let urls: Vec<String> = keys
         .iter()

@@ -5,7 +5,7 @@
 //! beside the memory latency of the same rounds (a pointer chase over a
 //! buffer the store's size).
 //!
-//! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--batch-only] [--in-memory]`
+//! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--check-only | --batch-only] [--in-memory]`
 //!
 //! The 1,000,000-host store of docs/PERFORMANCE.md is built by the report
 //! (`cargo bench -p robocc-bench --bench report`), or from a manifest as
@@ -19,8 +19,11 @@ fn main() {
     let mut sample = usize::MAX;
     let mut rounds = 9;
     let mut path = None;
-    // `--batch-only`: time nothing else (for a profiler).
-    let mut batch_only = false;
+    // `--check-only` / `--batch-only`: run `Store::check` or
+    // `Store::check_batch` over the URLs `rounds` times and nothing else
+    // (for a profiler: `run_checks` holds the loop, for callgrind's
+    // `--toggle-collect`; bench/scripts/store_instructions.sh).
+    let mut only = None;
     // `--in-memory`: `Store::from_slice` of the file's bytes (as the report
     // does) instead of mapping it.
     let mut in_memory = false;
@@ -39,13 +42,14 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .expect("--rounds R")
             }
-            "--batch-only" => batch_only = true,
+            "--check-only" => only = Some(false),
+            "--batch-only" => only = Some(true),
             "--in-memory" => in_memory = true,
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: lookup STORE [--sample N] [--rounds R] [--batch-only] [--in-memory]");
+        eprintln!("usage: lookup STORE [--sample N] [--rounds R] [--check-only | --batch-only] [--in-memory]");
         std::process::exit(2);
     };
     let t = Instant::now();
@@ -57,21 +61,19 @@ fn main() {
     }
     .unwrap_or_else(|e| panic!("{path}: {e}"));
     let open = t.elapsed();
-    if batch_only {
-        let urls: Vec<String> = store
-            .hosts()
-            .take(sample)
-            .map(|h| format!("https://{}/some/path?x=1", h.expect("host record").key))
+    if let Some(batch) = only {
+        // In the shuffled order `lookup_times` uses, made in that order.
+        let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
+        robocc_bench::shuffle(&mut keys);
+        keys.truncate(sample);
+        let urls: Vec<String> = keys
+            .iter()
+            .map(|k| format!("https://{k}/some/path?x=1"))
             .collect();
         let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
-        let mut out = vec![None; refs.len()];
-        for _ in 0..rounds {
-            for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
-                store
-                    .check_batch(black_box(u), o)
-                    .expect("store check_batch");
-            }
-        }
+        // Once untimed: every policy validated (lazily) before the loop.
+        run_checks(&store, &refs, 1, batch);
+        run_checks(&store, &refs, rounds, batch);
         return;
     }
     let t = robocc_bench::lookup_times(&store, sample, rounds);
@@ -100,4 +102,25 @@ fn main() {
         t.check / t.line_read,
         t.batch / t.line_read
     );
+}
+
+/// `rounds` passes of `Store::check` (or `check_batch`, 1,000 URLs a call)
+/// over `urls`; out of line so that a profiler can count only this.
+#[inline(never)]
+fn run_checks(store: &Store, urls: &[&[u8]], rounds: usize, batch: bool) {
+    let mut out = vec![None; 1000];
+    for _ in 0..rounds {
+        if batch {
+            for u in urls.chunks(1000) {
+                store
+                    .check_batch(black_box(u), &mut out)
+                    .expect("store check_batch");
+            }
+        } else {
+            for u in urls {
+                black_box(store.check(black_box(u)).expect("store check"));
+            }
+        }
+    }
+    black_box(&out);
 }
