@@ -262,9 +262,9 @@ pub struct Store {
     homes: usize,
     /// The slot hash's seed (one of [`SEEDS`]).
     seed: u64,
-    /// Where the index's slot and string tables lie in the storage (found
-    /// once at open: every lookup reads them).
-    tables: [std::ops::Range<usize>; 2],
+    /// Where the index's slot, string and policy record tables lie in the
+    /// storage (found once at open: every lookup reads them).
+    tables: [std::ops::Range<usize>; 3],
     /// Per policy: validated already.
     checked: Box<[AtomicBool]>,
 }
@@ -358,6 +358,7 @@ impl Store {
         let tables = [
             at(index.slots.as_ptr(), index.slots.len()),
             at(index.strings.as_ptr(), index.strings.len()),
+            at(index.policies.as_ptr(), index.policies.len()),
         ];
         Ok(Store {
             storage,
@@ -423,7 +424,7 @@ impl Store {
         [
             self.tables[0].len(),
             self.tables[1].len(),
-            self.index().policies.len(),
+            self.tables[2].len(),
         ]
     }
 
@@ -448,6 +449,12 @@ impl Store {
     #[inline]
     fn strings(&self) -> &[u8] {
         &self.storage.bytes()[self.tables[1].clone()]
+    }
+
+    /// The policy records.
+    #[inline]
+    fn policy_records(&self) -> &[u8] {
+        &self.storage.bytes()[self.tables[2].clone()]
     }
 
     /// Slot `i`'s bytes (`i` below the slot count).
@@ -606,8 +613,7 @@ impl Store {
     #[inline]
     fn prefetch_policy(&self, s: &[u8], i: usize) {
         let rec = self
-            .index()
-            .policies
+            .policy_records()
             .as_ptr()
             .wrapping_add(i.wrapping_mul(POLICY_REC));
         prefetch(rec);
@@ -763,8 +769,7 @@ impl Store {
 
     fn policy_bytes(&self, i: usize) -> Result<&[u8], LoadError> {
         let rec = self
-            .index()
-            .policies
+            .policy_records()
             .get(i * POLICY_REC..(i + 1) * POLICY_REC)
             .ok_or_else(|| corrupt(format!("no policy {i}")))?;
         let (off, len) = (le_u64(rec), le_u64(&rec[8..]));
