@@ -527,7 +527,7 @@ fn footprint(dir: &Path, sizes: &[(usize, usize)], out: &mut String) {
     let big = million_hosts(&inputs, out);
     let _ = writeln!(
         out,
-        "\n**Host lookup + check**, ns per URL (`robocc_bench::lookup_times`: one URL per host, `https://HOST/some/path?x=1`, hosts in a fixed shuffled order, medians of 9 passes; `cargo run --release -p robocc-bench --bin lookup -- STORE` prints the same for any store). *Line read* is the baseline, timed in the same passes: one read of a random cache line in a buffer as large as the store, each address taken from the line before (`robocc_bench::LineChase`), which is what one trip to memory costs on this machine at that moment:\n\n| store | hosts | key + hash | + index search (`Store::host`) | `Store::check` | `Store::check_batch` (1,000 a call) | line read | `Store::check` ÷ line read |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        "\n**Host lookup + check**, ns per URL (`robocc_bench::lookup_times`: one URL per host, `https://HOST/some/path?x=1`, hosts in a fixed shuffled order, medians of 9 passes; `cargo run --release -p robocc-bench --bin lookup -- STORE` prints the same for any store). *Line read* is the baseline, timed right after them in as many passes: one read of a random cache line in a buffer as large as the store, each address taken from the line before (`robocc_bench::LineChase`), which is what one trip to memory costs on this machine that minute:\n\n| store | hosts | key + hash | + index search (`Store::host`) | `Store::check` | `Store::check_batch` (1,000 a call) | line read | `Store::check` ÷ line read |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
     for (name, t) in [("all shared files", small), ("1,000,000 hosts", big)] {
         let _ = writeln!(

@@ -2,7 +2,7 @@
 //! and its hash, the index search (`Store::host`), the whole
 //! `Store::check`, and `Store::check_batch` over the same URLs
 //! ([`robocc_bench::lookup_times`]: one URL per host, shuffled, medians),
-//! beside the memory latency of the same rounds (a pointer chase over a
+//! beside the memory latency of the same minute (a pointer chase over a
 //! buffer the store's size).
 //!
 //! `cargo run --release -p robocc-bench --bin lookup -- STORE [--sample N] [--rounds R] [--check-only | --batch-only] [--in-memory]`
