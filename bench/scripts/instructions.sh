@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release --locked -q -p robocc-bench --bin instructions
-bin=target/release/instructions
+bin=${CARGO_TARGET_DIR:-target}/release/instructions
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   files=(corpus/real/protego__www.mayoclinic.org.txt corpus/real/texting_robots__twitter.robots.txt

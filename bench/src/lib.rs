@@ -131,9 +131,15 @@ pub struct LookupTimes {
 /// A pointer chase over the cache lines of a plain heap buffer: every line
 /// holds the index of the next, in one random cycle through all of them.
 /// Each read waits for the one before, so a step costs one trip to wherever
-/// the line is, through the same kind of pages as a mapped store (the
-/// allocator's, not huge ones): the machine's memory latency at that size,
-/// measured beside the lookups it bounds.
+/// the line is: the machine's memory latency at that size, measured beside
+/// the lookups it bounds. Only a buffer well past the last-level cache
+/// (tens of MB here) measures memory rather than cache. Its pages are the
+/// allocator's: small ones unless the kernel puts huge pages under large
+/// allocations (transparent huge pages "always"; this machine has
+/// "madvise"), while a store's may be either (a mapped store read in cold
+/// can get 2 MiB pages, and `Store::from_slice` copies onto huge pages), so
+/// the ratio carries the page walks' difference too. It holds a second
+/// buffer as large as the store.
 pub struct LineChase {
     next: Vec<u64>,
     /// Where the last [`LineChase::time`] stopped: the next one goes on

@@ -149,19 +149,20 @@ pub(crate) fn first_delimiter_words(url: &[u8], from: usize) -> Option<usize> {
 /// Two masks of `url[i..i + 16]`, bit `k` for byte `i + k`: the bytes that
 /// end an authority (`/ ? ; #`), and those that make it more than a host
 /// (`@ : ]`, read by a store's host key). `None` when fewer than sixteen
-/// bytes are left, and on targets without SSE2 (every x86-64 has it), whose
-/// callers go on eight bytes at a time. A caller that does not read the
-/// second mask does not pay for it (the compares are pure, and dropped).
+/// bytes are left, and on targets built without SSE2 (every x86-64 target
+/// but the soft-float ones has it), whose callers go on eight bytes at a
+/// time. A caller that does not read the second mask does not pay for it
+/// (the compares are pure, and dropped).
 #[inline(always)]
 pub(crate) fn block_masks(url: &[u8], i: usize) -> Option<(u32, u32)> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         use std::arch::x86_64::{
             _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
         };
         let block = url.get(i..i + 16)?;
-        // SAFETY: `block` is sixteen bytes, and an unaligned load reads
-        // nothing else.
+        // SAFETY: the target has SSE2 (the `cfg` above); `block` is sixteen
+        // bytes, and an unaligned load reads nothing else.
         unsafe {
             let v = _mm_loadu_si128(block.as_ptr().cast());
             let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
@@ -169,14 +170,14 @@ pub(crate) fn block_masks(url: &[u8], i: usize) -> Option<(u32, u32)> {
                 _mm_or_si128(eq(b'/'), eq(b'?')),
                 _mm_or_si128(eq(b';'), eq(b'#')),
             );
-            let odd = _mm_or_si128(_mm_or_si128(eq(b'@'), eq(b':')), eq(b']'));
+            let marks = _mm_or_si128(_mm_or_si128(eq(b'@'), eq(b':')), eq(b']'));
             Some((
                 _mm_movemask_epi8(delimiters) as u32,
-                _mm_movemask_epi8(odd) as u32,
+                _mm_movemask_epi8(marks) as u32,
             ))
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
         let _ = (url, i);
         None
