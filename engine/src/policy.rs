@@ -104,37 +104,29 @@ impl<'a> Policy<'a> {
     ///
     /// Faster than a loop over [`Policy::check`] when crawlers check
     /// frontier batches: the automaton's shape is dispatched once per
-    /// batch and the paths of a chunk of URLs are found before any walk (a
-    /// policy of several automata is walked URL by URL, as `check` does).
-    /// Never allocates. (Interleaving several walks to overlap their table
-    /// loads was measured and dropped: docs/PERFORMANCE-notes.md.)
+    /// batch, and each path is found just before its walk, so that the CPU
+    /// overlaps finding one URL's path with the walk before it (a policy of
+    /// several automata is walked URL by URL, as `check` does). Never
+    /// allocates. (Interleaving several walks to overlap their table loads,
+    /// and finding a chunk's paths before its walks, were measured and
+    /// dropped: docs/PERFORMANCE-notes.md.)
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
         let n = urls.len().min(out.len());
+        let (urls, out) = (&urls[..n], &mut out[..n]);
         let d = self.data;
-        let channels = d.header.channels.len();
-        let outcomes = d.outcomes.as_slice();
-        // As in `word`: validated ids are in bounds (and checked anyway).
-        let word = |o: u32| outcomes[o as usize * channels].to_native();
-        let mode = d.header.url_mode;
-        let mut parts = [PathParts {
-            slash: false,
-            rest: &[],
-        }; BATCH];
-        for (urls, out) in urls[..n].chunks(BATCH).zip(out[..n].chunks_mut(BATCH)) {
-            let parts = &mut parts[..urls.len()];
-            for (p, u) in parts.iter_mut().zip(urls) {
-                *p = path_parts(u);
-            }
-            if let [a] = d.automata.as_slice() {
-                run_each(a, parts, mode, |j, o| out[j] = verdict(word(o)));
-                continue;
-            }
-            // Several automata: URL by URL, as `check` (running each
-            // automaton over the whole chunk read fewer instructions but
-            // ran 0.89× as fast on zillow's six: bench --bin batch).
-            for (v, &p) in out.iter_mut().zip(parts.iter()) {
-                *v = verdict(self.word_of(p, 0).0);
-            }
+        if let [a] = d.automata.as_slice() {
+            let channels = d.header.channels.len();
+            let outcomes = d.outcomes.as_slice();
+            // As in `word`: validated ids are in bounds (and checked anyway).
+            let word = |o: u32| outcomes[o as usize * channels].to_native();
+            run_each(a, urls, d.header.url_mode, |j, o| out[j] = verdict(word(o)));
+            return;
+        }
+        // Several automata: URL by URL, as `check` (running each automaton
+        // over a chunk of URLs read fewer instructions but ran 0.89× as fast
+        // on zillow's six: bench --bin batch).
+        for (v, u) in out.iter_mut().zip(urls) {
+            *v = verdict(self.word_of(path_parts(u), 0).0);
         }
     }
 
@@ -539,21 +531,17 @@ fn verdict(word: u32) -> Verdict {
     }
 }
 
-/// URLs per chunk of [`Policy::check_batch`]: their paths and best outcomes
-/// are kept on the stack (64 × 24 bytes).
-const BATCH: usize = 64;
-
-/// Runs automaton `a` over each path of `parts`, calling `f(index, outcome
-/// id)`: one dispatch on the automaton's shape for all of them.
+/// Runs automaton `a` over the path of each of `urls`, calling `f(index,
+/// outcome id)`: one dispatch on the automaton's shape for all of them.
 #[inline(always)]
-fn run_each(a: &ArchivedAutomaton, parts: &[PathParts<'_>], mode: u8, f: impl FnMut(usize, u32)) {
+fn run_each(a: &ArchivedAutomaton, urls: &[&[u8]], mode: u8, f: impl FnMut(usize, u32)) {
     // Validation checked there are exactly 256 classes.
     let classes: &[u8; 256] = a.classes.as_slice().try_into().unwrap_or(&[0; 256]);
     match (a.wide, a.ranked.is_empty()) {
-        (false, true) => each::<Narrow, false>(a, classes, parts, mode, f),
-        (true, true) => each::<Wide, false>(a, classes, parts, mode, f),
-        (false, false) => each::<Narrow, true>(a, classes, parts, mode, f),
-        (true, false) => each::<Wide, true>(a, classes, parts, mode, f),
+        (false, true) => each::<Narrow, false>(a, classes, urls, mode, f),
+        (true, true) => each::<Wide, false>(a, classes, urls, mode, f),
+        (false, false) => each::<Narrow, true>(a, classes, urls, mode, f),
+        (true, false) => each::<Wide, true>(a, classes, urls, mode, f),
     }
 }
 
@@ -561,12 +549,12 @@ fn run_each(a: &ArchivedAutomaton, parts: &[PathParts<'_>], mode: u8, f: impl Fn
 fn each<W: Width, const REG: bool>(
     a: &ArchivedAutomaton,
     classes: &[u8; 256],
-    parts: &[PathParts<'_>],
+    urls: &[&[u8]],
     mode: u8,
     mut f: impl FnMut(usize, u32),
 ) {
-    for (j, &p) in parts.iter().enumerate() {
-        f(j, walk::<W, REG>(a, classes, p, mode).0);
+    for (j, u) in urls.iter().enumerate() {
+        f(j, walk::<W, REG>(a, classes, path_parts(u), mode).0);
     }
 }
 
