@@ -1275,24 +1275,24 @@ fn words_hash(mut h: u64, bytes: &[u8], lower: bool) -> u64 {
 /// eight.
 #[inline]
 fn authority_scan(url: &[u8], from: usize) -> (usize, bool) {
-    let mut special = false;
+    let mut marked = false;
     let mut i = from;
     while let Some((delimiters, marks)) = block_masks(url, i) {
         if delimiters != 0 {
             let at = delimiters.trailing_zeros();
-            return (i + at as usize, special || marks & ((1 << at) - 1) != 0);
+            return (i + at as usize, marked || marks & ((1 << at) - 1) != 0);
         }
-        special |= marks != 0;
+        marked |= marks != 0;
         i += 16;
     }
-    authority_scan_words(url, i, special)
+    authority_scan_words(url, i, marked)
 }
 
 /// [`authority_scan`] eight bytes at a time from `url[from]`, having met an
-/// `@`, `:` or `]` before it when `special`: what targets without SSE2 run
+/// `@`, `:` or `]` before it when `marked`: what targets without SSE2 run
 /// throughout, and x86-64 on the last fifteen bytes.
 #[inline(always)]
-fn authority_scan_words(url: &[u8], from: usize, mut special: bool) -> (usize, bool) {
+fn authority_scan_words(url: &[u8], from: usize, mut marked: bool) -> (usize, bool) {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     // High bit of each zero byte of `x`. It can also flag a byte above a
@@ -1314,21 +1314,21 @@ fn authority_scan_words(url: &[u8], from: usize, mut special: bool) -> (usize, b
             let below = (1u64 << delimiter.trailing_zeros()) - 1;
             return (
                 i + (delimiter.trailing_zeros() / 8) as usize,
-                special || marks & below != 0,
+                marked || marks & below != 0,
             );
         }
-        special |= marks != 0;
+        marked |= marks != 0;
         i += 8;
     }
     for (at, &b) in url.iter().enumerate().skip(i) {
         match b {
-            b'/' | b'?' | b';' | b'#' => return (at, special),
-            b'@' | b':' | b']' => special = true,
+            b'/' | b'?' | b';' | b'#' => return (at, marked),
+            b'@' | b':' | b']' => marked = true,
             _ => {}
         }
     }
     debug_assert!(from <= url.len(), "the authority starts inside the URL");
-    (url.len(), special)
+    (url.len(), marked)
 }
 
 /// Whether `bytes` hold an `@`, `:` or `]` (SWAR, eight at a time).
@@ -1863,9 +1863,10 @@ mod tests {
 
     /// The slot hash is part of the store format: stores written before
     /// must still be read. Its values over hosts of every length up to
-    /// four words and ports of every length up to two, both cases, under
-    /// every seed, are pinned (the hash is format 8's, unchanged since; the
-    /// expected values were computed by that code).
+    /// four words and ports of every length up to two words, under
+    /// every seed (hosts in both cases), are pinned (the hash is format
+    /// 8's, unchanged since; the expected values were computed by the code
+    /// before the one-pass scan).
     #[test]
     fn slot_hash_values_are_pinned() {
         let fold = |all: u64, h: u64| (all ^ h).wrapping_mul(0x0000_0100_0000_01b3);
