@@ -197,6 +197,18 @@ pub fn shuffle<T>(items: &mut [T]) {
     }
 }
 
+/// One URL per host of `store` (at most `sample`), `https://HOST/some/path?x=1`,
+/// the hosts in [`shuffle`]'s order, made in that order (so that reading
+/// them streams through memory): what every store bench looks up.
+pub fn lookup_urls(store: &robocc_engine::Store, sample: usize) -> Vec<String> {
+    let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
+    shuffle(&mut keys);
+    keys.truncate(sample);
+    keys.iter()
+        .map(|k| format!("https://{k}/some/path?x=1"))
+        .collect()
+}
+
 /// Times a store's lookups on one URL per host (at most `sample` hosts),
 /// the hosts in a fixed shuffled order so consecutive lookups do not share
 /// cache lines by construction. The URLs are made in the order they are
@@ -213,13 +225,7 @@ pub fn shuffle<T>(items: &mut [T]) {
 pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) -> LookupTimes {
     use robocc_engine::HostKey;
     use std::hint::black_box;
-    let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
-    shuffle(&mut keys);
-    keys.truncate(sample);
-    let urls: Vec<String> = keys
-        .iter()
-        .map(|k| format!("https://{k}/some/path?x=1"))
-        .collect();
+    let urls = lookup_urls(store, sample);
     let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
     let found = refs
         .iter()

@@ -29,7 +29,7 @@ use crate::artifact::{fnv1a64_iter, ArchivedPolicyData};
 use crate::load::{self, FileKind, LoadError, Storage, ARCHIVE_ALIGN};
 use crate::policy::{prefetch, Policy, Verdict};
 use crate::types::Dialect;
-use crate::url::{block_masks, path_parts, path_parts_after};
+use crate::url::{path_parts, path_parts_after, scan_authority};
 use rkyv::{Archive, Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::path::Path;
@@ -1056,7 +1056,8 @@ impl<'a> HostKey<'a> {
         };
         // One pass finds where the authority ends and whether it holds any
         // of '@', ':' or ']'; usually none, and the authority is the host.
-        let (end, marked) = authority_scan(url, from);
+        let (end, marked) = scan_authority(url, from);
+        let end = end.unwrap_or(url.len());
         let fast = url[scheme.len()..].starts_with(b"://");
         let authority = &url[from..end];
         if !marked {
@@ -1266,69 +1267,6 @@ fn words_hash(mut h: u64, bytes: &[u8], lower: bool) -> u64 {
         h = fold_mul(h ^ word(last), MIX_A);
     }
     h ^ bytes.len() as u64
-}
-
-/// Where the authority that starts at `url[from]` ends (the first `/`, `?`,
-/// `;` or `#`, or the URL's length, as `url::first_delimiter` finds it),
-/// and whether an `@`, `:` or `]` comes before that: one pass, sixteen
-/// bytes at a time where the target has SSE2 (`url::block_masks`), then
-/// eight.
-#[inline]
-fn authority_scan(url: &[u8], from: usize) -> (usize, bool) {
-    let mut marked = false;
-    let mut i = from;
-    while let Some((delimiters, marks)) = block_masks(url, i) {
-        if delimiters != 0 {
-            let at = delimiters.trailing_zeros();
-            return (i + at as usize, marked || marks & ((1 << at) - 1) != 0);
-        }
-        marked |= marks != 0;
-        i += 16;
-    }
-    authority_scan_words(url, i, marked)
-}
-
-/// [`authority_scan`] eight bytes at a time from `url[from]`, having met an
-/// `@`, `:` or `]` before it when `marked`: what targets without SSE2 run
-/// throughout, and x86-64 on the last fifteen bytes.
-#[inline(always)]
-fn authority_scan_words(url: &[u8], from: usize, mut marked: bool) -> (usize, bool) {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    // High bit of each zero byte of `x`. It can also flag a byte above a
-    // zero byte (a borrow), never one below the lowest: so the lowest flag
-    // is exact, and so is "any flag below byte k".
-    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    let mut i = from;
-    while let Some(chunk) = url.get(i..i + 8) {
-        let w = le_u64(chunk);
-        let delimiter = zero(w ^ (LO * u64::from(b'/')))
-            | zero(w ^ (LO * u64::from(b'?')))
-            | zero(w ^ (LO * u64::from(b';')))
-            | zero(w ^ (LO * u64::from(b'#')));
-        let marks = zero(w ^ (LO * u64::from(b'@')))
-            | zero(w ^ (LO * u64::from(b':')))
-            | zero(w ^ (LO * u64::from(b']')));
-        if delimiter != 0 {
-            // The flags of the bytes below the delimiter's.
-            let below = (1u64 << delimiter.trailing_zeros()) - 1;
-            return (
-                i + (delimiter.trailing_zeros() / 8) as usize,
-                marked || marks & below != 0,
-            );
-        }
-        marked |= marks != 0;
-        i += 8;
-    }
-    for (at, &b) in url.iter().enumerate().skip(i) {
-        match b {
-            b'/' | b'?' | b';' | b'#' => return (at, marked),
-            b'@' | b':' | b']' => marked = true,
-            _ => {}
-        }
-    }
-    debug_assert!(from <= url.len(), "the authority starts inside the URL");
-    (url.len(), marked)
 }
 
 /// Whether `bytes` hold an `@`, `:` or `]` (SWAR, eight at a time).
@@ -1627,7 +1565,7 @@ fn place_hosts(
 
 #[cfg(test)]
 mod tests {
-    use super::{authority_scan, authority_scan_words, lower_word, HostKey, SEEDS};
+    use super::{lower_word, HostKey, SEEDS};
     use crate::url::{path_parts, path_parts_after};
 
     /// The fast comparison agrees with the byte-by-byte one on stored
@@ -1891,59 +1829,6 @@ mod tests {
         }
         assert_eq!(hosts, 0xb10d_d4a8_972d_362a, "{hosts:#x}");
         assert_eq!(ports, 0x2d3a_490b_4ec0_8b47, "{ports:#x}");
-    }
-
-    /// [`authority_scan`] (and its portable form) against a byte-by-byte
-    /// reading: every delimiter and every `@ : ]` at every position of
-    /// authorities of up to 34 bytes (two SSE2 blocks, or four words and a
-    /// tail), alone and together, over fillers that stress the
-    /// eight-at-a-time test (zero and high bytes, neighbours of the bytes
-    /// it looks for).
-    #[test]
-    fn authority_scan_agrees_with_a_byte_scan() {
-        let naive = |u: &[u8], from: usize| {
-            let end = u[from..]
-                .iter()
-                .position(|b| b"/?;#".contains(b))
-                .map_or(u.len(), |p| from + p);
-            (end, u[from..end].iter().any(|b| b"@:]".contains(b)))
-        };
-        let marks = b"/?;#@:]";
-        let mut cases = 0;
-        for filler in [b'a', 0, 0x80, 0xFF, b'.', b'/' + 1, b'@' - 1, b'A'] {
-            for len in 0..=34 {
-                for from in [0, 3, 8] {
-                    let base = vec![filler; from + len];
-                    let mut check = |u: &[u8]| {
-                        let want = naive(u, from);
-                        assert_eq!(authority_scan(u, from), want, "{u:?} from {from}");
-                        // The portable scan (the one other targets run).
-                        assert_eq!(
-                            authority_scan_words(u, from, false),
-                            want,
-                            "words: {u:?} from {from}"
-                        );
-                        cases += 1;
-                    };
-                    check(&base);
-                    for at in from..from + len {
-                        for &m in marks {
-                            let mut u = base.clone();
-                            u[at] = m;
-                            check(&u);
-                            for later in at + 1..from + len {
-                                for &n in marks {
-                                    let mut v = u.clone();
-                                    v[later] = n;
-                                    check(&v);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assert!(cases > 100_000, "{cases}");
     }
 
     #[test]

@@ -62,14 +62,8 @@ fn main() {
     .unwrap_or_else(|e| panic!("{path}: {e}"));
     let open = t.elapsed();
     if let Some(batch) = only {
-        // In the shuffled order `lookup_times` uses, made in that order.
-        let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
-        robocc_bench::shuffle(&mut keys);
-        keys.truncate(sample);
-        let urls: Vec<String> = keys
-            .iter()
-            .map(|k| format!("https://{k}/some/path?x=1"))
-            .collect();
+        // The URLs `lookup_times` times.
+        let urls = robocc_bench::lookup_urls(&store, sample);
         let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
         // Once untimed: every policy validated (lazily) before the loop.
         run_checks(&store, &refs, 1, batch);
