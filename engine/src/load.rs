@@ -453,6 +453,11 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
 pub(crate) fn map_file(path: &std::path::Path, kind: FileKind) -> Result<memmap2::Mmap, LoadError> {
     let named = |e: LoadError| e.with_path(path.display().to_string());
     let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    // Mapping a directory fails with "No such device": say what it is.
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let e = std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory");
+        return Err(named(LoadError::io(kind, &e)));
+    }
     // SAFETY: the mapping is read-only; robocc never writes policies or
     // stores in place (it writes a new file and renames it). A file
     // truncated or rewritten in place by another process while mapped can

@@ -164,6 +164,17 @@ fn errors_name_the_problem() {
     );
 }
 
+/// A directory cannot be mapped ("No such device"): the error says what
+/// the path is instead.
+#[test]
+fn a_directory_is_called_a_directory() {
+    let dir = std::env::temp_dir();
+    let policy = PolicyFile::open(&dir).unwrap_err().to_string();
+    assert!(policy.contains("is a directory"), "{policy}");
+    let store = Store::open(&dir).unwrap_err().to_string();
+    assert!(store.contains("is a directory"), "{store}");
+}
+
 #[test]
 fn a_byte_swapped_artifact_is_called_big_endian() {
     let mut a = artifact();
