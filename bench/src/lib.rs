@@ -3,6 +3,8 @@
 //! The criterion suite and the report (issue 5) build on these; the
 //! `measure` binary is the quick figure for a handful of files.
 
+pub mod args;
+
 use robocc_compiler::{compile, CompileOptions, Compiled};
 use robocc_testkit::urlgen;
 use std::time::{Duration, Instant};
@@ -200,13 +202,24 @@ pub fn shuffle<T>(items: &mut [T]) {
 /// One URL per host of `store` (at most `sample`), `https://HOST/some/path?x=1`,
 /// the hosts in [`shuffle`]'s order, made in that order (so that reading
 /// them streams through memory): what every store bench looks up.
-pub fn lookup_urls(store: &robocc_engine::Store, sample: usize) -> Vec<String> {
-    let mut keys: Vec<&str> = store.hosts().map(|h| h.expect("host record").key).collect();
+///
+/// # Errors
+///
+/// A host record of `store` is corrupted.
+pub fn lookup_urls(
+    store: &robocc_engine::Store,
+    sample: usize,
+) -> Result<Vec<String>, robocc_engine::LoadError> {
+    let mut keys = Vec::new();
+    for h in store.hosts() {
+        keys.push(h?.key);
+    }
     shuffle(&mut keys);
     keys.truncate(sample);
-    keys.iter()
+    Ok(keys
+        .iter()
         .map(|k| format!("https://{k}/some/path?x=1"))
-        .collect()
+        .collect())
 }
 
 /// Times a store's lookups on one URL per host (at most `sample` hosts),
@@ -222,15 +235,23 @@ pub fn lookup_urls(store: &robocc_engine::Store, sample: usize) -> Vec<String> {
 /// between the lookups' passes: there its reads evicted what a small
 /// store's passes share, and the report's 4,259-host `Store::check` went
 /// from 161 to 346–375 ns.)
-pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) -> LookupTimes {
+///
+/// # Errors
+///
+/// A host record or a policy of `store` is corrupted.
+pub fn lookup_times(
+    store: &robocc_engine::Store,
+    sample: usize,
+    rounds: usize,
+) -> Result<LookupTimes, robocc_engine::LoadError> {
     use robocc_engine::HostKey;
     use std::hint::black_box;
-    let urls = lookup_urls(store, sample);
+    let urls = lookup_urls(store, sample)?;
     let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
-    let found = refs
-        .iter()
-        .filter(|u| store.check(u).expect("store check").is_some())
-        .count();
+    let mut found = 0;
+    for u in &refs {
+        found += usize::from(store.check(u)?.is_some());
+    }
     assert_eq!(found, refs.len(), "every host of the store is found");
     let mut out = vec![None; refs.len()];
     let mut times: [Vec<Duration>; 4] = Default::default();
@@ -255,9 +276,7 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
         times[2].push(t.elapsed());
         let t = Instant::now();
         for (u, o) in refs.chunks(1000).zip(out.chunks_mut(1000)) {
-            store
-                .check_batch(black_box(u), o)
-                .expect("store check_batch");
+            store.check_batch(black_box(u), o).map_err(|e| e.error)?;
         }
         times[3].push(t.elapsed());
     }
@@ -268,7 +287,7 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
         t.sort();
         t[t.len() / 2].as_secs_f64() * 1e9 / refs.len().max(1) as f64
     };
-    LookupTimes {
+    Ok(LookupTimes {
         urls: refs.len(),
         key_hash: ns(0),
         host: ns(1),
@@ -278,17 +297,7 @@ pub fn lookup_times(store: &robocc_engine::Store, sample: usize, rounds: usize) 
             line_read.sort_by(f64::total_cmp);
             line_read.get(line_read.len() / 2).copied().unwrap_or(0.0)
         },
-    }
-}
-
-/// The value of a bench binary's `--layout auto|compact|dense` flag.
-pub fn layout_arg(value: Option<String>) -> robocc_compiler::Layout {
-    match value.as_deref() {
-        Some("auto") => robocc_compiler::Layout::Auto,
-        Some("dense") => robocc_compiler::Layout::Dense,
-        Some("compact") => robocc_compiler::Layout::Compact,
-        _ => panic!("--layout auto|compact|dense"),
-    }
+    })
 }
 
 #[cfg(test)]

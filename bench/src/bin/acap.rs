@@ -21,19 +21,16 @@ fn main() {
     let mut file = None;
     let mut agent = "newsbot".to_string();
     let mut purposes = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new(
+        "acap [FILE --agent NAME --purpose P...] [--urls N] [--rounds R]",
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.next().and_then(|n| n.parse().ok()).expect("--urls N"),
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--rounds R")
-            }
-            "--agent" => agent = args.next().expect("--agent NAME"),
-            "--purpose" => purposes.push(args.next().expect("--purpose P")),
-            _ => file = Some(a),
+            "--urls" => count = args.value("--urls"),
+            "--rounds" => rounds = args.value("--rounds"),
+            "--agent" => agent = args.value("--agent"),
+            "--purpose" => purposes.push(args.value("--purpose")),
+            _ => file = Some(args.operand(a)),
         }
     }
     let file = file.unwrap_or_else(|| {
@@ -46,7 +43,7 @@ fn main() {
         )
         .to_string()
     });
-    let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let body = robocc_bench::args::read(&file);
     let options = CompileOptions {
         dialect: Dialect::Acap,
         purposes: purposes.clone(),

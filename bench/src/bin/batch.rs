@@ -14,28 +14,24 @@ fn main() {
     let mut rounds = 15;
     let mut files = Vec::new();
     let mut options = robocc_compiler::CompileOptions::default();
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new(
+        "batch FILE... [--urls N] [--rounds R] [--layout auto|compact|dense]",
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.next().and_then(|n| n.parse().ok()).expect("--urls N"),
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--rounds R")
-            }
-            "--layout" => options.budget.layout = robocc_bench::layout_arg(args.next()),
-            _ => files.push(a),
+            "--urls" => count = args.value("--urls"),
+            "--rounds" => rounds = args.value("--rounds"),
+            "--layout" => options.budget.layout = args.layout(),
+            _ => files.push(args.operand(a)),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: batch FILE... [--urls N] [--rounds R] [--layout auto|compact|dense]");
-        std::process::exit(2);
+        args.fail("no FILE given");
     }
     println!("| file | program bytes | check M/s | check_batch M/s | batch ÷ check |");
     println!("|---|---:|---:|---:|---:|");
     for file in files {
-        let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let body = robocc_bench::args::read(&file);
         let name = std::path::Path::new(&file)
             .file_name()
             .map_or(file.clone(), |n| n.to_string_lossy().into_owned());

@@ -14,7 +14,6 @@
 
 use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::artifact::fnv1a64;
-use std::io::Write;
 use std::time::Duration;
 
 /// `struct timespec` on 64-bit Linux.
@@ -48,25 +47,21 @@ fn main() {
     let mut sizes: Option<String> = None;
     let mut slowest = 20usize;
     let mut opts = CompileOptions::default();
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new(
+        "compile [DIR] [--agent A] [--hashes FILE] [--sizes FILE] [--slowest N] [--layout auto|compact|dense]",
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--agent" => agent = args.next().expect("--agent NAME"),
-            "--hashes" => hashes = Some(args.next().expect("--hashes FILE")),
-            "--sizes" => sizes = Some(args.next().expect("--sizes FILE")),
-            "--layout" => opts.budget.layout = robocc_bench::layout_arg(args.next()),
-            "--slowest" => {
-                slowest = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--slowest N")
-            }
-            "-h" | "--help" => {
-                eprintln!("usage: compile [DIR] [--agent A] [--hashes FILE] [--sizes FILE] [--slowest N] [--layout auto|compact|dense]");
-                return;
-            }
-            _ => dir = a,
+            "--agent" => agent = args.value("--agent"),
+            "--hashes" => hashes = Some(args.value("--hashes")),
+            "--sizes" => sizes = Some(args.value("--sizes")),
+            "--layout" => opts.budget.layout = args.layout(),
+            "--slowest" => slowest = args.value("--slowest"),
+            _ => dir = args.operand(a),
         }
+    }
+    if !std::path::Path::new(&dir).is_dir() {
+        args.fail(&format!("{dir} is not a directory"));
     }
     let files = robocc_testkit::corpus::txt_files(std::path::Path::new(&dir));
     if files.is_empty() {
@@ -80,7 +75,7 @@ fn main() {
     let mut ratios: Vec<f64> = Vec::with_capacity(files.len());
     let (mut all_artifacts, mut all_sources) = (0usize, 0usize);
     for f in &files {
-        let body = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let body = robocc_bench::args::read(f);
         let name = f.file_name().map_or_else(
             || f.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -105,12 +100,10 @@ fn main() {
         times.push((dt, name));
     }
     if let Some(path) = hashes {
-        std::fs::File::create(&path)
-            .and_then(|mut h| h.write_all(lines.as_bytes()))
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        robocc_bench::args::write(&path, lines);
     }
     if let Some(path) = sizes {
-        std::fs::write(&path, size_lines).unwrap_or_else(|e| panic!("{path}: {e}"));
+        robocc_bench::args::write(&path, size_lines);
     }
     let total: Duration = times.iter().map(|t| t.0).sum();
     times.sort();

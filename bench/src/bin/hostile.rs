@@ -77,16 +77,24 @@ fn one(name: &str) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(i) = args.iter().position(|a| a == "--one") {
-        one(&args[i + 1]);
-        return;
-    }
-    if let Some(i) = args.iter().position(|a| a == "--write") {
-        let dir = std::path::Path::new(&args[i + 1]);
-        std::fs::create_dir_all(dir).expect("create the output directory");
-        for h in inputs().into_iter().filter(|h| h.body.len() <= 64 << 10) {
-            std::fs::write(dir.join(format!("{}.txt", h.name)), &h.body).expect("write");
+    // `--one NAME` is how the process runs each input in a child of its own.
+    let mut args = robocc_bench::args::Args::new("hostile [--write DIR]");
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--one" => {
+                one(&args.value::<String>("--one"));
+                return;
+            }
+            "--write" => {
+                let dir = std::path::PathBuf::from(args.value::<String>("--write"));
+                if let Err(e) = std::fs::create_dir_all(&dir) {
+                    args.fail(&format!("{}: {e}", dir.display()));
+                }
+                for h in inputs().into_iter().filter(|h| h.body.len() <= 64 << 10) {
+                    robocc_bench::args::write(dir.join(format!("{}.txt", h.name)), &h.body);
+                }
+            }
+            _ => args.fail(&format!("unexpected argument {a:?}")),
         }
     }
     println!("| input | bytes | compile ms | peak RSS MiB | result | what |");

@@ -13,13 +13,16 @@ use robocc_engine::{Policy, Verdict};
 use std::hint::black_box;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [file, mode, rounds] = &args[..] else {
-        eprintln!("usage: instructions FILE single|batch ROUNDS");
-        std::process::exit(2);
+    let mut args = robocc_bench::args::Args::new("instructions FILE single|batch ROUNDS");
+    let (Some(file), Some(mode)) = (args.next(), args.next()) else {
+        args.fail("FILE, mode and ROUNDS are needed");
     };
-    let rounds: usize = rounds.parse().expect("ROUNDS: a number");
-    let body = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let rounds: usize = args.value("ROUNDS");
+    if mode != "single" && mode != "batch" {
+        args.fail(&format!("mode {mode:?}: single or batch"));
+    }
+    let file = &args.operand(file);
+    let body = robocc_bench::args::read(file);
     // Untimed: under valgrind the lowering runs ~50× slower, and a deadline
     // would change what is compiled between runs.
     let options = robocc_compiler::CompileOptions {
@@ -41,7 +44,7 @@ fn main() {
         };
         refs.len()
     ];
-    let allowed = run_checks(&policy, &refs, &mut out, mode, rounds);
+    let allowed = run_checks(&policy, &refs, &mut out, &mode, rounds);
     println!("{allowed}");
 }
 

@@ -181,25 +181,26 @@ fn run_dense(d: &Dense, url: &[u8]) -> u32 {
 }
 
 fn main() {
-    println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
     // `--layout L`: the program side compiled in that layout (default auto).
     let mut options = robocc_compiler::CompileOptions::default();
     let mut files = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new("layout FILE... [--layout auto|compact|dense]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--layout" => options.budget.layout = robocc_bench::layout_arg(args.next()),
-            _ => files.push(a),
+            "--layout" => options.budget.layout = args.layout(),
+            _ => files.push(args.operand(a)),
         }
     }
+    if files.is_empty() {
+        args.fail("no FILE given");
+    }
+    println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for file in files {
-        let body = std::fs::read(&file).unwrap();
+        let body = robocc_bench::args::read(&file);
         let name = std::path::Path::new(&file)
             .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         let w = Workload::with_options(&name, body, "Googlebot", 20_000, &options);
         if w.compiled.data.automata.len() > 1 {
             println!("| {name} | — | — | — | — | (split path: several automata) | |");

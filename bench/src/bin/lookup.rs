@@ -27,43 +27,34 @@ fn main() {
     // `--in-memory`: `Store::from_slice` of the file's bytes (as the report
     // does) instead of mapping it.
     let mut in_memory = false;
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new(
+        "lookup STORE [--sample N] [--rounds R] [--check-only | --batch-only] [--in-memory]",
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--sample" => {
-                sample = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--sample N")
-            }
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--rounds R")
-            }
+            "--sample" => sample = args.value("--sample"),
+            "--rounds" => rounds = args.value("--rounds"),
             "--check-only" => only = Some(false),
             "--batch-only" => only = Some(true),
             "--in-memory" => in_memory = true,
-            _ => path = Some(a),
+            _ => path = Some(args.operand(a)),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: lookup STORE [--sample N] [--rounds R] [--check-only | --batch-only] [--in-memory]");
-        std::process::exit(2);
+        args.fail("no STORE given");
     };
     let t = Instant::now();
     let store = if in_memory {
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        Store::from_slice(&bytes)
+        Store::from_slice(&robocc_bench::args::read(&path))
     } else {
         Store::open(&path)
     }
-    .unwrap_or_else(|e| panic!("{path}: {e}"));
+    .unwrap_or_else(|e| args.fail(&e.to_string()));
     let open = t.elapsed();
     if let Some(batch) = only {
         // The URLs `lookup_times` times.
-        let urls = robocc_bench::lookup_urls(&store, sample);
+        let urls =
+            robocc_bench::lookup_urls(&store, sample).unwrap_or_else(|e| args.fail(&e.to_string()));
         let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
         // Once untimed: every policy validated (lazily) before the loop.
         run_checks(&store, &refs, 1, batch);
@@ -73,7 +64,8 @@ fn main() {
         println!("urls {}", refs.len());
         return;
     }
-    let t = robocc_bench::lookup_times(&store, sample, rounds);
+    let t = robocc_bench::lookup_times(&store, sample, rounds)
+        .unwrap_or_else(|e| args.fail(&e.to_string()));
     println!(
         "{path}: {} hosts, {} policies, {:.1} MB, opened in {:.1} µs; {} URLs, {rounds} rounds",
         store.host_count(),
@@ -109,13 +101,14 @@ fn run_checks(store: &Store, urls: &[&[u8]], rounds: usize, batch: bool) {
     for _ in 0..rounds {
         if batch {
             for u in urls.chunks(1000) {
-                store
-                    .check_batch(black_box(u), &mut out)
-                    .expect("store check_batch");
+                if let Err(e) = store.check_batch(black_box(u), &mut out) {
+                    robocc_bench::args::die(&e.to_string());
+                }
             }
         } else {
             for u in urls {
-                black_box(store.check(black_box(u)).expect("store check"));
+                let v = store.check(black_box(u));
+                black_box(v.unwrap_or_else(|e| robocc_bench::args::die(&e.to_string())));
             }
         }
     }

@@ -12,31 +12,30 @@ fn main() {
     let mut count = 20_000;
     let mut files = Vec::new();
     let mut options = robocc_compiler::CompileOptions::default();
-    let mut args = std::env::args().skip(1);
+    let mut args =
+        robocc_bench::args::Args::new("measure FILE... [--agent NAME] [--urls N] [--dialect D]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--agent" => agent = args.next().expect("--agent NAME"),
-            "--urls" => count = args.next().expect("--urls N").parse().expect("a number"),
+            "--agent" => agent = args.value("--agent"),
+            "--urls" => count = args.value("--urls"),
             "--dialect" => {
-                let d = args.next().expect("--dialect D");
-                options.dialect = robocc_compiler::dialect::from_name(&d).expect("a dialect name");
+                let d: String = args.value("--dialect");
+                options.dialect = robocc_compiler::dialect::from_name(&d)
+                    .unwrap_or_else(|| args.fail(&format!("--dialect: unknown dialect {d:?}")));
             }
-            _ => files.push(a),
+            _ => files.push(args.operand(a)),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: measure FILE... [--agent NAME] [--urls N] [--dialect D]");
-        std::process::exit(2);
+        args.fail("no FILE given");
     }
     println!("| file | bytes | rules | compile ms | automata | program bytes | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for file in files {
-        let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let body = robocc_bench::args::read(&file);
         let name = std::path::Path::new(&file)
             .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         let compile_time = median_time(5, || {
             black_box(robocc_compiler::compile(&body, &agent, &options).unwrap());
         });

@@ -50,24 +50,19 @@ fn main() {
     let mut rounds = 5;
     let mut big_mb = 10;
     let mut files = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = robocc_bench::args::Args::new("page [FILE...] [--rounds R] [--big MB]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--rounds R")
-            }
-            "--big" => big_mb = args.next().and_then(|n| n.parse().ok()).expect("--big MB"),
-            _ => files.push(std::path::PathBuf::from(a)),
+            "--rounds" => rounds = args.value("--rounds"),
+            "--big" => big_mb = args.value("--big"),
+            _ => files.push(std::path::PathBuf::from(args.operand(a))),
         }
     }
     if files.is_empty() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/real");
         let mut all: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e} (give HTML files)", dir.display()))
-            .map(|e| e.unwrap().path())
+            .unwrap_or_else(|e| args.fail(&format!("{}: {e} (give HTML files)", dir.display())))
+            .filter_map(|e| Some(e.ok()?.path()))
             .collect();
         all.sort();
         files = all;
@@ -75,9 +70,12 @@ fn main() {
     let pages: Vec<Vec<u8>> = files
         .iter()
         .filter(|p| p.is_file())
-        .map(|p| std::fs::read(p).unwrap())
+        .map(robocc_bench::args::read)
         .filter(|b| robocc_compiler::input::read(b).kind == InputKind::Html)
         .collect();
+    if pages.is_empty() {
+        args.fail(&format!("no HTML pages among {} files", files.len()));
+    }
     let bytes: usize = pages.iter().map(Vec::len).sum();
     let mut sizes: Vec<usize> = pages.iter().map(Vec::len).collect();
     sizes.sort_unstable();

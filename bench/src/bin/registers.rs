@@ -13,15 +13,18 @@ use robocc_engine::Policy;
 use std::hint::black_box;
 
 fn main() {
-    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut args = robocc_bench::args::Args::new("registers FILE...");
+    let mut files = Vec::new();
+    while let Some(a) = args.next() {
+        files.push(args.operand(a));
+    }
     if files.is_empty() {
-        eprintln!("usage: registers FILE...");
-        std::process::exit(2);
+        args.fail("no FILE given");
     }
     println!("| file | never: automata | never: bytes | auto: automata (register) | auto: bytes | never checks/s | auto checks/s | auto/never |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for file in files {
-        let body = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let body = robocc_bench::args::read(&file);
         let name = std::path::Path::new(&file)
             .file_name()
             .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());

@@ -41,18 +41,14 @@ fn main() {
     let mut rounds = 31;
     let mut sample = 40;
     let mut files: Vec<PathBuf> = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args =
+        robocc_bench::args::Args::new("signals [FILE...] [--urls N] [--files N] [--rounds R]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.next().and_then(|n| n.parse().ok()).expect("--urls N"),
-            "--files" => sample = args.next().and_then(|n| n.parse().ok()).expect("--files N"),
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--rounds R")
-            }
-            _ => files.push(PathBuf::from(a)),
+            "--urls" => count = args.value("--urls"),
+            "--files" => sample = args.value("--files"),
+            "--rounds" => rounds = args.value("--rounds"),
+            _ => files.push(PathBuf::from(args.operand(a))),
         }
     }
     if files.is_empty() {
@@ -69,7 +65,7 @@ fn main() {
     let mut cases = Vec::new();
     let (mut dropped, mut silent) = (0, 0);
     for (i, path) in files.iter().enumerate() {
-        let body = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let body = robocc_bench::args::read(path);
         let synth = synthesize(&body, i as u64);
         let name = path.display().to_string();
         let w = Workload::with_options(&name, synth, AGENT, count, &options);
