@@ -297,6 +297,15 @@ fn spread(cfg: &Config, out: &mut String) {
         med(&|r| r.floor / r.engine),
         med(&|r| r.floor / r.batch)
     );
+    // Issue 13 asks for 50× texting_robots and for 2× of the floor on the
+    // same files: this row shows how far apart the two targets are.
+    let above = rows.iter().filter(|r| 50.0 * r.texting > r.floor).count();
+    let _ = writeln!(
+        out,
+        "| 50× texting_robots as a rate ÷ the floor's rate (files where it is above 1) | {:.2}× ({above} of {}) |",
+        med(&|r| 50.0 * r.texting / r.floor),
+        rows.len()
+    );
     let large: Vec<&S> = rows.iter().filter(|r| r.states_large).collect();
     if !large.is_empty() {
         let _ = writeln!(
@@ -553,7 +562,8 @@ fn open_and_look_up(bytes: &[u8], name: &str) -> (Duration, robocc_bench::Lookup
         black_box(Store::open(&path).unwrap());
     });
     let store = Store::open(&path).unwrap();
-    let times = robocc_bench::lookup_times(&store, usize::MAX, 9);
+    // The report built this store: an error here is a bug.
+    let times = robocc_bench::lookup_times(&store, usize::MAX, 9).expect("lookups");
     drop(store);
     let _ = std::fs::remove_file(&path);
     (open, times)
@@ -761,6 +771,13 @@ fn main() {
         out,
         "| ≥ 50× texting_robots | {:.0}× |",
         med(&|r| r.engine / r.texting)
+    );
+    // What the 50× target asks, against what reading the URL once costs:
+    // above 1, no check that reads its URL can reach it.
+    let _ = writeln!(
+        out,
+        "| (50× texting_robots as a rate ÷ the floor's rate) | {:.2}× |",
+        med(&|r| 50.0 * r.texting / r.floor)
     );
     let _ = writeln!(
         out,
