@@ -215,6 +215,44 @@ fn looks_like_html(sample: &[u8]) -> bool {
         || contains(b"<head>")
 }
 
+/// The most bytes robocc reads from one input file (a robots.txt, a page, a
+/// store build's body, a manifest line): far above any parse limit (Google
+/// reads 500 KiB of a robots.txt, 15 MB of a page), and a bound on memory
+/// and time for a file that never ends (`/dev/zero`, a FIFO).
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads the file at `path` whole, if it has at most [`MAX_INPUT_BYTES`].
+///
+/// # Errors
+///
+/// The file cannot be read, or it is longer than that (a regular file is
+/// refused before it is read; a stream after that many bytes).
+pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_long = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "longer than {} MiB, the most robocc reads of one input",
+                MAX_INPUT_BYTES >> 20
+            ),
+        )
+    };
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata().map(|m| m.is_file().then_some(m.len()));
+    if let Ok(Some(len)) = len {
+        if len > MAX_INPUT_BYTES {
+            return Err(too_long());
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_long());
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +308,21 @@ mod tests {
         let policy = robocc_engine::frame(FileKind::Policy, 0);
         assert_eq!(read(&policy).kind, InputKind::Robocc(FileKind::Policy));
         assert_eq!(read(b"").kind, InputKind::Text);
+    }
+
+    /// A regular file over the bound is refused without being read (a
+    /// sparse file: no disk used); a small one is read whole.
+    #[test]
+    fn read_file_stops_at_the_bound() {
+        let dir = std::env::temp_dir().join(format!("robocc-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.txt");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_INPUT_BYTES + 1).unwrap();
+        let e = read_file(&path).unwrap_err();
+        assert!(e.to_string().contains("longer than 256 MiB"), "{e}");
+        f.set_len(1000).unwrap();
+        assert_eq!(read_file(&path).unwrap(), vec![0; 1000]);
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -47,6 +47,7 @@ use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 /// The multiply-rotate hasher of rustc (`rustc-hash` 2): the subset
@@ -242,6 +243,12 @@ pub struct LowerError {
 impl std::fmt::Display for LowerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.rule_line {
+            // Line 0: the implicit allow of the file's own path.
+            Some(0) => write!(
+                f,
+                "the implicit rule that allows the file's own path (/robots.txt) alone: {}",
+                self.exceeded
+            ),
             Some(line) => write!(f, "the rule on line {line} alone: {}", self.exceeded),
             None => self.exceeded.fmt(f),
         }
@@ -1462,7 +1469,8 @@ fn build_one(
     while i < keys.len() {
         if keys.len() > budget.max_states {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "lower: {} patterns FAIL {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
                     keys.len(),
@@ -1480,7 +1488,8 @@ fn build_one(
         threads_total += key.threads.len() + key.matched.len();
         if threads_total > budget.max_threads {
             if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "lower: {} patterns FAIL {} threads at {} states (register: {register}, {} classes, {:?})",
                     pats.rule.len(),
                     threads_total,
@@ -1556,7 +1565,8 @@ fn build_one(
         i += 1;
     }
     if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "lower: {} patterns -> {} states, {} threads (register: {register}, {} classes, {:?})",
             pats.rule.len(),
             keys.len(),

@@ -92,7 +92,7 @@ impl HostInput {
 }
 
 fn read_body(p: &std::path::Path) -> Result<Vec<u8>, InputErrorKind> {
-    std::fs::read(p)
+    crate::input::read_file(p)
         .map_err(|e| InputErrorKind::Io(format!("cannot read body {}: {e}", p.display())))
 }
 
@@ -1417,7 +1417,7 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
             at: at(&path),
             kind: InputErrorKind::BadHost(host.clone(), why),
         })?;
-        let body = std::fs::read(&path).map_err(|e| io(&path, e))?;
+        let body = crate::input::read_file(&path).map_err(|e| io(&path, e))?;
         out.push(HostInput {
             host,
             status: 200,
@@ -1443,7 +1443,7 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
 pub fn manifest_inputs(
     path: &std::path::Path,
 ) -> Result<impl Iterator<Item = Result<HostInput, InputError>>, InputError> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     let file = std::fs::File::open(path).map_err(|e| InputError {
         at: path.display().to_string(),
         kind: InputErrorKind::Io(format!("cannot read manifest: {e}")),
@@ -1463,8 +1463,18 @@ pub fn manifest_inputs(
         n += 1;
         // Only an error needs the location.
         let at = |n: usize| format!("{name}:{n}");
-        match reader.read_until(b'\n', &mut line) {
+        let max = crate::input::MAX_INPUT_BYTES;
+        match (&mut reader).take(max + 1).read_until(b'\n', &mut line) {
             Ok(0) => return None,
+            Ok(len) if len as u64 > max && line.last() != Some(&b'\n') => {
+                return Some(Err(InputError {
+                    at: at(n),
+                    kind: InputErrorKind::Io(format!(
+                        "a line longer than {} MiB, the most robocc reads of one input",
+                        max >> 20
+                    )),
+                }))
+            }
             Ok(_) => {}
             Err(e) => {
                 return Some(Err(InputError {

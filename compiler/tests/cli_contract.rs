@@ -717,6 +717,119 @@ fn item07_huge_and_zero_limits() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+// 6b. A store build never replaces a body it reads: not a manifest's
+// body_path, not a <host>.txt of its directory, not through a link.
+#[test]
+fn item06b_store_output_is_never_an_input_body() {
+    let dir = scratch("own-body");
+    let bodies = dir.join("bodies");
+    std::fs::create_dir_all(&bodies).unwrap();
+    let body = bodies.join("www.example.com.txt");
+    let text = "User-agent: *\nDisallow: /a\n";
+    std::fs::write(&body, text).unwrap();
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\": \"www.example.com\", \"status\": 200, \"body_path\": \"bodies/www.example.com.txt\"}\n",
+    )
+    .unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&body, &link).unwrap();
+    let build = |out: &Path, input: &[&str]| {
+        let mut args = vec!["store", "build", "--agent", "G", "-q", "-o", s(out)];
+        args.extend_from_slice(input);
+        robocc(&args)
+    };
+    for out in [&body, &link] {
+        let o = build(out, &["--manifest", s(&m)]);
+        assert_exit(&o, 2, "is the output");
+        let o = build(out, &[s(&bodies)]);
+        assert_exit(&o, 2, "files the build reads from");
+        assert_eq!(std::fs::read_to_string(&body).unwrap(), text, "{out:?}");
+    }
+    // A new file in the directory, or any other file, is written.
+    let fresh = bodies.join("new.store");
+    assert_eq!(build(&fresh, &[s(&bodies)]).status.code(), Some(0));
+    assert_eq!(build(&fresh, &["--manifest", s(&m)]).status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// 7b. Inputs that never end are read up to a bound, then refused; a closed
+// stderr or a full stdout is not a crash.
+#[test]
+fn item07b_endless_inputs_and_broken_streams() {
+    let o = robocc(&["check", "--robots", "/dev/zero", "--agent", "G", "/a"]);
+    assert_exit(&o, 2, "longer than 256 MiB");
+    let o = robocc(&["lint", "--html", "/dev/zero"]);
+    assert_exit(&o, 2, "longer than 256 MiB");
+    let dir = scratch("endless");
+    let p = dir.join("x.policy");
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "-q",
+        "-o",
+        s(&p),
+    ]);
+    assert_eq!(c.status.code(), Some(0), "{}", err(&c));
+    let o = robocc(&["check", "--policy", s(&p), "--urls", "/dev/zero"]);
+    assert_exit(&o, 2, "line 1 of the URLs is longer than 2 MiB");
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\": \"a.com\", \"status\": 200, \"body_path\": \"/dev/zero\"}\n",
+    )
+    .unwrap();
+    let o = robocc(&[
+        "store",
+        "build",
+        "--agent",
+        "G",
+        "-o",
+        s(&dir.join("x.store")),
+        "--manifest",
+        s(&m),
+    ]);
+    assert_exit(&o, 2, "longer than 256 MiB");
+
+    // stderr a pipe nobody reads: the diagnostics are lost, the answer is not.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args([
+            "check",
+            "--robots",
+            EXAMPLE,
+            "--agent",
+            "G",
+            "--max-line-len",
+            "1",
+            "/a",
+        ])
+        .current_dir(common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(out(&o), "allow\t/a\n");
+
+    // A full disk on stdout is an error of the output, not a panic.
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(["explain", "--robots", EXAMPLE, "--agent", "G", "/a"])
+        .current_dir(common::root())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_exit(&o, 2, "cannot write to standard output");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 // 8. Output people can read: an HTML body is one sentence and a count; the
 // split path is one plain sentence (detail under --verbose).
 #[test]

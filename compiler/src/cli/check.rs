@@ -273,7 +273,7 @@ fn word_of(allowed: Option<bool>) -> &'static str {
 fn note_cut_policy(path: &std::path::Path, p: &Policy<'_>) {
     let h = p.header();
     if h.max_bytes != 0 && h.source_len > h.max_bytes {
-        eprintln!(
+        diag!(
             "{}: warning: compiled from the first {} of {} bytes of its robots.txt (the \
              parse limit): rules past that were not read",
             path.display(),
@@ -285,6 +285,10 @@ fn note_cut_policy(path: &std::path::Path, p: &Policy<'_>) {
 
 /// URLs per [`Policy::check_batch`] / [`Store::check_batch`] call.
 const BATCH: usize = 1024;
+
+/// The longest line `--urls` reads (browsers take URLs of up to 2 MB): a
+/// longer one ends the command instead of filling memory (`/dev/zero`).
+const MAX_URL_LINE: u64 = 2 << 20;
 
 /// Prints verdicts. Text output goes through the engine's batch API, a
 /// frontier batch of URLs at a time; JSON names lines and host sources, so
@@ -597,7 +601,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     // stated in the file".
     if let UsageArg::One(u) = args.usage {
         if u.is_signal() && dialect != robocc_engine::Dialect::Rfc9309 {
-            eprintln!(
+            diag!(
                 "robocc: note: AI-usage preferences (Content-Usage, Content-Signal, training \
                  tokens) are read for the rfc9309 dialect only: this {} policy answers \
                  unknown for {u} on every URL",
@@ -640,7 +644,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             _ => {
                 let stdin = std::io::stdin();
                 if stdin.is_terminal() {
-                    eprintln!("robocc: reading URLs from stdin, one per line (Ctrl-D ends)");
+                    diag!("robocc: reading URLs from stdin, one per line (Ctrl-D ends)");
                 }
                 Box::new(stdin)
             }
@@ -649,10 +653,25 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         // file's size.
         let mut reader = BufReader::with_capacity(1 << 16, reader);
         let mut line = Vec::new();
+        let mut number = 0u64;
         loop {
             line.clear();
-            match reader.read_until(b'\n', &mut line) {
+            number += 1;
+            match (&mut reader)
+                .take(MAX_URL_LINE + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) => break printer.flush_batch(),
+                Ok(n) if n as u64 > MAX_URL_LINE && line.last() != Some(&b'\n') => {
+                    // Answer what was read before it.
+                    let _ = printer.flush_batch().and_then(|()| printer.out.flush());
+                    error(&format!(
+                        "line {number} of the URLs is longer than {} MiB: not a list of \
+                         URLs, one per line?",
+                        MAX_URL_LINE >> 20
+                    ));
+                    return Ok(EXIT_USAGE);
+                }
                 Ok(_) => {
                     let url = line.trim_ascii();
                     if !url.is_empty() && !url.starts_with(b"#") {

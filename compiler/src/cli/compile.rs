@@ -69,7 +69,7 @@ impl Source {
         if verbose && all {
             let why = &self.compiled.data.header.split_reason;
             if !why.is_empty() {
-                eprintln!(
+                diag!(
                     "{}: split because one automaton of all rules: {why}",
                     self.path.display()
                 );
@@ -104,7 +104,7 @@ pub fn run(args: &CompileArgs, given: &Given) -> Result<i32, String> {
         let policy = robocc_engine::Policy::from_bytes(&bytes).map_err(|e| e.to_string())?;
         let sizes = policy.sizes();
         let h = policy.header();
-        eprintln!(
+        diag!(
             "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all",
             super::output_name(&args.output),
             policy.rule_count(),

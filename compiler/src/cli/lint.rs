@@ -94,7 +94,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
     }
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
-        eprintln!(
+        diag!(
             "{}: {} findings ({} errors, {} warnings, {} info)",
             path.display(),
             findings.len(),
@@ -152,7 +152,7 @@ fn lint_html(
     }
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
-        eprintln!(
+        diag!(
             "{}: {} findings ({} warnings, {} info)",
             path.display(),
             findings.len(),

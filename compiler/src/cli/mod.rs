@@ -3,6 +3,15 @@
 //! which flags were given, how diagnostics are shown, how `-o` writes and
 //! how artifacts are opened.
 
+/// `eprintln!` for diagnostics and errors: a failed write (stderr a closed
+/// pipe) is ignored, so that it cannot stop a command before its output.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod check;
 mod compile;
 mod explain;
@@ -408,7 +417,7 @@ impl CompileFlags {
         }
         let text = robocc_compiler::input::read(body).text;
         options.dialect = robocc_compiler::acap::detect_dialect(&text);
-        eprintln!(
+        diag!(
             "{}: read as dialect {} (--dialect auto)",
             path.display(),
             options.dialect.name()
@@ -607,7 +616,7 @@ pub fn read_tdmrep(path: &Path) -> Result<robocc_compiler::tdmrep::Tdmrep, Strin
         )
     })?;
     for f in &t.findings {
-        eprintln!("{}: warning: {f}", path.display());
+        diag!("{}: warning: {f}", path.display());
     }
     Ok(t)
 }
@@ -620,7 +629,8 @@ pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
             path.display()
         ));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))
+    robocc_compiler::input::read_file(path)
+        .map_err(|e| format!("cannot read {what} {}: {e}", path.display()))
 }
 
 /// Reads a robots.txt; a robocc artifact given in its place is refused with
@@ -745,6 +755,15 @@ fn kind_hint(e: robocc_engine::LoadError) -> String {
         LoadErrorKind::BadMagic {
             other: Some(FileKind::StoreSet),
         } => format!("{e} (it is a store set's index: give its directory to --store DIR)"),
+        // Most often a robots.txt given where its compiled form goes.
+        LoadErrorKind::BadMagic { other: None } => match e.file_kind() {
+            FileKind::Store => format!(
+                "{e} (robocc store build writes stores; a robots.txt is read with --robots FILE)"
+            ),
+            _ => format!(
+                "{e} (robocc compile writes policies; a robots.txt is read with --robots FILE)"
+            ),
+        },
         // Artifacts are cheap to rebuild and there is no migration: say how.
         LoadErrorKind::Version { .. } => match e.file_kind() {
             FileKind::Store => format!(
@@ -794,7 +813,7 @@ pub fn print_diagnostics(path: &Path, diagnostics: &[&Diagnostic], verbose: bool
         *seen += 1;
         let show = verbose || d.line == 0 || (!not_robots && *seen <= SHOWN_PER_KIND);
         if show {
-            eprintln!("{p}: {}", show_diagnostic(d));
+            diag!("{p}: {}", show_diagnostic(d));
         } else {
             *hidden.entry(d.code).or_default() += 1;
         }
@@ -808,12 +827,12 @@ pub fn print_diagnostics(path: &Path, diagnostics: &[&Diagnostic], verbose: bool
         .map(|(code, n)| format!("{n} {}", code.name()))
         .collect();
     if not_robots {
-        eprintln!(
+        diag!(
             "{p}: {lines} lines ignored as rules ({}); --verbose lists them",
             kinds.join(", ")
         );
     } else {
-        eprintln!(
+        diag!(
             "{p}: … and {lines} more like these ({}); --verbose lists every one",
             kinds.join(", ")
         );
@@ -863,7 +882,7 @@ fn clap_error(e: &clap::Error) -> i32 {
 
 /// Prints an error the way every command does.
 pub fn error(msg: &str) {
-    eprintln!("robocc: error: {msg}");
+    diag!("robocc: error: {msg}");
 }
 
 /// Parses the process's arguments, runs the command, returns the exit code.

@@ -94,7 +94,7 @@ fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
             Some((n, v)) if !n.trim().is_empty() && !n.contains(' ') => {
                 out.push((i + 1, n.trim().to_string(), v.trim().to_string()))
             }
-            _ => eprintln!(
+            _ => diag!(
                 "{}:{}: warning: not a `Name: value` header line: skipped",
                 path.display(),
                 i + 1
@@ -325,7 +325,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             .and_then(|r| policy.as_ref().and_then(|p| p.rule(r)))
             .map(|r| format!(" (robots.txt line {})", r.line))
             .unwrap_or_default();
-        eprintln!(
+        diag!(
             "robocc: {}: the site policy prohibits crawling this URL{line}: the page should \
              not have been fetched; crawl stays disallowed, the other usages are answered",
             args.url
@@ -338,10 +338,10 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
                 .as_ref()
                 .map(|s| format!(" [{}]", s.describe()))
                 .unwrap_or_default();
-            eprintln!("{name}: {}: {}{at}", d.kind.name(), d.message);
+            diag!("{name}: {}: {}{at}", d.kind.name(), d.message);
         }
     } else if !page.diagnostics.is_empty() && args.format == Format::Text {
-        eprintln!(
+        diag!(
             "{name}: {} findings (-v shows them; robocc lint --html {name} explains them)",
             page.diagnostics.len()
         );

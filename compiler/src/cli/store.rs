@@ -148,6 +148,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                 )
             }
         };
+    let inputs = guard_bodies(args, inputs)?;
     let base = match &args.base {
         Some(p) => {
             let base = open_base_store(p)?;
@@ -155,7 +156,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                 || base.options_hash()
                     != robocc_compiler::store::options_fingerprint(&agent, &options)
             {
-                eprintln!(
+                diag!(
                     "{}: warning: built for agent {} with other options or compiler: no \
                      policy can be reused from it",
                     p.display(),
@@ -266,7 +267,7 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
         .shards
         .map(|n| format!(" in {n} shards and {}", robocc_engine::STORE_SET_INDEX))
         .unwrap_or_default();
-    eprintln!(
+    diag!(
         "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes{shards}\n  hosts: {}\n  \
          policies compiled {}, reused from the base store {}; on the split path {} \
          ({} hosts)",
@@ -287,17 +288,18 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
         }
         if args.verbose {
             for n in notes {
-                eprintln!("  {what}: {}: {}", n.host, n.note);
+                diag!("  {what}: {}: {}", n.host, n.note);
             }
         } else {
-            eprintln!("  {what}: {} hosts{hint}", notes.len());
+            diag!("  {what}: {} hosts{hint}", notes.len());
         }
     };
     if report.bodies_skipped > 0 {
-        eprintln!(
+        diag!(
             "  body files read {}, not read {} (their \"sha256\" named a policy of the base \
              store)",
-            report.bodies_read, report.bodies_skipped
+            report.bodies_read,
+            report.bodies_skipped
         );
     }
     list(
@@ -312,9 +314,69 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
     );
     // Failures change answers: always listed.
     for f in &report.failures {
-        eprintln!("  failed: {}: {}", f.host, f.note);
+        diag!("  failed: {}: {}", f.host, f.note);
     }
     for d in &report.duplicates {
-        eprintln!("  duplicate host (last one kept, unless a redirect to itself): {d}");
+        diag!("  duplicate host (last one kept, unless a redirect to itself): {d}");
     }
+}
+
+/// Refuses a build whose `-o` names one of the bodies it reads (a
+/// `<host>.txt` of its directory, or a manifest's `body_path`): the store
+/// would replace that robots.txt, and the next build would read a store as
+/// the host's body. A manifest's bodies are compared as they stream by, by
+/// file name first (the output's, and its link target's), so that a
+/// million-line manifest costs no extra file system calls; a body_path that
+/// is itself a link under another name is not caught.
+fn guard_bodies<'a>(
+    args: &BuildArgs,
+    inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>> + 'a>,
+) -> Result<Box<dyn Iterator<Item = Result<HostInput, InputError>> + 'a>, String> {
+    let out = args.output.clone();
+    if args.shards.is_some() || !std::fs::metadata(&out).is_ok_and(|m| m.is_file()) {
+        return Ok(inputs);
+    }
+    let refusal = |out: &std::path::Path, body: &std::path::Path| {
+        format!(
+            "its body_path {} is the output, -o {}: write the store elsewhere",
+            body.display(),
+            out.display()
+        )
+    };
+    if let Some(dir) = &args.dir {
+        // Where the output really is (-o may be a link into the directory).
+        let real = std::fs::canonicalize(&out).unwrap_or_else(|_| out.clone());
+        let in_dir = real
+            .parent()
+            .is_some_and(|p| super::output::same_file(p, dir));
+        if in_dir && real.to_str().is_some_and(|n| n.ends_with(".txt")) {
+            return Err(format!(
+                "{} is one of the <host>.txt files the build reads from {}: write the store \
+                 elsewhere",
+                out.display(),
+                dir.display()
+            ));
+        }
+    }
+    // The name as given and as its links resolve (-o LINK to a body).
+    let names: Vec<std::ffi::OsString> = [Some(out.clone()), std::fs::canonicalize(&out).ok()]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.file_name().map(std::ffi::OsStr::to_owned))
+        .collect();
+    Ok(Box::new(inputs.map(move |r| match r {
+        Ok(h)
+            if h.body_path.as_deref().is_some_and(|p| {
+                p.file_name().is_some_and(|n| names.iter().any(|m| m == n))
+                    && super::output::same_file(p, &out)
+            }) =>
+        {
+            let body = h.body_path.unwrap_or_default();
+            Err(InputError {
+                at: format!("host {:?}", h.host),
+                kind: robocc_compiler::store::InputErrorKind::Io(refusal(&out, &body)),
+            })
+        }
+        r => r,
+    })))
 }

@@ -432,7 +432,7 @@ fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [
         DiagCode::ParseLimit,
         format!(
             "file is {} bytes, over the {max}-byte parse limit: the last {} bytes were \
-             ignored",
+             ignored (the parse ends at the last line break within the limit)",
             body.len(),
             out.bytes_ignored
         ),
