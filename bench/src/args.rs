@@ -29,6 +29,20 @@ impl Args {
             .unwrap_or_else(|_| self.fail(&format!("{flag}: cannot read {v:?}")))
     }
 
+    /// The value after option `flag`, a number in `range` (a count of 0
+    /// measures nothing; a huge one would only fail to allocate).
+    pub fn number(&mut self, flag: &str, range: std::ops::RangeInclusive<usize>) -> usize {
+        let n: usize = self.value(flag);
+        if !range.contains(&n) {
+            self.fail(&format!(
+                "{flag} {n}: give {} to {}",
+                range.start(),
+                range.end()
+            ));
+        }
+        n
+    }
+
     /// `a`, an operand: an argument that starts with `-` is an option this
     /// binary does not know.
     pub fn operand(&self, a: String) -> String {

@@ -26,8 +26,8 @@ fn main() {
     );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.value("--urls"),
-            "--rounds" => rounds = args.value("--rounds"),
+            "--urls" => count = args.number("--urls", 1..=10_000_000),
+            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
             "--agent" => agent = args.value("--agent"),
             "--purpose" => purposes.push(args.value("--purpose")),
             _ => file = Some(args.operand(a)),

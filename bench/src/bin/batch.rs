@@ -19,8 +19,8 @@ fn main() {
     );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.value("--urls"),
-            "--rounds" => rounds = args.value("--rounds"),
+            "--urls" => count = args.number("--urls", 1..=10_000_000),
+            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
             "--layout" => options.budget.layout = args.layout(),
             _ => files.push(args.operand(a)),
         }

@@ -56,7 +56,7 @@ fn main() {
             "--hashes" => hashes = Some(args.value("--hashes")),
             "--sizes" => sizes = Some(args.value("--sizes")),
             "--layout" => opts.budget.layout = args.layout(),
-            "--slowest" => slowest = args.value("--slowest"),
+            "--slowest" => slowest = args.number("--slowest", 0..=100_000),
             _ => dir = args.operand(a),
         }
     }

@@ -17,7 +17,7 @@ fn main() {
     let (Some(file), Some(mode)) = (args.next(), args.next()) else {
         args.fail("FILE, mode and ROUNDS are needed");
     };
-    let rounds: usize = args.value("ROUNDS");
+    let rounds = args.number("ROUNDS", 1..=1_000_000);
     if mode != "single" && mode != "batch" {
         args.fail(&format!("mode {mode:?}: single or batch"));
     }

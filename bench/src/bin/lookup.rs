@@ -32,10 +32,15 @@ fn main() {
     );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--sample" => sample = args.value("--sample"),
-            "--rounds" => rounds = args.value("--rounds"),
-            "--check-only" => only = Some(false),
-            "--batch-only" => only = Some(true),
+            "--sample" => sample = args.number("--sample", 1..=usize::MAX),
+            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--check-only" | "--batch-only" => {
+                let batch = a == "--batch-only";
+                if only.is_some_and(|b| b != batch) {
+                    args.fail("--check-only and --batch-only: give one");
+                }
+                only = Some(batch);
+            }
             "--in-memory" => in_memory = true,
             _ => path = Some(args.operand(a)),
         }
@@ -51,6 +56,9 @@ fn main() {
     }
     .unwrap_or_else(|e| args.fail(&e.to_string()));
     let open = t.elapsed();
+    if store.host_count() == 0 {
+        args.fail(&format!("{path}: the store has no hosts to look up"));
+    }
     if let Some(batch) = only {
         // The URLs `lookup_times` times.
         let urls =

@@ -17,7 +17,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--agent" => agent = args.value("--agent"),
-            "--urls" => count = args.value("--urls"),
+            "--urls" => count = args.number("--urls", 1..=10_000_000),
             "--dialect" => {
                 let d: String = args.value("--dialect");
                 options.dialect = robocc_compiler::dialect::from_name(&d)

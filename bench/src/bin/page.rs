@@ -53,10 +53,13 @@ fn main() {
     let mut args = robocc_bench::args::Args::new("page [FILE...] [--rounds R] [--big MB]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--rounds" => rounds = args.value("--rounds"),
-            "--big" => big_mb = args.value("--big"),
+            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--big" => big_mb = args.number("--big", 1..=4096),
             _ => files.push(std::path::PathBuf::from(args.operand(a))),
         }
+    }
+    if let Some(f) = files.iter().find(|f| !f.is_file()) {
+        args.fail(&format!("{}: not a file", f.display()));
     }
     if files.is_empty() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/real");
