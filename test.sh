@@ -14,9 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 cargo test --workspace --locked
+# Where cargo built (CARGO_TARGET_DIR when set), as an absolute path.
+target=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 
 python=${PYTHON:-python3}
-venv=target/python-test-venv
+venv=$target/python-test-venv
 rm -rf "$venv"
 "$python" -m venv --system-site-packages "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./python
@@ -25,10 +27,10 @@ if ! "$venv/bin/python" -c "import pytest" 2>/dev/null; then
 fi
 # The CLI the differential tests compare with: step 1 built it (the test
 # profile, which optimises the compiler).
-if [ ! -x target/debug/robocc ]; then
+if [ ! -x "$target/debug/robocc" ]; then
   cargo build --locked --profile test -p robocc-compiler --bin robocc
 fi
 # Run from outside the checkout so that `import robocc` is the installed
 # package, not the source folder.
-(cd "$venv" && ROBOCC_BIN="$OLDPWD/target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
+(cd "$venv" && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
   bin/python -m pytest "$OLDPWD/python/tests" -q -p no:cacheprovider)

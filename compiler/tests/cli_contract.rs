@@ -926,6 +926,17 @@ fn item09_lint_wording() {
             && t.contains("crawlers without a group of their own"),
         "{t}"
     );
+    // Warnings alone pass --fail-on-error; an error fails it, and only it.
+    assert_eq!(o.status.code(), Some(0));
+    let strict = robocc(&["lint", "--fail-on-error", "--robots", s(&f)]);
+    assert_eq!(strict.status.code(), Some(0), "{}", err(&strict));
+    let bin = dir.join("binary.txt");
+    std::fs::write(&bin, [0u8, 1, 2, 3, 0xff, 0xfe, 0, 7].repeat(100)).unwrap();
+    let o = robocc(&["lint", "--robots", s(&bin)]);
+    assert!(out(&o).contains("error: binary"), "{}", out(&o));
+    assert_eq!(o.status.code(), Some(0));
+    let strict = robocc(&["lint", "--fail-on-error", "--robots", s(&bin)]);
+    assert_eq!(strict.status.code(), Some(1), "{}", err(&strict));
     std::fs::remove_dir_all(&dir).ok();
 }
 

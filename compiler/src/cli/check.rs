@@ -690,7 +690,11 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                 Err(e) => {
                     // Answer what was read before the error.
                     let _ = printer.flush_batch().and_then(|()| printer.out.flush());
-                    error(&format!("cannot read URLs: {e}"));
+                    let from = match &args.urls {
+                        Some(path) if !from_stdin => format!("URL list {}", path.display()),
+                        _ => "URLs from standard input".to_string(),
+                    };
+                    error(&format!("cannot read {from}: {e}"));
                     return Ok(EXIT_USAGE);
                 }
             }

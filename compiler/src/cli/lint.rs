@@ -30,6 +30,10 @@ pub struct LintArgs {
     /// Output: `text` (one finding per line) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
+    /// Exit 1 when a finding is an error (a CI gate); without it lint exits
+    /// 0 whatever it finds.
+    #[arg(long, help_heading = "Output")]
+    fail_on_error: bool,
     #[command(flatten)]
     flags: CompileFlags,
 }
@@ -103,7 +107,8 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             count(Severity::Info)
         );
     }
-    Ok(0)
+    let errors = findings.iter().any(|f| f.severity == Severity::Error);
+    Ok(i32::from(args.fail_on_error && errors))
 }
 
 /// `lint --html`.
@@ -160,5 +165,6 @@ fn lint_html(
             count(Severity::Info)
         );
     }
-    Ok(0)
+    let errors = findings.iter().any(|f| f.severity == Severity::Error);
+    Ok(i32::from(args.fail_on_error && errors))
 }

@@ -526,12 +526,14 @@ impl CompileFlags {
         what: &str,
         built: &Built<'_>,
     ) -> Result<(), String> {
-        let redo = |why: String| {
-            Err(format!(
-                "{what} {why}; compile from the robots.txt with the flags you want \
-                 (--robots FILE), or drop them"
-            ))
+        // A store (or set) records no policy header.
+        let how = if built.policy.is_some() {
+            "compile from the robots.txt with the flags you want (--robots FILE)"
+        } else {
+            "rebuild the store with the flags you want (robocc store build), or check \
+             with its robots.txt (--robots FILE)"
         };
+        let redo = |why: String| Err(format!("{what} {why}; {how}, or drop them"));
         if given.has("agent") || given.has("agent_from_header") {
             let agent = self.agent()?;
             if !agent.eq_ignore_ascii_case(built.agent) {

@@ -133,6 +133,20 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                 }
                 Box::new(files.into_iter().flatten())
             }
+            (Some(m), _) if m.is_dir() => {
+                return Err(format!(
+                    "{} is a directory, not a manifest: give a directory of <host>.txt \
+                     files without --manifest",
+                    m.display()
+                ))
+            }
+            (None, Some(d)) if d.is_file() => {
+                return Err(format!(
+                    "{} is a file, not a directory of <host>.txt files (a JSONL manifest is \
+                     read with --manifest FILE)",
+                    d.display()
+                ))
+            }
             (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
             (None, Some(d)) => Box::new(
                 inputs_from_dir(d)
