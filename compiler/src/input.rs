@@ -221,23 +221,24 @@ fn looks_like_html(sample: &[u8]) -> bool {
 /// and time for a file that never ends (`/dev/zero`, a FIFO).
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
+/// What is said of an input over [`MAX_INPUT_BYTES`].
+fn too_long_text() -> String {
+    format!(
+        "longer than {} MiB, the most robocc reads of one input",
+        MAX_INPUT_BYTES >> 20
+    )
+}
+
 /// Reads the file at `path` whole, if it has at most [`MAX_INPUT_BYTES`].
 ///
 /// # Errors
 ///
 /// The file cannot be read, or it is longer than that (a regular file is
-/// refused before it is read; a stream after that many bytes).
+/// refused before it is read; a stream after that many bytes): then the
+/// error's kind is [`std::io::ErrorKind::FileTooLarge`].
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let too_long = || {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "longer than {} MiB, the most robocc reads of one input",
-                MAX_INPUT_BYTES >> 20
-            ),
-        )
-    };
+    let too_long = || std::io::Error::new(std::io::ErrorKind::FileTooLarge, too_long_text());
     let file = std::fs::File::open(path)?;
     let len = file.metadata().map(|m| m.is_file().then_some(m.len()));
     if let Ok(Some(len)) = len {
@@ -251,6 +252,53 @@ pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         return Err(too_long());
     }
     Ok(bytes)
+}
+
+/// Reads one line of `reader` into `line` (cleared first; with its line
+/// break), refusing one whose text — without `\n` or `\r\n` — is longer
+/// than `max` bytes. `Ok(false)` at the end of the input. Line-oriented
+/// inputs (URL lists, manifests) use it, so that an input without line
+/// breaks (`/dev/zero`) is refused instead of filling memory.
+///
+/// # Errors
+///
+/// The reader fails, or the line is too long (kind
+/// [`std::io::ErrorKind::FileTooLarge`], saying the limit).
+pub fn read_line(
+    reader: &mut impl std::io::BufRead,
+    max: u64,
+    line: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    use std::io::{BufRead, Read};
+    line.clear();
+    let n = reader.take(max.saturating_add(2)).read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(false);
+    }
+    let mut text = line.as_slice();
+    let ended = text.last() == Some(&b'\n');
+    if ended {
+        text = &text[..text.len() - 1];
+    }
+    if text.last() == Some(&b'\r') && (ended || (text.len() as u64) > max) {
+        text = &text[..text.len() - 1];
+    }
+    if text.len() as u64 > max || (!ended && n as u64 == max.saturating_add(2)) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("a line longer than {}", show_bytes(max)),
+        ));
+    }
+    Ok(true)
+}
+
+/// `n` bytes, in MiB when a whole number of them.
+fn show_bytes(n: u64) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 #[cfg(test)]
@@ -324,5 +372,42 @@ mod tests {
         f.set_len(1000).unwrap();
         assert_eq!(read_file(&path).unwrap(), vec![0; 1000]);
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A line's text may be `max` bytes whatever ends it (`\n`, `\r\n`,
+    /// the end of the input); one byte more is refused, and the input is
+    /// not read past the refused line's first `max + 2` bytes.
+    #[test]
+    fn read_line_bounds_the_text_not_the_line_break() {
+        let max = 8u64;
+        let ok = "x".repeat(8);
+        let long = "x".repeat(9);
+        for (input, lines) in [
+            (format!("{ok}\n{ok}\r\n{ok}"), 3),
+            (format!("{ok}\r\n"), 1),
+            (String::new(), 0),
+            ("\n\r\n".to_string(), 2),
+        ] {
+            let mut r = std::io::BufReader::new(input.as_bytes());
+            let mut line = Vec::new();
+            let mut n = 0;
+            while read_line(&mut r, max, &mut line).unwrap() {
+                n += 1;
+            }
+            assert_eq!(n, lines, "{input:?}");
+        }
+        for input in [
+            format!("{long}\n"),
+            format!("{long}\r\n"),
+            long.clone(),
+            format!("{ok}\r{ok}\n"),
+            "x".repeat(100),
+        ] {
+            let mut r = std::io::BufReader::new(input.as_bytes());
+            let mut line = Vec::new();
+            let e = read_line(&mut r, max, &mut line).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge, "{input:?}");
+            assert!(line.len() as u64 <= max + 2, "{input:?}");
+        }
     }
 }

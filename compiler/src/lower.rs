@@ -246,7 +246,8 @@ impl std::fmt::Display for LowerError {
             // Line 0: the implicit allow of the file's own path.
             Some(0) => write!(
                 f,
-                "the implicit rule that allows the file's own path (/robots.txt) alone: {}",
+                "the implicit rule that allows the file's own path (/robots.txt or \
+                 /data.txt) alone: {}",
                 self.exceeded
             ),
             Some(line) => write!(f, "the rule on line {line} alone: {}", self.exceeded),

@@ -1,8 +1,8 @@
 //! The `robocc` command line: compile robots.txt files and check URLs.
 //!
 //! Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL,
-//! or `lint --fail-on-error` found an error; 2 usage or input error (the
-//! message names the file).
+//! or `lint --fail-on SEVERITY` a finding that severe; 2 usage, input or
+//! output error (the message names the file).
 
 // clap turns the CLI's doc comments into --help text, where `<host>.txt` and
 // `verdict<TAB>URL` are meant literally, not as HTML.

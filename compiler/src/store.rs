@@ -78,7 +78,13 @@ impl HostInput {
     pub fn load_body(&mut self) -> Result<(), InputErrorKind> {
         if self.body.is_none() {
             if let Some(p) = &self.body_path {
-                self.body = Some(read_body(p)?);
+                match read_body(p) {
+                    Ok(body) => self.body = Some(body),
+                    Err(BodyError::Unusable(why)) => {
+                        self.failure.get_or_insert(why);
+                    }
+                    Err(BodyError::Input(kind)) => return Err(kind),
+                }
             }
         }
         if let (Some(body), Some(claimed)) = (&self.body, &self.sha256) {
@@ -91,9 +97,18 @@ impl HostInput {
     }
 }
 
-fn read_body(p: &std::path::Path) -> Result<Vec<u8>, InputErrorKind> {
-    crate::input::read_file(p)
-        .map_err(|e| InputErrorKind::Io(format!("cannot read body {}: {e}", p.display())))
+/// A body file's bytes. One too long to read ([`crate::input::read_file`])
+/// is a failure of its host, as a body that fails to compile is; one that
+/// cannot be read stops the build.
+fn read_body(p: &std::path::Path) -> Result<Vec<u8>, BodyError> {
+    crate::input::read_file(p).map_err(|e| {
+        let why = format!("cannot read body {}: {e}", p.display());
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            BodyError::Unusable(why)
+        } else {
+            BodyError::Input(InputErrorKind::Io(why))
+        }
+    })
 }
 
 /// Lower-case hex, as manifests and `robocc inspect` write digests.
@@ -446,8 +461,9 @@ impl Body {
 
 /// Why an input has no body id.
 enum BodyError {
-    /// The body is not the one its stated digest names: a host failure.
-    Mismatch(String),
+    /// The body is not the one its stated digest names, or too long to
+    /// read: a host failure.
+    Unusable(String),
     /// Its file cannot be read: the build stops.
     Input(InputErrorKind),
 }
@@ -630,7 +646,7 @@ impl Collected {
             (Some(b), _) => b,
             (None, Some(p)) => {
                 self.bodies_read += 1;
-                read_body(p).map_err(BodyError::Input)?
+                read_body(p)?
             }
             (None, None) => return Ok(None),
         };
@@ -638,7 +654,7 @@ impl Collected {
         if let Some(d) = claimed {
             let actual = self.bodies[id as usize].sha256();
             if actual != d {
-                return Err(BodyError::Mismatch(digest_mismatch(&actual, &d)));
+                return Err(BodyError::Unusable(digest_mismatch(&actual, &d)));
             }
         }
         Ok(Some(id))
@@ -659,7 +675,7 @@ impl Collected {
             Some(why) => Some(self.failure(why)),
             None => match self.body_of(&mut input, base) {
                 Ok(id) => id,
-                Err(BodyError::Mismatch(why)) => Some(self.failure(why)),
+                Err(BodyError::Unusable(why)) => Some(self.failure(why)),
                 Err(BodyError::Input(kind)) => {
                     return Err(InputError {
                         at: format!("host {:?}", input.host),
@@ -1417,11 +1433,22 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
             at: at(&path),
             kind: InputErrorKind::BadHost(host.clone(), why),
         })?;
-        let body = crate::input::read_file(&path).map_err(|e| io(&path, e))?;
+        // A file too long to read is its host's failure, as in a manifest.
+        let (body, failure) = match read_body(&path) {
+            Ok(body) => (Some(body), None),
+            Err(BodyError::Unusable(why)) => (None, Some(why)),
+            Err(BodyError::Input(kind)) => {
+                return Err(InputError {
+                    at: at(&path),
+                    kind,
+                })
+            }
+        };
         out.push(HostInput {
             host,
             status: 200,
-            body: Some(body),
+            body,
+            failure,
             ..HostInput::default()
         });
     }
@@ -1443,7 +1470,6 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
 pub fn manifest_inputs(
     path: &std::path::Path,
 ) -> Result<impl Iterator<Item = Result<HostInput, InputError>>, InputError> {
-    use std::io::{BufRead, Read};
     let file = std::fs::File::open(path).map_err(|e| InputError {
         at: path.display().to_string(),
         kind: InputErrorKind::Io(format!("cannot read manifest: {e}")),
@@ -1458,29 +1484,24 @@ pub fn manifest_inputs(
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut line = Vec::new();
     let mut n = 0usize;
+    let mut done = false;
     Ok(std::iter::from_fn(move || loop {
-        line.clear();
         n += 1;
         // Only an error needs the location.
         let at = |n: usize| format!("{name}:{n}");
-        let max = crate::input::MAX_INPUT_BYTES;
-        match (&mut reader).take(max + 1).read_until(b'\n', &mut line) {
-            Ok(0) => return None,
-            Ok(len) if len as u64 > max && line.last() != Some(&b'\n') => {
-                return Some(Err(InputError {
-                    at: at(n),
-                    kind: InputErrorKind::Io(format!(
-                        "a line longer than {} MiB, the most robocc reads of one input",
-                        max >> 20
-                    )),
-                }))
-            }
-            Ok(_) => {}
+        if done {
+            return None;
+        }
+        match crate::input::read_line(&mut reader, crate::input::MAX_INPUT_BYTES, &mut line) {
+            Ok(false) => return None,
+            Ok(true) => {}
             Err(e) => {
+                // Not where a line starts: nothing after it can be read.
+                done = true;
                 return Some(Err(InputError {
                     at: at(n),
                     kind: InputErrorKind::Io(e.to_string()),
-                }))
+                }));
             }
         }
         if line.iter().all(u8::is_ascii_whitespace) {

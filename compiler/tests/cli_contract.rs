@@ -57,6 +57,16 @@ fn assert_exit(o: &Output, code: i32, needle: &str) {
     assert!(e.contains(needle), "expected {needle:?} on stderr: {e}");
 }
 
+/// The write end of a pipe whose reader has gone (a process that exited
+/// without reading): writing to it fails with a broken pipe, as after
+/// `| head` has read enough.
+fn closed_pipe() -> Stdio {
+    let mut reader = Command::new("true").stdin(Stdio::piped()).spawn().unwrap();
+    let writer = reader.stdin.take().unwrap();
+    reader.wait().unwrap();
+    Stdio::from(writer)
+}
+
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("robocc-contract-{name}-{}", std::process::id()));
@@ -744,10 +754,24 @@ fn item06b_store_output_is_never_an_input_body() {
         let o = build(out, &["--manifest", s(&m)]);
         assert_exit(&o, 2, "is the output");
         let o = build(out, &[s(&bodies)]);
-        assert_exit(&o, 2, "files the build reads from");
+        assert_exit(&o, 2, "of the directory the build reads");
         assert_eq!(std::fs::read_to_string(&body).unwrap(), text, "{out:?}");
     }
-    // A new file in the directory, or any other file, is written.
+    // Nor a new <host>.txt there: the next build would read it as a body.
+    let new_txt = bodies.join("new.example.txt");
+    let o = build(&new_txt, &[s(&bodies)]);
+    assert_exit(&o, 2, "the next build would read the store");
+    assert!(!new_txt.exists());
+    // A body too long to read is its host's failure, not the build's.
+    let huge = bodies.join("huge.example.com.txt");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    let o = build(&dir.join("with-huge.store"), &[s(&bodies)]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    std::fs::remove_file(&huge).unwrap();
+    // Another file in the directory, or any other file, is written.
     let fresh = bodies.join("new.store");
     assert_eq!(build(&fresh, &[s(&bodies)]).status.code(), Some(0));
     assert_eq!(build(&fresh, &["--manifest", s(&m)]).status.code(), Some(0));
@@ -776,7 +800,7 @@ fn item07b_endless_inputs_and_broken_streams() {
     ]);
     assert_eq!(c.status.code(), Some(0), "{}", err(&c));
     let o = robocc(&["check", "--policy", s(&p), "--urls", "/dev/zero"]);
-    assert_exit(&o, 2, "line 1 of the URLs is longer than 2 MiB");
+    assert_exit(&o, 2, "/dev/zero, line 1: a line longer than 2 MiB");
     let m = dir.join("m.jsonl");
     std::fs::write(
         &m,
@@ -793,10 +817,15 @@ fn item07b_endless_inputs_and_broken_streams() {
         "--manifest",
         s(&m),
     ]);
-    assert_exit(&o, 2, "longer than 256 MiB");
+    // The host's failure (listed; --on-failure answers for it), not the build's.
+    assert_exit(
+        &o,
+        0,
+        "failed: a.com: cannot read body /dev/zero: longer than 256 MiB",
+    );
 
     // stderr a pipe nobody reads: the diagnostics are lost, the answer is not.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+    let o = Command::new(env!("CARGO_BIN_EXE_robocc"))
         .args([
             "check",
             "--robots",
@@ -809,11 +838,9 @@ fn item07b_endless_inputs_and_broken_streams() {
         ])
         .current_dir(common::root())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .stderr(closed_pipe())
+        .output()
         .unwrap();
-    drop(child.stderr.take());
-    let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(out(&o), "allow\t/a\n");
 
@@ -926,17 +953,27 @@ fn item09_lint_wording() {
             && t.contains("crawlers without a group of their own"),
         "{t}"
     );
-    // Warnings alone pass --fail-on-error; an error fails it, and only it.
+    // Warnings pass --fail-on error and fail --fail-on warning.
     assert_eq!(o.status.code(), Some(0));
-    let strict = robocc(&["lint", "--fail-on-error", "--robots", s(&f)]);
+    let strict = robocc(&["lint", "--fail-on", "error", "--robots", s(&f)]);
     assert_eq!(strict.status.code(), Some(0), "{}", err(&strict));
+    let stricter = robocc(&["lint", "--fail-on", "warning", "--robots", s(&f)]);
+    assert_eq!(stricter.status.code(), Some(1), "{}", err(&stricter));
     let bin = dir.join("binary.txt");
     std::fs::write(&bin, [0u8, 1, 2, 3, 0xff, 0xfe, 0, 7].repeat(100)).unwrap();
     let o = robocc(&["lint", "--robots", s(&bin)]);
     assert!(out(&o).contains("error: binary"), "{}", out(&o));
     assert_eq!(o.status.code(), Some(0));
-    let strict = robocc(&["lint", "--fail-on-error", "--robots", s(&bin)]);
+    let strict = robocc(&["lint", "--fail-on", "error", "--robots", s(&bin)]);
     assert_eq!(strict.status.code(), Some(1), "{}", err(&strict));
+    // The gate holds when the output is cut short (`| head`).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(["lint", "--fail-on", "error", "--robots", s(&bin)])
+        .stdout(closed_pipe())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -8,7 +8,7 @@ use super::{
 use clap::{Args, ValueEnum};
 use robocc_compiler::tdmrep::Tdmrep;
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
-use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -655,24 +655,10 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         let mut line = Vec::new();
         let mut number = 0u64;
         loop {
-            line.clear();
             number += 1;
-            match (&mut reader)
-                .take(MAX_URL_LINE + 1)
-                .read_until(b'\n', &mut line)
-            {
-                Ok(0) => break printer.flush_batch(),
-                Ok(n) if n as u64 > MAX_URL_LINE && line.last() != Some(&b'\n') => {
-                    // Answer what was read before it.
-                    let _ = printer.flush_batch().and_then(|()| printer.out.flush());
-                    error(&format!(
-                        "line {number} of the URLs is longer than {} MiB: not a list of \
-                         URLs, one per line?",
-                        MAX_URL_LINE >> 20
-                    ));
-                    return Ok(EXIT_USAGE);
-                }
-                Ok(_) => {
+            match robocc_compiler::input::read_line(&mut reader, MAX_URL_LINE, &mut line) {
+                Ok(false) => break printer.flush_batch(),
+                Ok(true) => {
                     let url = line.trim_ascii();
                     if !url.is_empty() && !url.starts_with(b"#") {
                         if let Err(e) = printer.url(url) {
@@ -694,7 +680,13 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                         Some(path) if !from_stdin => format!("URL list {}", path.display()),
                         _ => "URLs from standard input".to_string(),
                     };
-                    error(&format!("cannot read {from}: {e}"));
+                    if e.kind() == std::io::ErrorKind::FileTooLarge {
+                        error(&format!(
+                            "{from}, line {number}: {e} (not a list of URLs, one per line?)"
+                        ));
+                    } else {
+                        error(&format!("cannot read {from}: {e}"));
+                    }
                     return Ok(EXIT_USAGE);
                 }
             }
@@ -704,15 +696,13 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         let _ = printer.out.flush();
         return Err(e);
     }
+    let code = i32::from(args.fail_on_disallow && printer.any_disallowed);
     match io_result.and_then(|()| printer.out.flush()) {
         Ok(()) => {}
-        // A closed pipe (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
-        Err(e) => return Err(format!("cannot write output: {e}")),
+        // A closed pipe (`| head`) is not an error: the URLs checked until
+        // then still decide --fail-on-disallow.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(code),
+        Err(e) => return Err(format!("cannot write to standard output: {e}")),
     }
-    Ok(if args.fail_on_disallow && printer.any_disallowed {
-        1
-    } else {
-        0
-    })
+    Ok(code)
 }

@@ -4,12 +4,35 @@ use super::{CompileFlags, Given};
 use clap::{Args, ValueEnum};
 use robocc_compiler::diag::{DiagCode, Severity};
 use robocc_compiler::lint::lint;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Format {
     Text,
     Json,
+}
+
+/// The least severe finding that makes `lint --fail-on` exit 1.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum FailOn {
+    /// The body is not a robots.txt (binary, HTML, UTF-16, a robocc file).
+    Error,
+    /// Or something was ignored or read otherwise than written (a rule a
+    /// crawler never reads, a limit that cut the file, a shadowed rule…).
+    Warning,
+    /// Any finding.
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -30,10 +53,10 @@ pub struct LintArgs {
     /// Output: `text` (one finding per line) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
-    /// Exit 1 when a finding is an error (a CI gate); without it lint exits
-    /// 0 whatever it finds.
-    #[arg(long, help_heading = "Output")]
-    fail_on_error: bool,
+    /// Exit 1 when a finding is at least this severe (a CI gate); without
+    /// it lint exits 0 whatever it finds.
+    #[arg(long, value_enum, value_name = "SEVERITY", help_heading = "Output")]
+    fail_on: Option<FailOn>,
     #[command(flatten)]
     flags: CompileFlags,
 }
@@ -73,6 +96,10 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             f.message = format!("{} ({hint})", f.message);
         }
     }
+    // The gate's answer does not depend on the output being read whole
+    // (`| head` closes it early).
+    let code = gate(args, findings.iter().map(|f| f.severity));
+    let mut text = String::new();
     for f in &findings {
         if args.format == Format::Json {
             let obj = serde_json::json!({
@@ -83,9 +110,10 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
                 "message": f.message,
                 "fix": f.fix,
             });
-            println!("{obj}");
+            let _ = writeln!(text, "{obj}");
         } else {
-            println!(
+            let _ = writeln!(
+                text,
                 "{}:{}: {}: {}: {} (fix: {})",
                 path.display(),
                 f.line,
@@ -96,6 +124,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             );
         }
     }
+    emit(&text)?;
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
         diag!(
@@ -107,8 +136,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             count(Severity::Info)
         );
     }
-    let errors = findings.iter().any(|f| f.severity == Severity::Error);
-    Ok(i32::from(args.fail_on_error && errors))
+    Ok(code)
 }
 
 /// `lint --html`.
@@ -130,6 +158,8 @@ fn lint_html(
     }
     let html = super::read_file(path, "HTML")?;
     let findings = robocc_compiler::page::lint(&html, agent);
+    let code = gate(args, findings.iter().map(|f| f.severity));
+    let mut text = String::new();
     for f in &findings {
         if args.format == Format::Json {
             let obj = serde_json::json!({
@@ -141,9 +171,10 @@ fn lint_html(
                 "message": f.message,
                 "fix": f.fix,
             });
-            println!("{obj}");
+            let _ = writeln!(text, "{obj}");
         } else {
-            println!(
+            let _ = writeln!(
+                text,
                 "{}:{}: {}: {}: {} (byte {}; fix: {})",
                 path.display(),
                 f.line,
@@ -155,6 +186,7 @@ fn lint_html(
             );
         }
     }
+    emit(&text)?;
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
         diag!(
@@ -165,6 +197,24 @@ fn lint_html(
             count(Severity::Info)
         );
     }
-    let errors = findings.iter().any(|f| f.severity == Severity::Error);
-    Ok(i32::from(args.fail_on_error && errors))
+    Ok(code)
+}
+
+/// Writes the findings to stdout; a closed pipe (`| head`) is not an
+/// error, and does not change the exit code.
+fn emit(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `--fail-on`'s exit code for findings of these severities.
+fn gate(args: &LintArgs, found: impl IntoIterator<Item = Severity>) -> i32 {
+    let failing = |s: Severity| args.fail_on.is_some_and(|f| s >= f.severity());
+    i32::from(found.into_iter().any(failing))
 }

@@ -42,8 +42,9 @@ pub const EXIT_USAGE: i32 = 2;
     version,
     about = "Compiles robots.txt into a DFA policy and checks URLs against it.",
     long_about = "Compiles robots.txt into a DFA policy and checks URLs against it.\n\n\
-                  Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL; \
-                  2 usage or input error."
+                  Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL, \
+                  or `lint --fail-on SEVERITY` a finding that severe; 2 usage, input or \
+                  output error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -530,8 +531,7 @@ impl CompileFlags {
         let how = if built.policy.is_some() {
             "compile from the robots.txt with the flags you want (--robots FILE)"
         } else {
-            "rebuild the store with the flags you want (robocc store build), or check \
-             with its robots.txt (--robots FILE)"
+            "rebuild the store with the flags you want (robocc store build)"
         };
         let redo = |why: String| Err(format!("{what} {why}; {how}, or drop them"));
         if given.has("agent") || given.has("agent_from_header") {
@@ -713,6 +713,9 @@ pub fn open_base_store(path: &Path) -> Result<Store, String> {
     open_store_hinted(path, |e| match e.kind() {
         robocc_engine::LoadErrorKind::Version { .. } => {
             format!("{e} (a store of another format cannot be a base: build once without --base)")
+        }
+        robocc_engine::LoadErrorKind::BadMagic { other: None } => {
+            format!("{e} (--base takes a store that robocc store build wrote)")
         }
         _ => kind_hint(e),
     })

@@ -387,6 +387,6 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     match std::io::stdout().lock().write_all(out.as_bytes()) {
         Ok(()) => Ok(0),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
-        Err(e) => Err(format!("cannot write output: {e}")),
+        Err(e) => Err(format!("cannot write to standard output: {e}")),
     }
 }

@@ -336,9 +336,9 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
 }
 
 /// Refuses a build whose `-o` names one of the bodies it reads (a
-/// `<host>.txt` of its directory, or a manifest's `body_path`): the store
-/// would replace that robots.txt, and the next build would read a store as
-/// the host's body. A manifest's bodies are compared as they stream by, by
+/// `<host>.txt` of its directory, even a new one, or a manifest's
+/// `body_path`): the store would replace that robots.txt, or the next build
+/// would read a store as a host's body. A manifest's bodies are compared as they stream by, by
 /// file name first (the output's, and its link target's), so that a
 /// million-line manifest costs no extra file system calls; a body_path that
 /// is itself a link under another name is not caught.
@@ -347,7 +347,32 @@ fn guard_bodies<'a>(
     inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>> + 'a>,
 ) -> Result<Box<dyn Iterator<Item = Result<HostInput, InputError>> + 'a>, String> {
     let out = args.output.clone();
-    if args.shards.is_some() || !std::fs::metadata(&out).is_ok_and(|m| m.is_file()) {
+    if args.shards.is_some() || out.as_os_str() == "-" {
+        return Ok(inputs);
+    }
+    if let Some(dir) = &args.dir {
+        // Where the output really is (-o may be a link into the directory),
+        // or would be: a new <host>.txt there is read by the next build.
+        let real = std::fs::canonicalize(&out).ok().or_else(|| {
+            let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+            let parent = std::fs::canonicalize(parent.unwrap_or(std::path::Path::new(".")));
+            Some(parent.ok()?.join(out.file_name()?))
+        });
+        let in_dir = real.as_deref().is_some_and(|r| {
+            r.parent().is_some_and(|p| super::output::same_file(p, dir))
+                && r.to_str().is_some_and(|n| n.ends_with(".txt"))
+        });
+        if in_dir {
+            return Err(format!(
+                "{} is a <host>.txt of the directory the build reads ({}): the next build \
+                 would read the store as that host's robots.txt; write it elsewhere, or name \
+                 it *.store",
+                out.display(),
+                dir.display()
+            ));
+        }
+    }
+    if !std::fs::metadata(&out).is_ok_and(|m| m.is_file()) {
         return Ok(inputs);
     }
     let refusal = |out: &std::path::Path, body: &std::path::Path| {
@@ -357,21 +382,6 @@ fn guard_bodies<'a>(
             out.display()
         )
     };
-    if let Some(dir) = &args.dir {
-        // Where the output really is (-o may be a link into the directory).
-        let real = std::fs::canonicalize(&out).unwrap_or_else(|_| out.clone());
-        let in_dir = real
-            .parent()
-            .is_some_and(|p| super::output::same_file(p, dir));
-        if in_dir && real.to_str().is_some_and(|n| n.ends_with(".txt")) {
-            return Err(format!(
-                "{} is one of the <host>.txt files the build reads from {}: write the store \
-                 elsewhere",
-                out.display(),
-                dir.display()
-            ));
-        }
-    }
     // The name as given and as its links resolve (-o LINK to a body).
     let names: Vec<std::ffi::OsString> = [Some(out.clone()), std::fs::canonicalize(&out).ok()]
         .into_iter()
