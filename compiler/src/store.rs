@@ -1437,9 +1437,10 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
         let (body, failure) = match read_body(&path) {
             Ok(body) => (Some(body), None),
             Err(BodyError::Unusable(why)) => (None, Some(why)),
+            // The message names the file.
             Err(BodyError::Input(kind)) => {
                 return Err(InputError {
-                    at: at(&path),
+                    at: format!("host {host:?}"),
                     kind,
                 })
             }
