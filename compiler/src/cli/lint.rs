@@ -124,7 +124,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             );
         }
     }
-    emit(&text)?;
+    super::write_stdout(text.as_bytes())?;
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
         diag!(
@@ -186,7 +186,7 @@ fn lint_html(
             );
         }
     }
-    emit(&text)?;
+    super::write_stdout(text.as_bytes())?;
     if args.format == Format::Text {
         let count = |s| findings.iter().filter(|f| f.severity == s).count();
         diag!(
@@ -198,19 +198,6 @@ fn lint_html(
         );
     }
     Ok(code)
-}
-
-/// Writes the findings to stdout; a closed pipe (`| head`) is not an
-/// error, and does not change the exit code.
-fn emit(text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write to standard output: {e}"))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// `--fail-on`'s exit code for findings of these severities.

@@ -885,6 +885,19 @@ fn clap_error(e: &clap::Error) -> i32 {
     code
 }
 
+/// Writes a command's whole output to stdout. A closed pipe (`| head`) is
+/// not an error, and leaves the command's exit code as it is.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Prints an error the way every command does.
 pub fn error(msg: &str) {
     diag!("robocc: error: {msg}");

@@ -383,10 +383,6 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             }
         }
     }
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(out.as_bytes()) {
-        Ok(()) => Ok(0),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
-        Err(e) => Err(format!("cannot write to standard output: {e}")),
-    }
+    super::write_stdout(out.as_bytes())?;
+    Ok(0)
 }
