@@ -221,14 +221,6 @@ fn looks_like_html(sample: &[u8]) -> bool {
 /// and time for a file that never ends (`/dev/zero`, a FIFO).
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// What is said of an input over [`MAX_INPUT_BYTES`].
-fn too_long_text() -> String {
-    format!(
-        "longer than {} MiB, the most robocc reads of one input",
-        MAX_INPUT_BYTES >> 20
-    )
-}
-
 /// Reads the file at `path` whole, if it has at most [`MAX_INPUT_BYTES`].
 ///
 /// # Errors
@@ -238,7 +230,15 @@ fn too_long_text() -> String {
 /// error's kind is [`std::io::ErrorKind::FileTooLarge`].
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let too_long = || std::io::Error::new(std::io::ErrorKind::FileTooLarge, too_long_text());
+    let too_long = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "longer than {} MiB, the most robocc reads of one input",
+                MAX_INPUT_BYTES >> 20
+            ),
+        )
+    };
     let file = std::fs::File::open(path)?;
     let len = file.metadata().map(|m| m.is_file().then_some(m.len()));
     if let Ok(Some(len)) = len {
