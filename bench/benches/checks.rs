@@ -28,7 +28,7 @@ fn load(name: &str) -> Vec<u8> {
 fn checks(c: &mut Criterion) {
     for name in FILES {
         let body = load(name);
-        let w = Workload::new(name, body.clone(), "Googlebot", 2_000);
+        let w = Workload::new(name, body.clone(), "Googlebot", robocc_bench::URLS);
         let urls = w.absolute_urls();
         let bytes = w.compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
@@ -81,7 +81,7 @@ fn loading(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("robocc-criterion-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let body = load("texting_robots__twitter.robots.txt");
-    let w = Workload::new("twitter", body, "Googlebot", 2_000);
+    let w = Workload::new("twitter", body, "Googlebot", robocc_bench::URLS);
     let path = dir.join("twitter.policy");
     std::fs::write(&path, &w.compiled.to_bytes()[..]).unwrap();
     c.bench_function("load/policy_open_mmap", |b| {

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn main() {
-    let mut count = 10_000;
+    let mut count = robocc_bench::URLS;
     let mut rounds = 15;
     let mut file = None;
     let mut agent = "newsbot".to_string();

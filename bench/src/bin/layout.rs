@@ -201,7 +201,7 @@ fn main() {
         let name = std::path::Path::new(&file)
             .file_name()
             .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-        let w = Workload::with_options(&name, body, "Googlebot", 20_000, &options);
+        let w = Workload::with_options(&name, body, "Googlebot", robocc_bench::URLS, &options);
         if w.compiled.data.automata.len() > 1 {
             println!("| {name} | — | — | — | — | (split path: several automata) | |");
             continue;

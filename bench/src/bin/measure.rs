@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 fn main() {
     let mut agent = "Googlebot".to_string();
-    let mut count = 20_000;
+    let mut count = robocc_bench::URLS;
     let mut files = Vec::new();
     let mut options = robocc_compiler::CompileOptions::default();
     let mut args =

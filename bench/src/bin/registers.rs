@@ -28,7 +28,7 @@ fn main() {
         let name = std::path::Path::new(&file)
             .file_name()
             .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
-        let w = Workload::new(&name, body.clone(), "Googlebot", 20_000);
+        let w = Workload::new(&name, body.clone(), "Googlebot", robocc_bench::URLS);
         let never = CompileOptions {
             budget: Budget {
                 registers: Registers::Never,

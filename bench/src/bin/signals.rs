@@ -15,7 +15,7 @@
 //! `cargo run --release -p robocc-bench --bin signals -- [FILE…] [--files N] [--urls N] [--rounds R]`
 //!
 //! Default: a fixed sample of `../shared/corpus/real` (every k-th file by
-//! name, `--files` of them, 40 by default), 2,000 URLs per file. Files whose
+//! name, `--files` of them, 40 by default), 20,000 URLs per file (`robocc_bench::URLS`). Files whose
 //! statements were dropped (they did not fit the automaton budget with the
 //! rules: one crawl channel, every preference unknown) or where none was
 //! synthesised for the agent are left out and counted.
@@ -37,7 +37,7 @@ struct Case {
 }
 
 fn main() {
-    let mut count = 2_000;
+    let mut count = robocc_bench::URLS;
     let mut rounds = 31;
     let mut sample = 40;
     let mut files: Vec<PathBuf> = Vec::new();
