@@ -65,6 +65,17 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
+    /// Checks that `agent` and every training agent are product tokens: a
+    /// training agent such as `Google-Extended/1.0` would otherwise match
+    /// no group and leave `train-ai` unknown without a word.
+    pub(crate) fn check_tokens(&self, agent: &str) -> Result<(), CompileError> {
+        validate_token(agent).map_err(CompileError::BadAgent)?;
+        for t in &self.training_agents {
+            validate_token(t).map_err(CompileError::BadTrainingAgent)?;
+        }
+        Ok(())
+    }
+
     /// The rule-set options these compile options imply.
     pub fn rule_set_options(&self) -> RuleSetOptions {
         RuleSetOptions {
@@ -87,11 +98,25 @@ impl CompileOptions {
     }
 }
 
+/// A limit as the command line and the Python binding take it: `0` means
+/// none (`usize::MAX`). The library's fields take the number as it is,
+/// except [`ParseOptions::max_bytes`], where 0 already means no limit.
+pub fn zero_is_unlimited(n: usize) -> usize {
+    if n == 0 {
+        usize::MAX
+    } else {
+        n
+    }
+}
+
 /// Why a file could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompileError {
     /// The agent product token is not valid.
     BadAgent(BadAgent),
+    /// A training agent ([`CompileOptions::training_agents`]) is not a
+    /// valid product token.
+    BadTrainingAgent(BadAgent),
     /// The automata do not fit the budget even on the fallback path.
     Budget(LowerError),
     /// The dialect is not implemented yet.
@@ -104,6 +129,7 @@ impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompileError::BadAgent(e) => e.fmt(f),
+            CompileError::BadTrainingAgent(e) => write!(f, "training agent: {e}"),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
             CompileError::TooLarge(why) => f.write_str(why),
             CompileError::UnsupportedDialect(d) => write!(
@@ -153,7 +179,7 @@ pub fn compile(
     agent: &str,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    validate_token(agent).map_err(CompileError::BadAgent)?;
+    options.check_tokens(agent)?;
     let sem = semantics(options.dialect);
     if !sem.supported {
         return Err(CompileError::UnsupportedDialect(options.dialect));
@@ -554,8 +580,32 @@ pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_rate, parse_window};
+    use super::{compile, parse_rate, parse_window, CompileError, CompileOptions};
     use robocc_engine::TimeWindow;
+
+    /// A training agent that is not a product token is refused, as the
+    /// agent is: it would match no group, and train-ai would stay unknown.
+    #[test]
+    fn training_agents_are_product_tokens() {
+        let body = b"User-agent: Google-Extended\nDisallow: /\n";
+        for bad in ["Google-Extended/1.0", "Google Extended", "", "*"] {
+            let options = CompileOptions {
+                training_agents: vec!["CCBot".into(), bad.into()],
+                ..CompileOptions::default()
+            };
+            let e = compile(body, "ExampleBot", &options).unwrap_err();
+            assert!(
+                matches!(e, CompileError::BadTrainingAgent(_)),
+                "{bad:?}: {e}"
+            );
+            assert!(e.to_string().starts_with("training agent: "), "{e}");
+        }
+        let options = CompileOptions {
+            training_agents: vec!["Google-Extended".into()],
+            ..CompileOptions::default()
+        };
+        assert!(compile(body, "ExampleBot", &options).is_ok());
+    }
 
     #[test]
     fn robots2_timing_values() {

@@ -741,8 +741,12 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
             build_split(ctx, b)
         }
         Err(e) => Err(LowerError {
+            // A rule alone over a size budget is named. The deadline is the
+            // whole file's: whichever rule was being lowered when it passed
+            // is not the cause.
+            rule_line: (ids.len() == 1 && !matches!(e, BudgetExceeded::Time(_)))
+                .then(|| ctx.set.rules[ids[0]].line),
             exceeded: e,
-            rule_line: (ids.len() == 1).then(|| ctx.set.rules[ids[0]].line),
         }),
     }
 }

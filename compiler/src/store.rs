@@ -915,8 +915,7 @@ fn prepare<I>(
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
-    crate::agent::validate_token(agent)
-        .map_err(|e| StoreError::Compile(CompileError::BadAgent(e)))?;
+    options.check_tokens(agent).map_err(StoreError::Compile)?;
     let reusable = reusable(store.base, agent, options);
     // Collect.
     let mut collected = Collected::new();
@@ -1290,12 +1289,14 @@ where
 ///
 /// # Errors
 ///
-/// No shard, or more than [`robocc_engine::MAX_SHARDS`].
+/// An agent or training agent that is not a product token; no shard, or
+/// more than [`robocc_engine::MAX_SHARDS`].
 pub fn store_set_index(
     agent: &str,
     options: &CompileOptions,
     shards: Vec<robocc_engine::ShardInfo>,
 ) -> Result<String, StoreError> {
+    options.check_tokens(agent).map_err(StoreError::Compile)?;
     robocc_engine::SetIndex {
         agent: agent.to_string(),
         dialect: options.dialect,

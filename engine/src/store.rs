@@ -94,6 +94,13 @@ impl HostSource {
         }
     }
 
+    /// The policy was compiled from a robots.txt body (the host's own, or
+    /// its redirect target's), so its rules are lines of that file. The
+    /// other sources stand for a status, and their rules are robocc's own.
+    pub fn has_lines(self) -> bool {
+        matches!(self, HostSource::Fetched | HostSource::Redirected)
+    }
+
     /// The source with this number.
     pub fn from_u8(v: u8) -> Option<HostSource> {
         HostSource::ALL.get(usize::from(v)).copied()

@@ -170,9 +170,7 @@ fn judge_store(s: &Store, url: &[u8], usage: Usage, missing: Missing) -> Result<
         return Ok(not_in_store(missing));
     };
     let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
-    // Only a fetched body (or a redirect target's) has lines; the others
-    // stand for a status and their lines are robocc's own.
-    let has_lines = matches!(host.source, HostSource::Fetched | HostSource::Redirected);
+    let has_lines = host.source.has_lines();
     Ok(verdict_of(
         &p,
         url,

@@ -346,15 +346,6 @@ fn dialect_flags_apply(dialect: Dialect, given: &Given) -> Result<(), String> {
     Ok(())
 }
 
-/// A limit as the library takes it: 0 on the command line means none.
-fn limit(n: usize) -> usize {
-    if n == 0 {
-        usize::MAX
-    } else {
-        n
-    }
-}
-
 impl CompileFlags {
     /// The product token, validated.
     pub fn agent(&self) -> Result<String, String> {
@@ -470,20 +461,20 @@ impl CompileFlags {
                 // The library also reads 0 as "no limit" here.
                 max_bytes: l.max_bytes,
                 records_close_groups: self.dialect.records_close_groups,
-                max_line_len: limit(l.max_line_len),
-                max_rules_per_group: limit(l.max_rules),
+                max_line_len: robocc_compiler::zero_is_unlimited(l.max_line_len),
+                max_rules_per_group: robocc_compiler::zero_is_unlimited(l.max_rules),
                 ..ParseOptions::default()
             },
             budget: Budget {
-                max_states: limit(l.max_states),
-                total_bytes: limit(l.max_table_bytes),
+                max_states: robocc_compiler::zero_is_unlimited(l.max_states),
+                total_bytes: robocc_compiler::zero_is_unlimited(l.max_table_bytes),
                 // Past the clock's range the lowering has no deadline.
                 time: if l.compile_timeout == 0 {
                     std::time::Duration::MAX
                 } else {
                     std::time::Duration::from_secs(l.compile_timeout)
                 },
-                max_automata: limit(l.max_automata),
+                max_automata: robocc_compiler::zero_is_unlimited(l.max_automata),
                 registers: match l.registers {
                     RegistersArg::Auto => robocc_compiler::Registers::Auto,
                     RegistersArg::Always => robocc_compiler::Registers::Always,
