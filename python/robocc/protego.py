@@ -16,7 +16,12 @@ follows Google. Known differences: Protego matches a group whose name occurs
 anywhere in the user-agent string (the longest such name wins), robocc
 compares the one product token; Protego reads the last valid Crawl-delay of
 a group, robocc the first (Request-rate and Visit-time: the last, as
-Protego).
+Protego); Protego percent-encodes paths and patterns before comparing them,
+robocc matches the URL as given, as Google does (``/café`` and
+``/caf%C3%A9`` are different paths; Scrapy passes URLs already encoded, so
+its crawls are unaffected; ``url_mode="rfc"`` reads them as RFC 9309 §2.2.2
+does: docs/dialects.md, "URL modes"). Objects pickle (their policies as
+artifact bytes).
 """
 
 from __future__ import annotations

@@ -188,17 +188,27 @@ def build(
     master: Optional[str] = None,
     dialect: str = "rfc9309",
     on_failure: str = "disallow",
+    url_mode: str = "google",
+    robots_txt: str = "allow",
 ) -> Dict[str, Any]:
     """Builds the store set and its summary; returns the summary."""
-    from robocc import _native
+    from robocc import RoboccError, _native
 
     if (manifest is None) == (not warc):
         raise SystemExit("give --manifest FILE or --warc FILE…, one of them")
     if not 1 <= shards <= 65536:
         raise SystemExit(f"--shards {shards}: a store set has 1 to 65536 shards")
-    options = {"dialect": dialect, "on_failure": on_failure}
+    # Missing inputs fail here, not as an executor's stack trace.
+    for flag, path in [("--manifest", manifest)] + [("--warc", w) for w in warc]:
+        if path is not None and not Path(path).is_file():
+            raise SystemExit(f"{flag} {path}: no such file")
+    index_options = {"dialect": dialect, "url_mode": url_mode, "robots_txt": robots_txt}
+    options = dict(index_options, on_failure=on_failure)
     # Bad options fail here, before Spark starts.
-    _native.store_set_index(agent, [(0, 0, 0)], dialect=dialect)
+    try:
+        _native.store_set_index(agent, [(0, 0, 0)], **index_options)
+    except (RoboccError, ValueError) as e:
+        raise SystemExit(f"robocc.spark: {e}") from None
     out_dir = Path(out).absolute()
     old = _check_out(out_dir)
     started = time.monotonic()
@@ -257,7 +267,7 @@ def build(
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(shards)):
         raise SystemExit(f"internal error: shards built {[r[0] for r in results]}")
-    index = _native.store_set_index(agent, [tuple(r[1]) for r in results], dialect=dialect)
+    index = _native.store_set_index(agent, [tuple(r[1]) for r in results], **index_options)
     _replace(out_dir / INDEX, index.encode("ascii"))
     for i in range(shards, old):
         stale = out_dir / _shard_name(i)
@@ -277,6 +287,8 @@ def build(
         "store_set": str(out_dir),
         "agent": agent,
         "dialect": dialect,
+        "url_mode": url_mode,
+        "robots_txt": robots_txt,
         "on_failure": on_failure,
         "shards": shards,
         "input": inputs,
@@ -322,7 +334,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     src.add_argument("--manifest", help="JSONL manifest (robocc store build --manifest format)")
     src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
     b.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
-    b.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2"])
+    b.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2", "acap"])
+    b.add_argument("--url-mode", default="google", choices=["google", "rfc"])
+    b.add_argument("--robots-txt", default="allow", choices=["allow", "rules"])
     b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
     args = parser.parse_args(argv)
     summary = build(
@@ -334,6 +348,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         master=args.master,
         dialect=args.dialect,
         on_failure=args.on_failure,
+        url_mode=args.url_mode,
+        robots_txt=args.robots_txt,
     )
     s = summary
     print(

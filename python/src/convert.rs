@@ -70,9 +70,9 @@ pub fn urls(urls: &Bound<'_, PyAny>) -> PyResult<Vec<Url>> {
     Ok(out)
 }
 
-/// robots.txt contents given as `bytes`, `bytearray` or `str` (encoded as
-/// UTF-8).
-pub fn body(robots: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+/// Contents given as `bytes`, `bytearray` or `str` (encoded as UTF-8);
+/// `what` names them in the error ("robots.txt contents", "policy bytes").
+pub fn body(robots: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     if let Ok(b) = robots.cast::<PyBytes>() {
         Ok(b.as_bytes().to_vec())
     } else if let Ok(s) = robots.cast::<PyString>() {
@@ -81,7 +81,7 @@ pub fn body(robots: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         Ok(b.to_vec())
     } else {
         Err(PyTypeError::new_err(format!(
-            "robots.txt contents must be bytes, bytearray or str, not {}",
+            "{what} must be bytes, bytearray or str, not {}",
             robots.get_type().name()?
         )))
     }
@@ -113,6 +113,30 @@ pub fn check_readable(path: &Path) -> PyResult<()> {
         text,
         path.display().to_string(),
     )))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so that a reader that has the old file mapped keeps a
+/// consistent view. Only a regular file (or nothing) at `path` is replaced.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            return Err(format!(
+                "{}: not written: it exists and is not a regular file",
+                path.display()
+            ));
+        }
+    }
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(path.file_name().unwrap_or_else(|| "robocc".as_ref()));
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
 }
 
 /// "Is a directory" (the same number on Linux, macOS and the BSDs).

@@ -1,6 +1,8 @@
 //! The compile options of `robocc.compile` and `robocc.build_store`: the
 //! keyword arguments mirror the command line's flags (`--url-mode rfc` is
-//! `url_mode="rfc"`), with the same defaults.
+//! `url_mode="rfc"`), with the same defaults and the same meaning of 0 (no
+//! limit, `robocc_compiler::zero_is_unlimited`; for `compile_timeout`, 0 or
+//! `float("inf")`: no deadline).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -99,12 +101,18 @@ impl Options<'_> {
                 )))
             }
         };
-        let time = Duration::try_from_secs_f64(self.compile_timeout).map_err(|_| {
-            PyValueError::new_err(format!(
-                "compile_timeout={}: expected a number of seconds, 0 or more",
-                self.compile_timeout
-            ))
-        })?;
+        let time = if self.compile_timeout == 0.0 || self.compile_timeout == f64::INFINITY {
+            Duration::MAX
+        } else {
+            Duration::try_from_secs_f64(self.compile_timeout).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "compile_timeout={}: expected a number of seconds (0 or float(\"inf\"): \
+                     no deadline)",
+                    self.compile_timeout
+                ))
+            })?
+        };
+        let limit = robocc_compiler::zero_is_unlimited;
         Ok(CompileOptions {
             dialect,
             url_mode,
@@ -113,14 +121,14 @@ impl Options<'_> {
             parse: ParseOptions {
                 max_bytes: self.max_bytes,
                 records_close_groups: self.records_close_groups,
-                max_line_len: self.max_line_len,
-                max_rules_per_group: self.max_rules,
+                max_line_len: limit(self.max_line_len),
+                max_rules_per_group: limit(self.max_rules),
                 ..ParseOptions::default()
             },
             budget: Budget {
-                max_states: self.max_states,
-                total_bytes: self.max_table_bytes,
-                max_automata: self.max_automata,
+                max_states: limit(self.max_states),
+                total_bytes: limit(self.max_table_bytes),
+                max_automata: limit(self.max_automata),
                 time,
                 layout,
                 ..Budget::default()

@@ -6,7 +6,7 @@ use crate::options::{
     Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::CompileError;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
@@ -124,6 +124,7 @@ pub fn verdict(policy: robocc_engine::Policy<'_>, v: robocc_engine::Verdict) -> 
         rule_line: rule.map(|r| r.line).filter(|&l| l > 0),
         pattern: rule.map(|r| r.pattern_text().into_owned()),
         origin: rule.map(|r| r.origin.name()),
+        source: None,
     }
 }
 
@@ -136,13 +137,18 @@ impl Policy {
     /// policy of this format version.
     #[staticmethod]
     fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Policy> {
-        let bytes = convert::body(data)?;
+        let bytes = convert::body(data, "policy bytes")?;
         PolicyFile::from_slice(&bytes)
             .map(Policy::from_file)
             .map_err(convert::load_error)
     }
 
     /// Memory-maps and validates the policy file at ``path``.
+    ///
+    /// The file stays mapped while the object lives: replace it by renaming
+    /// a new file over it (as :meth:`save` and the command line do), never
+    /// by rewriting it in place. A mapped file truncated or rewritten under
+    /// a reader can crash the process (docs/RELIABILITY.md).
     ///
     /// Raises ``OSError`` when the file cannot be opened and
     /// :class:`robocc.LoadError` when it is not a valid policy.
@@ -158,6 +164,25 @@ impl Policy {
     /// --policy`` read).
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.file.as_bytes())
+    }
+
+    /// Writes the artifact bytes to ``path`` through a temporary file and a
+    /// rename, so that a process that has the old file open
+    /// (:meth:`open`) keeps its consistent view. Only a regular file (or
+    /// nothing) at ``path`` is replaced; otherwise, or when the write
+    /// fails, raises ``OSError``.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        convert::write_replacing(&path, self.file.as_bytes()).map_err(PyOSError::new_err)
+    }
+
+    /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
+    /// :attr:`diagnostics` are not kept, as in a saved artifact).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        Ok((from_bytes, (PyBytes::new(py, slf.get().file.as_bytes()),)))
     }
 
     /// Whether ``url`` (absolute, or a path; ``str`` or ``bytes``) may be
@@ -375,7 +400,9 @@ impl Policy {
 /// 1-based line in the robots.txt, ``None`` when no rule or an implicit one
 /// decided; ``pattern``: the deciding rule's pattern as matched;
 /// ``origin``: ``"line"``, ``"index-htm"`` (Google's index.htm rule) or
-/// ``"robots-txt"`` (/robots.txt is always allowed).
+/// ``"robots-txt"`` (/robots.txt is always allowed); ``source``: for a
+/// :class:`Store`'s answer, where the host's policy came from
+/// (:meth:`Store.check`), else ``None``.
 #[pyclass(frozen, get_all, eq, module = "robocc")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
@@ -384,6 +411,7 @@ pub struct Verdict {
     pub rule_line: Option<u32>,
     pub pattern: Option<String>,
     pub origin: Option<&'static str>,
+    pub source: Option<&'static str>,
 }
 
 #[pymethods]
@@ -395,8 +423,13 @@ impl Verdict {
                 None => Ok("None".to_string()),
             }
         };
+        // `source` only where there is one (a store's answer).
+        let source = match self.source {
+            Some(s) => format!(", source={}", r(Some(s))?),
+            None => String::new(),
+        };
         Ok(format!(
-            "Verdict(allowed={}, rule_line={}, pattern={}, origin={})",
+            "Verdict(allowed={}, rule_line={}, pattern={}, origin={}{source})",
             if self.allowed { "True" } else { "False" },
             self.rule_line.map_or("None".to_string(), |l| l.to_string()),
             r(self.pattern.as_deref())?,
@@ -442,11 +475,12 @@ impl Diagnostic {
 /// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``, ``"acap"``), ``url_mode``
 /// (``"google"``: match URLs as given; ``"rfc"``: normalise per RFC 9309),
 /// ``robots_txt`` (``"allow"``: /robots.txt always allowed; ``"rules"``),
-/// ``data_txt``, the parse limits ``max_bytes`` (0: none), ``max_line_len``,
+/// ``data_txt``, the parse limits ``max_bytes``, ``max_line_len``,
 /// ``max_rules`` (per group), ``records_close_groups``, and the automaton
 /// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
-/// ``compile_timeout`` (seconds). A limit that drops input is reported in
-/// :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"auto"`` (the
+/// ``compile_timeout`` (seconds). As on the command line, 0 lifts any of
+/// these limits (and ``float("inf")`` the timeout). A limit that drops
+/// input is reported in :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"auto"`` (the
 /// default: compact, with table rows where ``*`` rules would slow it, up to
 /// 32 KiB per automaton and programs of 12× the robots.txt counted as at
 /// least 1 KiB), ``"compact"`` (artifacts about the size of the
@@ -460,8 +494,8 @@ impl Diagnostic {
 /// ``--purpose``): the usage purposes the crawler serves; ACAP sub-records
 /// whose purpose pattern matches one apply.
 ///
-/// Raises :class:`robocc.CompileError` (invalid agent token, unsupported
-/// dialect, rules beyond the budget) and ``ValueError`` for a bad option
+/// Raises :class:`robocc.CompileError` (invalid agent or training agent
+/// token, unsupported dialect, rules beyond the budget) and ``ValueError`` for a bad option
 /// (``training_agents`` without rfc9309, ``purposes`` without acap).
 /// The GIL is released while compiling.
 #[pyfunction]
@@ -515,7 +549,7 @@ pub fn compile(
         layout,
     }
     .compile_options()?;
-    let body = convert::body(robots)?;
+    let body = convert::body(robots, "robots.txt contents")?;
     let compiled = py
         .detach(|| robocc_compiler::compile(&body, agent, &options))
         .map_err(|e| CompileError::new_err(e.to_string()))?;

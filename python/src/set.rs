@@ -358,7 +358,6 @@ pub fn store_set_index(
     robots_txt: &str,
 ) -> PyResult<String> {
     let o = build_opts(dialect, url_mode, robots_txt, "disallow")?;
-    robocc_compiler::agent::validate_token(agent).map_err(|e| err(format!("{e:?}")))?;
     let infos = shards
         .into_iter()
         .map(|(bytes, hosts, checksum)| robocc_engine::ShardInfo {

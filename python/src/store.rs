@@ -14,40 +14,102 @@ use robocc_compiler::store::{
     StoreOptions,
 };
 use robocc_compiler::Budget;
-use robocc_engine::PolicyFile;
+use robocc_engine::{HostSource, LoadError, PolicyFile};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The policies of many hosts in one memory-mapped file (built by
-/// :func:`robocc.build_store` or ``robocc store build``).
+/// :func:`robocc.build_store` or ``robocc store build``), or in a store set:
+/// a directory of shards with an ``index.txt`` (``robocc store build
+/// --shards``, the ``robocc.spark`` job).
 ///
 /// Opening costs the same whatever the number of hosts; each host's policy
-/// is validated the first time a URL of that host is checked.
+/// is validated the first time a URL of that host is checked (and a set's
+/// shard is mapped then).
+///
+/// The file stays mapped while the object lives: replace it by renaming a
+/// new file over it (as ``build_store`` and the command line do), never by
+/// rewriting it in place. A mapped file truncated or rewritten under a
+/// reader can crash the process (docs/RELIABILITY.md).
 #[pyclass(frozen, module = "robocc")]
 pub struct Store {
-    store: robocc_engine::Store,
+    inner: Inner,
+}
+
+enum Inner {
+    One(robocc_engine::Store),
+    Set(robocc_engine::StoreSet),
+}
+
+impl Inner {
+    /// The store that holds (or would hold) `url`'s host.
+    fn store_for(&self, url: &[u8]) -> Result<Option<&robocc_engine::Store>, LoadError> {
+        match self {
+            Inner::One(s) => Ok(Some(s)),
+            Inner::Set(s) => s.store_for(url),
+        }
+    }
+
+    fn policy_for(&self, url: &[u8]) -> Result<Option<robocc_engine::Policy<'_>>, LoadError> {
+        match self {
+            Inner::One(s) => s.policy_for(url),
+            Inner::Set(s) => s.policy_for(url),
+        }
+    }
+}
+
+/// A store's verdict: [`verdict`] with the host's source. A policy that
+/// stands for a status (unavailable, unreachable, failed) is robocc's own,
+/// not lines of a robots.txt: no rule is named.
+fn store_verdict(
+    policy: robocc_engine::Policy<'_>,
+    v: robocc_engine::Verdict,
+    source: HostSource,
+) -> Verdict {
+    let mut out = verdict(policy, v);
+    if !source.has_lines() {
+        out.rule = None;
+        out.rule_line = None;
+        out.pattern = None;
+        out.origin = None;
+    }
+    out.source = Some(source.name());
+    out
 }
 
 #[pymethods]
 impl Store {
-    /// Memory-maps the store at ``path`` and checks its header.
+    /// Memory-maps the store at ``path`` and checks its header; a directory
+    /// is opened as a store set (its index is read, each shard is mapped
+    /// when first needed).
     ///
     /// Raises ``OSError`` when the file cannot be opened and
-    /// :class:`robocc.LoadError` when it is not a valid store.
+    /// :class:`robocc.LoadError` when it is not a valid store or store set.
     #[staticmethod]
     fn open(path: PathBuf) -> PyResult<Store> {
+        if path.is_dir() {
+            return robocc_engine::StoreSet::open(&path)
+                .map(|set| Store {
+                    inner: Inner::Set(set),
+                })
+                .map_err(convert::load_error);
+        }
         convert::check_readable(&path)?;
         robocc_engine::Store::open(&path)
-            .map(|store| Store { store })
+            .map(|store| Store {
+                inner: Inner::One(store),
+            })
             .map_err(convert::load_error)
     }
 
     /// Reads a store from bytes, copying them.
     #[staticmethod]
     fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Store> {
-        let bytes = convert::body(data)?;
+        let bytes = convert::body(data, "store bytes")?;
         robocc_engine::Store::from_slice(&bytes)
-            .map(|store| Store { store })
+            .map(|store| Store {
+                inner: Inner::One(store),
+            })
             .map_err(convert::load_error)
     }
 
@@ -57,18 +119,30 @@ impl Store {
     ///
     /// Raises :class:`robocc.LoadError` when the host's policy is corrupted.
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
-        with_url(url, |u| self.store.check(u))?
-            .map(|v| v.map(|v| v.allowed))
-            .map_err(convert::load_error)
+        with_url(url, |u| match &self.inner {
+            Inner::One(s) => s.check(u),
+            Inner::Set(s) => s.check(u),
+        })?
+        .map(|v| v.map(|v| v.allowed))
+        .map_err(convert::load_error)
     }
 
     /// The :class:`Verdict` for ``url`` by its host's policy, or ``None``
-    /// when the host is not in the store.
+    /// when the host is not in the store. Its ``source`` says where the
+    /// policy came from: ``"fetched"`` or ``"redirected"`` (the rule fields
+    /// name a line of that robots.txt), ``"unavailable"`` (allow all),
+    /// ``"unreachable"`` (disallow all) or ``"failed"`` (the builder's
+    /// ``on_failure`` policy); for the last three no rule is named.
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
-        with_url(url, |u| {
-            self.store
-                .policy_for(u)
-                .map(|p| p.map(|p| verdict(p, p.check(u))))
+        with_url(url, |u| -> Result<Option<Verdict>, LoadError> {
+            let Some(store) = self.inner.store_for(u)? else {
+                return Ok(None);
+            };
+            let Some(policy) = store.policy_for(u)? else {
+                return Ok(None);
+            };
+            let source = store.host(u)?.map_or(HostSource::Fetched, |h| h.source);
+            Ok(Some(store_verdict(policy, policy.check(u), source)))
         })?
         .map_err(convert::load_error)
     }
@@ -77,13 +151,15 @@ impl Store {
     /// released while checking.
     fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<Option<bool>>> {
         let urls = convert::urls(urls)?;
-        let store = &self.store;
+        let inner = &self.inner;
         py.detach(|| {
             let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
             let mut out = vec![None; refs.len()];
-            store
-                .check_batch(&refs, &mut out)
-                .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect())
+            match inner {
+                Inner::One(s) => s.check_batch(&refs, &mut out),
+                Inner::Set(s) => s.check_batch(&refs, &mut out),
+            }
+            .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect())
         })
         .map_err(|e| convert::load_error(e.error))
     }
@@ -98,7 +174,7 @@ impl Store {
     fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
         with_url(url, |u| {
-            self.store
+            self.inner
                 .policy_for(u)
                 .map(|p| p.and_then(|p| p.preference(u, usage)).map(|v| v.allowed))
         })?
@@ -116,7 +192,7 @@ impl Store {
         url: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let found = with_url(url, |u| {
-            self.store
+            self.inner
                 .policy_for(u)
                 .map(|p| p.map(|p| (p, p.usage_states(u))))
         })?
@@ -130,56 +206,99 @@ impl Store {
     /// ``None`` when the host is not in the store: its crawl delay,
     /// sitemaps, rules.
     fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
-        let host = with_url(url, |u| self.store.host(u))?.map_err(convert::load_error)?;
-        let Some(host) = host else {
-            return Ok(None);
-        };
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
-        let bytes = self
-            .store
-            .policy_artifact(host.policy as usize)
-            .map_err(convert::load_error)?;
-        PolicyFile::from_slice(bytes)
-            .map(|f| Some(Policy::from_file(f)))
-            .map_err(convert::load_error)
+        let bytes = with_url(url, |u| -> Result<Option<Vec<u8>>, LoadError> {
+            let Some(store) = self.inner.store_for(u)? else {
+                return Ok(None);
+            };
+            let Some(host) = store.host(u)? else {
+                return Ok(None);
+            };
+            store
+                .policy_artifact(host.policy as usize)
+                .map(|b| Some(b.to_vec()))
+        })?
+        .map_err(convert::load_error)?;
+        bytes
+            .map(|b| {
+                PolicyFile::from_slice(&b)
+                    .map(Policy::from_file)
+                    .map_err(convert::load_error)
+            })
+            .transpose()
     }
 
     /// The product token every policy was compiled for.
     #[getter]
     fn agent(&self) -> &str {
-        self.store.agent()
+        match &self.inner {
+            Inner::One(s) => s.agent(),
+            Inner::Set(s) => s.agent(),
+        }
     }
 
     /// The dialect every policy was compiled with.
     #[getter]
     fn dialect(&self) -> &'static str {
-        self.store.dialect().name()
+        match &self.inner {
+            Inner::One(s) => s.dialect(),
+            Inner::Set(s) => s.dialect(),
+        }
+        .name()
     }
 
     /// Number of hosts.
     #[getter]
     fn host_count(&self) -> usize {
-        self.store.host_count()
+        match &self.inner {
+            Inner::One(s) => s.host_count(),
+            Inner::Set(s) => usize::try_from(s.host_count()).unwrap_or(usize::MAX),
+        }
     }
 
-    /// Number of distinct policies.
+    /// Number of distinct policies (of a set: the sum over its shards,
+    /// which are mapped to count them).
     #[getter]
-    fn policy_count(&self) -> usize {
-        self.store.policy_count()
+    fn policy_count(&self) -> PyResult<usize> {
+        match &self.inner {
+            Inner::One(s) => Ok(s.policy_count()),
+            Inner::Set(s) => (0..s.shard_count())
+                .map(|i| s.shard(i).map(|store| store.policy_count()))
+                .sum::<Result<usize, LoadError>>()
+                .map_err(convert::load_error),
+        }
+    }
+
+    /// Number of shards: 1 for a single store file.
+    #[getter]
+    fn shard_count(&self) -> usize {
+        match &self.inner {
+            Inner::One(_) => 1,
+            Inner::Set(s) => s.shard_count(),
+        }
     }
 
     fn __len__(&self) -> usize {
-        self.store.host_count()
+        self.host_count()
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "<robocc.Store agent={:?} hosts={} policies={}>",
-            self.store.agent(),
-            self.store.host_count(),
-            self.store.policy_count()
-        )
+        match &self.inner {
+            Inner::One(s) => format!(
+                "<robocc.Store agent={:?} hosts={} policies={}>",
+                s.agent(),
+                s.host_count(),
+                s.policy_count()
+            ),
+            Inner::Set(s) => format!(
+                "<robocc.Store set={:?} agent={:?} hosts={} shards={}>",
+                s.dir().display().to_string(),
+                s.agent(),
+                s.host_count(),
+                s.shard_count()
+            ),
+        }
     }
 }
 
@@ -231,30 +350,6 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
     StoreBuildError::new_err(e.to_string())
 }
 
-/// Writes through a temporary file in the same directory and a rename, so a
-/// reader that has the old store mapped keeps a consistent view. Only a
-/// regular file (or nothing) at `path` is replaced.
-fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.is_file() {
-            return Err(build_error(format!(
-                "{}: not written: it exists and is not a regular file",
-                path.display()
-            )));
-        }
-    }
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(path.file_name().unwrap_or_else(|| "store".as_ref()));
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let fail = |e: std::io::Error| build_error(format!("cannot write {}: {e}", path.display()));
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
-}
-
 /// Builds a store for ``agent`` from ``manifest_path`` and writes it to
 /// ``out_path``; returns a :class:`StoreReport`.
 ///
@@ -267,8 +362,8 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
 /// compile options are those of :func:`robocc.compile`; ``on_failure``
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
 /// get; ``base`` is a previous store whose unchanged policies are copied;
-/// ``max_store_bytes`` refuses a larger store. The GIL is released while
-/// building.
+/// ``max_store_bytes`` refuses a larger store (0: no limit). The GIL is
+/// released while building.
 ///
 /// Raises :class:`robocc.StoreBuildError` (unreadable or invalid input, a
 /// store over the limit, an invalid agent token) and ``ValueError`` for a
@@ -369,7 +464,8 @@ pub fn build_store(
         };
         build(inputs, agent, &options, &store_options).map_err(build_error)
     })?;
-    if bytes.len() > max_store_bytes {
+    // 0: no limit, as on the command line.
+    if bytes.len() > robocc_compiler::zero_is_unlimited(max_store_bytes) {
         return Err(build_error(format!(
             "{}: not written: the store would be {} bytes, over max_store_bytes={}",
             out_path.display(),
@@ -377,7 +473,7 @@ pub fn build_store(
             max_store_bytes
         )));
     }
-    write_replacing(&out_path, &bytes)?;
+    convert::write_replacing(&out_path, &bytes).map_err(build_error)?;
     let c = report.by_source;
     Ok(StoreReport {
         hosts: report.hosts,

@@ -5,6 +5,8 @@ text for timing records), not taken from robocc."""
 from __future__ import annotations
 
 import datetime
+import os
+import pickle
 import threading
 import time
 
@@ -233,6 +235,50 @@ def test_training_agents():
         robocc.compile(robots, "ExampleBot", dialect="acap", training_agents=["Google-Extended"])
     with pytest.raises(TypeError):
         robocc.compile(robots, "ExampleBot", training_agents="Google-Extended")
+    # A token with a version, a space or nothing matches no group: refused,
+    # as a bad agent is, instead of leaving train-ai unknown.
+    for bad in ["Google-Extended/1.0", "Google Extended", "", "*"]:
+        with pytest.raises(robocc.CompileError, match="^training agent: "):
+            robocc.compile(robots, "ExampleBot", training_agents=[bad])
+
+
+def test_zero_lifts_a_limit():
+    """As on the command line: 0 is no limit, not a limit of 0."""
+    robots = b"User-agent: *\nDisallow: /a*b\nDisallow: /c\n"
+    for name in ["max_bytes", "max_line_len", "max_rules", "max_states", "max_table_bytes", "max_automata",
+                 "compile_timeout"]:
+        p = robocc.compile(robots, "x", **{name: 0})
+        assert p.allowed("https://e.com/c") is False, name
+        assert p.allowed("https://e.com/a-b") is False, name
+        assert p.allowed("https://e.com/d") is True, name
+        assert p.diagnostics == [], name
+    assert robocc.compile(robots, "x", compile_timeout=float("inf")).allowed("/c") is False
+    for bad in [-1.0, float("nan")]:
+        with pytest.raises(ValueError, match="compile_timeout"):
+            robocc.compile(robots, "x", compile_timeout=bad)
+    # A limit that is given still applies.
+    assert robocc.compile(robots, "x", max_rules=1).allowed("/c") is True
+
+
+def test_policy_pickles_and_saves(policy, tmp_path):
+    again = pickle.loads(pickle.dumps(policy))
+    assert again.to_bytes() == policy.to_bytes()
+    assert again.check("/doc.pdf") == policy.check("/doc.pdf")
+    path = tmp_path / "site.policy"
+    policy.save(path)
+    mapped = robocc.Policy.open(path)
+    # Saving another policy over a mapped one replaces the file by a
+    # rename: the mapped object keeps its answers (a write in place could
+    # crash the interpreter).
+    robocc.compile(b"User-agent: *\nAllow: /\n", "ExampleBot").save(str(path))
+    assert mapped.allowed("/private") is False
+    assert robocc.Policy.open(path).allowed("/private") is True
+    assert [p.name for p in tmp_path.iterdir()] == ["site.policy"]  # no temporary left
+    with pytest.raises(OSError, match="not a regular file"):
+        policy.save(tmp_path)
+    os.symlink(path, tmp_path / "link.policy")
+    with pytest.raises(OSError, match="not a regular file"):
+        policy.save(tmp_path / "link.policy")
 
 
 def test_purposes():
@@ -302,6 +348,11 @@ def test_compile_errors_carry_the_rust_message():
     assert not acap.allowed("/x/1") and acap.allowed("/y")
     with pytest.raises(robocc.CompileError, match="budget"):
         robocc.compile(b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300)), "Bot", max_states=10, max_automata=1)
+    # A deadline is the file's, not the rule lowered when it passed.
+    many = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b*c%d\n" % (i, i) for i in range(20000))
+    with pytest.raises(robocc.CompileError, match="lowering takes longer than") as e:
+        robocc.compile(many, "Bot", compile_timeout=0.001)
+    assert "alone" not in str(e.value) and "implicit rule" not in str(e.value)
 
 
 def test_dense_layout_answers_as_compact_in_more_bytes():
@@ -356,6 +407,11 @@ def test_load_errors():
     assert e.value.filename == "/nonexistent/site.policy"
     with pytest.raises(IsADirectoryError):
         robocc.Policy.open("/")
+    with pytest.raises(TypeError, match="^policy bytes must be bytes, bytearray or str, not memoryview"):
+        robocc.Policy.from_bytes(memoryview(b"x"))
+    # store_set_index (robocc.spark's first call) states what is wrong.
+    with pytest.raises(robocc.StoreBuildError, match='^invalid agent product token "Google bot"'):
+        robocc.store_set_index("Google bot", [(0, 0, 0)])
 
 
 def test_limits_are_reported_as_diagnostics():

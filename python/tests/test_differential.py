@@ -138,7 +138,9 @@ def test_store_matches_policies(cli, tmp_path):
         want = policy.allowed_many(urls)
         assert store.allowed_many(urls) == want, host
         assert [store.allowed(u) for u in urls] == want
-        assert [store.check(u) for u in urls] == [policy.check(u) for u in urls]
+        rule = lambda v: (v.allowed, v.rule, v.rule_line, v.pattern, v.origin)  # noqa: E731
+        assert [rule(store.check(u)) for u in urls] == [rule(policy.check(u)) for u in urls]
+        assert {store.check(u).source for u in urls} == {"fetched"}
         assert store.policy_for(urls[0]).to_bytes() == policy.to_bytes()
     # the CLI reads the same store the same way
     urls = [f"https://{h}/{p}" for h in list(bodies)[:5] for p in ("", "search", "admin/x", "a?b=c")]
@@ -149,6 +151,19 @@ def test_store_matches_policies(cli, tmp_path):
     assert [json.loads(l)["verdict"] == "allow" for l in res.stdout.decode().splitlines()] == store.allowed_many(urls)
     assert store.allowed("https://gone.example.com/anything") is True
     assert store.allowed("https://down.example.com/") is False
+    # A policy that stands for a status names no robots.txt rule, as the
+    # CLI's JSON gives no rule_line for it; both say where it came from.
+    status_urls = ["https://down.example.com/", "https://gone.example.com/x", "https://moved.example.com/search"]
+    urls_file.write_text("\n".join(status_urls) + "\n")
+    res = subprocess.run([str(cli), "check", "--store", str(out), "--format", "json", "--urls", str(urls_file)],
+                         capture_output=True, check=True)
+    for url, line in zip(status_urls, res.stdout.decode().splitlines()):
+        j, v = json.loads(line), store.check(url)
+        assert (v.allowed, v.rule_line, v.source) == (j["verdict"] == "allow", j["rule_line"], j["source"]), url
+    down = store.check("https://down.example.com/")
+    assert (down.rule, down.pattern, down.origin) == (None, None, None)
+    assert repr(down) == "Verdict(allowed=False, rule_line=None, pattern=None, origin=None, source='unreachable')"
+    assert store.check("https://moved.example.com/search").source == "redirected"
     assert store.allowed("https://moved.example.com/x") == store.allowed("https://host0.example.com/x")
     assert store.allowed("https://unknown.example.org/") is None
     assert store.check("https://unknown.example.org/") is None
@@ -256,10 +271,55 @@ def test_build_store_errors(tmp_path):
     with pytest.raises(robocc.StoreBuildError, match="max_store_bytes"):
         robocc.build_store(ok, "Googlebot", tmp_path / "x.store", max_store_bytes=10)
     assert not (tmp_path / "x.store").exists()
+    # 0 lifts the limit, as --max-store-bytes 0 does.
+    assert robocc.build_store(ok, "Googlebot", tmp_path / "x.store", max_store_bytes=0).hosts == 1
+    with pytest.raises(robocc.StoreBuildError, match="training agent: invalid agent product token"):
+        robocc.build_store(ok, "Googlebot", tmp_path / "y.store", training_agents=["Google-Extended/1.0"])
     with pytest.raises(ValueError, match="on_failure"):
         robocc.build_store(ok, "Googlebot", tmp_path / "x.store", on_failure="maybe")
     with pytest.raises(robocc.LoadError):
         robocc.Store.from_bytes(robocc.compile(b"", "Bot").to_bytes())
+
+
+def test_store_open_reads_a_store_set(cli, tmp_path):
+    """`Store.open` of a set's directory answers as a single store of the
+    same hosts, and as `robocc check --store DIR`."""
+    files = txt_files(CORPUS / "real")[:12]
+    site = tmp_path / "bodies"
+    site.mkdir()
+    lines = []
+    for n, path in enumerate(files):
+        (site / f"h{n}.txt").write_bytes(path.read_bytes())
+        lines.append(json.dumps({"host": f"h{n}.example.com", "status": 200, "body_path": f"bodies/h{n}.txt"}))
+    lines.append(json.dumps({"host": "down.example.com", "status": 503}))
+    manifest = tmp_path / "fetched.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    subprocess.run([str(cli), "store", "build", "--manifest", str(manifest), "--agent", "Googlebot",
+                    "--shards", "3", "-o", str(tmp_path / "hosts.set"), "-q"], check=True)
+    robocc.build_store(manifest, "Googlebot", tmp_path / "one.store")
+    one = robocc.Store.open(tmp_path / "one.store")
+    s = robocc.Store.open(tmp_path / "hosts.set")
+    assert (s.shard_count, one.shard_count) == (3, 1)
+    assert len(s) == s.host_count == one.host_count == len(files) + 1
+    assert s.agent == "Googlebot" and s.dialect == "rfc9309"
+    assert s.policy_count >= one.policy_count  # each shard keeps its own copy
+    assert repr(s).startswith("<robocc.Store set=")
+    urls = [f"https://h{n}.example.com/{p}" for n in range(len(files)) for p in ("", "search", "admin/x", "a?b=c")]
+    urls += ["https://down.example.com/", "https://unknown.example.org/", "/no/host"]
+    assert s.allowed_many(urls) == one.allowed_many(urls)
+    assert [s.check(u) for u in urls] == [one.check(u) for u in urls]
+    assert [s.allowed(u) for u in urls] == one.allowed_many(urls)
+    assert s.policy_for(urls[0]).to_bytes() == one.policy_for(urls[0]).to_bytes()
+    assert s.usage_states(urls[0]) == one.usage_states(urls[0])
+    urls_file = tmp_path / "urls.txt"
+    urls_file.write_text("\n".join(urls[:-1]) + "\n")
+    res = subprocess.run([str(cli), "check", "--store", str(tmp_path / "hosts.set"), "--format", "json",
+                          "--urls", str(urls_file)], capture_output=True, check=True)
+    got = [json.loads(l) for l in res.stdout.decode().splitlines()]
+    assert [j["verdict"] == "allow" if j["source"] != "not in store" else None for j in got] == s.allowed_many(urls[:-1])
+    # A directory that is not a set says what is missing.
+    with pytest.raises(robocc.LoadError, match="index.txt"):
+        robocc.Store.open(site)
 
 
 # usage_states() against `robocc check --usage all --format json`: the

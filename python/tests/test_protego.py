@@ -5,6 +5,7 @@ same calls on a file where RFC 9309 leaves no room for the two to differ
 from __future__ import annotations
 
 import datetime
+import pickle
 
 import pytest
 
@@ -73,3 +74,14 @@ def test_same_answers_as_protego():
         assert tuple(ours.visit_time(ua) or ()) == tuple(theirs.visit_time(ua) or ())
     assert list(ours.sitemaps) == list(theirs.sitemaps)
     assert ours.preferred_host == theirs.preferred_host
+
+
+def test_pickles_before_and_after_use():
+    """As Protego objects do: Scrapy and Spark ship parsers to workers."""
+    rp = Protego.parse(ROBOTS)
+    fresh = pickle.loads(pickle.dumps(rp))
+    assert [fresh.can_fetch(u, a) for u, a in CALLS] == EXPECTED
+    assert [rp.can_fetch(u, a) for u, a in CALLS] == EXPECTED  # compiles policies
+    used = pickle.loads(pickle.dumps(rp))
+    assert [used.can_fetch(u, a) for u, a in CALLS] == EXPECTED
+    assert used.crawl_delay("SomeBot") == 1.5

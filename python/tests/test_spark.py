@@ -327,6 +327,8 @@ def test_spark_job_from_a_manifest(tmp_path: Path, cli: Path):
 
 
 def test_missing_pyspark_is_a_clear_error(tmp_path: Path):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text('{"host": "a.example", "status": 404}\n')
     code = (
         "import sys, builtins\n"
         "real = builtins.__import__\n"
@@ -335,8 +337,35 @@ def test_missing_pyspark_is_a_clear_error(tmp_path: Path):
         "    return real(name, *a, **k)\n"
         "builtins.__import__ = imp\n"
         "from robocc import spark\n"
-        f"spark.main(['build', '--agent', 'A', '--shards', '2', '--out', {str(tmp_path / 'o')!r}, '--manifest', 'x'])\n"
+        f"spark.main(['build', '--agent', 'A', '--shards', '2', '--out', {str(tmp_path / 'o')!r}, "
+        f"'--manifest', {str(manifest)!r}])\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode != 0
     assert "needs PySpark" in run.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--agent", "Google bot"], 'robocc.spark: invalid agent product token "Google bot"'),
+        (["--agent", "A", "--url-mode", "bogus"], "invalid choice: 'bogus'"),
+        (["--agent", "A", "--warc", "missing.warc.gz"], "--warc missing.warc.gz: no such file"),
+    ],
+)
+def test_bad_arguments_fail_before_spark_starts(tmp_path: Path, args, message):
+    """One line that says what is wrong, not a traceback (PySpark is not
+    imported: these fail first)."""
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text('{"host": "a.example", "status": 404}\n')
+    source = [] if "--warc" in args else ["--manifest", str(manifest)]
+    run = subprocess.run(
+        [sys.executable, "-m", "robocc.spark", "build", "--shards", "2", "--out", str(tmp_path / "o"), *args, *source],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode != 0
+    assert message in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "o").exists()
