@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 /// URLs a timed workload checks, at least. Timings repeat a workload many
 /// times in the same order, and this machine's branch predictor learns a
-/// sequence of a few thousand checks: with 1,000 URLs, twitter's checks
-/// ran at 48.8 M/s in order and 29.7 M/s when each pass was shuffled; at
-/// 20,000 the two are within the data-locality difference
-/// (docs/PERFORMANCE-notes.md, "The branch predictor learns a short
+/// sequence of up to ~10,000 checks: with 1,000 URLs, twitter's checks ran
+/// at 45.0 M/s in order and 29.6 M/s when each pass was shuffled (`bench
+/// --bin batch FILE --urls 1000 [--shuffle]`); at 20,000 in order, 27.8
+/// (docs/PERFORMANCE-notes.md, "the branch predictor learns a short
 /// workload"). A crawler never sees its URLs twice in one order.
 pub const URLS: usize = 20_000;
 

@@ -10,7 +10,7 @@
 //!
 //! `--shuffle`: `check` and `check_batch` take the URLs in another order
 //! each round (one of eight seeded shuffles), so that the branch predictor
-//! cannot learn the sequence; with a few thousand URLs or fewer, it does
+//! cannot learn the sequence; with up to ~10,000 URLs, it does
 //! (`robocc_bench::URLS`).
 //!
 //! `cargo run --release -p robocc-bench --bin batch -- FILE... [--urls N] [--rounds R] [--shuffle] [--layout auto|compact|dense]`
