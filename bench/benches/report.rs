@@ -259,9 +259,10 @@ fn spread(cfg: &Config, out: &mut String) {
         out,
         "\n## {} files across sizes (issue 13's workload)\n\n\
          Every {step}th file of ../shared/corpus/real by size (those texting_robots parses), \
-         {} absolute URLs each from the file's own patterns (not 1,000: this machine's branch \
-         predictor learns a sequence of up to ~10,000 checks repeated in order, which ran \
-         twitter's 1.5× as fast as the same URLs shuffled; docs/PERFORMANCE-notes.md); medians \
+         {} absolute URLs each from the file's own patterns (as many as the workloads above: \
+         this machine's branch predictor learns a sequence of up to ~10,000 checks repeated in \
+         order, which ran twitter's 1.5× as fast as the same URLs shuffled; \
+         docs/PERFORMANCE-notes.md); medians \
          over files of each file's median rate ({} runs).\n",
         rows.len(),
         cfg.urls,

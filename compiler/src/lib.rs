@@ -54,6 +54,8 @@ pub mod lint;
 pub mod lower;
 #[doc(hidden)]
 pub mod normalize;
+#[doc(hidden)]
+pub mod output;
 pub mod page;
 #[doc(hidden)]
 pub mod parse;

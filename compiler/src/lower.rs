@@ -740,12 +740,16 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
             build_split(ctx, a)?;
             build_split(ctx, b)
         }
+        // Past the deadline, the deadline is why lowering stops, whatever
+        // this group ran into; and it is the whole file's, so no rule is
+        // named (not the one being lowered when it passed).
+        Err(_) if ctx.past_deadline() => Err(LowerError {
+            exceeded: BudgetExceeded::Time(budget.time),
+            rule_line: None,
+        }),
+        // A rule alone over a size budget is named.
         Err(e) => Err(LowerError {
-            // A rule alone over a size budget is named. The deadline is the
-            // whole file's: whichever rule was being lowered when it passed
-            // is not the cause.
-            rule_line: (ids.len() == 1 && !matches!(e, BudgetExceeded::Time(_)))
-                .then(|| ctx.set.rules[ids[0]].line),
+            rule_line: (ids.len() == 1).then(|| ctx.set.rules[ids[0]].line),
             exceeded: e,
         }),
     }

@@ -1072,6 +1072,23 @@ fn item11_error_wording() {
     assert_exit(&o, 2, "robocc lint --robots FILE");
     let o = robocc(&["explain", "/a"]);
     assert_exit(&o, 2, "--robots FILE (with --agent) or --policy FILE");
+    // A training agent with a version matched no group, silently; now it is
+    // refused, naming the flag (compile, check, store build alike).
+    let store_out = s(&dir.join("t.store")).to_string();
+    for cmd in [
+        vec!["check", "--robots", EXAMPLE, "--agent", "A", "/a"],
+        vec!["compile", "--robots", EXAMPLE, "--agent", "A", "-o", "-"],
+        vec!["store", "build", s(&dir), "--agent", "A", "-o", &store_out],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--training-agent", "Google-Extended/1.0"]);
+        let o = robocc(&args);
+        assert_exit(
+            &o,
+            2,
+            "--training-agent \"Google-Extended/1.0\" is not a product token",
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -298,6 +298,12 @@ impl SetIndex {
 /// missing or corrupted shard is a [`LoadError`] naming its file, at that
 /// use and every later one. Checksums are not computed on the check path:
 /// [`StoreSet::verify`] reads every byte.
+///
+/// The directory is resolved at open (links followed, made absolute), so
+/// shards are found where the index was, whatever the working directory
+/// becomes. A set is replaced by writing a new one and opening it: a shard
+/// that a rebuild replaced before its first use here no longer matches the
+/// index read at open, and is refused.
 pub struct StoreSet {
     dir: PathBuf,
     index: SetIndex,
@@ -324,7 +330,10 @@ impl StoreSet {
     /// No index, or an index that is not exactly the format (the error
     /// names the index file).
     pub fn open(dir: impl AsRef<Path>) -> Result<StoreSet, LoadError> {
-        let dir = dir.as_ref().to_path_buf();
+        // Where it is now: a relative path or a link swapped later must not
+        // send the first use of a shard elsewhere.
+        let dir =
+            std::fs::canonicalize(dir.as_ref()).unwrap_or_else(|_| dir.as_ref().to_path_buf());
         let path = dir.join(STORE_SET_INDEX);
         let named = |e: LoadError| e.with_path(path.display().to_string());
         let mut bytes = Vec::new();

@@ -3,11 +3,13 @@
 ::
 
     python -m robocc.spark build --agent Googlebot --shards 16 --out hosts.set \\
-        (--manifest fetched.jsonl | --warc CC-robots-*.warc.gz) [--master local[2]]
+        (--manifest fetched.jsonl | --warc CC-robots-*.warc.gz) [--master local[2]] \\
+        [--dialect D] [--url-mode google|rfc] [--robots-txt allow|rules] [--on-failure disallow|allow]
 
 writes the same directory, byte for byte, as ``robocc store build --agent
 Googlebot --shards 16 -o hosts.set (--manifest … | --warc …)``, and a summary
-``hosts.set.summary.json`` beside it. Each step is the Rust builder's own
+``hosts.set.summary.json`` beside it; ``robocc.Store.open("hosts.set")``
+reads it. Each step is the Rust builder's own
 code, called through the binding, so the two cannot drift:
 
 1. **read** — WARC files are read one task per file by the Rust reader
@@ -198,6 +200,8 @@ def build(
         raise SystemExit("give --manifest FILE or --warc FILE…, one of them")
     if not 1 <= shards <= 65536:
         raise SystemExit(f"--shards {shards}: a store set has 1 to 65536 shards")
+    if on_failure not in ("disallow", "allow"):
+        raise SystemExit(f"--on-failure {on_failure}: disallow or allow")
     # Missing inputs fail here, not as an executor's stack trace.
     for flag, path in [("--manifest", manifest)] + [("--warc", w) for w in warc]:
         if path is not None and not Path(path).is_file():

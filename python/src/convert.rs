@@ -103,40 +103,42 @@ pub fn check_readable(path: &Path) -> PyResult<()> {
         Ok(_) => return Ok(()),
         Err(e) => e,
     };
+    Err(os_error(&error, path))
+}
+
+/// Writes `bytes` to `path` as the command line's `-o` does
+/// (`robocc_compiler::output::replace_file`: a temporary file beside it,
+/// synced, then renamed over it, keeping the old file's permissions), so
+/// that a reader that has the old file mapped keeps a consistent view. Only
+/// a regular file (or nothing) at `path` is replaced: anything else is
+/// `refuse(message)`. An I/O failure is the usual `OSError` subclass,
+/// naming the file.
+pub fn write_replacing(
+    path: &Path,
+    bytes: &[u8],
+    refuse: impl FnOnce(String) -> PyErr,
+) -> PyResult<()> {
+    let mut permissions = None;
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            return Err(refuse(format!(
+                "{}: not written: it exists and is not a regular file",
+                path.display()
+            )));
+        }
+        permissions = Some(meta.permissions());
+    }
+    robocc_compiler::output::replace_file(path, bytes, permissions).map_err(|e| os_error(&e, path))
+}
+
+/// `OSError(errno, strerror, filename)`: Python picks the subclass
+/// (`FileNotFoundError`, `PermissionError`…) from the number.
+fn os_error(error: &std::io::Error, path: &Path) -> PyErr {
     let errno = error.raw_os_error().unwrap_or(0);
     let text = error.to_string();
     let suffix = format!(" (os error {errno})");
     let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
-    // OSError(errno, strerror, filename) picks the subclass from errno.
-    Err(PyOSError::new_err((
-        errno,
-        text,
-        path.display().to_string(),
-    )))
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so that a reader that has the old file mapped keeps a
-/// consistent view. Only a regular file (or nothing) at `path` is replaced.
-pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.is_file() {
-            return Err(format!(
-                "{}: not written: it exists and is not a regular file",
-                path.display()
-            ));
-        }
-    }
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(path.file_name().unwrap_or_else(|| "robocc".as_ref()));
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+    PyOSError::new_err((errno, text, path.display().to_string()))
 }
 
 /// "Is a directory" (the same number on Linux, macOS and the BSDs).

@@ -65,6 +65,13 @@ impl Options<'_> {
                 )));
             }
         }
+        // A bad value, like a bad option, is a ValueError here, before any
+        // file is read: Scrapy and Protego check options once at start-up
+        // and read a per-file CompileError as "this file cannot be compiled".
+        for t in &self.training_agents {
+            robocc_compiler::agent::validate_token(t)
+                .map_err(|e| PyValueError::new_err(format!("training_agents: {e}")))?;
+        }
         // As on the command line: draft1996 and robots2 always decode URLs
         // as the draft says; url_mode chooses between rfc9309's readings.
         let url_mode = match self.url_mode.to_ascii_lowercase().as_str() {
@@ -101,14 +108,16 @@ impl Options<'_> {
                 )))
             }
         };
-        let time = if self.compile_timeout == 0.0 || self.compile_timeout == f64::INFINITY {
+        // 0, and any value past the clock's range (inf included), is no
+        // deadline, as on the command line.
+        let t = self.compile_timeout;
+        let time = if t == 0.0 || t >= Duration::MAX.as_secs_f64() {
             Duration::MAX
         } else {
-            Duration::try_from_secs_f64(self.compile_timeout).map_err(|_| {
+            Duration::try_from_secs_f64(t).map_err(|_| {
                 PyValueError::new_err(format!(
-                    "compile_timeout={}: expected a number of seconds (0 or float(\"inf\"): \
-                     no deadline)",
-                    self.compile_timeout
+                    "compile_timeout={t}: expected a number of seconds (0 or float(\"inf\"): \
+                     no deadline)"
                 ))
             })?
         };

@@ -172,7 +172,7 @@ impl Policy {
     /// nothing) at ``path`` is replaced; otherwise, or when the write
     /// fails, raises ``OSError``.
     fn save(&self, path: PathBuf) -> PyResult<()> {
-        convert::write_replacing(&path, self.file.as_bytes()).map_err(PyOSError::new_err)
+        convert::write_replacing(&path, self.file.as_bytes(), PyOSError::new_err)
     }
 
     /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
@@ -494,9 +494,10 @@ impl Diagnostic {
 /// ``--purpose``): the usage purposes the crawler serves; ACAP sub-records
 /// whose purpose pattern matches one apply.
 ///
-/// Raises :class:`robocc.CompileError` (invalid agent or training agent
-/// token, unsupported dialect, rules beyond the budget) and ``ValueError`` for a bad option
-/// (``training_agents`` without rfc9309, ``purposes`` without acap).
+/// Raises :class:`robocc.CompileError` (invalid agent token, unsupported
+/// dialect, rules beyond the budget) and ``ValueError`` for a bad option
+/// (``training_agents`` that are not product tokens or without rfc9309,
+/// ``purposes`` without acap).
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (

@@ -30,7 +30,9 @@ use std::path::PathBuf;
 /// The file stays mapped while the object lives: replace it by renaming a
 /// new file over it (as ``build_store`` and the command line do), never by
 /// rewriting it in place. A mapped file truncated or rewritten under a
-/// reader can crash the process (docs/RELIABILITY.md).
+/// reader can crash the process (docs/RELIABILITY.md). A set is replaced by
+/// building a new set directory and opening that: a shard rebuilt before
+/// its first use no longer matches the index read at open, and is refused.
 #[pyclass(frozen, module = "robocc")]
 pub struct Store {
     inner: Inner,
@@ -84,7 +86,8 @@ impl Store {
     /// when first needed).
     ///
     /// Raises ``OSError`` when the file cannot be opened and
-    /// :class:`robocc.LoadError` when it is not a valid store or store set.
+    /// :class:`robocc.LoadError` when it is not a valid store, or when a
+    /// directory has no valid store set index (``index.txt``).
     #[staticmethod]
     fn open(path: PathBuf) -> PyResult<Store> {
         if path.is_dir() {
@@ -134,17 +137,19 @@ impl Store {
     /// ``"unreachable"`` (disallow all) or ``"failed"`` (the builder's
     /// ``on_failure`` policy); for the last three no rule is named.
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
-        with_url(url, |u| -> Result<Option<Verdict>, LoadError> {
-            let Some(store) = self.inner.store_for(u)? else {
+        with_url(url, |u| -> PyResult<Option<Verdict>> {
+            let load = convert::load_error;
+            let Some(store) = self.inner.store_for(u).map_err(load)? else {
                 return Ok(None);
             };
-            let Some(policy) = store.policy_for(u)? else {
+            let Some(host) = store.host(u).map_err(load)? else {
                 return Ok(None);
             };
-            let source = store.host(u)?.map_or(HostSource::Fetched, |h| h.source);
-            Ok(Some(store_verdict(policy, policy.check(u), source)))
+            let policy = store
+                .policy(host.policy as usize)
+                .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
+            Ok(Some(store_verdict(policy, policy.check(u), host.source)))
         })?
-        .map_err(convert::load_error)
     }
 
     /// ``[store.allowed(u) for u in urls]`` in one call, with the GIL
@@ -208,25 +213,17 @@ impl Store {
     fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
-        let bytes = with_url(url, |u| -> Result<Option<Vec<u8>>, LoadError> {
+        with_url(url, |u| -> Result<Option<Policy>, LoadError> {
             let Some(store) = self.inner.store_for(u)? else {
                 return Ok(None);
             };
             let Some(host) = store.host(u)? else {
                 return Ok(None);
             };
-            store
-                .policy_artifact(host.policy as usize)
-                .map(|b| Some(b.to_vec()))
+            let bytes = store.policy_artifact(host.policy as usize)?;
+            PolicyFile::from_slice(bytes).map(|f| Some(Policy::from_file(f)))
         })?
-        .map_err(convert::load_error)?;
-        bytes
-            .map(|b| {
-                PolicyFile::from_slice(&b)
-                    .map(Policy::from_file)
-                    .map_err(convert::load_error)
-            })
-            .transpose()
+        .map_err(convert::load_error)
     }
 
     /// The product token every policy was compiled for.
@@ -473,7 +470,7 @@ pub fn build_store(
             max_store_bytes
         )));
     }
-    convert::write_replacing(&out_path, &bytes).map_err(build_error)?;
+    convert::write_replacing(&out_path, &bytes, build_error)?;
     let c = report.by_source;
     Ok(StoreReport {
         hosts: report.hosts,

@@ -238,7 +238,7 @@ def test_training_agents():
     # A token with a version, a space or nothing matches no group: refused,
     # as a bad agent is, instead of leaving train-ai unknown.
     for bad in ["Google-Extended/1.0", "Google Extended", "", "*"]:
-        with pytest.raises(robocc.CompileError, match="^training agent: "):
+        with pytest.raises(ValueError, match="^training_agents: "):
             robocc.compile(robots, "ExampleBot", training_agents=[bad])
 
 
@@ -253,6 +253,7 @@ def test_zero_lifts_a_limit():
         assert p.allowed("https://e.com/d") is True, name
         assert p.diagnostics == [], name
     assert robocc.compile(robots, "x", compile_timeout=float("inf")).allowed("/c") is False
+    assert robocc.compile(robots, "x", compile_timeout=1e30).allowed("/c") is False  # past the clock
     for bad in [-1.0, float("nan")]:
         with pytest.raises(ValueError, match="compile_timeout"):
             robocc.compile(robots, "x", compile_timeout=bad)
@@ -279,6 +280,13 @@ def test_policy_pickles_and_saves(policy, tmp_path):
     os.symlink(path, tmp_path / "link.policy")
     with pytest.raises(OSError, match="not a regular file"):
         policy.save(tmp_path / "link.policy")
+    with pytest.raises(FileNotFoundError) as e:
+        policy.save(tmp_path / "no" / "such.policy")
+    assert e.value.filename == str(tmp_path / "no" / "such.policy")
+    # The old file's permissions are kept, as by robocc compile -o.
+    os.chmod(path, 0o640)
+    policy.save(path)
+    assert os.stat(path).st_mode & 0o777 == 0o640
 
 
 def test_purposes():

@@ -273,7 +273,7 @@ def test_build_store_errors(tmp_path):
     assert not (tmp_path / "x.store").exists()
     # 0 lifts the limit, as --max-store-bytes 0 does.
     assert robocc.build_store(ok, "Googlebot", tmp_path / "x.store", max_store_bytes=0).hosts == 1
-    with pytest.raises(robocc.StoreBuildError, match="training agent: invalid agent product token"):
+    with pytest.raises(ValueError, match="training_agents: invalid agent product token"):
         robocc.build_store(ok, "Googlebot", tmp_path / "y.store", training_agents=["Google-Extended/1.0"])
     with pytest.raises(ValueError, match="on_failure"):
         robocc.build_store(ok, "Googlebot", tmp_path / "x.store", on_failure="maybe")

@@ -76,6 +76,13 @@ def test_same_answers_as_protego():
     assert ours.preferred_host == theirs.preferred_host
 
 
+def test_a_bad_option_fails_at_parse_not_per_url():
+    """A training agent that is not a product token is refused at once: as
+    a per-file compile error it would make every URL disallowed."""
+    with pytest.raises(ValueError, match="training_agents: invalid agent product token"):
+        Protego.parse(ROBOTS, training_agents=["Google-Extended/1.0"])
+
+
 def test_pickles_before_and_after_use():
     """As Protego objects do: Scrapy and Spark ship parsers to workers."""
     rp = Protego.parse(ROBOTS)

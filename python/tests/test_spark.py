@@ -324,6 +324,23 @@ def test_spark_job_from_a_manifest(tmp_path: Path, cli: Path):
     assert _files(spark_set) == _files(rust_set)
     summary = json.loads((tmp_path / "spark.set.summary.json").read_text())
     assert summary["duplicates"] == 1 and summary["hosts"] == 300
+    # The reading flags reach every shard and the index, as the CLI's do.
+    flags = ["--url-mode", "rfc", "--robots-txt", "rules", "--on-failure", "allow"]
+    subprocess.run(
+        [str(cli), "store", "build", "--agent", AGENT, "--shards", "3", "-o", str(tmp_path / "rust2.set"), "-q",
+         "--manifest", str(manifest), *flags],
+        check=True,
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "robocc.spark", "build", "--agent", AGENT, "--shards", "3",
+         "--out", str(tmp_path / "spark2.set"), "--master", "local[2]", "--manifest", str(manifest), *flags],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert _files(tmp_path / "spark2.set") == _files(tmp_path / "rust2.set")
+    assert _files(tmp_path / "spark2.set") != _files(spark_set)
 
 
 def test_missing_pyspark_is_a_clear_error(tmp_path: Path):

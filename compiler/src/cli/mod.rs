@@ -448,6 +448,18 @@ impl CompileFlags {
         if !self.dialect_auto() {
             dialect_flags_apply(dialect, given)?;
         }
+        // Checked here to name the flag (the library refuses it too).
+        if let Some(t) = self
+            .dialect
+            .training_agent
+            .iter()
+            .find(|t| validate_token(t).is_err())
+        {
+            return Err(format!(
+                "--training-agent {t:?} is not a product token (RFC 9309 §2.2.1: letters, \
+                 '_' and '-' only): give the token, e.g. --training-agent Google-Extended"
+            ));
+        }
         let l = &self.limits;
         Ok(CompileOptions {
             dialect,

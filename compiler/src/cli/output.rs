@@ -10,7 +10,7 @@
 //! input.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Writes `bytes` (a `what`: policy, store) to `path`; `inputs` are the
 /// files the command read, which it must not overwrite.
@@ -68,7 +68,8 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
             }
             // Replace the file a symbolic link points to, not the link.
             let target = std::fs::canonicalize(path).map_err(fail)?;
-            replace(&target, bytes, Some(meta.permissions())).map_err(fail)
+            robocc_compiler::output::replace_file(&target, bytes, Some(meta.permissions()))
+                .map_err(fail)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if std::fs::symlink_metadata(path).is_ok() {
@@ -76,7 +77,7 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
                     "{shown} is a symbolic link to nothing: not followed"
                 ));
             }
-            replace(path, bytes, None).map_err(fail)
+            robocc_compiler::output::replace_file(path, bytes, None).map_err(fail)
         }
         Err(e) => Err(fail(e)),
     }
@@ -108,54 +109,6 @@ pub(super) fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
-    }
-}
-
-/// Writes a new file beside `path` and renames it over `path`, keeping the
-/// old file's permissions.
-fn replace(
-    path: &Path,
-    bytes: &[u8],
-    permissions: Option<std::fs::Permissions>,
-) -> std::io::Result<()> {
-    let name = path.file_name().map_or_else(
-        || std::ffi::OsString::from("out"),
-        std::ffi::OsStr::to_os_string,
-    );
-    let (tmp, mut file) = create_temp(path, &name)?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| match permissions {
-            Some(p) => std::fs::set_permissions(&tmp, p),
-            None => Ok(()),
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// A new temporary file in `path`'s directory (never an existing one).
-fn create_temp(path: &Path, name: &std::ffi::OsStr) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let mut attempt = 0u32;
-    loop {
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".{}-{attempt}.tmp", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
-                attempt += 1;
-            }
-            Err(e) => return Err(e),
-        }
     }
 }
 
@@ -266,11 +219,11 @@ pub fn write_set(dir: &Path, was: &SetDir, shards: &[&[u8]], index: &str) -> Res
     }
     for (i, bytes) in shards.iter().enumerate() {
         let path = dir.join(robocc_engine::shard_file_name(i));
-        replace(&path, bytes, None)
+        robocc_compiler::output::replace_file(&path, bytes, None)
             .map_err(|e| format!("cannot write shard {}: {e}", path.display()))?;
     }
     let path = dir.join(robocc_engine::STORE_SET_INDEX);
-    replace(&path, index.as_bytes(), None)
+    robocc_compiler::output::replace_file(&path, index.as_bytes(), None)
         .map_err(|e| format!("cannot write the index {}: {e}", path.display()))?;
     if let SetDir::Set(old_n) = *was {
         for i in shards.len()..old_n {
