@@ -793,6 +793,7 @@ fn compile_bodies(
     reusable: &Reusable,
 ) -> (Vec<Built>, usize) {
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let fixed = fixed_options(options);
     let built: Vec<Built> = ids
         .par_iter()
         .map(|&id| {
@@ -816,7 +817,19 @@ fn compile_bodies(
                 None if body.from_base => {
                     Built::Failed("the base store's policy for this body is gone".into())
                 }
-                None => match compile(&body.bytes, agent, options) {
+                // The bodies that stand for a status (also any fetched body
+                // with the same bytes) are robocc's own two lines: compiled
+                // under limits they always fit, so that a budget too small
+                // for anything cannot turn a 503 into the on-failure policy.
+                None => match compile(
+                    &body.bytes,
+                    agent,
+                    if id == ALLOW_ID || id == DISALLOW_ID {
+                        &fixed
+                    } else {
+                        options
+                    },
+                ) {
                     Ok(c) => Built::Ok {
                         split: (c.data.automata.len() > 1)
                             .then(|| c.data.header.split_reason.clone()),
@@ -1356,20 +1369,25 @@ pub fn options_fingerprint(agent: &str, options: &CompileOptions) -> u64 {
     crate::compile::options_hash(agent, options)
 }
 
-/// The policy hosts get when their body failed: compiled under the default
-/// parse options and budget (the caller's just failed; the fallback bodies
-/// are two lines and always fit).
+/// `options` with the default parse options and budget, for robocc's own
+/// policies (allow all, disallow all): their bodies are two lines and always
+/// fit these, whatever limits the caller set for fetched bodies.
+fn fixed_options(options: &CompileOptions) -> CompileOptions {
+    CompileOptions {
+        budget: crate::lower::Budget::default(),
+        parse: crate::ParseOptions::default(),
+        ..options.clone()
+    }
+}
+
+/// The policy hosts get when their body failed: compiled under
+/// [`fixed_options`] (the caller's just failed).
 fn fallback_policy(agent: &str, options: &CompileOptions, on_failure: OnFailure) -> Vec<u8> {
     let body = match on_failure {
         OnFailure::Allow => ALLOW_ALL,
         OnFailure::Disallow => DISALLOW_ALL,
     };
-    let opts = CompileOptions {
-        budget: crate::lower::Budget::default(),
-        parse: crate::ParseOptions::default(),
-        ..options.clone()
-    };
-    match compile(body, agent, &opts) {
+    match compile(body, agent, &fixed_options(options)) {
         Ok(c) => c.to_bytes().to_vec(),
         // The agent was validated and the body is two lines: unreachable,
         // but an empty policy list entry would be refused at use, not
@@ -1879,6 +1897,8 @@ mod tests {
         let inputs = [
             input("bad.com", 200, Some(hostile), None),
             input("good.com", 200, Some("User-agent: *\nDisallow: /x\n"), None),
+            input("down.com", 503, None, None),
+            input("gone.com", 404, None, None),
         ];
         // A budget no automaton fits in.
         let mut opts = CompileOptions::default();
@@ -1907,6 +1927,19 @@ mod tests {
                     .map(|v| v.allowed),
                 Some(allowed)
             );
+            // The hosts that stand for a status keep their meaning: their
+            // policies are robocc's own, never held to the caller's budget
+            // (a 503 host became allowed with on_failure allow).
+            for (host, source, allowed) in [
+                ("down.com", HostSource::Unreachable, false),
+                ("gone.com", HostSource::Unavailable, true),
+            ] {
+                let url = format!("https://{host}/y");
+                let entry = store.host(url.as_bytes()).unwrap().unwrap();
+                assert_eq!(entry.source, source, "{host}");
+                let v = store.check(url.as_bytes()).unwrap().unwrap();
+                assert_eq!(v.allowed, allowed, "{host} {on_failure:?}");
+            }
         }
     }
 

@@ -35,7 +35,7 @@ code, called through the binding, so the two cannot drift:
 
 On a cluster, ``--out``, the WARC files and a manifest's bodies must be on a
 filesystem every executor and the driver see (NFS, a mounted bucket), and
-the executors need the robocc wheel (``pip install robocc`` in their Python,
+the executors need the robocc wheel (``pip wheel ./python``, installed in their Python,
 or ``--archives`` of a virtual environment with it)::
 
     spark-submit --master yarn \\

@@ -106,29 +106,44 @@ pub fn check_readable(path: &Path) -> PyResult<()> {
     Err(os_error(&error, path))
 }
 
-/// Writes `bytes` to `path` as the command line's `-o` does
-/// (`robocc_compiler::output::replace_file`: a temporary file beside it,
+/// Writes `bytes` to `path` as the command line's `-o` does: a regular
+/// file (or a new path) is replaced through
+/// `robocc_compiler::output::replace_file` (a temporary file beside it,
 /// synced, then renamed over it, keeping the old file's permissions), so
-/// that a reader that has the old file mapped keeps a consistent view. Only
-/// a regular file (or nothing) at `path` is replaced: anything else is
-/// `refuse(message)`. An I/O failure is the usual `OSError` subclass,
-/// naming the file.
-pub fn write_replacing(
-    path: &Path,
-    bytes: &[u8],
-    refuse: impl FnOnce(String) -> PyErr,
-) -> PyResult<()> {
-    let mut permissions = None;
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.is_file() {
-            return Err(refuse(format!(
-                "{}: not written: it exists and is not a regular file",
-                path.display()
-            )));
+/// that a reader that has the old file mapped keeps a consistent view; a
+/// symbolic link is followed and the link kept; a read-only file is not
+/// replaced. Errors are the usual `OSError` subclasses naming `path`
+/// (`IsADirectoryError`, `PermissionError`, `FileNotFoundError` for a
+/// link to nothing…); another kind of file (a FIFO, a device) is an
+/// `OSError` that says so.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
+    let fail = |e: std::io::Error| os_error(&e, path);
+    let refuse = |errno: i32, why: &str| {
+        PyOSError::new_err((
+            errno,
+            format!("{why}: not written"),
+            path.display().to_string(),
+        ))
+    };
+    // Follow a link to the file it names (a link to nothing: ENOENT).
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(fail)?,
+        _ => path.to_path_buf(),
+    };
+    let permissions = match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => return Err(refuse(EISDIR, "is a directory")),
+        Ok(m) if !m.is_file() => return Err(refuse(0, "not a regular file")),
+        Ok(m) if m.permissions().readonly() => {
+            return Err(refuse(
+                EACCES,
+                "read-only file (make it writable or write elsewhere)",
+            ))
         }
-        permissions = Some(meta.permissions());
-    }
-    robocc_compiler::output::replace_file(path, bytes, permissions).map_err(|e| os_error(&e, path))
+        Ok(m) => Some(m.permissions()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(fail(e)),
+    };
+    robocc_compiler::output::replace_file(&target, bytes, permissions).map_err(fail)
 }
 
 /// `OSError(errno, strerror, filename)`: Python picks the subclass
@@ -141,8 +156,10 @@ fn os_error(error: &std::io::Error, path: &Path) -> PyErr {
     PyOSError::new_err((errno, text, path.display().to_string()))
 }
 
-/// "Is a directory" (the same number on Linux, macOS and the BSDs).
+/// "Is a directory" and "Permission denied" (the same numbers on Linux,
+/// macOS and the BSDs).
 const EISDIR: i32 = 21;
+const EACCES: i32 = 13;
 
 static REQUEST_RATE: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
 static VISIT_TIME: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();

@@ -6,7 +6,7 @@ use crate::options::{
     Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::CompileError;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
@@ -172,7 +172,7 @@ impl Policy {
     /// nothing) at ``path`` is replaced; otherwise, or when the write
     /// fails, raises ``OSError``.
     fn save(&self, path: PathBuf) -> PyResult<()> {
-        convert::write_replacing(&path, self.file.as_bytes(), PyOSError::new_err)
+        convert::write_replacing(&path, self.file.as_bytes())
     }
 
     /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
@@ -403,8 +403,8 @@ impl Policy {
 /// ``"robots-txt"`` (/robots.txt is always allowed); ``source``: for a
 /// :class:`Store`'s answer, where the host's policy came from
 /// (:meth:`Store.check`), else ``None``.
-#[pyclass(frozen, get_all, eq, module = "robocc")]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(frozen, get_all, eq, hash, module = "robocc")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Verdict {
     pub allowed: bool,
     pub rule: Option<u32>,
@@ -416,6 +416,62 @@ pub struct Verdict {
 
 #[pymethods]
 impl Verdict {
+    /// Pickles as its fields (worker processes send verdicts back).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let v = slf.get();
+        let state = (
+            v.allowed,
+            v.rule,
+            v.rule_line,
+            v.pattern.clone(),
+            v.origin,
+            v.source,
+        );
+        Ok((
+            slf.get_type().getattr("_from_state")?,
+            state.into_pyobject(slf.py())?,
+        ))
+    }
+
+    /// The inverse of `__reduce__`: names are checked against robocc's own.
+    #[staticmethod]
+    fn _from_state(
+        allowed: bool,
+        rule: Option<u32>,
+        rule_line: Option<u32>,
+        pattern: Option<String>,
+        origin: Option<&str>,
+        source: Option<&str>,
+    ) -> PyResult<Verdict> {
+        let bad = |what: &str, name: &str| PyValueError::new_err(format!("not a {what}: {name:?}"));
+        let origin = origin
+            .map(|o| {
+                o.parse::<robocc_engine::RuleOrigin>()
+                    .map(|o| o.name())
+                    .map_err(|_| bad("rule origin", o))
+            })
+            .transpose()?;
+        let source = source
+            .map(|s| {
+                robocc_engine::HostSource::ALL
+                    .iter()
+                    .find(|h| h.name() == s)
+                    .map(|h| h.name())
+                    .ok_or_else(|| bad("host source", s))
+            })
+            .transpose()?;
+        Ok(Verdict {
+            allowed,
+            rule,
+            rule_line,
+            pattern,
+            origin,
+            source,
+        })
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let r = |v: Option<&str>| -> PyResult<String> {
             match v {

@@ -92,6 +92,8 @@ pub fn url_host_key(url: &str) -> Option<String> {
 /// without holding it).
 #[pyfunction]
 pub fn iter_warc(path: PathBuf) -> PyResult<WarcIter> {
+    // A missing file or a directory is the usual OSError, as for Store.open.
+    crate::convert::check_readable(&path)?;
     let inner = robocc_compiler::warc::warc_inputs(&path).map_err(err)?;
     Ok(WarcIter { inner })
 }
@@ -119,9 +121,11 @@ impl WarcIter {
 /// The response records of a WARC file (``.warc`` or ``.warc.gz``) as
 /// ``(host_key, status, body, location, fetched_at, failure)`` tuples, in
 /// file order, read by the same code as ``robocc store build --warc``.
-/// Raises :class:`robocc.StoreBuildError` on framing that is not WARC.
+/// Raises ``OSError`` when the file cannot be opened, and
+/// :class:`robocc.StoreBuildError` on framing that is not WARC.
 #[pyfunction]
 pub fn read_warc(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Row>> {
+    crate::convert::check_readable(&path)?;
     py.detach(|| {
         let mut out = Vec::new();
         for r in robocc_compiler::warc::warc_inputs(&path).map_err(err)? {

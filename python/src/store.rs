@@ -470,7 +470,7 @@ pub fn build_store(
             max_store_bytes
         )));
     }
-    convert::write_replacing(&out_path, &bytes, build_error)?;
+    convert::write_replacing(&out_path, &bytes)?;
     let c = report.by_source;
     Ok(StoreReport {
         hosts: report.hosts,

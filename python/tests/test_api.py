@@ -261,6 +261,16 @@ def test_zero_lifts_a_limit():
     assert robocc.compile(robots, "x", max_rules=1).allowed("/c") is True
 
 
+def test_verdicts_pickle_and_hash(policy):
+    """Worker processes send verdicts back; verdicts can be set members."""
+    verdicts = [policy.check(u) for u in ("/private", "/private/public/x", "/doc.pdf", "/robots.txt", "/")]
+    assert [pickle.loads(pickle.dumps(v)) for v in verdicts] == verdicts
+    assert len(set(verdicts)) == len(verdicts)
+    assert {policy.check("/private"), policy.check("/private")} == {verdicts[0]}
+    with pytest.raises(ValueError, match="not a rule origin"):
+        robocc.Verdict._from_state(True, None, None, None, "bogus", None)
+
+
 def test_policy_pickles_and_saves(policy, tmp_path):
     again = pickle.loads(pickle.dumps(policy))
     assert again.to_bytes() == policy.to_bytes()
@@ -275,18 +285,24 @@ def test_policy_pickles_and_saves(policy, tmp_path):
     assert mapped.allowed("/private") is False
     assert robocc.Policy.open(path).allowed("/private") is True
     assert [p.name for p in tmp_path.iterdir()] == ["site.policy"]  # no temporary left
-    with pytest.raises(OSError, match="not a regular file"):
+    # As robocc compile -o: a directory and a read-only file are refused,
+    # a link is followed (and kept), the old file's permissions are kept.
+    with pytest.raises(IsADirectoryError) as e:
         policy.save(tmp_path)
+    assert e.value.filename == str(tmp_path)
     os.symlink(path, tmp_path / "link.policy")
-    with pytest.raises(OSError, match="not a regular file"):
-        policy.save(tmp_path / "link.policy")
+    policy.save(tmp_path / "link.policy")
+    assert os.path.islink(tmp_path / "link.policy")
+    assert robocc.Policy.open(path).allowed("/private") is False
     with pytest.raises(FileNotFoundError) as e:
         policy.save(tmp_path / "no" / "such.policy")
     assert e.value.filename == str(tmp_path / "no" / "such.policy")
-    # The old file's permissions are kept, as by robocc compile -o.
     os.chmod(path, 0o640)
     policy.save(path)
     assert os.stat(path).st_mode & 0o777 == 0o640
+    os.chmod(path, 0o444)  # refused by its mode bits, even for root
+    with pytest.raises(PermissionError, match="read-only"):
+        policy.save(path)
 
 
 def test_purposes():

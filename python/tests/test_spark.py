@@ -149,6 +149,15 @@ def _java() -> None:
         _absent("PySpark is not installed (pip install pyspark): .ci/run installs it")
 
 
+def test_warc_files_that_cannot_be_opened_are_os_errors(tmp_path: Path):
+    for read in (_native.read_warc, _native.iter_warc):
+        with pytest.raises(FileNotFoundError) as e:
+            read(tmp_path / "missing.warc")
+        assert e.value.filename == str(tmp_path / "missing.warc")
+        with pytest.raises(IsADirectoryError):
+            read(tmp_path)
+
+
 def test_rust_reader_agrees_with_warcio(tmp_path: Path):
     """robocc's WARC reader and warcio (a well-kept independent reader) see
     the same records: host, status, Location, decoded payload."""
