@@ -2,10 +2,79 @@
 //! it, synced, then renamed over it, so that a process that maps the old
 //! file keeps a consistent (old) view and never sees a half-written one.
 //! The command line's `-o` and the Python binding's `save` and
-//! `build_store` write through it.
+//! `build_store` decide with [`destination`] what may be written, and
+//! write through [`replace_file`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// What is at a path an output is to be written to.
+#[derive(Debug)]
+pub enum Destination {
+    /// Nothing: a new file is created.
+    New,
+    /// A regular file, or a link to one: `target` (links followed) is
+    /// replaced, with its `permissions` (read-only ones included: the
+    /// caller refuses those, after its own checks).
+    Replace {
+        target: PathBuf,
+        permissions: std::fs::Permissions,
+    },
+    /// A FIFO or a character device: written through, never replaced.
+    Stream,
+}
+
+/// Why nothing may be written at a path.
+#[derive(Debug)]
+pub enum Refusal {
+    /// A directory.
+    Directory,
+    /// A symbolic link to nothing (not followed).
+    DanglingLink,
+    /// Not a regular file, FIFO or character device (a socket, a block
+    /// device).
+    Other,
+    /// The path could not be examined.
+    Io(std::io::Error),
+}
+
+/// What is at `path`, as [`Destination`]; links are followed to the file
+/// they name.
+///
+/// # Errors
+///
+/// A [`Refusal`]: a directory, a link to nothing, another kind of file, or
+/// an I/O error.
+pub fn destination(path: &Path) -> Result<Destination, Refusal> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(Refusal::Directory),
+        Ok(meta) if is_stream(&meta.file_type()) => Ok(Destination::Stream),
+        Ok(meta) if !meta.is_file() => Err(Refusal::Other),
+        Ok(meta) => Ok(Destination::Replace {
+            target: std::fs::canonicalize(path).map_err(Refusal::Io)?,
+            permissions: meta.permissions(),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::symlink_metadata(path).is_ok() {
+                Err(Refusal::DanglingLink)
+            } else {
+                Ok(Destination::New)
+            }
+        }
+        Err(e) => Err(Refusal::Io(e)),
+    }
+}
+
+#[cfg(unix)]
+fn is_stream(ty: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    ty.is_fifo() || ty.is_char_device()
+}
+
+#[cfg(not(unix))]
+fn is_stream(_: &std::fs::FileType) -> bool {
+    false
+}
 
 /// Writes a new file beside `path` and renames it over `path`, with
 /// `permissions` (the old file's, when it had some to keep). On failure the

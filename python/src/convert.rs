@@ -117,6 +117,7 @@ pub fn check_readable(path: &Path) -> PyResult<()> {
 /// link to nothing…); another kind of file (a FIFO, a device) is an
 /// `OSError` that says so.
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
+    use robocc_compiler::output::{destination, replace_file, Destination, Refusal};
     let fail = |e: std::io::Error| os_error(&e, path);
     let refuse = |errno: i32, why: &str| {
         PyOSError::new_err((
@@ -125,25 +126,21 @@ pub fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
             path.display().to_string(),
         ))
     };
-    // Follow a link to the file it names (a link to nothing: ENOENT).
-    let target = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(fail)?,
-        _ => path.to_path_buf(),
-    };
-    let permissions = match std::fs::metadata(&target) {
-        Ok(m) if m.is_dir() => return Err(refuse(EISDIR, "is a directory")),
-        Ok(m) if !m.is_file() => return Err(refuse(0, "not a regular file")),
-        Ok(m) if m.permissions().readonly() => {
-            return Err(refuse(
-                EACCES,
-                "read-only file (make it writable or write elsewhere)",
-            ))
-        }
-        Ok(m) => Some(m.permissions()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(fail(e)),
-    };
-    robocc_compiler::output::replace_file(&target, bytes, permissions).map_err(fail)
+    match destination(path) {
+        Ok(Destination::New) => replace_file(path, bytes, None).map_err(fail),
+        Ok(Destination::Replace { permissions, .. }) if permissions.readonly() => Err(refuse(
+            EACCES,
+            "read-only file (make it writable or write elsewhere)",
+        )),
+        Ok(Destination::Replace {
+            target,
+            permissions,
+        }) => replace_file(&target, bytes, Some(permissions)).map_err(fail),
+        Err(Refusal::Directory) => Err(refuse(EISDIR, "is a directory")),
+        Err(Refusal::DanglingLink) => Err(refuse(ENOENT, "a symbolic link to nothing")),
+        Ok(Destination::Stream) | Err(Refusal::Other) => Err(refuse(0, "not a regular file")),
+        Err(Refusal::Io(e)) => Err(fail(e)),
+    }
 }
 
 /// `OSError(errno, strerror, filename)`: Python picks the subclass
@@ -156,10 +153,11 @@ fn os_error(error: &std::io::Error, path: &Path) -> PyErr {
     PyOSError::new_err((errno, text, path.display().to_string()))
 }
 
-/// "Is a directory" and "Permission denied" (the same numbers on Linux,
-/// macOS and the BSDs).
-const EISDIR: i32 = 21;
+/// "No such file", "Permission denied" and "Is a directory" (the same
+/// numbers on Linux, macOS and the BSDs).
+const ENOENT: i32 = 2;
 const EACCES: i32 = 13;
+const EISDIR: i32 = 21;
 
 static REQUEST_RATE: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
 static VISIT_TIME: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();

@@ -31,28 +31,21 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
             .and_then(|()| out.flush())
             .map_err(|e| format!("cannot write {what} to standard output: {e}"));
     }
-    match std::fs::metadata(path) {
-        Ok(meta) => {
-            let ty = meta.file_type();
-            if meta.is_dir() {
-                return Err(format!(
-                    "{shown} is a directory: give a file name for the {what}, e.g. -o {}",
-                    path.join(format!("out.{what}")).display()
-                ));
-            }
-            if is_stream(&ty) {
-                // A FIFO or a device: open it as it is, never replace it.
-                let mut f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(fail)?;
-                return f.write_all(bytes).and_then(|()| f.flush()).map_err(fail);
-            }
-            if !meta.is_file() {
-                return Err(format!(
-                    "{shown} is not a regular file, FIFO or character device: not written"
-                ));
-            }
+    use robocc_compiler::output::{destination, replace_file, Destination, Refusal};
+    match destination(path) {
+        Ok(Destination::New) => replace_file(path, bytes, None).map_err(fail),
+        Ok(Destination::Stream) => {
+            // A FIFO or a device: open it as it is, never replace it.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(fail)?;
+            f.write_all(bytes).and_then(|()| f.flush()).map_err(fail)
+        }
+        Ok(Destination::Replace {
+            target,
+            permissions,
+        }) => {
             for input in inputs {
                 if same_file(path, input) {
                     return Err(format!(
@@ -61,37 +54,26 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
                     ));
                 }
             }
-            if meta.permissions().readonly() {
+            if permissions.readonly() {
                 return Err(format!(
                     "{shown} is read-only: not replaced (make it writable or write elsewhere)"
                 ));
             }
-            // Replace the file a symbolic link points to, not the link.
-            let target = std::fs::canonicalize(path).map_err(fail)?;
-            robocc_compiler::output::replace_file(&target, bytes, Some(meta.permissions()))
-                .map_err(fail)
+            // The file a symbolic link points to is replaced, not the link.
+            replace_file(&target, bytes, Some(permissions)).map_err(fail)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::fs::symlink_metadata(path).is_ok() {
-                return Err(format!(
-                    "{shown} is a symbolic link to nothing: not followed"
-                ));
-            }
-            robocc_compiler::output::replace_file(path, bytes, None).map_err(fail)
-        }
-        Err(e) => Err(fail(e)),
+        Err(Refusal::Directory) => Err(format!(
+            "{shown} is a directory: give a file name for the {what}, e.g. -o {}",
+            path.join(format!("out.{what}")).display()
+        )),
+        Err(Refusal::DanglingLink) => Err(format!(
+            "{shown} is a symbolic link to nothing: not followed"
+        )),
+        Err(Refusal::Other) => Err(format!(
+            "{shown} is not a regular file, FIFO or character device: not written"
+        )),
+        Err(Refusal::Io(e)) => Err(fail(e)),
     }
-}
-
-#[cfg(unix)]
-fn is_stream(ty: &std::fs::FileType) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    ty.is_fifo() || ty.is_char_device()
-}
-
-#[cfg(not(unix))]
-fn is_stream(_: &std::fs::FileType) -> bool {
-    false
 }
 
 /// `a` and `b` name the same file (following links).
