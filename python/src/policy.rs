@@ -168,9 +168,11 @@ impl Policy {
 
     /// Writes the artifact bytes to ``path`` through a temporary file and a
     /// rename, so that a process that has the old file open
-    /// (:meth:`open`) keeps its consistent view. Only a regular file (or
-    /// nothing) at ``path`` is replaced; otherwise, or when the write
-    /// fails, raises ``OSError``.
+    /// (:meth:`open`) keeps its consistent view. As ``robocc compile -o``:
+    /// a link is followed (and kept), the old file's permissions are kept;
+    /// a directory, a read-only file or another kind of file is refused,
+    /// and a failed write raises, each as the usual ``OSError`` subclass
+    /// naming ``path``.
     fn save(&self, path: PathBuf) -> PyResult<()> {
         convert::write_replacing(&path, self.file.as_bytes())
     }
@@ -536,10 +538,10 @@ impl Diagnostic {
 /// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
 /// ``compile_timeout`` (seconds). As on the command line, 0 lifts any of
 /// these limits (and ``float("inf")`` the timeout). A limit that drops
-/// input is reported in :attr:`Policy.diagnostics`. ``layout`` (``--layout``): ``"auto"`` (the
-/// default: compact, with table rows where ``*`` rules would slow it, up to
-/// 32 KiB per automaton and programs of 12× the robots.txt counted as at
-/// least 1 KiB), ``"compact"`` (artifacts about the size of the
+/// input is reported in :attr:`Policy.diagnostics`. ``layout``
+/// (``--layout``): ``"auto"`` (the default: compact, with table rows
+/// where ``*`` rules would slow it, up to 32 KiB per automaton and
+/// programs of 12× the robots.txt counted as at least 1 KiB), ``"compact"`` (artifacts about the size of the
 /// robots.txt) or ``"dense"`` (a table row per state: the fastest checks,
 /// typically 3–7× the bytes).
 ///
