@@ -4,11 +4,50 @@
 //! limit, `robocc_compiler::zero_is_unlimited`; for `compile_timeout`, 0 or
 //! `float("inf")`: no deadline).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use robocc_compiler::parse::{lines::MAX_LINE_LEN, DEFAULT_MAX_BYTES, DEFAULT_MAX_RULES_PER_GROUP};
 use robocc_compiler::{Budget, CompileOptions, Dialect, Layout, ParseOptions, UrlMode};
 use std::time::Duration;
+
+/// A size limit as Python gave it: any `int`. 0 is no limit, and so is a
+/// value past `usize` (nothing that large fits in memory, so no answer
+/// changes). A negative one is kept to be refused by
+/// [`Options::compile_options`], which knows the argument's name: PyO3
+/// would raise `OverflowError("can't convert negative int to unsigned")`,
+/// naming the argument only in a note that `str(e)` leaves out.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit(Option<usize>);
+
+impl Limit {
+    pub const fn new(n: usize) -> Limit {
+        Limit(Some(n))
+    }
+
+    /// The value, or a `ValueError` naming `name` for a negative one.
+    pub fn get(self, name: &str) -> PyResult<usize> {
+        self.0.ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} is negative: expected a number ≥ 0 (0: no limit)"
+            ))
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Limit {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Limit> {
+        match obj.extract::<usize>() {
+            Ok(n) => Ok(Limit(Some(n))),
+            // Only an int gets here (anything else is a TypeError).
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+                Ok(Limit(if obj.lt(0)? { None } else { Some(usize::MAX) }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
 
 /// Keyword arguments as received; see [`Options::compile_options`].
 pub struct Options<'a> {
@@ -16,12 +55,12 @@ pub struct Options<'a> {
     pub url_mode: &'a str,
     pub robots_txt: &'a str,
     pub data_txt: bool,
-    pub max_bytes: usize,
-    pub max_line_len: usize,
-    pub max_rules: usize,
-    pub max_states: usize,
-    pub max_table_bytes: usize,
-    pub max_automata: usize,
+    pub max_bytes: Limit,
+    pub max_line_len: Limit,
+    pub max_rules: Limit,
+    pub max_states: Limit,
+    pub max_table_bytes: Limit,
+    pub max_automata: Limit,
     pub compile_timeout: f64,
     pub records_close_groups: bool,
     /// rfc9309: training-only product tokens (`--training-agent`).
@@ -33,9 +72,9 @@ pub struct Options<'a> {
 }
 
 /// The defaults, shared by the signatures of both functions.
-pub const DEFAULT_MAX_BYTES_ARG: usize = DEFAULT_MAX_BYTES;
-pub const DEFAULT_MAX_LINE_LEN_ARG: usize = MAX_LINE_LEN;
-pub const DEFAULT_MAX_RULES_ARG: usize = DEFAULT_MAX_RULES_PER_GROUP;
+pub const DEFAULT_MAX_BYTES_ARG: Limit = Limit::new(DEFAULT_MAX_BYTES);
+pub const DEFAULT_MAX_LINE_LEN_ARG: Limit = Limit::new(MAX_LINE_LEN);
+pub const DEFAULT_MAX_RULES_ARG: Limit = Limit::new(DEFAULT_MAX_RULES_PER_GROUP);
 
 impl Options<'_> {
     /// Validates the arguments; a bad one is a `ValueError` naming it and
@@ -128,16 +167,16 @@ impl Options<'_> {
             robots_txt_allowed,
             data_txt: self.data_txt,
             parse: ParseOptions {
-                max_bytes: self.max_bytes,
+                max_bytes: self.max_bytes.get("max_bytes")?,
                 records_close_groups: self.records_close_groups,
-                max_line_len: limit(self.max_line_len),
-                max_rules_per_group: limit(self.max_rules),
+                max_line_len: limit(self.max_line_len.get("max_line_len")?),
+                max_rules_per_group: limit(self.max_rules.get("max_rules")?),
                 ..ParseOptions::default()
             },
             budget: Budget {
-                max_states: limit(self.max_states),
-                total_bytes: limit(self.max_table_bytes),
-                max_automata: limit(self.max_automata),
+                max_states: limit(self.max_states.get("max_states")?),
+                total_bytes: limit(self.max_table_bytes.get("max_table_bytes")?),
+                max_automata: limit(self.max_automata.get("max_automata")?),
                 time,
                 layout,
                 ..Budget::default()

@@ -3,7 +3,7 @@
 
 use crate::convert::{self, with_url};
 use crate::options::{
-    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::CompileError;
 use pyo3::exceptions::PyValueError;
@@ -562,9 +562,9 @@ impl Diagnostic {
     robots, agent, *,
     dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
     max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
-    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Budget::default().max_states,
-    max_table_bytes = Budget::default().total_bytes,
-    max_automata = Budget::default().max_automata,
+    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
+    max_table_bytes = Limit::new(Budget::default().total_bytes),
+    max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
     layout = "auto",
@@ -578,12 +578,12 @@ pub fn compile(
     url_mode: &str,
     robots_txt: &str,
     data_txt: bool,
-    max_bytes: usize,
-    max_line_len: usize,
-    max_rules: usize,
-    max_states: usize,
-    max_table_bytes: usize,
-    max_automata: usize,
+    max_bytes: Limit,
+    max_line_len: Limit,
+    max_rules: Limit,
+    max_states: Limit,
+    max_table_bytes: Limit,
+    max_automata: Limit,
     compile_timeout: f64,
     records_close_groups: bool,
     training_agents: Vec<String>,

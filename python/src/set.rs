@@ -5,7 +5,7 @@
 //! `robocc store build --shards N`.
 
 use crate::options::{
-    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
@@ -186,9 +186,9 @@ fn build_opts(
         max_bytes: DEFAULT_MAX_BYTES_ARG,
         max_line_len: DEFAULT_MAX_LINE_LEN_ARG,
         max_rules: DEFAULT_MAX_RULES_ARG,
-        max_states: Budget::default().max_states,
-        max_table_bytes: Budget::default().total_bytes,
-        max_automata: Budget::default().max_automata,
+        max_states: Limit::new(Budget::default().max_states),
+        max_table_bytes: Limit::new(Budget::default().total_bytes),
+        max_automata: Limit::new(Budget::default().max_automata),
         compile_timeout: Budget::default().time.as_secs_f64(),
         records_close_groups: false,
         training_agents: Vec::new(),

@@ -2,7 +2,7 @@
 
 use crate::convert::{self, with_url};
 use crate::options::{
-    Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
 use crate::StoreBuildError;
@@ -370,13 +370,13 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
     manifest_path, agent, out_path, *,
     dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
     max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
-    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Budget::default().max_states,
-    max_table_bytes = Budget::default().total_bytes,
-    max_automata = Budget::default().max_automata,
+    max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
+    max_table_bytes = Limit::new(Budget::default().total_bytes),
+    max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Budget::default().time.as_secs_f64(),
     records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
     layout = "auto",
-    on_failure = "disallow", base = None, max_store_bytes = u32::MAX as usize,
+    on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn build_store(
@@ -388,12 +388,12 @@ pub fn build_store(
     url_mode: &str,
     robots_txt: &str,
     data_txt: bool,
-    max_bytes: usize,
-    max_line_len: usize,
-    max_rules: usize,
-    max_states: usize,
-    max_table_bytes: usize,
-    max_automata: usize,
+    max_bytes: Limit,
+    max_line_len: Limit,
+    max_rules: Limit,
+    max_states: Limit,
+    max_table_bytes: Limit,
+    max_automata: Limit,
     compile_timeout: f64,
     records_close_groups: bool,
     training_agents: Vec<String>,
@@ -401,7 +401,7 @@ pub fn build_store(
     layout: &str,
     on_failure: &str,
     base: Option<PathBuf>,
-    max_store_bytes: usize,
+    max_store_bytes: Limit,
 ) -> PyResult<StoreReport> {
     let options = Options {
         dialect,
@@ -421,6 +421,7 @@ pub fn build_store(
         layout,
     }
     .compile_options()?;
+    let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {
         "disallow" => OnFailure::Disallow,
         "allow" => OnFailure::Allow,

@@ -259,6 +259,15 @@ def test_zero_lifts_a_limit():
             robocc.compile(robots, "x", compile_timeout=bad)
     # A limit that is given still applies.
     assert robocc.compile(robots, "x", max_rules=1).allowed("/c") is True
+    # A negative limit is a ValueError naming it (not an OverflowError);
+    # one past any size is no limit.
+    for name in ["max_bytes", "max_line_len", "max_rules", "max_states", "max_table_bytes", "max_automata"]:
+        with pytest.raises(ValueError, match=f"^{name} is negative"):
+            robocc.compile(robots, "x", **{name: -1})
+        p = robocc.compile(robots, "x", **{name: 2**70})
+        assert (p.allowed("/c"), p.allowed("/a-b"), p.diagnostics) == (False, False, []), name
+    with pytest.raises(ValueError, match="^max_store_bytes is negative"):
+        robocc.build_store("never-read.jsonl", "x", "never-written.store", max_store_bytes=-1)
 
 
 def test_verdicts_pickle_and_hash(policy):
@@ -410,7 +419,7 @@ def test_bad_options_are_value_errors():
         robocc.compile(ROBOTS, "Bot", compile_timeout=float("nan"))
     with pytest.raises(ValueError, match="layout"):
         robocc.compile(ROBOTS, "Bot", layout="fast")
-    with pytest.raises(OverflowError):
+    with pytest.raises(ValueError, match="max_bytes"):
         robocc.compile(ROBOTS, "Bot", max_bytes=-1)
     with pytest.raises(TypeError):
         robocc.compile(ROBOTS, "Bot", dialect="rfc9309", nonsense=1)
