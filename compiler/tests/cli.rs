@@ -91,6 +91,28 @@ fn urls_from_arguments_and_stdin_agree() {
         Some("/a\r\n/robots.txt\n"),
     );
     assert_eq!(stdout(&piped), stdout(&args));
+    // The implicit /robots.txt allow was written by no line: its rule_line
+    // is null, as Python's Verdict.rule_line is None (not line 0).
+    let json = robocc(
+        &[
+            "check",
+            "--robots",
+            ROBOTS,
+            "--agent",
+            "BadBot",
+            "--format",
+            "json",
+            "/a",
+            "/robots.txt",
+        ],
+        None,
+    );
+    let lines = json_lines(&json);
+    assert!(
+        lines[0]["rule_line"].as_u64().is_some_and(|l| l > 0),
+        "{lines:?}"
+    );
+    assert_eq!(lines[1]["rule_line"], serde_json::Value::Null, "{lines:?}");
 }
 
 #[test]

@@ -696,6 +696,12 @@ pub struct RuleRef<'a> {
 }
 
 impl RuleRef<'_> {
+    /// The robots.txt line that wrote the rule; `None` for a rule the
+    /// compiler adds (the implicit `/robots.txt` allow), which no line wrote.
+    pub fn source_line(&self) -> Option<u32> {
+        (self.line > 0).then_some(self.line)
+    }
+
     /// The pattern, lossily as text.
     pub fn pattern_text(&self) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(self.pattern)

@@ -121,7 +121,7 @@ pub fn verdict(policy: robocc_engine::Policy<'_>, v: robocc_engine::Verdict) -> 
     Verdict {
         allowed: v.allowed,
         rule: v.rule,
-        rule_line: rule.map(|r| r.line).filter(|&l| l > 0),
+        rule_line: rule.and_then(|r| r.source_line()),
         pattern: rule.map(|r| r.pattern_text().into_owned()),
         origin: rule.map(|r| r.origin.name()),
         source: None,

@@ -194,7 +194,7 @@ fn verdict_of(
         let line = v
             .and_then(|v| v.rule)
             .and_then(|r| p.rule(r))
-            .map(|r| r.line);
+            .and_then(|r| r.source_line());
         return Judged {
             allowed: v.map(|v| v.allowed),
             line: line.filter(|_| has_lines),
@@ -205,7 +205,7 @@ fn verdict_of(
         };
     }
     let v: Verdict = p.check_usage(url, usage);
-    let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
+    let line = v.rule.and_then(|r| p.rule(r)).and_then(|r| r.source_line());
     let qualifiers = acap.then(|| {
         v.rule
             .and_then(|r| p.acap_rule(r))

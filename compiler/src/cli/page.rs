@@ -172,7 +172,7 @@ fn json(
             "qualifiers": d.qualifiers,
         });
         if let (Some(v), Some(p)) = (f.site, policy) {
-            let line = v.rule.and_then(|r| p.rule(r)).map(|r| r.line);
+            let line = v.rule.and_then(|r| p.rule(r)).and_then(|r| r.source_line());
             let mut r = serde_json::json!({"verdict": word(v.allowed), "rule_line": line});
             if let Some(a) = v.rule.and_then(|r| p.acap_rule(r)) {
                 r["qualifiers"] =
