@@ -374,7 +374,9 @@ fn content_signal(
     )
 }
 
-/// An RFC 8941 Dictionary (§4.2.2): each member's key and, when its value
+/// An RFC 9651 Dictionary (§4.2.2; both drafts cite RFC 9651 as FIELDS,
+/// so a Date `@…` and a Display String `%"…"` are values too): each
+/// member's key and, when its value
 /// is a Token, the token (`None`: any other value, a bare key, an inner
 /// list). Later duplicates replace earlier ones. `None` when the bytes are
 /// not a Dictionary (vocab-07 §6.5.1: "If the parsing of the Dictionary
@@ -416,7 +418,7 @@ pub fn parse_dictionary(input: &[u8]) -> Option<Vec<(String, Option<String>)>> {
     }
 }
 
-/// RFC 8941 parsing state.
+/// RFC 9651 parsing state.
 struct Sf<'a> {
     s: &'a [u8],
     i: usize,
@@ -463,7 +465,16 @@ impl Sf<'_> {
     /// other valid item, `None` on a syntax error.
     fn bare_item(&mut self) -> Option<Option<String>> {
         match self.peek()? {
-            b'-' | b'0'..=b'9' => self.number().map(|()| None),
+            b'-' | b'0'..=b'9' => self.number().map(|_| None),
+            // A Date is an Integer (§4.2.9).
+            b'@' => {
+                self.i += 1;
+                match self.number()? {
+                    false => Some(None),
+                    true => None,
+                }
+            }
+            b'%' => self.display_string().map(|()| None),
             b'"' => self.string().map(|()| None),
             b':' => self.bytes().map(|()| None),
             b'?' => {
@@ -491,7 +502,8 @@ impl Sf<'_> {
         }
         String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
     }
-    fn number(&mut self) -> Option<()> {
+    /// An Integer or Decimal (§4.2.4); `Some(true)` for a Decimal.
+    fn number(&mut self) -> Option<bool> {
         self.eat(b'-');
         let start = self.i;
         let mut dot = None;
@@ -507,10 +519,40 @@ impl Sf<'_> {
         }
         let digits = self.i - start;
         match dot {
-            None => (1..=15).contains(&digits).then_some(()),
+            None => (1..=15).contains(&digits).then_some(false),
             Some(d) => {
                 let (int, frac) = (d - start, self.i - d - 1);
-                ((1..=12).contains(&int) && (1..=3).contains(&frac)).then_some(())
+                ((1..=12).contains(&int) && (1..=3).contains(&frac)).then_some(true)
+            }
+        }
+    }
+    /// §4.2.10: `%"`, printable ASCII with `%` + two lowercase hex digits
+    /// for an octet, `"`; the octets must be UTF-8.
+    fn display_string(&mut self) -> Option<()> {
+        self.i += 1;
+        if !self.eat(b'"') {
+            return None;
+        }
+        let mut octets = Vec::new();
+        loop {
+            let b = self.peek()?;
+            self.i += 1;
+            match b {
+                b'"' => return std::str::from_utf8(&octets).is_ok().then_some(()),
+                b'%' => {
+                    let hex = |h: u8| match h {
+                        b'0'..=b'9' => Some(h - b'0'),
+                        b'a'..=b'f' => Some(h - b'a' + 10),
+                        _ => None,
+                    };
+                    let hi = hex(self.peek()?)?;
+                    self.i += 1;
+                    let lo = hex(self.peek()?)?;
+                    self.i += 1;
+                    octets.push(hi << 4 | lo);
+                }
+                0x20..=0x7e => octets.push(b),
+                _ => return None,
             }
         }
     }
@@ -770,5 +812,26 @@ mod tests {
             tokens("a=(1 2), b=?1, c=:AQ==:, d=1.5"),
             Some(vec![t("a", None), t("b", None), t("c", None), t("d", None)])
         );
+        // RFC 9651's Date and Display String, as values and parameters.
+        assert_eq!(
+            tokens("train-ai=n;d=@1700000000, search=y, x=%\"f%c3%bc\", y=@-1;z=%\"\""),
+            Some(vec![
+                t("train-ai", Some("n")),
+                t("search", Some("y")),
+                t("x", None),
+                t("y", None)
+            ])
+        );
+        for bad in [
+            "a=@1.5",
+            "a=@",
+            "a=%x",
+            "a=%\"x",
+            "a=%\"%C3%BC\"",
+            "a=%\"%c3\"",
+            "a=%\"\t\"",
+        ] {
+            assert_eq!(tokens(bad), None, "{bad:?}");
+        }
     }
 }

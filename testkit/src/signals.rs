@@ -48,6 +48,11 @@ pub const USAGE_PREFS: &[&str] = &[
     "train-ai=n,",
     "train-ai=yes",
     "",
+    // RFC 9651's Date and Display String: valid, then malformed.
+    "train-ai=n;d=@1700000000, search=y",
+    "search=n, x=%\"f%c3%bc\"",
+    "search=n, x=%\"f%C3%BC\"",
+    "train-ai=n;d=@1.5",
 ];
 
 /// Content-Signal values: valid, unknown and malformed.

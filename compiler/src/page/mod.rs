@@ -714,15 +714,17 @@ impl Reader<'_> {
         }
     }
 
-    /// The `Content-Usage` header: its lines joined (RFC 8941 §4.2), read
-    /// once as a Dictionary.
+    /// The `Content-Usage` header: its lines joined (RFC 9651 §4.2), read
+    /// once as a Dictionary. Each line loses only its OWS (SP, HTAB:
+    /// RFC 9110 §5.5): any other byte around the value, NBSP included, is
+    /// the Dictionary's to refuse, as in robots.txt.
     fn content_usage(&mut self, lines: &[(usize, &str, &str)]) {
         let Some(&(index, name, _)) = lines.first() else {
             return;
         };
         let value = lines
             .iter()
-            .map(|(_, _, v)| v.trim())
+            .map(|(_, _, v)| v.trim_matches([' ', '\t']))
             .collect::<Vec<_>>()
             .join(", ");
         let source = Source::Header {
@@ -1304,5 +1306,19 @@ mod tests {
             b"<img class=the-acap:allow-index>"
         );
         let _ = meta;
+    }
+
+    #[test]
+    fn content_usage_header_is_trimmed_of_ows_only() {
+        let train = |value: &str| {
+            let p = PageRules::from_html(b"", [("Content-Usage", value)], "bot", "http://a/");
+            p.verdict(Usage::TrainAi)
+        };
+        assert_eq!(train(" \ttrain-ai=n\t "), PageVerdict::Disallow);
+        // RFC 9651: a Date parameter is valid.
+        assert_eq!(train("train-ai=n;d=@1700000000"), PageVerdict::Disallow);
+        // NBSP or VT around the value is no Dictionary (as in robots.txt).
+        assert_eq!(train("\u{a0}train-ai=n\u{a0}"), PageVerdict::Unspecified);
+        assert_eq!(train("train-ai=n\u{b}"), PageVerdict::Unspecified);
     }
 }

@@ -67,7 +67,7 @@ pub(crate) fn tdm_reservation(value: &str) -> Option<bool> {
 pub(crate) type ContentUsage = (Vec<(Usage, bool, String)>, Vec<String>);
 
 /// The statements of a `Content-Usage` field value (its lines joined with
-/// `, ` first, as RFC 8941 §4.2 combines field lines): `(usage, allowed,
+/// `, ` first, as RFC 9651 §4.2 combines field lines): `(usage, allowed,
 /// written)` per vocabulary label whose value is `y` or `n`, and the notes
 /// for what states nothing. `Err` when the value is not a Dictionary: then
 /// the field states nothing (vocab-07 §6.5.1).

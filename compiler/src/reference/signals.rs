@@ -11,7 +11,7 @@
 //! verdict and the training tokens' Allow/Disallow, the Google longest-match
 //! reference ([`super::check_url`] over [`RuleSet::build`]). Everything
 //! about the signals is written here, plainly: the Content-Usage value
-//! split, an RFC 8941 Dictionary parser (§4.2.2 and the algorithms it
+//! split, an RFC 9651 Dictionary parser (§4.2.2 and the algorithms it
 //! calls), the Content-Signal pairs, the longest match with the tie rule,
 //! crawlability and the combination with its deciding line.
 //!
@@ -28,10 +28,10 @@
 //!   two whitespace-separated tokens) is a Content-Usage line too, and the
 //!   value ends at the first `#` (and at a NUL) and is trimmed of ASCII
 //!   whitespace. Keys are compared whole, ASCII case ignored.
-//! * **Structured Fields revision.** The Dictionary is RFC 8941's (as
-//!   docs/dialects.md pins), not RFC 9651's: a Date (`@…`) or a Display
-//!   String (`%"…"`) anywhere in the value is a parse failure. Input bytes
-//!   outside ASCII are a parse failure (RFC 8941 §4.2 step 1); leading and
+//! * **Structured Fields revision.** The Dictionary is RFC 9651's, which
+//!   both drafts cite as FIELDS: a Date (`@…`, §4.2.9) and a Display
+//!   String (`%"…"`, §4.2.10) are bare items. Input bytes
+//!   outside ASCII are a parse failure (RFC 9651 §4.2 step 1); leading and
 //!   trailing SP are discarded (§4.2 steps 2 and 4; the robots.txt trim has
 //!   already removed them). A Byte Sequence is checked for its alphabet only
 //!   (`A-Za-z0-9+/=` between two `:`); its base64 is not decoded, so
@@ -459,9 +459,9 @@ fn trim_ws(mut s: &[u8]) -> &[u8] {
 }
 
 // ---------------------------------------------------------------------------
-// RFC 8941 §4.2: parsing a Dictionary, written from the algorithm's steps.
+// RFC 9651 §4.2: parsing a Dictionary, written from the algorithm's steps.
 
-/// An RFC 8941 bare item (§3.3).
+/// An RFC 9651 bare item (§3.3).
 #[derive(Clone, Debug, PartialEq)]
 pub enum BareItem {
     /// Integer (§3.3.1).
@@ -476,6 +476,10 @@ pub enum BareItem {
     Bytes(Vec<u8>),
     /// Boolean (§3.3.6).
     Boolean(bool),
+    /// Date (§3.3.7): seconds since the epoch.
+    Date(i64),
+    /// Display String (§3.3.8), decoded.
+    DisplayString(String),
 }
 
 /// Parameters: ordered keys and values, a later key overwriting.
@@ -490,7 +494,7 @@ pub enum Member {
     InnerList(Vec<(BareItem, Parameters)>, Parameters),
 }
 
-/// A parse failure (RFC 8941: "fail parsing").
+/// A parse failure (RFC 9651: "fail parsing").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParseFailure;
 
@@ -620,6 +624,8 @@ fn bare_item(input: &mut Input<'_>) -> Parsed<BareItem> {
         Some(b) if b.is_ascii_alphabetic() || b == b'*' => token(input),
         Some(b':') => byte_sequence(input),
         Some(b'?') => boolean(input),
+        Some(b'@') => date(input),
+        Some(b'%') => display_string(input),
         _ => Err(ParseFailure),
     }
 }
@@ -770,6 +776,49 @@ fn boolean(input: &mut Input<'_>) -> Parsed<BareItem> {
         Some(b'0') => Ok(BareItem::Boolean(false)),
         _ => Err(ParseFailure),
     }
+}
+
+/// §4.2.9.
+fn date(input: &mut Input<'_>) -> Parsed<BareItem> {
+    if input.bump() != Some(b'@') {
+        return Err(ParseFailure);
+    }
+    match integer_or_decimal(input)? {
+        BareItem::Integer(n) => Ok(BareItem::Date(n)),
+        _ => Err(ParseFailure),
+    }
+}
+
+/// §4.2.10.
+fn display_string(input: &mut Input<'_>) -> Parsed<BareItem> {
+    if input.bump() != Some(b'%') || input.bump() != Some(b'"') {
+        return Err(ParseFailure);
+    }
+    let mut bytes = Vec::new();
+    while let Some(c) = input.bump() {
+        match c {
+            0x00..=0x1f | 0x7f..=0xff => return Err(ParseFailure),
+            b'%' => {
+                let mut octet = 0u8;
+                for _ in 0..2 {
+                    let digit = match input.bump() {
+                        Some(h @ b'0'..=b'9') => h - b'0',
+                        Some(h @ b'a'..=b'f') => h - b'a' + 10,
+                        _ => return Err(ParseFailure),
+                    };
+                    octet = octet * 16 + digit;
+                }
+                bytes.push(octet);
+            }
+            b'"' => {
+                return String::from_utf8(bytes)
+                    .map(BareItem::DisplayString)
+                    .map_err(|_| ParseFailure)
+            }
+            _ => bytes.push(c),
+        }
+    }
+    Err(ParseFailure)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ fn pref(value: &str, channel: Channel) -> Pref {
     usage_pref(value.as_bytes(), channel)
 }
 
-// --- RFC 8941 Dictionary -------------------------------------------------
+// --- RFC 9651 Dictionary -------------------------------------------------
 
 #[test]
 fn dictionary_members_and_types() {
@@ -77,8 +77,15 @@ fn dictionary_failures() {
         "train-ai=1.",
         "train-ai=1.2345",
         "train-ai=1234567890123456",
-        "train-ai=@1659578233", // RFC 9651 Date: not RFC 8941
-        "train-ai=%\"x\"",      // RFC 9651 Display String
+        "train-ai=@1.5", // a Date is an Integer (RFC 9651 §4.2.9)
+        "train-ai=@",
+        "train-ai=@x",
+        "train-ai=%x",           // a Display String is quoted (§4.2.10)
+        "train-ai=%\"x",         // unterminated
+        "train-ai=%\"f%C3%BC\"", // uppercase hex
+        "train-ai=%\"%c3\"",     // not UTF-8
+        "train-ai=%\"%c\"",      // half an octet
+        "train-ai=%\"a\tb\"",    // HTAB
         "train-ai=:a!:",
         "train-ai=:abc",
         "train-ai=",
@@ -105,6 +112,24 @@ fn dictionary_failures() {
     ] {
         assert!(parse_dictionary(good.as_bytes()).is_ok(), "{good:?}");
     }
+    // RFC 9651's Date and Display String (the drafts cite RFC 9651 as
+    // FIELDS), as values and as parameters.
+    let d = parse_dictionary(b"a=@-1659578233, b=%\"f%c3%bc \\ %22\", c=n;d=@1;t=%\"\"").unwrap();
+    assert_eq!(d[0].1, Member::Item(BareItem::Date(-1659578233), vec![]));
+    assert_eq!(
+        d[1].1,
+        Member::Item(BareItem::DisplayString("f\u{fc} \\ \"".into()), vec![])
+    );
+    assert_eq!(
+        d[2].1,
+        Member::Item(
+            BareItem::Token(b"n".to_vec()),
+            vec![
+                (b"d".to_vec(), BareItem::Date(1)),
+                (b"t".to_vec(), BareItem::DisplayString(String::new()))
+            ]
+        )
+    );
 }
 
 #[test]
