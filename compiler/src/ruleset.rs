@@ -12,6 +12,7 @@ use crate::agent::Selection;
 use crate::dialect::{self, Dialect, PatternRule, RankClass};
 use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
+use crate::parse::escape::google_escape;
 use crate::parse::{RobotsTxt, Rule, RuleKind};
 use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE};
 use robocc_engine::UrlMode;
@@ -202,10 +203,7 @@ fn push_glob_rules(
     index_htm: bool,
 ) {
     let allow = rule.kind == RuleKind::Allow;
-    let pattern = match url_mode {
-        UrlMode::Rfc => normalize_pattern(rule.raw),
-        _ => rule.pattern.to_vec(),
-    };
+    let pattern = encoded_pattern(rule.raw, url_mode);
     let index_dir = (allow && index_htm)
         .then(|| index_htm_dir(&pattern))
         .flatten();
@@ -224,6 +222,17 @@ fn push_glob_rules(
             group,
             RuleOrigin::IndexHtm,
         ));
+    }
+}
+
+/// An rfc9309 path pattern as the rule set matches it: the RFC's
+/// normalisation in rfc mode, else Google's escaping. Content-Usage paths
+/// are encoded here too (attach-05 §3.1: "the same percent-encoding rules
+/// as used for Allow/Disallow rules"), and their length is this one's.
+pub(crate) fn encoded_pattern(raw: &[u8], url_mode: UrlMode) -> Vec<u8> {
+    match url_mode {
+        UrlMode::Rfc => normalize_pattern(raw),
+        _ => google_escape(raw).into_owned(),
     }
 }
 

@@ -13,7 +13,6 @@
 use crate::agent::{select, Selection, Via};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::glob::Glob;
-use crate::parse::escape::google_escape;
 use crate::parse::keys::KeyKind;
 use crate::parse::RobotsTxt;
 use crate::ruleset::{self, RuleSet, SetRule};
@@ -282,7 +281,7 @@ fn content_usage(value: &[u8], line: u32, group: u32, url_mode: UrlMode) -> (Set
             };
         }
     }
-    let pattern = google_escape(path).into_owned();
+    let pattern = ruleset::encoded_pattern(path, url_mode);
     let glob = Glob::parse(&pattern, PatternSyntax::Glob, url_mode);
     let mut rule = everywhere(line, group);
     rule.priority = ruleset::len_u32(pattern.len());

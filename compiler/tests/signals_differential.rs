@@ -204,3 +204,33 @@ proptest! {
         prop_assert!(assert_agree("proptest", &body, "UnlistedBot", &[], &urls).is_some());
     }
 }
+
+/// `--url-mode rfc`: a Content-Usage path is encoded as an Allow/Disallow
+/// pattern is (attach-05 §3.1: "the same percent-encoding rules"): the
+/// RFC's normalisation, whose length ranks it. The oracle above reads
+/// Google mode only, so the cases are written out.
+#[test]
+fn rfc_mode_encodes_content_usage_paths_as_rules() {
+    let body = b"User-agent: *\nAllow: /\n\
+        Content-Usage: /%61%62 train-ai=n\n\
+        Content-Usage: /abc train-ai=y\n\
+        Content-Usage: /a$b search=n\n\
+        Content-Usage: /%7Euser search=n\n";
+    let options = CompileOptions {
+        url_mode: robocc_engine::UrlMode::Rfc,
+        ..CompileOptions::default()
+    };
+    let compiled = compile(body, "bot", &options).unwrap();
+    let bytes = compiled.to_bytes();
+    let policy = Policy::from_bytes(&bytes).unwrap();
+    let pref = |url: &str, usage| policy.preference(url.as_bytes(), usage).map(|v| v.allowed);
+    // `/%61%62` is `/ab`: it matches both spellings of the URL.
+    assert_eq!(pref("https://e.com/abx", Usage::TrainAi), Some(false));
+    assert_eq!(pref("https://e.com/%61%62x", Usage::TrainAi), Some(false));
+    // Ranked by its normalised length (3), below `/abc` (4).
+    assert_eq!(pref("https://e.com/abcd", Usage::TrainAi), Some(true));
+    // A `$` inside a path and `%7E` match as the same Disallow would.
+    assert_eq!(pref("https://e.com/a$b", Usage::Search), Some(false));
+    assert_eq!(pref("https://e.com/~user/", Usage::Search), Some(false));
+    assert_eq!(pref("https://e.com/x", Usage::Search), None);
+}
