@@ -1063,6 +1063,7 @@ impl PageRules {
         // else any allow, else nothing stated; TDMRep's superseded levels
         // do not count.
         preferences::supersede(&mut self.signals);
+        preferences::tdm_policies(&self.signals, &mut self.qualifiers);
         for &u in Usage::SIGNALS {
             let counted = || {
                 self.signals
@@ -1306,6 +1307,64 @@ mod tests {
             b"<img class=the-acap:allow-index>"
         );
         let _ = meta;
+    }
+
+    #[test]
+    fn only_the_tdm_policy_that_counts_is_reported() {
+        let file = crate::tdmrep::Tdmrep::parse(
+            br#"[{"location": "/", "tdm-reservation": 1, "tdm-policy": "https://e.com/file.json"}]"#,
+        )
+        .unwrap();
+        let policies = |headers: &[(&str, &str)], html: &[u8]| {
+            let p = PageRules::read(
+                html,
+                headers.iter().copied(),
+                &PageOptions {
+                    agent: "bot",
+                    url: "https://e.com/a",
+                    tdmrep: Some(&file),
+                    ..PageOptions::default()
+                },
+            );
+            let q: Vec<String> = p.qualifiers.iter().map(|q| q.value.clone()).collect();
+            (p.verdict(Usage::TrainAi), q)
+        };
+        // The file's alone.
+        assert_eq!(
+            policies(&[], b""),
+            (
+                PageVerdict::Disallow,
+                vec!["https://e.com/file.json".to_string()]
+            )
+        );
+        // The header's policy supersedes the file's.
+        assert_eq!(
+            policies(
+                &[
+                    ("tdm-reservation", "1"),
+                    ("tdm-policy", "https://e.com/h.json")
+                ],
+                b""
+            ),
+            (
+                PageVerdict::Disallow,
+                vec!["https://e.com/h.json".to_string()]
+            )
+        );
+        // A header without a policy keeps the file's (absence resets nothing).
+        assert_eq!(
+            policies(&[("tdm-reservation", "1")], b"").1,
+            vec!["https://e.com/file.json".to_string()]
+        );
+        // Reservation 0 counts: no policy is to be processed.
+        assert_eq!(
+            policies(&[("tdm-reservation", "0")], b""),
+            (PageVerdict::Allow, vec![])
+        );
+        assert_eq!(
+            policies(&[], b"<meta name=tdm-reservation content=0>").1,
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -122,6 +122,21 @@ pub(crate) fn supersede(signals: &mut [PageSignal]) {
     }
 }
 
+/// Keeps the `tdm-policy` qualifiers that count: those of the latest level
+/// that gives one ("the values of `tdm-reservation` and `tdm-policy` found
+/// [at a level] supercede previous values"), and none when the reservation
+/// that counts is 0 ("TDM Agents SHOULD NOT process `tdm-policy` in this
+/// case"). Run after [`supersede`].
+pub(crate) fn tdm_policies(signals: &[PageSignal], qualifiers: &mut Vec<super::Qualifier>) {
+    let level = |q: &super::Qualifier| q.source.as_ref().map_or(0, tdm_level);
+    let is_policy = |q: &super::Qualifier| q.name == "tdm-policy";
+    let not_reserved = signals
+        .iter()
+        .any(|s| s.kind == SignalKind::Tdmrep && !s.superseded && s.allowed);
+    let latest = qualifiers.iter().filter(|q| is_policy(q)).map(level).max();
+    qualifiers.retain(|q| !is_policy(q) || (!not_reserved && Some(level(q)) == latest));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
