@@ -52,7 +52,8 @@ pub enum DiagCode {
     AfterBlankLine,
     /// A group has more rules than the per-group limit: later ones ignored.
     RulesPerGroupLimit,
-    /// An Allow or Disallow before the first user-agent line: ignored.
+    /// An Allow, Disallow or Content-Usage before the first user-agent
+    /// line: ignored.
     RuleBeforeAgent,
     /// The file has no user-agent group: nothing applies.
     NoGroup,

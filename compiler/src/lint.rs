@@ -5,7 +5,7 @@ use crate::diag::{DiagCode, Severity};
 use crate::dialect::{PatternRule, Ranking};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
-use crate::parse::{parse, RobotsTxt};
+use crate::parse::{parse, Record, RobotsTxt};
 use crate::signals::{label, labels, Syntax};
 use crate::{compile, parse_delay_ms, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
@@ -471,8 +471,21 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             fix: fix.into(),
         })
     };
+    let is_usage = |r: &&Record<'_>| {
+        r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage")
+    };
+    for r in robots.global.iter().filter(is_usage) {
+        finding(
+            r.line,
+            "rule-outside-group",
+            "Content-Usage before the first user-agent line belongs to no group: ignored \
+             (aipref attach-05 §3)"
+                .into(),
+            "add a `User-agent: *` line above it, or move it into the group it is for",
+        );
+    }
     for r in records {
-        if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+        if is_usage(&r) {
             let v = r.value;
             let (_, pref) = crate::signals::split_content_usage(v);
             let looks_like_path = pref
@@ -780,6 +793,11 @@ mod tests {
             assert!(c.contains(&want), "missing {want:?} in {c:?}");
         }
         assert!(!c.contains(&(13, "shadowed-rule")), "{c:?}");
+        // A Content-Usage line outside any group is lost as a rule is.
+        assert_eq!(
+            codes("Content-Usage: train-ai=n\nUser-agent: *\nContent-Usage: /a search=n\n"),
+            [(1, "rule-outside-group")]
+        );
         assert_eq!(
             codes("<!DOCTYPE html><html><body>hi</body></html>")[0],
             (0, "html")

@@ -190,9 +190,11 @@ pub fn add(
         if r.kind == KeyKind::ContentSignal {
             extra.push(content_signal(r.value, r.line, u32::MAX, diagnostics));
         } else if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+            // A rule lost to its place, as an Allow/Disallow there is: one
+            // that commands answering from the file report.
             diagnostics.push(Diagnostic::new(
                 r.line,
-                DiagCode::SignalIgnored,
+                DiagCode::RuleBeforeAgent,
                 "Content-Usage before the first user-agent line belongs to no group: \
                  ignored (aipref attach-05 §3)"
                     .to_string(),

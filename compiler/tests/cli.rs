@@ -963,3 +963,37 @@ fn preference_of_another_dialect_is_noted() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("rfc9309 dialect only"), "{err}");
 }
+
+/// A Content-Usage line before the first User-agent line is lost, as an
+/// Allow/Disallow there is: `check` says so (not only `compile`).
+#[test]
+fn check_reports_a_content_usage_outside_any_group() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-orphan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n",
+    )
+    .unwrap();
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            robots.to_str().unwrap(),
+            "--agent",
+            "Bot",
+            "--usage",
+            "train-ai",
+            "https://e.com/x",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "unknown\thttps://e.com/x\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 1: warning: Content-Usage before the first user-agent line"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
