@@ -997,3 +997,46 @@ fn check_reports_a_content_usage_outside_any_group() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Preference statements dropped for the budget: `explain` says they were
+/// not compiled, not that the file states none.
+#[test]
+fn explain_says_when_preferences_were_dropped() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-dropped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: *\nAllow: /\nContent-Usage: /a train-ai=n\nContent-Usage: /b*c search=n\n",
+    )
+    .unwrap();
+    let path = robots.to_str().unwrap();
+    let explain = |states: &str| {
+        let o = robocc(
+            &[
+                "explain",
+                "--robots",
+                path,
+                "--agent",
+                "Bot",
+                "--max-states",
+                states,
+                "/a",
+            ],
+            None,
+        );
+        stdout(&o)
+    };
+    // 16 states hold the rules but not the statements (the compile warns).
+    assert!(
+        explain("16").contains("  preferences: not compiled: the file's statements did not fit"),
+        "{}",
+        explain("16")
+    );
+    assert!(
+        explain("0").contains("  train-ai: disallow: line 3"),
+        "{}",
+        explain("0")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -136,6 +136,9 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }
+    // Whether the compile dropped the file's preference statements for the
+    // budget (known when compiling here, not from an artifact).
+    let mut signals_dropped = false;
     let (file, whole, cut_note) = match (&args.robots, &args.policy) {
         (_, Some(p)) => {
             let file = open_policy(p)?;
@@ -153,6 +156,11 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         (Some(path), None) => {
             let src = compile_source(path, &args.flags, given)?;
             src.report(false, args.verbose);
+            signals_dropped = src
+                .compiled
+                .diagnostics
+                .iter()
+                .any(|d| d.code == robocc_compiler::DiagCode::SignalsDropped);
             let whole = Whole::of(&src);
             let file =
                 PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?;
@@ -252,7 +260,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             println!("  limits: {note}");
         }
         println!("  groups: {groups}");
-        explain_signals(&policy, url.as_bytes(), v.allowed, mode);
+        explain_signals(&policy, url.as_bytes(), v.allowed, mode, signals_dropped);
         let m = policy.meta();
         if let Some(ms) = m.crawl_delay_ms() {
             println!("  crawl-delay: {} s", ms as f64 / 1000.0);
@@ -392,9 +400,17 @@ fn explain_acap(
 /// (docs/dialects.md, "AI-usage preferences"): the Content-Usage lines of
 /// the longest matching path (shorter matching ones shown as shadowed),
 /// every Content-Signal line, each training token's deciding rule. A
-/// policy without preference channels says they are unknown.
-fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMode) {
+/// policy without preference channels says they are unknown, and why when
+/// the compile dropped them.
+fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMode, dropped: bool) {
     use robocc_engine::Usage;
+    if dropped {
+        println!(
+            "  preferences: not compiled: the file's statements did not fit the budget with \
+             the rules (signals-dropped), so search, train-ai and ai-input are unknown"
+        );
+        return;
+    }
     if policy.channels().count() == 1 {
         println!("  preferences: none stated (search, train-ai, ai-input unknown)");
         return;
