@@ -152,7 +152,7 @@ pub fn rules(
                 }
                 pending.push(Pending {
                     key: r.line,
-                    rule: set_rule(allow, r.raw.to_vec(), rule_glob(r.raw, true), r.line, g),
+                    rule: written_rule(allow, r.raw, true, r.line, g),
                     acap: AcapRule {
                         usage: Usage::Crawl,
                         named,
@@ -207,10 +207,10 @@ pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapR
     let mut info = Vec::new();
     for (id, r) in p.rules().enumerate() {
         let a = p.acap_rule(id as u32)?;
-        rules.push(set_rule(
+        rules.push(written_rule(
             r.allow,
-            r.pattern.to_vec(),
-            rule_glob(r.pattern, a.conventional),
+            r.pattern,
+            a.conventional,
             r.line,
             r.group as usize,
         ));
@@ -239,6 +239,24 @@ pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapR
             requests: Vec::new(),
         },
     ))
+}
+
+/// The rule of a pattern as written: ACAP's (ASCII case ignored), or a
+/// conventional line's (rfc9309's matching, and its encoded length as the
+/// priority that settles conventional conflicts "as normal").
+fn written_rule(
+    allow: bool,
+    written: &[u8],
+    conventional: bool,
+    line: u32,
+    group: usize,
+) -> SetRule {
+    let glob = rule_glob(written, conventional);
+    let mut rule = set_rule(allow, written.to_vec(), glob, line, group);
+    if conventional {
+        rule.priority = crate::ruleset::len_u32(google_escape(written).len());
+    }
+    rule
 }
 
 fn set_rule(allow: bool, pattern: Vec<u8>, glob: Glob, line: u32, group: usize) -> SetRule {
@@ -569,6 +587,9 @@ pub struct Resolution {
     /// The rules that competed (ids), `other` rules included when they
     /// applied.
     pub competing: Vec<usize>,
+    /// Conventional lines that matched and lost to another conventional
+    /// line as rfc9309 settles them (2.9.2), before the competition.
+    pub settled: Vec<usize>,
 }
 
 /// Does rule `a` concern usage `u` explicitly (its own usage, or `present`
@@ -603,6 +624,7 @@ pub fn resolve(rules: &[SetRule], acap: &AcapRules, matched: &[usize], u: Usage)
             }
         })
         .collect();
+    let settled = conventional_as_normal(rules, acap, &mut competing);
     // `other` (2.5.6) speaks where no permission of the tier does.
     if u != Usage::Other && !competing.iter().any(|&i| rules[i].allow) {
         competing.extend(
@@ -620,7 +642,44 @@ pub fn resolve(rules: &[SetRule], acap: &AcapRules, matched: &[usize], u: Usage)
         decision,
         named,
         competing,
+        settled,
     }
+}
+
+/// Conventional Allow/Disallow lines that disagree are settled "as normal"
+/// (2.9.2): of them only rfc9309's winner competes further, the longest
+/// encoded pattern, Allow on a tie, the first in file order among equals.
+/// 2.4.5 speaks of ACAP permission and prohibition fields; adding an ACAP
+/// record to a file must not change what its conventional lines decide
+/// between themselves. Conventional lines that agree are left as they are
+/// (no conflict among them; a state keeps only the first of a one-verdict
+/// slot, [`Canon`]). Returns the lines that lost.
+fn conventional_as_normal(
+    rules: &[SetRule],
+    acap: &AcapRules,
+    competing: &mut Vec<usize>,
+) -> Vec<usize> {
+    let conventional = || {
+        competing
+            .iter()
+            .copied()
+            .filter(|&i| acap.rules[i].conventional)
+    };
+    let mut verdicts = conventional().map(|i| rules[i].allow);
+    let Some(first) = verdicts.next() else {
+        return Vec::new();
+    };
+    if verdicts.all(|v| v == first) {
+        return Vec::new();
+    }
+    // Ids are in file order, so `max_by_key` must not pick a later equal.
+    let winner = conventional()
+        .rev()
+        .max_by_key(|&i| (rules[i].priority, rules[i].allow))
+        .expect("a conventional rule");
+    let lost = conventional().filter(|&i| i != winner).collect();
+    competing.retain(|&i| !acap.rules[i].conventional || i == winner);
+    lost
 }
 
 /// 2.4.5 over the competing rules `r` (sorted ids, so the first is the

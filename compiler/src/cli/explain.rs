@@ -362,7 +362,10 @@ fn explain_acap(
         let word = if engine.allowed { "allow" } else { "disallow" };
         let how = match r.decision {
             Decision::Default => "no rule concerns it here: allowed by default".to_string(),
-            Decision::Agreed(i) => format!("{} (every matching rule agrees)", describe(i)),
+            Decision::Agreed(i) if r.settled.is_empty() => {
+                format!("{} (every matching rule agrees)", describe(i))
+            }
+            Decision::Agreed(i) => format!("{} (every rule left agrees)", describe(i)),
             Decision::Narrowest(i) => format!(
                 "{} (narrowest scope among {} conflicting rules, ACAP 2.4.5)",
                 describe(i),
@@ -378,6 +381,13 @@ fn explain_acap(
             ),
         };
         println!("  {u}: {word}: {how}");
+        for &i in &r.settled {
+            println!(
+                "      lost first: {} (conventional lines settle among themselves as rfc9309 \
+                 does: longest match, Allow on a tie; ACAP 2.9.2: \"interpreted as normal\")",
+                describe(i)
+            );
+        }
         if r.decision != Decision::Default && r.competing.len() > 1 {
             for &i in &r.competing {
                 println!("      competing: {}", describe(i));

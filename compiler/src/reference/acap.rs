@@ -57,6 +57,11 @@
 //! * **Conventional drop.** Any ACAP rule on `crawl` that applies (either
 //!   tier, purposes matching), patterns compared as written (ACAP: the raw
 //!   token; conventional: the raw value), ASCII case ignored.
+//! * **Conventional conflicts.** When the conventional lines that match
+//!   (and concern the usage: `crawl`) disagree, only rfc9309's winner among
+//!   them competes: the longest encoded pattern, Allow on a tie, then the
+//!   first in file order (2.9.2: "interpreted as normal"). Lines that agree
+//!   all compete.
 //! * **`other`.** A "permission that concerns U" is an allow rule on U (or
 //!   on `present`, for its sub-types), conventional Allow included for
 //!   `crawl`, never an `ACAP-allow-other`. A matching `other` rule of the
@@ -611,11 +616,26 @@ impl AcapOracle {
                 && (r.concerns_directly(usage) || r.usage == Usage::Other)
                 && r.matches(&path, &lower)
         });
-        let tier: Vec<&AcapRule> = self
+        let mut tier: Vec<&AcapRule> = self
             .rules
             .iter()
             .filter(|r| r.named == named_speaks && r.matches(&path, &lower))
             .collect();
+        // Conventional lines that disagree settle as rfc9309 does (2.9.2:
+        // "interpreted as normal"): only the longest (encoded), Allow on a
+        // tie, the first such in file order, stays.
+        let conventional: Vec<&AcapRule> = tier
+            .iter()
+            .copied()
+            .filter(|r| r.conventional && r.concerns_directly(usage))
+            .collect();
+        if conventional.iter().any(|r| r.allow) && conventional.iter().any(|r| !r.allow) {
+            let longest = conventional.iter().map(|r| r.matched.len()).max().unwrap();
+            let longest = conventional.iter().filter(|r| r.matched.len() == longest);
+            let allow_among = longest.clone().any(|r| r.allow);
+            let keep = first(longest.filter(|r| r.allow == allow_among).copied()).unwrap();
+            tier.retain(|r| !r.conventional || std::ptr::eq(*r, keep));
+        }
         let permitted = tier.iter().any(|r| r.allow && r.concerns_directly(usage));
         let set: Vec<&AcapRule> = tier
             .into_iter()
@@ -946,6 +966,14 @@ mod tests {
         assert_eq!(ans(&o, "/i/", Usage::Index), (false, Some(3), false));
         let o = oracle(split, "other", &[]);
         assert_eq!(ans(&o, "/x", Usage::Crawl), (false, Some(5), false));
+        // Conventional lines that disagree settle as rfc9309 does (2.9.2);
+        // the winner then competes with the ACAP rules by scope.
+        let settled = "User-agent: *\nAllow: /p/\nDisallow: /*.html\nAllow: /s\nDisallow: /s\n\
+                       ACAP-crawler: *\nACAP-allow-crawl: /p/x.html$\n";
+        let o = oracle(settled, "x", &[]);
+        assert_eq!(ans(&o, "/p/a.html", Usage::Crawl), (false, Some(3), false));
+        assert_eq!(ans(&o, "/s", Usage::Crawl), (true, Some(4), false));
+        assert_eq!(ans(&o, "/p/x.html", Usage::Crawl), (true, Some(7), false));
         let ignoring = format!("ACAP-ignore-conventional-records\n{body}");
         let o = oracle(&ignoring, "x", &[]);
         assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
