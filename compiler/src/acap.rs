@@ -712,7 +712,13 @@ fn decide(rules: &[SetRule], acap: &AcapRules, r: &[usize]) -> (bool, Decision) 
             .find(|&i| scope(i) == scope(w) && rules[i].allow == rules[w].allow)
             .unwrap_or(w)
     };
+    // Permissions that agree, one with qualifiers: the narrowest names the
+    // verdict, so that its qualifiers (or its lack of them) are the ones
+    // reported (2.4.1.2: qualifiers restrict a permission; the narrowest
+    // is the one that applies, as 2.4.5 picks it in a conflict).
+    let qualified = rules[first].allow && r.iter().any(|&i| !acap.rules[i].qualifiers.is_empty());
     match (agree, failed) {
+        (true, None) if qualified => (true, Decision::Agreed(twin(best))),
         // No conflict: the first in file order names it.
         (true, _) => (rules[first].allow, Decision::Agreed(first)),
         (false, None) => (rules[best].allow, Decision::Narrowest(twin(best))),
@@ -723,8 +729,9 @@ fn decide(rules: &[SetRule], acap: &AcapRules, r: &[usize]) -> (bool, Decision) 
 /// What a set-mode state must remember of the rules it matched for good.
 ///
 /// For a usage and a tier whose rules (explicit, and `other`) all have the
-/// same verdict, no conflict can arise: the outcome depends only on whether
-/// a rule matched and on the first one in file order. So of those rules a
+/// same verdict and carry no qualifiers, no conflict can arise: the
+/// outcome depends only on whether a rule matched and on the first one in
+/// file order. So of those rules a
 /// state keeps the first explicit one and the first `other` one, and a rule
 /// that comes after them in file order can no longer change anything (its
 /// thread is dropped). Where verdicts are mixed, every matched rule is kept.
@@ -756,6 +763,7 @@ impl Canon {
         let n_slots = Usage::ACAP_COUNT * 4;
         let mut slots = Vec::with_capacity(rules.len());
         let mut verdicts = vec![[false; 2]; n_slots / 2];
+        let mut qualified = vec![false; n_slots / 2];
         for (r, a) in rules.iter().zip(&acap.rules) {
             let mut s = Vec::new();
             for &u in Usage::ACAP {
@@ -764,12 +772,15 @@ impl Canon {
                     let k = slot(u, a.named, o && !e);
                     s.push(k);
                     verdicts[k / 2][usize::from(r.allow)] = true;
+                    qualified[k / 2] |= r.allow && !a.qualifiers.is_empty();
                 }
             }
             slots.push(s);
         }
+        // Where a permission carries qualifiers, agreeing rules still name
+        // the narrowest (`decide`), so every matched rule is kept.
         let single = (0..n_slots)
-            .map(|k| !(verdicts[k / 2][0] && verdicts[k / 2][1]))
+            .map(|k| !(verdicts[k / 2][0] && verdicts[k / 2][1]) && !qualified[k / 2])
             .collect();
         Canon { slots, single }
     }

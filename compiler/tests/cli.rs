@@ -1040,3 +1040,45 @@ fn explain_says_when_preferences_were_dropped() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// ACAP: permissions that agree, one with qualifiers: the narrowest names
+/// the verdict, so its qualifiers are the ones reported.
+#[test]
+fn acap_reports_the_narrowest_permissions_qualifiers() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-qual-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "ACAP-crawler: *\nACAP-allow-present-snippet: /\n\
+         ACAP-allow-present-snippet: /premium/ max-length=30-words\n",
+    )
+    .unwrap();
+    let o = robocc(
+        &[
+            "check",
+            "--dialect",
+            "acap",
+            "--robots",
+            robots.to_str().unwrap(),
+            "--agent",
+            "bot",
+            "--usage",
+            "present-snippet",
+            "--format",
+            "json",
+            "/premium/x",
+            "/x",
+        ],
+        None,
+    );
+    let lines = json_lines(&o);
+    assert_eq!(
+        lines[0]["qualifiers"],
+        serde_json::json!(["max-length=30-words"])
+    );
+    assert_eq!(lines[0]["rule_line"], 3);
+    assert_eq!(lines[1]["qualifiers"], serde_json::json!([]));
+    assert_eq!(lines[1]["rule_line"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -110,6 +110,8 @@ pub struct AcapRule {
     pub matched: Vec<u8>,
     /// A conventional Allow/Disallow (case-sensitive, `crawl` only).
     pub conventional: bool,
+    /// A permission with qualifiers (its own, or its qualified usage's).
+    pub qualified: bool,
     /// 1-based source line (for a referenced file's rules and a missing
     /// reference: the line of the reference field).
     pub line: u32,
@@ -182,8 +184,9 @@ pub fn narrower(a: &[u8], b: &[u8]) -> Scope {
 /// What a qualified or composite usage name stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Local {
-    Qualified(Usage),
-    Composite(Vec<Usage>),
+    /// A usage, and whether the definition gives it qualifiers.
+    Qualified(Usage, bool),
+    Composite(Vec<(Usage, bool)>),
 }
 
 /// The definitions (2.7) in force, names lowercased.
@@ -216,9 +219,10 @@ impl Definitions {
             return;
         };
         let Some(usage) = usage_of(usage) else { return };
+        let qualified = tokens.next().is_some();
         self.locals
             .entry(name.to_ascii_lowercase())
-            .or_insert(Local::Qualified(usage));
+            .or_insert(Local::Qualified(usage, qualified));
     }
 
     /// `ACAP-composite-usage: NAME usage-or-(qualified)…`: a constituent
@@ -232,11 +236,11 @@ impl Definitions {
         let mut usages = Vec::new();
         for t in tokens {
             if let Some(inner) = t.strip_prefix(b"(").and_then(|t| t.strip_suffix(b")")) {
-                if let Some(Local::Qualified(u)) = self.locals.get(&inner.to_ascii_lowercase()) {
-                    usages.push(*u);
+                if let Some(Local::Qualified(u, q)) = self.locals.get(&inner.to_ascii_lowercase()) {
+                    usages.push((*u, *q));
                 }
             } else if let Some(u) = usage_of(t) {
-                usages.push(u);
+                usages.push((u, false));
             }
         }
         self.locals
@@ -244,16 +248,18 @@ impl Definitions {
             .or_insert(Local::Composite(usages));
     }
 
-    /// The usages of a rule key's usage part (`crawl`, `(name)`), or None
-    /// when it names nothing (the rule is dropped).
-    fn usages(&self, part: &[u8]) -> Option<Vec<Usage>> {
+    /// The usages of a rule key's usage part (`crawl`, `(name)`), each
+    /// with whether its definition qualifies it (`written`: the rule's own
+    /// qualifiers, which count for a plain usage only), or None when it
+    /// names nothing (the rule is dropped).
+    fn usages(&self, part: &[u8], written: bool) -> Option<Vec<(Usage, bool)>> {
         if let Some(inner) = part.strip_prefix(b"(").and_then(|t| t.strip_suffix(b")")) {
             return match self.locals.get(&inner.to_ascii_lowercase())? {
-                Local::Qualified(u) => Some(vec![*u]),
+                Local::Qualified(u, q) => Some(vec![(*u, *q)]),
                 Local::Composite(us) => Some(us.clone()),
             };
         }
-        usage_of(part).map(|u| vec![u])
+        usage_of(part).map(|u| vec![(u, written)])
     }
 
     /// The patterns (as written) of a resource specification, or None when
@@ -298,6 +304,8 @@ struct Read {
     allow: bool,
     written: Vec<u8>,
     line: u32,
+    /// A permission with qualifiers.
+    qualified: bool,
 }
 
 /// What one walk over an ACAP file yields.
@@ -452,6 +460,7 @@ fn walk(
                             allow: false,
                             written: b"/".to_vec(),
                             line: number,
+                            qualified: false,
                         };
                         out.rules.push((r, rec.named, rec.any));
                     }
@@ -468,25 +477,28 @@ fn walk(
         if !(rec.named || rec.any) || !sub_applies(&rec, purposes) {
             continue;
         }
-        let Some(usages) = definitions.usages(part) else {
+        let mut tokens = value
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|t| !t.is_empty());
+        let Some(spec) = tokens.next() else {
             continue;
         };
-        let Some(spec) = value
-            .split(|b| b.is_ascii_whitespace())
-            .find(|t| !t.is_empty())
-        else {
+        // Qualifiers count on a permission only (2.4.2).
+        let written = allow && tokens.next().is_some();
+        let Some(usages) = definitions.usages(part, written) else {
             continue;
         };
         let Some(patterns) = definitions.patterns(spec) else {
             continue;
         };
         for pattern in &patterns {
-            for &usage in &usages {
+            for &(usage, qualified) in &usages {
                 let r = Read {
                     usage,
                     allow,
                     written: pattern.to_ascii_lowercase(),
                     line: number,
+                    qualified: allow && qualified,
                 };
                 out.rules.push((r, rec.named, rec.any));
             }
@@ -561,6 +573,7 @@ impl AcapOracle {
                         matched: google_escape(&read.written).to_ascii_lowercase(),
                         written: read.written.clone(),
                         conventional: false,
+                        qualified: read.qualified,
                         line: read.line,
                         seq: rules.len(),
                     });
@@ -586,6 +599,7 @@ impl AcapOracle {
                         written,
                         matched: c.encoded,
                         conventional: true,
+                        qualified: false,
                         line: c.line,
                         seq: rules.len(),
                     });
@@ -663,9 +677,29 @@ fn resolve(set: &[&AcapRule]) -> AcapAnswer {
         };
     }
     let allowed = set[0].allow;
+    // The rules narrower than every other (or of an equal pattern and the
+    // same verdict); the first of them in file order.
+    let narrowest = || {
+        first(set.iter().copied().filter(|w| {
+            set.iter().all(|r| {
+                std::ptr::eq(*w, *r)
+                    || match narrower(&w.written, &r.written) {
+                        Scope::First => true,
+                        Scope::Equal => r.allow == w.allow,
+                        Scope::Second | Scope::Undetermined => false,
+                    }
+            })
+        }))
+    };
     if set.iter().all(|r| r.allow == allowed) {
-        // Step 2: no conflict. The first rule in file order names it.
-        let decider = first(set.iter().copied()).unwrap();
+        // Step 2: no conflict. The first rule in file order names it;
+        // among permissions one of which has qualifiers, the narrowest
+        // does (its qualifiers are the ones that apply), when there is one.
+        let qualified = allowed && set.iter().any(|r| r.qualified);
+        let decider = match qualified.then(narrowest).flatten() {
+            Some(w) => w,
+            None => first(set.iter().copied()).unwrap(),
+        };
         return AcapAnswer {
             allowed,
             line: Some(decider.line),
@@ -674,17 +708,7 @@ fn resolve(set: &[&AcapRule]) -> AcapAnswer {
     }
     // Step 3: `w` is narrower than every other rule, or has the same
     // pattern and the same verdict.
-    let winner = first(set.iter().copied().filter(|w| {
-        set.iter().all(|r| {
-            std::ptr::eq(*w, *r)
-                || match narrower(&w.written, &r.written) {
-                    Scope::First => true,
-                    Scope::Equal => r.allow == w.allow,
-                    Scope::Second | Scope::Undetermined => false,
-                }
-        })
-    }));
-    match winner {
+    match narrowest() {
         Some(w) => AcapAnswer {
             allowed: w.allow,
             line: Some(w.line),
@@ -975,6 +999,21 @@ mod tests {
         assert_eq!(ans(&o, "/s", Usage::Crawl), (true, Some(4), false));
         assert_eq!(ans(&o, "/p/x.html", Usage::Crawl), (true, Some(7), false));
         let ignoring = format!("ACAP-ignore-conventional-records\n{body}");
+        // Agreeing permissions, one with qualifiers: the narrowest names it
+        // (an unqualified narrower one included); otherwise the first.
+        let qualified = "ACAP-qualified-usage: q index time-limit=3-days\nACAP-crawler: *\n\
+                         ACAP-allow-index: /\nACAP-allow-(q): /news/\nACAP-allow-index: /news/free/\n\
+                         ACAP-allow-preserve: /*x\nACAP-allow-preserve: /*y x=1\n";
+        let o = oracle(qualified, "x", &[]);
+        assert_eq!(ans(&o, "/news/x", Usage::Index), (true, Some(4), false));
+        assert_eq!(
+            ans(&o, "/news/free/x", Usage::Index),
+            (true, Some(5), false)
+        );
+        assert_eq!(ans(&o, "/x", Usage::Index), (true, Some(3), false));
+        assert_eq!(ans(&o, "/y", Usage::Preserve), (true, Some(7), false));
+        // `/*x` against `/*y`: no narrowest, so the first.
+        assert_eq!(ans(&o, "/xy", Usage::Preserve), (true, Some(6), false));
         let o = oracle(&ignoring, "x", &[]);
         assert_eq!(ans(&o, "/b", Usage::Crawl), (true, None, false));
     }
