@@ -617,12 +617,17 @@ impl Reader {
 }
 
 /// `crawl`, `present-snippet`, `(local)` → the usage named (case-insensitive).
+/// Only ACAP's usage types ([`Usage::ACAP`]): the engine's AI-usage
+/// preference channels (`search`, `train-ai`, `ai-input`) are none (2.5).
 pub fn parse_usage(s: &str) -> Option<UsageName> {
     if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         let inner = inner.trim();
         return (!inner.is_empty()).then(|| UsageName::Local(inner.to_ascii_lowercase()));
     }
-    s.parse::<Usage>().ok().map(UsageName::Standard)
+    s.parse::<Usage>()
+        .ok()
+        .filter(|u| Usage::ACAP.contains(u))
+        .map(UsageName::Standard)
 }
 
 #[cfg(test)]
@@ -674,6 +679,45 @@ mod tests {
         assert_eq!(r[1].purposes, ["news", "web"]);
         assert_eq!(r[2].purposes, ["img"]);
         assert_eq!(f.ignore_conventional, Some(10));
+    }
+
+    /// `search`, `train-ai` and `ai-input` are robocc's AI-usage preference
+    /// channels, not ACAP usage types (2.5): a rule or a definition item
+    /// naming one is dropped as an unknown usage is.
+    #[test]
+    fn ai_preference_channels_are_no_acap_usages() {
+        let f = read(
+            b"ACAP-qualified-usage: q ai-input time-limit=1-days\nACAP-composite-usage: c index train-ai\nACAP-crawler: *\nACAP-disallow-train-ai: /\nACAP-allow-Search: /\nACAP-allow-ai-input: /\nACAP-disallow-bogus: /\n",
+            0,
+        );
+        assert!(f.definitions.qualified.is_empty(), "{:?}", f.definitions);
+        assert_eq!(
+            f.definitions.local("c"),
+            Some(vec![QualifiedUsage {
+                usage: Usage::Index,
+                qualifiers: Vec::new()
+            }])
+        );
+        assert!(f.records[0].rules.is_empty(), "{:?}", f.records[0].rules);
+        let codes: Vec<_> = f.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+        for want in [
+            (1, DiagCode::AcapDefinition),
+            (2, DiagCode::AcapDefinition),
+            (4, DiagCode::AcapIgnored),
+            (5, DiagCode::AcapIgnored),
+            (6, DiagCode::AcapIgnored),
+            (7, DiagCode::AcapIgnored),
+        ] {
+            assert!(codes.contains(&want), "missing {want:?} in {codes:?}");
+        }
+        // The same words as for an unknown usage.
+        let msg = |line| {
+            f.diagnostics
+                .iter()
+                .find(|d| d.line == line)
+                .map(|d| d.message.replace("bogus", "train-ai"))
+        };
+        assert_eq!(msg(4), msg(7));
     }
 
     #[test]

@@ -276,8 +276,10 @@ impl Definitions {
     }
 }
 
+/// A usage of the table (`search`, `train-ai`, `ai-input` are not ACAP's).
 fn usage_of(name: &[u8]) -> Option<Usage> {
-    std::str::from_utf8(name).ok()?.parse().ok()
+    let usage: Usage = std::str::from_utf8(name).ok()?.parse().ok()?;
+    Usage::ACAP.contains(&usage).then_some(usage)
 }
 
 fn starts_with_ci(s: &[u8], prefix: &str) -> bool {
