@@ -31,7 +31,7 @@ pub struct AcapRule {
     pub conventional: bool,
     /// Purpose patterns of its sub-record (empty: a general rule).
     pub purposes: Vec<String>,
-    /// Qualifiers as written.
+    /// Qualifiers as the reader keeps them (`type=value`).
     pub qualifiers: Vec<String>,
     /// How it was written when not plainly (`(name)`, a resource set, a
     /// permissions reference).

@@ -769,6 +769,28 @@ mod tests {
             .collect()
     }
 
+    fn acap_codes(body: &str) -> Vec<(u32, &'static str)> {
+        let options = CompileOptions {
+            dialect: robocc_engine::Dialect::Acap,
+            ..CompileOptions::default()
+        };
+        lint(body.as_bytes(), None, &options)
+            .into_iter()
+            .map(|f| (f.line, f.code))
+            .collect()
+    }
+
+    /// `type = value` is one valid qualifier (ACAP §3), in a field and in a
+    /// qualified usage.
+    #[test]
+    fn acap_qualifier_with_spaces_around_the_equals_sign() {
+        let c = acap_codes(
+            "ACAP-qualified-usage: snip present-snippet max-length = 30-words\nACAP-crawler: *\n\
+             ACAP-allow-index: /a/ time-limit = 3-days\nACAP-allow-(snip): /d/\n",
+        );
+        assert_eq!(c, [], "{c:?}");
+    }
+
     #[test]
     fn findings() {
         let c = codes(

@@ -32,7 +32,8 @@ pub struct RuleField {
     pub usage: UsageName,
     /// The resource specification as written (first token of the value).
     pub spec: String,
-    /// The qualifiers as written (the remaining tokens).
+    /// The qualifiers (the remaining tokens; one `type=value` where the
+    /// field has spaces around `=`).
     pub qualifiers: Vec<String>,
     /// 1-based line.
     pub line: u32,
@@ -89,7 +90,7 @@ impl Record {
 pub struct QualifiedUsage {
     /// The standard usage it qualifies.
     pub usage: Usage,
-    /// Its qualifiers as written.
+    /// Its qualifiers (one `type=value` where spaces surround `=`).
     pub qualifiers: Vec<String>,
 }
 
@@ -236,6 +237,29 @@ fn tokens(s: &[u8]) -> Vec<String> {
         .filter(|t| !t.is_empty())
         .map(text)
         .collect()
+}
+
+/// The qualifiers among a field's tokens. §3 allows whitespace around the
+/// `=` (`qualifier-type *WSP "=" *WSP qualifier-value`): `type = value`,
+/// `type= value` and `type =value` are one qualifier, kept as `type=value`.
+/// A token starting with `=` joins a bare type before it; a token joins a
+/// `type=` before it as its value (a value may hold `=`).
+fn qualifiers(tokens: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in tokens {
+        let joins = out.last().is_some_and(|q| {
+            if t.starts_with('=') {
+                !q.contains('=')
+            } else {
+                q.len() > 1 && q.find('=') == Some(q.len() - 1)
+            }
+        });
+        match out.last_mut() {
+            Some(q) if joins => q.push_str(t),
+            _ => out.push(t.clone()),
+        }
+    }
+    out
 }
 
 impl Reader {
@@ -506,7 +530,7 @@ impl Reader {
             allow,
             usage,
             spec,
-            qualifiers: toks,
+            qualifiers: qualifiers(&toks),
             line: n,
             purposes,
             in_sub_record,
@@ -566,7 +590,7 @@ impl Reader {
                     name,
                     QualifiedUsage {
                         usage,
-                        qualifiers: toks[2..].to_vec(),
+                        qualifiers: qualifiers(&toks[2..]),
                     },
                     n,
                 ));
@@ -718,6 +742,36 @@ mod tests {
                 .map(|d| d.message.replace("bogus", "train-ai"))
         };
         assert_eq!(msg(4), msg(7));
+    }
+
+    /// §3: `qualifier-type *WSP "=" *WSP qualifier-value`: spaces around
+    /// `=` are allowed; the qualifier is kept as one `type=value`.
+    #[test]
+    fn qualifiers_with_spaces_around_the_equals_sign() {
+        let f = read(
+            b"ACAP-qualified-usage: snip present-snippet max-length = 30-words\nACAP-crawler: *\nACAP-allow-index: /a/ time-limit = 3-days must-use-resource= /x?a=b prohibited-modification =any\nACAP-allow-present: /b time-limit= max-length=3-words\nACAP-allow-present: /c time-limit\tmax-length=3-words = =x\n",
+            0,
+        );
+        assert_eq!(
+            f.definitions.local("snip").unwrap()[0].qualifiers,
+            ["max-length=30-words"]
+        );
+        let rules = &f.records[0].rules;
+        assert_eq!(
+            rules[0].qualifiers,
+            [
+                "time-limit=3-days",
+                "must-use-resource=/x?a=b",
+                "prohibited-modification=any"
+            ]
+        );
+        // A value may hold `=`: what follows `type=` is its value.
+        assert_eq!(rules[1].qualifiers, ["time-limit=max-length=3-words"]);
+        // Only a bare type takes a following `=…`; the rest stays as written.
+        assert_eq!(
+            rules[2].qualifiers,
+            ["time-limit", "max-length=3-words", "=", "=x"]
+        );
     }
 
     #[test]
