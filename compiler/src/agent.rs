@@ -139,6 +139,15 @@ pub fn value_token(value: &[u8]) -> &[u8] {
     &value[..end]
 }
 
+/// Does a robots.txt user-agent value name product token `agent`? Not the
+/// global `*`; its [`value_token`] equal to `agent`, ASCII case ignored
+/// (`Googlebot/2.1` names `googlebot`). acap matches `ACAP-crawler` values
+/// so too (ACAP 1.0 2.3.1: a crawler identification field "is semantically
+/// equivalent to a user agent field").
+pub fn value_names(value: &[u8], agent: &str) -> bool {
+    !is_global_value(value) && value_token(value).eq_ignore_ascii_case(agent.as_bytes())
+}
+
 /// How the agent's groups were chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
@@ -172,11 +181,8 @@ pub struct Selection {
 
 /// Chooses the groups of `robots` that apply to product token `agent`.
 pub fn select(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
-    let names_agent = |g: &crate::parse::Group<'_>| {
-        g.agents.iter().any(|a| {
-            !is_global_value(a.value) && value_token(a.value).eq_ignore_ascii_case(agent.as_bytes())
-        })
-    };
+    let names_agent =
+        |g: &crate::parse::Group<'_>| g.agents.iter().any(|a| value_names(a.value, agent));
     let named: Vec<usize> = (0..robots.groups.len())
         .filter(|&i| names_agent(&robots.groups[i]))
         .collect();
@@ -288,5 +294,10 @@ mod tests {
         assert_eq!(value_token(b"Googlebot/2.1"), b"Googlebot");
         assert_eq!(value_token(b"Googlebot Images"), b"Googlebot");
         assert_eq!(value_token(b"Google-bot_x9"), b"Google-bot_x");
+        assert!(value_names(b"Googlebot/2.1", "googlebot"));
+        assert!(value_names(b"googlebot images", "Googlebot"));
+        assert!(!value_names(b"Googlebot", "Google"));
+        assert!(!value_names(b"* Googlebot", "Googlebot"));
+        assert!(!value_names(b"2bot", "bot"));
     }
 }

@@ -791,6 +791,14 @@ mod tests {
         assert_eq!(c, [], "{c:?}");
     }
 
+    /// A crawler name is matched by its leading product token: one with
+    /// none addresses no crawler.
+    #[test]
+    fn acap_crawler_name_no_token_matches() {
+        let c = acap_codes("ACAP-crawler: 2bot\nACAP-crawler: Bot/1.0\nACAP-allow-crawl: /\n");
+        assert_eq!(c, [(1, "acap-ignored")], "{c:?}");
+    }
+
     #[test]
     fn findings() {
         let c = codes(

@@ -1,6 +1,7 @@
 //! acap: the compiled engine against the independent ACAP oracle
 //! (`reference::acap`, written from docs/dialects.md's contract, sharing
-//! only the line splitter and the conventional parser), for every usage
+//! only the line splitter, the user-agent value matching and the
+//! conventional parser), for every usage
 //! type, on:
 //!
 //! * the realistic publisher file and the spec's overview file, several
@@ -187,8 +188,14 @@ fn acap_line() -> impl Strategy<Value = String> {
             "ACAP-{}-{u}: {p}",
             if allow { "allow" } else { "disallow" }
         )),
-        1 => prop_oneof![Just("ACAP-crawler: *"), Just("ACAP-crawler: bot"), Just("ACAP-crawler: Other")]
-            .prop_map(str::to_string),
+        1 => prop_oneof![
+            Just("ACAP-crawler: *"),
+            Just("ACAP-crawler: bot"),
+            Just("ACAP-crawler: Other"),
+            Just("ACAP-crawler: Bot/1.0"),
+            Just("ACAP-crawler: 2bot"),
+        ]
+        .prop_map(str::to_string),
         1 => prop_oneof![Just("ACAP-usage-purpose: news"), Just("ACAP-usage-purpose: n*s$")]
             .prop_map(str::to_string),
         1 => (any::<bool>(), pattern).prop_map(|(allow, p)| format!(

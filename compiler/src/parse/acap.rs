@@ -10,6 +10,7 @@
 
 use super::keys::{classify, split_line, KeyKind};
 use super::lines::{Line, Lines};
+use crate::agent::{is_global_value, value_names, value_token};
 use crate::diag::{DiagCode, Diagnostic};
 use robocc_engine::Usage;
 
@@ -72,16 +73,21 @@ pub struct Record {
 }
 
 impl Record {
-    /// Is the record addressed to any crawler?
+    /// Is the record addressed to any crawler (a crawler name `*`, read as
+    /// the User-agent value `*` is: [`is_global_value`])?
     pub fn is_any(&self) -> bool {
-        self.crawlers.iter().any(|c| c == "*")
+        self.crawlers.iter().any(|c| is_global_value(c.as_bytes()))
     }
 
-    /// Does the record name `agent` (ASCII case ignored)?
+    /// Does the record name product token `agent`? A crawler name is
+    /// matched as a User-agent value is ([`value_names`]: its leading
+    /// product token, ASCII case ignored), 2.3.1's note: a crawler
+    /// identification field "is semantically equivalent to a user agent
+    /// field".
     pub fn names(&self, agent: &str) -> bool {
         self.crawlers
             .iter()
-            .any(|c| c != "*" && c.eq_ignore_ascii_case(agent))
+            .any(|c| value_names(c.as_bytes(), agent))
     }
 }
 
@@ -388,11 +394,9 @@ impl Reader {
             }
         }
         self.region = Region::Acap { fields: false };
-        let mixed = self
-            .out
-            .records
-            .last()
-            .is_some_and(|rec| rec.is_any() && rec.crawlers.iter().any(|c| c != "*"));
+        let mixed = self.out.records.last().is_some_and(|rec| {
+            rec.is_any() && rec.crawlers.iter().any(|c| !is_global_value(c.as_bytes()))
+        });
         if mixed && !self.mixed_reported {
             self.mixed_reported = true;
             self.diagnose(
@@ -409,6 +413,17 @@ impl Reader {
                 n,
                 DiagCode::AcapIgnored,
                 "ACAP-crawler with no name: it addresses no crawler".to_string(),
+            );
+        } else if !is_global_value(value) && value_token(value).is_empty() {
+            self.diagnose(
+                n,
+                DiagCode::AcapIgnored,
+                format!(
+                    "ACAP-crawler {:?} does not start with a product token (letters, `-`, \
+                     `_`), which is what a crawler name is matched by, as a User-agent value \
+                     is: it addresses no crawler",
+                    text(value)
+                ),
             );
         }
     }
@@ -772,6 +787,31 @@ mod tests {
             rules[2].qualifiers,
             ["time-limit", "max-length=3-words", "=", "=x"]
         );
+    }
+
+    /// 2.3.1's note: a crawler identification field "is semantically
+    /// equivalent to a user agent field": its value is matched as rfc9309
+    /// matches a User-agent value (the leading product token; `*`, alone
+    /// or before whitespace, for any crawler).
+    #[test]
+    fn crawler_names_are_matched_as_user_agent_values() {
+        let f = read(
+            b"ACAP-crawler: Bot/1.0\nACAP-disallow-crawl: /a\nACAP-crawler: bot crawler\nACAP-disallow-crawl: /b\nACAP-crawler: * everyone\nACAP-disallow-crawl: /c\nACAP-crawler: 2bot\nACAP-crawler: /bot\nACAP-disallow-crawl: /d\n",
+            0,
+        );
+        assert!(f.records[0].names("bot") && f.records[0].names("BOT"));
+        assert!(!f.records[0].names("bo") && !f.records[0].is_any());
+        assert!(f.records[1].names("bot") && !f.records[1].names("crawler"));
+        assert!(f.records[2].is_any() && !f.records[2].names("everyone"));
+        assert!(!f.records[3].names("bot") && !f.records[3].is_any());
+        // A name no product token can match is reported, each line.
+        let lines: Vec<_> = f
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == DiagCode::AcapIgnored)
+            .map(|d| d.line)
+            .collect();
+        assert_eq!(lines, [7, 8], "{:?}", f.diagnostics);
     }
 
     #[test]

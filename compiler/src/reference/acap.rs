@@ -3,9 +3,10 @@
 //! as the "acap" section of docs/dialects.md resolves it.
 //!
 //! It shares with the compiler only the line and key/value splitters, the
-//! conventional-record parser with Google's group selection (for the
-//! conventional records, read from a copy of the body whose ACAP lines are
-//! blanked), Google's pattern encoding and [`super::pattern_matches`].
+//! user-agent value matching (crawler names too), the conventional-record
+//! parser with Google's group selection (for the conventional records, read
+//! from a copy of the body whose ACAP lines are blanked), Google's pattern
+//! encoding and [`super::pattern_matches`].
 //! Everything ACAP is written here, plainly:
 //!
 //! * one walk over the lines builds a flat list of [`AcapRule`]s, each with
@@ -27,8 +28,10 @@
 //!   the conventional parser reads as a user-agent (Google's prefixes and
 //!   typos). An ACAP record also ends the conventional record before it:
 //!   `User-agent: a`, an ACAP record, `User-agent: b` and rules are two
-//!   groups, `a`'s without rules. A crawler name is the whole value, equal
-//!   to the token ignoring ASCII case; `*` only when the value is `*`.
+//!   groups, `a`'s without rules. A crawler name is matched as a
+//!   User-agent value is (the agent module's matching, shared: `*` alone
+//!   or before whitespace for any crawler, else the value's leading
+//!   product token equal to the agent's, ASCII case ignored).
 //! * **`ACAP-ignore-conventional-records`** counts anywhere in the file, in
 //!   any case, bare or as a key with any value; not in a referenced file.
 //! * **Definitions.** Qualified and composite usages share one namespace,
@@ -71,7 +74,7 @@
 //!   too. A URL's path stops at its first `#` and first NUL.
 
 use super::pattern_matches;
-use crate::agent::{select, Via};
+use crate::agent::{is_global_value, select, value_names, Via};
 use crate::parse::escape::google_escape;
 use crate::parse::keys::{classify, split_line, KeyKind};
 use crate::parse::lines::Lines;
@@ -378,9 +381,9 @@ fn walk(
                 out.acap_starts.push(number);
             }
             out.acap_lines.push(number);
-            if value == b"*" {
+            if is_global_value(value) {
                 rec.any = true;
-            } else if !agent.is_empty() && value.eq_ignore_ascii_case(agent.as_bytes()) {
+            } else if !agent.is_empty() && value_names(value, agent) {
                 rec.named = true;
             }
             continue;
