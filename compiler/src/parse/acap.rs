@@ -49,7 +49,8 @@ pub struct RuleField {
 /// An action request field (§2.6): kept, never a rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequestField {
-    /// The action as written after `ACAP-request-` (`take-down`, …).
+    /// The action, lower-cased: `take-down` or `re-crawl` (§3; another
+    /// action is not kept).
     pub action: String,
     /// The resource path.
     pub path: String,
@@ -481,6 +482,17 @@ impl Reader {
             return;
         }
         if let Some(action) = rest.strip_prefix("request-") {
+            if !matches!(action, "take-down" | "re-crawl") {
+                self.diagnose(
+                    n,
+                    DiagCode::AcapIgnored,
+                    format!(
+                        "ACAP-request-{action}: not an ACAP action (ACAP §3: action-name = \
+                         \"take-down\" / \"re-crawl\"): ignored"
+                    ),
+                );
+                return;
+            }
             if self.sub.active {
                 self.diagnose(
                     n,
@@ -812,6 +824,24 @@ mod tests {
             .map(|d| d.line)
             .collect();
         assert_eq!(lines, [7, 8], "{:?}", f.diagnostics);
+    }
+
+    /// §3: `action-name = "take-down" / "re-crawl"`: another action is
+    /// not kept.
+    #[test]
+    fn unknown_action_requests_are_dropped() {
+        let f = read(
+            b"ACAP-crawler: *\nACAP-request-explode: /x\nACAP-request-Take-Down: /y\nACAP-request-re-crawl: /z\n",
+            0,
+        );
+        let actions: Vec<_> = f.records[0]
+            .requests
+            .iter()
+            .map(|r| (r.action.as_str(), r.line))
+            .collect();
+        assert_eq!(actions, [("take-down", 3), ("re-crawl", 4)]);
+        let codes: Vec<_> = f.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+        assert_eq!(codes, [(2, DiagCode::AcapIgnored)]);
     }
 
     #[test]
