@@ -76,8 +76,8 @@ struct Pending {
     acap: AcapRule,
 }
 
-/// The usages a conservative record prohibits when its permissions
-/// reference was not supplied: each usage type family once.
+/// The usages a record whose permissions reference was not supplied gets
+/// a prohibition of `/` for: each usage type family once.
 const ALL_FAMILIES: [Usage; 6] = [
     Usage::Crawl,
     Usage::Follow,
@@ -441,7 +441,9 @@ fn read_record(
 
 /// An `ACAP-permissions-reference` of an applicable record (2.3.2): the
 /// supplied file's records for the crawler, in the referring record's tier;
-/// or, when the file was not supplied, a prohibition of every usage.
+/// or, when the file was not supplied (or refers on), a prohibition of `/`
+/// for every usage, in that tier: rules like any other, which narrower
+/// permissions override (2.4.5).
 #[allow(clippy::too_many_arguments)]
 fn reference(
     path: &str,
@@ -496,8 +498,9 @@ fn reference(
                 line,
                 DiagCode::AcapReference,
                 format!(
-                    "permissions reference {path:?} {why}: the record prohibits every usage \
-                     on every path"
+                    "permissions reference {path:?} {why}: its record gets a prohibition of \
+                     `/` for every usage, which narrower permissions still override (ACAP \
+                     2.4.5: narrowest scope)"
                 ),
             ));
             for usage in ALL_FAMILIES {
@@ -865,6 +868,40 @@ pub fn detect_dialect(body: &[u8]) -> robocc_engine::Dialect {
 #[cfg(test)]
 mod tests {
     use super::{narrower, Scope};
+    use crate::diag::DiagCode;
+    use crate::{compile, CompileOptions};
+    use robocc_engine::{Dialect, Policy, Usage};
+
+    /// A missing reference adds prohibitions of `/` that compete by
+    /// narrowest scope: its diagnostic says so, not "every usage on every
+    /// path" (a narrower permission of the same crawler still wins).
+    #[test]
+    fn missing_reference_adds_prohibitions_of_the_root() {
+        let body = b"ACAP-crawler: bot\nACAP-permissions-reference: /bot.txt\n\n\
+                     ACAP-crawler: bot\nACAP-allow-index: /public/\n";
+        let options = CompileOptions {
+            dialect: Dialect::Acap,
+            ..CompileOptions::default()
+        };
+        let c = compile(body, "bot", &options).unwrap();
+        let d = c
+            .diagnostics
+            .iter()
+            .find(|d| d.code == DiagCode::AcapReference)
+            .expect("a reference diagnostic");
+        assert_eq!(d.line, 2);
+        assert!(
+            d.message.contains("prohibition of `/` for every usage")
+                && d.message.contains("narrower permissions still override")
+                && !d.message.contains("every path"),
+            "{}",
+            d.message
+        );
+        let bytes = c.to_bytes();
+        let p = Policy::from_bytes(&bytes).unwrap();
+        assert!(p.check_usage(b"/public/a", Usage::Index).allowed);
+        assert!(!p.check_usage(b"/other", Usage::Index).allowed);
+    }
 
     #[test]
     fn narrowest_scope_comparison_2_4_5() {

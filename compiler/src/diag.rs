@@ -86,8 +86,9 @@ pub enum DiagCode {
     AcapUndefined,
     /// acap: a qualifier that is not valid for its usage (kept as written).
     AcapQualifier,
-    /// acap: a permissions reference whose file was not supplied: the
-    /// record prohibits every usage.
+    /// acap: a permissions reference whose file was not supplied (or refers
+    /// on): a prohibition of `/` for every usage, which narrower
+    /// permissions still override.
     AcapReference,
     /// acap: a record addressed to `*` and to named crawlers.
     AcapRecord,

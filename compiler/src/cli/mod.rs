@@ -175,7 +175,8 @@ pub struct DialectArgs {
     #[arg(long, value_name = "PURPOSE")]
     purpose: Vec<String>,
     /// acap: the file an ACAP-permissions-reference names (PATH as written
-    /// in the field). Without it that record prohibits every usage.
+    /// in the field). Without it that record gets a prohibition of `/` for
+    /// every usage (narrower permissions still override it).
     /// Repeatable.
     #[arg(long, value_name = "PATH=FILE")]
     reference: Vec<String>,

@@ -343,8 +343,8 @@ struct RecordState {
 
 /// Reads the ACAP side of `body`. `definitions` starts with those in force
 /// (a referenced file sees the referring file's); `references` are followed
-/// when `depth` is 0, and a reference that cannot be followed prohibits
-/// every usage on every path.
+/// when `depth` is 0, and a reference that cannot be followed adds a
+/// prohibition of `/` for every usage.
 fn walk(
     body: &[u8],
     agent: &str,
