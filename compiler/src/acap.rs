@@ -12,7 +12,9 @@
 use crate::agent::{Selection, Via};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::glob::Glob;
-use crate::parse::acap::{AcapFile, Definitions, QualifiedUsage, Record, RequestField, UsageName};
+use crate::parse::acap::{
+    AcapFile, Definitions, QualifiedUsage, Record, RequestField, RuleField, UsageName,
+};
 use crate::parse::escape::google_escape;
 use crate::parse::{RobotsTxt, RuleKind};
 use crate::ruleset::SetRule;
@@ -288,6 +290,140 @@ pub(crate) fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool 
     })
 }
 
+/// What one permission or prohibition field stands for.
+pub(crate) struct Expansion {
+    /// Its usages, with the qualifiers a permission carries (a
+    /// prohibition's are dropped: 2.4.2).
+    pub usages: Vec<QualifiedUsage>,
+    /// Its resource patterns, as written.
+    pub patterns: Vec<String>,
+    /// How it was written when not plainly (`(name)`, a resource set).
+    pub via: String,
+}
+
+/// Field `f` expanded with the definitions `defs`; `warn` (line, code,
+/// message) hears what is wrong with it: qualifiers where none may be, a
+/// prohibition of a local usage, and (then `None`: the field is dropped)
+/// an undefined usage or resource set.
+pub(crate) fn expand(
+    f: &RuleField,
+    defs: &Definitions,
+    warn: &mut impl FnMut(u32, DiagCode, String),
+) -> Option<Expansion> {
+    // The usages the field stands for, with their qualifiers.
+    let (mut usages, mut via): (Vec<QualifiedUsage>, String) = match &f.usage {
+        UsageName::Standard(u) => (
+            vec![QualifiedUsage {
+                usage: *u,
+                qualifiers: f.qualifiers.clone(),
+            }],
+            String::new(),
+        ),
+        UsageName::Local(name) => match defs.local(name) {
+            Some(parts) => {
+                if !f.qualifiers.is_empty() {
+                    warn(
+                        f.line,
+                        DiagCode::AcapIgnored,
+                        format!(
+                            "qualifiers after a ({name}) usage are ignored (ACAP 2.4.1.3: \
+                             \"No explicit qualifiers may be included\"); its definition's \
+                             apply"
+                        ),
+                    );
+                }
+                if !f.allow {
+                    warn(
+                        f.line,
+                        DiagCode::AcapIgnored,
+                        format!(
+                            "a prohibition of the local usage ({name}) (ACAP 2.4.2: \"may \
+                             not refer to locally-defined qualified or composite usages\"): \
+                             read as a prohibition of each usage it stands for"
+                        ),
+                    );
+                }
+                (parts, format!("({name})"))
+            }
+            None => {
+                warn(
+                    f.line,
+                    DiagCode::AcapUndefined,
+                    format!(
+                        "({name}) is not a qualified or composite usage defined before the \
+                         records: rule dropped"
+                    ),
+                );
+                return None;
+            }
+        },
+    };
+    if !f.allow && matches!(f.usage, UsageName::Standard(_)) && !f.qualifiers.is_empty() {
+        warn(
+            f.line,
+            DiagCode::AcapIgnored,
+            "qualifiers on a prohibition are ignored (ACAP 2.4.2: \"may not contain any \
+             qualifiers\")"
+                .to_string(),
+        );
+    }
+    if !f.allow {
+        for q in &mut usages {
+            q.qualifiers.clear();
+        }
+    }
+    // The resource patterns the field stands for.
+    const SET: &str = "the-acap:resource-set:";
+    let patterns = match f
+        .spec
+        .get(..SET.len())
+        .filter(|p| p.eq_ignore_ascii_case(SET))
+    {
+        Some(_) => {
+            let name = &f.spec[SET.len()..];
+            match defs.resource_set(name) {
+                Some(p) => {
+                    if !via.is_empty() {
+                        via.push(' ');
+                    }
+                    via.push_str(&f.spec);
+                    p.to_vec()
+                }
+                None => {
+                    warn(
+                        f.line,
+                        DiagCode::AcapUndefined,
+                        format!("resource set {name:?} is not defined: rule dropped"),
+                    );
+                    return None;
+                }
+            }
+        }
+        None => vec![f.spec.clone()],
+    };
+    Some(Expansion {
+        usages,
+        patterns,
+        via,
+    })
+}
+
+/// A `warn` for [`expand`] that adds to `diagnostics`; `from`: the
+/// reference (path, line) when the field is in a referenced file, whose
+/// findings are reported at the reference line.
+fn warner<'d>(
+    from: Option<(&'d str, u32)>,
+    diagnostics: &'d mut Vec<Diagnostic>,
+) -> impl FnMut(u32, DiagCode, String) + 'd {
+    move |line, code, message| {
+        let (line, message) = match from {
+            Some((path, at)) => (at, format!("{path} line {line}: {message}")),
+            None => (line, message),
+        };
+        diagnostics.push(Diagnostic::new(line, code, message));
+    }
+}
+
 /// The rules of one applicable record. `from`: the reference path when the
 /// record was read from a referenced file (its rules sort at `key_line`).
 #[allow(clippy::too_many_arguments)]
@@ -301,105 +437,19 @@ fn read_record(
     out: &mut Vec<Pending>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut warn = |line: u32, code: DiagCode, message: String| {
-        // Findings in a referenced file are reported at the reference line.
-        let (line, message) = match from {
-            Some((path, at)) => (at, format!("{path} line {line}: {message}")),
-            None => (line, message),
-        };
-        diagnostics.push(Diagnostic::new(line, code, message));
-    };
+    let mut warn = warner(from, diagnostics);
     for f in &record.rules {
         if f.in_sub_record && !purpose_applies(&f.purposes, input.purposes) {
             continue;
         }
-        // The usages the field stands for, with their qualifiers.
-        let (usages, via): (Vec<QualifiedUsage>, String) = match &f.usage {
-            UsageName::Standard(u) => (
-                vec![QualifiedUsage {
-                    usage: *u,
-                    qualifiers: f.qualifiers.clone(),
-                }],
-                String::new(),
-            ),
-            UsageName::Local(name) => match defs.local(name) {
-                Some(parts) => {
-                    if !f.qualifiers.is_empty() {
-                        warn(
-                            f.line,
-                            DiagCode::AcapIgnored,
-                            format!(
-                                "qualifiers after a ({name}) usage are ignored (ACAP 2.4.1.3: \
-                                 \"No explicit qualifiers may be included\"); its definition's \
-                                 apply"
-                            ),
-                        );
-                    }
-                    if !f.allow {
-                        warn(
-                            f.line,
-                            DiagCode::AcapIgnored,
-                            format!(
-                                "a prohibition of the local usage ({name}) (ACAP 2.4.2: \"may \
-                                 not refer to locally-defined qualified or composite usages\"): \
-                                 read as a prohibition of each usage it stands for"
-                            ),
-                        );
-                    }
-                    (parts, format!("({name})"))
-                }
-                None => {
-                    warn(
-                        f.line,
-                        DiagCode::AcapUndefined,
-                        format!(
-                            "({name}) is not a qualified or composite usage defined before the \
-                             records: rule dropped"
-                        ),
-                    );
-                    continue;
-                }
-            },
+        let Some(Expansion {
+            usages,
+            patterns,
+            mut via,
+        }) = expand(f, defs, &mut warn)
+        else {
+            continue;
         };
-        if !f.allow && matches!(f.usage, UsageName::Standard(_)) && !f.qualifiers.is_empty() {
-            warn(
-                f.line,
-                DiagCode::AcapIgnored,
-                "qualifiers on a prohibition are ignored (ACAP 2.4.2: \"may not contain any \
-                 qualifiers\")"
-                    .to_string(),
-            );
-        }
-        // The resource patterns the field stands for.
-        const SET: &str = "the-acap:resource-set:";
-        let (patterns, set_via): (Vec<String>, Option<String>) = match f
-            .spec
-            .get(..SET.len())
-            .filter(|p| p.eq_ignore_ascii_case(SET))
-        {
-            Some(_) => {
-                let name = &f.spec[SET.len()..];
-                match defs.resource_set(name) {
-                    Some(p) => (p.to_vec(), Some(f.spec.clone())),
-                    None => {
-                        warn(
-                            f.line,
-                            DiagCode::AcapUndefined,
-                            format!("resource set {name:?} is not defined: rule dropped"),
-                        );
-                        continue;
-                    }
-                }
-            }
-            None => (vec![f.spec.clone()], None),
-        };
-        let mut via = via;
-        if let Some(s) = set_via {
-            if !via.is_empty() {
-                via.push(' ');
-            }
-            via.push_str(&s);
-        }
         if let Some((path, _)) = from {
             if !via.is_empty() {
                 via.push(' ');
@@ -425,11 +475,7 @@ fn read_record(
                         named,
                         conventional: false,
                         purposes: f.purposes.clone(),
-                        qualifiers: if f.allow {
-                            q.qualifiers.clone()
-                        } else {
-                            Vec::new()
-                        },
+                        qualifiers: q.qualifiers.clone(),
                         via: via.clone(),
                         scope: p.as_bytes().to_ascii_lowercase(),
                     },
@@ -437,6 +483,34 @@ fn read_record(
             }
         }
     }
+}
+
+/// The file an `ACAP-permissions-reference: path` names, read; or why it
+/// cannot be followed (not supplied; it refers on, which 2.3.2 forbids).
+fn referenced(path: &str, input: AcapInput<'_>) -> Result<AcapFile, &'static str> {
+    let Some((_, body)) = input.references.iter().find(|(p, _)| p == path) else {
+        return Err("was not supplied");
+    };
+    let file = crate::parse::acap::read(&crate::input::read(body).text, input.max_bytes);
+    if file.records.iter().all(|r| r.references.is_empty()) {
+        Ok(file)
+    } else {
+        Err("refers on to another file (ACAP 2.3.2 forbids chains)")
+    }
+}
+
+/// The definitions a referenced file's records see: the referring file's,
+/// then its own (2.4.1.3: a local usage may be defined "within a robots.txt
+/// file that contains a permission reference to this robots.txt file"); on
+/// a clash the referring file's win.
+fn merged(defs: &Definitions, own: &Definitions) -> Definitions {
+    let mut merged = defs.clone();
+    merged
+        .resource_sets
+        .extend(own.resource_sets.iter().cloned());
+    merged.qualified.extend(own.qualified.iter().cloned());
+    merged.composite.extend(own.composite.iter().cloned());
+    merged
 }
 
 /// An `ACAP-permissions-reference` of an applicable record (2.3.2): the
@@ -455,22 +529,9 @@ fn reference(
     out: &mut Vec<Pending>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let supplied = input.references.iter().find(|(p, _)| p == path);
-    let nested = supplied
-        .map(|(_, body)| crate::parse::acap::read(&crate::input::read(body).text, input.max_bytes));
-    match nested {
-        Some(file) if file.records.iter().all(|r| r.references.is_empty()) => {
-            // The referring file's definitions, then its own (2.4.1.3: a
-            // local usage may be defined "within a robots.txt file that
-            // contains a permission reference to this robots.txt file"); on
-            // a clash the referring file's win.
-            let mut merged = defs.clone();
-            let own = &file.definitions;
-            merged
-                .resource_sets
-                .extend(own.resource_sets.iter().cloned());
-            merged.qualified.extend(own.qualified.iter().cloned());
-            merged.composite.extend(own.composite.iter().cloned());
+    match referenced(path, input) {
+        Ok(file) => {
+            let merged = merged(defs, &file.definitions);
             for r in file
                 .records
                 .iter()
@@ -488,21 +549,8 @@ fn reference(
                 );
             }
         }
-        found => {
-            let why = if found.is_some() {
-                "refers on to another file (ACAP 2.3.2 forbids chains)"
-            } else {
-                "was not supplied"
-            };
-            diagnostics.push(Diagnostic::new(
-                line,
-                DiagCode::AcapReference,
-                format!(
-                    "permissions reference {path:?} {why}: its record gets a prohibition of \
-                     `/` for every usage, which narrower permissions still override (ACAP \
-                     2.4.5: narrowest scope)"
-                ),
-            ));
+        Err(why) => {
+            diagnostics.push(unread_reference(path, line, why));
             for usage in ALL_FAMILIES {
                 let glob = rule_glob(b"/", false);
                 out.push(Pending {
@@ -521,6 +569,66 @@ fn reference(
             }
         }
     }
+}
+
+/// The diagnostic of a reference that could not be followed (`why`).
+fn unread_reference(path: &str, line: u32, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        line,
+        DiagCode::AcapReference,
+        format!(
+            "permissions reference {path:?} {why}: its record gets a prohibition of `/` for \
+             every usage, which narrower permissions still override (ACAP 2.4.5: narrowest \
+             scope)"
+        ),
+    )
+}
+
+/// What [`rules`] reports about the fields of `file`'s ACAP records, for
+/// every record whatever crawler it addresses and every sub-record whatever
+/// its purposes (what `lint` reports; compiling reports it for the records
+/// that apply): undefined usages and resource sets (the rule is dropped),
+/// qualifiers where none may be, prohibitions of local usages, references
+/// that cannot be followed; and the same about the records of the supplied
+/// referenced files, at the reference line.
+pub fn field_diagnostics(
+    file: &AcapFile,
+    references: &[(String, Vec<u8>)],
+    max_bytes: usize,
+) -> Vec<Diagnostic> {
+    let input = AcapInput {
+        agent: "",
+        purposes: &[],
+        references,
+        max_bytes,
+    };
+    fn check(
+        record: &Record,
+        defs: &Definitions,
+        from: Option<(&str, u32)>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let mut warn = warner(from, out);
+        for f in &record.rules {
+            let _ = expand(f, defs, &mut warn);
+        }
+    }
+    let mut out = Vec::new();
+    for record in &file.records {
+        check(record, &file.definitions, None, &mut out);
+        for (path, line) in &record.references {
+            match referenced(path, input) {
+                Ok(nested) => {
+                    let defs = merged(&file.definitions, &nested.definitions);
+                    for r in &nested.records {
+                        check(r, &defs, Some((path.as_str(), *line)), &mut out);
+                    }
+                }
+                Err(why) => out.push(unread_reference(path, *line, why)),
+            }
+        }
+    }
+    out
 }
 
 /// How two patterns compare in scope (2.4.5).

@@ -90,7 +90,9 @@ pub enum DiagCode {
     /// on): a prohibition of `/` for every usage, which narrower
     /// permissions still override.
     AcapReference,
-    /// acap: a record addressed to `*` and to named crawlers.
+    /// acap: a record whose fields break 2.3 but are read (addressed to
+    /// `*` and to named crawlers; a permissions reference and other
+    /// fields).
     AcapRecord,
     /// `--dialect auto`: which dialect the file was read as.
     DialectChosen,

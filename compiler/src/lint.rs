@@ -98,7 +98,8 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     let acap = options.dialect == robocc_engine::Dialect::Acap;
     keys(&robots, acap, &mut out);
     if acap {
-        acap_findings(&input.text, options.parse.max_bytes, &mut out);
+        let file = crate::parse::acap::read(&input.text, options.parse.max_bytes);
+        acap_findings(&file, options, &mut out);
     }
     // What the parser could not read as written: a limit's cut, lost lines.
     for d in &robots.diagnostics {
@@ -216,14 +217,19 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
     }
 }
 
-/// acap: what the ACAP reader ignored, qualifiers that are not valid for
-/// their usage (ACAP 2.5), patterns that can never match, and pairs of
-/// rules of one record that prohibit wherever both match (2.4.5).
-fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
-    use crate::acap::{narrower, Scope};
-    use crate::parse::acap::{read, UsageName};
-    let file = read(text_body, max_bytes);
-    for d in &file.diagnostics {
+/// acap: what the ACAP reader ignored, what compiling reports about the
+/// records' fields (for every record: undefined names, qualifiers where
+/// none may be, references that cannot be followed), qualifiers that are
+/// not valid for their usage (ACAP 2.5), patterns that can never match, and
+/// pairs of rules of one record that prohibit wherever both match (2.4.5).
+fn acap_findings(
+    file: &crate::parse::acap::AcapFile,
+    options: &CompileOptions,
+    out: &mut Vec<Finding>,
+) {
+    use crate::acap::{expand, field_diagnostics, narrower, Scope};
+    let compiled = field_diagnostics(file, &options.references, options.parse.max_bytes);
+    for d in file.diagnostics.iter().chain(&compiled) {
         out.push(Finding {
             line: d.line,
             severity: d.severity,
@@ -231,8 +237,17 @@ fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
             message: d.message.clone(),
             fix: match d.code {
                 DiagCode::AcapDefinition => "define names once, before the first ACAP-crawler line",
-                DiagCode::AcapUndefined => "define the name before the first ACAP-crawler line",
-                DiagCode::AcapRecord => "give `ACAP-crawler: *` a record of its own",
+                DiagCode::AcapUndefined => {
+                    "define the usage or resource set before the first ACAP-crawler line"
+                }
+                DiagCode::AcapRecord => {
+                    "give each its own record: `ACAP-crawler: *` apart from named crawlers, a \
+                     permissions reference apart from other fields (ACAP 2.3)"
+                }
+                DiagCode::AcapReference => {
+                    "lint and compile with --reference PATH=FILE, a file that holds no \
+                     permissions reference itself (ACAP 2.3.2)"
+                }
                 _ => "move or rewrite the field as ACAP 1.0 describes it",
             }
             .into(),
@@ -242,35 +257,15 @@ fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
         // (line, allow, usage, scope) of every rule, resource sets expanded.
         let mut rules: Vec<(u32, bool, Vec<robocc_engine::Usage>, String)> = Vec::new();
         for f in &record.rules {
-            let usages: Vec<(robocc_engine::Usage, Vec<String>)> = match &f.usage {
-                UsageName::Standard(u) => vec![(*u, f.qualifiers.clone())],
-                UsageName::Local(n) => file
-                    .definitions
-                    .local(n)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|q| (q.usage, q.qualifiers))
-                    .collect(),
+            // A dropped field (undefined name) is reported above.
+            let Some(e) = expand(f, &file.definitions, &mut |_, _, _| {}) else {
+                continue;
             };
-            if f.allow {
-                for (u, qs) in &usages {
-                    qualifier_findings(f.line, *u, qs, out);
-                }
+            for q in &e.usages {
+                qualifier_findings(f.line, q.usage, &q.qualifiers, out);
             }
-            const SET: &str = "the-acap:resource-set:";
-            let patterns = match f
-                .spec
-                .get(..SET.len())
-                .filter(|p| p.eq_ignore_ascii_case(SET))
-            {
-                Some(_) => file
-                    .definitions
-                    .resource_set(&f.spec[SET.len()..])
-                    .map(<[String]>::to_vec)
-                    .unwrap_or_default(),
-                None => vec![f.spec.clone()],
-            };
-            for p in patterns {
+            let usages = e.usages;
+            for p in e.patterns {
                 if !(p.starts_with('/') || p.starts_with('*')) {
                     out.push(Finding {
                         line: f.line,
@@ -282,7 +277,7 @@ fn acap_findings(text_body: &[u8], max_bytes: usize, out: &mut Vec<Finding>) {
                         fix: "start resource path patterns with `/` (or `*`)".into(),
                     });
                 }
-                let family: Vec<robocc_engine::Usage> = usages.iter().map(|(u, _)| *u).collect();
+                let family: Vec<robocc_engine::Usage> = usages.iter().map(|q| q.usage).collect();
                 rules.push((f.line, f.allow, family, p.to_ascii_lowercase()));
             }
         }
@@ -797,6 +792,60 @@ mod tests {
     fn acap_crawler_name_no_token_matches() {
         let c = acap_codes("ACAP-crawler: 2bot\nACAP-crawler: Bot/1.0\nACAP-allow-crawl: /\n");
         assert_eq!(c, [(1, "acap-ignored")], "{c:?}");
+    }
+
+    /// What `acap::rules` reports when compiling is linted too, for every
+    /// record: a dropped permission is a warning (`--fail-on warning`).
+    #[test]
+    fn acap_compile_stage_findings() {
+        let body = "ACAP-qualified-usage: q index time-limit=1-days\nACAP-crawler: *\n\
+                    ACAP-allow-present: the-acap:resource-set:nosuch\nACAP-allow-(nosuch): /x\n\
+                    ACAP-disallow-index: /y time-limit=3-days\nACAP-allow-(q): /z time-limit=2-days\n\
+                    ACAP-disallow-(q): /w\nACAP-crawler: bot\nACAP-permissions-reference: /bot.txt\n\
+                    ACAP-allow-index: /x/\n";
+        let options = CompileOptions {
+            dialect: robocc_engine::Dialect::Acap,
+            ..CompileOptions::default()
+        };
+        let f = lint(body.as_bytes(), None, &options);
+        let c: Vec<_> = f.iter().map(|f| (f.line, f.code)).collect();
+        assert_eq!(
+            c,
+            [
+                (3, "acap-undefined"),
+                (4, "acap-undefined"),
+                (5, "acap-ignored"),
+                (6, "acap-ignored"),
+                (7, "acap-ignored"),
+                (9, "acap-reference"),
+                (10, "acap-record"),
+            ],
+            "{f:#?}"
+        );
+        assert!(f.iter().all(|f| f.severity == Severity::Warning), "{f:#?}");
+        assert!(f[0].fix.contains("define"), "{f:#?}");
+        // A supplied file that refers on; one whose records name what is
+        // undefined (reported at the reference line).
+        for (text, want) in [
+            (
+                "ACAP-crawler: bot\nACAP-permissions-reference: /more.txt\n",
+                "refers on",
+            ),
+            (
+                "ACAP-crawler: x\nACAP-allow-(nope): /\n",
+                "/bot.txt line 2: (nope)",
+            ),
+        ] {
+            let options = CompileOptions {
+                references: vec![("/bot.txt".to_string(), text.as_bytes().to_vec())],
+                ..options.clone()
+            };
+            let f = lint(body.as_bytes(), None, &options);
+            assert!(
+                f.iter().any(|f| f.line == 9 && f.message.contains(want)),
+                "{want}: {f:#?}"
+            );
+        }
     }
 
     #[test]

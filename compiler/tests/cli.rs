@@ -739,6 +739,44 @@ fn acap_usage_purpose_and_auto() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `lint --dialect acap` reports what compiling reports about the records'
+/// fields (undefined names drop permissions, qualifiers on a prohibition):
+/// warnings, which `--fail-on warning` catches.
+#[test]
+fn acap_lint_reports_compile_stage_findings() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-acap-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = dir.join("robots.txt");
+    std::fs::write(
+        &body,
+        "ACAP-crawler: *\nACAP-allow-present: the-acap:resource-set:nosuch\n\
+         ACAP-allow-(nosuch): /x\nACAP-disallow-index: /y time-limit=3-days\n",
+    )
+    .unwrap();
+    let lint = robocc(
+        &[
+            "lint",
+            "--robots",
+            body.to_str().unwrap(),
+            "--dialect",
+            "acap",
+            "--fail-on",
+            "warning",
+        ],
+        None,
+    );
+    let out = stdout(&lint);
+    assert_eq!(lint.status.code(), Some(1), "{out}");
+    for want in [
+        ":2: warning: acap-undefined:",
+        ":3: warning: acap-undefined:",
+        ":4: warning: acap-ignored:",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The preference lines of `robocc explain`'s output (after `groups:`).
 fn preference_lines(out: &str) -> Vec<&str> {
     out.lines()

@@ -453,8 +453,36 @@ impl Reader {
             || ["request-", "allow-", "disallow-"]
                 .iter()
                 .any(|p| rest.starts_with(p));
+        let had_fields = self.region == Region::Acap { fields: true };
         if record_field {
             self.region = Region::Acap { fields: true };
+        }
+        let referred = self
+            .out
+            .records
+            .last()
+            .is_some_and(|rec| !rec.references.is_empty());
+        // 2.3: a record holds either a permissions reference or fields of
+        // its own; both are read.
+        if record_field && referred {
+            self.diagnose(
+                n,
+                DiagCode::AcapRecord,
+                format!(
+                    "ACAP-{rest} after a permissions reference in its record (ACAP 2.3: after \
+                     one, \"no further fields (other than comments and blank lines) may occur \
+                     in the record\"): read as well"
+                ),
+            );
+        } else if rest == "permissions-reference" && had_fields {
+            self.diagnose(
+                n,
+                DiagCode::AcapRecord,
+                "ACAP-permissions-reference after other fields of its record (ACAP 2.3: a \
+                 record holds either a permissions reference or fields of its own): both are \
+                 read"
+                    .to_string(),
+            );
         }
         let Some(rec) = self.out.records.last_mut() else {
             return;
@@ -842,6 +870,23 @@ mod tests {
         assert_eq!(actions, [("take-down", 3), ("re-crawl", 4)]);
         let codes: Vec<_> = f.diagnostics.iter().map(|d| (d.line, d.code)).collect();
         assert_eq!(codes, [(2, DiagCode::AcapIgnored)]);
+    }
+
+    /// 2.3: a record holds either a permissions reference or fields of its
+    /// own. Both are read, with a diagnostic.
+    #[test]
+    fn a_reference_shares_no_record() {
+        let f = read(
+            b"ACAP-crawler: a\nACAP-permissions-reference: /a.txt\nACAP-allow-index: /x/\nACAP-crawler: b\nACAP-allow-index: /y\nACAP-permissions-reference: /b.txt\nACAP-crawler: c\nACAP-permissions-reference: /c.txt\n",
+            0,
+        );
+        let codes: Vec<_> = f.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+        assert_eq!(
+            codes,
+            [(3, DiagCode::AcapRecord), (6, DiagCode::AcapRecord)]
+        );
+        assert_eq!(f.records[0].rules.len(), 1);
+        assert_eq!(f.records[1].references, [("/b.txt".to_string(), 6)]);
     }
 
     #[test]
