@@ -62,12 +62,20 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Where a `$` that is not the pattern's last byte is (rfc9309 matches it
+/// as a literal `$`; ACAP 2.8: "may only occur as the last character").
+fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
+    let (_, head) = pattern.split_last()?;
+    head.iter().position(|&b| b == b'$')
+}
+
 /// Lints `body`; `agent` restricts the rule analyses to one product token.
 ///
 /// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
 /// rules) follow rfc9309's glob and longest match; under dialects that read
 /// patterns otherwise only the file-level findings (keys, records, HTML,
-/// parse limit, orphan rules) apply.
+/// parse limit, orphan rules) apply, and acap's own (ACAP records' fields,
+/// qualifiers and patterns).
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
     let robots = parse(&input.text, &options.effective_parse());
@@ -220,8 +228,9 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
 /// acap: what the ACAP reader ignored, what compiling reports about the
 /// records' fields (for every record: undefined names, qualifiers where
 /// none may be, references that cannot be followed), qualifiers that are
-/// not valid for their usage (ACAP 2.5), patterns that can never match, and
-/// pairs of rules of one record that prohibit wherever both match (2.4.5).
+/// not valid for their usage (ACAP 2.5), patterns that can never match or
+/// have a `$` before their end (2.8), and pairs of rules of one record that
+/// prohibit wherever both match (2.4.5).
 fn acap_findings(
     file: &crate::parse::acap::AcapFile,
     options: &CompileOptions,
@@ -266,6 +275,21 @@ fn acap_findings(
             }
             let usages = e.usages;
             for p in e.patterns {
+                if let Some(d) = mid_pattern_dollar(p.as_bytes()) {
+                    out.push(Finding {
+                        line: f.line,
+                        severity: Severity::Warning,
+                        code: "dollar-mid-pattern",
+                        message: format!(
+                            "`$` at byte {} of {p:?} is not its last character (ACAP 2.8: it \
+                             \"may only occur as the last character in the pattern\"): robocc \
+                             matches it as a literal `$`, and compares it as an end anchor when \
+                             ordering rules by scope (2.4.5)",
+                            d + 1
+                        ),
+                        fix: "put `$` only at the end of the pattern".into(),
+                    });
+                }
                 if !(p.starts_with('/') || p.starts_with('*')) {
                     out.push(Finding {
                         line: f.line,
@@ -387,9 +411,10 @@ fn qualifier_findings(
                     || value.strip_prefix("until-").is_some_and(date)
                     || number_then(&["-days"]),
             ),
-            "must-use-resource" | "must-include-resource" => {
-                (usage == U::Index || usage.is_present(), !value.is_empty())
-            }
+            // 2.5.3.2 and 2.5.5.2.2: index and present.
+            "must-use-resource" => (usage == U::Index || usage.is_present(), !value.is_empty()),
+            // 2.5.5.2.5: present and its sub-types only.
+            "must-include-resource" => (usage.is_present(), !value.is_empty()),
             "max-length" => (
                 matches!(usage, U::PresentSnippet | U::PresentOldsnippet),
                 number_then(&["-chars", "-words"]),
@@ -444,6 +469,28 @@ fn qualifier_findings(
             "prohibited-modification" => "prohibited-modification",
             "prohibited-context" => "prohibited-context",
             _ => "required-context",
+        });
+    }
+    // 2.5.5.2.4: prohibited-modification "may be repeated within a
+    // permission, except if the prohibited modification is any".
+    let modifications: Vec<String> = qs
+        .iter()
+        .filter_map(|q| q.split_once('='))
+        .filter(|(name, _)| name.eq_ignore_ascii_case("prohibited-modification"))
+        .map(|(_, value)| value.to_ascii_lowercase())
+        .collect();
+    if modifications.len() > 1 && modifications.iter().any(|m| m == "any") {
+        out.push(Finding {
+            line,
+            severity: Severity::Warning,
+            code: "acap-qualifier",
+            message: "prohibited-modification=any with another prohibited-modification (ACAP \
+                      2.5.5.2.4: it \"may be repeated within a permission, except if the \
+                      prohibited modification is any\")"
+                .into(),
+            fix: "keep prohibited-modification=any alone: it already prohibits every \
+                  modification"
+                .into(),
         });
     }
 }
@@ -618,10 +665,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
         let mut seen: HashMap<Vec<u8>, (u32, &[u8], bool)> = HashMap::new();
         for rule in group.rules.iter().filter(|r| !r.raw.is_empty()) {
             let allow = rule.kind == crate::parse::RuleKind::Allow;
-            if let Some(d) = rule.raw[..rule.raw.len() - 1]
-                .iter()
-                .position(|&b| b == b'$')
-            {
+            if let Some(d) = mid_pattern_dollar(rule.raw) {
                 out.push(Finding {
                     line: rule.line,
                     severity: Severity::Warning,
@@ -846,6 +890,32 @@ mod tests {
                 "{want}: {f:#?}"
             );
         }
+    }
+
+    /// 2.8: `$` only last; 2.5.5.2.4: `prohibited-modification` repeats
+    /// except `any`; 2.5.5.2.5: `must-include-resource` only on `present`
+    /// and its sub-types (`must-use-resource` on `index` too: 2.5.3.2).
+    #[test]
+    fn acap_patterns_and_qualifiers() {
+        let c = acap_codes(
+            "ACAP-crawler: *\nACAP-disallow-crawl: /a$b\nACAP-allow-crawl: /a$\n\
+             ACAP-allow-present: /b/ prohibited-modification=any prohibited-modification=format\n\
+             ACAP-allow-present: /c/ prohibited-modification=style prohibited-modification=format\n\
+             ACAP-allow-index: /d/ must-include-resource=the-acap:resource-role:credit:id:x\n\
+             ACAP-allow-present-snippet: /e/ must-include-resource=/x must-use-resource=/y\n\
+             ACAP-allow-index: /f/ must-use-resource=/g\n\
+             ACAP-allow-present-original: /g/ prohibited-modification=ANY prohibited-modification=any\n",
+        );
+        assert_eq!(
+            c,
+            [
+                (2, "dollar-mid-pattern"),
+                (4, "acap-qualifier"),
+                (6, "acap-qualifier"),
+                (9, "acap-qualifier"),
+            ],
+            "{c:?}"
+        );
     }
 
     #[test]
