@@ -78,7 +78,17 @@ fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
 /// qualifiers and patterns).
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
-    let robots = parse(&input.text, &options.effective_parse());
+    // acap: the conventional records are read as compiling reads them, with
+    // the ACAP records' lines blanked: a conventional line inside an ACAP
+    // record is ignored (ACAP 2.9.2, reported so), not a rule outside a
+    // group to give a `User-agent: *` line.
+    let acap = (options.dialect == robocc_engine::Dialect::Acap)
+        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
+    let conventional = match &acap {
+        Some(file) => std::borrow::Cow::Owned(file.conventional_body(&input.text)),
+        None => std::borrow::Cow::Borrowed(&input.text[..]),
+    };
+    let robots = parse(&conventional, &options.effective_parse());
     let mut out = Vec::new();
     for d in &input.diagnostics {
         out.push(Finding {
@@ -103,11 +113,9 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     if input.diagnostics.iter().any(|d| d.code.is_not_robots_txt()) {
         return out;
     }
-    let acap = options.dialect == robocc_engine::Dialect::Acap;
-    keys(&robots, acap, &mut out);
-    if acap {
-        let file = crate::parse::acap::read(&input.text, options.parse.max_bytes);
-        acap_findings(&file, options, &mut out);
+    keys(&robots, acap.is_some(), &mut out);
+    if let Some(file) = &acap {
+        acap_findings(file, options, &mut out);
     }
     // What the parser could not read as written: a limit's cut, lost lines.
     for d in &robots.diagnostics {
@@ -916,6 +924,18 @@ mod tests {
             ],
             "{c:?}"
         );
+    }
+
+    /// A conventional line inside an ACAP record is ignored (2.9.2), which
+    /// lint says once: no advice to give it a `User-agent: *` line. A rule
+    /// before any record still gets that advice.
+    #[test]
+    fn acap_conventional_line_in_an_acap_record() {
+        let c = acap_codes(
+            "Disallow: /early\nACAP-crawler: BOT\nACAP-disallow-crawl: /a\nACAP-crawler: third\n\
+             Disallow: /zz\nACAP-crawler: bot\nACAP-disallow-crawl: /b\n",
+        );
+        assert_eq!(c, [(1, "rule-outside-group"), (5, "acap-ignored")], "{c:?}");
     }
 
     #[test]
