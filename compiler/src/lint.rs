@@ -262,7 +262,7 @@ fn acap_findings(
                      permissions reference apart from other fields (ACAP 2.3)"
                 }
                 DiagCode::AcapReference => {
-                    "lint and compile with --reference PATH=FILE, a file that holds no \
+                    "supply the referenced file with --reference PATH=FILE; it may hold no \
                      permissions reference itself (ACAP 2.3.2)"
                 }
                 _ => "move or rewrite the field as ACAP 1.0 describes it",

@@ -421,8 +421,8 @@ impl Reader {
                 DiagCode::AcapIgnored,
                 format!(
                     "ACAP-crawler {:?} does not start with a product token (letters, `-`, \
-                     `_`), which is what a crawler name is matched by, as a User-agent value \
-                     is: it addresses no crawler",
+                     `_`): a crawler name is matched by its leading token, as a User-agent \
+                     value is, so it addresses no crawler",
                     text(value)
                 ),
             );
