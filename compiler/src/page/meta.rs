@@ -245,7 +245,7 @@ fn iso(s: &str) -> Option<i64> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    let day = days_from_civil(y, m, d) * 86_400;
+    let day = days_from_civil(y, m, d).checked_mul(86_400)?;
     let rest = &s[10..];
     if rest.is_empty() {
         return Some(day);
@@ -258,7 +258,7 @@ fn iso(s: &str) -> Option<i64> {
     } else {
         zone(&rest[zpos..])?
     };
-    Some(day + t - z)
+    day.checked_add(t)?.checked_sub(z)
 }
 
 fn rfc822(s: &str) -> Option<i64> {
@@ -274,12 +274,12 @@ fn rfc822(s: &str) -> Option<i64> {
         let mut p = date.split('-');
         let d: i64 = p.next()?.parse().ok()?;
         let m = month(p.next()?)?;
-        let y: i64 = p.next()?.parse().ok()?;
+        let y = year(p.next()?)?;
         (d, m, y)
     } else {
         let d: i64 = date.parse().ok()?;
         let m = month(parts.next()?)?;
-        let y: i64 = parts.next()?.parse().ok()?;
+        let y = year(parts.next()?)?;
         (d, m, y)
     };
     let y = match y {
@@ -298,7 +298,19 @@ fn rfc822(s: &str) -> Option<i64> {
     if parts.next().is_some() {
         return None;
     }
-    Some(days_from_civil(y, m, d) * 86_400 + t - z)
+    days_from_civil(y, m, d)
+        .checked_mul(86_400)?
+        .checked_add(t)?
+        .checked_sub(z)
+}
+
+/// A year of at most four digits (no sign): a longer one is no date a
+/// page means, and would overflow the arithmetic (docs/dialects.md).
+fn year(s: &str) -> Option<i64> {
+    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 #[cfg(test)]
@@ -315,6 +327,20 @@ mod tests {
         assert_eq!(parse_date("Thursday, 01-Jan-70 00:00:00 GMT"), Some(0));
         assert_eq!(parse_date("2000-03-01"), Some(951_868_800));
         assert_eq!(parse_date("tomorrow"), None);
+    }
+
+    #[test]
+    fn years_beyond_four_digits_are_unreadable() {
+        // Wrapped by `* 86_400` (a far-future year read as past; a panic
+        // with overflow checks) before years were bounded.
+        assert_eq!(parse_date("25 Jun 922337203685477 00:00:00 GMT"), None);
+        assert_eq!(parse_date("25 Jun -5000000000000000"), None);
+        assert_eq!(parse_date("25 Jun 99999999999 00:00:00 GMT"), None);
+        assert_eq!(parse_date("25 Jun 10000"), None);
+        assert_eq!(
+            parse_date("Fri, 31 Dec 9999 23:59:59 GMT"),
+            Some(253_402_300_799)
+        );
     }
 
     #[test]
