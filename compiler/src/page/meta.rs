@@ -164,7 +164,8 @@ pub(crate) fn statements(
     out
 }
 
-/// Days from 1970-01-01 to the civil date (proleptic Gregorian).
+/// Days from 1970-01-01 to the civil date (proleptic Gregorian). Years
+/// are 0..=9999 here ([`year`], [`iso_date`]), so nothing overflows.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -175,142 +176,311 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+fn leap(y: i64) -> bool {
+    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+}
+
+/// Days from the epoch to a calendar date that exists (no 30 February,
+/// no month 13).
+fn civil(y: i64, m: i64, d: i64) -> Option<i64> {
+    const LEN: [i64; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let len = match m {
+        2 if leap(y) => 29,
+        1..=12 => LEN[m as usize - 1],
+        _ => return None,
+    };
+    (1..=len).contains(&d).then(|| days_from_civil(y, m, d))
+}
+
+/// ISO 8601 day of the week of a day count: Monday 1 … Sunday 7
+/// (1970-01-01 was a Thursday).
+fn weekday(days: i64) -> i64 {
+    (days + 3).rem_euclid(7) + 1
+}
+
+/// An ISO 8601 week date: day `d` (1 = Monday) of week `w` of year `y`;
+/// week 1 holds the year's first Thursday, and a year has 53 weeks when
+/// it starts on a Thursday (or, leap, on a Wednesday).
+fn week_date(y: i64, w: i64, d: i64) -> Option<i64> {
+    let jan1 = days_from_civil(y, 1, 1);
+    let weeks = match weekday(jan1) {
+        4 => 53,
+        3 if leap(y) => 53,
+        _ => 52,
+    };
+    if !(1..=weeks).contains(&w) || !(1..=7).contains(&d) {
+        return None;
+    }
+    let jan4 = jan1 + 3;
+    Some(jan4 - (weekday(jan4) - 1) + (w - 1) * 7 + d - 1)
+}
+
+/// An ISO 8601 ordinal date: day `n` of year `y`.
+fn ordinal_date(y: i64, n: i64) -> Option<i64> {
+    let len = if leap(y) { 366 } else { 365 };
+    (1..=len)
+        .contains(&n)
+        .then(|| days_from_civil(y, 1, 1) + n - 1)
+}
+
+/// `s` as a number when it is `lo..=hi` ASCII digits (no sign).
+fn digits(s: &str, lo: usize, hi: usize) -> Option<i64> {
+    if s.len() < lo || s.len() > hi || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
 fn month(s: &str) -> Option<i64> {
     const M: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     let s = s.to_ascii_lowercase();
     M.iter()
-        .position(|m| s.starts_with(m))
+        .position(|m| s == *m || s == m[..3] || (s == "sept" && m.starts_with("sept")))
         .map(|i| i as i64 + 1)
 }
 
-fn hms(s: &str) -> Option<i64> {
-    let mut p = s.split(':');
-    let h: i64 = p.next()?.parse().ok()?;
-    let m: i64 = p.next().unwrap_or("0").parse().ok()?;
-    let sec: f64 = p.next().unwrap_or("0").parse().ok()?;
-    if p.next().is_some() || h > 24 || m > 59 || !(0.0..61.0).contains(&sec) {
-        return None;
-    }
-    Some(h * 3600 + m * 60 + sec as i64)
+/// A day name (`Wed`, `Wednesday`): not checked against the date.
+fn weekday_name(s: &str) -> bool {
+    const D: [&str; 7] = [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ];
+    let s = s.to_ascii_lowercase();
+    D.iter().any(|d| s == *d || s == d[..3])
 }
 
-/// A zone as an offset in seconds east of UTC.
-fn zone(s: &str) -> Option<i64> {
-    let u = s.to_ascii_uppercase();
-    let named = match u.as_str() {
-        "" | "Z" | "GMT" | "UTC" | "UT" => Some(0),
-        "EST" => Some(-5),
-        "EDT" | "CST" => Some(if u == "EDT" { -4 } else { -6 }),
-        "CDT" | "MST" => Some(if u == "CDT" { -5 } else { -7 }),
-        "MDT" | "PST" => Some(if u == "MDT" { -6 } else { -8 }),
-        "PDT" => Some(-7),
-        _ => None,
-    };
-    if let Some(h) = named {
-        return Some(h * 3600);
+/// The seconds of a time of day that exists: hour 0–23 (24 only as
+/// 24:00:00, the end of the day), minute 0–59, second 0–60 (a leap
+/// second).
+fn seconds(h: i64, m: i64, s: i64) -> Option<i64> {
+    let ok = (h < 24 || (h == 24 && m == 0 && s == 0)) && m < 60 && s <= 60;
+    ok.then_some(h * 3600 + m * 60 + s)
+}
+
+/// Drops a decimal fraction of the second (`.5`, `,5`: ISO 8601 allows
+/// both signs); `None` when what follows the sign is not digits.
+fn whole_seconds(s: &str) -> Option<&str> {
+    match s.find(['.', ',']) {
+        Some(i) => {
+            let frac = &s[i + 1..];
+            (!frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit())).then_some(&s[..i])
+        }
+        None => Some(s),
     }
-    let (sign, rest) = match u.as_bytes().first()? {
-        b'+' => (1, &u[1..]),
-        b'-' => (-1, &u[1..]),
+}
+
+/// A time of day with colons: `hh:mm[:ss[.fff]]` (the hour may have one
+/// digit, as RFC 822 mail often writes it).
+fn clock(s: &str) -> Option<i64> {
+    let mut p = s.split(':');
+    let h = digits(p.next()?, 1, 2)?;
+    let m = digits(p.next()?, 2, 2)?;
+    let sec = match p.next() {
+        Some(x) => digits(whole_seconds(x)?, 2, 2)?,
+        None => 0,
+    };
+    if p.next().is_some() {
+        return None;
+    }
+    seconds(h, m, sec)
+}
+
+/// An ISO 8601 time of day without colons: `hh`, `hhmm`, `hhmmss[.fff]`.
+fn clock_basic(t: &str) -> Option<i64> {
+    let s = whole_seconds(t)?;
+    let fraction = s.len() < t.len();
+    let n = |i: usize| digits(s.get(i..i + 2)?, 2, 2);
+    match s.len() {
+        2 if !fraction => seconds(n(0)?, 0, 0),
+        4 if !fraction => seconds(n(0)?, n(2)?, 0),
+        6 => seconds(n(0)?, n(2)?, n(4)?),
+        _ => None,
+    }
+}
+
+/// A numeric offset `±hh`, `±hhmm` or `±hh:mm`, in seconds east of UTC.
+fn offset(s: &str) -> Option<i64> {
+    let sign = match s.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
         _ => return None,
     };
-    let digits: String = rest.chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let rest = &s[1..];
+    if !rest.is_ascii() {
         return None;
     }
-    let h: i64 = digits[..2].parse().ok()?;
-    let m: i64 = digits[2..].parse().ok()?;
-    Some(sign * (h * 3600 + m * 60))
+    let (h, m) = match rest.len() {
+        2 => (rest, "00"),
+        4 => rest.split_at(2),
+        5 if rest.as_bytes()[2] == b':' => (&rest[..2], &rest[3..]),
+        _ => return None,
+    };
+    let (h, m) = (digits(h, 2, 2)?, digits(m, 2, 2)?);
+    (h < 24 && m < 60).then_some(sign * (h * 3600 + m * 60))
 }
 
-/// Seconds since the epoch of an RFC 3339 / ISO 8601 date or date-time
-/// (`2026-07-01`, `2026-07-01T12:00:00Z`, `2026-07-01 12:00:00+02:00`), an
-/// RFC 822/1123 date (`[Wed, ]25 Jun 2026 15:00:00 GMT`) or an RFC 850 date
-/// (`Wednesday, 25-Jun-26 15:00:00 GMT`); `None` for anything else.
+/// A zone of an RFC 822/1123/850 date (`GMT`, a US zone, or an offset)
+/// in seconds east of UTC.
+fn zone(s: &str) -> Option<i64> {
+    let hours = match s.to_ascii_uppercase().as_str() {
+        "Z" | "GMT" | "UTC" | "UT" => 0,
+        "EDT" => -4,
+        "EST" | "CDT" => -5,
+        "CST" | "MDT" => -6,
+        "MST" | "PDT" => -7,
+        "PST" => -8,
+        _ => return offset(s),
+    };
+    Some(hours * 3600)
+}
+
+/// Seconds since the epoch of a date (docs/dialects.md, "Conventional
+/// directives"): an ISO 8601 / RFC 3339 complete date, calendar
+/// (`2026-07-01`, `20260701`), week (`2026-W27-3`, `2026W273`) or ordinal
+/// (`2026-182`, `2026182`), alone or with a time of day (`T` or a space,
+/// then `hh[:mm[:ss[.f]]]` or `hh[mm[ss[.f]]]`, then `Z`, `±hh`, `±hhmm`,
+/// `±hh:mm` or nothing for UTC); or one of RFC 9110 §5.6.7's HTTP dates:
+/// RFC 822/1123 (`[Wed, ]25 Jun 2026 15:00:00 GMT`), RFC 850
+/// (`Wednesday, 25-Jun-26 15:00:00 GMT`) or asctime
+/// (`Wed Jun 25 15:00:00 2026`). `None` for anything else, a date or time
+/// that does not exist (30 February, 25:00) and a year beyond 9999.
 pub fn parse_date(s: &str) -> Option<i64> {
     let s = s.trim();
-    iso(s).or_else(|| rfc822(s))
+    iso(s).or_else(|| rfc822(s)).or_else(|| asctime(s))
+}
+
+/// Days from the epoch of an ISO 8601 complete date (ASCII).
+fn iso_date(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let n = |from: usize, to: usize| digits(s.get(from..to)?, to - from, to - from);
+    let week = |i: usize| b.get(i).is_some_and(|c| c.eq_ignore_ascii_case(&b'w'));
+    match b.len() {
+        10 if b[4] == b'-' && week(5) && b[8] == b'-' => week_date(n(0, 4)?, n(6, 8)?, n(9, 10)?),
+        10 if b[4] == b'-' && b[7] == b'-' => civil(n(0, 4)?, n(5, 7)?, n(8, 10)?),
+        8 if week(4) => week_date(n(0, 4)?, n(5, 7)?, n(7, 8)?),
+        8 if b[4] == b'-' => ordinal_date(n(0, 4)?, n(5, 8)?),
+        8 => civil(n(0, 4)?, n(4, 6)?, n(6, 8)?),
+        7 => ordinal_date(n(0, 4)?, n(4, 7)?),
+        _ => None,
+    }
 }
 
 fn iso(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+    if !s.is_ascii() {
         return None;
     }
-    let y: i64 = s.get(..4)?.parse().ok()?;
-    let m: i64 = s.get(5..7)?.parse().ok()?;
-    let d: i64 = s.get(8..10)?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let day = days_from_civil(y, m, d).checked_mul(86_400)?;
-    let rest = &s[10..];
-    if rest.is_empty() {
+    let (date, time) = match s.find(['T', 't', ' ']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let day = iso_date(date)?.checked_mul(86_400)?;
+    let Some(time) = time else {
         return Some(day);
-    }
-    let rest = rest.strip_prefix(['T', 't', ' '])?;
-    let zpos = rest.find(['Z', 'z', '+', '-']).unwrap_or(rest.len());
-    let t = hms(rest[..zpos].split('.').next()?)?;
-    let z = if zpos == rest.len() || rest[zpos..].eq_ignore_ascii_case("z") {
-        0
+    };
+    let zpos = time.find(['Z', 'z', '+', '-']).unwrap_or(time.len());
+    let (t, z) = time.split_at(zpos);
+    let t = if t.contains(':') {
+        // Extended format: two-digit hours.
+        t.find(':').filter(|&i| i == 2)?;
+        clock(t)?
     } else {
-        zone(&rest[zpos..])?
+        clock_basic(t)?
+    };
+    let z = match z {
+        "" | "Z" | "z" => 0,
+        _ => offset(z)?,
     };
     day.checked_add(t)?.checked_sub(z)
 }
 
-fn rfc822(s: &str) -> Option<i64> {
-    // Drop a weekday ("Wed," / "Wednesday,").
-    let s = match s.split_once(',') {
-        Some((_, rest)) => rest.trim(),
-        None => s,
-    };
-    let mut parts = s.split_ascii_whitespace();
-    let date = parts.next()?;
-    let (d, m, y) = if date.contains('-') {
-        // RFC 850: 25-Jun-26
-        let mut p = date.split('-');
-        let d: i64 = p.next()?.parse().ok()?;
-        let m = month(p.next()?)?;
-        let y = year(p.next()?)?;
-        (d, m, y)
-    } else {
-        let d: i64 = date.parse().ok()?;
-        let m = month(parts.next()?)?;
-        let y = year(parts.next()?)?;
-        (d, m, y)
-    };
-    let y = match y {
-        0..=49 => 2000 + y,
-        50..=99 => 1900 + y,
-        _ => y,
-    };
-    if !(1..=31).contains(&d) {
-        return None;
-    }
-    let t = match parts.next() {
-        Some(t) => hms(t)?,
-        None => 0,
-    };
-    let z = zone(parts.next().unwrap_or(""))?;
-    if parts.next().is_some() {
-        return None;
-    }
-    days_from_civil(y, m, d)
-        .checked_mul(86_400)?
-        .checked_add(t)?
-        .checked_sub(z)
+/// A day of the month as written (1 or 2 digits); [`civil`] checks it.
+fn day(s: &str) -> Option<i64> {
+    digits(s, 1, 2)
 }
 
 /// A year of at most four digits (no sign): a longer one is no date a
-/// page means, and would overflow the arithmetic (docs/dialects.md).
+/// page means (docs/dialects.md). Two digits (RFC 850; one tolerated):
+/// 00–49 are 2000–2049, 50–99 are 1950–1999; three: 1900 + (RFC 5322
+/// §4.3).
 fn year(s: &str) -> Option<i64> {
-    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+    let y = digits(s, 1, 4)?;
+    Some(match s.len() {
+        1 | 2 if y < 50 => 2000 + y,
+        1 | 2 => 1900 + y,
+        3 => 1900 + y,
+        _ => y,
+    })
+}
+
+/// RFC 822/1123 (`[Wed, ]25 Jun 2026 15:00:00 GMT`) and RFC 850
+/// (`Wednesday, 25-Jun-26 15:00:00 GMT`); the time and the zone are
+/// optional (midnight, GMT).
+fn rfc822(s: &str) -> Option<i64> {
+    let s = match s.split_once(',') {
+        Some((w, rest)) if weekday_name(w.trim()) => rest,
+        Some(_) => return None,
+        None => s,
+    };
+    let mut parts = s.split_ascii_whitespace();
+    let first = parts.next()?;
+    let (d, m, y) = if first.contains('-') {
+        let mut p = first.split('-');
+        let dmy = (day(p.next()?)?, month(p.next()?)?, year(p.next()?)?);
+        if p.next().is_some() {
+            return None;
+        }
+        dmy
+    } else {
+        (day(first)?, month(parts.next()?)?, year(parts.next()?)?)
+    };
+    let days = civil(y, m, d)?;
+    let t = match parts.next() {
+        Some(t) => clock(t)?,
+        None => 0,
+    };
+    let z = match parts.next() {
+        Some(z) => zone(z)?,
+        None => 0,
+    };
+    if parts.next().is_some() {
         return None;
     }
-    s.parse().ok()
+    days.checked_mul(86_400)?.checked_add(t)?.checked_sub(z)
+}
+
+/// asctime (`Wed Jun 25 15:00:00 2026`, RFC 9110 §5.6.7; the day of the
+/// week may be left out): GMT.
+fn asctime(s: &str) -> Option<i64> {
+    let mut parts = s.split_ascii_whitespace().peekable();
+    if parts.peek().is_some_and(|w| weekday_name(w)) {
+        parts.next();
+    }
+    let m = month(parts.next()?)?;
+    let d = day(parts.next()?)?;
+    let t = clock(parts.next()?)?;
+    let y = digits(parts.next()?, 4, 4)?;
+    if parts.next().is_some() {
+        return None;
+    }
+    civil(y, m, d)?.checked_mul(86_400)?.checked_add(t)
 }
 
 #[cfg(test)]
@@ -327,6 +497,91 @@ mod tests {
         assert_eq!(parse_date("Thursday, 01-Jan-70 00:00:00 GMT"), Some(0));
         assert_eq!(parse_date("2000-03-01"), Some(951_868_800));
         assert_eq!(parse_date("tomorrow"), None);
+    }
+
+    #[test]
+    fn iso_8601_forms_and_http_dates() {
+        let day = parse_date("2020-09-21").unwrap();
+        let at10 = parse_date("2020-09-21T10:00:00Z").unwrap();
+        assert_eq!(at10, day + 10 * 3600);
+        // ISO 8601 basic format, reduced-precision times, fractions.
+        assert_eq!(parse_date("20200921"), Some(day));
+        assert_eq!(parse_date("20200921T100000Z"), Some(at10));
+        assert_eq!(parse_date("20200921T1000Z"), Some(at10));
+        assert_eq!(parse_date("20200921T10Z"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T10Z"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T10:00Z"), Some(at10));
+        assert_eq!(parse_date("2020-09-21t10:00:00.75z"), Some(at10));
+        assert_eq!(parse_date("20200921T100000,5Z"), Some(at10));
+        // Offsets: ±hh, ±hhmm, ±hh:mm; none is UTC.
+        assert_eq!(parse_date("2020-09-21T12:00:00+02"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T12:00:00+0200"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T07:30:00-02:30"), Some(at10));
+        assert_eq!(parse_date("20200921T120000+02"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T10:00:00"), Some(at10));
+        assert_eq!(parse_date("2020-09-21 10:00:00Z"), Some(at10));
+        // Week and ordinal dates (2020-09-21 is the Monday of week 39,
+        // day 265 of a leap year).
+        assert_eq!(parse_date("2020-W39-1"), Some(day));
+        assert_eq!(parse_date("2020W391"), Some(day));
+        assert_eq!(parse_date("2020-W39-1T10:00:00Z"), Some(at10));
+        assert_eq!(parse_date("2020-265"), Some(day));
+        assert_eq!(parse_date("2020265"), Some(day));
+        assert_eq!(parse_date("2020-W53-1"), parse_date("2020-12-28"));
+        assert_eq!(parse_date("2021-W01-1"), parse_date("2021-01-04"));
+        assert_eq!(parse_date("2020-W01-1"), parse_date("2019-12-30"));
+        assert_eq!(parse_date("2020-366"), parse_date("2020-12-31"));
+        // RFC 9110 §5.6.7's three HTTP forms.
+        assert_eq!(parse_date("Mon, 21 Sep 2020 10:00:00 GMT"), Some(at10));
+        assert_eq!(parse_date("Monday, 21-Sep-20 10:00:00 GMT"), Some(at10));
+        assert_eq!(parse_date("Mon Sep 21 10:00:00 2020"), Some(at10));
+        assert_eq!(
+            parse_date("Tue Sep  1 10:00:00 2020"),
+            parse_date("2020-09-01T10:00:00Z")
+        );
+        assert_eq!(parse_date("21 September 2020"), Some(day));
+        assert_eq!(parse_date("21 Sep 2020 12:00 +02"), Some(at10));
+        assert_eq!(parse_date("2020-09-21T24:00:00Z"), parse_date("2020-09-22"));
+        assert_eq!(parse_date("2020-02-29"), Some(day - 205 * 86_400));
+    }
+
+    #[test]
+    fn impossible_dates_are_unreadable() {
+        for s in [
+            "2020-02-30",
+            "2021-02-29",
+            "1900-02-29",
+            "2020-04-31",
+            "2020-13-01",
+            "2020-00-10",
+            "2020-09-00",
+            "20200230",
+            "2020-09-21T25:00:00Z",
+            "2020-09-21T24:00:01Z",
+            "2020-09-21T10:60:00Z",
+            "2020-09-21T10:00:61Z",
+            "2020-09-21T10:00:00+24",
+            "2020-09-21T10:00:00+0260",
+            "2020-09-21T10:00:1e1Z",
+            "2020-09-21T10.5Z",
+            "2021-366",
+            "2020-000",
+            "2019-W53-1",
+            "2020-W00-1",
+            "2020-W39-8",
+            "30 Feb 2020",
+            "31 Apr 2020 10:00:00 GMT",
+            "Wednesday, 31-Jun-20 10:00:00 GMT",
+            "Mon Feb 30 10:00:00 2020",
+            "Mon Sep 21 25:00:00 2020",
+            "21 Sep 2020 10:00:00 GMT extra",
+            "today, 21 Sep 2020",
+            "+2020-09-21",
+            "2020-9-21",
+            "2020-09-21T",
+        ] {
+            assert_eq!(parse_date(s), None, "{s}");
+        }
     }
 
     #[test]
