@@ -15,6 +15,53 @@ pub(crate) const VALUED: &[&str] = &[
     "unavailable_after",
 ];
 
+/// The directive names [`parse`] reads (an unreadable date ends before
+/// one of them).
+const KNOWN: &[&str] = &[
+    "noindex",
+    "nofollow",
+    "none",
+    "noarchive",
+    "nocache",
+    "nosnippet",
+    "noai",
+    "noimageai",
+    "index",
+    "follow",
+    "all",
+    "max-snippet",
+    "max-image-preview",
+    "max-video-preview",
+    "noimageindex",
+    "notranslate",
+    "indexifembedded",
+    "unavailable_after",
+];
+
+/// Tokens and bytes per token an `unavailable_after` date is looked for
+/// in: the longest date form (`Wed, 25 Jun 2026 15:00:00 GMT`) has six
+/// tokens, so a long list costs a bounded amount per directive.
+const DATE_TOKENS: usize = 8;
+const DATE_TOKEN_LEN: usize = 64;
+
+fn is_directive(tok: &str) -> bool {
+    let key = tok.split_once(':').map_or(tok, |(k, _)| k);
+    KNOWN.iter().any(|k| key.eq_ignore_ascii_case(k))
+}
+
+/// Tokens as one date string: a space between tokens of one item, `, `
+/// between items.
+fn join(run: &[(usize, &str)]) -> String {
+    let mut s = String::new();
+    for (k, (item, t)) in run.iter().enumerate() {
+        if k > 0 {
+            s.push_str(if run[k - 1].0 == *item { " " } else { ", " });
+        }
+        s.push_str(t);
+    }
+    s
+}
+
 /// What a directive list says.
 #[derive(Default)]
 pub(crate) struct Directives {
@@ -42,22 +89,50 @@ pub(crate) fn parse(content: &str) -> Directives {
                 None => (tok.to_ascii_lowercase(), None),
             };
             if key == "unavailable_after" {
-                // The date is the rest of the item (it has spaces); an
-                // RFC 850 date has a comma after the weekday: then the next
-                // item too.
-                let mut date = String::from(inline.unwrap_or(""));
-                for t in toks.by_ref() {
-                    date.push(' ');
-                    date.push_str(t);
+                // The date is the longest run of the tokens that follow
+                // (into the next item: RFC 850's comma after the weekday)
+                // that reads as a date; what follows it are directives.
+                let mut run: Vec<(usize, &str)> = Vec::new();
+                if let Some(v) = inline.filter(|v| !v.is_empty()) {
+                    run.push((i - 1, v));
                 }
-                let mut date = date.trim().to_string();
-                let mut at = parse_date(&date);
-                if at.is_none() && i < items.len() {
-                    let joined = format!("{date}, {}", items[i].trim());
-                    if let Some(t) = parse_date(&joined) {
-                        at = Some(t);
-                        date = joined;
-                        i += 1;
+                let next = items
+                    .get(i)
+                    .into_iter()
+                    .flat_map(|it| it.split_ascii_whitespace().map(move |t| (i, t)));
+                for (item, t) in toks.clone().map(|t| (i - 1, t)).chain(next) {
+                    if run.len() == DATE_TOKENS || t.len() > DATE_TOKEN_LEN {
+                        break;
+                    }
+                    run.push((item, t));
+                }
+                let inline_len = usize::from(inline.is_some_and(|v| !v.is_empty()));
+                let read = (1..=run.len())
+                    .rev()
+                    .find_map(|n| parse_date(&join(&run[..n])).map(|t| (n, t)));
+                let (taken, at) = match read {
+                    Some((n, t)) => (n, Some(t)),
+                    // Unreadable: the rest of the item, up to a directive.
+                    None => (
+                        inline_len
+                            + run[inline_len..]
+                                .iter()
+                                .take_while(|(item, t)| *item == i - 1 && !is_directive(t))
+                                .count(),
+                        None,
+                    ),
+                };
+                let date = join(&run[..taken]);
+                let in_next = run[..taken].iter().filter(|(item, _)| *item == i).count();
+                if in_next > 0 {
+                    toks = items[i].split_ascii_whitespace().peekable();
+                    i += 1;
+                    for _ in 0..in_next {
+                        toks.next();
+                    }
+                } else {
+                    for _ in inline_len..taken {
+                        toks.next();
                     }
                 }
                 d.qualifiers
@@ -599,6 +674,73 @@ mod tests {
     }
 
     #[test]
+    fn a_date_ends_where_it_stops_reading_as_one() {
+        let read = |content: &str| {
+            let d = parse(content);
+            let rules: Vec<_> = d.rules.iter().map(|(u, a, _)| (*u, *a)).collect();
+            let dates: Vec<_> = d.unavailable_after.iter().map(|(_, s)| s.clone()).collect();
+            (rules, dates, d.unknown)
+        };
+        let nofollow = vec![(Usage::Follow, false)];
+        assert_eq!(
+            read("unavailable_after: 2020-09-21 nofollow"),
+            (nofollow.clone(), vec!["2020-09-21".to_string()], vec![])
+        );
+        assert_eq!(
+            read("nofollow unavailable_after: 2020-09-21 noarchive"),
+            (
+                vec![
+                    (Usage::Follow, false),
+                    (Usage::Preserve, false),
+                    (Usage::PresentCurrentcopy, false)
+                ],
+                vec!["2020-09-21".to_string()],
+                vec![]
+            )
+        );
+        // Dates with spaces and a comma keep working, wherever they end.
+        for (content, date) in [
+            (
+                "unavailable_after: Wednesday, 25-Jun-10 15:00:00 GMT nofollow",
+                "Wednesday, 25-Jun-10 15:00:00 GMT",
+            ),
+            (
+                "unavailable_after: Wednesday, 25-Jun-10 15:00:00 GMT, nofollow",
+                "Wednesday, 25-Jun-10 15:00:00 GMT",
+            ),
+            (
+                "unavailable_after: Wed, 25 Jun 2010 15:00:00 PST nofollow",
+                "Wed, 25 Jun 2010 15:00:00 PST",
+            ),
+            (
+                "unavailable_after:2010-06-25 15:00:00+02 nofollow",
+                "2010-06-25 15:00:00+02",
+            ),
+            (
+                "unavailable_after: Fri Jun 25 15:00:00 2010 nofollow",
+                "Fri Jun 25 15:00:00 2010",
+            ),
+        ] {
+            assert_eq!(
+                read(content),
+                (nofollow.clone(), vec![date.to_string()], vec![]),
+                "{content}"
+            );
+        }
+        // An unreadable date stops before a directive.
+        let (rules, dates, unknown) = read("unavailable_after: 32 Jun 2010 nofollow, noindex");
+        assert_eq!(rules, [(Usage::Follow, false), (Usage::Index, false)]);
+        assert!(dates.is_empty());
+        assert_eq!(
+            unknown,
+            ["unavailable_after: unreadable date \"32 Jun 2010\""]
+        );
+        let (rules, _, unknown) = read("unavailable_after: none");
+        assert_eq!(rules, [(Usage::Index, false), (Usage::Follow, false)]);
+        assert_eq!(unknown, ["unavailable_after: unreadable date \"\""]);
+    }
+
+    #[test]
     fn directives() {
         let d = parse("NOINDEX, nofollow max-snippet: 0 unavailable_after: Thursday, 01-Jan-70 00:00:00 GMT, noimageindex");
         let r: Vec<_> = d.rules.iter().map(|(u, a, _)| (*u, *a)).collect();
@@ -614,5 +756,15 @@ mod tests {
         assert_eq!(d.unavailable_after[0].0, 0);
         assert!(d.qualifiers.iter().any(|q| q.name == "noimageindex"));
         assert!(d.unknown.is_empty(), "{:?}", d.unknown);
+        // Every name an unreadable date stops at is one `parse` reads.
+        for k in KNOWN {
+            let written = match *k {
+                "unavailable_after" => format!("{k}: 2020-09-21"),
+                _ if VALUED.contains(k) => format!("{k}:1"),
+                _ => k.to_string(),
+            };
+            assert!(parse(&written).unknown.is_empty(), "{k}");
+        }
+        assert!(VALUED.iter().all(|v| KNOWN.contains(v)));
     }
 }
