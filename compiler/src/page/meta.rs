@@ -8,12 +8,46 @@ use robocc_engine::Usage;
 
 /// Directive names that take a `:value` (so that `max-snippet: 0` is not
 /// read as an agent prefix in an `X-Robots-Tag` value).
-pub(crate) const VALUED: &[&str] = &[
+const VALUED: &[&str] = &[
     "max-snippet",
     "max-image-preview",
     "max-video-preview",
     "unavailable_after",
 ];
+
+/// An `X-Robots-Tag` value as runs of directives with their addressee
+/// (`visit(who, directives)`, in order): an `agent:` prefix (a product
+/// token before the first `:` of a comma-separated element, not a
+/// directive that takes a value) applies to the directives after it up to
+/// the next prefix; before any prefix, `robots`. Field lines combined with
+/// commas (RFC 9110 §5.3) so read as the lines would one by one.
+pub(crate) fn agent_runs<'v>(value: &'v str, mut visit: impl FnMut(&'v str, &'v str)) {
+    let mut who = "robots";
+    // Where the current run's directives start, and the current element.
+    let mut start = 0;
+    let mut elem = 0;
+    loop {
+        let end = value[elem..].find(',').map_or(value.len(), |j| elem + j);
+        if let Some((k, _)) = value[elem..end].split_once(':') {
+            let k = k.trim();
+            if super::token_like(k) && !VALUED.iter().any(|d| k.eq_ignore_ascii_case(d)) {
+                // The run before it ends at the comma before this element.
+                if elem > 0 && !value[start..elem - 1].trim().is_empty() {
+                    visit(who, &value[start..elem - 1]);
+                }
+                who = k;
+                start = value[elem..].find(':').map_or(end, |j| elem + j + 1);
+            }
+        }
+        if end == value.len() {
+            break;
+        }
+        elem = end + 1;
+    }
+    if !value[start..].trim().is_empty() {
+        visit(who, &value[start..]);
+    }
+}
 
 /// The directive names [`parse`] reads (an unreadable date ends before
 /// one of them).
@@ -738,6 +772,46 @@ mod tests {
         let (rules, _, unknown) = read("unavailable_after: none");
         assert_eq!(rules, [(Usage::Index, false), (Usage::Follow, false)]);
         assert_eq!(unknown, ["unavailable_after: unreadable date \"\""]);
+    }
+
+    #[test]
+    fn agent_prefixes_per_element() {
+        let runs = |v: &str| {
+            let mut out = Vec::new();
+            agent_runs(v, |who, d| {
+                out.push((who.to_string(), d.trim().to_string()))
+            });
+            out
+        };
+        let r = |who: &str, d: &str| (who.to_string(), d.to_string());
+        assert_eq!(
+            runs("noarchive, googlebot: noindex"),
+            [r("robots", "noarchive"), r("googlebot", "noindex")]
+        );
+        assert_eq!(
+            runs("bingbot: noarchive, nosnippet, GoogleBot : noindex, nofollow"),
+            [
+                r("bingbot", "noarchive, nosnippet"),
+                r("GoogleBot", "noindex, nofollow")
+            ]
+        );
+        assert_eq!(
+            runs("max-snippet: 0, unavailable_after: Wednesday, 25-Jun-10 15:00:00 GMT"),
+            [r(
+                "robots",
+                "max-snippet: 0, unavailable_after: Wednesday, 25-Jun-10 15:00:00 GMT"
+            )]
+        );
+        assert_eq!(
+            runs("googlebot: unavailable_after: 2020-09-21T10:00:00Z"),
+            [r("googlebot", "unavailable_after: 2020-09-21T10:00:00Z")]
+        );
+        assert_eq!(runs(", bingbot:, googlebot:"), []);
+        assert_eq!(runs(""), []);
+        assert_eq!(
+            runs("googlebot/2.1: noindex"),
+            [r("robots", "googlebot/2.1: noindex")]
+        );
     }
 
     #[test]

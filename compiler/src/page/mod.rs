@@ -966,18 +966,7 @@ impl PageRules {
                 name: clip(name.trim()),
                 value: clip(value.trim()),
             };
-            let (who, rest) = match value.split_once(':') {
-                Some((k, v))
-                    if token_like(k.trim())
-                        && !meta::VALUED
-                            .iter()
-                            .any(|d| k.trim().eq_ignore_ascii_case(d)) =>
-                {
-                    (k.trim(), v)
-                }
-                _ => ("robots", value),
-            };
-            r.directives(who, rest, source);
+            meta::agent_runs(value, |who, rest| r.directives(who, rest, source.clone()));
         }
         r.content_usage(&content_usage);
         let head_only = opts.head_only;
