@@ -8,8 +8,11 @@ use robocc_engine::Usage;
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum AcapContent {
     /// `ACAP version N.M` (2.2.7): `Some((n, m))`, or `None` when the
-    /// number is not integers separated by dots.
-    Version(Option<(u32, u32)>, String),
+    /// number is not integers separated by dots (or missing: the token
+    /// after `version` is a permission); then what follows the number,
+    /// read as permissions and prohibitions (always `Rules`; §3 allows
+    /// none, so each has a note, a prohibition never dropped).
+    Version(Option<(u32, u32)>, String, Option<Box<AcapContent>>),
     /// Permissions and prohibitions (§3 allows one per tag; more are read,
     /// with a note in `notes`).
     Rules {
@@ -81,9 +84,19 @@ pub(crate) fn parse(content: &str) -> AcapContent {
         .first()
         .is_some_and(|t| t.eq_ignore_ascii_case("version"))
     {
-        let v = toks.get(1).copied().unwrap_or("").to_string();
-        return AcapContent::Version(version(&v), v);
+        let (v, rest) = match toks.get(1) {
+            Some(t) if permission(t).is_none() => (*t, &toks[2..]),
+            _ => ("", &toks[1..]),
+        };
+        let rest = (!rest.is_empty()).then(|| Box::new(rules(rest, true)));
+        return AcapContent::Version(version(v), v.to_string(), rest);
     }
+    rules(&toks, false)
+}
+
+/// Permissions and prohibitions (the tokens after `ACAP`, or after an
+/// `ACAP version N.M`: then the first is noted too).
+fn rules(toks: &[&str], after_version: bool) -> AcapContent {
     let mut notes = Vec::new();
     let mut rules: Vec<AcapRule> = Vec::new();
     let mut purpose = None;
@@ -93,6 +106,12 @@ pub(crate) fn parse(content: &str) -> AcapContent {
                 if !rules.is_empty() {
                     notes.push(format!(
                         "{tok:?}: one permission or prohibition per META tag (§3); read as another one"
+                    ));
+                } else if after_version {
+                    notes.push(format!(
+                        "{tok:?}: a version tag holds the version alone (§3: one version, \
+                         permission or prohibition per META tag); read as a permission or \
+                         prohibition of its own"
                     ));
                 }
                 let mut qualifiers = Vec::new();
@@ -152,7 +171,13 @@ pub(crate) fn parse(content: &str) -> AcapContent {
     }
     rules.retain(|r| !r.written.is_empty());
     if rules.is_empty() && notes.is_empty() {
-        notes.push("ACAP META tag with no permission or prohibition".to_string());
+        notes.push(match toks.first() {
+            Some(t) if after_version => format!(
+                "{:?} after the version number: not a permission or prohibition; ignored",
+                super::clip(t)
+            ),
+            _ => "ACAP META tag with no permission or prohibition".to_string(),
+        });
     }
     AcapContent::Rules { rules, notes }
 }
@@ -198,8 +223,18 @@ mod tests {
     fn contents() {
         assert_eq!(
             parse("ACAP version 1.1"),
-            AcapContent::Version(Some((1, 1)), "1.1".into())
+            AcapContent::Version(Some((1, 1)), "1.1".into(), None)
         );
+        let AcapContent::Version(Some((1, 1)), _, Some(rest)) =
+            parse("ACAP version 1.1 disallow-index")
+        else {
+            panic!("the tokens after the version are read")
+        };
+        let AcapContent::Rules { rules, notes } = *rest else {
+            panic!()
+        };
+        assert_eq!((rules[0].usage, rules[0].allowed), (Usage::Index, false));
+        assert_eq!(notes.len(), 1, "{notes:?}");
         let AcapContent::Rules { rules, notes } =
             parse("acap news.search.com ALLOW-present-snippet max-length=100-chars")
         else {

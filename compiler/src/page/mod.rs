@@ -511,8 +511,12 @@ impl Reader<'_> {
     }
 
     fn acap_content(&mut self, content: &str, named: bool, source: Source) {
-        match acap_meta::parse(content) {
-            acap_meta::AcapContent::Version(v, written) => {
+        self.acap_parsed(acap_meta::parse(content), named, source);
+    }
+
+    fn acap_parsed(&mut self, parsed: acap_meta::AcapContent, named: bool, source: Source) {
+        match parsed {
+            acap_meta::AcapContent::Version(v, written, rest) => {
                 if v.is_none() {
                     self.diag(
                         PageDiagKind::Malformed,
@@ -523,7 +527,11 @@ impl Reader<'_> {
                         ),
                     );
                 } else {
-                    self.versions.push((v, written, source));
+                    self.versions.push((v, written, source.clone()));
+                }
+                // More in the tag: read (`rest` is `Rules`: no deeper).
+                if let Some(rest) = rest {
+                    self.acap_parsed(*rest, named, source);
                 }
             }
             acap_meta::AcapContent::Rules { rules, notes } => {
