@@ -181,12 +181,13 @@ pub struct Element {
     /// Lower-case tag name.
     pub tag: String,
     /// Byte span: from its start tag's `<` to just past its end tag's `>`
-    /// (the start tag alone for a void or self-closing element).
+    /// (the start tag alone for a void element, or a self-closing one in
+    /// SVG or MathML).
     pub start: usize,
     /// See `start`.
     pub end: usize,
-    /// Whether a matching end tag (or a void/self-closing start tag) ended
-    /// it; otherwise it runs to the end of what was read.
+    /// Whether a matching end tag (or a start tag that is the whole
+    /// element) ended it; otherwise it runs to the end of what was read.
     pub closed: bool,
     /// The usage of the class value.
     pub usage: Usage,
@@ -339,9 +340,26 @@ pub(crate) enum StatementKind {
     Conventional,
 }
 
+/// Start tags that are the whole element: HTML's void elements, and the
+/// obsolete ones the WHATWG tree builder also pops at once (`param`,
+/// `keygen`, `basefont`, `bgsound`, `frame`; `image` is `img`).
+#[rustfmt::skip]
 const VOID: &[&[u8]] = &[
     b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
-    b"source", b"track", b"wbr", b"param", b"keygen",
+    b"source", b"track", b"wbr", b"param", b"keygen", b"basefont", b"bgsound", b"frame",
+    b"image",
+];
+
+/// HTML start tags that end foreign content (WHATWG 13.2.6.5, "any other
+/// start tag" in foreign content's exceptions; `font` left out: it counts
+/// only with some attributes).
+#[rustfmt::skip]
+const FOREIGN_BREAKOUT: &[&[u8]] = &[
+    b"b", b"big", b"blockquote", b"body", b"br", b"center", b"code", b"dd", b"div", b"dl",
+    b"dt", b"em", b"embed", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6", b"head", b"hr", b"i",
+    b"img", b"li", b"listing", b"menu", b"meta", b"nobr", b"ol", b"p", b"pre", b"ruby",
+    b"s", b"small", b"span", b"strong", b"strike", b"sub", b"sup", b"table", b"tt", b"u",
+    b"ul", b"var",
 ];
 
 /// Text kept in sources and messages: at most `CLIP` bytes (then `…`), so
@@ -404,6 +422,9 @@ struct Reader<'o> {
     versions: Vec<VersionTag>,
     rules: PageRules,
     in_body: bool,
+    /// `<svg>` and `<math>` start tags open now (foreign content, where a
+    /// self-closing start tag is the whole element).
+    foreign: usize,
     /// Per tag name with an open ACAP-class element: the start tags of
     /// that name open now, and the open elements as (that count when each
     /// opened, index in `rules.elements`), innermost last.
@@ -773,6 +794,16 @@ impl Reader<'_> {
 
     fn start(&mut self, tag: &tokenize::StartTag) {
         let name = &tag.name[..];
+        // Foreign content, without a tree: from `<svg>`/`<math>` to its end
+        // tag, or to an HTML start tag that ends it.
+        let svg_or_math = name == b"svg" || name == b"math";
+        if FOREIGN_BREAKOUT.contains(&name) {
+            self.foreign = 0;
+        }
+        let foreign = self.foreign > 0 || svg_or_math;
+        if svg_or_math && !tag.self_closing {
+            self.foreign += 1;
+        }
         if name == b"body" && self.rules.head_end.is_none() {
             self.rules.head_end = Some(tag.start);
         }
@@ -841,7 +872,9 @@ impl Reader<'_> {
                     }
                     continue;
                 }
-                let void = tag.self_closing || VOID.contains(&name);
+                // WHATWG 13.1.2.1: the `/` of `<div/>` has no effect on an
+                // HTML element; it ends a foreign (SVG, MathML) one.
+                let void = VOID.contains(&name) || (tag.self_closing && foreign);
                 let idx = self.rules.elements.len();
                 self.rules.elements.push(Element {
                     tag: String::from_utf8_lossy(name).into_owned(),
@@ -861,6 +894,9 @@ impl Reader<'_> {
     }
 
     fn end(&mut self, name: &[u8], end: usize) {
+        if name == b"svg" || name == b"math" {
+            self.foreign = self.foreign.saturating_sub(1);
+        }
         if name == b"head" && self.rules.head_end.is_none() {
             self.rules.head_end = Some(end);
         }
@@ -937,6 +973,7 @@ impl PageRules {
                 bytes_read: 0,
             },
             in_body: false,
+            foreign: 0,
             open: std::collections::HashMap::new(),
             seen: std::collections::HashSet::new(),
             capped: (false, false),
