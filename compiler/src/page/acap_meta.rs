@@ -199,20 +199,15 @@ fn version(v: &str) -> Option<(u32, u32)> {
 
 /// A class token `the-acap:allow-USAGE` / `the-acap:disallow-USAGE`
 /// (2.2.5; case-insensitive): `None` when the token is not one,
-/// `Some(Err)` when the usage is unknown.
-pub(crate) fn class_token(token: &str) -> Option<Result<(bool, Usage), String>> {
+/// `Some(Err)` when the usage is unknown. A used-resource type
+/// (`-TYPE`), which §3's class grammar does not allow, comes back for the
+/// caller to deal with.
+pub(crate) fn class_token(token: &str) -> Option<Result<Permission, String>> {
     let rest = token.get(..9)?;
     if !rest.eq_ignore_ascii_case("the-acap:") {
         return None;
     }
-    let perm = &token[9..];
-    match permission(perm)? {
-        Ok((allowed, usage, None)) => Some(Ok((allowed, usage))),
-        Ok((_, _, Some(_))) => Some(Err(format!(
-            "class {token:?}: §3 allows no used-resource type in a class attribute"
-        ))),
-        Err(e) => Some(Err(format!("class {e}"))),
-    }
+    Some(permission(&token[9..])?.map_err(|e| format!("class {e}")))
 }
 
 #[cfg(test)]
@@ -246,8 +241,16 @@ mod tests {
         assert_eq!(rules[0].qualifiers, ["max-length=100-chars"]);
         assert_eq!(
             class_token("The-ACAP:disallow-index"),
-            Some(Ok((false, Usage::Index)))
+            Some(Ok((false, Usage::Index, None)))
         );
+        assert_eq!(
+            class_token("the-acap:allow-index-text"),
+            Some(Ok((true, Usage::Index, Some("text".into()))))
+        );
+        assert!(matches!(
+            class_token("the-acap:allow-indexing"),
+            Some(Err(_))
+        ));
         assert_eq!(class_token("abstract"), None);
     }
 }

@@ -316,6 +316,11 @@ pub struct PageRules {
     pub head_end: Option<usize>,
     /// Bytes of HTML read (all of it unless `head_only`).
     pub bytes_read: usize,
+    /// Class values with a used-resource type, which §3 does not allow in
+    /// a class and robocc cannot apply to their element: (usage, where),
+    /// the first per usage. They count only for 2.2.6's page-wide
+    /// fallback.
+    typed_classes: Vec<(Usage, Source)>,
 }
 
 /// One permission or prohibition read from the page.
@@ -852,7 +857,26 @@ impl Reader<'_> {
                     token: clip(token),
                 };
                 let (allowed, usage) = match r {
-                    Ok(x) => x,
+                    Ok((allowed, usage, None)) => (allowed, usage),
+                    Ok((allowed, usage, Some(_))) => {
+                        self.diag(
+                            PageDiagKind::Malformed,
+                            Some(source.clone()),
+                            format!(
+                                "class {:?}: §3 allows no used-resource type in a class \
+                                 attribute, so this {} cannot be applied to its element: {} is \
+                                 prohibited for the whole page (ACAP 2.2.6)",
+                                clip(token),
+                                if allowed { "permission" } else { "prohibition" },
+                                usage.name()
+                            ),
+                        );
+                        let typed = &mut self.rules.typed_classes;
+                        if !typed.iter().any(|(u, _)| *u == usage) {
+                            typed.push((usage, source));
+                        }
+                        continue;
+                    }
                     Err(e) => {
                         self.diag(
                             PageDiagKind::Malformed,
@@ -971,6 +995,7 @@ impl PageRules {
                 metas_in_body: 0,
                 head_end: None,
                 bytes_read: 0,
+                typed_classes: Vec::new(),
             },
             in_body: false,
             foreign: 0,
@@ -1052,7 +1077,8 @@ impl PageRules {
 
     fn resolve(&mut self, statements: &[Statement]) {
         for &u in Usage::ACAP {
-            let d = resolve_usage(u, statements, &self.elements);
+            let mut d = resolve_usage(u, statements, &self.elements);
+            typed_class_fallback(&mut d, &self.typed_classes);
             if d.reason == Reason::Conflict {
                 let others: Vec<String> = statements
                     .iter()
@@ -1288,6 +1314,34 @@ fn resolve_usage(u: Usage, statements: &[Statement], elements: &[Element]) -> De
         d.qualifiers.clear();
     }
     d
+}
+
+/// 2.2.6 for a class value robocc cannot apply to its element (it has a
+/// used-resource type): its usage is prohibited for the page as a whole,
+/// as an element's is; the first class value in the document decides.
+fn typed_class_fallback(d: &mut Decision, typed: &[(Usage, Source)]) {
+    let at = |s: &Source| match s {
+        Source::Class { offset, .. } => *offset,
+        _ => usize::MAX,
+    };
+    let Some((_, source)) = typed
+        .iter()
+        .filter(|(t, _)| concerns(*t, d.usage))
+        .min_by_key(|(_, s)| at(s))
+    else {
+        return;
+    };
+    if d.reason == Reason::ElementFallback && d.source.as_ref().map_or(0, at) <= at(source) {
+        return;
+    }
+    d.verdict = PageVerdict::Disallow;
+    d.reason = Reason::ElementFallback;
+    d.written = match source {
+        Source::Class { token, .. } => Some(token.clone()),
+        _ => None,
+    };
+    d.source = Some(source.clone());
+    d.qualifiers.clear();
 }
 
 #[cfg(test)]
