@@ -6,7 +6,8 @@
 mod common;
 
 use robocc_compiler::page::{
-    combine, parse_date, PageOptions, PageRules, PageVerdict, MAX_DIAGS, MAX_ELEMENTS,
+    combine, parse_date, PageDiagKind, PageOptions, PageRules, PageVerdict, Source, MAX_DIAGS,
+    MAX_ELEMENTS,
 };
 use robocc_compiler::tdmrep::Tdmrep;
 use robocc_compiler::{compile, CompileOptions, Dialect, InputKind};
@@ -443,4 +444,40 @@ fn hostile_tdmrep() {
     let took = start.elapsed();
     assert!(took < Duration::from_secs(2), "{took:?}");
     eprintln!("hostile tdmrep.json: {n} rules, 8 KiB URL: {took:?}");
+}
+
+/// F3 (audit of `robocc page`): past `MAX_ELEMENTS` elements are no longer
+/// reported, but a class value after them still makes its usage prohibited
+/// for the page as a whole (2.2.6): the cap limits the report, never turns
+/// a prohibition into a permission.
+#[test]
+fn element_cap_keeps_the_fallback() {
+    let mut html = b"<html><body>".to_vec();
+    for _ in 0..MAX_ELEMENTS {
+        html.extend_from_slice(b"<b class=the-acap:allow-index>x</b>");
+    }
+    let last = html.len();
+    html.extend_from_slice(b"<i class=\"a the-acap:disallow-preserve\">y</i></body></html>");
+    let page = PageRules::from_html(&html, [], "searchbot", "https://example.com/a.html");
+    assert_eq!(page.elements.len(), MAX_ELEMENTS);
+    assert!(page
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == PageDiagKind::Limit && d.message.contains("elements")));
+    let d = page.decision(Usage::Preserve);
+    assert_eq!(d.verdict, PageVerdict::Disallow);
+    assert_eq!(d.reason.name(), "element-fallback");
+    assert_eq!(
+        d.source.as_ref().map(Source::describe),
+        Some(format!(
+            "<i class=\"the-acap:disallow-preserve\"> at byte {last}"
+        ))
+    );
+    // `present` on an element past the cap concerns every present-* usage.
+    html.truncate(last);
+    html.extend_from_slice(b"<p class=the-acap:disallow-present>z</p>");
+    let page = PageRules::from_html(&html, [], "searchbot", "https://example.com/a.html");
+    assert_eq!(page.verdict(Usage::PresentSnippet), PageVerdict::Disallow);
+    assert_eq!(page.verdict(Usage::Index), PageVerdict::Disallow);
+    assert_eq!(page.verdict(Usage::Preserve), PageVerdict::Unspecified);
 }

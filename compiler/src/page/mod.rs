@@ -438,6 +438,45 @@ struct Reader<'o> {
     seen: std::collections::HashSet<String>,
     /// Whether the statement and qualifier limits were reached (said once).
     capped: (bool, bool),
+    /// The first class value per usage, elements past [`MAX_ELEMENTS`]
+    /// included: what 2.2.6's fallback needs.
+    classes: ClassUsages,
+}
+
+/// Per usage, the first `the-acap:` class value that names it, with its
+/// place among all class values read: 2.2.6 makes the usage prohibited for
+/// the page as a whole whether or not the element is reported (uncapped,
+/// and at most one per usage).
+#[derive(Default)]
+struct ClassUsages {
+    first: [Option<(usize, Element)>; Usage::ACAP_COUNT],
+    read: usize,
+}
+
+impl ClassUsages {
+    fn note(&mut self, e: &Element) {
+        let slot = &mut self.first[e.usage as usize];
+        if slot.is_none() {
+            *slot = Some((self.read, e.clone()));
+        }
+        self.read += 1;
+    }
+
+    /// The first element whose class value concerns `u` (one on `present`
+    /// concerns every `present-*` usage).
+    fn concerning(&self, u: Usage) -> Option<&Element> {
+        let own = self.first.get(u as usize).and_then(Option::as_ref);
+        let present = if u.is_present() {
+            self.first[Usage::Present as usize].as_ref()
+        } else {
+            None
+        };
+        [own, present]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(at, _)| *at)
+            .map(|(_, e)| e)
+    }
 }
 
 impl Reader<'_> {
@@ -886,28 +925,30 @@ impl Reader<'_> {
                         continue;
                     }
                 };
-                if self.rules.elements.len() >= MAX_ELEMENTS {
-                    if self.rules.elements.len() == MAX_ELEMENTS {
-                        self.diag(
-                            PageDiagKind::Limit,
-                            Some(source),
-                            format!("more than {MAX_ELEMENTS} elements with ACAP classes: the rest are not reported"),
-                        );
-                    }
-                    continue;
-                }
                 // WHATWG 13.1.2.1: the `/` of `<div/>` has no effect on an
                 // HTML element; it ends a foreign (SVG, MathML) one.
                 let void = VOID.contains(&name) || (tag.self_closing && foreign);
-                let idx = self.rules.elements.len();
-                self.rules.elements.push(Element {
+                let element = Element {
                     tag: String::from_utf8_lossy(name).into_owned(),
                     start: tag.start,
                     end: tag.end,
                     closed: void,
                     usage,
                     allowed,
-                });
+                };
+                self.classes.note(&element);
+                if self.rules.elements.len() >= MAX_ELEMENTS {
+                    if self.rules.elements.len() == MAX_ELEMENTS {
+                        self.diag(
+                            PageDiagKind::Limit,
+                            Some(source),
+                            format!("more than {MAX_ELEMENTS} elements with ACAP classes: the rest are not reported (each usage a class value names is still prohibited for the page as a whole, 2.2.6)"),
+                        );
+                    }
+                    continue;
+                }
+                let idx = self.rules.elements.len();
+                self.rules.elements.push(element);
                 if !void {
                     // A name not tracked yet: this start tag is its first.
                     let o = self.open.entry(name.to_vec()).or_insert((1, Vec::new()));
@@ -1002,6 +1043,7 @@ impl PageRules {
             open: std::collections::HashMap::new(),
             seen: std::collections::HashSet::new(),
             capped: (false, false),
+            classes: ClassUsages::default(),
         };
         r.tdmrep_file();
         let mut content_usage: Vec<(usize, &str, &str)> = Vec::new();
@@ -1068,17 +1110,18 @@ impl PageRules {
             mut statements,
             acap,
             mut rules,
+            classes,
             ..
         } = r;
         statements.extend(acap);
-        rules.resolve(&statements);
+        rules.resolve(&statements, &classes);
         rules
     }
 
-    fn resolve(&mut self, statements: &[Statement]) {
+    fn resolve(&mut self, statements: &[Statement], classes: &ClassUsages) {
         let overridden = overridden(statements);
         for &u in Usage::ACAP {
-            let mut d = resolve_usage(u, statements, &overridden, &self.elements);
+            let mut d = resolve_usage(u, statements, &overridden, classes);
             typed_class_fallback(&mut d, &self.typed_classes);
             if d.reason == Reason::Conflict {
                 let others: Vec<String> = statements
@@ -1264,7 +1307,7 @@ fn resolve_usage(
     u: Usage,
     statements: &[Statement],
     overridden: &[bool],
-    elements: &[Element],
+    classes: &ClassUsages,
 ) -> Decision {
     let kept = || {
         statements
@@ -1310,8 +1353,8 @@ fn resolve_usage(
         qualifiers,
     };
     // 2.2.6: an element-specific permission or prohibition → the usage is
-    // prohibited for the page as a whole.
-    if let Some(e) = elements.iter().find(|e| concerns(e.usage, u)) {
+    // prohibited for the page as a whole (reported elements or not).
+    if let Some(e) = classes.concerning(u) {
         d.verdict = PageVerdict::Disallow;
         d.reason = Reason::ElementFallback;
         d.source = Some(Source::Class {
@@ -1549,7 +1592,7 @@ mod tests {
                 .collect();
             let mut page = PageRules::from_html(b"", [], "bot", "http://a/");
             page.decisions.clear();
-            page.resolve(&statements);
+            page.resolve(&statements, &ClassUsages::default());
             for &u in Usage::ACAP {
                 assert_eq!(
                     decision_summary(page.decision(u)),
@@ -1575,7 +1618,7 @@ mod tests {
         statements.push(statement(100_001, Usage::Follow, true, true));
         let mut page = PageRules::from_html(b"", [], "bot", "http://a/");
         page.decisions.clear();
-        page.resolve(&statements);
+        page.resolve(&statements, &ClassUsages::default());
         let index = page.decision(Usage::Index);
         assert_eq!(index.verdict, PageVerdict::Disallow);
         assert_eq!(index.written.as_deref(), Some("disallow-index-0"));
