@@ -481,3 +481,37 @@ fn element_cap_keeps_the_fallback() {
     assert_eq!(page.verdict(Usage::Index), PageVerdict::Disallow);
     assert_eq!(page.verdict(Usage::Preserve), PageVerdict::Unspecified);
 }
+
+/// F12 (audit of `robocc page`): a conflict finding names the first few
+/// permissions and counts the rest; it is clipped as every finding is (the
+/// page below made single messages of 5.7 MB).
+#[test]
+fn conflict_findings_are_bounded() {
+    let pad = "p".repeat(480);
+    let mut html = String::from("<meta name=robots content=\"ACAP disallow-present\">");
+    for i in 0..10_000 {
+        html.push_str(&format!(
+            "<meta name=robots content=\"ACAP allow-present q={i} x={pad}\">"
+        ));
+    }
+    let page = PageRules::from_html(html.as_bytes(), [], "searchbot", "https://example.com/a");
+    let conflicts: Vec<_> = page
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == PageDiagKind::Conflict)
+        .collect();
+    // present and its eight sub-types.
+    assert_eq!(conflicts.len(), 9);
+    for d in conflicts {
+        assert!(d.message.len() <= 2 * 1024 + 3, "{} bytes", d.message.len());
+        assert!(
+            // 9,999 permissions are read (the statement cap drops the
+            // last, with its own finding): three named, the rest counted.
+            d.message.contains("allow-present (META") && d.message.contains("and 9996 more"),
+            "{}",
+            d.message
+        );
+        assert!(d.message.ends_with("the more restrictive rule applies)"));
+    }
+    assert_eq!(page.verdict(Usage::PresentSnippet), PageVerdict::Disallow);
+}

@@ -372,15 +372,33 @@ const FOREIGN_BREAKOUT: &[&[u8]] = &[
 const CLIP: usize = 512;
 
 pub(crate) fn clip(s: &str) -> String {
-    if s.len() <= CLIP {
+    clip_to(s, CLIP)
+}
+
+/// `s` cut to at most `max` bytes (at a character boundary, then `…`).
+fn clip_to(s: &str, max: usize) -> String {
+    if s.len() <= max {
         return s.to_string();
     }
-    let mut end = CLIP;
+    let mut end = max;
     while !s.is_char_boundary(end) {
         end -= 1;
     }
     format!("{}…", &s[..end])
 }
+
+/// A finding's message: it quotes what it is about, so it is clipped as
+/// sources are (at most `4 * CLIP` bytes).
+fn clip_message(message: String) -> String {
+    if message.len() > 4 * CLIP {
+        clip_to(&message, 4 * CLIP)
+    } else {
+        message
+    }
+}
+
+/// Statements a conflict finding names (the rest are counted).
+const CONFLICT_NAMED: usize = 3;
 
 /// Is `name` a possible product token (letters, digits, `_`, `-`)?
 fn token_like(name: &str) -> bool {
@@ -483,20 +501,10 @@ impl Reader<'_> {
     fn diag(&mut self, kind: PageDiagKind, source: Option<Source>, message: String) {
         let d = &mut self.rules.diagnostics;
         if d.len() < MAX_DIAGS {
-            // A message quotes what it is about: clipped like sources.
-            let message = if message.len() > 4 * CLIP {
-                let mut end = 4 * CLIP;
-                while !message.is_char_boundary(end) {
-                    end -= 1;
-                }
-                format!("{}…", &message[..end])
-            } else {
-                message
-            };
             d.push(PageDiag {
                 kind,
                 source,
-                message,
+                message: clip_message(message),
             });
         } else if d.len() == MAX_DIAGS {
             d.push(PageDiag {
@@ -1123,25 +1131,41 @@ impl PageRules {
         for &u in Usage::ACAP {
             let mut d = resolve_usage(u, statements, &overridden, classes);
             typed_class_fallback(&mut d, &self.typed_classes);
-            if d.reason == Reason::Conflict {
-                let others: Vec<String> = statements
+            if d.reason == Reason::Conflict && self.diagnostics.len() < MAX_DIAGS {
+                // The first few permissions, each clipped, and a count of
+                // the rest: the message stays within the clip whatever
+                // their number (each has its own finding's place anyway).
+                let mut named = Vec::new();
+                let mut more = 0usize;
+                for s in statements
                     .iter()
                     .filter(|s| concerns(s.usage, u) && s.allowed)
-                    .map(|s| format!("{} ({})", s.written, s.source.describe()))
-                    .collect();
-                if self.diagnostics.len() < MAX_DIAGS {
-                    self.diagnostics.push(PageDiag {
-                        kind: PageDiagKind::Conflict,
-                        source: d.source.clone(),
-                        message: format!(
-                            "{}: {} conflicts with {}: prohibited (ACAP 2.2.8; the more \
-                             restrictive rule applies)",
-                            u.name(),
-                            d.written.as_deref().unwrap_or(""),
-                            others.join(", ")
-                        ),
-                    });
+                {
+                    if named.len() < CONFLICT_NAMED {
+                        named.push(clip_to(
+                            &format!("{} ({})", s.written, s.source.describe()),
+                            CLIP * 3 / 4,
+                        ));
+                    } else {
+                        more += 1;
+                    }
                 }
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                self.diagnostics.push(PageDiag {
+                    kind: PageDiagKind::Conflict,
+                    source: d.source.clone(),
+                    message: clip_message(format!(
+                        "{}: {} conflicts with {}{more}: prohibited (ACAP 2.2.8; the more \
+                         restrictive rule applies)",
+                        u.name(),
+                        clip_to(d.written.as_deref().unwrap_or(""), CLIP / 2),
+                        named.join(", "),
+                    )),
+                });
             }
             if d.reason == Reason::ElementFallback
                 && d.element_aware != PageVerdict::Disallow
