@@ -149,7 +149,11 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
-    signal_findings(&robots, &mut out);
+    if options.dialect == robocc_engine::Dialect::Rfc9309 {
+        signal_findings(&robots, &mut out);
+    } else {
+        signals_not_read(&robots, options.dialect, &mut out);
+    }
     // The pattern analyses assume Google's glob and longest match.
     let sem = crate::dialect::semantics(options.dialect);
     if sem.supported
@@ -499,6 +503,38 @@ fn qualifier_findings(
             fix: "keep prohibited-modification=any alone: it already prohibits every \
                   modification"
                 .into(),
+        });
+    }
+}
+
+/// Under another dialect than rfc9309 the preference lines are not read at
+/// all (docs/dialects.md): said once per line, instead of advice that would
+/// change nothing.
+fn signals_not_read(
+    robots: &RobotsTxt<'_>,
+    dialect: robocc_engine::Dialect,
+    out: &mut Vec<Finding>,
+) {
+    let records = robots
+        .groups
+        .iter()
+        .flat_map(|g| g.records.iter())
+        .chain(robots.global.iter());
+    for r in records.filter(|r| {
+        r.kind == KeyKind::ContentSignal
+            || (r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage"))
+    }) {
+        out.push(Finding {
+            line: r.line,
+            severity: Severity::Info,
+            code: "signal-not-read",
+            message: format!(
+                "{} is an AI-usage preference line, read under the rfc9309 dialect only: this \
+                 {} reading ignores it",
+                text(r.key),
+                dialect.name()
+            ),
+            fix: "lint and compile the file with --dialect rfc9309 to read it".into(),
         });
     }
 }
@@ -967,6 +1003,20 @@ mod tests {
             codes("Content-Usage: train-ai=n\nUser-agent: *\nContent-Usage: /a search=n\n"),
             [(1, "rule-outside-group")]
         );
+        // Under another dialect the preference lines are not read at all.
+        let draft = CompileOptions {
+            dialect: robocc_engine::Dialect::Draft1996,
+            ..CompileOptions::default()
+        };
+        let found: Vec<(u32, &str)> = lint(
+            b"Content-Usage: train-ai=n\nUser-agent: *\nContent-Signal: ai-train=no\nDisallow: /x\n",
+            None,
+            &draft,
+        )
+        .into_iter()
+        .map(|f| (f.line, f.code))
+        .collect();
+        assert_eq!(found, [(1, "signal-not-read"), (3, "signal-not-read")]);
         assert_eq!(
             codes("<!DOCTYPE html><html><body>hi</body></html>")[0],
             (0, "html")

@@ -1,7 +1,6 @@
 //! acap: the compiled engine against the independent ACAP oracle
 //! (`reference::acap`, written from docs/dialects.md's contract, sharing
-//! only the line splitter, the user-agent value matching and the
-//! conventional parser), for every usage
+//! only the line splitter and the conventional parser), for every usage
 //! type, on:
 //!
 //! * the realistic publisher file and the spec's overview file, several
@@ -11,6 +10,11 @@
 //! * random ACAP files over a small alphabet full of `*`, `$` and case
 //!   changes, where conflicts and undecidable pairs are frequent
 //!   (proptest).
+//!
+//! And: conventional lines alone (beside an ACAP record that says nothing
+//! of `crawl`) decide `crawl` as rfc9309 does, against the Google
+//! longest-match reference, whatever the lines' verdicts, lengths and
+//! encodings (ACAP 2.9.2: "interpreted as normal").
 //!
 //! Every disagreement fails with the file, agent, purposes, URL and usage.
 //! The verdict must agree, the undecidable flag must agree, and the deciding
@@ -243,5 +247,70 @@ proptest! {
         let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
         let purposes = if purpose { vec!["news".to_string()] } else { vec![] };
         assert_agree("proptest", body.as_bytes(), "bot", &purposes, &urls);
+    }
+}
+
+fn conventional_line() -> impl Strategy<Value = String> {
+    let pattern = proptest::collection::vec(
+        prop_oneof![
+            Just("/"),
+            Just("a"),
+            Just("b"),
+            Just("%61"),
+            Just("\u{e9}"),
+            Just("*"),
+            Just("$")
+        ],
+        0..5,
+    )
+    .prop_map(|parts| format!("/{}", parts.concat()));
+    (any::<bool>(), pattern)
+        .prop_map(|(allow, p)| format!("{}: {p}", if allow { "Allow" } else { "Disallow" }))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    /// The acap dialect's `crawl` over conventional lines alone is rfc9309's
+    /// longest match (Allow on a tie), judged by the reference matcher.
+    #[test]
+    fn conventional_lines_decide_crawl_as_rfc9309_does(
+        lines in proptest::collection::vec(conventional_line(), 1..8),
+        urls in proptest::collection::vec(
+            proptest::collection::vec(
+                prop_oneof![Just("/"), Just("a"), Just("b"), Just("%61"), Just("\u{e9}"), Just("$")],
+                0..6,
+            )
+            .prop_map(|p| format!("/{}", p.concat())),
+            1..12,
+        ),
+    ) {
+        let body = format!(
+            "User-agent: *\n{}\n\nACAP-crawler: *\nACAP-allow-index: /\n",
+            lines.join("\n")
+        );
+        let options = CompileOptions {
+            dialect: Dialect::Acap,
+            ..CompileOptions::default()
+        };
+        let compiled = compile(body.as_bytes(), "bot", &options).unwrap();
+        let bytes = compiled.to_bytes();
+        let policy = Policy::from_bytes(&bytes).unwrap();
+        // The Google reference over the rfc9309 reading of the same lines
+        // (the ACAP lines are unknown keys there).
+        let robots = robocc_compiler::parse::parse(
+            body.as_bytes(),
+            &robocc_compiler::ParseOptions::default(),
+        );
+        let set = robocc_compiler::ruleset::RuleSet::build(
+            &robots,
+            &robocc_compiler::agent::select(&robots, "bot"),
+            CompileOptions::default().rule_set_options(),
+        );
+        for url in &urls {
+            let acap = policy.check_usage(url.as_bytes(), Usage::Crawl).allowed;
+            let google = robocc_compiler::reference::check_url(&set, url.as_bytes()).allowed;
+            prop_assert_eq!(acap, google, "{}\nURL {}", body, url);
+        }
     }
 }

@@ -92,7 +92,7 @@ impl Whole {
         let p = file.policy();
         let v = p.check(url);
         let whole = v.rule.and_then(|id| p.rule(id));
-        let whole_line = whole.map(|r| r.line);
+        let whole_line = whole.and_then(|r| r.source_line());
         if v.allowed == allowed && whole_line == line {
             return format!(
                 "{} cut the file; read whole, the answer is the same",
@@ -252,7 +252,10 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             }
             None => println!("  deciding rule: none matched; allowed by default"),
         }
-        let line = v.rule.and_then(|id| policy.rule(id)).map(|r| r.line);
+        let line = v
+            .rule
+            .and_then(|id| policy.rule(id))
+            .and_then(|r| r.source_line());
         if let Some(w) = &whole {
             println!("  limits: {}", w.line(url.as_bytes(), v.allowed, line));
         }

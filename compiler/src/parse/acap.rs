@@ -471,7 +471,8 @@ impl Reader {
                 format!(
                     "ACAP-{rest} after a permissions reference in its record (ACAP 2.3: after \
                      one, \"no further fields (other than comments and blank lines) may occur \
-                     in the record\"): read as well"
+                     in the record\"): not refused for that; a field valid on its own is read \
+                     beside the referenced ones"
                 ),
             );
         } else if rest == "permissions-reference" && had_fields {

@@ -3,8 +3,7 @@
 //! as the "acap" section of docs/dialects.md resolves it.
 //!
 //! It shares with the compiler only the line and key/value splitters, the
-//! user-agent value matching (crawler names too), the conventional-record
-//! parser with Google's group selection (for the conventional records, read
+//! conventional-record parser with Google's group selection (for the conventional records, read
 //! from a copy of the body whose ACAP lines are blanked), Google's pattern
 //! encoding and [`super::pattern_matches`].
 //! Everything ACAP is written here, plainly:
@@ -74,7 +73,7 @@
 //!   too. A URL's path stops at its first `#` and first NUL.
 
 use super::pattern_matches;
-use crate::agent::{is_global_value, select, value_names, Via};
+use crate::agent::{select, Via};
 use crate::parse::escape::google_escape;
 use crate::parse::keys::{classify, split_line, KeyKind};
 use crate::parse::lines::Lines;
@@ -381,9 +380,22 @@ fn walk(
                 out.acap_starts.push(number);
             }
             out.acap_lines.push(number);
-            if is_global_value(value) {
+            // Written out here, not shared with the reader: `*` alone or
+            // before whitespace is any crawler; otherwise the value's
+            // leading run of letters, `-` and `_` is the name (2.3.1: "
+            // semantically equivalent to a user agent field").
+            let global = value == b"*"
+                || (value.len() > 1
+                    && value[0] == b'*'
+                    && (value[1].is_ascii_whitespace() || value[1] == 0x0b));
+            let name_len = value
+                .iter()
+                .take_while(|&&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
+                .count();
+            if global {
                 rec.any = true;
-            } else if !agent.is_empty() && value_names(value, agent) {
+            } else if !agent.is_empty() && value[..name_len].eq_ignore_ascii_case(agent.as_bytes())
+            {
                 rec.named = true;
             }
             continue;
