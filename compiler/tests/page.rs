@@ -515,3 +515,41 @@ fn conflict_findings_are_bounded() {
     }
     assert_eq!(page.verdict(Usage::PresentSnippet), PageVerdict::Disallow);
 }
+
+/// Past `MAX_STATEMENTS` distinct statements a prohibition is still read;
+/// one with a purpose pattern is folded (no named tag sets it aside), so a
+/// limit only ever prohibits more, and says so.
+#[test]
+fn statement_cap_folds_purposed_prohibitions() {
+    let read = |fillers: usize| {
+        let mut html = String::from("<meta name=searchbot content=\"ACAP news allow-index\">");
+        for i in 0..fillers {
+            html.push_str(&format!(
+                "<meta name=robots content=\"ACAP allow-follow q={i}\">"
+            ));
+        }
+        html.push_str("<meta name=robots content=\"ACAP NEWS disallow-index\">");
+        PageRules::read(
+            html.as_bytes(),
+            [],
+            &PageOptions {
+                agent: "searchbot",
+                url: "https://example.com/a",
+                purposes: &["news".to_string()],
+                now: None,
+                head_only: false,
+                tdmrep: None,
+            },
+        )
+    };
+    // 2.2.1: the named permission sets the general prohibition aside.
+    let page = read(10);
+    assert_eq!(page.verdict(Usage::Index), PageVerdict::Allow);
+    // Past the limit the prohibition is kept, folded: prohibited.
+    let page = read(robocc_compiler::page::MAX_STATEMENTS);
+    assert_eq!(page.verdict(Usage::Index), PageVerdict::Disallow);
+    assert!(page
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == PageDiagKind::Limit && d.message.contains("never less prohibited")));
+}

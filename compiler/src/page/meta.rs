@@ -3,8 +3,9 @@
 //! `unavailable_after`, …; `noai`, `noimageai` for the AI-usage preference
 //! channels) as statements on usages and page qualifiers.
 
-use super::{Qualifier, Statement, StatementKind};
+use super::{Qualifier, Source, Statement, StatementKind, MAX_DIAGS, MAX_QUALIFIERS};
 use robocc_engine::Usage;
+use std::rc::Rc;
 
 /// Directive names that take a `:value` (so that `max-snippet: 0` is not
 /// read as an agent prefix in an `X-Robots-Tag` value).
@@ -96,27 +97,89 @@ fn join(run: &[(usize, &str)]) -> String {
     s
 }
 
+/// A list that keeps its first `N` items and drops the rest: the reader
+/// reports at most [`MAX_DIAGS`] findings and [`MAX_QUALIFIERS`] qualifiers
+/// (then one `page-limit` finding), so a tag of many tokens keeps no more
+/// than could be reported (one more, for that finding).
+#[derive(Debug)]
+pub(crate) struct Capped<T, const N: usize>(Vec<T>);
+
+impl<T, const N: usize> Default for Capped<T, N> {
+    fn default() -> Self {
+        Capped(Vec::new())
+    }
+}
+
+impl<T, const N: usize> Capped<T, N> {
+    pub fn push(&mut self, item: T) {
+        if self.0.len() < N {
+            self.0.push(item);
+        }
+    }
+}
+
+impl<T, const N: usize> std::ops::Deref for Capped<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
 /// What a directive list says.
 #[derive(Default)]
 pub(crate) struct Directives {
-    /// (usage, allowed, directive as written).
+    /// (usage, allowed, directive as written): the first of each directive
+    /// name per usage and verdict (`none none` is `none`; the statements a
+    /// repetition would make are equal but for how they are written).
     pub rules: Vec<(Usage, bool, String)>,
-    pub qualifiers: Vec<Qualifier>,
-    /// Unknown directives and unreadable values.
-    pub unknown: Vec<String>,
+    pub qualifiers: Capped<Qualifier, { MAX_QUALIFIERS + 1 }>,
+    /// Unknown directives and unreadable values (each clipped).
+    pub unknown: Capped<String, { MAX_DIAGS + 1 }>,
     /// `unavailable_after` instants (seconds since the epoch), as read.
-    pub unavailable_after: Vec<(i64, String)>,
+    pub unavailable_after: Dates,
+}
+
+/// `unavailable_after` instants (seconds since the epoch) and dates as
+/// written, in reading order: the first one read, and the first past at
+/// `now` (all that [`statements`] reads: a later past date would make the
+/// same statement but for how it is written), however many the content has.
+#[derive(Debug, Default)]
+pub(crate) struct Dates {
+    now: Option<i64>,
+    kept: Vec<(i64, String)>,
+}
+
+impl Dates {
+    pub fn push(&mut self, (t, date): (i64, String)) {
+        let past = |t: i64| self.now.is_some_and(|now| t <= now);
+        if self.kept.is_empty() || (past(t) && !self.kept.iter().any(|(k, _)| past(*k))) {
+            self.kept.push((t, date));
+        }
+    }
+}
+
+impl std::ops::Deref for Dates {
+    type Target = [(i64, String)];
+    fn deref(&self) -> &[(i64, String)] {
+        &self.kept
+    }
 }
 
 /// Reads a conventional directive list: names and values case-insensitive,
 /// comma- or space-separated; `name:value` or `name: value`.
 pub(crate) fn parse(content: &str) -> Directives {
+    parse_at(content, None)
+}
+
+/// [`parse`], keeping the `unavailable_after` dates that [`statements`]
+/// reads at `now`.
+pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
     let mut d = Directives::default();
-    let items: Vec<&str> = content.split(',').collect();
-    let mut i = 0;
-    while i < items.len() {
-        let mut toks = items[i].split_ascii_whitespace().peekable();
-        i += 1;
+    d.unavailable_after.now = now;
+    // Read as they come (a content of commas makes no list of items).
+    let mut items = content.split(',').peekable();
+    while let Some(item) = items.next() {
+        let mut toks = item.split_ascii_whitespace().peekable();
         while let Some(tok) = toks.next() {
             let (key, inline) = match tok.split_once(':') {
                 Some((k, v)) => (k.to_ascii_lowercase(), Some(v)),
@@ -126,15 +189,16 @@ pub(crate) fn parse(content: &str) -> Directives {
                 // The date is the longest run of the tokens that follow
                 // (into the next item: RFC 850's comma after the weekday)
                 // that reads as a date; what follows it are directives.
+                // Tokens are marked 0 in this item, 1 in the next.
                 let mut run: Vec<(usize, &str)> = Vec::new();
                 if let Some(v) = inline.filter(|v| !v.is_empty()) {
-                    run.push((i - 1, v));
+                    run.push((0, v));
                 }
                 let next = items
-                    .get(i)
+                    .peek()
                     .into_iter()
-                    .flat_map(|it| it.split_ascii_whitespace().map(move |t| (i, t)));
-                for (item, t) in toks.clone().map(|t| (i - 1, t)).chain(next) {
+                    .flat_map(|it| it.split_ascii_whitespace().map(|t| (1, t)));
+                for (item, t) in toks.clone().map(|t| (0, t)).chain(next) {
                     if run.len() == DATE_TOKENS || t.len() > DATE_TOKEN_LEN {
                         break;
                     }
@@ -151,16 +215,19 @@ pub(crate) fn parse(content: &str) -> Directives {
                         inline_len
                             + run[inline_len..]
                                 .iter()
-                                .take_while(|(item, t)| *item == i - 1 && !is_directive(t))
+                                .take_while(|(item, t)| *item == 0 && !is_directive(t))
                                 .count(),
                         None,
                     ),
                 };
                 let date = join(&run[..taken]);
-                let in_next = run[..taken].iter().filter(|(item, _)| *item == i).count();
+                let in_next = run[..taken].iter().filter(|(item, _)| *item == 1).count();
                 if in_next > 0 {
-                    toks = items[i].split_ascii_whitespace().peekable();
-                    i += 1;
+                    toks = items
+                        .next()
+                        .expect("a token was read from it")
+                        .split_ascii_whitespace()
+                        .peekable();
                     for _ in 0..in_next {
                         toks.next();
                     }
@@ -173,9 +240,9 @@ pub(crate) fn parse(content: &str) -> Directives {
                     .push(Qualifier::new("unavailable_after", &date));
                 match at {
                     Some(t) => d.unavailable_after.push((t, date)),
-                    None => d
-                        .unknown
-                        .push(format!("unavailable_after: unreadable date {date:?}")),
+                    None => d.unknown.push(super::clip(&format!(
+                        "unavailable_after: unreadable date {date:?}"
+                    ))),
                 }
                 continue;
             }
@@ -184,7 +251,16 @@ pub(crate) fn parse(content: &str) -> Directives {
                 Some(_) => toks.next().map(str::to_string),
                 None => None,
             };
-            let mut rule = |u: Usage, allowed: bool| d.rules.push((u, allowed, tok.to_string()));
+            let mut rule = |u: Usage, allowed: bool| {
+                fn name(w: &str) -> &str {
+                    w.split(':').next().unwrap_or("")
+                }
+                if !d.rules.iter().any(|(v, a, w)| {
+                    (*v, *a) == (u, allowed) && name(w).eq_ignore_ascii_case(name(tok))
+                }) {
+                    d.rules.push((u, allowed, super::clip(tok)));
+                }
+            };
             match (key.as_str(), value.as_deref()) {
                 ("noindex", None) => rule(Usage::Index, false),
                 ("nofollow", None) => rule(Usage::Follow, false),
@@ -215,7 +291,7 @@ pub(crate) fn parse(content: &str) -> Directives {
                         Ok(_) => {}
                         Err(_) => d
                             .unknown
-                            .push(format!("max-snippet: {v:?} is not a number")),
+                            .push(super::clip(&format!("max-snippet: {v:?} is not a number"))),
                     }
                 }
                 ("max-image-preview" | "max-video-preview", Some(v)) => {
@@ -224,18 +300,18 @@ pub(crate) fn parse(content: &str) -> Directives {
                 ("noimageindex" | "notranslate" | "indexifembedded", None) => {
                     d.qualifiers.push(Qualifier::new(&key, ""));
                 }
-                _ => d.unknown.push(tok.to_string()),
+                _ => d.unknown.push(super::clip(tok)),
             }
         }
     }
     d
 }
 
-/// The statements of a directive list.
+/// The statements of a directive list (read with [`parse_at`] at `now`).
 pub(crate) fn statements(
     d: &Directives,
     named: bool,
-    source: &super::Source,
+    source: &Rc<Source>,
     now: Option<i64>,
 ) -> Vec<Statement> {
     let mut out: Vec<Statement> = d
@@ -247,27 +323,27 @@ pub(crate) fn statements(
             named,
             kind: StatementKind::Conventional,
             purpose: None,
-            qualifiers: Vec::new(),
+            qualifiers: String::new(),
             written: written.clone(),
             source: source.clone(),
             reason: None,
         })
         .collect();
     if let Some(now) = now {
-        for (t, date) in &d.unavailable_after {
-            if *t <= now {
-                out.push(Statement {
-                    usage: Usage::Index,
-                    allowed: false,
-                    named,
-                    kind: StatementKind::Conventional,
-                    purpose: None,
-                    qualifiers: Vec::new(),
-                    written: format!("unavailable_after: {date}"),
-                    source: source.clone(),
-                    reason: Some(super::Reason::UnavailableAfter),
-                });
-            }
+        // The first past date: the statements later ones would make are
+        // equal to its but for how they are written.
+        if let Some((_, date)) = d.unavailable_after.iter().find(|(t, _)| *t <= now) {
+            out.push(Statement {
+                usage: Usage::Index,
+                allowed: false,
+                named,
+                kind: StatementKind::Conventional,
+                purpose: None,
+                qualifiers: String::new(),
+                written: super::clip(&format!("unavailable_after: {date}")),
+                source: source.clone(),
+                reason: Some(super::Reason::UnavailableAfter),
+            });
         }
     }
     out
@@ -713,7 +789,7 @@ mod tests {
             let d = parse(content);
             let rules: Vec<_> = d.rules.iter().map(|(u, a, _)| (*u, *a)).collect();
             let dates: Vec<_> = d.unavailable_after.iter().map(|(_, s)| s.clone()).collect();
-            (rules, dates, d.unknown)
+            (rules, dates, d.unknown.to_vec())
         };
         let nofollow = vec![(Usage::Follow, false)];
         assert_eq!(
