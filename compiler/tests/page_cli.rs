@@ -145,6 +145,103 @@ fn page_command() {
     assert_eq!(out, "disallow\thttps://example.com/private/x\n");
     assert!(err.contains("prohibits crawling"), "{err}");
 
+    // The page's disallow-other does not concern what an acap robots.txt
+    // permits for the URL (2.2.8's NOTE): as `check` answers the robots.txt
+    // with the page's statement added.
+    let other_page = write(
+        &dir,
+        "o.html",
+        "<META name=\"robots\" content=\"ACAP disallow-other\">",
+    );
+    let allow = write(
+        &dir,
+        "allow.txt",
+        "ACAP-crawler: *\nACAP-allow-crawl: /\nACAP-allow-index: /\n",
+    );
+    let equiv = write(
+        &dir,
+        "equiv.txt",
+        "ACAP-crawler: *\nACAP-allow-crawl: /\nACAP-allow-index: /\nACAP-disallow-other: /a.html\n",
+    );
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &other_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--robots",
+        &allow,
+        "--dialect",
+        "acap",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for u in [
+        "crawl",
+        "index",
+        "follow",
+        "preserve",
+        "present-snippet",
+        "other",
+    ] {
+        let (code, check, err) = robocc(&[
+            "check",
+            "--robots",
+            &equiv,
+            "--dialect",
+            "acap",
+            "--agent",
+            "searchbot",
+            "--usage",
+            u,
+            url,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let want = check.split('\t').next().unwrap();
+        assert!(
+            out.contains(&format!("\n{u}\t{want}\n")) || out.starts_with(&format!("{u}\t{want}\n")),
+            "{u}: check says {want}; page:\n{out}"
+        );
+    }
+    assert!(
+        out.starts_with("crawl\tallow\nfollow\tdisallow\nindex\tallow\n"),
+        "{out}"
+    );
+    let (_, out, _) = robocc(&[
+        "page",
+        "--html",
+        &other_page,
+        "--agent",
+        "searchbot",
+        "--url",
+        url,
+        "--robots",
+        &allow,
+        "--dialect",
+        "acap",
+        "--usage",
+        "index",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let index = &v["usages"]["index"];
+    assert_eq!(
+        (
+            &index["verdict"],
+            &index["from"],
+            &index["page"],
+            &index["page_other_set_aside"]
+        ),
+        (
+            &"allow".into(),
+            &"robots.txt".into(),
+            &"disallow".into(),
+            &true.into()
+        )
+    );
+
     // Refusals: exit 2 and what to type.
     let (code, _, err) = robocc(&[
         "page",

@@ -171,6 +171,11 @@ fn json(
             "written": d.written,
             "qualifiers": d.qualifiers,
         });
+        if f.other_set_aside {
+            // The page's `other` does not concern a usage robots.txt
+            // permits explicitly: its verdict above is the page's alone.
+            o["page_other_set_aside"] = serde_json::json!(true);
+        }
         if let (Some(v), Some(p)) = (f.site, policy) {
             let line = v.rule.and_then(|r| p.rule(r)).and_then(|r| r.source_line());
             let mut r = serde_json::json!({"verdict": word(v.allowed), "rule_line": line});

@@ -4,13 +4,20 @@
 //! page that robots.txt forbids to crawl is answered, but crawl stays
 //! prohibited and [`Combined::crawl_prohibited_by_site`] says so.
 //!
+//! The page's `disallow-other` speaks of the usages not explicitly
+//! permitted (Part 1 2.5.6), and its statements are equivalent to
+//! robots.txt fields for this one URL (2.2.8's NOTE): a usage that an acap
+//! site policy permits for the URL by a rule is explicitly permitted, so
+//! the page's `other` statements do not concern it ([`Final::other_set_aside`]),
+//! as `robocc check` answers the robots.txt with the page's `other` added.
+//!
 //! The AI-usage preference channels (`search`, `train-ai`, `ai-input`)
 //! combine otherwise (vocab-07 §5.1, issue 18): robots.txt's preference and
 //! the page's are two statements; any disallow wins, else any allow, else
 //! nothing is known.
 
-use super::{PageRules, PageVerdict};
-use robocc_engine::{Policy, Usage, UsageSet, Verdict};
+use super::{PageRules, PageVerdict, Reason};
+use robocc_engine::{Dialect, Policy, Usage, UsageSet, Verdict};
 
 /// Where a final verdict comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +46,13 @@ pub struct Final {
     /// The site policy's own verdict, when a policy was given (a
     /// preference channel: when robots.txt states one).
     pub site: Option<Verdict>,
+    /// The page spoke of the usage through `disallow-other` / `allow-other`
+    /// alone ([`super::Decision::by_other`]) and the acap site policy
+    /// permits it for the URL by a rule: explicitly permitted, so the
+    /// page's `other` does not concern it (Part 1 2.5.6, Part 2 2.2.8's
+    /// NOTE) and the site's verdict stands (unless 2.2.6's element fallback
+    /// prohibits it page-wide).
+    pub other_set_aside: bool,
 }
 
 /// Per-usage final verdicts.
@@ -77,6 +91,10 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
     let crawl_prohibited_by_site = site_verdicts
         .as_ref()
         .is_some_and(|v| !v[Usage::Crawl as usize].allowed);
+    // A permission field of an acap policy decided (not a default): the
+    // usage is explicitly permitted for the URL.
+    let acap = site.is_some_and(|p| p.header().dialect == Dialect::Acap);
+    let explicitly_permitted = |v: Verdict| acap && v.allowed && v.rule.is_some();
     // Every usage, in `Usage` order, so that `Combined::get` is total.
     let finals = Usage::ALL
         .iter()
@@ -85,7 +103,13 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
                 return preference_final(u, page.verdict(u), preference(u));
             }
             let site = site_verdicts.as_ref().map(|v| v[u as usize]);
-            let page_verdict = page.verdict(u);
+            let d = page.decision(u);
+            let other_set_aside = d.by_other && site.is_some_and(explicitly_permitted);
+            let page_verdict = match (other_set_aside, d.reason) {
+                (false, _) => d.verdict,
+                (true, Reason::ElementFallback) => PageVerdict::Disallow,
+                (true, _) => PageVerdict::Unspecified,
+            };
             let (allowed, source) = match (u, page_verdict, site) {
                 (Usage::Crawl, _, Some(v)) if !v.allowed => (false, FinalSource::Site(v)),
                 (_, PageVerdict::Allow, _) => (true, FinalSource::Page),
@@ -99,6 +123,7 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
                 known: true,
                 source,
                 site,
+                other_set_aside,
             }
         })
         .collect();
@@ -124,5 +149,6 @@ fn preference_final(usage: Usage, page: PageVerdict, site: Option<Verdict>) -> F
         known,
         source,
         site,
+        other_set_aside: false,
     }
 }

@@ -175,6 +175,12 @@ pub struct Decision {
     pub written: Option<String>,
     /// The qualifiers of the permissions that allow it.
     pub qualifiers: Vec<String>,
+    /// The META/header verdict comes from `disallow-other` / `allow-other`
+    /// alone: no statement of the page concerns the usage itself (Part 1
+    /// 2.5.6: `other` concerns the usages not explicitly permitted). Over
+    /// an acap site policy that permits the usage for the URL by a rule,
+    /// [`combine()`] sets it aside (2.2.8's NOTE).
+    pub by_other: bool,
 }
 
 /// An element carrying a `the-acap:` class permission or prohibition.
@@ -1318,6 +1324,7 @@ impl PageRules {
                 source: decider.map(|s| s.source.clone()),
                 written: decider.map(|s| s.written.clone()),
                 qualifiers: Vec::new(),
+                by_other: false,
             });
         }
     }
@@ -1449,9 +1456,11 @@ fn resolve_usage(
         .filter(|s| s.usage != Usage::Other && concerns(s.usage, u))
         .collect();
     // 2.5.6 (Part 1): `other` concerns the usages no permission concerns.
+    let by_other = u != Usage::Other && set.is_empty();
     if u == Usage::Other || !set.iter().any(|s| s.allowed) {
         set.extend(kept().filter(|s| s.usage == Usage::Other));
     }
+    let by_other = by_other && !set.is_empty();
     let first_no = set.iter().find(|s| !s.allowed);
     let first_yes = set.iter().find(|s| s.allowed);
     let (element_aware, reason, decider) = match (first_no, first_yes) {
@@ -1489,6 +1498,7 @@ fn resolve_usage(
         source: decider.map(|s| (*s.source).clone()),
         written: decider.map(|s| s.written.clone()),
         qualifiers,
+        by_other,
     };
     // 2.2.6: an element-specific permission or prohibition → the usage is
     // prohibited for the page as a whole (reported elements or not).
