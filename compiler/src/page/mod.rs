@@ -299,9 +299,10 @@ pub const MAX_DIAGS: usize = 1_000;
 /// Page qualifiers kept at most.
 pub const MAX_QUALIFIERS: usize = 1_000;
 /// Distinct statements (permissions and prohibitions) kept at most before
-/// further permissions are dropped; prohibitions are always kept (those with
-/// a purpose pattern folded, [`FOLDED`]). Also the number of distinct purpose
-/// patterns kept.
+/// further permissions are dropped; prohibitions are always kept (one with
+/// a purpose pattern folded into a prohibition that no named tag sets
+/// aside, 2.2.1: never less prohibited). Also the number of distinct
+/// purpose patterns kept.
 pub const MAX_STATEMENTS: usize = 10_000;
 
 /// The purpose number of a statement past the limits (`MAX_STATEMENTS`):
