@@ -553,3 +553,20 @@ fn statement_cap_folds_purposed_prohibitions() {
         .iter()
         .any(|d| d.kind == PageDiagKind::Limit && d.message.contains("never less prohibited")));
 }
+
+/// Two permissions are one only when their qualifiers and spelling are
+/// equal: a `|` in a qualifier cannot make them equal.
+#[test]
+fn permissions_with_other_qualifiers_are_kept_apart() {
+    let html =
+        "<meta name=robots content=\"ACAP allow-index resource-type=t|allow-index|allow-index-t\">\
+                <meta name=robots content=\"ACAP allow-index-t|allow-index\">";
+    let page = PageRules::from_html(html.as_bytes(), [], "bot", "http://a/");
+    assert_eq!(
+        page.decision(Usage::Index).qualifiers,
+        [
+            "resource-type=t|allow-index|allow-index-t",
+            "resource-type=t|allow-index"
+        ]
+    );
+}

@@ -703,8 +703,10 @@ impl Reader<'_> {
     fn push(&mut self, mut st: Statement, acap: bool) {
         let key = |st: &Statement| {
             if st.allowed || st.usage.is_signal() {
+                // Quoted (`{:?}`): a `|` in a qualifier cannot make two
+                // keys one.
                 format!(
-                    "{}|{}|{}|{}|{:?}|{:?}|{}|{}",
+                    "{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}",
                     st.usage as u8,
                     st.allowed,
                     st.named,
