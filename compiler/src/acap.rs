@@ -889,9 +889,13 @@ impl Canon {
             slots.push(s);
         }
         // Where a permission carries qualifiers, agreeing rules still name
-        // the narrowest (`decide`), so every matched rule is kept.
+        // the narrowest (`decide`), so every matched rule is kept; so are
+        // rules that disagree.
         let single = (0..n_slots)
-            .map(|k| !(verdicts[k / 2][0] && verdicts[k / 2][1]) && !qualified[k / 2])
+            .map(|k| {
+                let [no, yes] = verdicts[k / 2];
+                !(qualified[k / 2] || (no && yes))
+            })
             .collect();
         Canon { slots, single }
     }
