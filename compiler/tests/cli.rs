@@ -37,6 +37,17 @@ fn json_lines(o: &Output) -> Vec<serde_json::Value> {
 const ROBOTS: &str = "corpus/examples/example.com.txt";
 
 /// The command failed as input errors do: exit 2, stderr containing `needle`.
+/// A robots.txt of `body` in a fresh scratch directory named after `tag`:
+/// the directory (to remove) and the file's path.
+fn scratch_robots(tag: &str, body: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, body).unwrap();
+    let path = robots.to_str().unwrap().to_string();
+    (dir, path)
+}
+
 fn assert_exit_2(o: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -1006,19 +1017,15 @@ fn preference_of_another_dialect_is_noted() {
 /// Allow/Disallow there is: `check` says so (not only `compile`).
 #[test]
 fn check_reports_a_content_usage_outside_any_group() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-orphan-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let robots = dir.join("robots.txt");
-    std::fs::write(
-        &robots,
+    let (dir, robots) = scratch_robots(
+        "orphan",
         "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n",
-    )
-    .unwrap();
+    );
     let o = robocc(
         &[
             "check",
             "--robots",
-            robots.to_str().unwrap(),
+            &robots,
             "--agent",
             "Bot",
             "--usage",
@@ -1040,15 +1047,11 @@ fn check_reports_a_content_usage_outside_any_group() {
 /// not compiled, not that the file states none.
 #[test]
 fn explain_says_when_preferences_were_dropped() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-dropped-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let robots = dir.join("robots.txt");
-    std::fs::write(
-        &robots,
+    let (dir, path) = scratch_robots(
+        "dropped",
         "User-agent: *\nAllow: /\nContent-Usage: /a train-ai=n\nContent-Usage: /b*c search=n\n",
-    )
-    .unwrap();
-    let path = robots.to_str().unwrap();
+    );
+    let path = path.as_str();
     let explain = |states: &str| {
         let o = robocc(
             &[
@@ -1083,22 +1086,18 @@ fn explain_says_when_preferences_were_dropped() {
 /// the verdict, so its qualifiers are the ones reported.
 #[test]
 fn acap_reports_the_narrowest_permissions_qualifiers() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-qual-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let robots = dir.join("robots.txt");
-    std::fs::write(
-        &robots,
+    let (dir, robots) = scratch_robots(
+        "qual",
         "ACAP-crawler: *\nACAP-allow-present-snippet: /\n\
          ACAP-allow-present-snippet: /premium/ max-length=30-words\n",
-    )
-    .unwrap();
+    );
     let o = robocc(
         &[
             "check",
             "--dialect",
             "acap",
             "--robots",
-            robots.to_str().unwrap(),
+            &robots,
             "--agent",
             "bot",
             "--usage",
