@@ -91,10 +91,15 @@ pub fn combine(page: &PageRules, site: Option<&Policy<'_>>, url: &[u8]) -> Combi
     let crawl_prohibited_by_site = site_verdicts
         .as_ref()
         .is_some_and(|v| !v[Usage::Crawl as usize].allowed);
-    // A permission field of an acap policy decided (not a default): the
-    // usage is explicitly permitted for the URL.
-    let acap = site.is_some_and(|p| p.header().dialect == Dialect::Acap);
-    let explicitly_permitted = |v: Verdict| acap && v.allowed && v.rule.is_some();
+    // A permission of the usage itself decided (not a default, and not an
+    // `ACAP-allow-other`, which permits no usage by name): the usage is
+    // explicitly permitted for the URL (Part 1 2.5.6).
+    let explicitly_permitted = |v: Verdict| {
+        site.filter(|p| p.header().dialect == Dialect::Acap)
+            .zip(v.rule.filter(|_| v.allowed))
+            .and_then(|(p, r)| p.acap_rule(r))
+            .is_some_and(|a| a.usage != Usage::Other)
+    };
     // Every usage, in `Usage` order, so that `Combined::get` is total.
     let finals = Usage::ALL
         .iter()
