@@ -167,4 +167,18 @@ fn memory_is_bounded_by_the_token() {
     let grew = peak_growth(&tags);
     eprintln!("{i} ACAP META tags with distinct purposes: heap grew by {grew} bytes");
     assert!(grew < 4 * SIZE, "{i} tags: heap grew by {grew} bytes");
+    // One start tag with a 100 KB name and many ACAP class values (valid,
+    // and unknown ones, each a finding): the name is not copied per value.
+    for value in ["the-acap:disallow-index", "the-acap:allow-foo"] {
+        let mut tag = format!("<{}", "x".repeat(100_000)).into_bytes();
+        tag.extend_from_slice(b" class=\"");
+        while tag.len() < SIZE {
+            tag.extend_from_slice(value.as_bytes());
+            tag.push(b' ');
+        }
+        tag.extend_from_slice(b"\">");
+        let grew = peak_growth(&tag);
+        eprintln!("{value} values on a 100 KB tag name: heap grew by {grew} bytes");
+        assert!(grew < 4 * SIZE, "{value}: heap grew by {grew} bytes");
+    }
 }

@@ -479,6 +479,8 @@ struct Reader<'o> {
     purposes: HashMap<String, u32>,
     /// Whether the statement and qualifier limits were reached (said once).
     capped: (bool, bool),
+    /// Whether the element limit's finding was given (once).
+    elements_capped: bool,
     /// The first class value per usage, elements past [`MAX_ELEMENTS`]
     /// included: what 2.2.6's fallback needs.
     classes: ClassUsages,
@@ -495,10 +497,12 @@ struct ClassUsages {
 }
 
 impl ClassUsages {
-    fn note(&mut self, e: &Element) {
-        let slot = &mut self.first[e.usage as usize];
+    /// Notes a class value on `usage`; `element` is built only for the
+    /// first one per usage.
+    fn note(&mut self, usage: Usage, element: impl FnOnce() -> Element) {
+        let slot = &mut self.first[usage as usize];
         if slot.is_none() {
-            *slot = Some((self.read, e.clone()));
+            *slot = Some((self.read, element()));
         }
         self.read += 1;
     }
@@ -995,13 +999,16 @@ impl Reader<'_> {
         }
         if let Some(class) = &tag.class {
             let class = String::from_utf8_lossy(class);
+            // The tag's name once, clipped as every quoted value is: a
+            // hostile name must not be copied per class token.
+            let tag_name = clip(&String::from_utf8_lossy(name));
             for token in class.split_ascii_whitespace() {
                 let Some(r) = acap_meta::class_token(token) else {
                     continue;
                 };
-                let source = Source::Class {
+                let source = || Source::Class {
                     offset: tag.start,
-                    tag: String::from_utf8_lossy(name).into_owned(),
+                    tag: tag_name.clone(),
                     token: clip(token),
                 };
                 let (allowed, usage) = match r {
@@ -1009,7 +1016,7 @@ impl Reader<'_> {
                     Ok((allowed, usage, Some(_))) => {
                         self.diag(
                             PageDiagKind::Malformed,
-                            Some(source.clone()),
+                            Some(source()),
                             format!(
                                 "class {:?}: §3 allows no used-resource type in a class \
                                  attribute, so this {} cannot be applied to its element: {} is \
@@ -1021,14 +1028,14 @@ impl Reader<'_> {
                         );
                         let typed = &mut self.rules.typed_classes;
                         if !typed.iter().any(|(u, _)| *u == usage) {
-                            typed.push((usage, source));
+                            typed.push((usage, source()));
                         }
                         continue;
                     }
                     Err(e) => {
                         self.diag(
                             PageDiagKind::Malformed,
-                            Some(source),
+                            Some(source()),
                             format!("{e}: ignored"),
                         );
                         continue;
@@ -1037,27 +1044,28 @@ impl Reader<'_> {
                 // WHATWG 13.1.2.1: the `/` of `<div/>` has no effect on an
                 // HTML element; it ends a foreign (SVG, MathML) one.
                 let void = VOID.contains(&name) || (tag.self_closing && foreign);
-                let element = Element {
-                    tag: String::from_utf8_lossy(name).into_owned(),
+                let element = || Element {
+                    tag: tag_name.clone(),
                     start: tag.start,
                     end: tag.end,
                     closed: void,
                     usage,
                     allowed,
                 };
-                self.classes.note(&element);
+                self.classes.note(usage, element);
                 if self.rules.elements.len() >= MAX_ELEMENTS {
-                    if self.rules.elements.len() == MAX_ELEMENTS {
+                    if !self.elements_capped {
+                        self.elements_capped = true;
                         self.diag(
                             PageDiagKind::Limit,
-                            Some(source),
+                            Some(source()),
                             format!("more than {MAX_ELEMENTS} elements with ACAP classes: the rest are not reported (each usage a class value names is still prohibited for the page as a whole, 2.2.6)"),
                         );
                     }
                     continue;
                 }
                 let idx = self.rules.elements.len();
-                self.rules.elements.push(element);
+                self.rules.elements.push(element());
                 if !void {
                     // A name not tracked yet: this start tag is its first.
                     let o = self.open.entry(name.to_vec()).or_insert((1, Vec::new()));
@@ -1153,6 +1161,7 @@ impl PageRules {
             seen: HashSet::new(),
             purposes: HashMap::new(),
             capped: (false, false),
+            elements_capped: false,
             classes: ClassUsages::default(),
         };
         r.tdmrep_file();
