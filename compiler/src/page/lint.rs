@@ -46,9 +46,14 @@ fn fix(kind: PageDiagKind) -> (Severity, &'static str) {
     }
 }
 
+/// Crawler names a page is read as, at most, when `lint` is given no agent:
+/// each is one more read of the whole page.
+const MAX_NAMED_READS: usize = 32;
+
 /// Lints `html`. With `agent`, as that crawler reads it (tags for other
 /// crawlers are info findings); without, as any crawler reads it and as each
-/// crawler a META tag names reads it.
+/// crawler a META tag names reads it (the first 32 names in
+/// sorted order; a finding says how many more there are).
 pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
     let read = |agent: &str| {
         PageRules::read(
@@ -65,6 +70,7 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
         )
     };
     let mut runs = Vec::new();
+    let mut skipped = 0;
     match agent {
         Some(a) => runs.push(read(a)),
         None => {
@@ -80,13 +86,36 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
                 })
                 .collect();
             runs.push(general);
-            for n in names {
-                runs.push(read(&n));
+            for n in names.iter().take(MAX_NAMED_READS) {
+                runs.push(read(n));
+            }
+            if names.len() > MAX_NAMED_READS {
+                skipped = names.len() - MAX_NAMED_READS;
             }
         }
     }
+    // Line numbers from one pass over the page, not one per finding.
+    let newlines: Vec<usize> = html
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+        .collect();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    if skipped > 0 {
+        out.push(PageFinding {
+            offset: 0,
+            line: 1,
+            severity: Severity::Info,
+            code: PageDiagKind::Limit.name(),
+            message: format!(
+                "META tags name more than {MAX_NAMED_READS} crawlers: the page was linted as \
+                 read by the first {MAX_NAMED_READS} (in sorted order), not by {skipped} more"
+            ),
+            fix: "lint with --agent NAME to read the page as one crawler",
+        });
+    }
     for page in &runs {
         for d in &page.diagnostics {
             if agent.is_none() && d.kind == PageDiagKind::OtherCrawler {
@@ -100,10 +129,7 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
                 continue;
             }
             let (severity, fix) = fix(d.kind);
-            let line = 1 + html[..offset.min(html.len())]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
+            let line = 1 + newlines.partition_point(|&n| n < offset);
             out.push(PageFinding {
                 offset,
                 line,
@@ -116,4 +142,47 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
     }
     out.sort_by_key(|f| f.offset);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_reads_are_bounded_and_said() {
+        let page = |names: usize| {
+            let mut html = String::from("<html><head>\n");
+            for i in 0..names {
+                let name: String = (0..4)
+                    .map(|k| char::from(b'a' + ((i >> (k * 2)) & 3) as u8 + 4 * k as u8))
+                    .collect();
+                html.push_str(&format!("<meta name={name}bot content=\"noindex\">\n"));
+                html.push_str(&format!(
+                    "<meta name={name}bot content=\"max-snippet:x\">\n"
+                ));
+            }
+            lint(html.as_bytes(), None)
+        };
+        // Each crawler read finds its unreadable max-snippet, on its line.
+        let found = page(MAX_NAMED_READS);
+        let per_name: Vec<usize> = found
+            .iter()
+            .filter(|f| f.code == "page-malformed")
+            .map(|f| f.line)
+            .collect();
+        assert_eq!(per_name.len(), MAX_NAMED_READS, "{found:?}");
+        assert_eq!(per_name[0], 3, "{found:?}");
+        assert!(!found.iter().any(|f| f.code == "page-limit"), "{found:?}");
+        // Past the bound: read as the first ones, and said.
+        let found = page(MAX_NAMED_READS + 3);
+        let limit: Vec<_> = found.iter().filter(|f| f.code == "page-limit").collect();
+        assert_eq!(limit.len(), 1, "{found:?}");
+        assert!(
+            limit[0].message.contains("not by 3 more"),
+            "{}",
+            limit[0].message
+        );
+        let per_name = found.iter().filter(|f| f.code == "page-malformed").count();
+        assert_eq!(per_name, MAX_NAMED_READS, "{found:?}");
+    }
 }
