@@ -87,12 +87,16 @@ impl CompileOptions {
         }
     }
 
-    /// The parse options in force: the draft's dialects read records
-    /// separated by blank lines.
+    /// The parse options in force: the draft's dialects read its grammar
+    /// (records separated by blank lines, any field line a rule line,
+    /// whole field names), whatever `parse` says.
     pub fn effective_parse(&self) -> ParseOptions {
+        let sem = semantics(self.dialect);
         ParseOptions {
             blank_lines_end_records: self.parse.blank_lines_end_records
-                || semantics(self.dialect).blank_lines_end_records,
+                || sem.blank_lines_end_records,
+            records_close_groups: self.parse.records_close_groups || sem.records_close_groups,
+            line_grammar: sem.line_grammar,
             ..self.parse.clone()
         }
     }

@@ -21,6 +21,7 @@
 use crate::agent::{select, select_first_record, Selection};
 use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
+pub use crate::parse::LineGrammar;
 use crate::parse::RobotsTxt;
 use robocc_engine::artifact::PatternSyntax;
 pub use robocc_engine::Dialect;
@@ -210,6 +211,12 @@ pub struct Semantics {
     /// Blank lines end records (the 1996 draft's grammar), whatever
     /// `ParseOptions` say.
     pub blank_lines_end_records: bool,
+    /// Every line other than User-agent ends the user-agent lines of a
+    /// record, whatever `ParseOptions` say: the draft's grammar makes any
+    /// field line (an extension such as Crawl-delay too) a `ruleline`.
+    pub records_close_groups: bool,
+    /// How lines are split and keys read.
+    pub line_grammar: LineGrammar,
     /// How a rule value is read.
     pub patterns: PatternRule,
     /// Which matching rule decides.
@@ -248,6 +255,8 @@ pub const RFC9309: Semantics = Semantics {
     supported: true,
     selection: RecordSelection::GoogleGroups,
     blank_lines_end_records: false,
+    records_close_groups: false,
+    line_grammar: LineGrammar::Google,
     patterns: PatternRule::GoogleGlob,
     ranking: Ranking::LongestMatch,
     url_mode: UrlModeRule::Requested,
@@ -264,6 +273,8 @@ pub const DRAFT1996: Semantics = Semantics {
     supported: true,
     selection: RecordSelection::FirstRecord,
     blank_lines_end_records: true,
+    records_close_groups: true,
+    line_grammar: LineGrammar::Draft,
     patterns: PatternRule::Prefix,
     ranking: Ranking::FirstMatch,
     url_mode: UrlModeRule::Fixed(UrlMode::Decode),
@@ -280,6 +291,8 @@ pub const ROBOTS2: Semantics = Semantics {
     supported: true,
     selection: RecordSelection::FirstRecord,
     blank_lines_end_records: true,
+    records_close_groups: true,
+    line_grammar: LineGrammar::Robots2,
     patterns: PatternRule::Robots2Versioned,
     ranking: Ranking::Robots2Precedence,
     url_mode: UrlModeRule::Fixed(UrlMode::Decode),

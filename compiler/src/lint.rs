@@ -2,12 +2,12 @@
 
 use crate::agent::{is_global_value, value_token};
 use crate::diag::{DiagCode, Severity};
-use crate::dialect::{PatternRule, Ranking};
+use crate::dialect::{LineGrammar, PatternRule, Ranking, Semantics};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, Record, RobotsTxt};
 use crate::signals::{label, labels, Syntax};
-use crate::{compile, parse_delay_ms, CompileOptions};
+use crate::{compile, parse_delay_ms, parse_rate, parse_window, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
 
 /// One finding.
@@ -113,7 +113,8 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     if input.diagnostics.iter().any(|d| d.code.is_not_robots_txt()) {
         return out;
     }
-    keys(&robots, acap.is_some(), &mut out);
+    let sem = crate::dialect::semantics(options.dialect);
+    keys(&robots, acap.is_some(), sem.line_grammar, &mut out);
     if let Some(file) = &acap {
         acap_findings(file, options, &mut out);
     }
@@ -128,6 +129,9 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
             DiagCode::NulByte => "remove the NUL byte: crawlers end the line there",
             DiagCode::NoSeparator | DiagCode::EmptyKey => {
                 "write `key: value`, or make it a comment with `#`"
+            }
+            DiagCode::AfterBlankLine => {
+                "remove the blank line, or repeat the User-agent lines above the rules"
             }
             _ => continue,
         };
@@ -149,13 +153,15 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
+    if sem.line_grammar != LineGrammar::Google {
+        draft_records(&robots, sem, &mut out);
+    }
     if options.dialect == robocc_engine::Dialect::Rfc9309 {
         signal_findings(&robots, &mut out);
     } else {
         signals_not_read(&robots, options.dialect, &mut out);
     }
     // The pattern analyses assume Google's glob and longest match.
-    let sem = crate::dialect::semantics(options.dialect);
     if sem.supported
         && sem.patterns == PatternRule::GoogleGlob
         && sem.ranking == Ranking::LongestMatch
@@ -174,7 +180,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     out
 }
 
-fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
+fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<Finding>) {
     let records = robots
         .groups
         .iter()
@@ -208,14 +214,18 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, out: &mut Vec<Finding>) {
             .map(|k| (edit_distance(&key, k), *k))
             .min()
             .filter(|&(d, _)| d <= 2);
+        let ignored_by = match grammar {
+            LineGrammar::Google => "ignored by Google and RFC 9309 crawlers",
+            // Google's prefixes and typos are not read there (`Disallowed`).
+            LineGrammar::Draft | LineGrammar::Robots2 => {
+                "an extension field, ignored by robots that read the 1996 draft's field names"
+            }
+        };
         out.push(Finding {
             line: r.line,
             severity: Severity::Warning,
             code: "unknown-key",
-            message: format!(
-                "unknown key {:?}: ignored by Google and RFC 9309 crawlers",
-                text(r.key)
-            ),
+            message: format!("unknown key {:?}: {ignored_by}", text(r.key)),
             fix: match near {
                 Some((_, k)) => format!("did you mean `{k}:`?"),
                 None => "remove it, or keep it knowing most crawlers ignore it".into(),
@@ -662,6 +672,98 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// The 1996 draft's dialects (draft1996, robots2): records that name robots
+/// but hold no rule line, robots2's Robot-version and timing values, and
+/// wildcards where the rule set has none.
+fn draft_records(robots: &RobotsTxt<'_>, sem: &Semantics, out: &mut Vec<Finding>) {
+    for (g, group) in robots.groups.iter().enumerate() {
+        let names = || {
+            let names: Vec<String> = group.agents.iter().map(|a| text(a.value)).collect();
+            names.join(", ")
+        };
+        // `Disallow:` (empty) is a deliberate "everything"; no line at all
+        // is the shape where the draft and Google part: Google's groups
+        // would give these robots the next record's rules.
+        if group.rules.is_empty() {
+            out.push(Finding {
+                line: group.agents[0].line,
+                severity: Severity::Warning,
+                code: "record-without-rules",
+                message: format!(
+                    "the record naming {} has no Allow or Disallow line: under the 1996 draft \
+                     those robots may fetch everything (a blank or extension line ended the \
+                     User-agent lines; Google would give them the next record's rules)",
+                    names()
+                ),
+                fix: "add the rules under the User-agent lines, or write `Disallow:` if \
+                      everything is meant"
+                    .into(),
+            });
+        }
+        let v2 = sem.patterns.reads_robot_version() && {
+            let version = crate::dialect::robots2_version(robots, g);
+            for (line, note) in version.notes {
+                out.push(Finding {
+                    line,
+                    severity: Severity::Warning,
+                    code: "robot-version",
+                    message: note,
+                    fix: "write `Robot-version: 2.0` once, right after the User-agent lines".into(),
+                });
+            }
+            version.is_v2
+        };
+        for rule in group.rules.iter().filter(|r| !v2 && r.raw.contains(&b'*')) {
+            let fix = if sem.patterns.reads_robot_version() {
+                "add `Robot-version: 2.0` right after the User-agent lines to read `*` as a \
+                 wildcard"
+            } else {
+                "write the path prefix to exclude (`/private` matches every path under it)"
+            };
+            out.push(Finding {
+                line: rule.line,
+                severity: Severity::Warning,
+                code: "literal-wildcard",
+                message: format!(
+                    "`*` in {:?} is a literal character: {} has no wildcards, so it matches \
+                     only paths that contain `*` there",
+                    text(rule.raw),
+                    if sem.patterns.reads_robot_version() {
+                        "a version 1.0 rule set"
+                    } else {
+                        "the 1996 draft"
+                    }
+                ),
+                fix: fix.into(),
+            });
+        }
+        for r in &group.records {
+            let (bad, what, example) = match r.kind {
+                KeyKind::VisitTime => (
+                    parse_window(r.value).is_none(),
+                    "HHMM-HHMM (UTC)",
+                    "Visit-time: 0600-0845",
+                ),
+                KeyKind::RequestRate => (
+                    parse_rate(r.value).is_none(),
+                    "n/t[smhd] [HHMM-HHMM]",
+                    "Request-rate: 1/10s 0600-0845",
+                ),
+                _ => continue,
+            };
+            if bad {
+                out.push(Finding {
+                    line: r.line,
+                    severity: Severity::Warning,
+                    code: "timing-value",
+                    message: format!("{} {:?} is not {what}: ignored", text(r.key), text(r.value)),
+                    fix: format!("write it as {what}, e.g. `{example}`"),
+                });
+            }
+        }
+    }
+}
+
 fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
     for r in robots.groups.iter().flat_map(|g| g.records.iter()) {
         if r.kind == KeyKind::CrawlDelay {
@@ -865,6 +967,60 @@ mod tests {
 
     /// `type = value` is one valid qualifier (ACAP §3), in a field and in a
     /// qualified usage.
+    #[test]
+    fn draft_dialects_report_what_their_grammar_ignores() {
+        let lint_in = |dialect, body: &str| -> Vec<(u32, &'static str)> {
+            let options = CompileOptions {
+                dialect,
+                ..CompileOptions::default()
+            };
+            lint(body.as_bytes(), None, &options)
+                .into_iter()
+                .map(|f| (f.line, f.code))
+                .collect()
+        };
+        use robocc_engine::Dialect::{Draft1996, Rfc9309, Robots2};
+        let body = "User-agent: a\nDisallow: /x\n\nDisallow: /y\n\nUser-agent: c\n\n\
+                    User-agent: b\nDisallowed: /\nDisallow: /*.gif\nDisallow /z\n";
+        assert_eq!(
+            lint_in(Draft1996, body),
+            [
+                (4, "after-blank-line"),
+                (6, "record-without-rules"),
+                (9, "unknown-key"),
+                (10, "literal-wildcard"),
+                (11, "no-separator"),
+            ]
+        );
+        // Google's reading: `Disallowed` is a Disallow, `*` a wildcard.
+        assert!(lint_in(Rfc9309, body).iter().all(|(_, c)| !matches!(
+            *c,
+            "literal-wildcard" | "record-without-rules" | "unknown-key"
+        )));
+        // An extension line ends the User-agent lines too; `Disallow:`
+        // (empty) is no finding.
+        assert_eq!(
+            lint_in(
+                Draft1996,
+                "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow:\n"
+            ),
+            [(1, "record-without-rules")]
+        );
+        let body = "User-agent: a\nAllow: /x*\nRobot-version: 2.0\nDisallow: *\n\
+                    Visit-time: 25:00-99\nRequest-rate: abc\n\n\
+                    User-agent: b\nRobot-version: 2.0\nDisallow: *\n";
+        assert_eq!(
+            lint_in(Robots2, body),
+            [
+                (2, "literal-wildcard"),
+                (3, "robot-version"),
+                (4, "literal-wildcard"),
+                (5, "timing-value"),
+                (6, "timing-value"),
+            ]
+        );
+    }
+
     #[test]
     fn acap_qualifier_with_spaces_around_the_equals_sign() {
         let c = acap_codes(

@@ -82,7 +82,79 @@ fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
     s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
-/// Classifies a (trimmed, non-empty) key.
+/// How a line becomes key and value, and a key a meaning: the part of a
+/// dialect that reads lines ([`crate::dialect::Semantics::line_grammar`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LineGrammar {
+    /// Google's robotstxt library (rfc9309, acap): a key *starting with*
+    /// `allow`, `disallow`, … has that meaning, with Google's typos
+    /// (`Dissallow`); `key value` without a colon is read when it is exactly
+    /// two tokens; any `#` starts a comment.
+    #[default]
+    Google,
+    /// The 1996 draft's grammar (§3.3, draft1996): `Field ":" value`, a key
+    /// means a field only when it is that field's whole name (compared
+    /// ignoring case), a line without `:` is no line of the format, and any
+    /// `#` starts a comment ("optional whitespace, followed by a comment
+    /// character '#'", §3.2). Any other field is an extension, ignored.
+    Draft,
+    /// robots2: the draft's lines, except that "the "#" character can
+    /// appear at any portion only after a blank (or whitespace) character,
+    /// or at the start of a line": a `#` glued to a value is part of it.
+    Robots2,
+}
+
+impl LineGrammar {
+    /// Splits a line into key and value (see [`split_line`] for Google's
+    /// reading; the draft's grammars need the colon).
+    pub fn split(self, line: &[u8]) -> Result<(&[u8], &[u8]), NoPair> {
+        match self {
+            LineGrammar::Google => split_line(line),
+            LineGrammar::Draft | LineGrammar::Robots2 => {
+                let end = match self {
+                    LineGrammar::Robots2 => memchr::memchr(0, line)
+                        .unwrap_or(line.len())
+                        .min(robots2_comment(line).unwrap_or(line.len())),
+                    _ => memchr::memchr2(0, b'#', line).unwrap_or(line.len()),
+                };
+                let line = trim(&line[..end]);
+                if line.is_empty() {
+                    return Err(NoPair::Empty);
+                }
+                let i = memchr::memchr(b':', line).ok_or(NoPair::NoSeparator)?;
+                let key = trim(&line[..i]);
+                if key.is_empty() {
+                    return Err(NoPair::EmptyKey);
+                }
+                Ok((key, trim(&line[i + 1..])))
+            }
+        }
+    }
+
+    /// What a (trimmed, non-empty) key means: Google's prefixes and typos,
+    /// or, in the draft's grammars, whole field names only.
+    pub fn classify(self, key: &[u8]) -> Key {
+        if self == LineGrammar::Google {
+            return classify(key);
+        }
+        let kind = GOOGLE_PREFIXES
+            .iter()
+            .filter(|&&(_, _, typo)| !typo)
+            .map(|&(name, kind, _)| (name, kind))
+            .chain(OTHER_KEYS.iter().copied())
+            .find(|(name, _)| key.eq_ignore_ascii_case(name.as_bytes()))
+            .map_or(KeyKind::Unknown, |(_, k)| k);
+        Key { kind, typo: None }
+    }
+}
+
+/// Where robots2's comment starts: the first `#` at the start of the line
+/// or right after whitespace.
+fn robots2_comment(line: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'#', line).find(|&i| i == 0 || is_space(line[i - 1]))
+}
+
+/// Classifies a (trimmed, non-empty) key as Google does.
 pub fn classify(key: &[u8]) -> Key {
     // Google tests user-agent, then allow, then disallow, then sitemap; the
     // table keeps that order, typos right after their key.
@@ -183,6 +255,50 @@ mod tests {
         assert_eq!(classify(b"crawl-delay").kind, KeyKind::CrawlDelay);
         assert_eq!(classify(b"Crawl-delays").kind, KeyKind::Unknown);
         assert_eq!(classify(b"noindex").kind, KeyKind::Unknown);
+    }
+
+    #[test]
+    fn draft_grammars_read_whole_field_names_with_a_colon() {
+        for g in [LineGrammar::Draft, LineGrammar::Robots2] {
+            assert_eq!(g.classify(b"DISALLOW").kind, KeyKind::Disallow);
+            assert_eq!(g.classify(b"user-agent").kind, KeyKind::UserAgent);
+            assert_eq!(g.classify(b"Visit-time").kind, KeyKind::VisitTime);
+            for not_a_field in [&b"Disallowed"[..], b"Allowance", b"Dissallow", b"useragent"] {
+                assert_eq!(
+                    g.classify(not_a_field),
+                    Key {
+                        kind: KeyKind::Unknown,
+                        typo: None
+                    }
+                );
+            }
+            assert_eq!(g.split(b"Disallow /x"), Err(NoPair::NoSeparator));
+            assert_eq!(g.split(b" Allow : /a "), Ok((&b"Allow"[..], &b"/a"[..])));
+            assert_eq!(g.split(b"  # c"), Err(NoPair::Empty));
+        }
+        // The draft: any `#`; robots2: only at the start or after whitespace.
+        assert_eq!(
+            LineGrammar::Draft.split(b"Disallow: /a#b"),
+            Ok((&b"Disallow"[..], &b"/a"[..]))
+        );
+        let r2 = LineGrammar::Robots2;
+        assert_eq!(
+            r2.split(b"Disallow: /a#b"),
+            Ok((&b"Disallow"[..], &b"/a#b"[..]))
+        );
+        assert_eq!(
+            r2.split(b"Disallow: /a#b #c"),
+            Ok((&b"Disallow"[..], &b"/a#b"[..]))
+        );
+        assert_eq!(
+            r2.split(b"Disallow: /a\t#c"),
+            Ok((&b"Disallow"[..], &b"/a"[..]))
+        );
+        assert_eq!(r2.split(b"#Disallow: /a"), Err(NoPair::Empty));
+        assert_eq!(
+            r2.split(b"Disallow: /a\0#b"),
+            Ok((&b"Disallow"[..], &b"/a"[..]))
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@ pub mod keys;
 pub mod lines;
 
 use crate::diag::{DiagCode, Diagnostic};
-use keys::{classify, split_line, Key, KeyKind, NoPair};
+pub use keys::LineGrammar;
+use keys::{Key, KeyKind, NoPair};
 use std::borrow::Cow;
 
 /// Default parse limit: the 500 KiB that RFC 9309 §2.5 requires at least
@@ -46,6 +47,10 @@ pub struct ParseOptions {
     /// default, [`DEFAULT_MAX_RULES_PER_GROUP`], is out of reach of a file
     /// within the default parse limit, so it only bounds unlimited parses.
     pub max_rules_per_group: usize,
+    /// How lines are split into key and value and keys read: Google's
+    /// leniency (the default) or the 1996 draft's grammar. The dialect sets
+    /// it (`CompileOptions::effective_parse`).
+    pub line_grammar: LineGrammar,
 }
 
 /// Default rules per group: 100,000 (a 500 KiB file holds at most ~64,000).
@@ -59,15 +64,19 @@ impl Default for ParseOptions {
             blank_lines_end_records: false,
             max_line_len: lines::MAX_LINE_LEN,
             max_rules_per_group: DEFAULT_MAX_RULES_PER_GROUP,
+            line_grammar: LineGrammar::Google,
         }
     }
 }
 
 impl ParseOptions {
-    /// The 1996 draft's record grammar (blank lines end records).
+    /// The 1996 draft's grammar: blank lines end records, any field line
+    /// is a rule line, whole field names with a colon.
     pub fn records() -> ParseOptions {
         ParseOptions {
             blank_lines_end_records: true,
+            records_close_groups: true,
+            line_grammar: LineGrammar::Draft,
             ..ParseOptions::default()
         }
     }
@@ -212,11 +221,20 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
             .push(Diagnostic::new(line, code, message));
     }
 
+    /// `fact` with the text that says why under the grammar in use.
+    fn cite(&self, fact: &str, rfc9309: &str, draft: &str) -> String {
+        let why = match self.options.line_grammar {
+            LineGrammar::Google => rfc9309,
+            LineGrammar::Draft | LineGrammar::Robots2 => draft,
+        };
+        format!("{fact} {why}")
+    }
+
     /// Reads one physical line.
     fn line(&mut self, line: lines::Line<'a>) {
         self.out.line_count = line.number;
         self.check_bytes(&line);
-        match split_line(line.text) {
+        match self.options.line_grammar.split(line.text) {
             Ok((key_text, value)) => self.key_value(line.number, key_text, value),
             Err(NoPair::Empty) => self.empty(&line),
             Err(why) => self.unreadable(line.number, why),
@@ -254,6 +272,10 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
     /// A line that is not `key: value`: ignored, with a diagnostic.
     fn unreadable(&mut self, number: u32, why: NoPair) {
         let (code, message) = match why {
+            NoPair::NoSeparator if self.options.line_grammar != LineGrammar::Google => (
+                DiagCode::NoSeparator,
+                "no ':' separator: line ignored (the 1996 draft's lines are `Field: value`)",
+            ),
             NoPair::NoSeparator => (
                 DiagCode::NoSeparator,
                 "no ':' separator (and not exactly `key value`): line ignored",
@@ -265,7 +287,7 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
 
     /// A `key: value` line: what the key means decides where it goes.
     fn key_value(&mut self, number: u32, key_text: &'a [u8], value: &'a [u8]) {
-        let key = classify(key_text);
+        let key = self.options.line_grammar.classify(key_text);
         if key.typo.is_some() {
             let message = format!(
                 "key {:?} is read as {:?} (a typo Google accepts)",
@@ -340,7 +362,11 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
                 self.diagnose(
                     number,
                     DiagCode::RuleBeforeAgent,
-                    "rule before the first user-agent line: ignored (RFC 9309 §2.2.2)".to_string(),
+                    self.cite(
+                        "rule before the first user-agent line: ignored",
+                        "(RFC 9309 §2.2.2)",
+                        "(the 1996 draft's records start with User-agent lines, §3.3)",
+                    ),
                 );
                 self.out.orphan_rules.push(rule);
             }
@@ -369,13 +395,18 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
     /// The findings about the file as a whole, and the result.
     fn finish(mut self) -> RobotsTxt<'a> {
         if self.out.groups.is_empty() {
-            self.diagnose(
-                0,
-                DiagCode::NoGroup,
-                "no user-agent group: no rules apply, every URL is allowed (RFC 9309 §2.2.1)"
-                    .to_string(),
+            let message = self.cite(
+                "no user-agent group: no rules apply, every URL is allowed",
+                "(RFC 9309 §2.2.1)",
+                "(the 1996 draft §3.2.1: access is unlimited)",
             );
+            self.diagnose(0, DiagCode::NoGroup, message);
         }
+        let empty_group = self.cite(
+            "group has no rules: the agents it names may fetch everything",
+            "(RFC 9309 §2.2.2)",
+            "(the 1996 draft §3.2.2: a URL no rule matches is allowed)",
+        );
         let RobotsTxt {
             groups,
             diagnostics,
@@ -388,9 +419,7 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
             diagnostics.push(Diagnostic::new(
                 g.agents[0].line,
                 DiagCode::EmptyGroup,
-                "group has no rules: the agents it names may fetch everything \
-                 (RFC 9309 §2.2.2)"
-                    .to_string(),
+                empty_group.clone(),
             ));
         }
         self.out

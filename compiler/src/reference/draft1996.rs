@@ -13,10 +13,18 @@
 //! What the draft says, and how each sentence is read:
 //!
 //! * **Records.** "The format logically consists of a non-empty set or
-//!   records, separated by blank lines" (§3.2). The file is read by the
-//!   shared parser with [`ParseOptions::blank_lines_end_records`] on, whatever
-//!   the caller passed; its groups are the draft's records (docs/dialects.md
-//!   explains the liberal reading of files that do not separate records).
+//!   records, separated by blank lines" (§3.2), and the grammar (§3.3) is
+//!   `record = *commentline agentline *(commentline | agentline) 1*ruleline
+//!   *(commentline | ruleline)` with `ruleline = (disallowline | allowline |
+//!   extension)`, each line `Field ":" value`. The file is read by the shared
+//!   parser with, whatever the caller passed,
+//!   [`ParseOptions::blank_lines_end_records`] and
+//!   [`ParseOptions::records_close_groups`] on (an extension line after the
+//!   user-agent lines is a rule line: a user-agent line after it starts a
+//!   new record) and [`LineGrammar::Draft`] (whole field names, a colon,
+//!   `#` starts a comment); its groups are the draft's records
+//!   (docs/dialects.md explains the liberal reading of files that do not
+//!   separate records).
 //! * **Which record.** "The robot must obey the first record in /robots.txt
 //!   that contains a User-Agent line whose value contains the name token of
 //!   the robot as a substring. The name comparisons are case-insensitive. If
@@ -48,7 +56,7 @@
 //! `GetPathParamsQuery`, tested on its own against Google's table), cut at
 //! the first `#` and the first NUL, as the engine reads it.
 
-use crate::parse::{parse, ParseOptions, RobotsTxt, RuleKind};
+use crate::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, RuleKind};
 use robocc_engine::url::path_parts;
 
 /// One unit of a decoded path or pattern: an octet (`0..=255`) or
@@ -130,10 +138,17 @@ impl OracleVerdict {
     };
 }
 
-/// Parses `robots` as the draft's records.
-pub(crate) fn parse_records<'a>(robots: &'a [u8], opts: &OracleOptions) -> RobotsTxt<'a> {
+/// Parses `robots` as the draft's records, its lines read by `grammar`
+/// (robots2 changes only where a comment starts).
+pub(crate) fn parse_records<'a>(
+    robots: &'a [u8],
+    opts: &OracleOptions,
+    grammar: LineGrammar,
+) -> RobotsTxt<'a> {
     let parse_options = ParseOptions {
         blank_lines_end_records: true,
+        records_close_groups: true,
+        line_grammar: grammar,
         ..opts.parse.clone()
     };
     parse(robots, &parse_options)
@@ -265,7 +280,7 @@ impl Draft1996Oracle {
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Draft1996Oracle {
         // The same text as the compiler reads (UTF-16 decoded).
         let input = crate::input::read(robots);
-        let file = parse_records(&input.text, opts);
+        let file = parse_records(&input.text, opts, LineGrammar::Draft);
         let record = select_record(&file, name);
         let rules = record
             .map(|g| {

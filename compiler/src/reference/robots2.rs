@@ -7,6 +7,11 @@
 //!   and Version 2.0": records and the record a robot obeys are the 1996
 //!   draft's ([`select_record`]), and URLs
 //!   are decoded as there ([`decode`]).
+//! * **Comments.** "Any text following a "#" up to the end of a line is
+//!   to be ignored. The "#" character can appear at any portion only after
+//!   a blank (or whitespace) character, or at the start of a line": the
+//!   lines are read with [`LineGrammar::Robots2`], so `Disallow: /a#b` is
+//!   the path `/a#b` (a URL carries that `#` as `%23`).
 //! * **Robot-version.** "This will follow the User-agent: header. If it does
 //!   not immediately follow, or is missing, then the robot is to assume the
 //!   rule set follows the Version 1.0 standard." and "Only one
@@ -53,7 +58,7 @@ use super::draft1996::{
     OracleVerdict, Sym, ENCODED_SLASH,
 };
 use crate::parse::keys::KeyKind;
-use crate::parse::{RobotsTxt, RuleKind};
+use crate::parse::{LineGrammar, RobotsTxt, RuleKind};
 
 /// The precedence classes of a 2.0 rule set, highest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -348,7 +353,7 @@ impl Robots2Oracle {
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Robots2Oracle {
         // The same text as the compiler reads (UTF-16 decoded).
         let input = crate::input::read(robots);
-        let file = parse_records(&input.text, opts);
+        let file = parse_records(&input.text, opts, LineGrammar::Robots2);
         let record = select_record(&file, name);
         let version2 = record.is_some_and(|g| declares_version_2(&file, g));
         let rules = record
