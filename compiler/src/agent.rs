@@ -13,25 +13,50 @@
 use crate::parse::RobotsTxt;
 use std::fmt;
 
+/// Which names an agent may have: each dialect's grammar for the caller's
+/// product token ([`crate::dialect::Semantics::agent_token`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenRule {
+    /// RFC 9309 §2.2.1: "The product token MUST contain only uppercase and
+    /// lowercase letters ("a-z" and "A-Z"), underscores ("_"), and hyphens
+    /// ("-")": `[A-Za-z_-]+` (Google's `IsValidUserAgentToObey`).
+    Rfc9309,
+    /// The 1996 draft's `agent = token` (§3.3), RFC 1945's token: any
+    /// US-ASCII character except the controls and the tspecials
+    /// `()<>@,;:\"/[]?={}`, space and tab. Digits and `.` are allowed
+    /// (`MJ12bot`, `my.bot`).
+    Rfc1945,
+}
+
+impl TokenRule {
+    /// Whether `c` may appear in a token of this rule.
+    pub fn allows(self, c: char) -> bool {
+        match self {
+            TokenRule::Rfc9309 => is_token_char(c),
+            TokenRule::Rfc1945 => c.is_ascii_graphic() && !"()<>@,;:\\\"/[]?={}".contains(c),
+        }
+    }
+
+    /// Whether `token` is a non-empty token of this rule.
+    pub fn accepts(self, token: &str) -> bool {
+        !token.is_empty() && token.chars().all(|c| self.allows(c))
+    }
+}
+
 /// Why the product token given by the caller cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadAgent {
     token: String,
+    rule: TokenRule,
 }
 
 impl fmt::Display for BadAgent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.token.is_empty() {
-            return write!(f, "the agent product token is empty");
+        f.write_str(&self.fact())?;
+        if !self.token.is_empty() {
+            f.write_str("; pass the product token (e.g. \"Googlebot\", not \"Googlebot/2.1\")")?;
         }
-        let bad: String = self.token.chars().filter(|&c| !is_token_char(c)).collect();
-        write!(
-            f,
-            "invalid agent product token {:?}: RFC 9309 §2.2.1 allows only letters, '_' and \
-             '-' (found {bad:?}); pass the product token (e.g. \"Googlebot\", not \
-             \"Googlebot/2.1\")",
-            self.token
-        )
+        Ok(())
     }
 }
 
@@ -39,6 +64,35 @@ impl BadAgent {
     /// The token that was refused (empty when none was given).
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The rule it breaks.
+    pub fn rule(&self) -> TokenRule {
+        self.rule
+    }
+
+    /// What is wrong, without the advice the `Display` form adds: the token,
+    /// the rule and the characters it breaks the rule with.
+    pub fn fact(&self) -> String {
+        if self.token.is_empty() {
+            return "the agent product token is empty".into();
+        }
+        let bad: String = self
+            .token
+            .chars()
+            .filter(|&c| !self.rule.allows(c))
+            .collect();
+        let rule = match self.rule {
+            TokenRule::Rfc9309 => "RFC 9309 §2.2.1 allows only letters, '_' and '-'",
+            TokenRule::Rfc1945 => {
+                "the 1996 draft's agent is an RFC 1945 token (§3.3): printable US-ASCII \
+                 characters other than space and ()<>@,;:\\\"/[]?={}"
+            }
+        };
+        format!(
+            "invalid agent product token {:?}: {rule} (found {bad:?})",
+            self.token
+        )
     }
 }
 
@@ -48,13 +102,21 @@ fn is_token_char(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '-' || c == '_'
 }
 
-/// Checks that `token` is a valid product token (`[A-Za-z_-]+`).
+/// Checks that `token` is an RFC 9309 product token (`[A-Za-z_-]+`), as
+/// training agents (rfc9309 only) must be.
 pub fn validate_token(token: &str) -> Result<(), BadAgent> {
-    if !token.is_empty() && token.chars().all(is_token_char) {
+    validate_agent(token, TokenRule::Rfc9309)
+}
+
+/// Checks that `token` is a product token under `rule` (the dialect's
+/// [`crate::dialect::Semantics::agent_token`]).
+pub fn validate_agent(token: &str, rule: TokenRule) -> Result<(), BadAgent> {
+    if rule.accepts(token) {
         Ok(())
     } else {
         Err(BadAgent {
             token: token.to_string(),
+            rule,
         })
     }
 }
@@ -264,6 +326,63 @@ mod tests {
         assert!(validate_token("Foo Bar").is_err());
         let msg = validate_token("Googlebot/2.1").unwrap_err().to_string();
         assert!(msg.contains("\"/.1\"") || msg.contains("/"), "{msg}");
+    }
+
+    /// draft1996 and robots2 take the 1996 draft's `agent = token` (RFC
+    /// 1945): digits and `.` are name characters there, and the refusal
+    /// cites the draft's rule, not RFC 9309's.
+    #[test]
+    fn draft_tokens() {
+        for ok in [
+            "MJ12bot",
+            "bot2",
+            "my.bot",
+            "Googlebot",
+            "a!#$%&'*+-.^_`|~z",
+        ] {
+            assert!(validate_agent(ok, TokenRule::Rfc1945).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "my bot",
+            "a/b",
+            "a\tb",
+            "caf\u{e9}",
+            "a\u{1b}b",
+            "a\u{7f}",
+            "(x)",
+            "a:b",
+        ] {
+            assert!(validate_agent(bad, TokenRule::Rfc1945).is_err(), "{bad:?}");
+        }
+        let e = validate_agent("my bot", TokenRule::Rfc1945).unwrap_err();
+        assert!(e.to_string().contains("RFC 1945"), "{e}");
+        assert!(!e.to_string().contains("RFC 9309"), "{e}");
+        assert!(e.fact().contains("(found \" \")"), "{}", e.fact());
+        let e = validate_agent("MJ12bot", TokenRule::Rfc9309).unwrap_err();
+        assert!(e.to_string().contains("RFC 9309 §2.2.1"), "{e}");
+        assert_eq!(e.rule(), TokenRule::Rfc9309);
+        // The library's check follows the dialect.
+        let body = b"User-agent: MJ12bot\nDisallow: /\n";
+        for dialect in [crate::Dialect::Draft1996, crate::Dialect::Robots2] {
+            let options = crate::CompileOptions {
+                dialect,
+                ..Default::default()
+            };
+            let c = crate::compile(body, "MJ12bot", &options).unwrap();
+            assert_eq!(c.selection.via, Via::Named, "{dialect:?}");
+        }
+        for dialect in [crate::Dialect::Rfc9309, crate::Dialect::Acap] {
+            let options = crate::CompileOptions {
+                dialect,
+                ..Default::default()
+            };
+            let e = crate::compile(body, "MJ12bot", &options).unwrap_err();
+            assert!(
+                e.to_string().contains("RFC 9309 §2.2.1"),
+                "{dialect:?}: {e}"
+            );
+        }
     }
 
     #[test]

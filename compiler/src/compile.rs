@@ -1,7 +1,7 @@
 //! The whole pipeline: bytes → parse → select → rule set → automata →
 //! artifact.
 
-use crate::agent::{validate_token, BadAgent, Selection};
+use crate::agent::{validate_agent, validate_token, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, LowerError};
@@ -65,11 +65,14 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
-    /// Checks that `agent` and every training agent are product tokens: a
-    /// training agent such as `Google-Extended/1.0` would otherwise match
-    /// no group and leave `train-ai` unknown without a word.
+    /// Checks that `agent` is a product token of the dialect (RFC 9309's
+    /// `[A-Za-z_-]+`; the 1996 draft's RFC 1945 token in draft1996 and
+    /// robots2) and every training agent an RFC 9309 one: a training agent
+    /// such as `Google-Extended/1.0` would otherwise match no group and
+    /// leave `train-ai` unknown without a word.
     pub(crate) fn check_tokens(&self, agent: &str) -> Result<(), CompileError> {
-        validate_token(agent).map_err(CompileError::BadAgent)?;
+        validate_agent(agent, semantics(self.dialect).agent_token)
+            .map_err(CompileError::BadAgent)?;
         for t in &self.training_agents {
             validate_token(t).map_err(CompileError::BadTrainingAgent)?;
         }

@@ -18,7 +18,7 @@
 //! keeps the [`RankClass`] that gave it its rank, so the explainer says why
 //! it won without working it out again.
 
-use crate::agent::{select, select_first_record, Selection};
+use crate::agent::{select, select_first_record, Selection, TokenRule};
 use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
 pub use crate::parse::LineGrammar;
@@ -208,6 +208,8 @@ pub struct Semantics {
     pub supported: bool,
     /// Which groups apply to an agent.
     pub selection: RecordSelection,
+    /// Which names the caller's agent may have.
+    pub agent_token: TokenRule,
     /// Blank lines end records (the 1996 draft's grammar), whatever
     /// `ParseOptions` say.
     pub blank_lines_end_records: bool,
@@ -254,6 +256,7 @@ pub const RFC9309: Semantics = Semantics {
     dialect: Dialect::Rfc9309,
     supported: true,
     selection: RecordSelection::GoogleGroups,
+    agent_token: TokenRule::Rfc9309,
     blank_lines_end_records: false,
     records_close_groups: false,
     line_grammar: LineGrammar::Google,
@@ -272,6 +275,8 @@ pub const DRAFT1996: Semantics = Semantics {
     dialect: Dialect::Draft1996,
     supported: true,
     selection: RecordSelection::FirstRecord,
+    // §3.3: `agent = token`, RFC 1945's token.
+    agent_token: TokenRule::Rfc1945,
     blank_lines_end_records: true,
     records_close_groups: true,
     line_grammar: LineGrammar::Draft,
@@ -290,6 +295,8 @@ pub const ROBOTS2: Semantics = Semantics {
     dialect: Dialect::Robots2,
     supported: true,
     selection: RecordSelection::FirstRecord,
+    // §3.3: `agent = token`, RFC 1945's token.
+    agent_token: TokenRule::Rfc1945,
     blank_lines_end_records: true,
     records_close_groups: true,
     line_grammar: LineGrammar::Robots2,

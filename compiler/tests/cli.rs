@@ -1119,3 +1119,104 @@ fn acap_reports_the_narrowest_permissions_qualifiers() {
     assert_eq!(lines[1]["rule_line"], 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// draft1996 and robots2 name agents by the 1996 draft's `agent = token`
+/// (RFC 1945): `MJ12bot`, `bot2` and `my.bot` are names there, also with a
+/// policy compiled for them; rfc9309 and acap keep RFC 9309's
+/// `[A-Za-z_-]+`, and say how Google reads such a name and what to type.
+#[test]
+fn agent_token_follows_the_dialect() {
+    let (dir, robots) = scratch_robots(
+        "agent-token",
+        "User-agent: MJ12bot\nDisallow: /a\n\nUser-agent: bot2\nDisallow: /b\n\nUser-agent: my.bot\nDisallow: /c\n",
+    );
+    for dialect in ["draft1996", "robots2"] {
+        for (agent, url) in [("MJ12bot", "/a"), ("bot2", "/b"), ("my.bot", "/c")] {
+            let o = robocc(
+                &[
+                    "check",
+                    "--robots",
+                    &robots,
+                    "--dialect",
+                    dialect,
+                    "--agent",
+                    agent,
+                    url,
+                ],
+                None,
+            );
+            assert_eq!(
+                stdout(&o),
+                format!("disallow\t{url}\n"),
+                "{dialect} {agent}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        let o = robocc(
+            &[
+                "check",
+                "--robots",
+                &robots,
+                "--dialect",
+                dialect,
+                "--agent",
+                "my bot",
+                "/",
+            ],
+            None,
+        );
+        assert_exit_2(&o, "RFC 1945 token");
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("RFC 9309"));
+    }
+    let policy = dir.join("mj.policy");
+    let p = policy.to_str().unwrap();
+    let o = robocc(
+        &[
+            "compile",
+            "--robots",
+            &robots,
+            "--dialect",
+            "draft1996",
+            "--agent",
+            "MJ12bot",
+            "-o",
+            p,
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = robocc(&["check", "--policy", p, "--agent", "mj12bot", "/a"], None);
+    assert_eq!(
+        stdout(&o),
+        "disallow\t/a\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for dialect in ["rfc9309", "acap"] {
+        let o = robocc(
+            &[
+                "check",
+                "--robots",
+                &robots,
+                "--dialect",
+                dialect,
+                "--agent",
+                "MJ12bot",
+                "/a",
+            ],
+            None,
+        );
+        assert_exit_2(
+            &o,
+            "RFC 9309 §2.2.1 allows only letters, '_' and '-' (found \"12\")",
+        );
+        assert_exit_2(&o, "a line `User-agent: MJ12bot` names \"MJ\"");
+        assert_exit_2(&o, "pass --agent MJ");
+        assert_exit_2(&o, "--dialect draft1996 or robots2");
+    }
+    // What the message offers: `MJ` obeys the MJ12bot group, as Google's
+    // library reads it.
+    let o = robocc(&["check", "--robots", &robots, "--agent", "MJ", "/a"], None);
+    assert_eq!(stdout(&o), "disallow\t/a\n");
+    std::fs::remove_dir_all(&dir).ok();
+}

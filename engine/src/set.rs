@@ -86,10 +86,14 @@ pub struct SetIndex {
     pub shards: Vec<ShardInfo>,
 }
 
+/// A product token of any dialect: RFC 9309's `[A-Za-z_-]+`, or the 1996
+/// draft's RFC 1945 token (draft1996 and robots2: printable US-ASCII other
+/// than `()<>@,;:\"/[]?={}`, so `MJ12bot` and `my.bot` too). Never a space,
+/// so the line stays `agent TOKEN`.
 fn is_agent(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
-            .all(|b| b.is_ascii_alphabetic() || b"_-".contains(&b))
+            .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
 }
 
 fn is_word(s: &str) -> bool {
@@ -613,6 +617,21 @@ mod tests {
         }
     }
 
+    /// A draft1996 or robots2 set may be built for a name with digits or
+    /// dots (the 1996 draft's `agent = token`).
+    #[test]
+    fn index_takes_draft_agent_names() {
+        for agent in ["MJ12bot", "my.bot"] {
+            let idx = SetIndex {
+                agent: agent.into(),
+                dialect: Dialect::Draft1996,
+                ..index(1)
+            };
+            let text = idx.to_text().unwrap();
+            assert_eq!(SetIndex::parse(text.as_bytes()).unwrap(), idx);
+        }
+    }
+
     #[test]
     fn index_round_trips() {
         let idx = index(3);
@@ -636,6 +655,7 @@ mod tests {
             text.replace("fnv1a64-mod", "crc32"),
             text.replace("rfc9309", "RFC9309"),
             text.replace("agent Googlebot", "agent Google bot"),
+            text.replace("agent Googlebot", "agent Google/2.1"),
             text.replace("0123456789abcdef", "0123456789ABCDEF"),
             text.replace("shard-00001", "../etc/passwd"),
             text.replace("hosts 1 ", "hosts  1 "),

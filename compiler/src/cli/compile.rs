@@ -40,10 +40,15 @@ pub struct Source {
 
 /// Reads and compiles the robots.txt at `path` with `flags`.
 pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Source, String> {
-    let agent = flags.agent()?;
+    let mut agent = flags.agent()?;
     let mut options = flags.options(Some(path), given)?;
     let body = read_robots(path)?;
     flags.resolve_auto(&mut options, &body, path, given)?;
+    if flags.dialect_auto() {
+        // Checked before the file was read by the widest rule; now by the
+        // dialect the file reads as, with what to type.
+        agent = flags.agent_in(options.dialect)?;
+    }
     let compiled = robocc_compiler::compile(&body, &agent, &options)
         .map_err(|e| format!("{}: {e}{}", path.display(), budget_hint(&e)))?;
     Ok(Source {

@@ -62,7 +62,7 @@ pub struct LintArgs {
 }
 
 pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
-    let agent = if args.flags.agent_given() {
+    let mut agent = if args.flags.agent_given() {
         Some(args.flags.agent()?)
     } else {
         None
@@ -79,6 +79,10 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
     let mut options = args.flags.options(Some(path), given)?;
     let body = super::read_robots(path)?;
     args.flags.resolve_auto(&mut options, &body, path, given)?;
+    if agent.is_some() && args.flags.dialect_auto() {
+        // As `compile_source`: by the dialect the file reads as.
+        agent = Some(args.flags.agent_in(options.dialect)?);
+    }
     let mut findings = lint(&body, agent.as_deref(), &options);
     for f in &mut findings {
         // A limit's finding carries the library's message, which names no

@@ -23,8 +23,11 @@ mod store;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use robocc_compiler::agent::{token_from_header, validate_token};
+use robocc_compiler::agent::{
+    token_from_header, validate_agent, validate_token, value_token, TokenRule,
+};
 use robocc_compiler::diag::{DiagCode, Diagnostic};
+use robocc_compiler::dialect::semantics;
 use robocc_compiler::lower::Budget;
 use robocc_compiler::{CompileOptions, ParseOptions};
 use robocc_engine::{Dialect, PolicyFile, Store, UrlMode};
@@ -136,7 +139,9 @@ enum RobotsTxtArg {
 #[derive(Args, Clone)]
 #[command(next_help_heading = "Agent")]
 pub struct AgentArgs {
-    /// The crawler's product token, e.g. Googlebot (letters, '_' and '-').
+    /// The crawler's product token, e.g. Googlebot: letters, '_' and '-'
+    /// (RFC 9309); draft1996 and robots2 also take digits and '.' (the 1996
+    /// draft's RFC 1945 token, e.g. MJ12bot).
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
     /// Take the product token from a full User-Agent header instead (a heuristic).
@@ -348,12 +353,31 @@ fn dialect_flags_apply(dialect: Dialect, given: &Given) -> Result<(), String> {
 }
 
 impl CompileFlags {
-    /// The product token, validated.
+    /// The product token, validated by the rule of the dialect given
+    /// (with `--dialect auto`, by the widest rule auto can end with,
+    /// robots2's: [`CompileFlags::agent_in`] checks it again once the file
+    /// says which dialect it is).
     pub fn agent(&self) -> Result<String, String> {
-        let token = match (&self.agent.agent, &self.agent.agent_from_header) {
-            (Some(a), _) => a.clone(),
-            (None, Some(h)) => token_from_header(h)
-                .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
+        if self.dialect_auto() {
+            self.agent_with(TokenRule::Rfc1945)
+        } else {
+            self.agent_in(self.dialect())
+        }
+    }
+
+    /// The product token, validated by the rule of `dialect`.
+    pub fn agent_in(&self, dialect: Dialect) -> Result<String, String> {
+        self.agent_with(semantics(dialect).agent_token)
+    }
+
+    fn agent_with(&self, rule: TokenRule) -> Result<String, String> {
+        let (token, header) = match (&self.agent.agent, &self.agent.agent_from_header) {
+            (Some(a), _) => (a.clone(), None),
+            (None, Some(h)) => (
+                token_from_header(h)
+                    .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
+                Some(h),
+            ),
             (None, None) => {
                 return Err(
                     "--agent NAME is required: the crawler whose rules apply (e.g. --agent \
@@ -362,17 +386,49 @@ impl CompileFlags {
                 )
             }
         };
-        validate_token(&token).map_err(|e| {
-            if e.token().is_empty() {
-                format!("{e} (use e.g. --agent Googlebot)")
+        let Err(e) = validate_agent(&token, rule) else {
+            return Ok(token);
+        };
+        if e.token().is_empty() {
+            return Err(format!("{e} (use e.g. --agent Googlebot)"));
+        }
+        // The rule cited names the dialect's grammar.
+        let found = match header {
+            Some(h) => format!("{}, found in User-Agent header {h:?}", e.fact()),
+            None => e.fact(),
+        };
+        // A name the 1996 draft's dialects take (`MJ12bot`) that RFC 9309's
+        // rule refuses: say how an RFC 9309 reader sees it, and what to
+        // type; never cut it down silently.
+        if rule == TokenRule::Rfc9309 && TokenRule::Rfc1945.accepts(&token) {
+            let lead = String::from_utf8_lossy(value_token(token.as_bytes())).into_owned();
+            let read_as = if lead.is_empty() {
+                format!(
+                    "No user-agent line names {token:?} under RFC 9309 as Google reads \
+                     it (the value's leading letters, '_' and '-' are compared, and it has \
+                     none)"
+                )
             } else {
                 format!(
-                    "{e}, or use --agent-from-header to extract it from a full User-Agent \
-                     string"
+                    "Under RFC 9309 as Google reads it, a line `User-agent: {token}` names \
+                     {lead:?} (the value's leading letters, '_' and '-'): pass --agent {lead} \
+                     to obey such lines (and those of any other name that starts with \
+                     {lead:?} followed by another character)"
                 )
-            }
-        })?;
-        Ok(token)
+            };
+            return Err(format!(
+                "{found}. {read_as}; or read the file with --dialect draft1996 or robots2, \
+                 whose agent is an RFC 1945 token (digits and '.' allowed)"
+            ));
+        }
+        Err(match header {
+            Some(_) => format!("{found}: give the crawler's product token with --agent NAME"),
+            None => format!(
+                "{found}; pass the product token (e.g. --agent Googlebot, not \
+                 Googlebot/2.1), or use --agent-from-header to extract it from a full \
+                 User-Agent string"
+            ),
+        })
     }
 
     /// Whether an agent was named.
@@ -539,7 +595,8 @@ impl CompileFlags {
         };
         let redo = |why: String| Err(format!("{what} {why}; {how}, or drop them"));
         if given.has("agent") || given.has("agent_from_header") {
-            let agent = self.agent()?;
+            // The artifact's dialect says which names an agent may have.
+            let agent = self.agent_in(built.dialect)?;
             if !agent.eq_ignore_ascii_case(built.agent) {
                 return redo(format!(
                     "was compiled for agent {}, not {agent}",
