@@ -121,66 +121,106 @@ pub fn validate_agent(token: &str, rule: TokenRule) -> Result<(), BadAgent> {
     }
 }
 
-/// Products that appear in browser-like User-Agent strings and never name a
-/// crawler.
-const GENERIC_PRODUCTS: &[&str] = &[
+/// Product names of browser User-Agent strings (`Mozilla/5.0 (…)
+/// AppleWebKit/537.36 (KHTML, like Gecko) Chrome/… Safari/…`, and Android's
+/// `Build/…` in the platform comment), which a crawler's header carries for
+/// compatibility and which never name the crawler. Kept short: only
+/// `name/version` products can be chosen, so the bare words of a browser
+/// header (`Linux`, `like`, `U`) need no entry.
+const BROWSER_PRODUCTS: &[&str] = &[
     "mozilla",
     "applewebkit",
     "khtml",
-    "like",
     "gecko",
     "chrome",
     "safari",
-    "compatible",
+    "firefox",
+    "edg",
     "version",
     "mobile",
-    "windows",
-    "linux",
-    "android",
-    "iphone",
-    "macintosh",
-    "intel",
-    "x",
-    "u",
-    "nt",
-    "win",
-    "cpu",
-    "os",
-    "mac",
-    "en",
-    "us",
-    "edg",
-    "firefox",
+    "build",
 ];
 
-/// Extracts a product token from a full User-Agent header, e.g.
+/// Words that make a product name a crawler's.
+const CRAWLER_WORDS: &[&str] = &["bot", "crawl", "spider", "slurp"];
+
+fn crawlerish(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    CRAWLER_WORDS.iter().any(|w| l.contains(w))
+}
+
+/// A product's name: an RFC 1945 token with a letter (not `5.0`, not the
+/// `http:` of a URL in a comment).
+fn product_name(name: &str) -> bool {
+    TokenRule::Rfc1945.accepts(name) && name.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// The product names of a User-Agent header, in order: every `name/version`
+/// word (RFC 9110 §10.1.5's `product`), the first word even without a
+/// version, and, inside comments (parentheses, where crawlers often put
+/// their name: `(compatible; Googlebot/2.1; +http://…)`), a bare word that
+/// names a crawler (`(compatible; Yahoo! Slurp; …)`). Other bare words are
+/// not products: the 1996 draft's own example `FigTree/0.1 Robot
+/// libwww-perl/5.04` names FigTree and libwww-perl, not `Robot`.
+fn header_products(header: &str) -> Vec<&str> {
+    // Words with their comment depth, split at whitespace, parentheses,
+    // `;` and `,`.
+    let mut words: Vec<(&str, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut start = None;
+    for (i, c) in header.char_indices() {
+        if !(c.is_whitespace() || matches!(c, '(' | ')' | ';' | ',')) {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            words.push((&header[s..i], depth));
+        }
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        words.push((&header[s..], depth));
+    }
+    words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &(word, depth))| match word.split_once('/') {
+            Some((name, _)) => Some(name),
+            None if i == 0 && depth == 0 => Some(word),
+            None if depth > 0 && crawlerish(word) => Some(word),
+            None => None,
+        })
+        .filter(|name| product_name(name))
+        .collect()
+}
+
+/// Extracts the crawler's product name from a full User-Agent header, e.g.
 /// `Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`
 /// → `Googlebot`. A convenience for callers that only have the header; it is
 /// a heuristic, separate from matching, which always uses a token.
 ///
-/// Picks the first `[A-Za-z_-]+` word that names a crawler (contains "bot",
-/// "crawl", "spider" or "slurp"), else the first word that is not a generic
-/// browser product.
+/// Among the header's products (`name/version` words, the first word, a
+/// crawler's name in a comment), browser products ([`BROWSER_PRODUCTS`])
+/// are skipped; the first whose name contains "bot", "crawl", "spider" or
+/// "slurp" is chosen, else the first left (`FigTree/0.1 Robot
+/// libwww-perl/5.04` → `FigTree`). The name is returned whole, as an RFC
+/// 1945 token (`MJ12bot/v1.4.8` → `MJ12bot`): whether it is a product
+/// token of the dialect is the caller's check ([`validate_agent`]), never
+/// a silent cut. `None` when the header has no such product (a browser's).
 pub fn token_from_header(header: &str) -> Option<String> {
-    let words: Vec<&str> = header
-        .split(|c: char| !is_token_char(c))
-        .filter(|w| !w.is_empty() && w.chars().any(|c| c.is_ascii_alphabetic()))
+    let products: Vec<&str> = header_products(header)
+        .into_iter()
+        .filter(|p| !BROWSER_PRODUCTS.contains(&p.to_ascii_lowercase().as_str()))
         .collect();
-    let crawlerish = |w: &&&str| {
-        let l = w.to_ascii_lowercase();
-        ["bot", "crawl", "spider", "slurp"]
-            .iter()
-            .any(|k| l.contains(k))
-    };
-    words
+    products
         .iter()
-        .find(crawlerish)
-        .or_else(|| {
-            words
-                .iter()
-                .find(|w| !GENERIC_PRODUCTS.contains(&w.to_ascii_lowercase().as_str()))
-        })
-        .map(|w| w.to_string())
+        .find(|p| crawlerish(p))
+        .or(products.first())
+        .map(|p| p.to_string())
 }
 
 /// Is a robots.txt user-agent value the global `*`?
@@ -403,6 +443,39 @@ mod tests {
         );
         assert_eq!(token_from_header("curl/8.0").as_deref(), Some("curl"));
         assert_eq!(token_from_header("Mozilla/5.0").as_deref(), None);
+    }
+
+    /// The headers crawlers send (as their operators document them), and
+    /// the 1996 draft's own example: the crawler's product, whole.
+    #[test]
+    fn header_extraction_of_real_crawlers() {
+        for (header, want) in [
+            ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", Some("Googlebot")),
+            ("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", Some("Googlebot")),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/W.X.Y.Z Safari/537.36", Some("Googlebot")),
+            ("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", Some("bingbot")),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36", Some("bingbot")),
+            ("Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)", Some("MJ12bot")),
+            ("MJ12bot/v1.4.8", Some("MJ12bot")),
+            ("Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)", Some("AhrefsBot")),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)", Some("GPTBot")),
+            ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)", Some("Applebot")),
+            ("Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)", Some("Slurp")),
+            ("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Google-InspectionTool/1.0;)", Some("Google-InspectionTool")),
+            // 1996 draft §3.2.1: this robot scans for `User-agent: figtree`;
+            // `Robot` is a bare word, not a product.
+            ("FigTree/0.1 Robot libwww-perl/5.04", Some("FigTree")),
+            ("Scrapy/2.13.0 (+https://scrapy.org)", Some("Scrapy")),
+            ("Googlebot", Some("Googlebot")),
+            ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36", None),
+            ("Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", None),
+            ("", None),
+            ("((((", None),
+            (")) a/1 ((", Some("a")),
+            ("5.0/x 12/3", None),
+        ] {
+            assert_eq!(token_from_header(header).as_deref(), want, "{header}");
+        }
     }
 
     #[test]

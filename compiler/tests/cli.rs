@@ -1220,3 +1220,75 @@ fn agent_token_follows_the_dialect() {
     assert_eq!(stdout(&o), "disallow\t/a\n");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--agent-from-header` takes the crawler's product whole: the 1996
+/// draft's own example header names FigTree (not the bare word `Robot`),
+/// and `MJ12bot/v1.4.8` names MJ12bot (not `bot`, which substring-matches
+/// every *bot record under the draft). Under rfc9309 such a name is
+/// refused, saying what was found and what to pass instead.
+#[test]
+fn agent_from_header_takes_the_product() {
+    let (dir, robots) = scratch_robots(
+        "from-header",
+        "User-agent: figtree\nDisallow: /fig\n\nUser-agent: Googlebot\nDisallow: /private\n\nUser-agent: MJ12bot\nDisallow: /\n",
+    );
+    let check = |dialect: &str, header: &str, url: &str| {
+        robocc(
+            &[
+                "check",
+                "--robots",
+                &robots,
+                "--dialect",
+                dialect,
+                "--agent-from-header",
+                header,
+                url,
+            ],
+            None,
+        )
+    };
+    for dialect in ["draft1996", "robots2"] {
+        let o = check(dialect, "FigTree/0.1 Robot libwww-perl/5.04", "/fig");
+        assert_eq!(
+            stdout(&o),
+            "disallow\t/fig\n",
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for header in [
+            "MJ12bot/v1.4.8",
+            "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)",
+        ] {
+            let o = check(dialect, header, "/x");
+            assert_eq!(
+                stdout(&o),
+                "disallow\t/x\n",
+                "{header}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+    let o = check(
+        "rfc9309",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "/private",
+    );
+    assert_eq!(stdout(&o), "disallow\t/private\n");
+    let o = check("rfc9309", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)", "/fig");
+    assert_eq!(stdout(&o), "allow\t/fig\n", "GPTBot has no group here");
+    let o = check(
+        "rfc9309",
+        "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)",
+        "/x",
+    );
+    assert_exit_2(&o, "invalid agent product token \"MJ12bot\"");
+    assert_exit_2(&o, "found in User-Agent header");
+    assert_exit_2(&o, "pass --agent MJ");
+    let o = check(
+        "rfc9309",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0",
+        "/x",
+    );
+    assert_exit_2(&o, "no crawler product found");
+    std::fs::remove_dir_all(&dir).ok();
+}

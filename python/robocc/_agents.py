@@ -22,6 +22,11 @@ from ._native import CompileError, Policy, compile, token_from_header
 logger = logging.getLogger("robocc")
 
 _TOKEN = re.compile(r"[A-Za-z_-]+\Z")
+# The 1996 draft's `agent = token` (RFC 1945: printable US-ASCII other than
+# the tspecials), which draft1996 and robots2 take: MJ12bot, my.bot.
+_DRAFT_TOKEN = re.compile(r"[!#$%&'*+\-.0-9A-Z^_`a-z|~]+\Z")
+_LEADING = re.compile(r"[A-Za-z_-]*")
+_DRAFT_DIALECTS = ("draft1996", "robots2")
 
 # What a file gets when it cannot be compiled within the budget: everything
 # disallowed, as a store does for a body that fails (robocc's default).
@@ -32,13 +37,36 @@ _DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 _CACHE_LIMIT = 256
 
 
-def agent_token(user_agent: str) -> Optional[str]:
+def agent_token(user_agent: str, dialect: str = "rfc9309") -> Optional[str]:
     """The product token robocc compiles for, from what a caller passed as
-    the user agent; ``None`` when there is none (the ``*`` groups apply)."""
+    the user agent; ``None`` when there is none (the ``*`` groups apply).
+
+    A header's crawler name that is no RFC 9309 token (``MJ12bot``) is, in
+    rfc9309 and acap, the name Google's library reads a line ``User-agent:
+    MJ12bot`` as: its leading letters, ``_`` and ``-`` (``MJ``), with a
+    warning; draft1996 and robots2 take it whole."""
     ua = user_agent.strip()
-    if _TOKEN.match(ua):
+    draft = str(dialect).lower() in _DRAFT_DIALECTS
+    if (_DRAFT_TOKEN if draft else _TOKEN).match(ua):
         return ua
-    return token_from_header(ua)
+    token = token_from_header(ua)
+    if token is None or draft or _TOKEN.match(token):
+        return token
+    # Nobody to ask here (Scrapy and Protego pass whatever they have), and
+    # refusing would disallow every URL: obey what Google's reader obeys,
+    # and say so, never cutting silently.
+    lead = _LEADING.match(token).group(0)
+    logger.warning(
+        "robocc: user agent %r names %r, which is not an RFC 9309 product token "
+        "(letters, '_' and '-'): compiled for %r, the name Google's library reads a "
+        "line 'User-agent: %s' as%s",
+        user_agent,
+        token,
+        lead or None,
+        token,
+        "" if lead else " (none: only the * groups apply)",
+    )
+    return lead or None
 
 
 def _text(value: Union[str, bytes, bytearray]) -> str:
@@ -90,7 +118,8 @@ class AgentPolicies:
             return self._by_agent[key or ""]
         except KeyError:
             pass
-        token = agent_token(_text(user_agent or "")) or self.anonymous_token()
+        dialect = self._options.get("dialect", "rfc9309")
+        token = agent_token(_text(user_agent or ""), dialect) or self.anonymous_token()
         policy = self.for_token(token)
         if len(self._by_agent) >= _CACHE_LIMIT:
             self._by_agent.clear()

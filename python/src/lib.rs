@@ -48,10 +48,12 @@ create_exception!(
     "A store could not be built: an unreadable or invalid input, or a store over the size limit."
 );
 
-/// Extracts a product token from a full User-Agent header (a heuristic):
-/// the first word that names a crawler (contains "bot", "crawl", "spider" or
-/// "slurp"), else the first word that is not a generic browser product.
-/// `None` when there is none.
+/// Extracts the crawler's product name from a full User-Agent header (a
+/// heuristic): among its ``name/version`` products (the first word too, and
+/// a crawler's name in a comment), browser products skipped, the first whose
+/// name contains "bot", "crawl", "spider" or "slurp", else the first. The
+/// name comes whole (``MJ12bot``, which only draft1996 and robots2 take as
+/// an agent). `None` when there is none.
 ///
 /// >>> robocc.token_from_header("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
 /// 'Googlebot'

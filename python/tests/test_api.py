@@ -486,6 +486,20 @@ def test_token_from_header():
     assert robocc.token_from_header("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)") == "Googlebot"
     assert robocc.token_from_header("Scrapy/2.13.0 (+https://scrapy.org)") == "Scrapy"
     assert robocc.token_from_header("Mozilla/5.0") is None
+    # The 1996 draft's own example names FigTree, not the bare word Robot;
+    # a name with digits comes whole, never cut to "bot".
+    assert robocc.token_from_header("FigTree/0.1 Robot libwww-perl/5.04") == "FigTree"
+    assert robocc.token_from_header("Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)") == "MJ12bot"
+
+
+def test_draft_dialects_take_rfc1945_agent_names():
+    body = b"User-agent: MJ12bot\nDisallow: /\n"
+    for dialect in ("draft1996", "robots2"):
+        assert robocc.compile(body, "MJ12bot", dialect=dialect).allowed("/x") is False
+    with pytest.raises(robocc.CompileError, match="RFC 1945"):
+        robocc.compile(body, "my bot", dialect="draft1996")
+    with pytest.raises(robocc.CompileError, match="RFC 9309"):
+        robocc.compile(body, "MJ12bot")
 
 
 def test_version():

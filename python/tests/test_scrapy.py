@@ -81,6 +81,20 @@ def test_from_crawler_interface():
     assert RobotParser.from_crawler(None, b"\xff\xfe" + body).allowed("https://example.com/a.html", ua) is True
 
 
+def test_a_header_naming_a_draft_token(caplog):
+    body = b"User-agent: MJ12bot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n"
+    ua = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)"
+    # rfc9309: the MJ12bot group, as Google reads it (as "MJ"), and said.
+    rp = RobotParser(body, None)
+    assert rp.allowed("https://e.com/a", ua) is False
+    assert rp.allowed("https://e.com/b", ua) is True
+    assert "'MJ'" in caplog.text
+    # draft1996: the name whole.
+    rp = RobotParser(body, None, dialect="draft1996")
+    assert rp.allowed("https://e.com/a", ua) is False
+    assert rp.allowed("https://e.com/a", "MJ12bot") is False
+
+
 def test_crawl_delay_and_options():
     rp = RobotParser(b"User-agent: slowbot\nCrawl-delay: 4\nDisallow: /%7Ex\n", None, url_mode="rfc")
     assert rp.crawl_delay("SlowBot/1.0") == 4.0

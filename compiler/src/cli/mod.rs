@@ -144,7 +144,13 @@ pub struct AgentArgs {
     /// draft's RFC 1945 token, e.g. MJ12bot).
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
-    /// Take the product token from a full User-Agent header instead (a heuristic).
+    /// Take the product token from a full User-Agent header instead (a
+    /// heuristic): among its name/version products (the first word too, and a
+    /// crawler's name in a comment), browser ones skipped (Mozilla,
+    /// AppleWebKit, KHTML, Gecko, Chrome, Safari, Firefox, Edg, Version,
+    /// Mobile, Build), the first whose name contains bot, crawl, spider or
+    /// slurp, else the first. Used whole: under rfc9309 and acap a name such
+    /// as MJ12bot is refused with what to pass instead, never cut down.
     #[arg(long, value_name = "HEADER", conflicts_with = "agent")]
     agent_from_header: Option<String>,
 }
@@ -374,8 +380,12 @@ impl CompileFlags {
         let (token, header) = match (&self.agent.agent, &self.agent.agent_from_header) {
             (Some(a), _) => (a.clone(), None),
             (None, Some(h)) => (
-                token_from_header(h)
-                    .ok_or_else(|| format!("no product token found in User-Agent header {h:?}"))?,
+                token_from_header(h).ok_or_else(|| {
+                    format!(
+                        "no crawler product found in User-Agent header {h:?} (browser products \
+                         such as Mozilla/5.0 are skipped): give the token with --agent NAME"
+                    )
+                })?,
                 Some(h),
             ),
             (None, None) => {
