@@ -1292,3 +1292,62 @@ fn agent_from_header_takes_the_product() {
     assert_exit_2(&o, "no crawler product found");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A URL read from `--urls` is the same URL as the argument: only the line
+/// break (LF, CRLF) is removed, so whitespace in it is matched (the audit's
+/// `Disallow: /a $` and `/b<TAB>$` files disagreed between the two before)
+/// and echoed as given; blank and comment lines are still skipped.
+#[test]
+fn url_lines_are_urls_as_given() {
+    let (dir, robots) = scratch_robots(
+        "url-lines",
+        "User-agent: *\nDisallow: /a $\nDisallow: /b\t$\n",
+    );
+    let args = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "x",
+            "http://h/a ",
+            "http://h/b\t",
+            "http://h/a",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&args),
+        "disallow\thttp://h/a \ndisallow\thttp://h/b\t\nallow\thttp://h/a\n"
+    );
+    let list = dir.join("urls.txt");
+    std::fs::write(
+        &list,
+        "# list\n \t\n  # indented comment\nhttp://h/a \r\nhttp://h/b\t\nhttp://h/a",
+    )
+    .unwrap();
+    let file = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "x",
+            "--urls",
+            list.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&file),
+        stdout(&args),
+        "{}",
+        String::from_utf8_lossy(&file.stderr)
+    );
+    let piped = robocc(
+        &["check", "--robots", &robots, "--agent", "x"],
+        Some("http://h/a \nhttp://h/b\t\r\nhttp://h/a\n"),
+    );
+    assert_eq!(stdout(&piped), stdout(&args));
+    std::fs::remove_dir_all(&dir).ok();
+}

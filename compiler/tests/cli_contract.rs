@@ -983,7 +983,11 @@ fn item09_lint_wording() {
 fn item10_url_input() {
     let dir = scratch("urls");
     let list = dir.join("urls.txt");
-    std::fs::write(&list, "# crawl list\n\n   \n/private/x\n  /a  \n").unwrap();
+    std::fs::write(
+        &list,
+        "# crawl list\n\n   \n  # indented comment\n/private/x\n  /a  \n",
+    )
+    .unwrap();
     let o = robocc(&[
         "check",
         "--robots",
@@ -993,7 +997,9 @@ fn item10_url_input() {
         "--urls",
         s(&list),
     ]);
-    assert_eq!(out(&o), "disallow\t/private/x\ndisallow\t/a\n");
+    // Whitespace around a URL is the URL's, as in an argument (only the
+    // line break goes).
+    assert_eq!(out(&o), "disallow\t/private/x\ndisallow\t  /a  \n");
     let root = common::root();
     let o = robocc_in(
         &root,

@@ -38,7 +38,9 @@ pub struct CheckArgs {
     )]
     missing: Missing,
     /// Read URLs from FILE (- for stdin), one per line; blank lines and lines
-    /// starting with # are skipped. Default: the URL arguments, else stdin.
+    /// whose first non-blank character is # are skipped. Only the line break
+    /// (LF or CRLF) is removed: other whitespace is part of the URL, as in an
+    /// argument. Default: the URL arguments, else stdin.
     #[arg(
         long,
         value_name = "FILE",
@@ -278,6 +280,18 @@ fn note_cut_policy(path: &std::path::Path, p: &Policy<'_>) {
             h.max_bytes,
             h.source_len
         );
+    }
+}
+
+/// The URL a `--urls` line holds: the line without its line break (`\n`
+/// or `\r\n`), and nothing else removed, so that it is judged and echoed
+/// as the same URL given as an argument (whitespace is part of a URL as
+/// Google's `GetPathParamsQuery` reads it).
+fn url_of_line(line: &[u8]) -> &[u8] {
+    match line.strip_suffix(b"\n") {
+        Some(text) => text.strip_suffix(b"\r").unwrap_or(text),
+        // The last line, without a break: a lone `\r` is not one.
+        None => line,
     }
 }
 
@@ -657,8 +671,10 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             match robocc_compiler::input::read_line(&mut reader, MAX_URL_LINE, &mut line) {
                 Ok(false) => break printer.flush_batch(),
                 Ok(true) => {
-                    let url = line.trim_ascii();
-                    if !url.is_empty() && !url.starts_with(b"#") {
+                    let url = url_of_line(&line);
+                    // Blank lines and comment lines (first non-blank
+                    // character `#`) are skipped.
+                    if url.trim_ascii_start().first().is_some_and(|&b| b != b'#') {
                         if let Err(e) = printer.url(url) {
                             break Err(e);
                         }
