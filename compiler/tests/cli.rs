@@ -1351,3 +1351,126 @@ fn url_lines_are_urls_as_given() {
     assert_eq!(stdout(&piped), stdout(&args));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// No human-readable output passes on a byte a terminal acts on: draft1996
+/// decodes `%0A` and `%1B` in the matched path, a robots.txt may hold an
+/// escape byte in a pattern, a comment or a record; each is shown as `%XX`,
+/// so one explanation keeps its lines. `check` echoes URLs as given, and
+/// refuses (text output) an argument that would split its line.
+#[test]
+fn human_output_escapes_control_bytes() {
+    let (dir, robots) = scratch_robots(
+        "escapes",
+        "User-agent: *\nDisallow: /a%0Ab\nDisallow: /e\x1b[31mx\nComment: hi\x1b[2J\nX-Thing: v\x1bw\n",
+    );
+    let clean = |o: &Output| {
+        let out = stdout(o);
+        assert!(
+            !out.bytes().any(|b| b != b'\n' && (b < 0x20 || b == 0x7f)),
+            "{out:?}"
+        );
+        out
+    };
+    for dialect in ["draft1996", "robots2", "rfc9309"] {
+        let o = robocc(
+            &[
+                "explain",
+                "--robots",
+                &robots,
+                "--dialect",
+                dialect,
+                "--agent",
+                "x",
+                "http://h/a%0Ab",
+                "http://h/e%1B[31mx",
+            ],
+            None,
+        );
+        let out = clean(&o);
+        assert!(
+            out.contains("http://h/a%0Ab\n  verdict: disallow\n"),
+            "{dialect}: {out}"
+        );
+        if dialect != "rfc9309" {
+            assert!(
+                out.contains("  matched path: /a%0Ab (draft mode"),
+                "{dialect}: {out}"
+            );
+            assert!(
+                out.contains("  matched path: /e%1B[31mx (draft mode"),
+                "{dialect}: {out}"
+            );
+        }
+        let o = robocc(
+            &[
+                "explain",
+                "--robots",
+                &robots,
+                "--dialect",
+                dialect,
+                "--agent",
+                "x",
+                "http://h/e\x1b[31mx",
+            ],
+            None,
+        );
+        let out = clean(&o);
+        assert!(out.contains("Disallow: /e%1B[31mx"), "{dialect}: {out}");
+        if dialect == "robots2" {
+            assert!(out.contains("comment: hi%1B[2J"), "{out}");
+        }
+    }
+    let o = robocc(&["lint", "--robots", &robots], None);
+    clean(&o);
+    let policy = dir.join("e.policy");
+    let p = policy.to_str().unwrap();
+    let o = robocc(
+        &["compile", "--robots", &robots, "--agent", "x", "-o", p],
+        None,
+    );
+    assert!(o.status.success());
+    let out = clean(&robocc(&["inspect", p], None));
+    assert!(out.contains("X-Thing: v%1Bw"), "{out}");
+    // check: the URL as given; JSON escapes it; a line break in an
+    // argument cannot be one text line.
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "x",
+            "http://h/e\x1b[31mx",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "disallow\thttp://h/e\x1b[31mx\n");
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "x",
+            "http://h/a\nb",
+        ],
+        None,
+    );
+    assert_exit_2(&o, "URL argument 1 contains a line break");
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "x",
+            "--format",
+            "json",
+            "http://h/a\nb\x1b",
+        ],
+        None,
+    );
+    assert_eq!(json_lines(&o)[0]["url"], "http://h/a\nb\x1b");
+    assert!(stdout(&o).contains("a\\nb\\u001b"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

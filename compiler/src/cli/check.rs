@@ -48,7 +48,8 @@ pub struct CheckArgs {
         help_heading = "URLs"
     )]
     urls: Option<PathBuf>,
-    /// URLs to check.
+    /// URLs to check (echoed byte for byte in the text output; one with a
+    /// line break needs --format json).
     #[arg(value_name = "URL", help_heading = "URLs")]
     url: Vec<String>,
     /// Output: `text` (verdict<TAB>URL) or `json` (one object per line).
@@ -627,6 +628,18 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     };
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
+    }
+    // The text output is one line per URL, the URL echoed as given: a line
+    // break in an argument would split it (a --urls line cannot hold one).
+    if args.format == Format::Text {
+        if let Some(i) = args.url.iter().position(|u| u.contains('\n')) {
+            return Err(format!(
+                "URL argument {} contains a line break, which the text output (one line \
+                 per URL, echoed as given) cannot hold: percent-encode it (%0A), or use \
+                 --format json",
+                i + 1
+            ));
+        }
     }
     let stdout = std::io::stdout();
     let mut printer = Printer {

@@ -1,7 +1,7 @@
 //! `robocc explain`: why a URL is allowed or not.
 
 use super::compile::{compile_source, Source};
-use super::{open_policy, Built, CompileFlags, Given};
+use super::{open_policy, printable, Built, CompileFlags, Given};
 use clap::Args;
 use robocc_compiler::reference::matched_path;
 use robocc_engine::{Policy, PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
@@ -20,7 +20,10 @@ pub struct ExplainArgs {
         help_heading = "Input (one of)"
     )]
     policy: Option<PathBuf>,
-    /// URLs to explain.
+    /// URLs to explain. In the explanation, controls (C0, DEL, C1),
+    /// bidirectional and zero-width characters and bytes that are not UTF-8
+    /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
+    /// shown as %XX.
     #[arg(value_name = "URL", required = true, help_heading = "URLs")]
     url: Vec<String>,
     /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
@@ -107,7 +110,7 @@ impl Whole {
                     "line {} ({}: {})",
                     r.line,
                     if r.allow { "Allow" } else { "Disallow" },
-                    r.pattern_text()
+                    printable(r.pattern)
                 ),
                 Some(_) => "the file's own path".into(),
                 None => "no rule".into(),
@@ -214,14 +217,14 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             continue;
         }
         let v = policy.check(url.as_bytes());
-        println!("{url}");
+        println!("{}", printable(url.as_bytes()));
         println!(
             "  verdict: {}",
             if v.allowed { "allow" } else { "disallow" }
         );
         println!(
             "  matched path: {} ({})",
-            String::from_utf8_lossy(&matched_path(url.as_bytes(), mode)),
+            printable(&matched_path(url.as_bytes(), mode)),
             match mode {
                 UrlMode::Google => "google mode: as given",
                 UrlMode::Rfc => "rfc mode: normalised",
@@ -235,13 +238,13 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
                     RuleOrigin::Line => format!(
                         "line {}: {kind}: {} ({} pattern)",
                         r.line,
-                        r.pattern_text(),
+                        printable(r.pattern),
                         r.syntax
                     ),
                     RuleOrigin::IndexHtm => format!(
                         "line {}: Allow of an index.htm page also allows its directory: {}",
                         r.line,
-                        r.pattern_text()
+                        printable(r.pattern)
                     ),
                     RuleOrigin::RobotsTxt => {
                         format!("{} is always allowed", h.self_path)
@@ -295,7 +298,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             );
         }
         for c in m.comments() {
-            println!("  comment: {c}");
+            println!("  comment: {}", printable(c.as_bytes()));
         }
     }
     Ok(0)
@@ -315,14 +318,17 @@ fn explain_acap(
     let matched: Vec<usize> = (0..rules.len())
         .filter(|&i| rules[i].glob.matches(&path))
         .collect();
-    println!("{url}");
+    println!("{}", printable(url.as_bytes()));
     println!(
         "  matched path: {} (as given; ACAP patterns ignore ASCII case)",
-        String::from_utf8_lossy(&path)
+        printable(&path)
     );
     let m = policy.meta();
     if !info.purposes.is_empty() {
-        println!("  purposes: {}", info.purposes.join(", "));
+        println!(
+            "  purposes: {}",
+            printable(info.purposes.join(", ").as_bytes())
+        );
     }
     if m.acap_ignores_conventional() {
         println!("  conventional records: ignored (ACAP-ignore-conventional-records)");
@@ -335,7 +341,7 @@ fn explain_acap(
             r.line,
             if r.allow { "allow" } else { "disallow" },
             a.usage,
-            String::from_utf8_lossy(&r.pattern)
+            printable(&r.pattern)
         );
         if a.conventional {
             s.push_str(" (conventional record, read as crawl)");
@@ -346,13 +352,19 @@ fn explain_acap(
             ", * record"
         });
         if !a.purposes.is_empty() {
-            s.push_str(&format!(", purpose {}", a.purposes.join(" ")));
+            s.push_str(&format!(
+                ", purpose {}",
+                printable(a.purposes.join(" ").as_bytes())
+            ));
         }
         if !a.via.is_empty() {
-            s.push_str(&format!(", via {}", a.via));
+            s.push_str(&format!(", via {}", printable(a.via.as_bytes())));
         }
         if !a.qualifiers.is_empty() {
-            s.push_str(&format!("; qualifiers {}", a.qualifiers.join(" ")));
+            s.push_str(&format!(
+                "; qualifiers {}",
+                printable(a.qualifiers.join(" ").as_bytes())
+            ));
         }
         s
     };
@@ -377,9 +389,9 @@ fn explain_acap(
             Decision::Undecidable(a, b) => format!(
                 "undecidable: `{}` (line {}) is not narrower than `{}` (line {}), so no single \
                  narrowest rule exists and the usage is prohibited (ACAP 2.4.5)",
-                String::from_utf8_lossy(&rules[a].pattern),
+                printable(&rules[a].pattern),
                 rules[a].line,
-                String::from_utf8_lossy(&rules[b].pattern),
+                printable(&rules[b].pattern),
                 rules[b].line
             ),
         };
@@ -404,7 +416,12 @@ fn explain_acap(
         }
     }
     for q in m.acap_requests() {
-        println!("  request: line {}: {} {}", q.line, q.key, q.value);
+        println!(
+            "  request: line {}: {} {}",
+            q.line,
+            printable(q.key.as_bytes()),
+            printable(q.value.as_bytes())
+        );
     }
 }
 
@@ -539,7 +556,7 @@ fn applying_statements(policy: &Policy<'_>, url: &[u8], mode: UrlMode) -> Vec<Ap
         .iter()
         .find(|u| u.1 == longest)
         .and_then(|u| policy.rule(u.0))
-        .map(|r| format!("{} (line {})", r.pattern_text(), r.line))
+        .map(|r| format!("{} (line {})", printable(r.pattern), r.line))
         .unwrap_or_default();
     out.extend(usage.iter().map(|&(id, len)| Applying {
         id,
@@ -566,7 +583,7 @@ fn statement(policy: &Policy<'_>, id: u32) -> Option<String> {
             if r.pattern.is_empty() {
                 String::new()
             } else {
-                format!(" {}", r.pattern_text())
+                format!(" {}", printable(r.pattern))
             }
         ),
         SignalSource::ContentSignal if r.group == u32::MAX => {
@@ -576,7 +593,7 @@ fn statement(policy: &Policy<'_>, id: u32) -> Option<String> {
         SignalSource::TrainingToken(t) => format!(
             "training token {t}: {} {}",
             if r.allow { "Allow" } else { "Disallow" },
-            r.pattern_text()
+            printable(r.pattern)
         ),
         SignalSource::Rule => "a rule".to_string(),
     };

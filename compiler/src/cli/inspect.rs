@@ -1,5 +1,6 @@
 //! `robocc inspect`: what a policy or store holds.
 
+use super::printable;
 use clap::Args;
 use robocc_engine::{FileKind, Policy, PolicyFile};
 use std::io::Read;
@@ -69,17 +70,27 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
         println!("{indent}crawl-delay: {ms} ms");
     }
     for r in m.records() {
-        println!("{indent}record (line {}): {}: {}", r.line, r.key, r.value);
+        println!(
+            "{indent}record (line {}): {}: {}",
+            r.line,
+            printable(r.key.as_bytes()),
+            printable(r.value.as_bytes())
+        );
     }
     for r in m.global_records() {
-        println!("{indent}{} (line {}): {}", r.kind, r.line, r.value);
+        println!(
+            "{indent}{} (line {}): {}",
+            r.kind,
+            r.line,
+            printable(r.value.as_bytes())
+        );
     }
     println!(
         "{indent}cache expiry: {} h (when the server sends no cache directive)",
         h.expiry_secs / 3600
     );
     if let Some(v) = m.robot_version() {
-        println!("{indent}robot-version: {v}");
+        println!("{indent}robot-version: {}", printable(v.as_bytes()));
     }
     if p.channels().count() == 4 && h.dialect != robocc_engine::Dialect::Acap {
         println!(
@@ -93,13 +104,13 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
             let what = match source {
                 robocc_engine::SignalSource::Rule => continue,
                 robocc_engine::SignalSource::ContentUsage => {
-                    format!("Content-Usage {}", r.pattern_text())
+                    format!("Content-Usage {}", printable(r.pattern))
                 }
                 robocc_engine::SignalSource::ContentSignal => "Content-Signal".to_string(),
                 robocc_engine::SignalSource::TrainingToken(t) => format!(
                     "training token {t}: {} {}",
                     if r.allow { "Allow" } else { "Disallow" },
-                    r.pattern_text()
+                    printable(r.pattern)
                 ),
             };
             println!("{indent}preference rule {id} (line {}): {what}", r.line);
@@ -108,13 +119,14 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if h.dialect == robocc_engine::Dialect::Acap {
         println!(
             "{indent}acap: version {}, conventional records {}, purposes [{}]",
-            m.acap_version().unwrap_or("(no ##ACAP comment)"),
+            m.acap_version()
+                .map_or("(no ##ACAP comment)".into(), |v| printable(v.as_bytes())),
             if m.acap_ignores_conventional() {
                 "ignored"
             } else {
                 "read (as crawl)"
             },
-            m.acap_purposes().collect::<Vec<_>>().join(", ")
+            printable(m.acap_purposes().collect::<Vec<_>>().join(", ").as_bytes())
         );
         println!(
             "{indent}usages: {}",
@@ -131,7 +143,7 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
                 ("via", a.via),
             ] {
                 if !v.is_empty() {
-                    extra.push_str(&format!("; {k} {v}"));
+                    extra.push_str(&format!("; {k} {}", printable(v.as_bytes())));
                 }
             }
             println!(
@@ -139,7 +151,7 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
                 r.line,
                 if r.allow { "allow" } else { "disallow" },
                 a.usage,
-                r.pattern_text(),
+                printable(r.pattern),
                 if a.named { "named record" } else { "* record" },
                 if a.conventional { ", conventional" } else { "" },
             );
@@ -147,7 +159,9 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
         for q in m.acap_requests() {
             println!(
                 "{indent}action request (line {}): {}: {}",
-                q.line, q.key, q.value
+                q.line,
+                printable(q.key.as_bytes()),
+                printable(q.value.as_bytes())
             );
         }
     }

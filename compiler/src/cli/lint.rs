@@ -123,8 +123,10 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
                 f.line,
                 f.severity.name(),
                 f.code,
-                f.message,
-                f.fix
+                // A message may quote a rule value as written (a control
+                // byte in the file); the JSON form is escaped by serde.
+                super::printable(f.message.as_bytes()),
+                super::printable(f.fix.as_bytes())
             );
         }
     }
@@ -184,9 +186,9 @@ fn lint_html(
                 f.line,
                 f.severity.name(),
                 f.code,
-                f.message,
+                super::printable(f.message.as_bytes()),
                 f.offset,
-                f.fix
+                super::printable(f.fix.as_bytes())
             );
         }
     }
