@@ -1474,3 +1474,94 @@ fn human_output_escapes_control_bytes() {
     assert!(stdout(&o).contains("a\\nb\\u001b"), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// explain says what happened in the draft's dialects: robots2's hackerbot
+/// record (the spec's example) has its catch-all `Disallow: *` match
+/// /index.html too, below the wildcard Allow; draft1996 picks one record
+/// whose value *contains* the name (`newchives` for `chives`), not "groups
+/// naming" it.
+#[test]
+fn explain_wording_in_the_draft_dialects() {
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::root().join("corpus/conformance/robots2.json")).unwrap(),
+    )
+    .unwrap();
+    let (dir, site) = scratch_robots("wording", doc["cases"][0]["robots"].as_str().unwrap());
+    let o = robocc(
+        &[
+            "explain",
+            "--robots",
+            &site,
+            "--dialect",
+            "robots2",
+            "--agent",
+            "hackerbot",
+            "http://h/index.html",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "(a wildcard Allow: no Disallow other than the catch-all matched; the catch-all (line "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(": Disallow: *) ranks below wildcard Allows)"),
+        "{out}"
+    );
+    assert!(!out.contains("no Disallow matched"), "{out}");
+    let records = dir.join("records.txt");
+    std::fs::write(
+        &records,
+        "User-agent: newchives\nDisallow: /a\n\nUser-agent: chives\nDisallow: /b\n",
+    )
+    .unwrap();
+    let r = records.to_str().unwrap();
+    for dialect in ["draft1996", "robots2"] {
+        let out = stdout(&robocc(
+            &[
+                "explain",
+                "--robots",
+                r,
+                "--dialect",
+                dialect,
+                "--agent",
+                "chives",
+                "/a",
+            ],
+            None,
+        ));
+        assert!(
+            out.contains("groups: the record at line 1: the first whose User-agent value contains chives (1996 draft §3.2.1"),
+            "{out}"
+        );
+        let out = stdout(&robocc(
+            &[
+                "explain",
+                "--robots",
+                r,
+                "--dialect",
+                dialect,
+                "--agent",
+                "zzz",
+                "/a",
+            ],
+            None,
+        ));
+        assert!(
+            out.contains("no record's User-agent value contains zzz and there is no * record"),
+            "{out}"
+        );
+    }
+    let out = stdout(&robocc(
+        &["explain", "--robots", r, "--agent", "chives", "/a"],
+        None,
+    ));
+    assert!(
+        out.contains("groups: groups naming chives (starting at line 4)"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

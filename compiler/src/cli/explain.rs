@@ -3,6 +3,7 @@
 use super::compile::{compile_source, Source};
 use super::{open_policy, printable, Built, CompileFlags, Given};
 use clap::Args;
+use robocc_compiler::dialect::{semantics, RecordSelection};
 use robocc_compiler::reference::matched_path;
 use robocc_engine::{Policy, PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
 use std::path::PathBuf;
@@ -182,19 +183,38 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     let mode = h.url_mode;
     let minute = minute_of_day(args.at.as_deref())?;
     let lines: Vec<String> = policy.meta().group_lines().map(|l| l.to_string()).collect();
-    let groups = match h.selection {
-        Selection::Named => format!(
+    let first_record = semantics(h.dialect).selection == RecordSelection::FirstRecord;
+    let groups = match (h.selection, first_record) {
+        (Selection::Named, false) => format!(
             "groups naming {} (starting at line {})",
             h.agent,
             lines.join(", ")
         ),
-        Selection::Global => format!(
+        // The 1996 draft picks one record, by substring (§3.2.1): the
+        // record may name `newchives` for agent `chives`.
+        (Selection::Named, true) => format!(
+            "the record at line {}: the first whose User-agent value contains {} (1996 draft \
+             §3.2.1: a substring, case ignored)",
+            lines.join(", "),
+            h.agent
+        ),
+        (Selection::Global, false) => format!(
             "the * group (starting at line {}): no group names {}",
             lines.join(", "),
             h.agent
         ),
-        Selection::None => format!(
+        (Selection::Global, true) => format!(
+            "the first * record (line {}): no record's User-agent value contains {}",
+            lines.join(", "),
+            h.agent
+        ),
+        (Selection::None, false) => format!(
             "none: no group names {} and there is no * group, so every URL is allowed",
+            h.agent
+        ),
+        (Selection::None, true) => format!(
+            "none: no record's User-agent value contains {} and there is no * record, so \
+             every URL is allowed",
             h.agent
         ),
     };
@@ -250,7 +270,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
                         format!("{} is always allowed", h.self_path)
                     }
                 };
-                let strength = reason(&r);
+                let strength = reason(&policy, &r);
                 println!("  deciding rule: {why} ({strength})");
             }
             None => println!("  deciding rule: none matched; allowed by default"),
@@ -619,7 +639,7 @@ fn cut_policy_note(p: &Policy<'_>) -> Option<String> {
 
 /// Why the deciding rule won, in words: the dialect's rank class, which
 /// the compiler stored with the rule.
-fn reason(r: &RuleRef<'_>) -> String {
+fn reason(policy: &Policy<'_>, r: &RuleRef<'_>) -> String {
     match r.class {
         RankClass::LongestMatch => {
             format!("priority {}: the longest matching pattern", r.pattern.len())
@@ -627,7 +647,20 @@ fn reason(r: &RuleRef<'_>) -> String {
         RankClass::FirstMatch => "the first matching rule".into(),
         RankClass::ExplicitAllow => "an explicit Allow: the strongest rule".into(),
         RankClass::Disallow => "a Disallow: beats every wildcard Allow".into(),
-        RankClass::WildcardAllow => "a wildcard Allow: no Disallow matched".into(),
+        // A catch-all Disallow matches every path, so it matched here too:
+        // it ranks below the wildcard Allows (docs/dialects.md, robots2).
+        RankClass::WildcardAllow => match policy
+            .rules()
+            .find(|c| c.class == RankClass::CatchAllDisallow)
+        {
+            Some(c) => format!(
+                "a wildcard Allow: no Disallow other than the catch-all matched; the \
+                 catch-all (line {}: Disallow: {}) ranks below wildcard Allows",
+                c.line,
+                printable(c.pattern)
+            ),
+            None => "a wildcard Allow: no Disallow matched".into(),
+        },
         RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
         RankClass::SelfPath => "the file's own path: above every rule".into(),
         RankClass::NarrowestScope => "the narrowest scope (ACAP 2.4.5)".into(),
