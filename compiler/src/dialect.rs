@@ -227,6 +227,11 @@ pub struct Semantics {
     pub url_mode: UrlModeRule,
     /// Default cache lifetime of a fetched file, in seconds.
     pub expiry_secs: u64,
+    /// The dialect's text has a /data.txt variant (the 1996 draft's
+    /// data-discovery file), whose own path `/data.txt` replaces
+    /// `/robots.txt`: the command line infers it from a file named
+    /// `data.txt` in this dialect only.
+    pub data_txt_variant: bool,
     /// How the implicit allow of the file's own path is written:
     /// [`PatternSyntax::Glob`] as `/robots.txt$`, [`PatternSyntax::Exact`]
     /// as the path itself.
@@ -264,6 +269,7 @@ pub const RFC9309: Semantics = Semantics {
     ranking: Ranking::LongestMatch,
     url_mode: UrlModeRule::Requested,
     expiry_secs: 24 * 3600,
+    data_txt_variant: false,
     self_path: PatternSyntax::Glob,
     index_htm: true,
     channels: &["crawl"],
@@ -284,6 +290,7 @@ pub const DRAFT1996: Semantics = Semantics {
     ranking: Ranking::FirstMatch,
     url_mode: UrlModeRule::Fixed(UrlMode::Decode),
     expiry_secs: 7 * 24 * 3600,
+    data_txt_variant: true,
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],
@@ -304,6 +311,8 @@ pub const ROBOTS2: Semantics = Semantics {
     ranking: Ranking::Robots2Precedence,
     url_mode: UrlModeRule::Fixed(UrlMode::Decode),
     expiry_secs: 7 * 24 * 3600,
+    // The robots2 text has no /data.txt.
+    data_txt_variant: false,
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],

@@ -1565,3 +1565,56 @@ fn explain_wording_in_the_draft_dialects() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Only draft1996 has a /data.txt: a file named data.txt is read as one
+/// there, with a note on stderr (the always-allowed path moves); rfc9309
+/// and robots2 keep /robots.txt always allowed whatever the file's name,
+/// and acap (no own-path allow) allows neither.
+#[test]
+fn data_txt_is_inferred_in_draft1996_only_and_said() {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-datatxt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_txt = dir.join("data.txt");
+    std::fs::write(&data_txt, "User-agent: *\nDisallow: /\n").unwrap();
+    let d = data_txt.to_str().unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--robots", d, "--agent", "other"];
+        args.extend_from_slice(extra);
+        args.extend([
+            "http://www.fict.org/robots.txt",
+            "http://www.fict.org/data.txt",
+        ]);
+        robocc(&args, None)
+    };
+    let o = check(&["--dialect", "acap"]);
+    assert_eq!(
+        stdout(&o),
+        "disallow\thttp://www.fict.org/robots.txt\ndisallow\thttp://www.fict.org/data.txt\n"
+    );
+    for dialect in ["rfc9309", "robots2"] {
+        let o = check(&["--dialect", dialect]);
+        assert_eq!(
+            stdout(&o),
+            "allow\thttp://www.fict.org/robots.txt\ndisallow\thttp://www.fict.org/data.txt\n",
+            "{dialect}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&o.stderr).contains("data.txt"),
+            "{dialect}"
+        );
+    }
+    let o = check(&["--dialect", "draft1996"]);
+    assert_eq!(
+        stdout(&o),
+        "disallow\thttp://www.fict.org/robots.txt\nallow\thttp://www.fict.org/data.txt\n"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: read as the 1996 draft's /data.txt"),
+        "{err}"
+    );
+    // Asked for, it is not news.
+    let o = check(&["--dialect", "draft1996", "--data-txt"]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("note:"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -169,7 +169,8 @@ pub struct DialectArgs {
     #[arg(long, value_enum, default_value = "allow")]
     robots_txt: RobotsTxtArg,
     /// The file is a /data.txt: /data.txt, not /robots.txt, is the path always
-    /// allowed (implied when the file is named data.txt).
+    /// allowed. draft1996 implies it for a file named data.txt, with a note
+    /// on stderr; other dialects never infer it.
     #[arg(long)]
     data_txt: bool,
     /// Let any non-rule record (Crawl-delay, Sitemap, …) end a group, as a
@@ -501,8 +502,8 @@ impl CompileFlags {
     }
 
     /// The compile options the flags describe, for the robots.txt at
-    /// `robots` (a file named data.txt implies --data-txt). Refuses flags
-    /// that contradict each other.
+    /// `robots` (in draft1996, a file named data.txt implies --data-txt).
+    /// Refuses flags that contradict each other.
     pub fn options(&self, robots: Option<&Path>, given: &Given) -> Result<CompileOptions, String> {
         let dialect = self.dialect();
         if given.has("url_mode") && dialect != Dialect::Rfc9309 && !self.dialect_auto() {
@@ -532,10 +533,7 @@ impl CompileFlags {
             dialect,
             url_mode: self.url_mode(),
             robots_txt_allowed: matches!(self.dialect.robots_txt, RobotsTxtArg::Allow),
-            data_txt: self.dialect.data_txt
-                || robots
-                    .and_then(|p| p.file_name())
-                    .is_some_and(|n| n.eq_ignore_ascii_case("data.txt")),
+            data_txt: self.dialect.data_txt || self.infers_data_txt(dialect, robots),
             parse: ParseOptions {
                 // The library also reads 0 as "no limit" here.
                 max_bytes: l.max_bytes,
@@ -570,6 +568,33 @@ impl CompileFlags {
             purposes: self.dialect.purpose.clone(),
             references: self.references()?,
         })
+    }
+
+    /// Whether the robots.txt at `robots` is read as a /data.txt without
+    /// --data-txt: named data.txt, in the one dialect that has such a file
+    /// (draft1996). Said on stderr, since it changes the path always
+    /// allowed.
+    fn infers_data_txt(&self, dialect: Dialect, robots: Option<&Path>) -> bool {
+        let Some(path) = robots else {
+            return false;
+        };
+        let named = path
+            .file_name()
+            .is_some_and(|n| n.eq_ignore_ascii_case("data.txt"));
+        if self.dialect.data_txt
+            || !named
+            || self.dialect_auto()
+            || !semantics(dialect).data_txt_variant
+        {
+            return false;
+        }
+        diag!(
+            "{}: note: read as the 1996 draft's /data.txt (the file is named data.txt, as \
+             --data-txt says): /data.txt, not /robots.txt, is the path always allowed; give \
+             the file another name to read it as a /robots.txt",
+            path.display()
+        );
+        true
     }
 
     /// `--reference PATH=FILE`: each file read.
