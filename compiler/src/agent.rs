@@ -204,7 +204,7 @@ fn header_products(header: &str) -> Vec<&str> {
 /// a heuristic, separate from matching, which always uses a token.
 ///
 /// Among the header's products (`name/version` words, the first word, a
-/// crawler's name in a comment), browser products ([`BROWSER_PRODUCTS`])
+/// crawler's name in a comment), browser products (`BROWSER_PRODUCTS`)
 /// are skipped; the first whose name contains "bot", "crawl", "spider" or
 /// "slurp" is chosen, else the first left (`FigTree/0.1 Robot
 /// libwww-perl/5.04` → `FigTree`). The name is returned whole, as an RFC
