@@ -1192,6 +1192,24 @@ fn agent_token_follows_the_dialect() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // page reads the policy's dialect too.
+    let html = dir.join("page.html");
+    std::fs::write(&html, "<meta name=robots content=noindex>").unwrap();
+    let o = robocc(
+        &[
+            "page",
+            "--html",
+            html.to_str().unwrap(),
+            "--policy",
+            p,
+            "--agent",
+            "MJ12bot",
+            "--url",
+            "http://h/a",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for dialect in ["rfc9309", "acap"] {
         let o = robocc(
             &[

@@ -229,7 +229,6 @@ fn json(
 }
 
 pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
-    let agent = args.flags.agent()?;
     let purposes = args.flags.dialect.purpose.clone();
     let now = match &args.now {
         Some(s) => Some(parse_date(s).filter(|_| s.len() > 10).ok_or_else(|| {
@@ -297,6 +296,12 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             None
         }
     };
+    // A policy's dialect says which names its agent may have (MJ12bot in
+    // draft1996); otherwise the flags' dialect does.
+    let agent = match (&args.robots, &file) {
+        (None, Some(f)) => args.flags.agent_in(f.policy().header().dialect)?,
+        _ => args.flags.agent()?,
+    };
     let html = super::read_file(&args.html, "HTML")?;
     let headers = match &args.headers {
         Some(p) => read_headers(p)?,
@@ -333,7 +338,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
         diag!(
             "robocc: {}: the site policy prohibits crawling this URL{line}: the page should \
              not have been fetched; crawl stays disallowed, the other usages are answered",
-            args.url
+            super::printable(args.url.as_bytes())
         );
     }
     if args.verbose {
