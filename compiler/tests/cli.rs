@@ -1530,6 +1530,11 @@ fn explain_wording_in_the_draft_dialects() {
         "{out}"
     );
     assert!(!out.contains("no Disallow matched"), "{out}");
+    // The preference lines are read under rfc9309 only: not "none stated".
+    assert!(
+        out.contains("preferences: not read under the robots2 dialect"),
+        "{out}"
+    );
     let records = dir.join("records.txt");
     std::fs::write(
         &records,

@@ -461,6 +461,15 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
         );
         return;
     }
+    let dialect = policy.header().dialect;
+    if dialect != robocc_engine::Dialect::Rfc9309 {
+        // docs/dialects.md: the preference lines are read under rfc9309 only.
+        println!(
+            "  preferences: not read under the {} dialect (search, train-ai, ai-input unknown)",
+            dialect.name()
+        );
+        return;
+    }
     if policy.channels().count() == 1 {
         println!("  preferences: none stated (search, train-ai, ai-input unknown)");
         return;
