@@ -186,7 +186,32 @@ pub fn compile(
     agent: &str,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
+    compile_source(robots_txt, None, agent, options)
+}
+
+/// [`compile`] of a body of which `prefix` holds only the first bytes, the
+/// whole being `len` bytes of SHA-256 `sha256`: the policy compiling the
+/// whole body makes, byte for byte, when `prefix` reads as the whole
+/// ([`crate::store::prefix_reads_as_whole`]: the parse limit cuts both at
+/// the same line). A store build keeps only that much of a large body.
+pub(crate) fn compile_prefix(
+    prefix: &[u8],
+    len: u64,
+    sha256: [u8; 32],
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    compile_source(prefix, Some((len, sha256)), agent, options)
+}
+
+fn compile_source(
+    robots_txt: &[u8],
+    whole: Option<(u64, [u8; 32])>,
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
     options.check_tokens(agent)?;
+    let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let sem = semantics(options.dialect);
     if !sem.supported {
         return Err(CompileError::UnsupportedDialect(options.dialect));
@@ -201,7 +226,18 @@ pub fn compile(
         Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
         None => std::borrow::Cow::Borrowed(&input.text[..]),
     };
-    let robots = parse(&conventional_body, &options.effective_parse());
+    let mut robots = parse(&conventional_body, &options.effective_parse());
+    if whole.is_some() {
+        // The parse limit's finding, of the whole body: the text is the
+        // body's bytes (a prefix is never UTF-16), so its length is.
+        let ignored = source_len.saturating_sub(robots.bytes_parsed);
+        for d in &mut robots.diagnostics {
+            if d.code == DiagCode::ParseLimit {
+                d.message =
+                    crate::parse::parse_limit_message(source_len, options.parse.max_bytes, ignored);
+            }
+        }
+    }
     let selection = sem.selection.select(&robots, agent);
     let mut rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     if let Some(f) = &acap_file {
@@ -228,7 +264,7 @@ pub fn compile(
             &mut diagnostics,
         );
     }
-    let lowered = match lower(&rule_set, &options.budget, robots_txt.len()) {
+    let lowered = match lower(&rule_set, &options.budget, source_len) {
         Ok(l) => l,
         Err(e) if rule_set.signals.is_some() => {
             // Degrade, never fail: crawl as before, every preference
@@ -250,7 +286,7 @@ pub fn compile(
             let crawl_rules = rule_set.rules.len() - n;
             rule_set.rules.truncate(crawl_rules);
             rule_set.signals = None;
-            lower(&rule_set, &options.budget, robots_txt.len()).map_err(CompileError::Budget)?
+            lower(&rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
     };
@@ -309,8 +345,8 @@ pub fn compile(
             data_txt: options.data_txt,
             selection: selection.via as u8,
             expiry_secs: sem.expiry_secs as u32,
-            source_sha256: sha256(robots_txt),
-            source_len: robots_txt.len() as u64,
+            source_sha256: whole.map_or_else(|| sha256(robots_txt), |(_, d)| d),
+            source_len: source_len as u64,
             unread: unread_summary(&diagnostics).unwrap_or_default(),
             options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,

@@ -42,8 +42,15 @@ pub struct Input<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Bytes looked at to tell text from binary and HTML.
-const SAMPLE: usize = 8192;
+/// Bytes looked at to tell text from binary and HTML (and UTF-16 without
+/// a byte-order mark).
+pub(crate) const SAMPLE: usize = 8192;
+
+/// Whether [`read`] decodes `body` as UTF-16 (its parse limit then applies
+/// to the decoded text, not to these bytes).
+pub(crate) fn is_utf16(body: &[u8]) -> bool {
+    utf16(body).is_some()
+}
 
 /// Reads a body: recognises its kind and decodes UTF-16.
 pub fn read(body: &[u8]) -> Input<'_> {

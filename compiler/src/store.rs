@@ -5,17 +5,17 @@
 //! | fetch result | policy |
 //! | --- | --- |
 //! | 2xx | the body, compiled |
-//! | 3xx with `location` in the input | the target's policy (up to 5 hops, §2.3.1.2) |
+//! | 3xx to a robots.txt ([`is_robots_txt_url`]) of a host in the input | the target's policy (up to 5 hops, §2.3.1.2) |
 //! | more than 5 redirects | unavailable: allow all (§2.3.1.2) |
-//! | 3xx whose target is not in the input | unreachable: disallow all (robocc's choice: the rules are unknown) |
+//! | 3xx whose target is not in the input: another host, another document than a robots.txt, the host itself when the redirect is its only input | unreachable: disallow all (robocc's choice: the rules are unknown) |
 //! | 3xx without `location` | unreachable: disallow all (robocc's choice: a broken response) |
 //! | 4xx | unavailable: allow all (§2.3.1.3) |
 //! | 5xx, or status 0 (unreachable) | disallow all (§2.3.1.4) |
 //! | 1xx and any other status | unreachable: disallow all (robocc's choice) |
 //!
 //! The build is four steps: **collect** (stream the inputs; each distinct
-//! body is kept once, each host as a small record — memory grows with
-//! distinct bodies, not with hosts), **resolve** (status and redirects →
+//! body is kept once, up to what the parser reads, each host as a small
+//! record — memory grows with distinct bodies, not with hosts), **resolve** (status and redirects →
 //! which body, and why), **compile** (each distinct body once, in parallel,
 //! or reused from a base store when its source and options are unchanged),
 //! **index** (hosts → policies, written by the engine's store writer). A
@@ -236,8 +236,13 @@ pub struct StoreReport {
     /// Hosts whose body failed to compile, with the reason.
     pub failures: Vec<HostNote>,
     /// Hosts given more than once (the last one wins), in key order, once
-    /// per extra input.
+    /// per extra input. A redirect of a host to itself set aside beside
+    /// another input of that host is not one ([`StoreReport::self_redirects`]).
     pub duplicates: Vec<String>,
+    /// Redirects of a host to itself (Common Crawl's `http://` → `https://`
+    /// hop) set aside beside another input of the same host, the capture
+    /// they lead to: the expected shape of a crawl, not a duplicate.
+    pub self_redirects: usize,
 }
 
 impl StoreReport {
@@ -276,6 +281,19 @@ pub enum InputErrorKind {
     /// A field (named) is 4 GiB − 1 bytes or longer: a build keeps its
     /// length in 32 bits.
     TooLong(&'static str),
+    /// A manifest line has a field a line does not have (a misspelling,
+    /// or a field of another tool): its name.
+    UnknownField(String),
+    /// A manifest line gives a field twice: its name.
+    DuplicateField(String),
+    /// A manifest field that is text has another value: the field, and
+    /// the value as JSON.
+    NotText(&'static str, String),
+    /// A manifest line has both `body` and `body_path`.
+    BodyAndBodyPath,
+    /// A compressed input is damaged or has bytes that are not part of it
+    /// (what, and where).
+    Damaged(String),
 }
 
 impl fmt::Display for InputError {
@@ -302,6 +320,20 @@ impl fmt::Display for InputError {
             InputErrorKind::TooLong(field) => {
                 write!(f, "\"{field}\" is 4 GiB - 1 bytes or longer")
             }
+            InputErrorKind::UnknownField(name) => write!(
+                f,
+                "unknown field {}: a line has {}",
+                serde_json::Value::from(name.as_str()),
+                MANIFEST_FIELDS.join(", ")
+            ),
+            InputErrorKind::DuplicateField(name) => write!(f, "\"{name}\" is given twice"),
+            InputErrorKind::NotText(field, value) => {
+                write!(f, "\"{field}\" is {value}, not text (a JSON string)")
+            }
+            InputErrorKind::BodyAndBodyPath => {
+                write!(f, "both \"body\" and \"body_path\": give one of them")
+            }
+            InputErrorKind::Damaged(what) => f.write_str(what),
         }
     }
 }
@@ -412,6 +444,104 @@ pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool 
             .is_some_and(|k| k.to_key() == key)
 }
 
+/// Whether a URL (`scheme://authority…` or `//authority…`) names a host's
+/// robots.txt: its path, before any `?` or `#`, is exactly `/robots.txt`
+/// (RFC 9309 §2.3). What a WARC capture must be to count as its host's
+/// robots.txt, and what a redirect's target must be to be followed within
+/// the input: the inputs hold robots.txt files only, never the document at
+/// another path.
+pub fn is_robots_txt_url(url: &str) -> bool {
+    let rest = match url.split_once("://") {
+        Some((_, rest)) => rest,
+        None => match url.strip_prefix("//") {
+            Some(rest) => rest,
+            None => return false,
+        },
+    };
+    let Some(start) = rest.find(['/', '?', '#', ';']) else {
+        return false;
+    };
+    let path = &rest[start..];
+    let end = path.find(['?', '#']).unwrap_or(path.len());
+    &path[..end] == "/robots.txt"
+}
+
+/// The host key a redirect leads to within the input: the `location`'s
+/// host, when the location is a robots.txt ([`is_robots_txt_url`]). A
+/// redirect to any other document has no target in the input (only
+/// robots.txt captures are inputs), so it resolves as one to a host not in
+/// the input: unreachable.
+pub fn redirect_target(location: Option<&str>) -> Option<String> {
+    let location = location.filter(|l| is_robots_txt_url(l))?;
+    HostKey::of_url(location.as_bytes()).map(|k| k.to_key())
+}
+
+/// A `Location` made absolute against `origin` (`scheme://authority`) of
+/// the response to `origin/robots.txt`, as a browser resolves it (RFC 3986
+/// §5.2, dot segments removed): a relative `/robots.txt` from `a.example`
+/// is `scheme://a.example/robots.txt`. An absolute URL is kept as written.
+pub fn absolute_location(location: &str, origin: &str) -> String {
+    let location = location.trim();
+    if location.contains("://") {
+        return location.to_string();
+    }
+    if let Some(rest) = location.strip_prefix("//") {
+        let scheme = origin.split("://").next().unwrap_or("http");
+        return format!("{scheme}://{rest}");
+    }
+    // Path, query and fragment of the reference; the base path is
+    // `/robots.txt`, whose directory is `/`.
+    let split = location.find(['?', '#']).unwrap_or(location.len());
+    let (path, tail) = location.split_at(split);
+    let merged = if path.is_empty() {
+        // "?x" or "#x": the base path with the reference's query.
+        "/robots.txt".to_string()
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/{path}")
+    };
+    format!("{origin}{}{tail}", remove_dot_segments(&merged))
+}
+
+/// Whether compiling `prefix`, the first bytes of a longer body, answers
+/// every URL as compiling the whole body does under the parse limit
+/// `max_bytes`: both are over the limit, so the parser cuts both at the
+/// same line break within their first `max_bytes` bytes, and the bytes
+/// that decide how a body is read (binary, HTML, UTF-16) are all there.
+/// Never without a limit (0), nor for UTF-16 (the limit applies to its
+/// decoded text).
+pub(crate) fn prefix_reads_as_whole(prefix: &[u8], max_bytes: usize) -> bool {
+    max_bytes != 0
+        && prefix.len() > max_bytes
+        && prefix.len() >= crate::input::SAMPLE
+        && !crate::input::is_utf16(prefix)
+}
+
+/// RFC 3986 §5.2.4 on an absolute path.
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    for (i, s) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        match *s {
+            "." => {
+                if last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                out.pop();
+                if last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    format!("/{}", out.join("/"))
+}
+
 /// Hosts and distinct bodies, as the inputs stream in.
 #[derive(Default)]
 struct Collected {
@@ -423,6 +553,11 @@ struct Collected {
     bodies: Vec<Body>,
     /// Hash of a body's bytes (`hasher`) → ids with that hash.
     by_hash: HashMap<u64, Vec<u32>>,
+    /// SHA-256 of a body kept as its first bytes ([`Body::len`]) → its id.
+    by_digest: HashMap<[u8; 32], u32>,
+    /// The parse limit: of a body longer than it, only what the compile
+    /// reads is kept ([`Collected::intern`]).
+    max_bytes: usize,
     /// Every body read is hashed to find duplicates: std's keyed SipHash,
     /// about 3× faster than FNV-1a's byte-serial multiply and not open to
     /// chosen collisions. The SHA-256 kept in artifacts is computed once
@@ -435,6 +570,7 @@ struct Collected {
     /// pseudo-body id of reason `i` (never compiled).
     failures: Vec<String>,
     duplicates: Vec<String>,
+    self_redirects: usize,
     bodies_read: usize,
     bodies_skipped: usize,
 }
@@ -442,8 +578,13 @@ struct Collected {
 /// A distinct body.
 #[derive(Default)]
 struct Body {
-    /// Its bytes; empty when it was not read.
+    /// Its bytes, or only its first bytes when `len` is given; empty when
+    /// it was not read.
     bytes: Vec<u8>,
+    /// The whole body's length, when `bytes` holds only the prefix that
+    /// the compile reads ([`prefix_reads_as_whole`]; `sha256` is then the
+    /// whole body's).
+    len: Option<u64>,
     /// Its SHA-256, once known.
     sha256: Option<[u8; 32]>,
     /// Not read: an input stated `sha256`, and the base store's policy of
@@ -586,14 +727,43 @@ const DISALLOW_ID: u32 = 1;
 const FAILED_INPUT: u32 = 1 << 31;
 
 impl Collected {
-    fn new() -> Collected {
-        let mut c = Collected::default();
+    fn new(max_bytes: usize) -> Collected {
+        let mut c = Collected {
+            max_bytes,
+            ..Collected::default()
+        };
         c.intern(ALLOW_ALL.to_vec());
         c.intern(DISALLOW_ALL.to_vec());
         c
     }
 
-    fn intern(&mut self, body: Vec<u8>) -> u32 {
+    /// The id of a body, distinct bodies kept once. Of a body longer than
+    /// the parse limit, only what the compile reads is kept (the limit plus
+    /// a byte, at least the bytes that tell how a body is read), with the
+    /// whole body's SHA-256 and length, which identify it and which its
+    /// policy records: a few thousand hosts serving megabytes of HTML as
+    /// robots.txt cost that much each, not megabytes
+    /// ([`crate::compile::compile_prefix`] compiles it as the whole).
+    fn intern(&mut self, mut body: Vec<u8>) -> u32 {
+        let keep = (self.max_bytes + 1).max(crate::input::SAMPLE);
+        if body.len() > keep && prefix_reads_as_whole(&body[..keep], self.max_bytes) {
+            let digest = crate::compile::sha256(&body);
+            if let Some(&id) = self.by_digest.get(&digest) {
+                return id;
+            }
+            let len = body.len() as u64;
+            body.truncate(keep);
+            body.shrink_to_fit();
+            let id = self.bodies.len() as u32;
+            self.bodies.push(Body {
+                bytes: body,
+                len: Some(len),
+                sha256: Some(digest),
+                from_base: false,
+            });
+            self.by_digest.insert(digest, id);
+            return id;
+        }
         let hash = std::hash::BuildHasher::hash_one(&self.hasher, &body[..]);
         let ids = self.by_hash.entry(hash).or_default();
         if let Some(&id) = ids
@@ -634,6 +804,7 @@ impl Collected {
                 let id = *self.from_base.entry(d).or_insert_with(|| {
                     bodies.push(Body {
                         bytes: Vec::new(),
+                        len: None,
                         sha256: Some(d),
                         from_base: true,
                     });
@@ -702,18 +873,26 @@ impl Collected {
         // Stable: a host's inputs stay in the order they came.
         rows.sort_by(|a, b| a.key(text).cmp(b.key(text)));
         let duplicates = &mut self.duplicates;
+        let self_redirects = &mut self.self_redirects;
         // `kept` came before `next`.
         rows.dedup_by(|next, kept| {
             let k = next.key(text);
             if k != kept.key(text) {
                 return false;
             }
-            if !is_self_redirect(k, next.status, next.location(text))
-                || is_self_redirect(k, kept.status, kept.location(text))
-            {
+            let next_to_self = is_self_redirect(k, next.status, next.location(text));
+            let kept_to_self = is_self_redirect(k, kept.status, kept.location(text));
+            if !next_to_self || kept_to_self {
                 std::mem::swap(kept, next);
             }
-            duplicates.push(k.to_string());
+            // A redirect to itself set aside beside another capture of the
+            // host (the http → https hop beside the capture it leads to) is
+            // the expected shape, not a duplicate.
+            if next_to_self != kept_to_self {
+                *self_redirects += 1;
+            } else {
+                duplicates.push(k.to_string());
+            }
             true
         });
         hosts
@@ -748,12 +927,17 @@ fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
                 }
             }
             300..=399 => {
-                let target = current
-                    .location(&hosts.text)
-                    .and_then(|l| HostKey::of_url(l.as_bytes()))
-                    .and_then(|k| hosts.find(&k.to_key()));
+                let target =
+                    redirect_target(current.location(&hosts.text)).and_then(|k| hosts.find(&k));
                 match target {
                     None => return (DISALLOW_ID, HostSource::Unreachable),
+                    // A redirect to its own host whose row is the redirect
+                    // itself: the capture it leads to is not in the input
+                    // (a redirect to itself never replaces a capture), as
+                    // for a target host not in the input.
+                    Some(t) if std::ptr::eq(t, current) => {
+                        return (DISALLOW_ID, HostSource::Unreachable)
+                    }
                     Some(_) if hops >= MAX_REDIRECTS => return (ALLOW_ID, HostSource::Unavailable),
                     Some(t) => {
                         current = t;
@@ -821,8 +1005,8 @@ fn compile_bodies(
                 // with the same bytes) are robocc's own two lines: compiled
                 // under limits they always fit, so that a budget too small
                 // for anything cannot turn a 503 into the on-failure policy.
-                None => match compile(
-                    &body.bytes,
+                None => match compile_body(
+                    body,
                     agent,
                     if id == ALLOW_ID || id == DISALLOW_ID {
                         &fixed
@@ -859,6 +1043,20 @@ fn compile_bodies(
     reused.sort_unstable();
     reused.dedup();
     (built, reused.len())
+}
+
+/// A distinct body compiled: a body kept as its first bytes as the whole.
+fn compile_body(
+    body: &Body,
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<crate::Compiled, CompileError> {
+    match (body.len, body.sha256) {
+        (Some(len), Some(digest)) => {
+            crate::compile::compile_prefix(&body.bytes, len, digest, agent, options)
+        }
+        _ => compile(&body.bytes, agent, options),
+    }
 }
 
 /// The base store's policies that a build with these options may reuse:
@@ -905,6 +1103,7 @@ fn reuse(base: &Store, i: usize) -> Built {
 struct Prepared {
     /// Why hosts were left out, for the report.
     duplicates: Vec<String>,
+    self_redirects: usize,
     /// The hosts, sorted by key, one row each.
     hosts: HostRows,
     /// Per key: the body that applies, and why.
@@ -931,7 +1130,7 @@ where
     options.check_tokens(agent).map_err(StoreError::Compile)?;
     let reusable = reusable(store.base, agent, options);
     // Collect.
-    let mut collected = Collected::new();
+    let mut collected = Collected::new(options.parse.max_bytes);
     for input in inputs {
         collected
             .add(input.map_err(StoreError::Input)?, &reusable)
@@ -962,6 +1161,7 @@ where
     release_freed_memory();
     Ok(Prepared {
         duplicates: collected.duplicates,
+        self_redirects: collected.self_redirects,
         hosts,
         resolved,
         used,
@@ -1007,6 +1207,7 @@ impl Prepared {
             bodies_read: self.bodies_read,
             bodies_skipped: self.bodies_skipped,
             duplicates: std::mem::take(&mut self.duplicates),
+            self_redirects: self.self_redirects,
             ..StoreReport::default()
         }
     }
@@ -1339,7 +1540,7 @@ pub fn redirect_dependencies(
         if !(300..=399).contains(&status) {
             return None;
         }
-        let key = HostKey::of_url(location?.as_bytes())?.to_key();
+        let key = redirect_target(location)?;
         by_key.contains_key(key.as_str()).then_some(key)
     };
     let mut out = HashMap::new();
@@ -1498,14 +1699,30 @@ pub fn manifest_inputs(
         .parent()
         .unwrap_or(std::path::Path::new("."))
         .to_path_buf();
-    let name = path.display().to_string();
+    Ok(manifest_inputs_from(
+        file,
+        &path.display().to_string(),
+        &base,
+    ))
+}
+
+/// [`manifest_inputs`] of a manifest read from `reader` (standard input,
+/// say): `name` is what errors call it, `base` the directory `body_path`s
+/// are relative to.
+pub fn manifest_inputs_from(
+    reader: impl std::io::Read,
+    name: &str,
+    base: &std::path::Path,
+) -> impl Iterator<Item = Result<HostInput, InputError>> {
+    let base = base.to_path_buf();
+    let name = name.to_string();
     // Large reads: a million-line manifest is ~150 MB. One line buffer,
     // reused.
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
     let mut line = Vec::new();
     let mut n = 0usize;
     let mut done = false;
-    Ok(std::iter::from_fn(move || loop {
+    std::iter::from_fn(move || loop {
         n += 1;
         // Only an error needs the location.
         let at = |n: usize| format!("{name}:{n}");
@@ -1530,23 +1747,41 @@ pub fn manifest_inputs(
         // Without its '\n', so that a parse error's column is the line's.
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         return Some(manifest_line(text, &base).map_err(|kind| InputError { at: at(n), kind }));
-    }))
+    })
 }
+
+/// The fields a manifest line may have.
+const MANIFEST_FIELDS: [&str; 7] = [
+    "host",
+    "status",
+    "body",
+    "body_path",
+    "location",
+    "fetched_at",
+    "sha256",
+];
 
 /// One manifest line (a JSON object, as [`manifest_inputs`] reads them;
 /// `body_path` relative to `base`) as a host input. A body file is named,
 /// not read: a store build reads it when it needs it, and
-/// [`HostInput::load_body`] reads it for other callers.
+/// [`HostInput::load_body`] reads it for other callers. A relative
+/// `location` is made absolute against the line's host
+/// ([`absolute_location`]), as a WARC reader does. A UTF-8 byte-order mark
+/// before the object is skipped (an editor's, on the first line).
 ///
 /// # Errors
 ///
-/// What is wrong with the line.
+/// What is wrong with the line: besides missing or invalid values, a
+/// field a line does not have (a misspelt `locaton` would leave the
+/// redirect out), a field given twice, a text field of another type, and
+/// both `body` and `body_path`.
 pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     // The common line (an object whose fields have the expected types) is
-    // read straight into borrowed fields; any other line goes through a
-    // `Value`, which gives the same input or names what is wrong (a
-    // million lines: 0.88 → 0.63 s). Only a line that starts as an object
-    // is tried: serde reads a struct from a JSON array too.
+    // read straight into borrowed fields; any line that reading refuses
+    // goes through its entries, which say what is wrong (a million lines:
+    // 0.88 → 0.63 s). Only a line that starts as an object is tried: serde
+    // reads a struct from a JSON array too.
     let typed = line
         .iter()
         .find(|b| !b.is_ascii_whitespace())
@@ -1556,17 +1791,43 @@ pub fn manifest_line(line: &[u8], base: &std::path::Path) -> Result<HostInput, I
     match typed {
         Some(fields) => fields.into_input(base),
         None => {
-            let v: serde_json::Value =
+            let entries: Entries =
                 serde_json::from_slice(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
-            LineFields::of_value(&v)?.into_input(base)
+            LineFields::of_entries(&entries.0)?.into_input(base)
         }
     }
 }
 
-/// The fields of a manifest line that a host input is made of. A line with
-/// any other field is read as a `Value`: serde skips unknown fields without
-/// checking them (a number out of range, a lone surrogate), which the
-/// `Value` reading refuses.
+/// A JSON object's entries in order, a key given twice included (a
+/// `serde_json::Value` keeps only its last value).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// The fields of a manifest line that a host input is made of. Unknown
+/// fields, a field given twice and a value of another type are refused
+/// here by serde, and named by [`LineFields::of_entries`].
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LineFields<'a> {
@@ -1590,25 +1851,49 @@ struct LineFields<'a> {
 }
 
 impl<'a> LineFields<'a> {
-    /// The fields of any JSON value: a field of another type than expected
-    /// counts as absent (except `sha256`, which is then wrong).
-    fn of_value(v: &'a serde_json::Value) -> Result<LineFields<'a>, InputErrorKind> {
-        if !v.is_object() {
-            return Err(InputErrorKind::NotJson("not an object".into()));
+    /// The fields of an object's entries, or what is wrong with them: a
+    /// field a line does not have, one given twice, text of another type
+    /// (`null` stands for an absent field). A `status` or `sha256` of
+    /// another type is [`InputErrorKind::BadStatus`] or
+    /// [`InputErrorKind::BadDigest`], as an invalid value is.
+    fn of_entries(
+        entries: &'a [(String, serde_json::Value)],
+    ) -> Result<LineFields<'a>, InputErrorKind> {
+        use serde_json::Value;
+        for (i, (k, _)) in entries.iter().enumerate() {
+            if !MANIFEST_FIELDS.contains(&k.as_str()) {
+                return Err(InputErrorKind::UnknownField(k.clone()));
+            }
+            if entries[..i].iter().any(|(e, _)| e == k) {
+                return Err(InputErrorKind::DuplicateField(k.clone()));
+            }
         }
-        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(Cow::Borrowed);
-        let (sha256, bad_digest) = match v.get("sha256") {
-            None | Some(serde_json::Value::Null) => (None, None),
-            Some(serde_json::Value::String(d)) => (Some(Cow::Borrowed(d.as_str())), None),
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(e, _)| e == k)
+                .map(|(_, v)| v)
+                .filter(|v| !v.is_null())
+        };
+        let text = |k: &'static str| -> Result<Option<Cow<'a, str>>, InputErrorKind> {
+            match get(k) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(Cow::Borrowed(s.as_str()))),
+                Some(v) => Err(InputErrorKind::NotText(k, v.to_string())),
+            }
+        };
+        let (sha256, bad_digest) = match get("sha256") {
+            None => (None, None),
+            Some(Value::String(d)) => (Some(Cow::Borrowed(d.as_str())), None),
             Some(d) => (None, Some(d.to_string())),
         };
         Ok(LineFields {
-            host: text("host"),
-            status: v.get("status").and_then(|s| s.as_u64()),
-            body: text("body"),
-            body_path: text("body_path"),
-            location: text("location"),
-            fetched_at: text("fetched_at"),
+            host: text("host")?,
+            status: get("status").and_then(Value::as_u64),
+            body: text("body")?,
+            body_path: text("body_path")?,
+            location: text("location")?,
+            fetched_at: text("fetched_at")?,
             sha256,
             bad_digest,
         })
@@ -1616,13 +1901,14 @@ impl<'a> LineFields<'a> {
 
     fn into_input(self, base: &std::path::Path) -> Result<HostInput, InputErrorKind> {
         let host = self.host.ok_or(InputErrorKind::MissingHost)?.into_owned();
-        host_key(&host).map_err(|why| InputErrorKind::BadHost(host.clone(), why))?;
+        let key = host_key(&host).map_err(|why| InputErrorKind::BadHost(host.clone(), why))?;
         let status = self
             .status
             .filter(|&s| s < 1000)
             .ok_or(InputErrorKind::BadStatus)? as u16;
         let (body, body_path) = match (self.body, self.body_path) {
-            (Some(inline), _) => (Some(inline.into_owned().into_bytes()), None),
+            (Some(_), Some(_)) => return Err(InputErrorKind::BodyAndBodyPath),
+            (Some(inline), None) => (Some(inline.into_owned().into_bytes()), None),
             (None, Some(rel)) => (None, Some(base.join(&*rel))),
             (None, None) if (200..300).contains(&status) => {
                 return Err(InputErrorKind::MissingBody(status))
@@ -1636,11 +1922,16 @@ impl<'a> LineFields<'a> {
                 InputErrorKind::BadDigest(serde_json::Value::from(&*d).to_string())
             })?),
         };
+        // A relative location is the line's host's: its scheme is not
+        // known, and not part of a store's key.
+        let location = self
+            .location
+            .map(|l| absolute_location(&l, &format!("http://{key}")));
         Ok(HostInput {
             host,
             status,
             body,
-            location: self.location.map(Cow::into_owned),
+            location,
             fetched_at: self.fetched_at.map(Cow::into_owned),
             failure: None,
             body_path,
@@ -1776,6 +2067,34 @@ mod tests {
                 None,
             ),
         ];
+        // A lone redirect to itself (the capture it leads to is not in
+        // the input), a redirect into one, and a redirect to another
+        // document than a robots.txt: unreachable, as a redirect to a host
+        // not in the input. A query does not make another document.
+        inputs.push(input(
+            "self.com",
+            301,
+            None,
+            Some("https://self.com/robots.txt"),
+        ));
+        inputs.push(input(
+            "via.com",
+            301,
+            None,
+            Some("http://self.com/robots.txt"),
+        ));
+        inputs.push(input(
+            "page.com",
+            301,
+            None,
+            Some("https://a.com/home.html"),
+        ));
+        inputs.push(input(
+            "query.com",
+            301,
+            None,
+            Some("https://a.com/robots.txt?l=en"),
+        ));
         // A chain of 6 redirects ends unavailable (allow all).
         for i in 0..6 {
             inputs.push(input(
@@ -1814,11 +2133,18 @@ mod tests {
             "6 hops: unavailable"
         );
         assert_eq!(allowed("https://missing.com/"), None);
+        for lost in ["self.com", "via.com", "page.com"] {
+            let url = format!("https://{lost}/x");
+            let h = store.host(url.as_bytes()).unwrap().unwrap();
+            assert_eq!(h.source, HostSource::Unreachable, "{lost}");
+        }
+        assert_eq!(allowed("https://query.com/private"), Some(false));
+        assert_eq!(allowed("https://query.com/public"), Some(true));
         // a.com, b.com and the redirects share one compiled body.
         assert!(report.unique_policies <= 4, "{report:?}");
         assert_eq!(report.hosts, inputs.len());
         assert!(report.dedup_ratio() > 3.0);
-        assert_eq!(report.by_source.redirected, 6);
+        assert_eq!(report.by_source.redirected, 7);
     }
 
     #[test]
@@ -2159,12 +2485,13 @@ mod tests {
         assert_eq!(again.unread, report.unread);
     }
 
-    /// A manifest line read as a `serde_json::Value` only (the reading
+    /// A manifest line read through its entries only (the reading
     /// `manifest_line` falls back to).
     fn line_by_value(line: &str, dir: &std::path::Path) -> Result<HostInput, InputErrorKind> {
-        let v: serde_json::Value =
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        let entries: Entries =
             serde_json::from_str(line).map_err(|e| InputErrorKind::NotJson(e.to_string()))?;
-        LineFields::of_value(&v)?.into_input(dir)
+        LineFields::of_entries(&entries.0)?.into_input(dir)
     }
 
     const LINE_KEYS: [&str; 11] = [
@@ -2318,13 +2645,16 @@ mod tests {
         let blocked = "User-agent: *\nDisallow: /\n";
         let open = "User-agent: *\nDisallow:\n";
         let to_self = Some("https://a.com/robots.txt");
-        let cases: [(Vec<HostInput>, bool); 4] = [
+        // (inputs, allowed, duplicates, redirects to itself set aside)
+        let cases: [(Vec<HostInput>, bool, usize, usize); 5] = [
             (
                 vec![
                     input("a.com", 200, Some(open), None),
                     input("a.com", 200, Some(blocked), None),
                 ],
                 false,
+                1,
+                0,
             ),
             (
                 vec![
@@ -2332,6 +2662,8 @@ mod tests {
                     input("a.com", 301, None, to_self),
                 ],
                 false,
+                0,
+                1,
             ),
             (
                 vec![
@@ -2340,6 +2672,8 @@ mod tests {
                     input("a.com", 301, None, to_self),
                 ],
                 false,
+                0,
+                2,
             ),
             (
                 vec![
@@ -2348,16 +2682,30 @@ mod tests {
                     input("a.com", 301, None, to_self),
                 ],
                 true,
+                1,
+                1,
+            ),
+            // Two lone redirects to itself: one replaces the other, and
+            // the capture they lead to is not there.
+            (
+                vec![
+                    input("a.com", 301, None, to_self),
+                    input("a.com", 302, None, to_self),
+                ],
+                false,
+                1,
+                0,
             ),
         ];
-        for (inputs, allowed) in cases {
+        for (inputs, allowed, duplicates, to_itself) in cases {
             let mut with_others = inputs.clone();
             with_others.insert(1, input("b.com", 200, Some(blocked), None));
             let (bytes, report) = build_store_default(&with_others, "Googlebot").unwrap();
             let store = Store::from_slice(&bytes).unwrap();
             let v = store.check(b"https://a.com/x").unwrap().unwrap();
             assert_eq!(v.allowed, allowed, "{inputs:?}");
-            assert_eq!(report.duplicates, vec!["a.com"; inputs.len() - 1]);
+            assert_eq!(report.duplicates, vec!["a.com"; duplicates], "{inputs:?}");
+            assert_eq!(report.self_redirects, to_itself, "{inputs:?}");
             assert_eq!(report.hosts, 2);
         }
     }
@@ -2420,5 +2768,217 @@ mod tests {
         )
         .unwrap();
         assert_eq!(report.reused, 0);
+    }
+
+    /// Which URLs are a host's robots.txt, and how a `Location` is made
+    /// absolute.
+    #[test]
+    fn robots_txt_urls_and_locations() {
+        for yes in [
+            "https://a.com/robots.txt",
+            "HTTP://A.COM:8080/robots.txt",
+            "//a.com/robots.txt",
+            "https://u@a.com/robots.txt?x#y",
+            "https://a.com/robots.txt#f",
+        ] {
+            assert!(is_robots_txt_url(yes), "{yes}");
+        }
+        for no in [
+            "https://a.com/",
+            "https://a.com",
+            "https://a.com/robots_a.txt",
+            "https://a.com/ROBOTS.TXT",
+            "https://a.com/x/robots.txt",
+            "https://a.com/robots.txt/",
+            "/robots.txt",
+            "dns:a.com",
+        ] {
+            assert!(!is_robots_txt_url(no), "{no}");
+        }
+        let o = "https://a.com:8443";
+        for (l, want) in [
+            ("/robots.txt", "https://a.com:8443/robots.txt"),
+            ("robots.txt", "https://a.com:8443/robots.txt"),
+            ("./x/../robots.txt", "https://a.com:8443/robots.txt"),
+            ("/a/../../robots.txt?q", "https://a.com:8443/robots.txt?q"),
+            ("?lang=en", "https://a.com:8443/robots.txt?lang=en"),
+            ("//b.com/robots.txt", "https://b.com/robots.txt"),
+            ("http://c.com/robots.txt", "http://c.com/robots.txt"),
+            ("/x/", "https://a.com:8443/x/"),
+        ] {
+            assert_eq!(absolute_location(l, o), want, "{l}");
+        }
+        assert_eq!(
+            redirect_target(Some("https://B.com:443/robots.txt")).as_deref(),
+            Some("b.com")
+        );
+        assert_eq!(redirect_target(Some("https://b.com/")), None);
+    }
+
+    /// A manifest line's relative `location` is its host's, so a relative
+    /// redirect to itself is one (it never replaces the host's capture),
+    /// as in a WARC file.
+    #[test]
+    fn a_relative_location_is_the_lines_hosts() {
+        let dir = std::path::Path::new("/m");
+        let line = |l: &str| manifest_line(l.as_bytes(), dir).unwrap();
+        let h = line(r#"{"host": "F.com:8080", "status": 301, "location": "/robots.txt"}"#);
+        assert_eq!(h.location.as_deref(), Some("http://f.com:8080/robots.txt"));
+        let inputs = [
+            line(
+                r#"{"host": "f.com", "status": 200, "body": "User-agent: *\nDisallow: /private\n"}"#,
+            ),
+            line(r#"{"host": "f.com", "status": 301, "location": "/robots.txt"}"#),
+        ];
+        let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+        let store = Store::from_slice(&bytes).unwrap();
+        assert!(
+            store
+                .check(b"https://f.com/public")
+                .unwrap()
+                .unwrap()
+                .allowed
+        );
+        assert!(
+            !store
+                .check(b"https://f.com/private")
+                .unwrap()
+                .unwrap()
+                .allowed
+        );
+        assert_eq!((report.duplicates.len(), report.self_redirects), (0, 1));
+    }
+
+    /// A manifest line with a field a line does not have, a field given
+    /// twice, text of another type, or both bodies is refused, naming
+    /// what; `null` is an absent field; a byte-order mark is skipped.
+    #[test]
+    fn manifest_fields_are_checked() {
+        let dir = std::path::Path::new("/m");
+        let line = |l: &str| manifest_line(l.as_bytes(), dir);
+        let refused = [
+            (
+                r#"{"host": "t.com", "status": 301, "locaton": "https://a.com/robots.txt"}"#,
+                InputErrorKind::UnknownField("locaton".into()),
+            ),
+            (
+                r#"{"host": "t.com", "status": 404, "x": null}"#,
+                InputErrorKind::UnknownField("x".into()),
+            ),
+            (
+                r#"{"host": "t.com", "status": 301, "location": 5}"#,
+                InputErrorKind::NotText("location", "5".into()),
+            ),
+            (
+                r#"{"host": ["t.com"], "status": 404}"#,
+                InputErrorKind::NotText("host", r#"["t.com"]"#.into()),
+            ),
+            (
+                r#"{"host": "t.com", "status": 200, "body": "", "body_path": "a.txt"}"#,
+                InputErrorKind::BodyAndBodyPath,
+            ),
+            (
+                r#"{"host": "first.com", "host": "second.com", "status": 404}"#,
+                InputErrorKind::DuplicateField("host".into()),
+            ),
+            (
+                r#"{"host": "t.com", "status": 404, "status": 404}"#,
+                InputErrorKind::DuplicateField("status".into()),
+            ),
+            (
+                r#"{"host": "t.com", "status": "404"}"#,
+                InputErrorKind::BadStatus,
+            ),
+        ];
+        for (l, want) in refused {
+            assert_eq!(line(l), Err(want), "{l}");
+        }
+        let e = InputError {
+            at: "m.jsonl:2".into(),
+            kind: InputErrorKind::UnknownField("locaton".into()),
+        }
+        .to_string();
+        assert!(e.contains("\"locaton\"") && e.contains("location"), "{e}");
+        let h = line(r#"{"host": "t.com", "status": 301, "location": null, "fetched_at": null}"#)
+            .unwrap();
+        assert_eq!((h.location, h.fetched_at), (None, None));
+        let bom = line("\u{feff}{\"host\": \"t.com\", \"status\": 404}").unwrap();
+        assert_eq!((bom.host.as_str(), bom.status), ("t.com", 404));
+    }
+
+    /// A body of `n` bytes with rules throughout (a distinct one every
+    /// ~900 bytes), so that where the parse limit cuts changes the policy.
+    fn long_body(n: usize) -> Vec<u8> {
+        let mut b = b"User-agent: *\nAllow: /a$\n".to_vec();
+        let mut i = 0;
+        while b.len() < n {
+            b.extend_from_slice(format!("Disallow: /p{i}/*x\n").as_bytes());
+            for _ in 0..20 {
+                b.extend_from_slice(b"# a comment line of a long robots.txt\n");
+            }
+            i += 1;
+        }
+        b
+    }
+
+    /// Compiling the prefix a build keeps of a long body, with the whole
+    /// body's length and digest, makes the policy compiling the whole body
+    /// makes, byte for byte, whatever the parse limit and dialect.
+    #[test]
+    fn a_long_body_is_kept_as_the_prefix_the_compile_reads() {
+        let body = long_body(700_000);
+        for dialect in [
+            crate::Dialect::Rfc9309,
+            crate::Dialect::Draft1996,
+            crate::Dialect::Acap,
+        ] {
+            for max_bytes in [crate::parse::DEFAULT_MAX_BYTES, 8191, 8192, 3000, 600_000] {
+                let mut options = CompileOptions {
+                    dialect,
+                    ..CompileOptions::default()
+                };
+                options.budget.time = std::time::Duration::from_secs(3600);
+                options.parse.max_bytes = max_bytes;
+                let whole = compile(&body, "Googlebot", &options).unwrap();
+                let mut c = Collected::new(max_bytes);
+                let id = c.intern(body.clone()) as usize;
+                let kept = &c.bodies[id];
+                assert_eq!(kept.bytes.len(), (max_bytes + 1).max(8192));
+                assert_eq!(kept.len, Some(body.len() as u64));
+                let cut = compile_body(kept, "Googlebot", &options).unwrap();
+                assert!(
+                    whole.to_bytes()[..] == cut.to_bytes()[..],
+                    "{dialect:?} {max_bytes}"
+                );
+                assert_eq!(whole.diagnostics, cut.diagnostics);
+                // The same body again is the same id.
+                assert_eq!(c.intern(body.clone()) as usize, id);
+            }
+        }
+        // Without a limit, or UTF-16, a body is kept whole.
+        let mut c = Collected::new(0);
+        let id = c.intern(body.clone()) as usize;
+        assert_eq!(c.bodies[id].bytes.len(), body.len());
+        let utf16: Vec<u8> = String::from_utf8(body.clone())
+            .unwrap()
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let mut c = Collected::new(crate::parse::DEFAULT_MAX_BYTES);
+        let id = c.intern(utf16.clone()) as usize;
+        assert_eq!(c.bodies[id].bytes.len(), utf16.len());
+        // A rebuild finds the policy by the whole body's digest.
+        let inputs = [input("a.com", 200, None, None)];
+        let mut inputs = inputs.to_vec();
+        inputs[0].body = Some(body.clone());
+        let (old, _) = build_store_default(&inputs, "Googlebot").unwrap();
+        let base = Store::from_slice(&old).unwrap();
+        assert_eq!(
+            base.policy(0).unwrap().header().source_sha256,
+            crate::compile::sha256(&body)
+        );
+        let (new, report) = build_with(&inputs, Some(&base));
+        assert_eq!((report.reused, report.compiled), (1, 0), "{report:?}");
+        assert_eq!(new, old.to_vec());
     }
 }

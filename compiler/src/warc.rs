@@ -9,31 +9,49 @@
 //! stream; a plain file is read as is (the gzip magic decides, not the
 //! name).
 //!
-//! Per `response` record (every other type is skipped):
+//! A host's capture is a `response` record whose `WARC-Target-URI` is a
+//! robots.txt (`http`/`https`, path `/robots.txt`:
+//! [`crate::store::is_robots_txt_url`]). Every other record is set aside
+//! and counted by kind ([`WarcCounts`]): a response for another path (a
+//! page a redirect led to, a home page), `request`, `metadata`, `revisit`
+//! (its payload is another record's), `warcinfo`, other types, and a
+//! record without `WARC-Type`. Per capture:
 //!
-//! * the host is the `WARC-Target-URI`'s authority (`http`/`https` only),
-//!   keyed as a manifest's `host` is ([`crate::store::host_key`]);
+//! * the host is the target URI's authority, keyed as a manifest's `host`
+//!   is ([`crate::store::host_key`]);
 //! * the HTTP status line gives the status, `Location` the redirect target
-//!   (a relative one is taken against the target URI);
+//!   (a relative one is taken against the target URI:
+//!   [`crate::store::absolute_location`]);
 //! * the payload is the body of a 2xx (other statuses carry none, as in a
-//!   manifest), de-chunked when `Transfer-Encoding: chunked` and
-//!   decompressed when `Content-Encoding: gzip`, `x-gzip` or `deflate`; a
-//!   payload over 16 MiB (decoded) makes the host a failure;
-//! * `WARC-Date` is the host's `fetched_at`;
-//! * a record cut short (`WARC-Truncated`, a block shorter than its
-//!   `Content-Length` at the end of the file, a damaged gzip member) or a
-//!   payload that cannot be decoded makes the host's input a failure
-//!   ([`HostInput::failure`]): the host gets the `--on-failure` fallback.
+//!   manifest), decoded as `Transfer-Encoding` and then `Content-Encoding`
+//!   say (`chunked`, `gzip`, `x-gzip`, `deflate`, `identity`; another
+//!   coding makes the host a failure); a payload over 256 MiB decoded (what
+//!   a manifest's body file may have) makes the host a failure;
+//! * `WARC-Date` is the host's `fetched_at`.
+//!
+//! A capture cut short (`WARC-Truncated`, or a file that ends inside the
+//! record) is read for what it holds: its status and `Location` when its
+//! HTTP headers are whole, which is all a status other than 2xx needs; a
+//! 2xx body that holds more than the parse limit ([`WarcInputs::parse_limit`])
+//! is compiled from what is there, which answers as the whole body would
+//! (the parser reads no further; the build lists it as not read whole); a
+//! shorter one, headers cut short, or a payload that cannot be decoded
+//! make the host's input a failure ([`HostInput::failure`], with the status
+//! when it was read): the host gets the `--on-failure` fallback.
 //!
 //! Framing that is not WARC (a bad version line, a missing or invalid
-//! `Content-Length`, a block not followed by `\r\n\r\n`), and a file that
-//! breaks off before a record says which host it is (inside the first
-//! lines of its headers, or in a gzip member nothing of which decodes), is
+//! `Content-Length`, a block not followed by `\r\n\r\n`), a file that
+//! breaks off before a record says which host it is, a damaged gzip member
+//! (named with its byte offset) and bytes after the last gzip member are
 //! an [`InputError`] naming the file and record, as a bad manifest line is:
 //! robocc does not drop captures silently.
 
-use crate::store::{host_key, HostInput, InputError, InputErrorKind};
-use std::io::{BufRead, BufReader, Read};
+use crate::store::{
+    absolute_location, host_key, is_robots_txt_url, prefix_reads_as_whole, HostInput, InputError,
+    InputErrorKind,
+};
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Longest header line read (bytes).
@@ -42,18 +60,105 @@ const MAX_LINE: u64 = 64 * 1024;
 const MAX_HEADERS: usize = 1024;
 /// Largest record block read whole (bytes); a larger one is an error.
 const MAX_BLOCK: u64 = 256 * 1024 * 1024;
-/// Most bytes of a decoded payload kept.
-const MAX_PAYLOAD: u64 = 16 * 1024 * 1024;
+/// Most bytes of a decoded payload: what a manifest's body file may have.
+const MAX_PAYLOAD: u64 = crate::input::MAX_INPUT_BYTES;
 
-/// The `response` records of one WARC file, as host inputs, in file order.
+/// What a WARC reader read, by kind of record: the captures it gave as host
+/// inputs, and the records it set aside.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarcCounts {
+    /// Records read.
+    pub records: usize,
+    /// `response` records of a robots.txt: the host inputs given.
+    pub captures: usize,
+    /// `response` records of another path than `/robots.txt` (a page a
+    /// redirect led to, a home page), or of a URI without one (`dns:`).
+    pub other_paths: usize,
+    /// `revisit` records: their payload is another record's.
+    pub revisits: usize,
+    /// `request` records.
+    pub requests: usize,
+    /// `metadata` records.
+    pub metadata: usize,
+    /// `warcinfo` records.
+    pub warcinfo: usize,
+    /// Records of another type (`resource`, `conversion`, `continuation`,
+    /// or one WARC does not define).
+    pub other_types: usize,
+    /// Records without the `WARC-Type` that WARC requires.
+    pub untyped: usize,
+}
+
+impl WarcCounts {
+    /// Adds another file's counts.
+    pub fn add(&mut self, o: &WarcCounts) {
+        self.records += o.records;
+        self.captures += o.captures;
+        self.other_paths += o.other_paths;
+        self.revisits += o.revisits;
+        self.requests += o.requests;
+        self.metadata += o.metadata;
+        self.warcinfo += o.warcinfo;
+        self.other_types += o.other_types;
+        self.untyped += o.untyped;
+    }
+
+    /// Records set aside (every record but the captures).
+    pub fn skipped(&self) -> usize {
+        self.records - self.captures
+    }
+
+    fn count_type(&mut self, kind: Option<&str>) {
+        *match kind {
+            None => &mut self.untyped,
+            Some(k) if k.eq_ignore_ascii_case("revisit") => &mut self.revisits,
+            Some(k) if k.eq_ignore_ascii_case("request") => &mut self.requests,
+            Some(k) if k.eq_ignore_ascii_case("metadata") => &mut self.metadata,
+            Some(k) if k.eq_ignore_ascii_case("warcinfo") => &mut self.warcinfo,
+            Some(_) => &mut self.other_types,
+        } += 1;
+    }
+}
+
+impl fmt::Display for WarcCounts {
+    /// The records set aside, by kind (those of which there are any).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kinds = [
+            (
+                "responses for another path than /robots.txt",
+                self.other_paths,
+            ),
+            ("request", self.requests),
+            ("metadata", self.metadata),
+            ("revisit", self.revisits),
+            ("warcinfo", self.warcinfo),
+            ("of other types", self.other_types),
+            ("without WARC-Type", self.untyped),
+        ];
+        let mut first = true;
+        for (what, n) in kinds.iter().filter(|(_, n)| *n > 0) {
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            write!(f, "{what} {n}")?;
+        }
+        if first {
+            f.write_str("none")?;
+        }
+        Ok(())
+    }
+}
+
+/// The robots.txt captures of one WARC file, as host inputs, in file order.
 pub struct WarcInputs {
     reader: Box<dyn BufRead>,
     name: String,
     /// Records read so far (1-based number of the current one).
     record: usize,
     done: bool,
-    /// A read error met after a whole record, reported at the next call.
-    pending: Option<String>,
+    parse_limit: usize,
+    counts: WarcCounts,
 }
 
 /// Opens a WARC file (`.warc` or `.warc.gz`).
@@ -77,7 +182,10 @@ pub fn warc_inputs_from(reader: impl Read + 'static, name: &str) -> WarcInputs {
     let reader: Box<dyn BufRead> = if gz {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            flate2::bufread::MultiGzDecoder::new(raw),
+            GzMembers {
+                state: Some(GzState::Between(Counted { inner: raw, pos: 0 })),
+                failed: None,
+            },
         ))
     } else {
         Box::new(raw)
@@ -87,36 +195,55 @@ pub fn warc_inputs_from(reader: impl Read + 'static, name: &str) -> WarcInputs {
         name: name.to_string(),
         record: 0,
         done: false,
-        pending: None,
+        parse_limit: crate::parse::DEFAULT_MAX_BYTES,
+        counts: WarcCounts::default(),
     }
 }
 
-/// Why a read stopped, and whether it was the end of the input (a file or
-/// a gzip member cut short) rather than something unreadable.
-type ReadFailure = (String, bool);
+/// Why a read stopped.
+struct Failure {
+    why: String,
+    /// The input ended there (the file, or a gzip member, cut short).
+    eof: bool,
+    /// The gzip layer is damaged there ([`GzDamage`]).
+    damaged: bool,
+}
 
-/// Whether an I/O error is the input ending early.
-fn is_eof(e: &std::io::Error) -> bool {
-    e.kind() == std::io::ErrorKind::UnexpectedEof
+impl Failure {
+    fn of(e: &io::Error) -> Failure {
+        Failure {
+            why: e.to_string(),
+            eof: e.kind() == io::ErrorKind::UnexpectedEof,
+            damaged: e.get_ref().is_some_and(|i| i.is::<GzDamage>()),
+        }
+    }
 }
 
 /// One line, at most [`MAX_LINE`] bytes; `Ok(None)` at the end of input,
 /// `Err` on a read error (a damaged gzip member) or an overlong line.
-fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, ReadFailure> {
+fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, Failure> {
     let mut line = Vec::new();
     let n = r
         .take(MAX_LINE)
         .read_until(b'\n', &mut line)
-        .map_err(|e| (e.to_string(), is_eof(&e)))?;
+        .map_err(|e| Failure::of(&e))?;
     if n == 0 {
         return Ok(None);
     }
     if line.last() != Some(&b'\n') {
         if n as u64 == MAX_LINE {
-            return Err((format!("a header line longer than {MAX_LINE} bytes"), false));
+            return Err(Failure {
+                why: format!("a header line longer than {MAX_LINE} bytes"),
+                eof: false,
+                damaged: false,
+            });
         }
         // The input ended inside the line.
-        return Err(("the file ends inside a header line".into(), true));
+        return Err(Failure {
+            why: "the file ends inside a header line".into(),
+            eof: true,
+            damaged: false,
+        });
     }
     while matches!(line.last(), Some(b'\n' | b'\r')) {
         line.pop();
@@ -134,51 +261,152 @@ struct Headers {
     truncated: Option<String>,
 }
 
+type Next = Option<Result<HostInput, InputError>>;
+
 impl WarcInputs {
-    fn error(&mut self, what: impl Into<String>) -> Option<Result<HostInput, InputError>> {
+    /// The parse limit of the build (`--max-bytes`, 0 for none; the
+    /// default parse options' by default): a 2xx capture cut short is
+    /// compiled from what it holds when that is more than the limit (and
+    /// at least 8 KiB, the bytes that tell how a body is read; not UTF-16),
+    /// which answers as the whole body would, and is a failure otherwise.
+    #[must_use]
+    pub fn parse_limit(mut self, max_bytes: usize) -> WarcInputs {
+        self.parse_limit = max_bytes;
+        self
+    }
+
+    /// What was read so far, by kind of record.
+    pub fn counts(&self) -> WarcCounts {
+        self.counts
+    }
+
+    /// The name errors give the file.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// An error at `at` (the current record, or the place between records).
+    fn fail(&mut self, at: String, kind: InputErrorKind) -> Next {
         self.done = true;
         Some(Err(InputError {
-            at: format!("{}: record {}", self.name, self.record),
-            kind: InputErrorKind::Io(format!("not a WARC file: {}", what.into())),
+            at: format!("{}: {at}", self.name),
+            kind,
         }))
     }
 
-    /// The host input of a response whose record broke off: a failure, or
-    /// an error when the record cannot be attributed to a host. `eof`: the
-    /// file ended there; otherwise reading failed (a damaged gzip member,
-    /// an overlong line), and whatever follows in the file is unread, which
-    /// is an error after this record's failure, never a silent end.
-    fn cut_short(
-        &mut self,
-        h: &Headers,
-        why: &str,
-        eof: bool,
-    ) -> Option<Result<HostInput, InputError>> {
+    /// Framing that is not WARC, in the current record.
+    fn framing(&mut self, what: impl Into<String>) -> Next {
+        let at = format!("record {}", self.record);
+        self.fail(
+            at,
+            InputErrorKind::Io(format!("not a WARC file: {}", what.into())),
+        )
+    }
+
+    /// Where the reader is between records.
+    fn after(&self) -> String {
+        match self.record {
+            0 => "at its start".to_string(),
+            n => format!("after record {n}"),
+        }
+    }
+
+    /// A read that failed for another reason than the end of the input: a
+    /// damaged gzip member, an overlong line, an I/O error. Whatever
+    /// follows is unread, so the build cannot go on.
+    fn read_error(&mut self, f: Failure, between: bool) -> Next {
+        let at = if between {
+            self.after()
+        } else {
+            format!("record {}", self.record)
+        };
+        let kind = if f.damaged {
+            InputErrorKind::Damaged(f.why)
+        } else if between {
+            InputErrorKind::Io(f.why)
+        } else {
+            InputErrorKind::Io(format!("not a WARC file: {}", f.why))
+        };
+        self.fail(at, kind)
+    }
+
+    /// A record the file ends inside (`block`: what of its block there
+    /// is, when its headers are whole). Nothing is lost when it is not a
+    /// capture; a capture is read for what it holds; a record that does not
+    /// say which it is is an error.
+    fn cut_short(&mut self, h: &Headers, block: Option<&[u8]>, why: &str) -> Next {
         self.done = true;
-        if h.kind.as_deref() != Some("response") {
-            // A record of another type cut off by the end of the file:
-            // nothing is lost.
-            if h.kind.is_some() && eof {
+        match h.kind.as_deref() {
+            Some("response") => {}
+            Some(_) => {
+                self.counts.count_type(h.kind.as_deref());
                 return None;
             }
-            return self.error(format!("the record is cut short ({why})"));
+            None => {
+                return self.fail(
+                    format!("record {}", self.record),
+                    InputErrorKind::Io(format!(
+                        "the record is cut short before its WARC-Type ({why})"
+                    )),
+                )
+            }
         }
-        if !eof {
-            // Report the rest of the file as unreadable at the next call.
-            self.done = false;
-            self.pending = Some(format!("cannot read past record {}: {why}", self.record));
+        let Some(uri) = h.uri.clone() else {
+            return self.framing(format!(
+                "the record is cut short before its WARC-Target-URI ({why})"
+            ));
+        };
+        if !is_robots_txt_url(&uri) {
+            self.counts.other_paths += 1;
+            return None;
         }
-        match h.uri.as_deref().map(|u| self.host_of(u)) {
-            Some(Ok((host, _))) => Some(Ok(HostInput {
+        let (host, origin) = match self.host_of(&uri) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        self.counts.captures += 1;
+        let cut = format!("the file ends inside the record: {why}");
+        Some(Ok(match block {
+            Some(block) => self.capture(host, &origin, h, block, Some(cut)),
+            None => HostInput {
                 host,
-                status: 0,
                 fetched_at: h.date.clone(),
-                failure: Some(format!("truncated WARC record: {why}")),
+                failure: Some(format!(
+                    "the capture is truncated in its WARC headers ({cut})"
+                )),
                 ..HostInput::default()
-            })),
-            Some(Err(e)) => Some(Err(e)),
-            None => self.error(format!("the record is cut short ({why})")),
+            },
+        }))
+    }
+
+    /// The host input of a capture: `cut` says why its block is not whole,
+    /// if it is not.
+    fn capture(
+        &self,
+        host: String,
+        origin: &str,
+        h: &Headers,
+        block: &[u8],
+        cut: Option<String>,
+    ) -> HostInput {
+        let mut input = HostInput {
+            host,
+            fetched_at: h.date.clone(),
+            ..HostInput::default()
+        };
+        let cut = cut.or_else(|| h.truncated.as_ref().map(|t| format!("WARC-Truncated: {t}")));
+        match http_response(block, origin, cut.as_deref(), self.parse_limit) {
+            Ok((status, location, body)) => {
+                input.status = status;
+                input.location = location;
+                input.body = body;
+            }
+            Err((status, why)) => {
+                input.status = status;
+                input.failure = Some(why);
+            }
         }
+        input
     }
 
     /// Host key and `scheme://authority` of a target URI.
@@ -207,12 +435,8 @@ impl WarcInputs {
 impl Iterator for WarcInputs {
     type Item = Result<HostInput, InputError>;
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next(&mut self) -> Next {
         while !self.done {
-            if let Some(e) = self.pending.take() {
-                self.record += 1;
-                return self.error(e);
-            }
             // Version line (blank lines before it are tolerated).
             let version = loop {
                 match read_line(&mut *self.reader) {
@@ -222,38 +446,53 @@ impl Iterator for WarcInputs {
                     }
                     Ok(Some(l)) if l.is_empty() => continue,
                     Ok(Some(l)) => break l,
-                    Err((e, _)) => {
-                        self.record += 1;
-                        return self.error(e);
+                    Err(f) if f.eof && !f.damaged => {
+                        let at = self.after();
+                        return self.fail(
+                            at,
+                            InputErrorKind::Io(
+                                "not a WARC record: the file ends inside a line (a damaged \
+                                 file, or bytes after its last record)"
+                                    .into(),
+                            ),
+                        );
                     }
+                    Err(f) => return self.read_error(f, true),
                 }
             };
-            self.record += 1;
             if version != b"WARC/1.0" && version != b"WARC/1.1" {
                 let shown = String::from_utf8_lossy(&version[..version.len().min(40)]).into_owned();
-                return self.error(format!("expected WARC/1.0 or WARC/1.1, found {shown:?}"));
+                let at = self.after();
+                return self.fail(
+                    at,
+                    InputErrorKind::Io(format!(
+                        "not a WARC record: expected WARC/1.0 or WARC/1.1, found {shown:?} \
+                         (a damaged file, or bytes after its last record)"
+                    )),
+                );
             }
+            self.record += 1;
+            self.counts.records += 1;
             // Headers.
             let mut h = Headers::default();
             let mut count = 0;
             loop {
                 let line = match read_line(&mut *self.reader) {
                     Ok(Some(l)) => l,
-                    Ok(None) => {
-                        return self.cut_short(&h, "the file ends in the WARC headers", true)
-                    }
-                    Err((e, eof)) => return self.cut_short(&h, &e, eof),
+                    Ok(None) => return self.cut_short(&h, None, "in its WARC headers"),
+                    Err(f) if f.eof => return self.cut_short(&h, None, &f.why),
+                    Err(f) => return self.read_error(f, false),
                 };
                 if line.is_empty() {
                     break;
                 }
                 count += 1;
                 if count > MAX_HEADERS {
-                    return self.error(format!("more than {MAX_HEADERS} header lines"));
+                    return self.framing(format!("more than {MAX_HEADERS} header lines"));
                 }
                 let line = String::from_utf8_lossy(&line);
                 let Some((name, value)) = line.split_once(':') else {
-                    return self.error(format!("header line without ':': {line:?}"));
+                    return self.framing(format!("header line without ':': {line:?}"));
                 };
                 let value = value.trim();
                 match name.trim().to_ascii_lowercase().as_str() {
@@ -267,42 +506,54 @@ impl Iterator for WarcInputs {
                     "warc-truncated" => h.truncated = Some(value.to_string()),
                     "content-length" => match value.parse::<u64>() {
                         Ok(n) => h.length = Some(n),
-                        Err(_) => return self.error(format!("Content-Length {value:?}")),
+                        Err(_) => return self.framing(format!("Content-Length {value:?}")),
                     },
                     _ => {}
                 }
             }
             let Some(length) = h.length else {
-                return self.error("a record without Content-Length");
+                return self.framing("a record without Content-Length");
             };
             if length > MAX_BLOCK {
-                return self.error(format!("a record block of {length} bytes"));
+                return self.framing(format!("a record block of {length} bytes"));
             }
             // Block.
             let mut block = Vec::new();
             let read = (&mut self.reader).take(length).read_to_end(&mut block);
             if let Err(e) = read {
-                return self.cut_short(&h, &e.to_string(), is_eof(&e));
+                let f = Failure::of(&e);
+                if f.eof {
+                    return self.cut_short(&h, Some(&block), &f.why);
+                }
+                return self.read_error(f, false);
             }
             if (block.len() as u64) < length {
                 let why = format!("{} of {length} bytes of block", block.len());
-                return self.cut_short(&h, &why, true);
+                return self.cut_short(&h, Some(&block), &why);
             }
             // Record end: "\r\n\r\n", or the end of the file.
             let mut end = Vec::new();
             match (&mut self.reader).take(4).read_to_end(&mut end) {
-                Ok(_) if end.is_empty() => self.done = true,
                 Ok(_) if end == b"\r\n\r\n" => {}
-                Ok(_) => return self.error("a record block not followed by \\r\\n\\r\\n"),
-                // This record is whole; what follows is damaged.
-                Err(e) => self.pending = Some(e.to_string()),
+                // The file ends in (or before) the separator: the block is
+                // whole.
+                Ok(_) if b"\r\n\r\n".starts_with(&end) => self.done = true,
+                Ok(_) => return self.framing("a record block not followed by \\r\\n\\r\\n"),
+                // The block is whole, and the file ends in what follows it.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => self.done = true,
+                Err(e) => return self.read_error(Failure::of(&e), false),
             }
             if h.kind.as_deref() != Some("response") {
+                self.counts.count_type(h.kind.as_deref());
                 continue;
             }
             let Some(uri) = h.uri.clone() else {
-                return self.error("a response record without WARC-Target-URI");
+                return self.framing("a response record without WARC-Target-URI");
             };
+            if !is_robots_txt_url(&uri) {
+                self.counts.other_paths += 1;
+                continue;
+            }
             let (host, origin) = match self.host_of(&uri) {
                 Ok(x) => x,
                 Err(e) => {
@@ -310,24 +561,8 @@ impl Iterator for WarcInputs {
                     return Some(Err(e));
                 }
             };
-            let mut input = HostInput {
-                host,
-                fetched_at: h.date.clone(),
-                ..HostInput::default()
-            };
-            if let Some(t) = &h.truncated {
-                input.failure = Some(format!("truncated WARC record (WARC-Truncated: {t})"));
-                return Some(Ok(input));
-            }
-            match http_response(&block, &origin) {
-                Ok((status, location, body)) => {
-                    input.status = status;
-                    input.location = location;
-                    input.body = body;
-                }
-                Err(why) => input.failure = Some(why),
-            }
-            return Some(Ok(input));
+            self.counts.captures += 1;
+            return Some(Ok(self.capture(host, &origin, &h, &block, None)));
         }
         None
     }
@@ -336,9 +571,25 @@ impl Iterator for WarcInputs {
 /// Status, `Location` and body of an HTTP response.
 type Response = (u16, Option<String>, Option<Vec<u8>>);
 
+/// The status of a status line (`HTTP/1.1 200 OK`).
+fn status_of(line: &str) -> Option<u16> {
+    line.strip_prefix("HTTP/")
+        .and_then(|r| r.split_ascii_whitespace().nth(1))
+        .filter(|s| s.len() == 3)
+        .and_then(|s| s.parse::<u16>().ok())
+        .filter(|&s| s >= 100)
+}
+
 /// Status, `Location` (absolute) and, for a 2xx, the decoded payload of an
-/// HTTP response as a WARC `response` block holds it.
-fn http_response(block: &[u8], origin: &str) -> Result<Response, String> {
+/// HTTP response as a WARC `response` block holds it. `cut`: why the block
+/// is not whole, if it is not. An error is the host's failure, with the
+/// status when it was read.
+fn http_response(
+    block: &[u8],
+    origin: &str,
+    cut: Option<&str>,
+    parse_limit: usize,
+) -> Result<Response, (u16, String)> {
     // The headers end at the first blank line, CRLF or bare LF (a body
     // may itself hold the other spelling).
     let crlf = memchr::memmem::find(block, b"\r\n\r\n").map(|i| (i, 4));
@@ -349,84 +600,143 @@ fn http_response(block: &[u8], origin: &str) -> Result<Response, String> {
             (&block[..i], &block[i + n..])
         }
         (Some((i, n)), None) | (None, Some((i, n))) => (&block[..i], &block[i + n..]),
-        (None, None) => return Err("the HTTP response headers are cut short".into()),
+        (None, None) => {
+            let head = String::from_utf8_lossy(block);
+            let status = head
+                .split_once('\n')
+                .and_then(|(line, _)| status_of(line.trim_end()))
+                .unwrap_or(0);
+            return Err((
+                status,
+                match cut {
+                    Some(why) => format!("the capture is truncated in its HTTP headers ({why})"),
+                    None => "the HTTP response headers are cut short".into(),
+                },
+            ));
+        }
     };
     let head = String::from_utf8_lossy(head);
     let mut lines = head.lines();
     let status_line = lines.next().unwrap_or("");
-    let status = status_line
-        .strip_prefix("HTTP/")
-        .and_then(|r| r.split_ascii_whitespace().nth(1))
-        .filter(|s| s.len() == 3)
-        .and_then(|s| s.parse::<u16>().ok())
-        .filter(|&s| s >= 100)
-        .ok_or_else(|| {
-            let shown: String = status_line.chars().take(40).collect();
-            format!("no HTTP status line: {shown:?}")
-        })?;
-    let (mut location, mut encoding, mut chunked) = (None, None, false);
+    let status = status_of(status_line).ok_or_else(|| {
+        let shown: String = status_line.chars().take(40).collect();
+        (0, format!("no HTTP status line: {shown:?}"))
+    })?;
+    let (mut location, mut transfer, mut content) = (None, Vec::new(), Vec::new());
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             continue;
         };
         let value = value.trim();
+        let codings = |list: &mut Vec<String>| {
+            list.extend(
+                value
+                    .split(',')
+                    .map(|c| c.trim().to_ascii_lowercase())
+                    .filter(|c| !c.is_empty()),
+            );
+        };
         match name.trim().to_ascii_lowercase().as_str() {
-            "location" => location = Some(absolute(value, origin)),
-            "content-encoding" => encoding = Some(value.to_ascii_lowercase()),
-            "transfer-encoding" => chunked = value.to_ascii_lowercase().contains("chunked"),
+            "location" => location = Some(absolute_location(value, origin)),
+            "content-encoding" => codings(&mut content),
+            "transfer-encoding" => codings(&mut transfer),
             _ => {}
         }
     }
+    // Only a 2xx body is read (RFC 9309 §2.3.1): whatever the rest of the
+    // block holds, and whether it is all there, another status needs none.
     if !(200..300).contains(&status) {
         return Ok((status, location, None));
     }
-    let mut body = if chunked {
-        dechunk(payload)?
-    } else if payload.len() as u64 > MAX_PAYLOAD {
-        return Err(too_large());
-    } else {
-        payload.to_vec()
-    };
-    match encoding.as_deref() {
-        None | Some("" | "identity") => {}
-        Some("gzip" | "x-gzip") => {
-            body = decode(flate2::read::MultiGzDecoder::new(&body[..]), "gzip")?;
-        }
-        Some("deflate") => {
-            body = match decode(flate2::read::ZlibDecoder::new(&body[..]), "deflate") {
-                Ok(b) => b,
-                // Servers send raw deflate too.
-                Err(_) => decode(flate2::read::DeflateDecoder::new(&body[..]), "deflate")?,
+    let body =
+        decode_payload(payload, &transfer, &content, cut.is_some()).map_err(|why| (status, why))?;
+    if let Some(why) = cut {
+        if !prefix_reads_as_whole(&body, parse_limit) {
+            let limit = if parse_limit == 0 {
+                "without a parse limit the whole body is needed".to_string()
+            } else {
+                format!("the rules within the {parse_limit}-byte parse limit are not all there")
             };
+            return Err((
+                status,
+                format!(
+                    "the capture is truncated ({why}) after {} bytes of body: {limit}",
+                    body.len()
+                ),
+            ));
         }
-        Some(other) => return Err(format!("unsupported Content-Encoding: {other}")),
     }
     Ok((status, location, Some(body)))
 }
 
-/// A payload past [`MAX_PAYLOAD`] is a failure on every path (plain,
-/// chunked, compressed): never cut silently.
-fn too_large() -> String {
-    format!("the payload is larger than {MAX_PAYLOAD} bytes")
+/// A payload decoded: the transfer codings undone (last applied first),
+/// then the content codings. `cut`: the payload is not whole, and what of
+/// it decodes is kept.
+fn decode_payload(
+    payload: &[u8],
+    transfer: &[String],
+    content: &[String],
+    cut: bool,
+) -> Result<Vec<u8>, String> {
+    if payload.len() as u64 > MAX_PAYLOAD {
+        return Err(too_large());
+    }
+    let mut data = std::borrow::Cow::Borrowed(payload);
+    for (header, codings) in [
+        ("Transfer-Encoding", transfer),
+        ("Content-Encoding", content),
+    ] {
+        for coding in codings.iter().rev() {
+            data = std::borrow::Cow::Owned(match coding.as_str() {
+                "identity" => continue,
+                "chunked" => dechunk(&data, cut)?,
+                "gzip" | "x-gzip" => {
+                    decode(flate2::read::MultiGzDecoder::new(&data[..]), coding, cut)?
+                }
+                "deflate" => match decode(flate2::read::ZlibDecoder::new(&data[..]), coding, cut) {
+                    Ok(b) => b,
+                    // Servers send raw deflate too.
+                    Err(_) => decode(flate2::read::DeflateDecoder::new(&data[..]), coding, cut)?,
+                },
+                other => return Err(format!("unsupported {header}: {other}")),
+            });
+        }
+    }
+    Ok(data.into_owned())
 }
 
-fn decode(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
+/// A payload past [`MAX_PAYLOAD`] is a failure on every path (plain,
+/// chunked, compressed), as a manifest's body file past it is.
+fn too_large() -> String {
+    format!("the payload is larger than {} MiB", MAX_PAYLOAD >> 20)
+}
+
+/// A compressed payload decoded. Of a payload cut short, what decodes.
+fn decode(r: impl Read, what: &str, cut: bool) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    r.take(MAX_PAYLOAD + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("the {what} payload cannot be decoded: {e}"))?;
+    let read = r.take(MAX_PAYLOAD + 1).read_to_end(&mut out);
+    if let Err(e) = read {
+        // Of a payload cut short, what decodes before the cut; nothing
+        // decoding is no payload of this coding.
+        if !cut || out.is_empty() {
+            return Err(format!("the {what} payload cannot be decoded: {e}"));
+        }
+    }
     if out.len() as u64 > MAX_PAYLOAD {
         return Err(too_large());
     }
     Ok(out)
 }
 
-/// `Transfer-Encoding: chunked` payload → its bytes.
-fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, String> {
-    let cut = || "the chunked payload is cut short".to_string();
+/// `Transfer-Encoding: chunked` payload → its bytes. Of a payload cut
+/// short, the bytes of its chunks up to the cut.
+fn dechunk(mut data: &[u8], cut: bool) -> Result<Vec<u8>, String> {
+    let short = || "the chunked payload is cut short".to_string();
     let mut out = Vec::new();
     loop {
-        let eol = memchr::memchr(b'\n', data).ok_or_else(cut)?;
+        let Some(eol) = memchr::memchr(b'\n', data) else {
+            return if cut { Ok(out) } else { Err(short()) };
+        };
         let line = String::from_utf8_lossy(&data[..eol]);
         let size = line.split(';').next().unwrap_or("").trim();
         let size = usize::from_str_radix(size, 16)
@@ -435,31 +745,133 @@ fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, String> {
         if size == 0 {
             return Ok(out);
         }
-        if data.len() < size {
-            return Err(cut());
-        }
-        if (out.len() + size) as u64 > MAX_PAYLOAD {
+        let take = size.min(data.len());
+        if (out.len() + take) as u64 > MAX_PAYLOAD {
             return Err(too_large());
         }
-        out.extend_from_slice(&data[..size]);
+        out.extend_from_slice(&data[..take]);
+        if take < size {
+            return if cut { Ok(out) } else { Err(short()) };
+        }
         data = &data[size..];
+        if cut && data.is_empty() {
+            return Ok(out);
+        }
         data = data
             .strip_prefix(b"\r\n")
             .or_else(|| data.strip_prefix(b"\n"))
-            .ok_or_else(cut)?;
+            .ok_or_else(short)?;
     }
 }
 
-/// A `Location` value made absolute against `origin` (`scheme://authority`).
-fn absolute(location: &str, origin: &str) -> String {
-    if location.contains("://") {
-        location.to_string()
-    } else if let Some(rest) = location.strip_prefix("//") {
-        let scheme = origin.split("://").next().unwrap_or("http");
-        format!("{scheme}://{rest}")
-    } else if location.starts_with('/') {
-        format!("{origin}{location}")
-    } else {
-        format!("{origin}/{location}")
+/// Where a gzip input went wrong: the error inside the `io::Error`s of
+/// [`GzMembers`], so that the WARC reader tells damage from framing.
+#[derive(Debug)]
+struct GzDamage(String);
+
+impl fmt::Display for GzDamage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GzDamage {}
+
+/// A buffered reader that counts the bytes consumed from it.
+struct Counted<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n as u64;
+        self.inner.consume(n);
+    }
+}
+
+/// The members of a gzip file decoded one after another, as
+/// `MultiGzDecoder` reads them, except that an error names the member by
+/// its byte offset in the file, and bytes after the last member are an
+/// error that says so (never a silent end).
+struct GzMembers<R> {
+    state: Option<GzState<R>>,
+    /// The error every read gives once one was met.
+    failed: Option<(io::ErrorKind, String)>,
+}
+
+enum GzState<R> {
+    /// At a member boundary (or the end of the file).
+    Between(Counted<R>),
+    /// In the member that starts at this byte offset.
+    In(flate2::bufread::GzDecoder<Counted<R>>, u64),
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Some((kind, what)) = &self.failed {
+                return Err(io::Error::new(*kind, GzDamage(what.clone())));
+            }
+            let Some(state) = self.state.take() else {
+                return Ok(0);
+            };
+            match state {
+                GzState::Between(mut r) => match r.fill_buf()?.first() {
+                    None => {
+                        self.state = Some(GzState::Between(r));
+                        return Ok(0);
+                    }
+                    Some(0x1f) => {
+                        let at = r.pos;
+                        self.state = Some(GzState::In(flate2::bufread::GzDecoder::new(r), at));
+                    }
+                    Some(_) => {
+                        self.failed = Some((
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "the bytes from byte offset {} on are not a gzip member (bytes \
+                                 after the last record, or a damaged member)",
+                                r.pos
+                            ),
+                        ));
+                    }
+                },
+                GzState::In(mut d, at) => match d.read(out) {
+                    Ok(0) => self.state = Some(GzState::Between(d.into_inner())),
+                    Ok(n) => {
+                        self.state = Some(GzState::In(d, at));
+                        return Ok(n);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                        self.failed = Some((
+                            e.kind(),
+                            format!("the file ends inside the gzip member at byte offset {at}"),
+                        ));
+                    }
+                    Err(e) => {
+                        self.failed = Some((
+                            e.kind(),
+                            format!("damaged gzip member at byte offset {at}: {e}"),
+                        ));
+                    }
+                },
+            }
+        }
     }
 }

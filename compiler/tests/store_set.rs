@@ -702,7 +702,7 @@ fn store_build_warc_writes_what_the_library_builds() {
     ]);
     assert_exit(&o, 0, "failed 1");
     assert!(
-        err(&o).contains("cut.example: truncated WARC record"),
+        err(&o).contains("cut.example: the capture is truncated"),
         "{}",
         err(&o)
     );
@@ -754,6 +754,123 @@ fn store_build_warc_writes_what_the_library_builds() {
         s(&fa),
     ]);
     assert_exit(&o, 2, "--manifest");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The summary counts duplicate hosts (`--verbose` lists them) and the
+/// WARC records set aside, by kind; a WARC file without a capture and an
+/// empty build are warned about, even with `--quiet`; a damaged file says
+/// what to do; `--manifest -` reads standard input.
+#[test]
+fn store_build_summary_says_what_was_set_aside() {
+    let dir = scratch("summary");
+    let mut a = Vec::new();
+    for i in 0..30 {
+        // Common Crawl's shape: the http hop, then the capture it leads to.
+        a.extend(warc_record(
+            &format!("http://d{i}.example/robots.txt"),
+            &format!("HTTP/1.1 301 Moved\r\nLocation: https://d{i}.example/robots.txt\r\n\r\n"),
+        ));
+        a.extend(warc_record(
+            &format!("https://d{i}.example/robots.txt"),
+            "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /x\n",
+        ));
+    }
+    for i in 0..3 {
+        // A second capture: a duplicate.
+        a.extend(warc_record(
+            &format!("https://d{i}.example/robots.txt"),
+            "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /y\n",
+        ));
+    }
+    a.extend(warc_record(
+        "https://d0.example/",
+        "HTTP/1.1 200 OK\r\n\r\n<html>",
+    ));
+    let fa = dir.join("a.warc.gz");
+    std::fs::write(&fa, &a).unwrap();
+    let fe = dir.join("empty.warc");
+    std::fs::write(&fe, b"").unwrap();
+    let store = dir.join("s.store");
+    let build = |extra: &[&str]| {
+        let mut args = vec!["store", "build", "--agent", "Googlebot", "-o", s(&store)];
+        args.extend_from_slice(extra);
+        robocc(&args)
+    };
+    let o = build(&["--warc", s(&fa), s(&fe)]);
+    assert_exit(&o, 0, "duplicate hosts: 3 (3 extra inputs;");
+    let e = err(&o);
+    assert_eq!(e.matches("duplicate host").count(), 1, "{e}");
+    assert!(
+        e.contains(
+            "WARC records 64: robots.txt captures 63, set aside 1 (responses for another path \
+             than /robots.txt 1)"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("empty.warc: warning: no WARC record in it"),
+        "{e}"
+    );
+    let o = build(&["--verbose", "--warc", s(&fa)]);
+    assert_exit(
+        &o,
+        0,
+        "duplicate host (last one kept, unless a redirect to itself): d2.example",
+    );
+    assert_eq!(err(&o).matches("duplicate host").count(), 3, "{}", err(&o));
+    let o = build(&["--quiet", "--warc", s(&fe)]);
+    assert_exit(&o, 0, "no host was read: the store is empty");
+    // A damaged member: what it is, where, and what to do.
+    let mut bad = a.clone();
+    let first = warc_record(
+        "http://d0.example/robots.txt",
+        "HTTP/1.1 301 Moved\r\nLocation: https://d0.example/robots.txt\r\n\r\n",
+    )
+    .len();
+    // In the deflate data of the second member (its header is 10 bytes).
+    bad[first + 20] ^= 0xff;
+    std::fs::write(&fa, &bad).unwrap();
+    let o = build(&["--warc", s(&fa)]);
+    assert_exit(&o, 2, "download it again");
+    assert!(
+        err(&o).contains("damaged gzip member at byte offset"),
+        "{}",
+        err(&o)
+    );
+    // A manifest on standard input.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args([
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-o",
+            s(&store),
+            "--manifest",
+            "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"host\": \"in.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /\\n\"}\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_exit(&o, 0, "1 hosts");
+    let built = Store::open(&store).unwrap();
+    assert!(
+        !built
+            .check(b"https://in.example/x")
+            .unwrap()
+            .unwrap()
+            .allowed
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -176,7 +176,8 @@ fn broken_framing_is_an_error_naming_the_record() {
     bytes.extend_from_slice(b"HTTP/1.1 200 OK\r\n\r\n");
     let got = read(bytes);
     let err = got.last().unwrap().as_ref().unwrap_err();
-    assert!(err.contains("test.warc: record 12"), "{err}");
+    // Bytes after the last record are no record of their own.
+    assert!(err.contains("test.warc: after record 11"), "{err}");
     assert!(err.contains("WARC/1.0"), "{err}");
     // A bad Content-Length.
     let bad = b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: x\r\n\r\n".to_vec();
@@ -204,8 +205,9 @@ fn a_store_from_a_warc_applies_the_status_rules() {
     assert_eq!(allowed("https://gone.example/private"), Some(true));
     assert_eq!(allowed("https://moved.example/private"), Some(false));
     assert_eq!(allowed("https://moved.example/public"), Some(true));
-    // Its only capture redirects to itself: past five hops, allow all.
-    assert_eq!(allowed("https://rel.example:8443/x"), Some(true));
+    // Its only capture redirects to another path: that document is not an
+    // input (only robots.txt captures are), so unreachable.
+    assert_eq!(allowed("https://rel.example:8443/x"), Some(false));
     assert_eq!(allowed("https://chunked.example/private"), Some(false));
     assert_eq!(allowed("https://gz.example/private"), Some(false));
     assert_eq!(allowed("https://down.example/x"), Some(false));
@@ -242,7 +244,9 @@ fn a_self_redirect_never_replaces_another_capture() {
         let store = Store::from_slice(&store).unwrap();
         let v = store.check(b"https://a.example/x").unwrap().unwrap();
         assert!(!v.allowed);
-        assert_eq!(report.duplicates, ["a.example"]);
+        // The hop beside the capture it leads to is no duplicate.
+        assert!(report.duplicates.is_empty(), "{report:?}");
+        assert_eq!(report.self_redirects, 1);
     }
 }
 
@@ -265,8 +269,7 @@ fn a_read_error_is_never_a_silent_end() {
     ));
     let got = read(bytes);
     assert!(got.iter().any(Result::is_err), "{got:?}");
-    // The same in a response: the host is a failure, then the rest of the
-    // file is reported as unread.
+    // The same in a response: an error, and nothing read after it.
     let mut bytes = record("response", "https://a.example/robots.txt", b"", &long);
     bytes.extend(response(
         "https://after.example/robots.txt",
@@ -274,8 +277,8 @@ fn a_read_error_is_never_a_silent_end() {
         RULES,
     ));
     let got = read(bytes);
-    assert!(matches!(&got[0], Ok(h) if h.failure.is_some()), "{got:?}");
-    assert!(got[1].is_err(), "{got:?}");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].as_ref().unwrap_err().contains("record 1"), "{got:?}");
 }
 
 /// HTTP headers end at the first blank line, whichever its spelling: an
@@ -297,24 +300,371 @@ fn the_first_blank_line_ends_the_http_headers() {
     }
 }
 
-/// A payload past 16 MiB is a failure on every path, never cut silently.
+fn build_warc(bytes: Vec<u8>) -> (Vec<u8>, robocc_compiler::store::StoreReport) {
+    let (store, report) = build_store(
+        warc_inputs_from(std::io::Cursor::new(bytes), "t.warc"),
+        "Googlebot",
+        &CompileOptions::default(),
+        &StoreOptions::default(),
+    )
+    .unwrap();
+    (store.to_vec(), report)
+}
+
+fn ok(got: &[Result<HostInput, String>]) -> Vec<&HostInput> {
+    got.iter()
+        .map(|r| r.as_ref().unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+/// Only a response of a `/robots.txt` is its host's capture: a home page,
+/// or the page another host's robots.txt redirects to, never replaces it;
+/// the records set aside are counted. A redirect to another path than
+/// `/robots.txt` has no target in the input: unreachable.
 #[test]
-fn an_oversized_payload_is_a_failure() {
-    let big = vec![b'#'; 16 * 1024 * 1024 + 1];
-    for (head, body) in [
-        ("HTTP/1.1 200 OK", big.clone()),
-        ("HTTP/1.1 200 OK\r\nContent-Encoding: gzip", gzip(&big)),
-    ] {
-        let got = read(response("https://big.example/robots.txt", head, &body));
-        match &got[0] {
-            Ok(h) => assert!(
-                h.failure
-                    .as_deref()
-                    .is_some_and(|f| f.contains("larger than")),
-                "{head}: {:?}",
-                h.failure
+fn only_robots_txt_captures_are_hosts() {
+    let recs = [
+        response(
+            "https://b.example/robots.txt",
+            "HTTP/1.1 200 OK",
+            b"User-agent: *\nDisallow: /\n",
+        ),
+        response(
+            "http://a.example/robots.txt",
+            "HTTP/1.1 301 Moved\r\nLocation: https://b.example/robots_a.txt",
+            b"",
+        ),
+        response(
+            "https://b.example/robots_a.txt",
+            "HTTP/1.1 200 OK",
+            b"User-agent: *\nDisallow: /a-only\n",
+        ),
+        response(
+            "https://c.example/robots.txt?x=1",
+            "HTTP/1.1 200 OK",
+            b"User-agent: *\nDisallow: /private\n",
+        ),
+        response(
+            "https://c.example/",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html",
+            b"<html><body>home</body></html>",
+        ),
+        response("dns:c.example", "HTTP/1.1 200 OK", b"1.2.3.4"),
+    ];
+    let mut inputs = warc_inputs_from(std::io::Cursor::new(recs.concat()), "t.warc");
+    let hosts: Vec<String> = inputs.by_ref().map(|r| r.unwrap().host).collect();
+    assert_eq!(hosts, ["b.example", "a.example", "c.example"]);
+    let counts = inputs.counts();
+    assert_eq!(
+        (counts.records, counts.captures, counts.other_paths),
+        (6, 3, 3)
+    );
+    assert!(counts
+        .to_string()
+        .contains("another path than /robots.txt 3"));
+    let (store, report) = build_warc(recs.concat());
+    let store = Store::from_slice(&store).unwrap();
+    let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+    assert_eq!(allowed("https://b.example/x"), Some(false));
+    assert_eq!(allowed("https://c.example/private"), Some(false));
+    assert_eq!(allowed("https://a.example/x"), Some(false));
+    let a = store.host(b"https://a.example/").unwrap().unwrap();
+    assert_eq!(a.source, HostSource::Unreachable);
+    assert!(report.duplicates.is_empty(), "{report:?}");
+}
+
+/// A capture cut short (`WARC-Truncated`, or the end of the file) is read
+/// for what it holds: a status other than 2xx needs no body; a 2xx body
+/// over the parse limit answers as the whole would (and is not read
+/// whole); a shorter one is a failure that keeps the status read.
+#[test]
+fn truncated_captures_are_read_for_what_they_hold() {
+    let truncated = "WARC-Truncated: length\r\n";
+    let mut big = b"User-agent: *\nDisallow: /first\n".to_vec();
+    while big.len() < 600_000 {
+        big.extend_from_slice(b"# filler line of a long robots.txt\n");
+    }
+    // Past the default parse limit: never read, whole or cut.
+    big.extend_from_slice(b"Disallow: /late\n");
+    let block = |head: &str, body: &[u8]| {
+        let mut b = format!("{head}\r\n\r\n").into_bytes();
+        b.extend_from_slice(body);
+        b
+    };
+    let recs = [
+        record(
+            "response",
+            "http://t404.example/robots.txt",
+            &block("HTTP/1.1 404 Not Found", b"<html>"),
+            truncated,
+        ),
+        record(
+            "response",
+            "http://t301.example/robots.txt",
+            &block(
+                "HTTP/1.1 301 Moved\r\nLocation: http://ok.example/robots.txt",
+                b"mov",
             ),
-            Err(e) => panic!("{head}: {e}"),
-        }
+            "WARC-Truncated: time\r\n",
+        ),
+        response("http://ok.example/robots.txt", "HTTP/1.1 200 OK", RULES),
+        record(
+            "response",
+            "http://tbig.example/robots.txt",
+            &block("HTTP/1.1 200 OK", &big[..big.len() - 8]),
+            truncated,
+        ),
+        record(
+            "response",
+            "http://tsmall.example/robots.txt",
+            &block("HTTP/1.1 200 OK", b"User-agent: *\nDis"),
+            truncated,
+        ),
+    ];
+    let got = read(recs.concat());
+    let got = ok(&got);
+    assert_eq!((got[0].status, got[0].failure.as_deref()), (404, None));
+    assert_eq!(
+        (
+            got[1].status,
+            got[1].location.as_deref(),
+            got[1].failure.as_deref()
+        ),
+        (301, Some("http://ok.example/robots.txt"), None)
+    );
+    assert_eq!(got[3].body.as_ref().map(Vec::len), Some(big.len() - 8));
+    assert_eq!(got[3].failure, None);
+    assert_eq!(got[4].status, 200, "the status read is kept");
+    let why = got[4].failure.as_deref().unwrap();
+    assert!(
+        why.contains("WARC-Truncated: length") && why.contains("parse limit"),
+        "{why}"
+    );
+    // Without a parse limit the whole body is needed.
+    let unlimited: Vec<_> = warc_inputs_from(std::io::Cursor::new(recs.concat()), "t.warc")
+        .parse_limit(0)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(unlimited[3].failure.is_some(), "{:?}", unlimited[3].failure);
+    // The same body whole answers alike.
+    let (store, report) = build_warc(recs.concat());
+    let store = Store::from_slice(&store).unwrap();
+    let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
+    assert_eq!(allowed("https://t404.example/x"), Some(true));
+    assert_eq!(allowed("https://t301.example/private"), Some(false));
+    assert_eq!(allowed("https://t301.example/x"), Some(true));
+    assert_eq!(allowed("https://tbig.example/first"), Some(false));
+    assert_eq!(allowed("https://tbig.example/late"), Some(true));
+    assert_eq!(allowed("https://tsmall.example/x"), Some(false));
+    let small = store.host(b"https://tsmall.example/").unwrap().unwrap();
+    assert_eq!((small.source, small.status), (HostSource::Failed, 200));
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+    assert_eq!(report.unread.len(), 1, "{report:?}");
+    assert_eq!(report.unread[0].host, "tbig.example");
+    assert!(report.unread[0].note.contains("parse limit"), "{report:?}");
+    // The end of the file inside a record is a cut as WARC-Truncated is.
+    let mut cut = response("http://end.example/robots.txt", "HTTP/1.1 200 OK", &big);
+    cut.truncate(cut.len() - 20);
+    let got = read(cut);
+    assert_eq!(ok(&got)[0].failure, None);
+    let whole = response("http://end.example/robots.txt", "HTTP/1.1 503 Busy", b"");
+    // In the record's end: the block is whole.
+    let got = read(whole[..whole.len() - 3].to_vec());
+    assert_eq!(
+        (ok(&got)[0].status, ok(&got)[0].failure.is_none()),
+        (503, true)
+    );
+    // In its HTTP headers: a failure, with the status of its status line.
+    let got = read(whole[..whole.len() - 6].to_vec());
+    assert_eq!(
+        (ok(&got)[0].status, ok(&got)[0].failure.is_some()),
+        (503, true)
+    );
+}
+
+/// Transfer codings are undone, last applied first, then content codings;
+/// one not understood is the host's failure, never bytes compiled as text.
+#[test]
+fn transfer_codings_are_undone_or_refused() {
+    let mut chunked_gz = Vec::new();
+    let gz = gzip(b"User-agent: *\nDisallow: /\n");
+    for part in gz.chunks(7) {
+        chunked_gz.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        chunked_gz.extend_from_slice(part);
+        chunked_gz.extend_from_slice(b"\r\n");
+    }
+    chunked_gz.extend_from_slice(b"0\r\n\r\n");
+    let recs = [
+        response(
+            "https://tegz.example/robots.txt",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked",
+            &chunked_gz,
+        ),
+        response(
+            "https://split.example/robots.txt",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: Chunked",
+            &chunked_gz,
+        ),
+        response(
+            "https://cegz.example/robots.txt",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: identity, gzip",
+            &chunked_gz,
+        ),
+        response(
+            "https://br.example/robots.txt",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: br, chunked",
+            &chunked_gz,
+        ),
+    ];
+    let got = read(recs.concat());
+    let got = ok(&got);
+    for h in &got[..3] {
+        assert_eq!(
+            h.body.as_deref(),
+            Some(&b"User-agent: *\nDisallow: /\n"[..]),
+            "{}",
+            h.host
+        );
+    }
+    assert_eq!(
+        got[3].failure.as_deref(),
+        Some("unsupported Transfer-Encoding: br")
+    );
+    assert_eq!(got[3].status, 200);
+}
+
+/// Records that are no robots.txt capture are counted by kind, a record
+/// without `WARC-Type` included.
+#[test]
+fn records_set_aside_are_counted() {
+    let untyped = b"WARC/1.0\r\nWARC-Target-URI: https://u.example/robots.txt\r\nContent-Length: 4\r\n\r\nabcd\r\n\r\n";
+    let mut bytes = untyped.to_vec();
+    for kind in ["revisit", "request", "metadata", "warcinfo", "resource"] {
+        bytes.extend(record(kind, "https://k.example/robots.txt", b"x", ""));
+    }
+    let mut inputs = warc_inputs_from(std::io::Cursor::new(bytes), "t.warc");
+    assert!(inputs.by_ref().next().is_none());
+    let c = inputs.counts();
+    assert_eq!(
+        (c.records, c.captures, c.untyped, c.revisits, c.requests),
+        (6, 0, 1, 1, 1)
+    );
+    assert_eq!(
+        (c.metadata, c.warcinfo, c.other_types, c.skipped()),
+        (1, 1, 1, 6)
+    );
+    assert_eq!(
+        c.to_string(),
+        "request 1, metadata 1, revisit 1, warcinfo 1, of other types 1, without WARC-Type 1"
+    );
+    let mut empty = warc_inputs_from(std::io::Cursor::new(Vec::new()), "e.warc");
+    assert!(empty.next().is_none());
+    assert_eq!(empty.counts(), Default::default());
+}
+
+/// A damaged gzip member is an error that says so and where (never "not
+/// a WARC file", never a record that is not there); so are bytes after
+/// the last member.
+#[test]
+fn gzip_damage_is_named_with_its_offset() {
+    let members: Vec<Vec<u8>> = (0..5)
+        .map(|i| {
+            gzip(&response(
+                &format!("http://h{i}.example/robots.txt"),
+                "HTTP/1.1 200 OK",
+                format!("User-agent: *\nDisallow: /{i}\n").as_bytes(),
+            ))
+        })
+        .collect();
+    let offset: usize = members[..2].iter().map(Vec::len).sum();
+    let mut bad = members.clone();
+    let n = bad[2].len();
+    bad[2][n / 2] ^= 0x55;
+    bad[2][30] ^= 0xff;
+    let got = read(bad.concat());
+    let err = got.last().unwrap().as_ref().unwrap_err();
+    assert!(
+        err.contains(&format!("gzip member at byte offset {offset}")),
+        "{err}"
+    );
+    assert!(!err.contains("not a WARC file"), "{err}");
+    assert!(got[..got.len() - 1].iter().all(Result::is_ok));
+    let mut trailing = members.concat();
+    let len = trailing.len();
+    trailing.extend_from_slice(&[0; 100]);
+    let got = read(trailing);
+    assert_eq!(got.len(), 6);
+    let err = got[5].as_ref().unwrap_err();
+    assert!(err.contains("after record 5"), "{err}");
+    assert!(
+        err.contains(&format!("from byte offset {len} on are not a gzip member")),
+        "{err}"
+    );
+    // The error is typed: a damaged input.
+    let e = warc_inputs_from(std::io::Cursor::new(bad.concat()), "t.warc.gz")
+        .find_map(Result::err)
+        .unwrap();
+    assert!(matches!(
+        e.kind,
+        robocc_compiler::store::InputErrorKind::Damaged(_)
+    ));
+}
+
+/// A capture that cannot be decoded is a failure that keeps its status.
+#[test]
+fn a_failed_capture_keeps_its_status() {
+    let (store, _) = build_warc(response(
+        "https://badgz.example/robots.txt",
+        "HTTP/1.1 200 OK\r\nContent-Encoding: gzip",
+        b"not gzip",
+    ));
+    let store = Store::from_slice(&store).unwrap();
+    let h = store.host(b"https://badgz.example/").unwrap().unwrap();
+    assert_eq!((h.source, h.status), (HostSource::Failed, 200));
+}
+
+/// A payload of more than 16 MiB is read as a manifest's body is: parsed
+/// to the limit, the same policy byte for byte, whatever the input.
+#[test]
+fn a_large_payload_answers_as_from_a_manifest() {
+    let mut big = b"User-agent: *\nDisallow: /first\n".to_vec();
+    while big.len() < 17 << 20 {
+        big.extend_from_slice(b"Disallow: /filler-rule-of-a-huge-robots-txt\n");
+    }
+    for head in [
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 200 OK\r\nContent-Encoding: gzip",
+    ] {
+        let body = if head.contains("gzip") {
+            gzip(&big)
+        } else {
+            big.clone()
+        };
+        let (warc, report) = build_warc(response("https://big.example/robots.txt", head, &body));
+        assert!(report.failures.is_empty(), "{report:?}");
+        assert_eq!(report.unread.len(), 1, "{report:?}");
+        let manifest = HostInput {
+            host: "big.example".into(),
+            status: 200,
+            body: Some(big.clone()),
+            fetched_at: Some("2024-01-02T03:04:05Z".into()),
+            ..HostInput::default()
+        };
+        let (from_manifest, _) = build_store(
+            [Ok(manifest)],
+            "Googlebot",
+            &CompileOptions::default(),
+            &StoreOptions::default(),
+        )
+        .unwrap();
+        assert!(warc == from_manifest.to_vec(), "{head}");
+        let store = Store::from_slice(&warc).unwrap();
+        assert!(
+            !store
+                .check(b"https://big.example/first")
+                .unwrap()
+                .unwrap()
+                .allowed
+        );
     }
 }

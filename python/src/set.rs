@@ -118,9 +118,11 @@ impl WarcIter {
     }
 }
 
-/// The response records of a WARC file (``.warc`` or ``.warc.gz``) as
-/// ``(host_key, status, body, location, fetched_at, failure)`` tuples, in
-/// file order, read by the same code as ``robocc store build --warc``.
+/// The robots.txt captures of a WARC file (``.warc`` or ``.warc.gz``:
+/// ``response`` records of a ``/robots.txt``; other records are set aside)
+/// as ``(host_key, status, body, location, fetched_at, failure)`` tuples,
+/// in file order, read by the same code as ``robocc store build --warc``
+/// (a 2xx capture cut short is read under the default parse limit).
 /// Raises ``OSError`` when the file cannot be opened, and
 /// :class:`robocc.StoreBuildError` on framing that is not WARC.
 #[pyfunction]
@@ -252,6 +254,10 @@ fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
         put(
             "duplicates",
             r.duplicates.into_pyobject(py).unwrap().into_any(),
+        );
+        put(
+            "self_redirects",
+            r.self_redirects.into_pyobject(py).unwrap().into_any(),
         );
         d
     })

@@ -2,13 +2,16 @@
 
 use super::{open_base_store, CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
+use robocc_compiler::store::StoreReport;
 use robocc_compiler::store::{
-    build_store, build_store_set, inputs_from_dir, manifest_inputs, HostInput, InputError,
-    OnFailure, StoreOptions,
+    build_store, build_store_set, inputs_from_dir, manifest_inputs, manifest_inputs_from,
+    HostInput, InputError, InputErrorKind, OnFailure, StoreError, StoreOptions,
 };
-use robocc_compiler::warc::warc_inputs;
+use robocc_compiler::warc::{warc_inputs, WarcCounts};
+use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 #[derive(Subcommand)]
 pub enum StoreCommand {
@@ -20,7 +23,8 @@ pub enum StoreCommand {
                             robocc store build --agent Googlebot --shards 16 -o hosts.set --warc CC-robots-*.warc.gz\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable;\n\
-                            optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies)"
+                            optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies;\n\
+                            any other field is an error)"
     )]
     Build(BuildArgs),
 }
@@ -36,7 +40,8 @@ pub struct BuildArgs {
     /// A directory of <host>.txt or <host>_<port>.txt files.
     #[arg(value_name = "DIR", help_heading = "Input")]
     dir: Option<PathBuf>,
-    /// A JSONL manifest of fetch results (instead of a directory).
+    /// A JSONL manifest of fetch results (instead of a directory); - reads
+    /// standard input (body_path then relative to the current directory).
     #[arg(
         long,
         value_name = "FILE",
@@ -45,8 +50,9 @@ pub struct BuildArgs {
     )]
     manifest: Option<PathBuf>,
     /// Common Crawl robots.txt WARC files (.warc or .warc.gz), read in the
-    /// order given: each response record is a host (instead of a directory
-    /// or a manifest).
+    /// order given: each response record of a /robots.txt is its host's
+    /// capture; other records are counted and set aside (instead of a
+    /// directory or a manifest).
     #[arg(
         long,
         value_name = "FILE",
@@ -88,7 +94,7 @@ pub struct BuildArgs {
     #[arg(short, long, conflicts_with = "verbose", help_heading = "Output")]
     quiet: bool,
     /// List every host whose robots.txt failed, was split or was not read
-    /// whole (not only the counts).
+    /// whole, and every duplicate host (not only the counts).
     #[arg(short, long, help_heading = "Output")]
     verbose: bool,
     #[command(flatten)]
@@ -107,7 +113,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     }
     let options = args.flags.options(None, given)?;
     let mut inputs_read: Vec<&std::path::Path> = Vec::new();
-    inputs_read.extend(args.manifest.as_deref());
+    inputs_read.extend(args.manifest.as_deref().filter(|m| m.as_os_str() != "-"));
     inputs_read.extend(args.dir.as_deref());
     inputs_read.extend(args.warc.iter().map(PathBuf::as_path));
     // A store set's output is checked before anything is compiled.
@@ -124,15 +130,37 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             None
         }
     };
+    // Each WARC file's counts, once it is read.
+    let tally: Rc<RefCell<Vec<(String, WarcCounts)>>> = Rc::default();
     let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
         match (&args.manifest, &args.dir) {
             _ if !args.warc.is_empty() => {
                 let mut files = Vec::new();
                 for w in &args.warc {
-                    files.push(warc_inputs(w).map_err(|e| e.to_string())?);
+                    let file = warc_inputs(w).map_err(|e| e.to_string())?;
+                    files.push(file.parse_limit(options.parse.max_bytes));
                 }
-                Box::new(files.into_iter().flatten())
+                let tally = Rc::clone(&tally);
+                Box::new(files.into_iter().flat_map(move |mut file| {
+                    let tally = Rc::clone(&tally);
+                    let mut counted = false;
+                    std::iter::from_fn(move || {
+                        let next = file.next();
+                        if next.is_none() && !counted {
+                            counted = true;
+                            tally
+                                .borrow_mut()
+                                .push((file.name().to_string(), file.counts()));
+                        }
+                        next
+                    })
+                }))
             }
+            (Some(m), _) if m.as_os_str() == "-" => Box::new(manifest_inputs_from(
+                std::io::stdin(),
+                "standard input",
+                std::path::Path::new("."),
+            )),
             (Some(m), _) if m.is_dir() => {
                 return Err(format!(
                     "{} is a directory, not a manifest: give a directory of <host>.txt \
@@ -213,8 +241,8 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         args.max_store_bytes
     };
     if let Some((n, was)) = set_dir {
-        let (set, report) = build_store_set(inputs, &agent, &options, &store_options, n)
-            .map_err(|e| e.to_string())?;
+        let (set, report) =
+            build_store_set(inputs, &agent, &options, &store_options, n).map_err(build_error)?;
         bar.finish_and_clear();
         if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
             return Err(format!(
@@ -227,12 +255,13 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         let shards: Vec<&[u8]> = set.shards.iter().map(|s| &s[..]).collect();
         super::output::write_set(&args.output, &was, &shards, &set.index)?;
         if !args.quiet {
-            summary(args, &report);
+            summary(args, &report, &tally.borrow());
         }
+        warnings(args, &report, &tally.borrow());
         return Ok(0);
     }
     let (bytes, report) =
-        build_store(inputs, &agent, &options, &store_options).map_err(|e| e.to_string())?;
+        build_store(inputs, &agent, &options, &store_options).map_err(build_error)?;
     bar.finish_and_clear();
     if bytes.len() > max {
         return Err(format!(
@@ -245,9 +274,47 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     }
     super::write_output(&args.output, &bytes[..], "store", &inputs_read)?;
     if !args.quiet {
-        summary(args, &report);
+        summary(args, &report, &tally.borrow());
     }
+    warnings(args, &report, &tally.borrow());
     Ok(0)
+}
+
+/// A build's error, with what to do when the input is damaged.
+fn build_error(e: StoreError) -> String {
+    match &e {
+        StoreError::Input(InputError {
+            kind: InputErrorKind::Damaged(_),
+            ..
+        }) => format!(
+            "{e}: the file is damaged (or was cut or appended to in transfer): download it \
+             again, or leave it out of --warc"
+        ),
+        _ => e.to_string(),
+    }
+}
+
+/// What deserves a word even with --quiet: a WARC file without a single
+/// robots.txt capture (an empty download, the wrong file), a build of no
+/// host at all.
+fn warnings(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)]) {
+    for (name, c) in files.iter().filter(|(_, c)| c.captures == 0) {
+        if c.records == 0 {
+            diag!("{name}: warning: no WARC record in it: is it the file you meant?");
+        } else {
+            diag!(
+                "{name}: warning: no robots.txt capture in its {} records (set aside: {c}): is \
+                 it a robots.txt WARC file?",
+                c.records
+            );
+        }
+    }
+    if report.hosts == 0 {
+        diag!(
+            "{}: warning: no host was read: the store is empty",
+            super::output_name(&args.output)
+        );
+    }
 }
 
 /// `--shards N`: N in range, no flag that a set cannot take, and an output
@@ -276,7 +343,7 @@ fn check_shards(
     super::output::check_set_dir(&args.output, n, inputs)
 }
 
-fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
+fn summary(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)]) {
     let shards = args
         .shards
         .map(|n| format!(" in {n} shards and {}", robocc_engine::STORE_SET_INDEX))
@@ -330,8 +397,31 @@ fn summary(args: &BuildArgs, report: &robocc_compiler::store::StoreReport) {
     for f in &report.failures {
         diag!("  failed: {}: {}", f.host, f.note);
     }
-    for d in &report.duplicates {
-        diag!("  duplicate host (last one kept, unless a redirect to itself): {d}");
+    if args.verbose {
+        for d in &report.duplicates {
+            diag!("  duplicate host (last one kept, unless a redirect to itself): {d}");
+        }
+    } else if !report.duplicates.is_empty() {
+        let mut hosts = report.duplicates.clone();
+        hosts.dedup();
+        diag!(
+            "  duplicate hosts: {} ({} extra inputs; the last one kept, unless a redirect to \
+             itself); --verbose lists them",
+            hosts.len(),
+            report.duplicates.len()
+        );
+    }
+    if !files.is_empty() {
+        let mut all = WarcCounts::default();
+        for (_, c) in files {
+            all.add(c);
+        }
+        diag!(
+            "  WARC records {}: robots.txt captures {}, set aside {} ({all})",
+            all.records,
+            all.captures,
+            all.skipped()
+        );
     }
 }
 

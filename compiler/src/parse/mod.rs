@@ -459,14 +459,17 @@ fn apply_limit<'a>(body: &'a [u8], max: usize, out: &mut RobotsTxt<'a>) -> &'a [
     out.diagnostics.push(Diagnostic::new(
         0,
         DiagCode::ParseLimit,
-        format!(
-            "file is {} bytes, over the {max}-byte parse limit: the last {} bytes were \
-             ignored (the parse ends at the last line break within the limit)",
-            body.len(),
-            out.bytes_ignored
-        ),
+        parse_limit_message(body.len(), max, out.bytes_ignored),
     ));
     kept
+}
+
+/// The parse limit's finding on a body of `len` bytes.
+pub(crate) fn parse_limit_message(len: usize, max: usize, ignored: usize) -> String {
+    format!(
+        "file is {len} bytes, over the {max}-byte parse limit: the last {ignored} bytes were \
+         ignored (the parse ends at the last line break within the limit)"
+    )
 }
 
 #[cfg(test)]
