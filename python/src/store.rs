@@ -310,7 +310,8 @@ impl Store {
 /// ``split``, ``unread`` (hosts whose robots.txt was not read as written: a
 /// limit cut it, lines were lost, or it is not text) and ``failures``
 /// (``(host, note)`` pairs), ``duplicates``
-/// (hosts given more than once, in key order; the last one wins).
+/// (hosts given more than once, in key order; the last one wins; a
+/// redirect of a host to itself beside another input of it is none).
 #[pyclass(frozen, get_all, module = "robocc")]
 pub struct StoreReport {
     pub hosts: usize,
