@@ -962,3 +962,47 @@ fn cli_rebuild_reads_only_changed_bodies() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A store of a few hosts written by the command line, in `dir`.
+fn small_store(dir: &Path) -> PathBuf {
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\":\"a.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /admin\\n\"}\n\
+         {\"host\":\"b.ex\",\"status\":404}\n\
+         {\"host\":\"c.ex\",\"status\":503}\n",
+    )
+    .unwrap();
+    let st = dir.join("s.store");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+    ]);
+    assert_exit(&o, 0, "");
+    st
+}
+
+/// `inspect STORE` is the full check of a single store as of a set's shard:
+/// a flipped slot hash, key, policy number or hint is refused (stores
+/// audit F2), while `check` would answer from the damaged slot.
+#[test]
+fn inspect_validates_a_single_stores_host_index() {
+    let dir = scratch("inspect-index");
+    let st = small_store(&dir);
+    assert_exit(&robocc(&["inspect", s(&st)]), 0, "");
+    let bytes = std::fs::read(&st).unwrap();
+    let slots = Store::from_slice(&bytes).unwrap().slot_table();
+    let a = (slots.start..slots.end)
+        .step_by(64)
+        .find(|&i| &bytes[i + 38..i + 42] == b"a.ex")
+        .unwrap();
+    // Hash, policy number, a hint, the key.
+    for at in [a, a + 8, a + 24, a + 38] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 1;
+        let path = dir.join(format!("flip{at}.store"));
+        std::fs::write(&path, &bad).unwrap();
+        let o = robocc(&["inspect", s(&path)]);
+        assert_exit(&o, 2, &format!("flip{at}.store: corrupted store"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct InspectArgs {
     /// A policy (robocc compile), store (robocc store build) or store set's
-    /// directory (robocc store build --shards N).
+    /// directory (robocc store build --shards N). Every policy and every
+    /// host record is checked (a set's shards against their checksums too):
+    /// exit 2 names the first problem.
     #[arg(value_name = "POLICY|STORE|DIR")]
     path: PathBuf,
     /// Show what each part of a policy costs in bytes.
@@ -207,7 +209,16 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         store.host_count(),
         store.policy_count()
     );
-    // Every policy is validated here: inspect is the full check of a file.
+    // Inspect is the full check of a file: every policy, and every host
+    // record where a lookup looks for it (as a set's shards are verified).
+    store.validate_all().map_err(|e| {
+        let e = if e.path().is_some() {
+            e
+        } else {
+            e.with_path(args.path.display().to_string())
+        };
+        format!("{e} (rebuild the store or copy it again)")
+    })?;
     let (split, sum) = policy_sums(&store)?;
     println!(
         "policies on the split path: {split}; program bytes in all: {}",
