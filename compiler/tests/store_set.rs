@@ -1006,3 +1006,76 @@ fn inspect_validates_a_single_stores_host_index() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `robocc ARGS`, killed if it has not ended within a minute (a command
+/// that waits on a FIFO would hang the suite; a refusal takes milliseconds).
+fn robocc_bounded(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().ok();
+    panic!("robocc {args:?} did not end: it waits on a FIFO");
+}
+
+/// A FIFO given as a store, policy, `--base`, a set's shard or index is
+/// refused with exit 2 naming it, never waited on (stores audit F4).
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_store_is_refused() {
+    let dir = scratch("fifo");
+    let st = small_store(&dir);
+    let fifo = dir.join("f.store");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let m = dir.join("m.jsonl");
+    let out_store = dir.join("o.store");
+    let runs: [Vec<&str>; 5] = [
+        vec!["check", "--store", s(&fifo), "https://a.ex/"],
+        vec!["check", "--policy", s(&fifo), "https://a.ex/"],
+        vec!["explain", "--policy", s(&fifo), "https://a.ex/"],
+        vec!["inspect", s(&fifo)],
+        vec![
+            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&out_store), "--manifest",
+            s(&m), "--base", s(&fifo),
+        ],
+    ];
+    for args in runs {
+        let o = robocc_bounded(&args);
+        assert_exit(&o, 2, "f.store");
+        assert!(err(&o).contains("a FIFO, not a regular file"), "{}", err(&o));
+    }
+    assert!(!out_store.exists());
+    // A shard of a set.
+    let set = dir.join("set");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
+        "--manifest", s(&m),
+    ]);
+    assert_exit(&o, 0, "");
+    let shard = set.join(robocc_engine::shard_file_name(1));
+    std::fs::remove_file(&shard).unwrap();
+    std::fs::hard_link(&fifo, &shard).unwrap();
+    let urls: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|h| format!("https://{h}.ex/"))
+        .collect();
+    let mut args = vec!["check", "--store", s(&set)];
+    args.extend(urls.iter().map(String::as_str));
+    let o = robocc_bounded(&args);
+    assert_exit(&o, 2, "shard-00001.store: cannot read store: it is a FIFO");
+    let o = robocc_bounded(&["inspect", s(&set)]);
+    assert_exit(&o, 2, "shard-00001.store: cannot read store: it is a FIFO");
+    drop(st);
+    std::fs::remove_dir_all(&dir).ok();
+}

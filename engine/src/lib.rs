@@ -59,7 +59,10 @@ mod types;
 pub mod url;
 mod visit;
 
-pub use load::{frame, FileKind, LoadError, LoadErrorKind, FRAME_LEN, MAX_FRAMED_LEN};
+pub use load::{
+    file_type_name, frame, open_regular, FileKind, LoadError, LoadErrorKind, FRAME_LEN,
+    MAX_FRAMED_LEN,
+};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
     Verdict,

@@ -449,15 +449,79 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     Ok(())
 }
 
-/// Memory-maps the file at `path` read-only; errors name `path`.
+/// Opens `path` for reading if it is a regular file. A FIFO, socket or
+/// device is refused without waiting: the file is opened non-blocking (on
+/// Unix), so a FIFO with no writer does not block the open, and its type is
+/// then read from the open file (no race between a check and the open).
+/// Stores and policies are mapped, and a set's index is a file of its
+/// directory: none of them is ever anything but a regular file.
+///
+/// # Errors
+///
+/// The open fails, or the file is a directory (kind `IsADirectory`) or not
+/// a regular file (kind `InvalidInput`, naming its type).
+#[doc(hidden)]
+pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let ty = file.metadata()?.file_type();
+    if ty.is_file() {
+        // O_NONBLOCK means nothing to a regular file's reads and maps.
+        return Ok(file);
+    }
+    if ty.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("it is {}, not a regular file", file_type_name(ty)),
+    ))
+}
+
+/// "a FIFO", "a socket", … for a file that is not regular.
+#[doc(hidden)]
+pub fn file_type_name(ty: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_fifo() {
+            return "a FIFO";
+        }
+        if ty.is_socket() {
+            return "a socket";
+        }
+        if ty.is_char_device() {
+            return "a character device";
+        }
+        if ty.is_block_device() {
+            return "a block device";
+        }
+    }
+    if ty.is_dir() {
+        "a directory"
+    } else if ty.is_symlink() {
+        "a symbolic link"
+    } else if ty.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Memory-maps the file at `path` read-only; errors name `path`. Only a
+/// regular file is opened ([`open_regular`]).
 pub(crate) fn map_file(path: &std::path::Path, kind: FileKind) -> Result<memmap2::Mmap, LoadError> {
     let named = |e: LoadError| e.with_path(path.display().to_string());
-    let file = std::fs::File::open(path).map_err(|e| named(LoadError::io(kind, &e)))?;
-    // Mapping a directory fails with "No such device": say what it is.
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        let e = std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory");
-        return Err(named(LoadError::io(kind, &e)));
-    }
+    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, &e)))?;
     // SAFETY: the mapping is read-only; robocc never writes policies or
     // stores in place (it writes a new file and renames it). A file
     // truncated or rewritten in place by another process while mapped can

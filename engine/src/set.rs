@@ -341,7 +341,8 @@ impl StoreSet {
         let path = dir.join(STORE_SET_INDEX);
         let named = |e: LoadError| e.with_path(path.display().to_string());
         let mut bytes = Vec::new();
-        std::fs::File::open(&path)
+        // A regular file only: a FIFO in its place is refused, not waited on.
+        crate::load::open_regular(&path)
             .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
             .map_err(|e| named(LoadError::io(FileKind::StoreSet, &e)))?;
         if bytes.len() as u64 > MAX_INDEX_BYTES {

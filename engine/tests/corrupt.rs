@@ -305,3 +305,62 @@ fn committed_files_open_through_mmap() {
         "{e}"
     );
 }
+
+/// A FIFO, socket or device where a policy, store or a set's index or shard
+/// is expected is refused at once, naming it, not waited on: a FIFO with no
+/// writer would block a plain open forever (stores audit F4). The open
+/// runs on another thread so that a regression fails instead of hanging the
+/// suite (the bound is generous: a refusal takes microseconds).
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_not_waited_on() {
+    use robocc_engine::{LoadErrorKind, StoreSet};
+    let dir = std::env::temp_dir().join(format!("robocc-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("x.store");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo here
+    }
+    // A set whose index is that FIFO, and one whose only shard is.
+    let set = dir.join("set");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::hard_link(&fifo, set.join("index.txt")).unwrap();
+    let set2 = dir.join("set2");
+    std::fs::create_dir_all(&set2).unwrap();
+    let index = "robocc-store-set 1\nshards 1\npartition fnv1a64-mod\nagent Googlebot\n\
+                 dialect rfc9309\noptions 0000000000000000\ncompiler 0.1.0\n\
+                 shard-00000.store bytes 224 hosts 0 fnv1a64 0000000000000000\n";
+    std::fs::write(set2.join("index.txt"), index).unwrap();
+    std::fs::hard_link(&fifo, set2.join("shard-00000.store")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (f, s1, s2) = (fifo.clone(), set.clone(), set2.clone());
+    std::thread::spawn(move || {
+        let errors = [
+            Store::open(&f).unwrap_err(),
+            PolicyFile::open(&f).unwrap_err(),
+            StoreSet::open(&s1).unwrap_err(),
+            StoreSet::open(&s2).unwrap().shard(0).unwrap_err(),
+        ];
+        tx.send(errors).unwrap();
+    });
+    let errors = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("opening a FIFO blocked");
+    for e in errors {
+        assert!(matches!(e.kind(), LoadErrorKind::Io(_)), "{e}");
+        let text = e.to_string();
+        assert!(text.contains("it is a FIFO, not a regular file"), "{text}");
+        assert!(
+            text.contains("x.store") || text.contains("index.txt") || text.contains("shard-00000"),
+            "{text}"
+        );
+    }
+    // A character device too.
+    if std::path::Path::new("/dev/null").exists() {
+        let e = Store::open("/dev/null").unwrap_err();
+        assert!(e.to_string().contains("a character device"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

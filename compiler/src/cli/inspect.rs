@@ -357,7 +357,8 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
     }
     // The magic decides the kind: read 8 bytes, not the whole file.
     let mut head = Vec::with_capacity(8);
-    let n = std::fs::File::open(&args.path)
+    // A regular file only: a FIFO is refused, not waited on.
+    let n = robocc_engine::open_regular(&args.path)
         .and_then(|f| f.take(8).read_to_end(&mut head))
         .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
     match FileKind::sniff(&head[..n]) {

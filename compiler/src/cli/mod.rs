@@ -789,10 +789,12 @@ pub fn read_robots(path: &Path) -> Result<Vec<u8>, String> {
     Ok(body)
 }
 
-/// The bytes of an artifact that is not a regular file (a pipe, a device),
-/// read as far as its frame says; `None` for a regular file (mapped).
-fn artifact_bytes(path: &Path, kind: robocc_engine::FileKind) -> Result<Option<Vec<u8>>, String> {
-    use std::io::Read;
+/// Refuses an artifact path that is not a regular file, with what to type:
+/// policies and stores are mapped, never read from a stream (a FIFO with no
+/// writer would block the open forever). The check reads the file's type
+/// without opening it; the engine checks the opened file again, so a swap
+/// in between is refused too, not waited on.
+fn regular_artifact(path: &Path, kind: robocc_engine::FileKind) -> Result<(), String> {
     let what = kind.name();
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
@@ -802,37 +804,22 @@ fn artifact_bytes(path: &Path, kind: robocc_engine::FileKind) -> Result<Option<V
             path.display()
         ));
     }
-    if meta.is_file() {
-        return Ok(None);
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is {}, not a regular file: a {what} is mapped from a file (save it to a file \
+             first)",
+            path.display(),
+            robocc_engine::file_type_name(meta.file_type())
+        ));
     }
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    let read_err = |e: std::io::Error| format!("cannot read {what} {}: {e}", path.display());
-    (&mut f)
-        .take(robocc_engine::FRAME_LEN as u64)
-        .read_to_end(&mut bytes)
-        .map_err(read_err)?;
-    if robocc_engine::FileKind::sniff(&bytes) == Some(kind)
-        && bytes.len() == robocc_engine::FRAME_LEN
-    {
-        let len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
-        // One byte past the frame tells a padded input from a whole one.
-        f.take(u64::from(len) + 1)
-            .read_to_end(&mut bytes)
-            .map_err(read_err)?;
-    }
-    Ok(Some(bytes))
+    Ok(())
 }
 
-/// Opens a policy: mapped from a regular file, read from a pipe or device;
-/// the error names the file, and the flag that reads it when it is a store.
+/// Opens a policy (a regular file, mapped); the error names the file, and
+/// the flag that reads it when it is a store.
 pub fn open_policy(path: &Path) -> Result<PolicyFile, String> {
-    let named = |e: robocc_engine::LoadError| kind_hint(e.with_path(path.display().to_string()));
-    match artifact_bytes(path, robocc_engine::FileKind::Policy)? {
-        None => PolicyFile::open(path).map_err(kind_hint),
-        Some(bytes) => PolicyFile::from_slice(&bytes).map_err(named),
-    }
+    regular_artifact(path, robocc_engine::FileKind::Policy)?;
+    PolicyFile::open(path).map_err(kind_hint)
 }
 
 /// Opens a store, as [`open_policy`] does a policy.
@@ -859,12 +846,8 @@ fn open_store_hinted(
     path: &Path,
     hint: impl Fn(robocc_engine::LoadError) -> String,
 ) -> Result<Store, String> {
-    match artifact_bytes(path, robocc_engine::FileKind::Store)? {
-        None => Store::open(path).map_err(&hint),
-        Some(bytes) => {
-            Store::from_slice(&bytes).map_err(|e| hint(e.with_path(path.display().to_string())))
-        }
-    }
+    regular_artifact(path, robocc_engine::FileKind::Store)?;
+    Store::open(path).map_err(&hint)
 }
 
 /// Opens the store set in directory `path`; the error says when the
