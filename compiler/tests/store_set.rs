@@ -1079,3 +1079,60 @@ fn a_fifo_in_place_of_a_store_is_refused() {
     drop(st);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A URL from which no host can be read is `unknown` with `--store`
+/// (JSON source "no host", a warning naming it), never "not in store", so
+/// `--missing allow` does not allow it (stores audit F15); a host the
+/// store lacks still follows `--missing`.
+#[test]
+fn a_url_without_a_host_is_unknown_not_missing() {
+    let dir = scratch("no-host");
+    let st = small_store(&dir);
+    let set = dir.join("set");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "--shards", "3", "-o", s(&set),
+        "--manifest", s(&dir.join("m.jsonl")),
+    ]);
+    assert_exit(&o, 0, "");
+    let urls = ["a.ex/admin", "https:a.ex/admin", "/admin", "https://a.ex/admin", "https://zz.ex/"];
+    for store in [&st, &set] {
+        // Text (the batch path) and JSON (URL by URL).
+        let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
+        args.extend(urls);
+        let o = robocc(&args);
+        assert_exit(&o, 0, "a.ex/admin: no host to look up in the store");
+        assert_eq!(
+            out(&o),
+            "unknown\ta.ex/admin\nunknown\thttps:a.ex/admin\nunknown\t/admin\n\
+             disallow\thttps://a.ex/admin\nallow\thttps://zz.ex/\n"
+        );
+        assert_eq!(err(&o).lines().count(), 3, "{}", err(&o));
+        args.extend(["--format", "json"]);
+        let o = robocc(&args);
+        let sources: Vec<String> = out(&o)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                format!("{} {}", v["verdict"], v["source"])
+            })
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                "\"unknown\" \"no host\"",
+                "\"unknown\" \"no host\"",
+                "\"unknown\" \"no host\"",
+                "\"disallow\" \"fetched\"",
+                "\"allow\" \"not in store\""
+            ]
+        );
+    }
+    // Many: three named, then a count.
+    let many: Vec<String> = (0..10).map(|i| format!("/p{i}")).collect();
+    let mut args = vec!["check", "--store", s(&st)];
+    args.extend(many.iter().map(String::as_str));
+    let o = robocc(&args);
+    assert_exit(&o, 0, "10 URLs without a host answered unknown");
+    assert_eq!(err(&o).lines().count(), 4, "{}", err(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -525,7 +525,8 @@ impl StoreSet {
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
-    /// host is not in the set. As [`Store::check`]: the host's FNV-1a
+    /// host is not in the set or the URL has no host (as [`Store::check`]
+    /// says: [`HostKey::of_url`] tells them apart). As [`Store::check`]: the host's FNV-1a
     /// chooses the shard, where its slot hash finds it; no allocation once
     /// the shard is open.
     ///

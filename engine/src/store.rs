@@ -665,7 +665,11 @@ impl Store {
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
-    /// host is not in the store (the caller chooses what that means).
+    /// host is not in the store (the caller chooses what that means), or
+    /// when no host can be read from `url` (no `scheme://` or `//`:
+    /// `a.ex/p`, `https:a.ex/p`, `/p`; [`HostKey::of_url`] is `None` for
+    /// exactly these, which tells the two apart: `robocc check --store`
+    /// answers unknown for a URL without a host, whatever `--missing` says).
     ///
     /// # Errors
     ///
@@ -687,7 +691,8 @@ impl Store {
     }
 
     /// The verdicts of many URLs: `out[i]` becomes what
-    /// [`Store::check`]`(urls[i])` answers (`None`: host not in the store).
+    /// [`Store::check`]`(urls[i])` answers (`None`: host not in the store,
+    /// or no host in the URL).
     /// Only the first `min(urls.len(), out.len())` are answered. A run of
     /// URLs of the same host (as frontiers are often grouped) looks the host
     /// up once and goes through [`Policy::check_batch`]. Never allocates
@@ -711,7 +716,7 @@ impl Store {
         check_batch_in(urls, out, |_| Ok(self))
     }
 
-    /// The policy of the host of `url`.
+    /// The policy of the host of `url`; `Ok(None)` as [`Store::check`] says.
     ///
     /// # Errors
     ///

@@ -7,7 +7,7 @@ use super::{
 };
 use clap::{Args, ValueEnum};
 use robocc_compiler::tdmrep::Tdmrep;
-use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
+use robocc_engine::{HostKey, HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use std::io::{BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -29,7 +29,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "STORE|DIR", conflicts_with_all = ["robots", "policy"],
           help_heading = "Input (one of)")]
     store: Option<PathBuf>,
-    /// With --store: the verdict for hosts the store does not have.
+    /// With --store: the verdict for hosts the store does not have. A URL
+    /// without a host (a.ex/p, /p) is unknown whatever this says.
     #[arg(
         long,
         value_enum,
@@ -103,6 +104,37 @@ enum Source {
     Set(StoreSet),
 }
 
+/// With a store: what it says of a URL's host.
+#[derive(Clone, Copy)]
+enum HostOutcome {
+    /// The host's record: why it has its policy, and the status given.
+    Found(HostSource, u16),
+    /// The store does not have the host (`--missing` decides).
+    NotInStore,
+    /// No host can be read from the URL (`a.ex/p`, `https:a.ex/p`, `/p`):
+    /// unknown, whatever `--missing` says.
+    NoHost,
+}
+
+impl HostOutcome {
+    /// The JSON `source`.
+    fn source(self) -> &'static str {
+        match self {
+            HostOutcome::Found(s, _) => s.name(),
+            HostOutcome::NotInStore => "not in store",
+            HostOutcome::NoHost => "no host",
+        }
+    }
+
+    /// The JSON `status`.
+    fn status(self) -> Option<u16> {
+        match self {
+            HostOutcome::Found(_, status) => Some(status),
+            _ => None,
+        }
+    }
+}
+
 /// A verdict as printed.
 struct Judged {
     /// `Some(allowed)`, or unknown.
@@ -113,8 +145,8 @@ struct Judged {
     /// whether no single narrowest rule existed (prohibited).
     qualifiers: Option<Vec<String>>,
     undecidable: bool,
-    /// With a store: why the host has its policy, and the status given.
-    host: Option<Option<(HostSource, u16)>>,
+    /// With a store: what it says of the URL's host.
+    host: Option<HostOutcome>,
     /// `--tdmrep`: the rule (from 1) that decided, when the file decided.
     tdmrep_rule: Option<usize>,
 }
@@ -151,26 +183,32 @@ fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Jud
         Source::Store(s) => judge_store(s, url, usage, missing)?,
         Source::Set(set) => match set.store_for(url).map_err(|e| e.to_string())? {
             Some(s) => judge_store(s, url, usage, missing)?,
-            // No host: not in the set, as a single store says.
-            None => not_in_store(missing),
+            None => absent(url, missing),
         },
     })
 }
 
-fn not_in_store(missing: Missing) -> Judged {
+/// A URL whose host the store does not have, or that has no host: never
+/// read as a host the store lacks, so `--missing` does not apply to it.
+fn absent(url: &[u8], missing: Missing) -> Judged {
+    let (allowed, host) = if HostKey::of_url(url).is_none() {
+        (None, HostOutcome::NoHost)
+    } else {
+        (self::missing(missing), HostOutcome::NotInStore)
+    };
     Judged {
-        allowed: self::missing(missing),
+        allowed,
         line: None,
         qualifiers: None,
         undecidable: false,
-        host: Some(None),
+        host: Some(host),
         tdmrep_rule: None,
     }
 }
 
 fn judge_store(s: &Store, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
     let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
-        return Ok(not_in_store(missing));
+        return Ok(absent(url, missing));
     };
     let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
@@ -203,7 +241,7 @@ fn verdict_of(
             line: line.filter(|_| has_lines),
             qualifiers: None,
             undecidable: false,
-            host: host.map(Some),
+            host: host.map(|(s, status)| HostOutcome::Found(s, status)),
             tdmrep_rule: None,
         };
     }
@@ -225,7 +263,7 @@ fn verdict_of(
         line: line.filter(|_| has_lines),
         qualifiers,
         undecidable: acap && !v.allowed && v.rule.is_none(),
-        host: host.map(Some),
+        host: host.map(|(s, status)| HostOutcome::Found(s, status)),
         tdmrep_rule: None,
     }
 }
@@ -243,8 +281,8 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         obj["url_bytes"] = serde_json::json!(url);
     }
     if let Some(host) = j.host {
-        obj["source"] = serde_json::json!(host.map_or("not in store", |(s, _)| s.name()));
-        obj["status"] = serde_json::json!(host.map(|(_, status)| status));
+        obj["source"] = serde_json::json!(host.source());
+        obj["status"] = serde_json::json!(host.status());
     }
     obj
 }
@@ -320,7 +358,14 @@ struct Printer<'s, W: Write> {
     /// The pending batch: URL bytes end to end, and where each ends.
     bytes: Vec<u8>,
     ends: Vec<usize>,
+    /// With a store: URLs without a host so far (the first few are named
+    /// on stderr, the rest counted at the end).
+    no_host: u64,
 }
+
+/// URLs without a host named on stderr, one line each; the rest are
+/// counted.
+const NO_HOST_NAMED: u64 = 3;
 
 impl<W: Write> Printer<'_, W> {
     /// One usage's verdict for one URL (`--tdmrep` applied).
@@ -333,6 +378,16 @@ impl<W: Write> Printer<'_, W> {
     }
 
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
+        if !matches!(self.source, Source::Policy(_)) && HostKey::of_url(url).is_none() {
+            self.no_host += 1;
+            if self.no_host <= NO_HOST_NAMED {
+                diag!(
+                    "robocc: warning: {}: no host to look up in the store (a store is keyed \
+                     by host: write the URL with its scheme, e.g. https://HOST/PATH): unknown",
+                    String::from_utf8_lossy(url)
+                );
+            }
+        }
         match (self.usage, self.json) {
             (UsageArg::One(u), true) => {
                 let judged = self.judge_with_tdmrep(url, u)?;
@@ -386,19 +441,20 @@ impl<W: Write> Printer<'_, W> {
                     Source::Set(s) => s.check_batch(&urls, &mut v),
                     Source::Policy(_) => Ok(()),
                 };
+                // No verdict: not in the store (--missing), or no host
+                // (unknown).
+                let m = self.missing;
+                let none = |u: &[u8]| absent(u, m).allowed;
                 if let Err(e) = result {
                     // What the URLs before the failing one get is printed.
                     for (u, v) in urls.iter().zip(&v).take(e.index) {
-                        self.line(
-                            u,
-                            v.map_or_else(|| missing(self.missing), |v| Some(v.allowed)),
-                            None,
-                        )?;
+                        self.line(u, v.map_or_else(|| none(u), |v| Some(v.allowed)), None)?;
                     }
                     return Err(self.fail(e.error.to_string()));
                 }
-                v.iter()
-                    .map(|v| v.map_or_else(|| missing(self.missing), |v| Some(v.allowed)))
+                urls.iter()
+                    .zip(&v)
+                    .map(|(u, v)| v.map_or_else(|| none(u), |v| Some(v.allowed)))
                     .collect()
             }
         };
@@ -457,9 +513,8 @@ impl<W: Write> Printer<'_, W> {
             }
             if let Some((_, j)) = judged.first() {
                 if let Some(host) = j.host {
-                    obj["source"] =
-                        serde_json::json!(host.map_or("not in store", |(s, _)| s.name()));
-                    obj["status"] = serde_json::json!(host.map(|(_, status)| status));
+                    obj["source"] = serde_json::json!(host.source());
+                    obj["status"] = serde_json::json!(host.status());
                 }
             }
             return writeln!(self.out, "{obj}");
@@ -653,6 +708,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         tdmrep: tdmrep.as_ref(),
         bytes: Vec::new(),
         ends: Vec::new(),
+        no_host: 0,
     };
     let from_stdin = args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
     let io_result = if args.urls.is_none() && !args.url.is_empty() {
@@ -719,6 +775,13 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             }
         }
     };
+    if printer.no_host > NO_HOST_NAMED {
+        diag!(
+            "robocc: warning: {} URLs without a host answered unknown (the first {NO_HOST_NAMED} \
+             are named above)",
+            printer.no_host
+        );
+    }
     if let Some(e) = printer.failure.take() {
         let _ = printer.out.flush();
         return Err(e);
