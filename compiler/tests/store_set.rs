@@ -1136,3 +1136,44 @@ fn a_url_without_a_host_is_unknown_not_missing() {
     assert_eq!(err(&o).lines().count(), 4, "{}", err(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Two shards of the same size and host count swapped: each is refused at
+/// its first use, naming it, instead of answering "not in the set" for all
+/// its hosts (stores audit F12).
+#[test]
+fn swapped_shards_of_equal_size_are_refused() {
+    let dir = scratch("swapped");
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\":\"x0.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /\\n\"}\n\
+         {\"host\":\"x1.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /\\n\"}\n",
+    )
+    .unwrap();
+    let set = dir.join("set");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
+        "--manifest", s(&m),
+    ]);
+    assert_exit(&o, 0, "");
+    let o = robocc(&["check", "--store", s(&set), "https://x0.ex/a", "https://x1.ex/a"]);
+    assert_eq!(out(&o), "disallow\thttps://x0.ex/a\ndisallow\thttps://x1.ex/a\n");
+    let (a, b) = (set.join("shard-00000.store"), set.join("shard-00001.store"));
+    let (bytes_a, bytes_b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(bytes_a.len(), bytes_b.len(), "the case needs shards of one size");
+    std::fs::write(&a, &bytes_b).unwrap();
+    std::fs::write(&b, &bytes_a).unwrap();
+    let opened = StoreSet::open(&set).unwrap();
+    for url in ["https://x0.ex/a", "https://x1.ex/a"] {
+        let k = opened.shard_of(url.as_bytes()).unwrap();
+        let e = opened.check(url.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("shard-0000{k}.store")) && e.contains("another shard's"),
+            "{e}"
+        );
+    }
+    let o = robocc(&["check", "--store", s(&set), "--missing", "allow", "https://x0.ex/a"]);
+    assert_exit(&o, 2, "belongs to shard");
+    assert_eq!(out(&o), "");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -298,10 +298,12 @@ impl SetIndex {
 /// Opening reads and validates the index and touches no shard. Each shard
 /// is mapped at its first use (thread-safe, once), its header checked
 /// against the index (size, host count, agent, dialect, options,
-/// compiler); a
+/// compiler) and its first host against its position (a shard swapped with
+/// another of the same size and host count is refused); a
 /// missing or corrupted shard is a [`LoadError`] naming its file, at that
 /// use and every later one. Checksums are not computed on the check path:
-/// [`StoreSet::verify`] reads every byte.
+/// [`StoreSet::verify`] reads every byte (and so finds a stale shard, one
+/// of an older set at the same position).
 ///
 /// The directory is resolved at open (links followed, made absolute), so
 /// shards are found where the index was, whatever the working directory
@@ -471,7 +473,27 @@ impl StoreSet {
                 ours.compiler_version
             ))
         } else {
-            None
+            // A shard in another's place (swapped, misnamed) can have the
+            // size and host count the index gives for this one: its hosts
+            // would then all be "not in the set". Its first host says whose
+            // it is (read once, here; a stale shard of this position from an
+            // older set is only found by its checksum: verify_shard).
+            match store.hosts().next() {
+                None => None,
+                Some(Err(e)) => return Err(e.with_path(path.display().to_string())),
+                Some(Ok(h)) => {
+                    let home = HostKey::of_key(h.key)
+                        .map(|k| shard_of_hash(k.hash(), self.shard_count()));
+                    (home != Some(i)).then(|| match home {
+                        Some(j) => format!(
+                            "its first host {} belongs to shard {j}: the file is another \
+                             shard's (swapped or renamed)",
+                            h.key
+                        ),
+                        None => format!("its first host {:?} is not a host key", h.key),
+                    })
+                }
+            }
         };
         match mismatch {
             None => Ok(store),
