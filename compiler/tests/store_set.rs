@@ -1177,3 +1177,62 @@ fn swapped_shards_of_equal_size_are_refused() {
     assert_eq!(out(&o), "");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Mappings of files under `dir` this process holds (Linux).
+#[cfg(target_os = "linux")]
+fn mappings_under(dir: &Path) -> usize {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let dir = std::fs::canonicalize(dir).unwrap();
+    maps.lines()
+        .filter(|l| l.contains(dir.to_str().unwrap()))
+        .count()
+}
+
+/// A set's small shards are read, not mapped, and verifying a set keeps
+/// none of its shards open: a set at the 65,536-shard maximum stays under
+/// Linux's default 65,530 mappings per process (stores audit F5).
+#[cfg(target_os = "linux")]
+#[test]
+fn small_shards_are_read_and_verify_keeps_no_shard_mapped() {
+    let dir = scratch("mappings");
+    let hosts = |n: usize| -> Vec<HostInput> {
+        (0..n)
+            .map(|i| HostInput {
+                host: format!("h{i}.example"),
+                status: 404,
+                ..HostInput::default()
+            })
+            .collect()
+    };
+    // Small shards: none is mapped, whatever is checked.
+    let small = dir.join("small");
+    let inputs = hosts(40);
+    write_set(&small, &inputs, 8);
+    let set = StoreSet::open(&small).unwrap();
+    for h in &inputs {
+        let url = format!("https://{}/x", h.host);
+        assert!(set.check(url.as_bytes()).unwrap().is_some());
+    }
+    assert_eq!(mappings_under(&small), 0);
+    // Shards over the bound: mapped at first use, but not by verify.
+    let large = dir.join("large");
+    let inputs = hosts(4000);
+    write_set(&large, &inputs, 3);
+    for i in 0..3 {
+        let len = std::fs::metadata(large.join(robocc_engine::shard_file_name(i)))
+            .unwrap()
+            .len();
+        assert!(len >= robocc_engine::READ_SHARDS_BELOW, "{len}");
+    }
+    let set = StoreSet::open(&large).unwrap();
+    set.verify().unwrap();
+    assert_eq!(mappings_under(&large), 0);
+    for i in 0..3 {
+        set.verified_shard(i).unwrap();
+    }
+    assert_eq!(mappings_under(&large), 0);
+    assert!(set.check(b"https://h1.example/").unwrap().is_some());
+    assert_eq!(mappings_under(&large), 1);
+    drop(set);
+    std::fs::remove_dir_all(&dir).ok();
+}

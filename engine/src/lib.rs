@@ -70,8 +70,8 @@ pub use policy::{
 #[doc(hidden)]
 pub use set::SetIndex;
 pub use set::{
-    shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_FORMAT_VERSION,
-    STORE_SET_INDEX,
+    shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, READ_SHARDS_BELOW,
+    STORE_SET_FORMAT_VERSION, STORE_SET_INDEX,
 };
 #[doc(hidden)]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};

@@ -520,14 +520,70 @@ pub fn file_type_name(ty: std::fs::FileType) -> &'static str {
 /// Memory-maps the file at `path` read-only; errors name `path`. Only a
 /// regular file is opened ([`open_regular`]).
 pub(crate) fn map_file(path: &std::path::Path, kind: FileKind) -> Result<memmap2::Mmap, LoadError> {
-    let named = |e: LoadError| e.with_path(path.display().to_string());
-    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    let file = open_regular(path)
+        .map_err(|e| LoadError::io(kind, &e).with_path(path.display().to_string()))?;
+    map_open(&file, path, kind)
+}
+
+/// Maps an open regular file read-only; errors name `path`.
+fn map_open(
+    file: &std::fs::File,
+    path: &std::path::Path,
+    kind: FileKind,
+) -> Result<memmap2::Mmap, LoadError> {
     // SAFETY: the mapping is read-only; robocc never writes policies or
     // stores in place (it writes a new file and renames it). A file
     // truncated or rewritten in place by another process while mapped can
     // raise SIGBUS or change answers: the documented price of mmap
     // (docs/artifact.md).
-    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| named(LoadError::io(kind, &e)))
+    unsafe { memmap2::Mmap::map(file) }.map_err(|e| {
+        LoadError::new(kind, LoadErrorKind::Io(map_error(&e))).with_path(path.display().to_string())
+    })
+}
+
+/// What a failed `mmap` means. ENOMEM is not about the file: the process
+/// has no mapping left (Linux allows `vm.max_map_count` per process,
+/// 65,530 by default) or no address space.
+fn map_error(e: &std::io::Error) -> String {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ENOMEM) {
+        return format!(
+            "cannot map it: {e}: the process has no memory mapping left (Linux allows \
+             vm.max_map_count per process, 65530 by default) or no address space; the file \
+             itself was not read"
+        );
+    }
+    format!("cannot map it: {e}")
+}
+
+/// The bytes of the regular file at `path`: read into memory when it is
+/// shorter than `read_below` bytes, else mapped. A store set reads its
+/// small shards (each mapping counts against the process's limit, and a
+/// set may have 65,536 shards); errors name `path`.
+pub(crate) fn read_or_map(
+    path: &std::path::Path,
+    kind: FileKind,
+    read_below: u64,
+) -> Result<Storage, LoadError> {
+    use std::io::Read;
+    let named = |e: LoadError| e.with_path(path.display().to_string());
+    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    let len = file
+        .metadata()
+        .map_err(|e| named(LoadError::io(kind, &e)))?
+        .len();
+    if len < read_below {
+        let mut bytes = Vec::with_capacity(len as usize);
+        (&file)
+            .take(read_below)
+            .read_to_end(&mut bytes)
+            .map_err(|e| named(LoadError::io(kind, &e)))?;
+        // A file that grew past the bound meanwhile is mapped instead.
+        if (bytes.len() as u64) < read_below {
+            return Ok(Storage::Heap(aligned_copy(&bytes)));
+        }
+    }
+    map_open(&file, path, kind).map(Storage::Mapped)
 }
 
 /// Where an owner's ([`PolicyFile`](crate::PolicyFile), [`Store`](crate::Store)) bytes live. Both keep their address for as long
@@ -594,4 +650,20 @@ pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
     // SAFETY: the caller guarantees `body` is a validated archive of
     // `PolicyData`; rkyv's root is at the position this computes.
     unsafe { rkyv::api::access_unchecked::<ArchivedPolicyData>(body) }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A failed mapping for want of mappings says so: the file is not
+    /// damaged (stores audit F5).
+    #[cfg(unix)]
+    #[test]
+    fn an_enomem_mapping_names_the_process_limit() {
+        let e = std::io::Error::from_raw_os_error(libc::ENOMEM);
+        let m = super::map_error(&e);
+        assert!(m.contains("vm.max_map_count"), "{m}");
+        assert!(m.contains("the file itself was not read"), "{m}");
+        let e = std::io::Error::from_raw_os_error(libc::ENODEV);
+        assert!(!super::map_error(&e).contains("vm.max_map_count"));
+    }
 }

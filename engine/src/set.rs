@@ -43,6 +43,12 @@ pub const MAX_SHARDS: usize = 65_536;
 pub const PARTITION: &str = "fnv1a64-mod";
 /// Largest index read (65,536 shard lines are about 4.5 MiB).
 const MAX_INDEX_BYTES: u64 = 8 << 20;
+/// Shards shorter than this are read into memory at their first use, not
+/// mapped: each mapping counts against the process's limit (Linux's
+/// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
+/// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
+/// so that the copies do not become mappings themselves.
+pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// The file name of shard `i`: `shard-00000.store` … `shard-65535.store`.
 pub fn shard_file_name(i: usize) -> String {
@@ -296,7 +302,8 @@ impl SetIndex {
 /// ```
 ///
 /// Opening reads and validates the index and touches no shard. Each shard
-/// is mapped at its first use (thread-safe, once), its header checked
+/// is mapped (read, under [`READ_SHARDS_BELOW`] bytes) at its first use
+/// (thread-safe, once) and stays so while the set lives, its header checked
 /// against the index (size, host count, agent, dialect, options,
 /// compiler) and its first host against its position (a shard swapped with
 /// another of the same size and host count is refused); a
@@ -425,22 +432,40 @@ impl StoreSet {
     /// the index (the error names the file). A shard that failed once fails
     /// the same way at every later use.
     pub fn shard(&self, i: usize) -> Result<&Store, LoadError> {
-        let cell = self.stores.get(i).ok_or_else(|| {
-            LoadError::invalid(
-                FileKind::StoreSet,
-                format!("no shard {i} in a set of {}", self.shard_count()),
-            )
-            .with_path(self.dir.join(STORE_SET_INDEX).display().to_string())
-        })?;
+        let cell = self.stores.get(i).ok_or_else(|| self.no_shard(i))?;
         match cell.get_or_init(|| self.open_shard(i)) {
             Ok(store) => Ok(store),
             Err(e) => Err(e.clone()),
         }
     }
 
+    fn no_shard(&self, i: usize) -> LoadError {
+        LoadError::invalid(
+            FileKind::StoreSet,
+            format!("no shard {i} in a set of {}", self.shard_count()),
+        )
+        .with_path(self.dir.join(STORE_SET_INDEX).display().to_string())
+    }
+
+    /// Shard `i` opened afresh and checked as at its first use
+    /// ([`StoreSet::shard`]), but not kept by the set: for a tool that goes
+    /// over every shard once (a process that keeps tens of thousands of
+    /// large shards mapped runs out of mappings; see
+    /// [`READ_SHARDS_BELOW`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreSet::shard`].
+    pub fn load_shard(&self, i: usize) -> Result<Store, LoadError> {
+        if i >= self.shard_count() {
+            return Err(self.no_shard(i));
+        }
+        self.open_shard(i)
+    }
+
     fn open_shard(&self, i: usize) -> Result<Store, LoadError> {
         let path = self.shard_path(i);
-        let store = Store::open(&path)?;
+        let store = Store::open_reading_below(&path, READ_SHARDS_BELOW)?;
         let info = self.index.shards[i];
         let ours = &self.index;
         let mismatch = if store.len_bytes() as u64 != info.bytes {
@@ -583,13 +608,29 @@ impl StoreSet {
 
     /// Checks shard `i` completely: its FNV-1a 64 against the index, every
     /// policy and record ([`Store::validate_all`]), and that every host
-    /// belongs to this shard. Reads every byte of the shard.
+    /// belongs to this shard. Reads every byte of the shard, opened afresh
+    /// and not kept ([`StoreSet::verified_shard`]).
     ///
     /// # Errors
     ///
     /// The first problem, naming the shard's file.
     pub fn verify_shard(&self, i: usize) -> Result<(), LoadError> {
-        let store = self.shard(i)?;
+        self.verified_shard(i).map(drop)
+    }
+
+    /// [`StoreSet::verify_shard`], and the shard it checked (opened afresh,
+    /// not kept by the set: [`StoreSet::load_shard`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreSet::verify_shard`].
+    pub fn verified_shard(&self, i: usize) -> Result<Store, LoadError> {
+        let store = self.load_shard(i)?;
+        self.verify_store(i, &store)?;
+        Ok(store)
+    }
+
+    fn verify_store(&self, i: usize, store: &Store) -> Result<(), LoadError> {
         let named = |e: LoadError| e.with_path(self.shard_path(i).display().to_string());
         let bad = |msg: String| named(LoadError::invalid(FileKind::Store, msg));
         let sum = fnv1a64(store.bytes());
@@ -611,7 +652,7 @@ impl StoreSet {
     }
 
     /// [`StoreSet::verify_shard`] for every shard: the full check of a set
-    /// (`robocc inspect DIR` runs it).
+    /// (`robocc inspect DIR` runs it). Keeps no shard open.
     ///
     /// # Errors
     ///

@@ -299,9 +299,15 @@ impl Store {
     /// Not a store, another format version, truncated, or an inconsistent
     /// index; I/O errors. Every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, LoadError> {
-        let path = path.as_ref();
-        let map = load::map_file(path, FileKind::Store)?;
-        Store::new(Storage::Mapped(map)).map_err(|e| e.with_path(path.display().to_string()))
+        Store::open_reading_below(path.as_ref(), 0)
+    }
+
+    /// [`Store::open`], but a file shorter than `read_below` bytes is read
+    /// into memory instead of mapped (a store set's small shards: every
+    /// mapping counts against the process's limit).
+    pub(crate) fn open_reading_below(path: &Path, read_below: u64) -> Result<Store, LoadError> {
+        let storage = load::read_or_map(path, FileKind::Store, read_below)?;
+        Store::new(storage).map_err(|e| e.with_path(path.display().to_string()))
     }
 
     /// Copies store bytes into memory of its own (on transparent huge pages

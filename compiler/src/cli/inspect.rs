@@ -236,7 +236,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         );
     }
     if args.hosts {
-        print_hosts(&store)?;
+        print_hosts(&store, None)?;
     }
     Ok(0)
 }
@@ -258,11 +258,16 @@ fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
     Ok((split, sum))
 }
 
-fn print_hosts(store: &robocc_engine::Store) -> Result<(), String> {
+/// One line per host; a set's shard (`shard`) numbers its own policies, so
+/// its file is named with the policy.
+fn print_hosts(store: &robocc_engine::Store, shard: Option<usize>) -> Result<(), String> {
+    let of = shard
+        .map(|i| format!(" of {}", robocc_engine::shard_file_name(i)))
+        .unwrap_or_default();
     for h in store.hosts() {
         let h = h.map_err(|e| e.to_string())?;
         println!(
-            "{}\t{}\tstatus {}\tpolicy {}{}",
+            "{}\t{}\tstatus {}\tpolicy {}{of}{}",
             h.key,
             h.source.name(),
             h.status,
@@ -303,9 +308,11 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
             hosts: 0,
             checksum: 0,
         });
-        let verdict = match set.verify_shard(i).and_then(|()| set.shard(i)) {
+        // Opened afresh and dropped: a set of tens of thousands of shards
+        // must not keep every one mapped (the process's mapping limit).
+        let verdict = match set.verified_shard(i) {
             Ok(store) => {
-                let (sp, s) = policy_sums(store)?;
+                let (sp, s) = policy_sums(&store)?;
                 policies += store.policy_count();
                 split += sp;
                 sum.program_bytes += s.program_bytes;
@@ -345,7 +352,7 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
     }
     if args.hosts {
         for i in 0..n {
-            print_hosts(set.shard(i).map_err(|e| e.to_string())?)?;
+            print_hosts(&set.load_shard(i).map_err(|e| e.to_string())?, Some(i))?;
         }
     }
     Ok(0)
