@@ -365,10 +365,13 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 /// Checks a host name as given in an input and returns the key the store
-/// uses: lower-cased ASCII host (letters, digits, `-` and `.`; IPv4; IPv6
-/// in brackets; a Unicode name in its IDNA `xn--` form), `:port` kept
-/// unless it is 80 or 443 (the store keys hosts without their scheme: see
-/// docs/artifact.md).
+/// uses, in the form a URL's host is looked up in ([`HostKey::of_url`]):
+/// a lower-cased ASCII name (labels of letters, digits, `-` and `_`,
+/// separated by `.`; one trailing dot dropped; a Unicode name in its IDNA
+/// `xn--` form), an IPv4 address, or an IPv6 address in brackets in its
+/// canonical form (`[2001:DB8:0::1]` → `[2001:db8::1]`); then `:port`, the
+/// port read as a number (`:080` is `:80`) and dropped when it is 80 or 443
+/// (the store keys hosts without their scheme: see docs/artifact.md).
 ///
 /// # Errors
 ///
@@ -381,57 +384,110 @@ pub fn host_key(host: &str) -> Result<String, String> {
     if host.contains("://") || host.contains('/') {
         return Err("give the host alone, without scheme or path".into());
     }
-    // A Unicode name becomes its IDNA form (lower-cased, `xn--` labels);
-    // the port, if any, is kept as written.
-    let ascii;
-    let host = if host.is_ascii() {
-        host
+    if host.contains('@') {
+        return Err("give the host alone, without user information (user@)".into());
+    }
+    // Host and port: an IPv6 literal keeps its colons inside brackets.
+    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+        let Some((inner, after)) = rest.split_once(']') else {
+            return Err("an IPv6 address in brackets lacks its ']'".into());
+        };
+        let port = match after {
+            "" => None,
+            _ => Some(
+                after
+                    .strip_prefix(':')
+                    .ok_or("only \":PORT\" may follow an IPv6 address's ']'")?,
+            ),
+        };
+        (&host[..inner.len() + 2], port)
     } else {
-        let (name, port) = match host.rsplit_once(':') {
-            Some((n, p)) if p.bytes().all(|b| b.is_ascii_digit()) => (n, Some(p)),
-            _ => (host, None),
-        };
-        let name = idna::domain_to_ascii(name)
-            .map_err(|_| "not a valid internationalised domain name (IDNA)")?;
-        ascii = match port {
-            Some(p) => format!("{name}:{p}"),
-            None => name,
-        };
-        &ascii
+        match host.split_once(':') {
+            None => (host, None),
+            Some((name, port)) if !port.contains(':') => (name, Some(port)),
+            Some(_) if host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') => {
+                return Err("an IPv6 address goes in brackets, e.g. [::1]".into())
+            }
+            Some(_) => return Err("more than one ':' (a host has one port at most)".into()),
+        }
     };
-    let key = HostKey::of_key(host).ok_or("no host before the port")?;
-    let name = std::str::from_utf8(key.host).map_err(|_| "not text")?;
-    if let Some(p) = key.port {
-        let port: Option<u16> = std::str::from_utf8(p).ok().and_then(|p| p.parse().ok());
-        if port.is_none_or(|p| p == 0) || p.len() > 5 {
-            return Err("the port is not a number from 1 to 65535".into());
+    // The port as a number (an empty one, as URL parsers read it, is none).
+    let port = match port.filter(|p| !p.is_empty()) {
+        None => None,
+        Some(p) => {
+            let digits = p.trim_start_matches('0');
+            let n: Option<u16> = if p.bytes().all(|b| b.is_ascii_digit()) && digits.len() <= 5 {
+                digits.parse().ok()
+            } else {
+                None
+            };
+            match n {
+                Some(n) if n > 0 => Some(n),
+                _ => return Err("the port is not a number from 1 to 65535".into()),
+            }
+        }
+    };
+    let name = if let Some(inner) = name.strip_prefix('[') {
+        let inner = &inner[..inner.len() - 1];
+        let addr: std::net::Ipv6Addr = inner
+            .parse()
+            .map_err(|_| format!("[{inner}] is not an IPv6 address"))?;
+        format!("[{addr}]")
+    } else {
+        // A Unicode name becomes its IDNA form (lower-cased, `xn--` labels).
+        let ascii = if name.is_ascii() {
+            name.to_ascii_lowercase()
+        } else {
+            idna::domain_to_ascii(name)
+                .map_err(|_| "not a valid internationalised domain name (IDNA)")?
+        };
+        let ascii = ascii.strip_suffix('.').unwrap_or(&ascii).to_string();
+        check_host_name(&ascii)?;
+        ascii
+    };
+    Ok(match port {
+        Some(p) if p != 80 && p != 443 => format!("{name}:{p}"),
+        _ => name,
+    })
+}
+
+/// A host name's labels: letters, digits, `-` and `_` (as DNS names and
+/// URL hosts have them), 1 to 63 bytes each, not starting or ending with
+/// `-`; at most 253 bytes in all.
+fn check_host_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("empty".into());
+    }
+    if name.len() > 253 {
+        return Err(format!(
+            "{} bytes long: a host name has at most 253",
+            name.len()
+        ));
+    }
+    for label in name.split('.') {
+        if label.is_empty() {
+            return Err("an empty label (two dots in a row, or a dot first)".into());
+        }
+        if label.len() > 63 {
+            return Err(format!(
+                "a label of {} bytes: a label has at most 63",
+                label.len()
+            ));
+        }
+        if let Some(c) = label
+            .chars()
+            .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        {
+            return Err(format!(
+                "{c:?} in a label: a host name is dot-separated labels of letters, digits, \
+                 '-' and '_'"
+            ));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return Err(format!("the label {label:?} starts or ends with '-'"));
         }
     }
-    let is_v6 = name.starts_with('[') && name.ends_with(']');
-    let ok = if is_v6 {
-        name[1..name.len() - 1]
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
-    } else {
-        name.len() <= 253
-            && name.trim_end_matches('.').split('.').all(|label| {
-                !label.is_empty()
-                    && label.len() <= 63
-                    && !label.starts_with('-')
-                    && !label.ends_with('-')
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
-    };
-    if !ok {
-        return Err("a host name is dot-separated labels of letters, digits and '-'".into());
-    }
-    let key = match key.port {
-        Some(b"80" | b"443") => HostKey { port: None, ..key },
-        _ => key,
-    };
-    Ok(key.to_key())
+    Ok(())
 }
 
 /// Whether a fetch result is a redirect to its own host key (another
@@ -2027,10 +2083,52 @@ mod tests {
             host_key("Bücher.Example:8080").as_deref(),
             Ok("xn--bcher-kva.example:8080")
         );
+        // As URL parsers read hosts (stores audit F14, F21).
+        for (given, key) in [
+            ("my_blog.Example.com", "my_blog.example.com"),
+            ("_dmarc.example.com", "_dmarc.example.com"),
+            ("dot.example.", "dot.example"),
+            ("Dot.Example.:8080", "dot.example:8080"),
+            ("zero.example:080", "zero.example"),
+            ("zero.example:08080", "zero.example:8080"),
+            ("zero.example:", "zero.example"),
+            ("[2001:DB8:0:0::1]", "[2001:db8::1]"),
+            ("[2001:db8::1]:0443", "[2001:db8::1]"),
+            ("[::FFFF:1.2.3.4]:8080", "[::ffff:1.2.3.4]:8080"),
+            ("Bücher.Example.", "xn--bcher-kva.example"),
+        ] {
+            assert_eq!(host_key(given).as_deref(), Ok(key), "{given}");
+            // The key a URL of that host looks up (http: 80 is its
+            // default; 443 is https's).
+            if given.is_ascii() {
+                let scheme = if given.contains("443") { "https" } else { "http" };
+                let url = format!("{scheme}://{given}/p");
+                let k = HostKey::of_url(url.as_bytes()).unwrap();
+                assert_eq!(k.to_key(), key, "{url}");
+            }
+        }
+        // Refused, with the reason.
+        for (bad, why) in [
+            ("dots.example..", "an empty label"),
+            ("[]", "[] is not an IPv6 address"),
+            ("[1.2.3]", "is not an IPv6 address"),
+            ("[::1", "lacks its ']'"),
+            ("[::1]x", "may follow"),
+            ("::1", "in brackets"),
+            ("user:pw@ui.example", "without user information"),
+            ("a.example:8080:80", "more than one ':'"),
+            (&format!("{}.example", "a".repeat(64)), "a label of 64 bytes"),
+            ("a.example:0080a", "not a number"),
+            ("a.example:065536", "not a number"),
+            ("a*b.example", "'*' in a label"),
+        ] {
+            let e = host_key(bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
         for bad in [
             "",
             "https://b.com/",
-            "protego__github.com",
+            "protego++github.com",
             "a..b",
             "-a.com",
             "exa mple.com",

@@ -487,9 +487,9 @@ fn item05_store_hosts_are_validated() {
     }
     let d = dir.join("d");
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("protego__github.com.txt"), "User-agent: *\n").unwrap();
+    std::fs::write(d.join("protego~github.com.txt"), "User-agent: *\n").unwrap();
     let o = robocc(&["store", "build", "--agent", "G", "-o", "x.store", s(&d)]);
-    assert_exit(&o, 2, "protego__github.com.txt");
+    assert_exit(&o, 2, "protego~github.com.txt");
     let m = dir.join("idn.jsonl");
     std::fs::write(&m, "{\"host\": \"Bücher.Example:8080\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /\\n\"}\n").unwrap();
     let st = dir.join("idn.store");

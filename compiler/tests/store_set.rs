@@ -1236,3 +1236,81 @@ fn small_shards_are_read_and_verify_keeps_no_shard_mapped() {
     drop(set);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Hosts are keyed as URL parsers read them, on build and lookup alike:
+/// `_` in a label, a trailing dot, a port with leading zeros, an IPv6
+/// literal in any form (stores audit F14, F21); what is not a host is
+/// refused with the reason.
+#[test]
+fn host_keys_are_read_as_url_parsers_read_them() {
+    let dir = scratch("host-keys");
+    let m = dir.join("m.jsonl");
+    let disallow = "\"body\":\"User-agent: *\\nDisallow: /p\\n\"";
+    let hosts = [
+        "my_blog.example.com",
+        "dot.ex.",
+        "zero.ex:080",
+        "port.ex:08080",
+        "[2001:DB8:0:0::1]",
+    ];
+    let lines: String = hosts
+        .iter()
+        .map(|h| format!("{{\"host\":\"{h}\",\"status\":200,{disallow}}}\n"))
+        .collect();
+    std::fs::write(&m, lines).unwrap();
+    let st = dir.join("k.store");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+    ]);
+    assert_exit(&o, 0, "");
+    let urls = [
+        "https://my_blog.example.com/p",
+        "https://dot.ex/p",
+        "https://dot.ex./p",
+        "http://zero.ex/p",
+        "http://zero.ex:080/p",
+        "http://port.ex:8080/p",
+        "http://port.ex:008080/p",
+        "http://[2001:db8::1]/p",
+        "http://[2001:DB8:0:0:0:0:0:1]/p",
+    ];
+    let mut args = vec!["check", "--store", s(&st)];
+    args.extend(urls);
+    let o = robocc(&args);
+    let want: String = urls.iter().map(|u| format!("disallow\t{u}\n")).collect();
+    assert_eq!(out(&o), want, "{}", err(&o));
+    let o = robocc(&["inspect", "--hosts", s(&st)]);
+    for key in ["my_blog.example.com\t", "dot.ex\t", "zero.ex\t", "port.ex:8080\t", "[2001:db8::1]\t"] {
+        assert!(out(&o).contains(key), "{key}: {}", out(&o));
+    }
+    // One host with `_` among others no longer ends a WARC build.
+    let warc = dir.join("cc.warc.gz");
+    let mut bytes = Vec::new();
+    for uri in ["http://a.example/robots.txt", "http://my_blog.example.com/robots.txt"] {
+        bytes.extend(warc_record(uri, "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /p\n"));
+    }
+    std::fs::write(&warc, bytes).unwrap();
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--warc", s(&warc),
+    ]);
+    assert_exit(&o, 0, "");
+    let o = robocc(&["check", "--store", s(&st), "https://my_blog.example.com/p"]);
+    assert_eq!(out(&o), "disallow\thttps://my_blog.example.com/p\n");
+    // Refused, naming the line and the reason.
+    for (host, why) in [
+        ("dots.ex..", "an empty label"),
+        ("[]", "is not an IPv6 address"),
+        ("[1.2.3]", "is not an IPv6 address"),
+        ("user:pw@ui.ex", "without user information"),
+        ("a.ex:8080:80", "more than one ':'"),
+        ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.ex", "a label of 64 bytes"),
+    ] {
+        std::fs::write(&m, format!("{{\"host\":\"{host}\",\"status\":404}}\n")).unwrap();
+        let o = robocc(&[
+            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+        ]);
+        assert_exit(&o, 2, why);
+        assert_exit(&o, 2, "m.jsonl:1");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

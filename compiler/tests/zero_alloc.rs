@@ -179,7 +179,7 @@ fn store_lookups_do_not_allocate() {
         "protego__www.uefa.com.txt",
         "texting_robots__quora.robots.txt",
     ];
-    let inputs: Vec<HostInput> = names
+    let mut inputs: Vec<HostInput> = names
         .iter()
         .enumerate()
         .map(|(i, n)| HostInput {
@@ -189,6 +189,10 @@ fn store_lookups_do_not_allocate() {
             ..HostInput::default()
         })
         .collect();
+    inputs.push(HostInput {
+        host: "[2001:db8::1]".into(),
+        ..inputs[0].clone()
+    });
     let (bytes, _) = build_store_default(&inputs, "Googlebot").unwrap();
     let store = robocc_engine::Store::from_slice(&bytes).unwrap();
     let urls = host_urls(4);
@@ -215,6 +219,20 @@ fn store_lookups_do_not_allocate() {
             assert_eq!(*v, store.check(u).unwrap());
         }
     }
+    // Hosts a lookup normalises: an IPv6 literal (canonicalised in the
+    // key's own buffer), a trailing dot, a port's leading zeros.
+    let odd: [&[u8]; 3] = [
+        b"http://[2001:DB8:0:0::1]/a",
+        b"https://host0.example./a",
+        b"https://host1.example:0443/a",
+    ];
+    let mut found = 0;
+    let n = allocations_during(|| {
+        for url in odd {
+            found += usize::from(store.check(url).unwrap().is_some());
+        }
+    });
+    assert_eq!((n, found), (0, 3));
 }
 
 #[test]

@@ -1040,12 +1040,75 @@ impl std::error::Error for BatchError {}
 
 /// The host part of a URL as the store keys it, borrowed: `host` is compared
 /// lower-cased, `port` is present only when it is not the scheme's default.
+///
+/// A URL's host is read as URL parsers normalise it: one trailing dot is
+/// dropped (`a.example.` is `a.example`), a port's leading zeros too
+/// (`:080` is `:80`, the default of http), and an IPv6 literal is keyed in
+/// its canonical form (`[2001:DB8:0:0::1]` is `[2001:db8::1]`, as
+/// [`std::net::Ipv6Addr`] prints it: RFC 5952), held inline, so nothing is
+/// allocated. Builders store keys in that form (docs/artifact.md, "Keys").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostKey<'a> {
-    /// Host bytes as written (any case).
+    /// Host bytes as written (any case; without the dropped trailing dot).
+    /// An IPv6 literal's key is its canonical form, not these bytes.
     pub host: &'a [u8],
-    /// Port digits, when not the scheme default.
+    /// Port digits, when not the scheme default (without leading zeros).
     pub port: Option<&'a [u8]>,
+    /// An IPv6 literal's canonical text (brackets included), when `host`
+    /// is one.
+    v6: Option<V6Text>,
+}
+
+/// The canonical text of an IPv6 literal, `[` and `]` included (at most
+/// 41 bytes: eight groups of four hex digits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct V6Text {
+    len: u8,
+    text: [u8; V6_TEXT],
+}
+
+const V6_TEXT: usize = 48;
+
+impl V6Text {
+    /// The canonical form of `host` when it is an IPv6 literal in brackets
+    /// (`None` otherwise, or when what the brackets hold is not an IPv6
+    /// address: such a host is keyed as written, and no builder stores it).
+    fn of(host: &[u8]) -> Option<V6Text> {
+        use std::io::Write;
+        let inner = host.strip_prefix(b"[")?.strip_suffix(b"]")?;
+        let addr: std::net::Ipv6Addr = std::str::from_utf8(inner).ok()?.parse().ok()?;
+        let mut text = [0u8; V6_TEXT];
+        let mut w = &mut text[..];
+        write!(w, "[{addr}]").ok()?;
+        let len = V6_TEXT - w.len();
+        Some(V6Text {
+            len: len as u8,
+            text,
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.text[..usize::from(self.len)]
+    }
+}
+
+/// `port` without its leading zeros (one `0` is kept of all zeros).
+#[inline]
+fn trim_port_zeros(port: &[u8]) -> &[u8] {
+    match port.iter().position(|&b| b != b'0') {
+        Some(at) => &port[at..],
+        None => &port[port.len().saturating_sub(1)..],
+    }
+}
+
+/// `host` without one trailing dot (an IPv6 literal's brackets keep what
+/// they hold).
+#[inline]
+fn trim_host_dot(host: &[u8]) -> &[u8] {
+    match host {
+        [rest @ .., b'.'] if host.first() != Some(&b'[') => rest,
+        _ => host,
+    }
 }
 
 impl<'a> HostKey<'a> {
@@ -1079,10 +1142,12 @@ impl<'a> HostKey<'a> {
         let fast = url[scheme.len()..].starts_with(b"://");
         let authority = &url[from..end];
         if !marked {
-            return (!authority.is_empty()).then_some((
+            let host = trim_host_dot(authority);
+            return (!host.is_empty()).then_some((
                 HostKey {
-                    host: authority,
+                    host,
                     port: None,
+                    v6: None,
                 },
                 fast.then_some(end),
             ));
@@ -1094,7 +1159,27 @@ impl<'a> HostKey<'a> {
         } else {
             None
         };
-        HostKey::of_marked_authority(authority, default).map(|k| (k, fast.then_some(end)))
+        HostKey::of_marked_authority(authority, default)
+            .and_then(|k| k.normalised(default))
+            .map(|k| (k, fast.then_some(end)))
+    }
+
+    /// The URL reading of a key split from an authority: one trailing dot
+    /// dropped, the port's leading zeros (and then a default port) too, an
+    /// IPv6 literal's canonical form. `None` when no host is left.
+    fn normalised(mut self, default: Option<&[u8]>) -> Option<HostKey<'a>> {
+        self.host = trim_host_dot(self.host);
+        if self.host.is_empty() {
+            return None;
+        }
+        self.port = self
+            .port
+            .map(trim_port_zeros)
+            .filter(|p| Some(*p) != default);
+        if self.host.first() == Some(&b'[') {
+            self.v6 = V6Text::of(self.host);
+        }
+        Some(self)
     }
 
     /// The scheme and what follows `://` (any scheme, any case), or an
@@ -1113,25 +1198,24 @@ impl<'a> HostKey<'a> {
         }
     }
 
-    /// Reads a stored key (`host` or `host:port`, no scheme).
+    /// Reads a stored key (`host` or `host:port`, no scheme) as it is: the
+    /// key's bytes are the stored ones, normalised or not (a store's
+    /// validation compares them with the key a URL gives).
     pub fn of_key(key: &'a str) -> Option<HostKey<'a>> {
-        HostKey::of_authority(key.as_bytes(), None)
-    }
-
-    fn of_authority(authority: &'a [u8], default: Option<&[u8]>) -> Option<HostKey<'a>> {
-        // Usually none of '@', ':' or ']' is there: the authority is the
-        // host (eight bytes at a time).
-        if !any_of_at_colon_bracket(authority) {
-            return (!authority.is_empty()).then_some(HostKey {
-                host: authority,
+        let key = key.as_bytes();
+        // Usually none of '@', ':' or ']' is there: the key is the host
+        // (eight bytes at a time).
+        if !any_of_at_colon_bracket(key) {
+            return (!key.is_empty()).then_some(HostKey {
+                host: key,
                 port: None,
+                v6: None,
             });
         }
-        HostKey::of_marked_authority(authority, default)
+        HostKey::of_marked_authority(key, None)
     }
 
-    /// [`HostKey::of_authority`] of an authority known to hold an `@`, `:`
-    /// or `]`.
+    /// A key split from an authority known to hold an `@`, `:` or `]`.
     fn of_marked_authority(authority: &'a [u8], default: Option<&[u8]>) -> Option<HostKey<'a>> {
         // One pass from the end: the host follows the last '@'; the port
         // follows the last ':' after it, unless a ']' comes later (`[v6]`
@@ -1163,14 +1247,28 @@ impl<'a> HostKey<'a> {
             return None;
         }
         let port = port.filter(|p| !p.is_empty() && Some(*p) != default);
-        Some(HostKey { host, port })
+        Some(HostKey {
+            host,
+            port,
+            v6: None,
+        })
+    }
+
+    /// The host as keyed (before lower-casing): an IPv6 literal's canonical
+    /// form, else the host as written.
+    #[inline]
+    fn key_host(&self) -> &[u8] {
+        match &self.v6 {
+            Some(v6) => v6.bytes(),
+            None => self.host,
+        }
     }
 
     /// The key's bytes as stored: lower-cased host, then `:port`.
-    fn bytes(&self) -> impl Iterator<Item = u8> + 'a {
-        let port: &'a [u8] = self.port.unwrap_or(b"");
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let port: &[u8] = self.port.unwrap_or(b"");
         let colon: &'static [u8] = if self.port.is_some() { b":" } else { b"" };
-        self.host
+        self.key_host()
             .iter()
             .map(u8::to_ascii_lowercase)
             .chain(colon.iter().copied())
@@ -1191,7 +1289,7 @@ impl<'a> HostKey<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn slot_hash(&self, seed: u64) -> u64 {
-        let mut h = words_hash(SLOT_SEED ^ seed, self.host, true);
+        let mut h = words_hash(SLOT_SEED ^ seed, self.key_host(), true);
         if let Some(p) = self.port {
             h = words_hash(h ^ PORT_MARK, p, false);
         }
@@ -1210,7 +1308,8 @@ impl<'a> HostKey<'a> {
     /// decides.
     #[inline]
     pub fn eq_stored(&self, stored: &[u8]) -> bool {
-        let Some((host, rest)) = stored.split_at_checked(self.host.len()) else {
+        let key_host = self.key_host();
+        let Some((host, rest)) = stored.split_at_checked(key_host.len()) else {
             return false;
         };
         let port_matches = match self.port {
@@ -1218,9 +1317,8 @@ impl<'a> HostKey<'a> {
             Some(p) => rest.first() == Some(&b':') && &rest[1..] == p,
         };
         port_matches
-            && (self.host == host
-                || self
-                    .host
+            && (key_host == host
+                || key_host
                     .iter()
                     .zip(host)
                     .all(|(a, b)| a.to_ascii_lowercase() == *b))
@@ -1665,6 +1763,15 @@ mod tests {
         HostKey::of_url(url.as_bytes()).map(|k| k.to_key())
     }
 
+    /// A key of these bytes, as stored.
+    fn raw_key<'a>(host: &'a [u8], port: Option<&'a [u8]>) -> HostKey<'a> {
+        HostKey {
+            host,
+            port,
+            v6: None,
+        }
+    }
+
     #[test]
     fn host_keys() {
         assert_eq!(key("https://Example.COM/a").as_deref(), Some("example.com"));
@@ -1723,6 +1830,45 @@ mod tests {
         );
     }
 
+    /// A URL's host is read as URL parsers normalise it, so that it finds
+    /// the key a builder stored (stores audit F21).
+    #[test]
+    fn url_hosts_are_normalised_as_url_parsers_do() {
+        for (url, want) in [
+            ("https://dot.example./p", Some("dot.example")),
+            ("https://Dot.Example.:8443/p", Some("dot.example:8443")),
+            ("https://dots.example../p", Some("dots.example.")),
+            ("https://./p", None),
+            ("http://zero.example:080/p", Some("zero.example")),
+            ("https://zero.example:0443/p", Some("zero.example")),
+            ("http://zero.example:008080/p", Some("zero.example:8080")),
+            ("http://zero.example:000/p", Some("zero.example:0")),
+            ("http://[2001:DB8:0:0::1]/p", Some("[2001:db8::1]")),
+            ("http://[2001:db8::1]:8080/p", Some("[2001:db8::1]:8080")),
+            ("http://[0:0:0:0:0:0:0:1]:80/p", Some("[::1]")),
+            ("http://[::FFFF:1.2.3.4]/p", Some("[::ffff:1.2.3.4]")),
+            (
+                "http://[1111:2222:3333:4444:5555:6666:7777:8888]/",
+                Some("[1111:2222:3333:4444:5555:6666:7777:8888]"),
+            ),
+            // Not an IPv6 address: as written.
+            ("http://[1.2.3]/p", Some("[1.2.3]")),
+            ("http://[]/p", Some("[]")),
+            ("https://my_blog.example/p", Some("my_blog.example")),
+        ] {
+            assert_eq!(key(url).as_deref(), want, "{url}");
+            // The stored form reads back to the same slot hash.
+            if let Some(want) = want {
+                let k = HostKey::of_url(url.as_bytes()).unwrap();
+                let stored = HostKey::of_key(want).unwrap();
+                assert_eq!(k.slot_hash(0), stored.slot_hash(0), "{url}");
+                assert_eq!(k.hash(), stored.hash(), "{url}");
+                assert!(k.eq_stored(want.as_bytes()), "{url}");
+                assert_eq!(k.cmp_stored(want.as_bytes()), std::cmp::Ordering::Equal);
+            }
+        }
+    }
+
     /// Every key a URL gives reads back the same from its stored form (as
     /// the writer reads it), so it has the writer's slot hash: authorities
     /// of up to five bytes over an alphabet of the bytes that delimit.
@@ -1757,10 +1903,10 @@ mod tests {
                     continue;
                 };
                 let back = HostKey::of_key(text);
-                let back = back.map(|b| (b.host.to_ascii_lowercase(), b.port));
+                let back = back.map(|b| (b.bytes().collect::<Vec<u8>>(), b.port));
                 assert_eq!(
                     back,
-                    Some((k.host.to_ascii_lowercase(), k.port)),
+                    Some((stored.clone(), k.port)),
                     "{}",
                     String::from_utf8_lossy(&url)
                 );
@@ -1833,15 +1979,12 @@ mod tests {
             for len in 0..=33 {
                 let host = text(len);
                 for port in [None, Some(&b"8080"[..]), Some(&b"123456789"[..])] {
-                    hosts = fold(hosts, HostKey { host: &host, port }.slot_hash(seed));
+                    hosts = fold(hosts, raw_key(&host, port).slot_hash(seed));
                 }
             }
             for len in 1..=16 {
                 let port: Vec<u8> = (0..len).map(|i| b'0' + (i % 10) as u8).collect();
-                let key = HostKey {
-                    host: b"a.example",
-                    port: Some(&port),
-                };
+                let key = raw_key(b"a.example", Some(&port));
                 ports = fold(ports, key.slot_hash(seed));
             }
         }
@@ -1865,7 +2008,7 @@ mod tests {
             assert_ne!(k(&lower), k(&format!("{lower}:8080")));
         }
         // Trailing zero bytes and a port that could be read as host bytes.
-        let raw = |host: &[u8], port: Option<&[u8]>| HostKey { host, port }.slot_hash(0);
+        let raw = |host: &[u8], port: Option<&[u8]>| raw_key(host, port).slot_hash(0);
         assert_ne!(raw(b"a", None), raw(b"a\0", None));
         assert_ne!(raw(b"abcdefgh", None), raw(b"abcdefgh\0", None));
         assert_ne!(raw(b"ab", Some(b"1")), raw(b"ab:1", None));
