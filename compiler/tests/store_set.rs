@@ -1314,3 +1314,45 @@ fn host_keys_are_read_as_url_parsers_read_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `-o LINK/` is a link however it is written, and a single store (or
+/// policy) is not written over a store set's index or into its directory
+/// (stores audit F23).
+#[cfg(unix)]
+#[test]
+fn output_paths_into_a_set_are_refused() {
+    let dir = scratch("out-paths");
+    let m = dir.join("m.jsonl");
+    std::fs::write(&m, "{\"host\":\"a.ex\",\"status\":404}\n").unwrap();
+    let real = dir.join("real.set");
+    let build = |out: &str, shards: bool| {
+        let mut args = vec!["store", "build", "--agent", "Googlebot", "-q", "-o", out];
+        if shards {
+            args.extend(["--shards", "2"]);
+        }
+        args.extend(["--manifest", s(&m)]);
+        robocc(&args)
+    };
+    assert_exit(&build(s(&real), true), 0, "");
+    let index = std::fs::read(real.join("index.txt")).unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    for out in [s(&link).to_string(), format!("{}/", s(&link)), format!("{}/.", s(&link))] {
+        assert_exit(&build(&out, true), 2, "is a symbolic link: not followed");
+    }
+    for name in ["index.txt", "shard-00000.store", "new.store"] {
+        let o = build(s(&real.join(name)), false);
+        assert_exit(&o, 2, "is in the directory of the store set");
+    }
+    let o = robocc(&[
+        "compile", "--robots", s(&m), "--agent", "G", "-o", s(&real.join("p.policy")),
+    ]);
+    assert_exit(&o, 2, "write the policy elsewhere");
+    assert_eq!(std::fs::read(real.join("index.txt")).unwrap(), index);
+    assert!(!real.join("new.store").exists() && !real.join("p.policy").exists());
+    // A set is still rebuilt in place, with or without a trailing slash.
+    assert_exit(&build(&format!("{}/", s(&real)), true), 0, "");
+    let o = robocc(&["check", "--store", s(&real), "https://a.ex/"]);
+    assert_eq!(out(&o), "allow\thttps://a.ex/\n");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -32,7 +32,32 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
             .map_err(|e| format!("cannot write {what} to standard output: {e}"));
     }
     use robocc_compiler::output::{destination, replace_file, Destination, Refusal};
-    match destination(path) {
+    let destination = destination(path);
+    // A file of a store set's directory (its index, a shard, or a new
+    // name there) is the set's: `--shards N -o DIR` rewrites it whole.
+    let dir = match &destination {
+        Ok(Destination::New) => path.parent().map(Path::to_path_buf),
+        Ok(Destination::Replace { target, .. }) => target.parent().map(Path::to_path_buf),
+        _ => None,
+    };
+    if let Some(dir) = dir {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".").to_path_buf()
+        } else {
+            dir
+        };
+        if holds_store_set(&dir) {
+            return Err(format!(
+                "{shown} is in the directory of the store set {} (it has a store set's {}): \
+                 not written over the set's files; write the {what} elsewhere (a set is \
+                 rebuilt with store build --shards N -o {})",
+                dir.display(),
+                robocc_engine::STORE_SET_INDEX,
+                dir.display()
+            ));
+        }
+    }
+    match destination {
         Ok(Destination::New) => replace_file(path, bytes, None).map_err(fail),
         Ok(Destination::Stream) => {
             // A FIFO or a device: open it as it is, never replace it.
@@ -76,6 +101,16 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
     }
 }
 
+/// `dir` holds a store set's index (a regular file that starts with the
+/// set magic; a FIFO there is not waited on).
+fn holds_store_set(dir: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8);
+    robocc_engine::open_regular(&dir.join(robocc_engine::STORE_SET_INDEX))
+        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .is_ok_and(|_| robocc_engine::FileKind::sniff(&head) == Some(robocc_engine::FileKind::StoreSet))
+}
+
 /// `a` and `b` name the same file (following links).
 #[cfg(unix)]
 pub(super) fn same_file(a: &Path, b: &Path) -> bool {
@@ -110,6 +145,9 @@ pub enum SetDir {
 /// regular files. Anything else is refused untouched, with what to type.
 pub fn check_set_dir(dir: &Path, shards: usize, inputs: &[&Path]) -> Result<SetDir, String> {
     let shown = dir.display();
+    // `link/` or `link/.` resolves through the link: the checks below look
+    // at the path without them, so a link is refused however it is written.
+    let dir: &Path = &dir.components().collect::<std::path::PathBuf>();
     let fresh = "give a new or empty directory";
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(m) => m,
