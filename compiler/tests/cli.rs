@@ -475,6 +475,8 @@ fn damaged_artifacts_are_refused_by_every_command() {
     let p = dir.join("t.store");
     let o = robocc(&["inspect", p.to_str().unwrap()], None);
     assert_exit_2(&o, "truncated or padded store");
+    // What to do about it, as docs/RELIABILITY.md quotes it.
+    assert_exit_2(&o, "(rebuild the store or copy it again)");
     // Another format version: refused, with how to rebuild.
     for (name, mut bytes, flag, hint) in [
         ("old.store", store.clone(), "--store", "robocc store build"),

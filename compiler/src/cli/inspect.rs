@@ -217,7 +217,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         } else {
             e.with_path(args.path.display().to_string())
         };
-        format!("{e} (rebuild the store or copy it again)")
+        super::kind_hint(e)
     })?;
     let (split, sum) = policy_sums(&store)?;
     println!(

@@ -864,8 +864,8 @@ pub fn open_store_set(path: &Path) -> Result<robocc_engine::StoreSet, String> {
 }
 
 /// A load error, with the flag that reads the file when it is the other
-/// kind of robocc file.
-fn kind_hint(e: robocc_engine::LoadError) -> String {
+/// kind of robocc file, and what to do about a damaged one.
+pub(super) fn kind_hint(e: robocc_engine::LoadError) -> String {
     use robocc_engine::{FileKind, LoadErrorKind};
     match e.kind() {
         LoadErrorKind::BadMagic {
@@ -886,6 +886,18 @@ fn kind_hint(e: robocc_engine::LoadError) -> String {
                 "{e} (robocc compile writes policies; a robots.txt is read with --robots FILE)"
             ),
         },
+        // Damaged or cut short (a copy that did not finish, a disk fault):
+        // robocc never writes such a file.
+        LoadErrorKind::Length { .. }
+        | LoadErrorKind::TooShort(_)
+        | LoadErrorKind::Archive(_)
+        | LoadErrorKind::Invalid(_) => match e.file_kind() {
+            FileKind::Policy => format!("{e} (recompile the policy or copy it again)"),
+            _ => format!("{e} (rebuild the {} or copy it again)", e.file_kind().name()),
+        },
+        LoadErrorKind::BigEndian => {
+            format!("{e} (robocc writes little-endian files: rebuild it with robocc)")
+        }
         // Artifacts are cheap to rebuild and there is no migration: say how.
         LoadErrorKind::Version { .. } => match e.file_kind() {
             FileKind::Store => format!(
