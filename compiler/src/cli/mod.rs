@@ -222,7 +222,10 @@ pub struct LimitArgs {
     #[arg(long, value_name = "N", hide_short_help = true,
           default_value_t = Budget::default().max_automata)]
     max_automata: usize,
-    /// Seconds one file may spend in the lowering.
+    /// Seconds one file may spend in the lowering. A wall-clock limit: a
+    /// file that nears it may fail on a busy machine and compile on an idle
+    /// one (a store's bytes then differ; 0: no limit, for builds that must
+    /// be reproducible).
     #[arg(long, value_name = "SECS", hide_short_help = true,
           default_value_t = Budget::default().time.as_secs())]
     compile_timeout: u64,
