@@ -212,7 +212,8 @@ pub struct StoreReport {
     pub hosts: usize,
     /// Distinct policies in the store.
     pub unique_policies: usize,
-    /// Distinct bodies compiled now.
+    /// Distinct bodies compiled now (a body whose compile failed is not
+    /// counted: it is listed in `failures`).
     pub compiled: usize,
     /// Distinct base store policies reused.
     pub reused: usize,
@@ -1256,7 +1257,7 @@ impl Prepared {
                 .iter()
                 .zip(&self.built)
                 .filter(|(&b, built)| {
-                    b & FAILED_INPUT == 0 && !matches!(built, Built::Ok { base: Some(_), .. })
+                    b & FAILED_INPUT == 0 && matches!(built, Built::Ok { base: None, .. })
                 })
                 .count(),
             reused: self.reused,
@@ -3078,5 +3079,29 @@ mod tests {
         let (new, report) = build_with(&inputs, Some(&base));
         assert_eq!((report.reused, report.compiled), (1, 0), "{report:?}");
         assert_eq!(new, old.to_vec());
+    }
+
+    /// "policies compiled" counts the compiles that gave a policy, not the
+    /// failures (listed apart) (stores audit F25).
+    #[test]
+    fn a_failed_compile_is_not_counted_as_compiled() {
+        let big: String = std::iter::once("User-agent: *\n".to_string())
+            .chain((0..300).map(|i| format!("Disallow: /a{i}*b{i}$\n")))
+            .collect();
+        let inputs = [
+            input("big.com", 200, Some(&big), None),
+            input("a.com", 200, Some("User-agent: *\nDisallow: /x\n"), None),
+        ];
+        let mut options = CompileOptions::default();
+        options.budget.total_bytes = 3000;
+        let (_, report) = build_store(
+            inputs.iter().cloned().map(Ok),
+            "Googlebot",
+            &options,
+            &StoreOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(report.failures.len(), 1, "{report:?}");
+        assert_eq!(report.compiled, 1, "{report:?}");
     }
 }

@@ -1356,3 +1356,53 @@ fn output_paths_into_a_set_are_refused() {
     assert_eq!(out(&o), "allow\thttps://a.ex/\n");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--base` says what it takes when given a set or a policy, and `inspect
+/// --hosts` of a set names the shard whose policy numbers it prints (stores
+/// audit F25).
+#[test]
+fn base_hints_and_set_host_listings_say_what_they_mean() {
+    let dir = scratch("f25");
+    let st = small_store(&dir);
+    let m = dir.join("m.jsonl");
+    let set = dir.join("s.set");
+    let o = robocc(&[
+        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
+        "--manifest", s(&m),
+    ]);
+    assert_exit(&o, 0, "");
+    let policy = dir.join("p.policy");
+    let o = robocc(&[
+        "compile", "--robots", s(&m), "--agent", "Googlebot", "-o", s(&policy),
+    ]);
+    assert_exit(&o, 0, "");
+    let x = dir.join("x.store");
+    let base = |b: &Path| {
+        robocc(&[
+            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&x), "--manifest", s(&m),
+            "--base", s(b),
+        ])
+    };
+    let o = base(&set);
+    assert_exit(&o, 2, "a store set's directory; --base takes a single store file");
+    assert!(err(&o).contains("build without --base"), "{}", err(&o));
+    assert_exit(&base(&set.join("index.txt")), 2, "a store set cannot be a base");
+    let o = base(&policy);
+    assert_exit(&o, 2, "--base takes a store that robocc store build wrote");
+    assert!(!err(&o).contains("--policy FILE"), "{}", err(&o));
+    assert_exit(&base(&dir), 2, "a directory; --base takes a store file");
+    assert!(!x.exists());
+    // Hosts of a set: each policy number with its shard.
+    let o = robocc(&["inspect", "--hosts", s(&set)]);
+    assert_exit(&o, 0, "");
+    let listing = out(&o);
+    let hosts: Vec<&str> = listing.lines().filter(|l| l.contains("\tstatus ")).collect();
+    assert_eq!(hosts.len(), 3, "{}", out(&o));
+    for line in hosts {
+        assert!(line.contains(" of shard-0000"), "{line}");
+    }
+    // A single store's need none.
+    let o = robocc(&["inspect", "--hosts", s(&st)]);
+    assert!(!out(&o).contains(" of shard-"), "{}", out(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

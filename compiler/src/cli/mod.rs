@@ -834,13 +834,33 @@ pub fn open_store(path: &Path) -> Result<Store, String> {
 /// store of another format says that it cannot be a base (every format
 /// change breaks a daily rebuild once).
 pub fn open_base_store(path: &Path) -> Result<Store, String> {
+    use robocc_engine::{FileKind, LoadErrorKind};
+    const SET: &str = "a store set cannot be a base yet: build without --base";
+    if path.is_dir() {
+        return Err(if path.join(robocc_engine::STORE_SET_INDEX).is_file() {
+            format!(
+                "--base {}: a store set's directory; --base takes a single store file ({SET})",
+                path.display()
+            )
+        } else {
+            format!(
+                "--base {}: a directory; --base takes a store file that robocc store build wrote",
+                path.display()
+            )
+        });
+    }
     open_store_hinted(path, |e| match e.kind() {
-        robocc_engine::LoadErrorKind::Version { .. } => {
+        LoadErrorKind::Version { .. } => {
             format!("{e} (a store of another format cannot be a base: build once without --base)")
         }
-        robocc_engine::LoadErrorKind::BadMagic { other: None } => {
+        LoadErrorKind::BadMagic {
+            other: None | Some(FileKind::Policy),
+        } => {
             format!("{e} (--base takes a store that robocc store build wrote)")
         }
+        LoadErrorKind::BadMagic {
+            other: Some(FileKind::StoreSet),
+        } => format!("{e} ({SET})"),
         _ => kind_hint(e),
     })
 }
