@@ -18,7 +18,8 @@ pub struct InspectArgs {
     #[arg(long)]
     sizes: bool,
     /// For a store or store set: list every host with its source (fetched, redirected,
-    /// unavailable, unreachable, failed), status and policy.
+    /// unavailable, unreachable, failed), status and policy (a set's: the
+    /// number in its shard, named).
     #[arg(long)]
     hosts: bool,
 }

@@ -64,6 +64,7 @@ pub struct BuildArgs {
     /// A previous store for the same agent and options: policies whose
     /// robots.txt is unchanged are copied from it instead of recompiled
     /// (and with a manifest's "sha256", unchanged bodies are not even read).
+    /// Copied as they are: check it with robocc inspect first.
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
