@@ -406,7 +406,11 @@ pub fn host_key(host: &str) -> Result<String, String> {
         match host.split_once(':') {
             None => (host, None),
             Some((name, port)) if !port.contains(':') => (name, Some(port)),
-            Some(_) if host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') => {
+            Some(_)
+                if host
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
+            {
                 return Err("an IPv6 address goes in brackets, e.g. [::1]".into())
             }
             Some(_) => return Err("more than one ':' (a host has one port at most)".into()),
@@ -2102,7 +2106,11 @@ mod tests {
             // The key a URL of that host looks up (http: 80 is its
             // default; 443 is https's).
             if given.is_ascii() {
-                let scheme = if given.contains("443") { "https" } else { "http" };
+                let scheme = if given.contains("443") {
+                    "https"
+                } else {
+                    "http"
+                };
                 let url = format!("{scheme}://{given}/p");
                 let k = HostKey::of_url(url.as_bytes()).unwrap();
                 assert_eq!(k.to_key(), key, "{url}");
@@ -2118,7 +2126,10 @@ mod tests {
             ("::1", "in brackets"),
             ("user:pw@ui.example", "without user information"),
             ("a.example:8080:80", "more than one ':'"),
-            (&format!("{}.example", "a".repeat(64)), "a label of 64 bytes"),
+            (
+                &format!("{}.example", "a".repeat(64)),
+                "a label of 64 bytes",
+            ),
             ("a.example:0080a", "not a number"),
             ("a.example:065536", "not a number"),
             ("a*b.example", "'*' in a label"),

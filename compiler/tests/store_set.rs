@@ -975,7 +975,15 @@ fn small_store(dir: &Path) -> PathBuf {
     .unwrap();
     let st = dir.join("s.store");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "-o",
+        s(&st),
+        "--manifest",
+        s(&m),
     ]);
     assert_exit(&o, 0, "");
     st
@@ -1046,21 +1054,43 @@ fn a_fifo_in_place_of_a_store_is_refused() {
         vec!["explain", "--policy", s(&fifo), "https://a.ex/"],
         vec!["inspect", s(&fifo)],
         vec![
-            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&out_store), "--manifest",
-            s(&m), "--base", s(&fifo),
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-q",
+            "-o",
+            s(&out_store),
+            "--manifest",
+            s(&m),
+            "--base",
+            s(&fifo),
         ],
     ];
     for args in runs {
         let o = robocc_bounded(&args);
         assert_exit(&o, 2, "f.store");
-        assert!(err(&o).contains("a FIFO, not a regular file"), "{}", err(&o));
+        assert!(
+            err(&o).contains("a FIFO, not a regular file"),
+            "{}",
+            err(&o)
+        );
     }
     assert!(!out_store.exists());
     // A shard of a set.
     let set = dir.join("set");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
-        "--manifest", s(&m),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "--shards",
+        "2",
+        "-o",
+        s(&set),
+        "--manifest",
+        s(&m),
     ]);
     assert_exit(&o, 0, "");
     let shard = set.join(robocc_engine::shard_file_name(1));
@@ -1090,11 +1120,26 @@ fn a_url_without_a_host_is_unknown_not_missing() {
     let st = small_store(&dir);
     let set = dir.join("set");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "--shards", "3", "-o", s(&set),
-        "--manifest", s(&dir.join("m.jsonl")),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "--shards",
+        "3",
+        "-o",
+        s(&set),
+        "--manifest",
+        s(&dir.join("m.jsonl")),
     ]);
     assert_exit(&o, 0, "");
-    let urls = ["a.ex/admin", "https:a.ex/admin", "/admin", "https://a.ex/admin", "https://zz.ex/"];
+    let urls = [
+        "a.ex/admin",
+        "https:a.ex/admin",
+        "/admin",
+        "https://a.ex/admin",
+        "https://zz.ex/",
+    ];
     for store in [&st, &set] {
         // Text (the batch path) and JSON (URL by URL).
         let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
@@ -1152,15 +1197,37 @@ fn swapped_shards_of_equal_size_are_refused() {
     .unwrap();
     let set = dir.join("set");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
-        "--manifest", s(&m),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "--shards",
+        "2",
+        "-o",
+        s(&set),
+        "--manifest",
+        s(&m),
     ]);
     assert_exit(&o, 0, "");
-    let o = robocc(&["check", "--store", s(&set), "https://x0.ex/a", "https://x1.ex/a"]);
-    assert_eq!(out(&o), "disallow\thttps://x0.ex/a\ndisallow\thttps://x1.ex/a\n");
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&set),
+        "https://x0.ex/a",
+        "https://x1.ex/a",
+    ]);
+    assert_eq!(
+        out(&o),
+        "disallow\thttps://x0.ex/a\ndisallow\thttps://x1.ex/a\n"
+    );
     let (a, b) = (set.join("shard-00000.store"), set.join("shard-00001.store"));
     let (bytes_a, bytes_b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-    assert_eq!(bytes_a.len(), bytes_b.len(), "the case needs shards of one size");
+    assert_eq!(
+        bytes_a.len(),
+        bytes_b.len(),
+        "the case needs shards of one size"
+    );
     std::fs::write(&a, &bytes_b).unwrap();
     std::fs::write(&b, &bytes_a).unwrap();
     let opened = StoreSet::open(&set).unwrap();
@@ -1172,7 +1239,14 @@ fn swapped_shards_of_equal_size_are_refused() {
             "{e}"
         );
     }
-    let o = robocc(&["check", "--store", s(&set), "--missing", "allow", "https://x0.ex/a"]);
+    let o = robocc(&[
+        "check",
+        "--store",
+        s(&set),
+        "--missing",
+        "allow",
+        "https://x0.ex/a",
+    ]);
     assert_exit(&o, 2, "belongs to shard");
     assert_eq!(out(&o), "");
     std::fs::remove_dir_all(&dir).ok();
@@ -1260,7 +1334,15 @@ fn host_keys_are_read_as_url_parsers_read_them() {
     std::fs::write(&m, lines).unwrap();
     let st = dir.join("k.store");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "-o",
+        s(&st),
+        "--manifest",
+        s(&m),
     ]);
     assert_exit(&o, 0, "");
     let urls = [
@@ -1280,18 +1362,38 @@ fn host_keys_are_read_as_url_parsers_read_them() {
     let want: String = urls.iter().map(|u| format!("disallow\t{u}\n")).collect();
     assert_eq!(out(&o), want, "{}", err(&o));
     let o = robocc(&["inspect", "--hosts", s(&st)]);
-    for key in ["my_blog.example.com\t", "dot.ex\t", "zero.ex\t", "port.ex:8080\t", "[2001:db8::1]\t"] {
+    for key in [
+        "my_blog.example.com\t",
+        "dot.ex\t",
+        "zero.ex\t",
+        "port.ex:8080\t",
+        "[2001:db8::1]\t",
+    ] {
         assert!(out(&o).contains(key), "{key}: {}", out(&o));
     }
     // One host with `_` among others no longer ends a WARC build.
     let warc = dir.join("cc.warc.gz");
     let mut bytes = Vec::new();
-    for uri in ["http://a.example/robots.txt", "http://my_blog.example.com/robots.txt"] {
-        bytes.extend(warc_record(uri, "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /p\n"));
+    for uri in [
+        "http://a.example/robots.txt",
+        "http://my_blog.example.com/robots.txt",
+    ] {
+        bytes.extend(warc_record(
+            uri,
+            "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /p\n",
+        ));
     }
     std::fs::write(&warc, bytes).unwrap();
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--warc", s(&warc),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "-o",
+        s(&st),
+        "--warc",
+        s(&warc),
     ]);
     assert_exit(&o, 0, "");
     let o = robocc(&["check", "--store", s(&st), "https://my_blog.example.com/p"]);
@@ -1303,11 +1405,22 @@ fn host_keys_are_read_as_url_parsers_read_them() {
         ("[1.2.3]", "is not an IPv6 address"),
         ("user:pw@ui.ex", "without user information"),
         ("a.ex:8080:80", "more than one ':'"),
-        ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.ex", "a label of 64 bytes"),
+        (
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.ex",
+            "a label of 64 bytes",
+        ),
     ] {
         std::fs::write(&m, format!("{{\"host\":\"{host}\",\"status\":404}}\n")).unwrap();
         let o = robocc(&[
-            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&st), "--manifest", s(&m),
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-q",
+            "-o",
+            s(&st),
+            "--manifest",
+            s(&m),
         ]);
         assert_exit(&o, 2, why);
         assert_exit(&o, 2, "m.jsonl:1");
@@ -1337,7 +1450,11 @@ fn output_paths_into_a_set_are_refused() {
     let index = std::fs::read(real.join("index.txt")).unwrap();
     let link = dir.join("link");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    for out in [s(&link).to_string(), format!("{}/", s(&link)), format!("{}/.", s(&link))] {
+    for out in [
+        s(&link).to_string(),
+        format!("{}/", s(&link)),
+        format!("{}/.", s(&link)),
+    ] {
         assert_exit(&build(&out, true), 2, "is a symbolic link: not followed");
     }
     for name in ["index.txt", "shard-00000.store", "new.store"] {
@@ -1345,7 +1462,13 @@ fn output_paths_into_a_set_are_refused() {
         assert_exit(&o, 2, "is in the directory of the store set");
     }
     let o = robocc(&[
-        "compile", "--robots", s(&m), "--agent", "G", "-o", s(&real.join("p.policy")),
+        "compile",
+        "--robots",
+        s(&m),
+        "--agent",
+        "G",
+        "-o",
+        s(&real.join("p.policy")),
     ]);
     assert_exit(&o, 2, "write the policy elsewhere");
     assert_eq!(std::fs::read(real.join("index.txt")).unwrap(), index);
@@ -1367,26 +1490,58 @@ fn base_hints_and_set_host_listings_say_what_they_mean() {
     let m = dir.join("m.jsonl");
     let set = dir.join("s.set");
     let o = robocc(&[
-        "store", "build", "--agent", "Googlebot", "-q", "--shards", "2", "-o", s(&set),
-        "--manifest", s(&m),
+        "store",
+        "build",
+        "--agent",
+        "Googlebot",
+        "-q",
+        "--shards",
+        "2",
+        "-o",
+        s(&set),
+        "--manifest",
+        s(&m),
     ]);
     assert_exit(&o, 0, "");
     let policy = dir.join("p.policy");
     let o = robocc(&[
-        "compile", "--robots", s(&m), "--agent", "Googlebot", "-o", s(&policy),
+        "compile",
+        "--robots",
+        s(&m),
+        "--agent",
+        "Googlebot",
+        "-o",
+        s(&policy),
     ]);
     assert_exit(&o, 0, "");
     let x = dir.join("x.store");
     let base = |b: &Path| {
         robocc(&[
-            "store", "build", "--agent", "Googlebot", "-q", "-o", s(&x), "--manifest", s(&m),
-            "--base", s(b),
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-q",
+            "-o",
+            s(&x),
+            "--manifest",
+            s(&m),
+            "--base",
+            s(b),
         ])
     };
     let o = base(&set);
-    assert_exit(&o, 2, "a store set's directory; --base takes a single store file");
+    assert_exit(
+        &o,
+        2,
+        "a store set's directory; --base takes a single store file",
+    );
     assert!(err(&o).contains("build without --base"), "{}", err(&o));
-    assert_exit(&base(&set.join("index.txt")), 2, "a store set cannot be a base");
+    assert_exit(
+        &base(&set.join("index.txt")),
+        2,
+        "a store set cannot be a base",
+    );
     let o = base(&policy);
     assert_exit(&o, 2, "--base takes a store that robocc store build wrote");
     assert!(!err(&o).contains("--policy FILE"), "{}", err(&o));
@@ -1396,7 +1551,10 @@ fn base_hints_and_set_host_listings_say_what_they_mean() {
     let o = robocc(&["inspect", "--hosts", s(&set)]);
     assert_exit(&o, 0, "");
     let listing = out(&o);
-    let hosts: Vec<&str> = listing.lines().filter(|l| l.contains("\tstatus ")).collect();
+    let hosts: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains("\tstatus "))
+        .collect();
     assert_eq!(hosts.len(), 3, "{}", out(&o));
     for line in hosts {
         assert!(line.contains(" of shard-0000"), "{line}");

@@ -507,8 +507,8 @@ impl StoreSet {
                 None => None,
                 Some(Err(e)) => return Err(e.with_path(path.display().to_string())),
                 Some(Ok(h)) => {
-                    let home = HostKey::of_key(h.key)
-                        .map(|k| shard_of_hash(k.hash(), self.shard_count()));
+                    let home =
+                        HostKey::of_key(h.key).map(|k| shard_of_hash(k.hash(), self.shard_count()));
                     (home != Some(i)).then(|| match home {
                         Some(j) => format!(
                             "its first host {} belongs to shard {j}: the file is another \

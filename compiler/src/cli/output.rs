@@ -108,7 +108,9 @@ fn holds_store_set(dir: &Path) -> bool {
     let mut head = Vec::with_capacity(8);
     robocc_engine::open_regular(&dir.join(robocc_engine::STORE_SET_INDEX))
         .and_then(|f| f.take(8).read_to_end(&mut head))
-        .is_ok_and(|_| robocc_engine::FileKind::sniff(&head) == Some(robocc_engine::FileKind::StoreSet))
+        .is_ok_and(|_| {
+            robocc_engine::FileKind::sniff(&head) == Some(robocc_engine::FileKind::StoreSet)
+        })
 }
 
 /// `a` and `b` name the same file (following links).
