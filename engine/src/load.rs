@@ -96,7 +96,8 @@ pub enum LoadErrorKind {
     },
     /// The archive does not start on a 16-byte boundary.
     Misaligned(usize),
-    /// rkyv's structural validation failed.
+    /// rkyv's structural validation failed (what failed, when rkyv says;
+    /// empty otherwise).
     Archive(String),
     /// A table is inconsistent.
     Invalid(String),
@@ -213,6 +214,9 @@ impl fmt::Display for LoadError {
                 f,
                 "{w} bytes start at address {addr:#x}, not aligned to {ARCHIVE_ALIGN} bytes"
             ),
+            LoadErrorKind::Archive(e) if e.is_empty() => {
+                write!(f, "corrupted {w}: archive validation failed")
+            }
             LoadErrorKind::Archive(e) => {
                 write!(f, "corrupted {w}: archive validation failed: {e}")
             }
@@ -289,8 +293,19 @@ where
     T: rkyv::Portable
         + for<'a> rkyv::bytecheck::CheckBytes<rkyv::api::low::LowValidator<'a, rkyv::rancor::Error>>,
 {
-    rkyv::api::low::access::<T, rkyv::rancor::Error>(body)
-        .map_err(|e| LoadError::new(kind, LoadErrorKind::Archive(e.to_string())))
+    rkyv::api::low::access::<T, rkyv::rancor::Error>(body).map_err(|e| {
+        // rancor's error says what failed only in builds with debug
+        // assertions and its `alloc` feature; otherwise its text is advice
+        // to turn those on, meant for rkyv's developers, not for whoever
+        // reads the file: the message then states the fact alone.
+        let detail = e.to_string();
+        let detail = if detail.contains("without error information") {
+            String::new()
+        } else {
+            detail
+        };
+        LoadError::new(kind, LoadErrorKind::Archive(detail))
+    })
 }
 
 /// Validates a whole single-policy artifact.

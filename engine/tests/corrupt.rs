@@ -164,6 +164,35 @@ fn errors_name_the_problem() {
     );
 }
 
+/// A flip that rkyv's validation refuses says so as a fact: not rancor's
+/// advice to rebuild it with debug assertions and its `alloc` feature,
+/// which a reader of the file cannot act on (python audit F9).
+#[test]
+fn an_archive_refusal_states_a_fact() {
+    let a = artifact();
+    let mut seen = 0;
+    for i in 16..a.len() {
+        let mut b = a.clone();
+        b[i] ^= 0xff;
+        with_policy(&b, |p| {
+            let Err(e) = p else { return };
+            if matches!(e.kind(), robocc_engine::LoadErrorKind::Archive(_)) {
+                seen += 1;
+                let text = e.to_string();
+                assert!(
+                    text.starts_with("corrupted policy: archive validation failed"),
+                    "{text}"
+                );
+                assert!(
+                    !text.contains("rancor") && !text.contains("enable"),
+                    "{text}"
+                );
+            }
+        });
+    }
+    assert!(seen > 0, "no flip was refused by the archive's validation");
+}
+
 /// A directory cannot be mapped ("No such device"): the error says what
 /// the path is instead.
 #[test]
