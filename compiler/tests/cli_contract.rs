@@ -346,6 +346,21 @@ fn item03_flags_that_do_not_apply_are_refused() {
         "/x",
     ]);
     assert_exit(&o, 2, "--url-mode applies to --dialect rfc9309 only");
+    assert_exit(&o, 2, "draft1996 always decodes %xx except %2F");
+    // acap matches URLs as given: the refusal says so (python audit F8).
+    let o = robocc(&[
+        "check",
+        "--robots",
+        EXAMPLE,
+        "--agent",
+        "G",
+        "--url-mode",
+        "rfc",
+        "--dialect",
+        "acap",
+        "/x",
+    ]);
+    assert_exit(&o, 2, "acap matches URLs as given, without decoding");
     let o = robocc(&[
         "check", "--robots", EXAMPLE, "--agent", "G", "--urls", EXAMPLE, "/x",
     ]);

@@ -124,8 +124,21 @@ enum UrlModeArg {
     Rfc,
 }
 // draft1996 and robots2 always use the draft's decoding (`%xx` decoded except
-// `%2F`); --url-mode only chooses between the two rfc9309 readings, and is
-// refused with the others.
+// `%2F`), acap matches URLs as given; --url-mode only chooses between the two
+// rfc9309 readings, and is refused with the others.
+
+/// What a dialect other than rfc9309 does with URLs, which --url-mode
+/// cannot change (from the dialect's semantics, so the message cannot
+/// drift from what it does).
+fn fixed_url_reading(dialect: Dialect) -> &'static str {
+    use robocc_compiler::dialect::{semantics, UrlModeRule};
+    match semantics(dialect).url_mode {
+        UrlModeRule::Fixed(UrlMode::Decode) => "always decodes %xx except %2F",
+        UrlModeRule::Fixed(UrlMode::Google) => "matches URLs as given, without decoding",
+        UrlModeRule::Fixed(UrlMode::Rfc) => "always normalises URLs per RFC 9309 §2.2.2",
+        UrlModeRule::Requested => "reads --url-mode",
+    }
+}
 
 #[derive(Clone, Copy, ValueEnum)]
 enum RobotsTxtArg {
@@ -488,10 +501,11 @@ impl CompileFlags {
         dialect_flags_apply(options.dialect, given)?;
         if given.has("url_mode") && options.dialect != Dialect::Rfc9309 {
             return Err(format!(
-                "--url-mode applies to --dialect rfc9309 only, and {} reads as {}: drop \
-                 --url-mode",
+                "--url-mode applies to --dialect rfc9309 only, and {} reads as {}, which {}: \
+                 drop --url-mode",
                 path.display(),
-                options.dialect.name()
+                options.dialect.name(),
+                fixed_url_reading(options.dialect)
             ));
         }
         Ok(())
@@ -511,9 +525,9 @@ impl CompileFlags {
         let dialect = self.dialect();
         if given.has("url_mode") && dialect != Dialect::Rfc9309 && !self.dialect_auto() {
             return Err(format!(
-                "--url-mode applies to --dialect rfc9309 only; {} always decodes %xx except \
-                 %2F: drop --url-mode",
-                dialect.name()
+                "--url-mode applies to --dialect rfc9309 only; {} {}: drop --url-mode",
+                dialect.name(),
+                fixed_url_reading(dialect)
             ));
         }
         if !self.dialect_auto() {
