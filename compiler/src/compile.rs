@@ -560,10 +560,13 @@ pub(crate) fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
     fnv1a64(format!("{agent}\n{options:?}\n{}", env!("CARGO_PKG_VERSION")).as_bytes())
 }
 
-/// `HHMM-HHMM` (also `HH:MM-HH:MM`), UTC, both ends inclusive.
+/// `HHMM-HHMM` (also `HH:MM-HH:MM`, and `HHMM HHMM`: two times apart, as
+/// Protego reads a Visit-time), UTC, both ends inclusive.
 pub fn parse_window(value: &[u8]) -> Option<TimeWindow> {
     let s = std::str::from_utf8(value).ok()?.trim();
-    let (a, b) = s.split_once('-')?;
+    let (a, b) = s
+        .split_once('-')
+        .or_else(|| s.split_once(|c: char| c.is_ascii_whitespace()))?;
     Some(TimeWindow {
         start: parse_hhmm(a)?,
         end: parse_hhmm(b)?,
@@ -656,6 +659,10 @@ mod tests {
         assert_eq!(parse_window(b"0600-0845"), w(360, 525));
         assert_eq!(parse_window(b"06:00-08:45"), w(360, 525));
         assert_eq!(parse_window(b"2400-0100"), None);
+        assert_eq!(parse_window(b"0400 0845"), w(240, 525));
+        assert_eq!(parse_window(b"04:00\t 08:45"), w(240, 525));
+        assert_eq!(parse_window(b"0400 08 45"), None);
+        assert_eq!(parse_window(b"0400"), None);
         assert_eq!(parse_rate(b"1/30m"), Some((1, 1800, None)));
         assert_eq!(parse_rate(b"10/60"), Some((10, 60, None)));
         assert_eq!(parse_rate(b"20/1h"), Some((20, 3600, None)));
