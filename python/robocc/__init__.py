@@ -13,6 +13,7 @@ builds a store set on Spark (``robocc.spark``).
 """
 
 from ._native import (
+    AgentError,
     CompileError,
     Diagnostic,
     LoadError,
@@ -37,6 +38,7 @@ from ._native import (
 from ._types import RequestRate, VisitTime
 
 __all__ = [
+    "AgentError",
     "CompileError",
     "Diagnostic",
     "LoadError",

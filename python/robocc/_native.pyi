@@ -9,19 +9,27 @@ __version__: str
 
 _Url = Union[str, bytes]
 _Body = Union[bytes, bytearray, str]
-_Path = Union[str, PathLike[str]]
+_Path = Union[str, bytes, PathLike[str], PathLike[bytes]]
 
 class RoboccError(Exception):
     """Base class of every error robocc raises."""
 
 class CompileError(RoboccError):
-    """A robots.txt could not be compiled."""
+    """A robots.txt could not be compiled: its ``limit`` is the keyword
+    whose budget it ran into (``"max_automata"``, …), else ``None``."""
+
+    limit: Optional[str]
 
 class LoadError(RoboccError):
     """Bytes or a file are not a valid robocc policy or store."""
 
 class StoreBuildError(RoboccError):
     """A store could not be built."""
+
+class AgentError(CompileError, StoreBuildError, ValueError):
+    """The agent is not a product token: the caller's mistake (a
+    ValueError; a CompileError and a StoreBuildError, as compile and
+    build_store raised before)."""
 
 class Verdict:
     """The answer for one URL, with the deciding rule."""
@@ -156,7 +164,7 @@ def compile(
     agent: str,
     *,
     dialect: str = "rfc9309",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
     data_txt: bool = False,
     max_bytes: int = 512000,
@@ -177,7 +185,7 @@ def build_store(
     out_path: _Path,
     *,
     dialect: str = "rfc9309",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
     data_txt: bool = False,
     max_bytes: int = 512000,
@@ -222,7 +230,7 @@ def build_store_shard(
     which: int,
     *,
     dialect: str = "rfc9309",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
     on_failure: str = "disallow",
 ) -> Tuple[bytes, Tuple[int, int, int], Dict[str, Any]]: ...
@@ -232,7 +240,7 @@ def build_store_set(
     shards: int,
     *,
     dialect: str = "rfc9309",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
     on_failure: str = "disallow",
 ) -> Tuple[List[bytes], str, Dict[str, Any]]: ...
@@ -241,6 +249,6 @@ def store_set_index(
     shards: List[Tuple[int, int, int]],
     *,
     dialect: str = "rfc9309",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
 ) -> str: ...

@@ -8,7 +8,22 @@ use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use robocc_engine::{RequestRate, TimeWindow};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A file path as Python's `open()` takes it: `str`, `bytes` or an
+/// `os.PathLike` (read through `os.fsdecode`, so bytes that are not UTF-8
+/// name the same file). Anything else is a `TypeError`, which PyO3 prefixes
+/// with the argument's name.
+pub struct FsPath(pub PathBuf);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for FsPath {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<FsPath> {
+        let text = obj.py().import("os")?.getattr("fsdecode")?.call1((obj,))?;
+        Ok(FsPath(text.extract::<PathBuf>()?))
+    }
+}
 
 /// Calls `f` with the bytes of a URL given as `str` (UTF-8) or `bytes`,
 /// without copying where the interpreter allows it.

@@ -10,8 +10,10 @@
 //!
 //! Rust errors become Python exceptions carrying the Rust message:
 //! [`CompileError`], [`LoadError`] and [`StoreBuildError`], all subclasses of
-//! [`RoboccError`]; bad arguments are `ValueError` or `TypeError`, and a file
-//! that cannot be read is the usual `OSError` subclass.
+//! [`RoboccError`]; bad arguments are `ValueError` or `TypeError` (an agent
+//! that is not a product token is `AgentError`, a `ValueError`, and a
+//! `CompileError` and `StoreBuildError` as before), and a file that cannot be read is the usual `OSError`
+//! subclass.
 
 mod convert;
 mod options;
@@ -20,8 +22,10 @@ mod set;
 mod store;
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyImportError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 create_exception!(
     robocc,
@@ -33,7 +37,7 @@ create_exception!(
     robocc,
     CompileError,
     RoboccError,
-    "A robots.txt could not be compiled: an invalid agent token, an unsupported dialect, or rules beyond the automaton budget."
+    "A robots.txt could not be compiled: rules beyond the automaton budget (`limit` names the keyword that raises it), or an unsupported dialect. An invalid agent token is its subclass AgentError."
 );
 create_exception!(
     robocc,
@@ -47,6 +51,56 @@ create_exception!(
     RoboccError,
     "A store could not be built: an unreadable or invalid input, or a store over the size limit."
 );
+
+static AGENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `robocc.AgentError`: an agent that is not a product token, which is
+/// the caller's mistake, so a `ValueError`; also a `CompileError` and a
+/// `StoreBuildError`, which `compile` and `build_store` raised for it
+/// before (code that catches those keeps working). Made with `type()`: an
+/// exception class of several bases.
+fn agent_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    AGENT_ERROR
+        .get_or_try_init(py, || {
+            let bases = PyTuple::new(
+                py,
+                [
+                    py.get_type::<CompileError>(),
+                    py.get_type::<StoreBuildError>(),
+                    py.get_type::<PyValueError>(),
+                ],
+            )?;
+            let dict = PyDict::new(py);
+            dict.set_item("__module__", "robocc")?;
+            dict.set_item(
+                "__doc__",
+                "The agent is not a product token (RFC 9309 §2.2.1: letters, '_' and '-'): \
+                 a mistake of the caller, so a ValueError; also a CompileError and a \
+                 StoreBuildError, which compile and build_store raised for it before.",
+            )?;
+            let ty = py
+                .get_type::<PyType>()
+                .call1(("AgentError", bases, dict))?
+                .cast_into::<PyType>()?;
+            Ok::<_, PyErr>(ty.unbind())
+        })
+        .map(|t| t.bind(py))
+}
+
+/// A `robocc.AgentError` for `agent` (the compiler's message).
+pub fn agent_error(py: Python<'_>, e: impl std::fmt::Display) -> PyErr {
+    match agent_error_type(py) {
+        Ok(ty) => PyErr::from_type(ty.clone(), e.to_string()),
+        Err(err) => err,
+    }
+}
+
+/// Refuses an agent that is not a product token of `dialect` (RFC 9309's,
+/// or the 1996 draft's RFC 1945 token), as [`agent_error`].
+pub fn check_agent(py: Python<'_>, agent: &str, dialect: robocc_engine::Dialect) -> PyResult<()> {
+    let rule = robocc_compiler::dialect::semantics(dialect).agent_token;
+    robocc_compiler::agent::validate_agent(agent, rule).map_err(|e| agent_error(py, e))
+}
 
 /// Extracts the crawler's product name from a full User-Agent header (a
 /// heuristic): among its ``name/version`` products (the first word too, and
@@ -68,8 +122,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RoboccError", py.get_type::<RoboccError>())?;
     m.add("CompileError", py.get_type::<CompileError>())?;
+    // The keyword whose budget a compile ran into, on the instance
+    // (`policy::compile_error`); `None` for every other CompileError.
+    py.get_type::<CompileError>().setattr("limit", py.None())?;
     m.add("LoadError", py.get_type::<LoadError>())?;
     m.add("StoreBuildError", py.get_type::<StoreBuildError>())?;
+    m.add("AgentError", agent_error_type(py)?)?;
     m.add_class::<policy::Policy>()?;
     m.add_class::<policy::Verdict>()?;
     m.add_class::<policy::Diagnostic>()?;
@@ -90,5 +148,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set::build_store_shard, m)?)?;
     m.add_function(wrap_pyfunction!(set::build_store_set, m)?)?;
     m.add_function(wrap_pyfunction!(set::store_set_index, m)?)?;
+    for name in ["compile", "build_store"] {
+        let signature: String = m.getattr(name)?.getattr("__text_signature__")?.extract()?;
+        options::check_signature_defaults(name, &signature).map_err(PyImportError::new_err)?;
+    }
     Ok(())
 }

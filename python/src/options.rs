@@ -4,33 +4,46 @@
 //! limit, `robocc_compiler::zero_is_unlimited`; for `compile_timeout`, 0 or
 //! `float("inf")`: no deadline).
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyString};
+use robocc_compiler::dialect::{semantics, UrlModeRule};
 use robocc_compiler::parse::{lines::MAX_LINE_LEN, DEFAULT_MAX_BYTES, DEFAULT_MAX_RULES_PER_GROUP};
 use robocc_compiler::{Budget, CompileOptions, Dialect, Layout, ParseOptions, UrlMode};
 use std::time::Duration;
 
 /// A size limit as Python gave it: any `int`. 0 is no limit, and so is a
 /// value past `usize` (nothing that large fits in memory, so no answer
-/// changes). A negative one is kept to be refused by
-/// [`Options::compile_options`], which knows the argument's name: PyO3
-/// would raise `OverflowError("can't convert negative int to unsigned")`,
-/// naming the argument only in a note that `str(e)` leaves out.
+/// changes). A negative one, and a `bool` (an `int` to Python:
+/// `max_bytes=True` would be a 1-byte limit), are kept to be refused by
+/// [`Limit::get`], which knows the argument's name: PyO3 names it only in
+/// a note that `str(e)` leaves out.
 #[derive(Clone, Copy, Debug)]
-pub struct Limit(Option<usize>);
+pub struct Limit(Result<usize, NotALimit>);
+
+#[derive(Clone, Copy, Debug)]
+enum NotALimit {
+    Negative,
+    Bool,
+}
 
 impl Limit {
     pub const fn new(n: usize) -> Limit {
-        Limit(Some(n))
+        Limit(Ok(n))
     }
 
-    /// The value, or a `ValueError` naming `name` for a negative one.
+    /// The value; a `ValueError` naming `name` for a negative one, a
+    /// `TypeError` for a `bool`.
     pub fn get(self, name: &str) -> PyResult<usize> {
-        self.0.ok_or_else(|| {
-            PyValueError::new_err(format!(
+        match self.0 {
+            Ok(n) => Ok(n),
+            Err(NotALimit::Negative) => Err(PyValueError::new_err(format!(
                 "{name} is negative: expected a number ≥ 0 (0: no limit)"
-            ))
-        })
+            ))),
+            Err(NotALimit::Bool) => Err(PyTypeError::new_err(format!(
+                "{name} is a bool: expected an int ≥ 0 (0: no limit)"
+            ))),
+        }
     }
 }
 
@@ -38,21 +51,110 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Limit {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Limit> {
+        if obj.is_instance_of::<PyBool>() {
+            return Ok(Limit(Err(NotALimit::Bool)));
+        }
         match obj.extract::<usize>() {
-            Ok(n) => Ok(Limit(Some(n))),
+            Ok(n) => Ok(Limit(Ok(n))),
             // Only an int gets here (anything else is a TypeError).
-            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
-                Ok(Limit(if obj.lt(0)? { None } else { Some(usize::MAX) }))
-            }
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(Limit(if obj.lt(0)? {
+                Err(NotALimit::Negative)
+            } else {
+                Ok(usize::MAX)
+            })),
             Err(e) => Err(e),
         }
     }
 }
 
+/// A list of product tokens or purposes as Python gave it: any iterable of
+/// `str` except a lone `str` (whose characters would be the items) or
+/// `bytes`. Anything else is kept, as what it is, to be refused by
+/// [`Strings::get`] naming the argument (PyO3's own message for a `str`,
+/// "Can't extract `str` to `Vec`", names Rust types and not the argument).
+#[derive(Clone, Debug)]
+pub struct Strings(Result<Vec<String>, String>);
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings(Ok(Vec::new()))
+    }
+}
+
+impl Strings {
+    /// The strings, or a `TypeError` naming `name`.
+    pub fn get(self, name: &str) -> PyResult<Vec<String>> {
+        self.0
+            .map_err(|what| PyTypeError::new_err(format!("{name} must be a list of str, {what}")))
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Strings {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Strings> {
+        let not = |what: String| Ok(Strings(Err(what)));
+        if obj.is_instance_of::<PyString>() {
+            return not(format!(
+                "not one str: wrap it in a list, e.g. [{}]",
+                obj.repr()?
+            ));
+        }
+        let type_name = obj.get_type().name()?.to_string();
+        if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+            return not(format!("not {type_name}"));
+        }
+        let Ok(items) = obj.try_iter() else {
+            return not(format!("not {type_name}"));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let item = item?;
+            let Ok(s) = item.cast::<PyString>() else {
+                return not(format!(
+                    "and an item is {}: {}",
+                    item.get_type().name()?,
+                    item.repr()?
+                ));
+            };
+            out.push(s.to_cow()?.into_owned());
+        }
+        Ok(Strings(Ok(out)))
+    }
+}
+
+/// What a dialect whose URL reading is fixed does with URLs, for the
+/// refusal of `url_mode` (`None` for rfc9309, which reads `url_mode`).
+pub fn fixed_url_reading(dialect: Dialect) -> Option<&'static str> {
+    match semantics(dialect).url_mode {
+        UrlModeRule::Requested => None,
+        UrlModeRule::Fixed(UrlMode::Decode) => Some("decodes %xx escapes except %2F"),
+        UrlModeRule::Fixed(UrlMode::Google) => Some("matches URLs as given, without decoding"),
+        UrlModeRule::Fixed(UrlMode::Rfc) => Some("normalises URLs per RFC 9309 §2.2.2"),
+    }
+}
+
+/// The keyword that raises the budget a compile ran into, as advice to
+/// append to its message, and the keyword alone (the exception's `limit`
+/// attribute); `None` for other errors.
+pub fn budget_keyword(e: &robocc_compiler::CompileError) -> Option<&'static str> {
+    use robocc_compiler::BudgetExceeded as B;
+    let robocc_compiler::CompileError::Budget(b) = e else {
+        return None;
+    };
+    Some(match b.exceeded {
+        B::States(_) | B::Threads(_) => "max_states",
+        B::Time(_) => "compile_timeout",
+        B::Automata(_) => "max_automata",
+        B::TableBytes(_) => "max_table_bytes",
+    })
+}
+
 /// Keyword arguments as received; see [`Options::compile_options`].
 pub struct Options<'a> {
     pub dialect: &'a str,
-    pub url_mode: &'a str,
+    /// `None`: not given (the dialect's own reading; rfc9309: google).
+    pub url_mode: Option<&'a str>,
     pub robots_txt: &'a str,
     pub data_txt: bool,
     pub max_bytes: Limit,
@@ -64,9 +166,9 @@ pub struct Options<'a> {
     pub compile_timeout: f64,
     pub records_close_groups: bool,
     /// rfc9309: training-only product tokens (`--training-agent`).
-    pub training_agents: Vec<String>,
+    pub training_agents: Strings,
     /// acap: the crawler's usage purposes (`--purpose`).
-    pub purposes: Vec<String>,
+    pub purposes: Strings,
     /// `"auto"`, `"compact"` or `"dense"` (`--layout`).
     pub layout: &'a str,
 }
@@ -76,30 +178,93 @@ pub const DEFAULT_MAX_BYTES_ARG: Limit = Limit::new(DEFAULT_MAX_BYTES);
 pub const DEFAULT_MAX_LINE_LEN_ARG: Limit = Limit::new(MAX_LINE_LEN);
 pub const DEFAULT_MAX_RULES_ARG: Limit = Limit::new(DEFAULT_MAX_RULES_PER_GROUP);
 
+/// The defaults that `compile`'s and `build_store`'s `text_signature`s
+/// must spell (PyO3 shows a default that is not a literal as `...`, so the
+/// signatures are written out), as the library's constants give them:
+/// `_native` refuses to import when a signature differs (any test run then
+/// fails), so `help()` cannot drift from what is used.
+pub fn check_signature_defaults(name: &str, signature: &str) -> Result<(), String> {
+    let b = Budget::default();
+    let spelled = [
+        ("max_bytes", DEFAULT_MAX_BYTES.to_string()),
+        ("max_line_len", MAX_LINE_LEN.to_string()),
+        ("max_rules", DEFAULT_MAX_RULES_PER_GROUP.to_string()),
+        ("max_states", b.max_states.to_string()),
+        ("max_table_bytes", b.total_bytes.to_string()),
+        ("max_automata", b.max_automata.to_string()),
+        ("compile_timeout", format!("{:?}", b.time.as_secs_f64())),
+    ];
+    let store_limit = format!(" max_store_bytes={})", u32::MAX);
+    if name == "build_store" && !signature.contains(&store_limit) {
+        return Err(format!(
+            "robocc._native.{name}'s text signature does not say{store_limit}"
+        ));
+    }
+    for (arg, value) in spelled {
+        let want = format!(" {arg}={value},");
+        if !signature.contains(&want) {
+            return Err(format!(
+                "robocc._native.{name}'s text signature does not say{want} (python/src)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Options<'_> {
     /// Validates the arguments; a bad one is a `ValueError` naming it and
-    /// its valid values.
-    pub fn compile_options(self) -> PyResult<CompileOptions> {
-        let dialect: Dialect = self
-            .dialect
-            .parse()
-            .map_err(|e| PyValueError::new_err(format!("dialect={:?}: {e}", self.dialect)))?;
+    /// its valid values. `body` is the robots.txt that `dialect="auto"`
+    /// reads the dialect from (`None`: a store's many files, where `"auto"`
+    /// is refused, as `robocc store build --dialect auto` is).
+    pub fn compile_options(self, body: Option<&[u8]>) -> PyResult<CompileOptions> {
+        let training_agents = self.training_agents.clone().get("training_agents")?;
+        let purposes = self.purposes.clone().get("purposes")?;
+        let auto = self.dialect.eq_ignore_ascii_case("auto");
+        let dialect: Dialect = match (auto, body) {
+            // As `--dialect auto`: acap when a key starts with ACAP-,
+            // robots2 when one is Robot-version, else rfc9309.
+            (true, Some(body)) => {
+                robocc_compiler::acap::detect_dialect(&robocc_compiler::input::read(body).text)
+            }
+            (true, None) => {
+                return Err(PyValueError::new_err(
+                    "dialect=\"auto\" reads one robots.txt, and a store compiles every host \
+                     with one dialect: name it (\"rfc9309\", \"draft1996\", \"robots2\" or \
+                     \"acap\")",
+                ))
+            }
+            (false, _) => self.dialect.parse().map_err(|_| {
+                PyValueError::new_err(format!(
+                    "dialect={:?}: expected \"rfc9309\", \"draft1996\", \"robots2\", \"acap\" \
+                     or \"auto\" (chosen from the file)",
+                    self.dialect
+                ))
+            })?,
+        };
+        // With "auto", the file's dialect: say where it came from.
+        let read_as = |name: &str| {
+            if auto {
+                format!("the file reads as {} (dialect=\"auto\")", dialect.name())
+            } else {
+                format!("the file is read as {}", name)
+            }
+        };
         // As on the command line: a dialect's own option given with another
         // dialect would change nothing, so it is refused.
         for (name, given, wants) in [
             (
                 "training_agents",
-                !self.training_agents.is_empty(),
+                !training_agents.is_empty(),
                 Dialect::Rfc9309,
             ),
-            ("purposes", !self.purposes.is_empty(), Dialect::Acap),
+            ("purposes", !purposes.is_empty(), Dialect::Acap),
         ] {
             if given && dialect != wants {
                 return Err(PyValueError::new_err(format!(
-                    "{name} applies to dialect=\"{}\", and the file is read as {}: pass \
-                     dialect=\"{}\", or drop {name}",
+                    "{name} applies to dialect=\"{}\", and {}: pass dialect=\"{}\", or \
+                     drop {name}",
                     wants.name(),
-                    dialect.name(),
+                    read_as(dialect.name()),
                     wants.name()
                 )));
             }
@@ -107,22 +272,31 @@ impl Options<'_> {
         // A bad value, like a bad option, is a ValueError here, before any
         // file is read: Scrapy and Protego check options once at start-up
         // and read a per-file CompileError as "this file cannot be compiled".
-        for t in &self.training_agents {
+        for t in &training_agents {
             robocc_compiler::agent::validate_token(t)
                 .map_err(|e| PyValueError::new_err(format!("training_agents: {e}")))?;
         }
-        // As on the command line: draft1996 and robots2 always decode URLs
-        // as the draft says; url_mode chooses between rfc9309's readings.
-        let url_mode = match self.url_mode.to_ascii_lowercase().as_str() {
-            "google" => UrlMode::Google,
-            "rfc" => UrlMode::Rfc,
-            _ => {
+        // As on the command line: url_mode chooses between rfc9309's two
+        // readings; every other dialect has its own (draft1996 and robots2
+        // decode as the draft says, acap matches URLs as given), so a
+        // url_mode given with one would change nothing and is refused.
+        let url_mode = match self.url_mode.map(str::to_ascii_lowercase).as_deref() {
+            None | Some("google") => UrlMode::Google,
+            Some("rfc") => UrlMode::Rfc,
+            Some(_) => {
                 return Err(PyValueError::new_err(format!(
                     "url_mode={:?}: expected \"google\" or \"rfc\"",
-                    self.url_mode
+                    self.url_mode.unwrap_or_default()
                 )))
             }
         };
+        if let (Some(given), Some(reading)) = (self.url_mode, fixed_url_reading(dialect)) {
+            return Err(PyValueError::new_err(format!(
+                "url_mode applies to dialect=\"rfc9309\" only, and {}, which {reading}: drop \
+                 url_mode={given:?}",
+                read_as(dialect.name())
+            )));
+        }
         let robots_txt_allowed = match self.robots_txt.to_ascii_lowercase().as_str() {
             "allow" => true,
             "rules" => false,
@@ -181,8 +355,8 @@ impl Options<'_> {
                 layout,
                 ..Budget::default()
             },
-            training_agents: self.training_agents,
-            purposes: self.purposes,
+            training_agents,
+            purposes,
             // ACAP permissions references are not exposed to Python.
             ..CompileOptions::default()
         })

@@ -1,9 +1,11 @@
 //! `robocc.Policy`, `robocc.Verdict`, `robocc.Diagnostic` and
 //! `robocc.compile`.
 
+use crate::convert::FsPath;
 use crate::convert::{self, with_url};
 use crate::options::{
-    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    budget_keyword, Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
+    DEFAULT_MAX_RULES_ARG,
 };
 use crate::CompileError;
 use pyo3::exceptions::PyValueError;
@@ -11,7 +13,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
 use robocc_engine::{Dialect, PolicyFile, Usage, UsageStates};
-use std::path::PathBuf;
 
 /// A compiled robots.txt policy for one agent.
 ///
@@ -150,10 +151,12 @@ impl Policy {
     /// by rewriting it in place. A mapped file truncated or rewritten under
     /// a reader can crash the process (docs/RELIABILITY.md).
     ///
-    /// Raises ``OSError`` when the file cannot be opened and
+    /// ``path`` is a ``str``, ``bytes`` or ``os.PathLike``, as for
+    /// ``open()``. Raises ``OSError`` when the file cannot be opened and
     /// :class:`robocc.LoadError` when it is not a valid policy.
     #[staticmethod]
-    fn open(path: PathBuf) -> PyResult<Policy> {
+    fn open(path: FsPath) -> PyResult<Policy> {
+        let path = path.0;
         convert::check_readable(&path)?;
         PolicyFile::open(&path)
             .map(Policy::from_file)
@@ -173,8 +176,8 @@ impl Policy {
     /// a directory, a read-only file or another kind of file is refused,
     /// and a failed write raises, each as the usual ``OSError`` subclass
     /// naming ``path``.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        convert::write_replacing(&path, self.file.as_bytes())
+    fn save(&self, path: FsPath) -> PyResult<()> {
+        convert::write_replacing(&path.0, self.file.as_bytes())
     }
 
     /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
@@ -310,16 +313,26 @@ impl Policy {
             .map(|ms| ms as f64 / 1000.0)
     }
 
-    /// Sitemap URLs of the file, in file order.
+    /// Sitemap URLs of the file, in file order. A ``Sitemap:`` line with
+    /// no value names no sitemap and is left out (as Protego does).
     #[getter]
     fn sitemaps(&self) -> Vec<&str> {
-        self.view().meta().sitemaps().collect()
+        self.view()
+            .meta()
+            .sitemaps()
+            .filter(|s| !s.trim().is_empty())
+            .collect()
     }
 
-    /// Host records of the file (Yandex's preferred host), in file order.
+    /// Host records of the file (Yandex's preferred host), in file order;
+    /// a ``Host:`` line with no value is left out.
     #[getter]
     fn hosts(&self) -> Vec<&str> {
-        self.view().meta().hosts().collect()
+        self.view()
+            .meta()
+            .hosts()
+            .filter(|s| !s.trim().is_empty())
+            .collect()
     }
 
     /// The agent's first valid Request-rate as a :class:`RequestRate`, or
@@ -530,52 +543,73 @@ impl Diagnostic {
 ///
 /// ``robots`` is the file's bytes (or text, encoded as UTF-8). The keyword
 /// arguments are the command line's flags, with its defaults: ``dialect``
-/// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``, ``"acap"``), ``url_mode``
-/// (``"google"``: match URLs as given; ``"rfc"``: normalise per RFC 9309),
-/// ``robots_txt`` (``"allow"``: /robots.txt always allowed; ``"rules"``),
-/// ``data_txt``, the parse limits ``max_bytes``, ``max_line_len``,
-/// ``max_rules`` (per group), ``records_close_groups``, and the automaton
-/// budget ``max_states``, ``max_table_bytes``, ``max_automata``,
-/// ``compile_timeout`` (seconds). As on the command line, 0 lifts any of
-/// these limits (and ``float("inf")`` the timeout). A limit that drops
-/// input is reported in :attr:`Policy.diagnostics`. ``layout``
-/// (``--layout``): ``"auto"`` (the default: compact, with table rows
-/// where ``*`` rules would slow it, up to 32 KiB per automaton and
-/// programs of 12× the robots.txt counted as at least 1 KiB), ``"compact"`` (artifacts about the size of the
-/// robots.txt) or ``"dense"`` (a table row per state: the fastest checks,
-/// typically 3–7× the bytes).
+/// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``, ``"acap"``, or
+/// ``"auto"``: chosen from the file as ``--dialect auto`` does — acap when
+/// a key starts with ``ACAP-``, robots2 when one is ``Robot-version``, else
+/// rfc9309; :attr:`Policy.dialect` says which), ``url_mode`` (rfc9309
+/// only: ``"google"``, the default, matches URLs as given; ``"rfc"``
+/// normalises per RFC 9309; the other dialects read URLs their own way and
+/// refuse it), ``robots_txt`` (``"allow"``: /robots.txt always allowed;
+/// ``"rules"``), ``data_txt``, the parse limits ``max_bytes``,
+/// ``max_line_len``, ``max_rules`` (per group), ``records_close_groups``,
+/// and the automaton budget ``max_states``, ``max_table_bytes``,
+/// ``max_automata``, ``compile_timeout`` (seconds). As on the command
+/// line, 0 lifts any of these limits (and ``float("inf")`` the timeout).
+/// A limit that drops input is reported in :attr:`Policy.diagnostics`.
+/// ``layout`` (``--layout``): ``"auto"`` (the default: compact, with table
+/// rows where ``*`` rules would slow it, up to 32 KiB per automaton and
+/// programs of 12× the robots.txt counted as at least 1 KiB),
+/// ``"compact"`` (artifacts about the size of the robots.txt) or
+/// ``"dense"`` (a table row per state: the fastest checks, typically 3–7×
+/// the bytes).
 ///
-/// ``training_agents`` (rfc9309; ``--training-agent``): product tokens AI
-/// operators use for training only, such as ``"Google-Extended"``; where a
-/// group naming one disallows a URL, its ``train-ai`` preference is
-/// disallowed (:meth:`Policy.preference`). ``purposes`` (acap;
-/// ``--purpose``): the usage purposes the crawler serves; ACAP sub-records
-/// whose purpose pattern matches one apply.
+/// ``training_agents`` (rfc9309; ``--training-agent``): a list of product
+/// tokens AI operators use for training only, such as
+/// ``["Google-Extended"]``; where a group naming one disallows a URL, its
+/// ``train-ai`` preference is disallowed (:meth:`Policy.preference`).
+/// ``purposes`` (acap; ``--purpose``): a list of the usage purposes the
+/// crawler serves; ACAP sub-records whose purpose pattern matches one
+/// apply.
 ///
-/// Raises :class:`robocc.CompileError` (invalid agent token, unsupported
-/// dialect, rules beyond the budget) and ``ValueError`` for a bad option
-/// (``training_agents`` that are not product tokens or without rfc9309,
-/// ``purposes`` without acap).
+/// Raises :class:`robocc.AgentError` (a ``ValueError``, and a
+/// ``CompileError``) for an agent that is not a product token;
+/// ``ValueError`` for a bad option (an unknown value, ``url_mode``,
+/// ``training_agents`` or ``purposes`` with a dialect they do not apply
+/// to, ``training_agents`` that are not product tokens); ``TypeError`` for
+/// an argument of the wrong type (a ``bool`` as a limit, a ``str`` as a
+/// list); :class:`robocc.CompileError` when the file cannot be compiled
+/// within the budget: its message names the keyword that raises the limit
+/// (``max_automata=0`` …), which its ``limit`` attribute holds.
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
     robots, agent, *,
-    dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
+    dialect = "rfc9309", url_mode = None, robots_txt = "allow", data_txt = false,
     max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
     max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
     max_table_bytes = Limit::new(Budget::default().total_bytes),
     max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Budget::default().time.as_secs_f64(),
-    records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
-    layout = "auto",
+    records_close_groups = false, training_agents = Strings::default(),
+    purposes = Strings::default(), layout = "auto",
 ))]
+// Written out: PyO3 would show the defaults that are not literals as `...`
+// (checked against the library's constants at import:
+// `options::check_signature_defaults`).
+#[pyo3(
+    text_signature = "(robots, agent, *, dialect='rfc9309', url_mode=None, robots_txt='allow', \
+                      data_txt=False, max_bytes=512000, max_line_len=16663, max_rules=100000, \
+                      max_states=200000, max_table_bytes=268435456, max_automata=1024, \
+                      compile_timeout=30.0, records_close_groups=False, training_agents=(), \
+                      purposes=(), layout='auto')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
     py: Python<'_>,
     robots: &Bound<'_, PyAny>,
     agent: &str,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
     data_txt: bool,
     max_bytes: Limit,
@@ -586,10 +620,11 @@ pub fn compile(
     max_automata: Limit,
     compile_timeout: f64,
     records_close_groups: bool,
-    training_agents: Vec<String>,
-    purposes: Vec<String>,
+    training_agents: Strings,
+    purposes: Strings,
     layout: &str,
 ) -> PyResult<Policy> {
+    let body = convert::body(robots, "robots.txt contents")?;
     let options = Options {
         dialect,
         url_mode,
@@ -607,11 +642,11 @@ pub fn compile(
         purposes,
         layout,
     }
-    .compile_options()?;
-    let body = convert::body(robots, "robots.txt contents")?;
+    .compile_options(Some(&body))?;
+    crate::check_agent(py, agent, options.dialect)?;
     let compiled = py
         .detach(|| robocc_compiler::compile(&body, agent, &options))
-        .map_err(|e| CompileError::new_err(e.to_string()))?;
+        .map_err(|e| compile_error(py, &e))?;
     let file = PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| {
         // The compiler's own output failing validation is a robocc bug.
         CompileError::new_err(format!("the compiled artifact was refused: {e}"))
@@ -620,4 +655,25 @@ pub fn compile(
         file,
         diagnostics: compiled.diagnostics,
     })
+}
+
+/// A compile error as `robocc.CompileError` (`robocc.AgentError` for a bad
+/// agent). A budget's message ends with the keyword that raises it, as the
+/// command line's names its flag, and the exception's `limit` attribute is
+/// that keyword (`None` for other errors): the Scrapy and Protego adapters
+/// read it.
+pub fn compile_error(py: Python<'_>, e: &robocc_compiler::CompileError) -> PyErr {
+    if let robocc_compiler::CompileError::BadAgent(why) = e {
+        return crate::agent_error(py, why);
+    }
+    let keyword = budget_keyword(e);
+    let message = match keyword {
+        Some(k) => format!("{e} (raise the limit with {k}=N, or {k}=0 for no limit)"),
+        None => e.to_string(),
+    };
+    let err = CompileError::new_err(message);
+    if let Err(set) = err.value(py).setattr("limit", keyword) {
+        return set;
+    }
+    err
 }

@@ -4,8 +4,9 @@
 //! Rust builder's own code, so a set built in parts is byte-identical to
 //! `robocc store build --shards N`.
 
+use crate::convert::FsPath;
 use crate::options::{
-    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
@@ -14,7 +15,6 @@ use pyo3::types::PyBytes;
 use robocc_compiler::store::{self, HostInput, OnFailure, StoreOptions, StoreReport};
 use robocc_compiler::{Budget, CompileOptions};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 
 /// A host input as Python sees it: ``(host, status, body, location,
 /// fetched_at, failure)``.
@@ -91,7 +91,8 @@ pub fn url_host_key(url: &str) -> Option<String> {
 /// :func:`read_warc` returns them (an executor reads a multi-gigabyte file
 /// without holding it).
 #[pyfunction]
-pub fn iter_warc(path: PathBuf) -> PyResult<WarcIter> {
+pub fn iter_warc(path: FsPath) -> PyResult<WarcIter> {
+    let path = path.0;
     // A missing file or a directory is the usual OSError, as for Store.open.
     crate::convert::check_readable(&path)?;
     let inner = robocc_compiler::warc::warc_inputs(&path).map_err(err)?;
@@ -126,7 +127,8 @@ impl WarcIter {
 /// Raises ``OSError`` when the file cannot be opened, and
 /// :class:`robocc.StoreBuildError` on framing that is not WARC.
 #[pyfunction]
-pub fn read_warc(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Row>> {
+pub fn read_warc(py: Python<'_>, path: FsPath) -> PyResult<Vec<Row>> {
+    let path = path.0;
     crate::convert::check_readable(&path)?;
     py.detach(|| {
         let mut out = Vec::new();
@@ -145,7 +147,8 @@ pub fn read_warc(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Row>> {
 /// fetched_at, failure)`` tuple. Raises :class:`robocc.StoreBuildError`
 /// naming ``at`` when the line is invalid.
 #[pyfunction]
-pub fn read_manifest_line(line: &[u8], base_dir: PathBuf, at: &str) -> PyResult<Row> {
+pub fn read_manifest_line(line: &[u8], base_dir: FsPath, at: &str) -> PyResult<Row> {
+    let base_dir = base_dir.0;
     let fail = |kind| {
         err(store::InputError {
             at: at.into(),
@@ -154,8 +157,17 @@ pub fn read_manifest_line(line: &[u8], base_dir: PathBuf, at: &str) -> PyResult<
     };
     let mut h = store::manifest_line(line, &base_dir).map_err(fail)?;
     // A row carries its body: read it, and check it against `sha256`.
-    h.load_body().map_err(fail)?;
+    h.load_body().map_err(|kind| body_error(&h.host, kind))?;
     row(h)
+}
+
+/// A body file that cannot be read, named by its host as the command
+/// line's build names it (`host "a.com": cannot read body …`).
+fn body_error(host: &str, kind: store::InputErrorKind) -> PyErr {
+    err(store::InputError {
+        at: format!("host {host:?}"),
+        kind,
+    })
 }
 
 /// For each host whose status is a redirect, the other hosts its
@@ -175,8 +187,10 @@ struct BuildOpts {
 }
 
 fn build_opts(
+    py: Python<'_>,
+    agent: &str,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
     on_failure: &str,
 ) -> PyResult<BuildOpts> {
@@ -193,11 +207,12 @@ fn build_opts(
         max_automata: Limit::new(Budget::default().max_automata),
         compile_timeout: Budget::default().time.as_secs_f64(),
         records_close_groups: false,
-        training_agents: Vec::new(),
-        purposes: Vec::new(),
+        training_agents: Strings::default(),
+        purposes: Strings::default(),
         layout: "auto",
     }
-    .compile_options()?;
+    .compile_options(None)?;
+    crate::check_agent(py, agent, compile.dialect)?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {
         "disallow" => OnFailure::Disallow,
         "allow" => OnFailure::Allow,
@@ -271,7 +286,7 @@ fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
 /// shard byte-identical to ``robocc store build --shards`` of the same
 /// inputs. Identical bodies are compiled once. The GIL is released.
 #[pyfunction]
-#[pyo3(signature = (inputs, agent, shards, which, *, dialect = "rfc9309", url_mode = "google",
+#[pyo3(signature = (inputs, agent, shards, which, *, dialect = "rfc9309", url_mode = None,
                     robots_txt = "allow", on_failure = "disallow"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn build_store_shard<'py>(
@@ -281,7 +296,7 @@ pub fn build_store_shard<'py>(
     shards: usize,
     which: usize,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
     on_failure: &str,
 ) -> PyResult<(
@@ -289,7 +304,7 @@ pub fn build_store_shard<'py>(
     (u64, u64, u64),
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(dialect, url_mode, robots_txt, on_failure)?;
+    let o = build_opts(py, agent, dialect, url_mode, robots_txt, on_failure)?;
     let (bytes, info, report) = py
         .detach(|| {
             let store_options = StoreOptions {
@@ -317,7 +332,7 @@ pub fn build_store_shard<'py>(
 /// takes them): ``([shard_bytes, …], index_text, report)``, what ``robocc
 /// store build --shards`` writes.
 #[pyfunction]
-#[pyo3(signature = (inputs, agent, shards, *, dialect = "rfc9309", url_mode = "google",
+#[pyo3(signature = (inputs, agent, shards, *, dialect = "rfc9309", url_mode = None,
                     robots_txt = "allow", on_failure = "disallow"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn build_store_set<'py>(
@@ -326,7 +341,7 @@ pub fn build_store_set<'py>(
     agent: &str,
     shards: usize,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
     on_failure: &str,
 ) -> PyResult<(
@@ -334,7 +349,7 @@ pub fn build_store_set<'py>(
     String,
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(dialect, url_mode, robots_txt, on_failure)?;
+    let o = build_opts(py, agent, dialect, url_mode, robots_txt, on_failure)?;
     let (set, report) = py
         .detach(|| {
             let store_options = StoreOptions {
@@ -358,16 +373,17 @@ pub fn build_store_set<'py>(
 /// hosts, checksum)``, in order, as ``robocc store build --shards`` writes
 /// it.
 #[pyfunction]
-#[pyo3(signature = (agent, shards, *, dialect = "rfc9309", url_mode = "google",
+#[pyo3(signature = (agent, shards, *, dialect = "rfc9309", url_mode = None,
                     robots_txt = "allow"))]
 pub fn store_set_index(
+    py: Python<'_>,
     agent: &str,
     shards: Vec<(u64, u64, u64)>,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
 ) -> PyResult<String> {
-    let o = build_opts(dialect, url_mode, robots_txt, "disallow")?;
+    let o = build_opts(py, agent, dialect, url_mode, robots_txt, "disallow")?;
     let infos = shards
         .into_iter()
         .map(|(bytes, hosts, checksum)| robocc_engine::ShardInfo {

@@ -1,8 +1,8 @@
 //! `robocc.Store`, `robocc.StoreReport` and `robocc.build_store`.
 
-use crate::convert::{self, with_url};
+use crate::convert::{self, with_url, FsPath};
 use crate::options::{
-    Limit, Options, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
 use crate::StoreBuildError;
@@ -16,7 +16,6 @@ use robocc_compiler::store::{
 use robocc_compiler::Budget;
 use robocc_engine::{HostSource, LoadError, PolicyFile};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// The policies of many hosts in one memory-mapped file (built by
 /// :func:`robocc.build_store` or ``robocc store build``), or in a store set:
@@ -87,9 +86,11 @@ impl Store {
     ///
     /// Raises ``OSError`` when the file cannot be opened and
     /// :class:`robocc.LoadError` when it is not a valid store, or when a
-    /// directory has no valid store set index (``index.txt``).
+    /// directory has no valid store set index (``index.txt``). ``path``
+    /// is a ``str``, ``bytes`` or ``os.PathLike``, as for ``open()``.
     #[staticmethod]
-    fn open(path: PathBuf) -> PyResult<Store> {
+    fn open(path: FsPath) -> PyResult<Store> {
+        let path = path.0;
         if path.is_dir() {
             return robocc_engine::StoreSet::open(&path)
                 .map(|set| Store {
@@ -360,33 +361,45 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
 /// compile options are those of :func:`robocc.compile`; ``on_failure``
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
 /// get; ``base`` is a previous store whose unchanged policies are copied;
-/// ``max_store_bytes`` refuses a larger store (0: no limit). The GIL is
-/// released while building.
+/// ``max_store_bytes`` refuses a larger store (0: no limit). Paths are
+/// ``str``, ``bytes`` or ``os.PathLike``. The GIL is released while
+/// building. ``dialect="auto"`` is refused (one dialect for every host, as
+/// ``robocc store build`` requires).
 ///
 /// Raises :class:`robocc.StoreBuildError` (unreadable or invalid input, a
-/// store over the limit, an invalid agent token) and ``ValueError`` for a
-/// bad option.
+/// store over the limit), :class:`robocc.AgentError` (a ``ValueError``;
+/// a ``StoreBuildError`` as before) for an agent that is not a product
+/// token, and ``ValueError`` for a bad option.
 #[pyfunction]
 #[pyo3(signature = (
     manifest_path, agent, out_path, *,
-    dialect = "rfc9309", url_mode = "google", robots_txt = "allow", data_txt = false,
+    dialect = "rfc9309", url_mode = None, robots_txt = "allow", data_txt = false,
     max_bytes = DEFAULT_MAX_BYTES_ARG, max_line_len = DEFAULT_MAX_LINE_LEN_ARG,
     max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
     max_table_bytes = Limit::new(Budget::default().total_bytes),
     max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Budget::default().time.as_secs_f64(),
-    records_close_groups = false, training_agents = Vec::new(), purposes = Vec::new(),
-    layout = "auto",
+    records_close_groups = false, training_agents = Strings::default(),
+    purposes = Strings::default(), layout = "auto",
     on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
 ))]
+// Written out: see `compile`.
+#[pyo3(
+    text_signature = "(manifest_path, agent, out_path, *, dialect='rfc9309', url_mode=None, \
+                      robots_txt='allow', data_txt=False, max_bytes=512000, max_line_len=16663, \
+                      max_rules=100000, max_states=200000, max_table_bytes=268435456, \
+                      max_automata=1024, compile_timeout=30.0, records_close_groups=False, \
+                      training_agents=(), purposes=(), layout='auto', on_failure='disallow', \
+                      base=None, max_store_bytes=4294967295)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn build_store(
     py: Python<'_>,
-    manifest_path: PathBuf,
+    manifest_path: FsPath,
     agent: &str,
-    out_path: PathBuf,
+    out_path: FsPath,
     dialect: &str,
-    url_mode: &str,
+    url_mode: Option<&str>,
     robots_txt: &str,
     data_txt: bool,
     max_bytes: Limit,
@@ -397,13 +410,14 @@ pub fn build_store(
     max_automata: Limit,
     compile_timeout: f64,
     records_close_groups: bool,
-    training_agents: Vec<String>,
-    purposes: Vec<String>,
+    training_agents: Strings,
+    purposes: Strings,
     layout: &str,
     on_failure: &str,
-    base: Option<PathBuf>,
+    base: Option<FsPath>,
     max_store_bytes: Limit,
 ) -> PyResult<StoreReport> {
+    let (manifest_path, out_path, base) = (manifest_path.0, out_path.0, base.map(|b| b.0));
     let options = Options {
         dialect,
         url_mode,
@@ -421,7 +435,8 @@ pub fn build_store(
         purposes,
         layout,
     }
-    .compile_options()?;
+    .compile_options(None)?;
+    crate::check_agent(py, agent, options.dialect)?;
     let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {
         "disallow" => OnFailure::Disallow,

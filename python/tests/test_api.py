@@ -4,8 +4,11 @@ text for timing records), not taken from robocc."""
 
 from __future__ import annotations
 
+import ast
 import datetime
+import inspect
 import os
+import pathlib
 import pickle
 import threading
 import time
@@ -443,7 +446,7 @@ def test_load_errors():
     with pytest.raises(TypeError, match="^policy bytes must be bytes, bytearray or str, not memoryview"):
         robocc.Policy.from_bytes(memoryview(b"x"))
     # store_set_index (robocc.spark's first call) states what is wrong.
-    with pytest.raises(robocc.StoreBuildError, match='^invalid agent product token "Google bot"'):
+    with pytest.raises(robocc.AgentError, match='^invalid agent product token "Google bot"'):
         robocc.store_set_index("Google bot", [(0, 0, 0)])
 
 
@@ -531,3 +534,150 @@ def test_store_preferences(tmp_path):
         store.preference("https://signals.example.com/a", "crawl")
     with pytest.raises(ValueError, match='unknown usage "nope"'):
         store.preference("https://unknown.example.org/", "nope")
+
+
+def test_url_mode_is_refused_where_the_dialect_reads_urls_its_own_way(tmp_path):
+    """As `--url-mode` with `--dialect draft1996`: an option that would
+    change nothing is refused, never dropped (python audit F2)."""
+    body = b"User-agent: *\nDisallow: /a%62c\n"
+    for dialect, reading in [("draft1996", "decodes %xx escapes except %2F"),
+                             ("robots2", "decodes %xx escapes except %2F"),
+                             ("acap", "matches URLs as given")]:
+        for mode in ("rfc", "google"):
+            with pytest.raises(ValueError, match=f'url_mode applies to dialect="rfc9309" only.*{dialect}, which {reading}'):
+                robocc.compile(body, "Bot", dialect=dialect, url_mode=mode)
+        # Not given: the dialect's own reading.
+        policy = robocc.compile(body, "Bot", dialect=dialect)
+        assert policy.url_mode == ("google" if dialect == "acap" else "decode")
+    assert robocc.compile(body, "Bot", url_mode="rfc").url_mode == "rfc"
+    assert robocc.compile(body, "Bot", url_mode=None).url_mode == "google"
+    (tmp_path / "m.jsonl").write_text('{"host": "a.example", "status": 404}\n')
+    with pytest.raises(ValueError, match="url_mode applies to"):
+        robocc.build_store(tmp_path / "m.jsonl", "Bot", tmp_path / "s.store", dialect="draft1996", url_mode="rfc")
+    assert not (tmp_path / "s.store").exists()
+    for call in (lambda: robocc.store_set_index("Bot", [(0, 0, 0)], dialect="acap", url_mode="rfc"),
+                 lambda: robocc.build_store_set([], "Bot", 2, dialect="robots2", url_mode="google"),
+                 lambda: robocc.build_store_shard([], "Bot", 2, 0, dialect="draft1996", url_mode="rfc")):
+        with pytest.raises(ValueError, match="url_mode applies to"):
+            call()
+
+
+def test_dialect_auto_reads_the_dialect_from_the_file(tmp_path):
+    """`dialect="auto"` is `--dialect auto` (python audit F11)."""
+    acap = robocc.compile(b"ACAP-crawler: *\nACAP-disallow-crawl: /x\n", "Bot", dialect="auto")
+    assert acap.dialect == "acap" and acap.allowed("/x") is False
+    assert robocc.compile(b"Robot-version: 2.0\nUser-agent: *\nDisallow: /x\n", "Bot", dialect="AUTO").dialect == "robots2"
+    plain = robocc.compile(b"User-agent: *\nDisallow: /x\n", "Bot", dialect="auto", url_mode="rfc")
+    assert plain.dialect == "rfc9309" and plain.url_mode == "rfc"
+    with pytest.raises(ValueError, match=r'the file reads as acap \(dialect="auto"\)'):
+        robocc.compile(b"ACAP-crawler: *\n", "Bot", dialect="auto", url_mode="rfc")
+    with pytest.raises(ValueError, match="training_agents applies to"):
+        robocc.compile(b"ACAP-crawler: *\n", "Bot", dialect="auto", training_agents=["Google-Extended"])
+    (tmp_path / "m.jsonl").write_text('{"host": "a.example", "status": 404}\n')
+    with pytest.raises(ValueError, match='dialect="auto" reads one robots.txt'):
+        robocc.build_store(tmp_path / "m.jsonl", "Bot", tmp_path / "s.store", dialect="auto")
+    with pytest.raises(ValueError, match='or "auto"'):
+        robocc.compile(b"", "Bot", dialect="google")
+
+
+def test_a_bad_agent_is_a_value_error(tmp_path):
+    """The caller's mistake: a ValueError, as a bad option is; still a
+    CompileError for code written when compile raised that (python audit
+    F11)."""
+    with pytest.raises(robocc.AgentError) as e:
+        robocc.compile(ROBOTS, "Googlebot/2.1")
+    assert isinstance(e.value, ValueError) and isinstance(e.value, robocc.CompileError)
+    assert issubclass(robocc.AgentError, robocc.StoreBuildError)
+    assert "invalid agent product token" in str(e.value)
+    (tmp_path / "m.jsonl").write_text('{"host": "a.example", "status": 404}\n')
+    with pytest.raises(ValueError, match="invalid agent product token"):
+        robocc.build_store(tmp_path / "m.jsonl", "Google bot", tmp_path / "s.store")
+    assert not (tmp_path / "s.store").exists()
+    with pytest.raises(robocc.AgentError):
+        robocc.build_store_set([], "a/b", 2)
+
+
+def test_wrong_types_name_the_argument_and_what_it_takes(tmp_path):
+    """Not PyO3's internal wording, and a bool is not a limit (python audit
+    F10)."""
+    with pytest.raises(TypeError, match=r"^training_agents must be a list of str, not one str: wrap it in a list, e\.g\. \['Google-Extended'\]"):
+        robocc.compile(ROBOTS, "Bot", training_agents="Google-Extended")
+    with pytest.raises(TypeError, match="^purposes must be a list of str, and an item is int"):
+        robocc.compile(ROBOTS, "Bot", dialect="acap", purposes=["news", 3])
+    with pytest.raises(TypeError, match="^training_agents must be a list of str, not bytes"):
+        robocc.compile(ROBOTS, "Bot", training_agents=b"Google-Extended")
+    tokens = b"User-agent: Google-Extended\nDisallow: /\n"
+    assert robocc.compile(tokens, "Bot", training_agents=("Google-Extended",)).to_bytes() == \
+        robocc.compile(tokens, "Bot", training_agents=["Google-Extended"]).to_bytes()
+    for name in ("max_bytes", "max_states", "max_automata", "max_line_len"):
+        with pytest.raises(TypeError, match=f"^{name} is a bool: expected an int"):
+            robocc.compile(ROBOTS, "Bot", **{name: True})
+    with pytest.raises(TypeError, match="^max_store_bytes is a bool"):
+        robocc.build_store(tmp_path / "m.jsonl", "Bot", tmp_path / "s.store", max_store_bytes=False)
+    # Paths as open() takes them: str, bytes, os.PathLike.
+    robocc.compile(ROBOTS, "Bot").save(os.fsencode(tmp_path / "b.policy"))
+    assert robocc.Policy.open(os.fsencode(tmp_path / "b.policy")).allowed("/private") is False
+    assert robocc.Policy.open(pathlib.Path(tmp_path / "b.policy")).agent == "Bot"
+    with pytest.raises(FileNotFoundError) as e:
+        robocc.Policy.open(b"/nonexistent/x.policy")
+    assert e.value.filename == "/nonexistent/x.policy"
+    with pytest.raises(TypeError, match="os.PathLike"):
+        robocc.Policy.open(5)
+
+
+def _stub_defaults(name: str) -> dict:
+    tree = ast.parse((pathlib.Path(robocc.__file__).parent / "_native.pyi").read_text())
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    args = fn.args.kwonlyargs
+    return {a.arg: ast.literal_eval(d) for a, d in zip(args, fn.args.kw_defaults)}
+
+
+@pytest.mark.parametrize("name", ["compile", "build_store"])
+def test_signatures_show_the_real_defaults(name):
+    """help() and inspect.signature show the values the keywords default to,
+    not `...`; the stubs say the same (python audit F12)."""
+    fn = getattr(robocc, name)
+    params = inspect.signature(fn).parameters
+    defaults = {k: p.default for k, p in params.items() if p.default is not inspect.Parameter.empty}
+    assert Ellipsis not in defaults.values()
+    stub = _stub_defaults(name)
+    assert {k: (list(v) if isinstance(v, tuple) else v) for k, v in defaults.items()} == \
+        {k: (list(v) if isinstance(v, tuple) else v) for k, v in stub.items()}
+    if name == "compile":
+        # Given explicitly, the shown defaults compile the same artifact.
+        body = b"User-agent: *\nDisallow: /*a*b$\nCrawl-delay: 3\n"
+        assert robocc.compile(body, "Bot", **defaults).to_bytes() == robocc.compile(body, "Bot").to_bytes()
+
+
+def test_a_budget_error_names_the_keyword_that_raises_it():
+    """As the CLI names --max-automata (python audit F1)."""
+    body = (pathlib.Path(__file__).resolve().parents[2] / "corpus/hostile/overlapping-star-dollar.txt").read_bytes()
+    with pytest.raises(robocc.CompileError) as e:
+        robocc.compile(body, "Bot")
+    assert e.value.limit == "max_automata"
+    assert "(raise the limit with max_automata=N, or max_automata=0 for no limit)" in str(e.value)
+    assert robocc.compile(body, "Bot", max_automata=0).allowed("/") is True
+    with pytest.raises(robocc.AgentError) as e:
+        robocc.compile(body, "Bot/1")
+    assert e.value.limit is None
+    many = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b*c%d\n" % (i, i) for i in range(20000))
+    with pytest.raises(robocc.CompileError) as e:
+        robocc.compile(many, "Bot", compile_timeout=0.001)
+    assert e.value.limit == "compile_timeout" and "compile_timeout=0 for no limit" in str(e.value)
+
+
+def test_a_corrupted_policy_says_so_plainly():
+    """Not rancor's advice to enable its debug features (python audit F9)."""
+    raw = bytearray(robocc.compile(b"User-agent: *\nDisallow: /private\n", "a").to_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    with pytest.raises(robocc.LoadError) as e:
+        robocc.Policy.from_bytes(bytes(raw))
+    assert "corrupted policy" in str(e.value)
+    assert "rancor" not in str(e.value) and "debug assertions" not in str(e.value)
+
+
+def test_empty_sitemap_and_host_values_are_left_out():
+    """A `Sitemap:` with no value names no sitemap (python audit F6)."""
+    p = robocc.compile(b"Sitemap:\nSitemap:   \nSitemap: https://e.com/s.xml\nHost:\nUser-agent: *\n", "Bot")
+    assert p.sitemaps == ["https://e.com/s.xml"]
+    assert p.hosts == []
