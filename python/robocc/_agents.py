@@ -9,6 +9,15 @@ the string itself when it is one, else :func:`robocc.token_from_header`'s
 pick; with no token at all, the file's ``*`` groups apply. Each distinct
 token is compiled once, on first use, and cached, as is each distinct
 user-agent string.
+
+A file that does not compile within robocc's budget: when it needs more
+automata than ``max_automata`` (1024 by default; a check runs every one),
+it is compiled again with no automata limit (unless the caller set
+``max_automata``), so a crawler gets the answers Google's library gives,
+at the cost of slower checks (logged at INFO). A file over the other
+limits (``max_states``, ``max_table_bytes``, ``compile_timeout``: memory
+and time) is disallowed as a whole, as a store does for a body that fails;
+a WARNING names the site, the limit and the keyword that raises it.
 """
 
 from __future__ import annotations
@@ -16,8 +25,9 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any, Dict, Optional, Union
+from urllib.parse import urlsplit
 
-from ._native import CompileError, Policy, compile, token_from_header
+from ._native import AgentError, CompileError, Policy, compile, token_from_header
 
 logger = logging.getLogger("robocc")
 
@@ -75,11 +85,28 @@ def _text(value: Union[str, bytes, bytearray]) -> str:
     return str(value)
 
 
+def _site(url: Union[str, bytes, bytearray]) -> Optional[str]:
+    """The host (and port) of a URL, for messages; ``None`` without one."""
+    try:
+        return urlsplit(_text(url)).netloc or None
+    except ValueError:
+        return None
+
+
 class AgentPolicies:
     """The policies of one robots.txt body, one per agent token, compiled
     on first use with the keyword arguments of :func:`robocc.compile`."""
 
-    def __init__(self, body: Union[bytes, bytearray, str], **options: Any) -> None:
+    def __init__(
+        self,
+        body: Union[bytes, bytearray, str],
+        *,
+        raise_with: str = "{keyword}={value}",
+        **options: Any,
+    ) -> None:
+        """``raise_with`` says how the caller raises a limit, with
+        ``{keyword}`` and ``{value}`` (Scrapy: the ``ROBOCC_OPTIONS``
+        setting); the options are :func:`robocc.compile`'s."""
         if isinstance(body, str):
             body = body.encode("utf-8")
         elif not isinstance(body, (bytes, bytearray)):
@@ -88,6 +115,10 @@ class AgentPolicies:
             )
         self._body = bytes(body)
         self._options = options
+        self._raise_with = raise_with
+        # The site, from the first URL asked about (Scrapy does not say
+        # which site a robots.txt is from): log lines name it.
+        self._site: Optional[str] = None
         self._by_agent: Dict[Union[str, bytes], Policy] = {}
         self._by_token: Dict[str, Policy] = {}
         self._anonymous: Optional[str] = None
@@ -111,38 +142,81 @@ class AgentPolicies:
             self._anonymous = token
         return self._anonymous
 
-    def for_agent(self, user_agent: Union[str, bytes, bytearray, None]) -> Policy:
-        """The policy for a user agent as a caller passed it."""
+    def for_agent(
+        self,
+        user_agent: Union[str, bytes, bytearray],
+        url: Union[str, bytes, bytearray, None] = None,
+    ) -> Policy:
+        """The policy for a user agent as a caller passed it; ``url``, when
+        the call is about one, names the site in log lines."""
+        if not isinstance(user_agent, (str, bytes, bytearray)):
+            # Protego fails on it (AttributeError); answering as an agent
+            # with no token (the * groups) would hide the caller's bug.
+            raise TypeError(
+                f"user_agent must be str or bytes, not {type(user_agent).__name__}"
+            )
+        if self._site is None and url is not None:
+            self._site = _site(url)
         key = bytes(user_agent) if isinstance(user_agent, bytearray) else user_agent
         try:
-            return self._by_agent[key or ""]
+            return self._by_agent[key]
         except KeyError:
             pass
         dialect = self._options.get("dialect", "rfc9309")
-        token = agent_token(_text(user_agent or ""), dialect) or self.anonymous_token()
+        token = agent_token(_text(user_agent), dialect) or self.anonymous_token()
         policy = self.for_token(token)
         if len(self._by_agent) >= _CACHE_LIMIT:
             self._by_agent.clear()
-        self._by_agent[key or ""] = policy
+        self._by_agent[key] = policy
         return policy
 
     def for_token(self, token: str) -> Policy:
         """The policy for a product token, compiled once."""
         policy = self._by_token.get(token.lower())
         if policy is None:
-            try:
-                policy = compile(self._body, token, **self._options)
-            except CompileError as e:
-                logger.error(
-                    "robocc: robots.txt not compiled for %s (%s); every URL is disallowed",
-                    token,
-                    e,
-                )
-                policy = compile(_DISALLOW_ALL, token)
+            policy = self._compile(token)
             if len(self._by_token) >= _CACHE_LIMIT:
                 self._by_token.clear()
             self._by_token[token.lower()] = policy
         return policy
+
+    def _compile(self, token: str) -> Policy:
+        site = f"robots.txt of {self._site}" if self._site else "a robots.txt"
+        try:
+            return compile(self._body, token, **self._options)
+        except AgentError:
+            # The caller's mistake, not the site's: never "disallow the site".
+            raise
+        except CompileError as e:
+            error = e
+        limit = getattr(error, "limit", None)
+        if limit == "max_automata" and "max_automata" not in self._options:
+            # Automata bound the cost of a check, not memory: a crawler
+            # wants the file read (Google's library reads it) more than a
+            # fast check.
+            try:
+                policy = compile(self._body, token, **dict(self._options, max_automata=0))
+            except CompileError as e:
+                error = e
+                limit = getattr(e, "limit", None)
+            else:
+                logger.info(
+                    "robocc: %s, for %s: %s; compiled with max_automata=0 instead (no "
+                    "limit: each check runs every automaton)",
+                    site,
+                    token,
+                    error,
+                )
+                return policy
+        how = self._raise_with.format(keyword=limit, value=0) if limit else None
+        logger.warning(
+            "robocc: %s not compiled for %s (%s); every URL of the site is disallowed%s",
+            site,
+            token,
+            error,
+            f". To read it, set {how}" if how else "",
+        )
+        return compile(_DISALLOW_ALL, token)
 
     def any_policy(self) -> Policy:
         """A policy of the file, for its agent-independent records (Sitemap,
@@ -150,3 +224,4 @@ class AgentPolicies:
         for policy in self._by_token.values():
             return policy
         return self.for_token(self.anonymous_token())
+

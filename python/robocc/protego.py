@@ -38,7 +38,9 @@ class Protego:
     """A parsed robots.txt, answering for any user agent."""
 
     def __init__(self, content: Union[str, bytes] = b"", **options: Any) -> None:
-        self._policies = AgentPolicies(content, **options)
+        self._policies = AgentPolicies(
+            content, raise_with="Protego.parse(content, {keyword}={value})", **options
+        )
 
     @classmethod
     def parse(cls, content: Union[str, bytes], **options: Any) -> "Protego":
@@ -50,7 +52,7 @@ class Protego:
 
     def can_fetch(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> bool:
         """``True`` if the user agent may fetch the URL."""
-        return self._policies.for_agent(user_agent).allowed(url)
+        return self._policies.for_agent(user_agent, url).allowed(url)
 
     def crawl_delay(self, user_agent: Union[str, bytes]) -> Optional[float]:
         """The Crawl-delay for the user agent in seconds, or ``None``."""
@@ -70,11 +72,12 @@ class Protego:
 
     @property
     def sitemaps(self) -> Iterator[str]:
-        """An iterator over the file's Sitemap URLs."""
+        """An iterator over the file's Sitemap URLs (empty values skipped,
+        as Protego does)."""
         return iter(self._policies.any_policy().sitemaps)
 
     @property
     def preferred_host(self) -> Optional[str]:
-        """The file's Host record (the last one), or ``None``."""
+        """The file's Host record (the last one with a value), or ``None``."""
         hosts = self._policies.any_policy().hosts
         return hosts[-1] if hosts else None

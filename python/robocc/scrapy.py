@@ -41,7 +41,11 @@ class RobotParser(_RobotParserBase):  # type: ignore[misc,valid-type]
         **options: Any,
     ) -> None:
         self.spider = spider
-        self._policies = AgentPolicies(robotstxt_body, **options)
+        self._policies = AgentPolicies(
+            robotstxt_body,
+            raise_with="ROBOCC_OPTIONS = {{{keyword!r}: {value}}} in the project's settings",
+            **options,
+        )
 
     @classmethod
     def from_crawler(cls, crawler: Any, robotstxt_body: Union[bytes, str]) -> "RobotParser":
@@ -56,12 +60,12 @@ class RobotParser(_RobotParserBase):  # type: ignore[misc,valid-type]
 
     def allowed(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> bool:
         """``True`` if ``user_agent`` may crawl ``url`` (absolute)."""
-        return self._policies.for_agent(user_agent).allowed(url)
+        return self._policies.for_agent(user_agent, url).allowed(url)
 
     def crawl_delay(self, user_agent: Union[str, bytes]) -> Optional[float]:
         """The Crawl-delay for ``user_agent`` in seconds, or ``None``."""
         return self._policies.for_agent(user_agent).crawl_delay
 
     def sitemaps(self) -> List[str]:
-        """The file's Sitemap URLs, in file order."""
+        """The file's Sitemap URLs, in file order (empty values skipped)."""
         return list(self._policies.any_policy().sitemaps)

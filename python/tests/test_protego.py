@@ -92,3 +92,24 @@ def test_pickles_before_and_after_use():
     used = pickle.loads(pickle.dumps(rp))
     assert [used.can_fetch(u, a) for u, a in CALLS] == EXPECTED
     assert used.crawl_delay("SomeBot") == 1.5
+
+
+def test_protego_s_readings_of_empty_and_spaced_values():
+    """Empty Sitemap and Host values are not values; `Visit-time: 0400
+    0845` is a window; an agent that is not a string is the caller's bug
+    (python audit F6)."""
+    rp = Protego.parse("Sitemap:\nSitemap: https://e.com/s.xml\nHost:\nUser-agent: *\nVisit-time: 0400 0845\n")
+    assert list(rp.sitemaps) == ["https://e.com/s.xml"]
+    assert rp.preferred_host is None
+    assert Protego.parse("Host: a.example\nHost:\n").preferred_host == "a.example"
+    assert rp.visit_time("x") == VisitTime(datetime.time(4, 0), datetime.time(8, 45))
+    for bad in (None, 5):
+        with pytest.raises(TypeError, match="user_agent must be str or bytes"):
+            rp.can_fetch("https://e.com/", bad)
+        with pytest.raises(TypeError, match="user_agent must be str or bytes"):
+            rp.crawl_delay(bad)
+    protego = pytest.importorskip("protego")
+    theirs = protego.Protego.parse("Sitemap:\nSitemap: https://e.com/s.xml\nHost:\nUser-agent: *\nVisit-time: 0400 0845\n")
+    assert list(theirs.sitemaps) == list(rp.sitemaps)
+    assert theirs.preferred_host == rp.preferred_host
+    assert tuple(theirs.visit_time("x")) == tuple(rp.visit_time("x"))

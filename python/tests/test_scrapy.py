@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import logging
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,7 @@ import pytest
 
 import robocc
 from robocc.scrapy import RobotParser
+from conftest import CORPUS
 
 ROBOTS = """\
 User-agent: *
@@ -104,10 +106,51 @@ def test_crawl_delay_and_options():
 
 
 def test_a_file_that_cannot_compile_disallows_everything(caplog):
+    """Over a memory or time limit: the site is disallowed, and the log line
+    says which site, which limit and how to raise it (python audit F1)."""
     body = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300))
     rp = RobotParser(body, None, max_states=10, max_automata=1)
-    assert rp.allowed("https://e.com/", "bot") is False
-    assert "every URL is disallowed" in caplog.text
+    with caplog.at_level(logging.WARNING, logger="robocc"):
+        assert rp.allowed("https://shop.example:8080/", "bot") is False
+    [record] = [r for r in caplog.records if r.name == "robocc"]
+    assert record.levelno == logging.WARNING
+    message = record.getMessage()
+    assert "robots.txt of shop.example:8080 not compiled for bot" in message
+    assert "every URL of the site is disallowed" in message
+    assert "ROBOCC_OPTIONS = {'max_states': 0}" in message or "ROBOCC_OPTIONS = {'max_automata': 0}" in message
+
+
+def test_a_file_over_the_automata_limit_is_read_as_google_reads_it(caplog):
+    """A file that needs more than 1024 automata is compiled again with no
+    automata limit: the crawler gets Google's answers (Protego fetches
+    these URLs too), at the cost of slower checks (python audit F1)."""
+    body = (CORPUS / "hostile" / "overlapping-star-dollar.txt").read_bytes()
+    with pytest.raises(robocc.CompileError, match="max_automata=0"):
+        robocc.compile(body, "Scrapy")
+    rp = RobotParser.from_crawler(None, body)
+    with caplog.at_level(logging.INFO, logger="robocc"):
+        assert rp.allowed("https://hostile.example/", "Scrapy/2.13 (+https://scrapy.org)") is True
+        assert rp.allowed("https://hostile.example/page.html", "Scrapy") is True
+    [record] = [r for r in caplog.records if r.name == "robocc"]
+    assert record.levelno == logging.INFO
+    assert "robots.txt of hostile.example" in record.getMessage()
+    assert "compiled with max_automata=0 instead" in record.getMessage()
+    ours = robocc.compile(body, "Scrapy", max_automata=0)
+    for path in ("/", "/page.html", "/a/b$", "/x.php"):
+        assert rp.allowed("https://hostile.example" + path, "Scrapy") is ours.allowed(path)
+    # A limit the project set is the project's: kept, and the site disallowed.
+    strict = RobotParser(body, None, max_automata=1024)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="robocc"):
+        assert strict.allowed("https://hostile.example/", "Scrapy") is False
+    assert "ROBOCC_OPTIONS = {'max_automata': 0}" in caplog.text
+
+
+def test_a_bad_user_agent_type_is_a_type_error():
+    rp = RobotParser.from_crawler(None, b"User-agent: *\nDisallow: /x\n")
+    with pytest.raises(TypeError, match="user_agent must be str or bytes, not NoneType"):
+        rp.allowed("https://e.com/", None)
+    assert rp.sitemaps() == []
 
 
 def test_is_a_scrapy_robot_parser():
