@@ -20,8 +20,16 @@ Protego); Protego percent-encodes paths and patterns before comparing them,
 robocc matches the URL as given, as Google does (``/café`` and
 ``/caf%C3%A9`` are different paths; Scrapy passes URLs already encoded, so
 its crawls are unaffected; ``url_mode="rfc"`` reads them as RFC 9309 §2.2.2
-does: docs/dialects.md, "URL modes"). Objects pickle (their policies as
-artifact bytes).
+does: docs/dialects.md, "URL modes"); robocc groups as Google does (a
+Crawl-delay line does not end a group). ``request_rate()`` and
+``visit_time()`` return robocc's ``RequestRate`` and ``VisitTime``: named
+tuples with Protego's fields, equal to Protego's as tuples but not
+instances of its classes. A user agent that is not ``str`` or ``bytes`` is
+a ``TypeError`` (Protego fails with an ``AttributeError``). A file over
+robocc's budget is handled as :mod:`robocc.scrapy` says (compiled without
+the automata limit, or every URL disallowed with a WARNING naming the
+keyword to pass to :meth:`Protego.parse`). Objects pickle (their policies
+as artifact bytes).
 """
 
 from __future__ import annotations
