@@ -13,9 +13,12 @@ reads it. Each step is the Rust builder's own
 code, called through the binding, so the two cannot drift:
 
 1. **read** — WARC files are read one task per file by the Rust reader
-   (:func:`robocc._native.read_warc`: records in file order); a manifest is
-   read line by line (:func:`robocc._native.read_manifest_line`). Each
-   record carries its order (file, record) or (line).
+   (:func:`robocc._native.iter_warc`: records in file order); a manifest is
+   read in byte ranges, one task each, by the Rust line reader
+   (:func:`robocc._native.read_manifest_range`: the bytes as they are in
+   the file, so invalid UTF-8 or a byte-order mark is refused or read
+   exactly as ``robocc store build --manifest`` does). Each record carries
+   its order (file, record) or (byte offset).
 2. **duplicates** — captures of one host are reduced as a build does: the
    last one in input order (files in the order given) wins, except that a
    redirect to the host itself (http → https) never replaces another
@@ -47,6 +50,26 @@ or ``--archives`` of a virtual environment with it)::
 (``spark-submit`` runs a file: the module's own path, then the arguments of
 ``python -m robocc.spark``; the master is spark-submit's unless ``--master``
 is given.)
+
+A bad argument or input (a manifest line that is not JSON, a file that is
+not WARC, a body file that cannot be read) is one line on stderr,
+``robocc.spark: error: …`` with the command line's message, and exit
+status 2, as ``robocc store build`` does. Spark's own log shows fatal
+errors only (``--spark-log-level WARN`` shows more; a job started by
+``spark-submit`` keeps its log configuration until the context starts).
+Other failures (Spark's) exit 1 with Spark's exception.
+
+The summary (``SET.summary.json``): ``hosts``, ``records`` and
+``duplicates`` (captures of a host beyond its first); ``by_status``: hosts
+per HTTP status as the reader returned it (``0``: no response); ``by_source``
+(fetched, redirected, unavailable, unreachable, failed) and ``failures``
+(host, reason), as the command line's summary counts them;
+``not_read_whole`` and ``split_path`` (hosts); ``bodies_compiled``: the
+compiles run, summed over the partitions — each partition compiles its own
+shard's distinct bodies, so a body shared by hosts of several shards counts
+once per shard, and this is at least the command line's "policies compiled"
+(distinct bodies over the whole set); ``bytes`` (shards and index),
+``shard_hosts``, ``seconds``, ``hosts_per_second``.
 """
 
 from __future__ import annotations
@@ -54,13 +77,31 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 INDEX = "index.txt"
+
+# A manifest is read in ranges of this many bytes, one task each.
+MANIFEST_SPLIT_BYTES = 64 << 20
+
+
+# What a dialect whose URL reading is fixed does (its policies' url_mode).
+_URL_READINGS = {
+    "decode": "always decodes %xx except %2F",
+    "google": "matches URLs as given, without decoding",
+}
+
+
+class BuildError(Exception):
+    """A build refused or failed because of its arguments or inputs: the
+    message is one line, the command line's (``main`` prints it as
+    ``robocc.spark: error: …`` and exits 2)."""
 
 
 def _shard_name(i: int) -> str:
@@ -83,13 +124,13 @@ def _check_out(out: Path) -> int:
     """An output directory a set may be written to: new, empty, or a store
     set (its files are replaced). Returns the old set's shard count (0)."""
     if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise SystemExit(f"{out}: exists and is not a directory: give a new or empty directory")
+        raise BuildError(f"{out}: exists and is not a directory: give a new or empty directory")
     if not out.exists():
         return 0
     names = os.listdir(out)
     others = [n for n in names if not _is_set_file(n)]
     if others:
-        raise SystemExit(
+        raise BuildError(
             f"{out}: holds files that are not a store set's ({others[0]}): give a new or empty directory"
         )
     return sum(1 for n in names if n.startswith("shard-"))
@@ -123,17 +164,21 @@ def _read_warc(item: Tuple[int, str]):
         yield row[0], _value(row, (fi, ri))
 
 
-def _read_manifest_line(base: str, name: str):
-    def read(item: Tuple[str, int]):
+def _read_manifest_range(path: str, name: str):
+    def read(item: Tuple[int, int]):
         from robocc import _native
 
-        line, n = item
-        if not line.strip():
-            return []
-        row = _native.read_manifest_line(line.encode("utf-8"), base, f"{name}:{n + 1}")
-        return [(row[0], _value(row, (0, n)))]
+        start, end = item
+        for offset, row in _native.read_manifest_range(path, start, end, name):
+            yield row[0], _value(row, (0, offset))
 
     return read
+
+
+def _ranges(size: int, split: int) -> List[Tuple[int, int]]:
+    """Byte ranges that tile a file of ``size`` bytes (one when empty)."""
+    split = max(1, split)
+    return [(start, min(start + split, size)) for start in range(0, max(size, 1), split)]
 
 
 def _pick(a, b):
@@ -162,23 +207,76 @@ def _builder(agent: str, shards: int, out: str, options: Dict[str, str]):
 # --- driver ---------------------------------------------------------------
 
 
-def _spark(master: Optional[str]):
+# Spark's log4j2 configuration for a job started here (not by
+# spark-submit): LEVEL from --spark-log-level, on stderr. The two named
+# loggers are those whose level Spark prints as "Setting default log level"
+# when they have none of their own.
+_LOG4J2 = """\
+rootLogger.level = {level}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = {level}
+logger.submit.name = org.apache.spark.deploy.SparkSubmit
+logger.submit.level = {level}
+"""
+
+
+def _spark(master: Optional[str], log_level: str, scratch: Path):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise SystemExit(
-            "robocc.spark needs PySpark and a Java runtime: pip install pyspark "
-            "(and install a JDK 17+, e.g. apt-get install openjdk-17-jre-headless)"
+        raise BuildError(
+            "PySpark is not installed: pip install pyspark (the job also needs a Java "
+            "runtime, JDK 17+, e.g. apt-get install openjdk-17-jre-headless)"
         ) from None
     # Local workers run this interpreter (where robocc is installed), not
     # whatever `python3` is first on PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName("robocc store set")
+    builder = (
+        SparkSession.builder.appName("robocc store set")
+        # The stage progress bar on a terminal only.
+        .config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower())
+    )
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        # A JVM started here logs at log_level from its start: a failed
+        # task's stack trace is not printed (robocc's error is, as one
+        # line), nor Spark's start-up notes.
+        config = scratch / "log4j2.properties"
+        config.write_text(_LOG4J2.format(level=log_level.lower()))
+        builder = builder.config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={config.as_uri()}"
+        )
     if master:
         builder = builder.master(master)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
+    spark.sparkContext.setLogLevel(log_level)
     return spark
+
+
+# robocc's exceptions as a Python worker's traceback names them, inside the
+# JVM's error (Py4JJavaError) that a failed task becomes on the driver.
+_ROBOCC_ERROR = re.compile(
+    r"^(?:robocc\.(?:_native\.)?)?(?:StoreBuildError|LoadError|CompileError|AgentError|RoboccError"
+    r"|FileNotFoundError|PermissionError|IsADirectoryError|NotADirectoryError|OSError): (.*)$",
+    re.M,
+)
+
+
+def _task_error(e: BaseException) -> Optional[str]:
+    """The message of robocc's error that failed a Spark task, if that is
+    what ``e`` (the driver's exception) wraps; ``None`` otherwise."""
+    from robocc import RoboccError
+
+    if isinstance(e, (RoboccError, OSError)):
+        return str(e)
+    text = str(getattr(e, "java_exception", "") or "") + "\n" + str(e)
+    found = _ROBOCC_ERROR.findall(text)
+    return found[-1].strip() if found else None
 
 
 def build(
@@ -190,33 +288,58 @@ def build(
     master: Optional[str] = None,
     dialect: str = "rfc9309",
     on_failure: str = "disallow",
-    url_mode: str = "google",
+    url_mode: Optional[str] = None,
     robots_txt: str = "allow",
+    spark_log_level: str = "FATAL",
 ) -> Dict[str, Any]:
-    """Builds the store set and its summary; returns the summary."""
+    """Builds the store set and its summary; returns the summary. Raises
+    :class:`BuildError` (one line: what is wrong) for bad arguments and
+    inputs, including those an executor finds. ``url_mode``: rfc9309 only,
+    as ``--url-mode``; ``None`` is the dialect's own reading."""
     from robocc import RoboccError, _native
 
     if (manifest is None) == (not warc):
-        raise SystemExit("give --manifest FILE or --warc FILE…, one of them")
+        raise BuildError("give --manifest FILE or --warc FILE…, one of them")
     if not 1 <= shards <= 65536:
-        raise SystemExit(f"--shards {shards}: a store set has 1 to 65536 shards")
+        raise BuildError(f"--shards {shards}: a store set has 1 to 65536 shards")
     if on_failure not in ("disallow", "allow"):
-        raise SystemExit(f"--on-failure {on_failure}: disallow or allow")
+        raise BuildError(f"--on-failure {on_failure}: disallow or allow")
     # Missing inputs fail here, not as an executor's stack trace.
     for flag, path in [("--manifest", manifest)] + [("--warc", w) for w in warc]:
         if path is not None and not Path(path).is_file():
-            raise SystemExit(f"{flag} {path}: no such file")
+            raise BuildError(f"{flag} {path}: no such file")
     index_options = {"dialect": dialect, "url_mode": url_mode, "robots_txt": robots_txt}
     options = dict(index_options, on_failure=on_failure)
-    # Bad options fail here, before Spark starts.
+    # Bad options fail here, before Spark starts, with the binding's message
+    # (url_mode with a dialect that reads URLs its own way, as the command
+    # line refuses --url-mode there).
     try:
+        if url_mode is not None and dialect != "rfc9309":
+            own = _native.compile(b"", "robocc", dialect=dialect).url_mode
+            raise BuildError(
+                f"--url-mode applies to --dialect rfc9309 only; {dialect} "
+                f"{_URL_READINGS.get(own, 'reads URLs its own way')}: drop --url-mode"
+            )
         _native.store_set_index(agent, [(0, 0, 0)], **index_options)
+        # The URL reading in force, for the summary.
+        effective_url_mode = _native.compile(
+            b"", "robocc", dialect=dialect, url_mode=url_mode, robots_txt=robots_txt
+        ).url_mode
     except (RoboccError, ValueError) as e:
-        raise SystemExit(f"robocc.spark: {e}") from None
+        raise BuildError(str(e)) from None
     out_dir = Path(out).absolute()
     old = _check_out(out_dir)
     started = time.monotonic()
-    spark = _spark(master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master())
+    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
+    try:
+        spark = _spark(
+            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
+            spark_log_level,
+            Path(scratch.name),
+        )
+    except BaseException:
+        scratch.cleanup()
+        raise
     sc = spark.sparkContext
     try:
         if warc:
@@ -224,9 +347,12 @@ def build(
             records = sc.parallelize(list(enumerate(files)), len(files)).flatMap(_read_warc)
             inputs = {"warc": files}
         else:
+            # Byte ranges read by the Rust line reader: the same bytes, line
+            # breaks, limits and errors as the command line's (textFile would
+            # drop a byte-order mark and replace invalid UTF-8).
             path = Path(manifest).absolute()
-            lines = sc.textFile(str(path)).zipWithIndex()
-            records = lines.flatMap(_read_manifest_line(str(path.parent), str(manifest)))
+            ranges = _ranges(path.stat().st_size, MANIFEST_SPLIT_BYTES)
+            records = sc.parallelize(ranges, len(ranges)).flatMap(_read_manifest_range(str(path), str(manifest)))
             inputs = {"manifest": str(path)}
         from pyspark import StorageLevel
 
@@ -266,11 +392,17 @@ def build(
             .mapPartitionsWithIndex(_builder(agent, shards, str(out_dir), options))
             .collect()
         )
+    except Exception as e:
+        message = _task_error(e)
+        if message is None:
+            raise
+        raise BuildError(message) from None
     finally:
         spark.stop()
+        scratch.cleanup()
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(shards)):
-        raise SystemExit(f"internal error: shards built {[r[0] for r in results]}")
+        raise RuntimeError(f"internal error: shards built {[r[0] for r in results]}")
     index = _native.store_set_index(agent, [tuple(r[1]) for r in results], **index_options)
     _replace(out_dir / INDEX, index.encode("ascii"))
     for i in range(shards, old):
@@ -291,7 +423,7 @@ def build(
         "store_set": str(out_dir),
         "agent": agent,
         "dialect": dialect,
-        "url_mode": url_mode,
+        "url_mode": effective_url_mode,
         "robots_txt": robots_txt,
         "on_failure": on_failure,
         "shards": shards,
@@ -339,22 +471,38 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
     b.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
     b.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2", "acap"])
-    b.add_argument("--url-mode", default="google", choices=["google", "rfc"])
+    b.add_argument(
+        "--url-mode",
+        choices=["google", "rfc"],
+        help="rfc9309 only: google (the default: URLs as given) or rfc (normalised per RFC 9309)",
+    )
     b.add_argument("--robots-txt", default="allow", choices=["allow", "rules"])
     b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
-    args = parser.parse_args(argv)
-    summary = build(
-        agent=args.agent,
-        shards=args.shards,
-        out=args.out,
-        manifest=args.manifest,
-        warc=args.warc or (),
-        master=args.master,
-        dialect=args.dialect,
-        on_failure=args.on_failure,
-        url_mode=args.url_mode,
-        robots_txt=args.robots_txt,
+    b.add_argument(
+        "--spark-log-level",
+        default="FATAL",
+        choices=["ALL", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"],
+        help="Spark's log level (default FATAL: a failed task's stack trace is not shown; "
+        "robocc's own errors are one line whatever it is)",
     )
+    args = parser.parse_args(argv)
+    try:
+        summary = build(
+            agent=args.agent,
+            shards=args.shards,
+            out=args.out,
+            manifest=args.manifest,
+            warc=args.warc or (),
+            master=args.master,
+            dialect=args.dialect,
+            on_failure=args.on_failure,
+            url_mode=args.url_mode,
+            robots_txt=args.robots_txt,
+            spark_log_level=args.spark_log_level,
+        )
+    except BuildError as e:
+        print(f"robocc.spark: error: {e}", file=sys.stderr)
+        return 2
     s = summary
     print(
         f"{s['store_set']}: {s['hosts']} hosts ({s['duplicates']} duplicate captures) in "

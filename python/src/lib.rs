@@ -143,11 +143,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set::iter_warc, m)?)?;
     m.add_function(wrap_pyfunction!(set::url_host_key, m)?)?;
     m.add_class::<set::WarcIter>()?;
+    m.add_class::<set::ManifestRange>()?;
     m.add_function(wrap_pyfunction!(set::read_manifest_line, m)?)?;
     m.add_function(wrap_pyfunction!(set::redirect_dependencies, m)?)?;
     m.add_function(wrap_pyfunction!(set::build_store_shard, m)?)?;
     m.add_function(wrap_pyfunction!(set::build_store_set, m)?)?;
     m.add_function(wrap_pyfunction!(set::store_set_index, m)?)?;
+    m.add_function(wrap_pyfunction!(set::read_manifest_range, m)?)?;
     for name in ["compile", "build_store"] {
         let signature: String = m.getattr(name)?.getattr("__text_signature__")?.extract()?;
         options::check_signature_defaults(name, &signature).map_err(PyImportError::new_err)?;

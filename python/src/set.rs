@@ -15,6 +15,7 @@ use pyo3::types::PyBytes;
 use robocc_compiler::store::{self, HostInput, OnFailure, StoreOptions, StoreReport};
 use robocc_compiler::{Budget, CompileOptions};
 use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 
 /// A host input as Python sees it: ``(host, status, body, location,
 /// fetched_at, failure)``.
@@ -168,6 +169,161 @@ fn body_error(host: &str, kind: store::InputErrorKind) -> PyErr {
         at: format!("host {host:?}"),
         kind,
     })
+}
+
+/// The lines of a manifest that start in the byte range ``[start, end)``,
+/// read as ``robocc store build --manifest`` reads the whole file (the
+/// same line reader and length limit, the same blank lines skipped, the
+/// same bytes given to the line's JSON reader), as ``(offset, row)``:
+/// ``offset`` is the line's first byte (input order), ``row`` what
+/// :func:`read_manifest_line` returns. A line that starts before ``start``
+/// belongs to the range before, so ranges that tile the file read each
+/// line once (``robocc.spark`` reads a manifest in ranges, one task each,
+/// bytes as they are: no decoding, no BOM dropped). Errors are
+/// :class:`robocc.StoreBuildError` naming ``name:LINE`` (``name``: the
+/// manifest as the user named it; the line counted from the file's start)
+/// as the command line's do; ``OSError`` when the file cannot be opened.
+#[pyfunction]
+#[pyo3(signature = (path, start, end, name = None))]
+pub fn read_manifest_range(
+    path: FsPath,
+    start: u64,
+    end: u64,
+    name: Option<String>,
+) -> PyResult<ManifestRange> {
+    let path = path.0;
+    crate::convert::check_readable(&path)?;
+    let name = name.unwrap_or_else(|| path.display().to_string());
+    let io = |e: std::io::Error| {
+        err(store::InputError {
+            at: name.clone(),
+            kind: store::InputErrorKind::Io(format!("cannot read manifest: {e}")),
+        })
+    };
+    let file = std::fs::File::open(&path).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut pos = start;
+    if start > 0 {
+        // The range's first line is the first that starts in it: after the
+        // line break at or after `start - 1`.
+        reader.seek(SeekFrom::Start(start - 1)).map_err(io)?;
+        let mut skipped = Vec::new();
+        let n = (&mut reader)
+            .take(robocc_compiler::input::MAX_INPUT_BYTES + 3)
+            .read_until(b'\n', &mut skipped)
+            .map_err(io)?;
+        pos = start - 1 + n as u64;
+        if skipped.last() != Some(&b'\n') && n as u64 > robocc_compiler::input::MAX_INPUT_BYTES {
+            // Inside a line too long for any reader: the range that holds
+            // its start refuses it.
+            pos = u64::MAX;
+        }
+    }
+    let base = path
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    Ok(ManifestRange {
+        reader,
+        path,
+        name,
+        base,
+        pos,
+        end,
+        line: Vec::new(),
+        done: false,
+    })
+}
+
+/// The iterator :func:`read_manifest_range` returns: one line read per
+/// item, so a range's bodies are not all held at once.
+#[pyclass(unsendable, module = "robocc")]
+pub struct ManifestRange {
+    reader: std::io::BufReader<std::fs::File>,
+    path: std::path::PathBuf,
+    name: String,
+    base: std::path::PathBuf,
+    /// Offset of the next line.
+    pos: u64,
+    end: u64,
+    line: Vec<u8>,
+    done: bool,
+}
+
+impl ManifestRange {
+    /// `name:LINE` of the line at `offset`: its line breaks before it are
+    /// counted (only an error needs it).
+    fn at(&self, offset: u64) -> String {
+        let counted = std::fs::File::open(&self.path).and_then(|f| {
+            let mut r = std::io::BufReader::with_capacity(1 << 20, f.take(offset));
+            let mut n = 0u64;
+            loop {
+                let buf = r.fill_buf()?;
+                if buf.is_empty() {
+                    return Ok(n);
+                }
+                n += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+                let len = buf.len();
+                r.consume(len);
+            }
+        });
+        match counted {
+            Ok(n) => format!("{}:{}", self.name, n + 1),
+            Err(_) => format!("{} (byte {offset})", self.name),
+        }
+    }
+}
+
+#[pymethods]
+impl ManifestRange {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(u64, Row)>> {
+        loop {
+            if self.done || self.pos >= self.end {
+                return Ok(None);
+            }
+            let offset = self.pos;
+            let fail = |s: &mut Self, kind| {
+                s.done = true;
+                err(store::InputError {
+                    at: s.at(offset),
+                    kind,
+                })
+            };
+            let read = robocc_compiler::input::read_line(
+                &mut self.reader,
+                robocc_compiler::input::MAX_INPUT_BYTES,
+                &mut self.line,
+            );
+            match read {
+                Ok(false) => return Ok(None),
+                Ok(true) => {}
+                Err(e) => return Err(fail(self, store::InputErrorKind::Io(e.to_string()))),
+            }
+            self.pos += self.line.len() as u64;
+            if self.line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            // Without its '\n', as the command line's reader gives it.
+            let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+            let base = &self.base;
+            let read = py.detach(|| store::manifest_line(text, base));
+            let mut h = match read {
+                Ok(h) => h,
+                Err(kind) => return Err(fail(self, kind)),
+            };
+            // A body file that cannot be read is named by its host, as
+            // the command line's build names it.
+            if let Err(kind) = py.detach(|| h.load_body()) {
+                self.done = true;
+                return Err(body_error(&h.host, kind));
+            }
+            return Ok(Some((offset, row(h)?)));
+        }
+    }
 }
 
 /// For each host whose status is a redirect, the other hosts its

@@ -366,20 +366,26 @@ def test_missing_pyspark_is_a_clear_error(tmp_path: Path):
         "    return real(name, *a, **k)\n"
         "builtins.__import__ = imp\n"
         "from robocc import spark\n"
-        f"spark.main(['build', '--agent', 'A', '--shards', '2', '--out', {str(tmp_path / 'o')!r}, "
-        f"'--manifest', {str(manifest)!r}])\n"
+        f"sys.exit(spark.main(['build', '--agent', 'A', '--shards', '2', '--out', {str(tmp_path / 'o')!r}, "
+        f"'--manifest', {str(manifest)!r}]))\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode != 0
-    assert "needs PySpark" in run.stderr
+    assert run.returncode == 2
+    assert "robocc.spark: error: PySpark is not installed: pip install pyspark" in run.stderr
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--agent", "Google bot"], 'robocc.spark: invalid agent product token "Google bot"'),
+        (["--agent", "Google bot"], 'robocc.spark: error: invalid agent product token "Google bot"'),
         (["--agent", "A", "--url-mode", "bogus"], "invalid choice: 'bogus'"),
-        (["--agent", "A", "--warc", "missing.warc.gz"], "--warc missing.warc.gz: no such file"),
+        (["--agent", "A", "--warc", "missing.warc.gz"], "robocc.spark: error: --warc missing.warc.gz: no such file"),
+        (["--agent", "A", "--shards", "0"], "robocc.spark: error: --shards 0: a store set has 1 to 65536 shards"),
+        # As the command line refuses it (python audit F2).
+        (["--agent", "A", "--dialect", "draft1996", "--url-mode", "rfc"],
+         "robocc.spark: error: --url-mode applies to --dialect rfc9309 only; draft1996 always decodes %xx except %2F: drop --url-mode"),
+        (["--agent", "A", "--dialect", "acap", "--url-mode", "google"],
+         "robocc.spark: error: --url-mode applies to --dialect rfc9309 only; acap matches URLs as given"),
     ],
 )
 def test_bad_arguments_fail_before_spark_starts(tmp_path: Path, args, message):
@@ -388,13 +394,104 @@ def test_bad_arguments_fail_before_spark_starts(tmp_path: Path, args, message):
     manifest = tmp_path / "m.jsonl"
     manifest.write_text('{"host": "a.example", "status": 404}\n')
     source = [] if "--warc" in args else ["--manifest", str(manifest)]
+    shards = [] if "--shards" in args else ["--shards", "2"]
     run = subprocess.run(
-        [sys.executable, "-m", "robocc.spark", "build", "--shards", "2", "--out", str(tmp_path / "o"), *args, *source],
+        [sys.executable, "-m", "robocc.spark", "build", *shards, "--out", str(tmp_path / "o"), *args, *source],
         capture_output=True,
         text=True,
         cwd=tmp_path,
     )
-    assert run.returncode != 0
+    # 2, as the command line's usage and input errors.
+    assert run.returncode == 2, run.stderr
     assert message in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "o").exists()
+
+
+def _manifest_lines() -> bytes:
+    lines = [
+        b'{"host": "a.example", "status": 200, "body": "User-agent: *\\nDisallow: /a\\n"}\n',
+        b"\n",
+        b'{"host": "b.example", "status": 404}\r\n',
+        b"   \t \n",
+        b'{"host": "c.example", "status": 301, "location": "https://a.example/robots.txt"}\n',
+        b'  {"host": "d.example", "status": 200, "body": "User-agent: *\\nDisallow: /\\u00e9\\n"}  \n',
+        b'{"host": "a.example", "status": 503}\n',
+        b'{"host": "e.example", "status": 0}',  # no final line break
+    ]
+    return b"".join(lines)
+
+
+def test_manifest_ranges_read_each_line_once(tmp_path: Path):
+    """read_manifest_range, over ranges that tile the file, reads what the
+    whole file's one range reads (the Spark job reads a manifest so, python
+    audit F3): each line once, from the range it starts in."""
+    from robocc import spark
+
+    m = tmp_path / "m.jsonl"
+    data = _manifest_lines()
+    m.write_bytes(data)
+    whole = list(_native.read_manifest_range(m, 0, len(data)))
+    assert [row[0] for _, row in whole] == ["a.example", "b.example", "c.example", "d.example", "a.example", "e.example"]
+    starts, pos = [], 0
+    for line in data.split(b"\n"):
+        if line.strip():
+            starts.append(pos)
+        pos += len(line) + 1
+    assert [o for o, _ in whole] == starts
+    for split in (1, 2, 3, 5, 17, 64, len(data) - 1, len(data), 1 << 20):
+        ranges = spark._ranges(len(data), split)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        got = [r for start, end in ranges for r in _native.read_manifest_range(m, start, end)]
+        assert got == whole, split
+    # An error names the line counted from the file's start, as the CLI's.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(data.replace(b'{"host": "c.example"', b'not json {"host": "c.example"'))
+    with pytest.raises(robocc.StoreBuildError, match=r"^bad\.jsonl:5: not a JSON object"):
+        for start, end in spark._ranges(bad.stat().st_size, 7):
+            list(_native.read_manifest_range(bad, start, end, "bad.jsonl"))
+    assert spark._ranges(0, 64) == [(0, 0)]
+    assert list(_native.read_manifest_range(m, len(data), len(data))) == []
+
+
+def test_spark_job_refuses_what_the_cli_refuses_in_one_line(tmp_path: Path, cli: Path):
+    """A manifest's raw bytes reach the Rust reader (a BOM, invalid UTF-8:
+    the CLI's answer, not Hadoop's decoding, python audit F3), and an input
+    error an executor finds is the CLI's one line with exit 2, not a JVM
+    stack trace (F4)."""
+    _java()
+    cases = {
+        "bom.jsonl": b'\xef\xbb\xbf{"host": "a.com", "status": 200, "body": "User-agent: *\\nDisallow: /x\\n"}\r\n'
+                     b'{"host": "b.com", "status": 404}\r\n',
+        "badutf8.jsonl": b'{"host": "a.com", "status": 404}\n{"host": "b.com", "status": 200, "body": "x\xff"}\n',
+        "badline.jsonl": b'{"host": "a.com", "status": 200, "body": "x"}\nthis is not json\n',
+        "nobody.jsonl": b'{"host": "a.com", "status": 200, "body_path": "bodies/none.txt"}\n',
+        "notwarc.warc": b"hello, not a warc\n",
+    }
+    for name, data in cases.items():
+        src = tmp_path / name
+        src.write_bytes(data)
+        flag = "--warc" if name.endswith(".warc") else "--manifest"
+        rust = subprocess.run(
+            [str(cli), "store", "build", "--agent", AGENT, "--shards", "2", "-o", str(tmp_path / (name + ".cli")),
+             "-q", flag, str(src)],
+            capture_output=True, text=True,
+        )
+        run = subprocess.run(
+            [sys.executable, "-m", "robocc.spark", "build", "--agent", AGENT, "--shards", "2",
+             "--out", str(tmp_path / (name + ".spark")), "--master", "local[2]", flag, str(src)],
+            capture_output=True, text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+        )
+        if rust.returncode == 0:
+            assert run.returncode == 0, (name, run.stderr[-4000:])
+            assert _files(tmp_path / (name + ".spark")) == _files(tmp_path / (name + ".cli")), name
+            continue
+        assert rust.returncode == 2, (name, rust.stderr)
+        cli_error = rust.stderr.strip().splitlines()[-1].split("robocc: error: ", 1)[1]
+        assert run.returncode == 2, (name, run.stderr[-4000:])
+        errors = [l for l in run.stderr.splitlines() if l.startswith("robocc.spark: error: ")]
+        assert errors == [f"robocc.spark: error: {cli_error}"], (name, run.stderr[-4000:])
+        assert "Traceback" not in run.stderr and "at org.apache" not in run.stderr, (name, run.stderr[-4000:])
+        assert len(run.stderr.strip().splitlines()) <= 5, (name, run.stderr)
+    # The two that only Spark used to accept (a BOM, and \xff turned into
+    # U+FFFD) are the CLI's errors, whatever those are.
