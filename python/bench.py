@@ -1,7 +1,9 @@
 """Per-check cost from Python: robocc (`allowed` per call, `allowed_many`
 per batch) against Protego, urllib.robotparser, robotexclusionrulesparser
-and Google's robotstxt library (the `fast-robotstxt` bindings), on the same
-files and URLs as the Rust report (docs/PERFORMANCE.md).
+and fast-robotstxt (a binding of Google's C++ robotstxt matcher that
+normalises URLs and patterns with the ada URL parser first, so its verdicts
+are not Google-exact: `Disallow: /%7e` disallows `/~`), on the same files
+and URLs as the Rust report (docs/PERFORMANCE.md).
 
 Not a test: a measurement. Run it with the package installed (pip install
 ./python) and, for the other parsers, `pip install protego
@@ -12,8 +14,10 @@ robotexclusionrulesparser fast-robotstxt`; those not installed are left out.
 Every parser is given the same robots.txt and the same absolute URLs, agent
 "Googlebot". Parse time is one parse (robocc: compile); check rates are the
 best of --repeat runs (CPU time of the calling thread) over all URLs, including the Python loop a caller
-writes (`for url in urls: parser.check(url)`). Google's library re-parses
-the file for every query (its API), so it is measured on every 20th URL.
+writes (`for url in urls: parser.check(url)`). fast-robotstxt re-parses
+the file for every query (Google's API), so it is measured on every 20th
+URL. The "same verdict as robocc" line compares answers; it is not a
+conformance check (none of these parsers is Google-exact).
 """
 
 from __future__ import annotations
@@ -140,14 +144,15 @@ def measure(label: str, body: bytes, urls: List[str], repeat: int) -> Tuple[Row,
     if google is not None:
         sample = urls[::20]
         matcher = google()
-        row.check_ns["google robotstxt (parse per query)"] = best_ns(
+        row.check_ns["fast-robotstxt (parse per query)"] = best_ns(
             lambda: [matcher.is_allowed(text, AGENT, u) for u in sample], max(1, repeat // 2)) / len(sample)
     return row, verdicts
 
 
 def google_matcher() -> Optional[Callable]:
-    """Google's library through the fast-robotstxt bindings (module
-    `robotstxt`, which another PyPI package also uses: check its API)."""
+    """Google's C++ matcher through the fast-robotstxt bindings (module
+    `robotstxt`, which another PyPI package also uses: check its API),
+    which normalise URLs with ada first: not Google-exact."""
     try:
         from robotstxt import RobotsMatcher  # type: ignore[import-not-found]
     except ImportError:
