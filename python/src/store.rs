@@ -59,6 +59,24 @@ impl Inner {
     }
 }
 
+/// Refuses a URL from which no host can be read (no `scheme://` or `//`:
+/// `a.example/p`, `https:a.example/p`, `/p`): the engine answers it as a
+/// host not in the store, which would tell the caller "fetch its
+/// robots.txt" about a URL that is not one (`robocc check --store` answers
+/// it unknown, "no host", whatever `--missing` says). `at` names the item
+/// of a batch.
+fn require_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
+    if robocc_engine::HostKey::of_url(url).is_some() {
+        return Ok(());
+    }
+    let shown: String = String::from_utf8_lossy(url).chars().take(200).collect();
+    let which = at.map_or(String::new(), |i| format!("urls[{i}] = "));
+    Err(PyValueError::new_err(format!(
+        "{which}{shown:?} has no host: a store answers absolute URLs \
+         (scheme://host/path)"
+    )))
+}
+
 /// A store's verdict: [`verdict`] with the host's source. A policy that
 /// stands for a status (unavailable, unreachable, failed) is robocc's own,
 /// not lines of a robots.txt: no rule is named.
@@ -119,16 +137,25 @@ impl Store {
 
     /// Whether ``url`` (absolute, with a host) may be crawled by its host's
     /// policy; ``None`` when the host is not in the store (the caller
-    /// decides: fetch its robots.txt, or skip).
+    /// decides: fetch its robots.txt, or skip). Hosts are looked up by
+    /// their key (lower case, ``:port`` unless the scheme's default; a
+    /// Unicode name is stored in its ``xn--`` form, and ``a.example.`` is
+    /// another host than ``a.example``).
     ///
-    /// Raises :class:`robocc.LoadError` when the host's policy is corrupted.
+    /// Raises ``ValueError`` for a URL from which no host can be read (no
+    /// ``scheme://`` or ``//``: ``a.example/p``, ``/p``), which is never
+    /// "not in the store", and :class:`robocc.LoadError` when the host's
+    /// policy is corrupted.
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
-        with_url(url, |u| match &self.inner {
-            Inner::One(s) => s.check(u),
-            Inner::Set(s) => s.check(u),
+        with_url(url, |u| {
+            require_host(u, None)?;
+            match &self.inner {
+                Inner::One(s) => s.check(u),
+                Inner::Set(s) => s.check(u),
+            }
+            .map(|v| v.map(|v| v.allowed))
+            .map_err(convert::load_error)
         })?
-        .map(|v| v.map(|v| v.allowed))
-        .map_err(convert::load_error)
     }
 
     /// The :class:`Verdict` for ``url`` by its host's policy, or ``None``
@@ -137,8 +164,10 @@ impl Store {
     /// name a line of that robots.txt), ``"unavailable"`` (allow all),
     /// ``"unreachable"`` (disallow all) or ``"failed"`` (the builder's
     /// ``on_failure`` policy); for the last three no rule is named.
+    /// A URL without a host is a ``ValueError``, as for :meth:`allowed`.
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
         with_url(url, |u| -> PyResult<Option<Verdict>> {
+            require_host(u, None)?;
             let load = convert::load_error;
             let Some(store) = self.inner.store_for(u).map_err(load)? else {
                 return Ok(None);
@@ -154,9 +183,13 @@ impl Store {
     }
 
     /// ``[store.allowed(u) for u in urls]`` in one call, with the GIL
-    /// released while checking.
+    /// released while checking; a URL without a host is a ``ValueError``
+    /// naming its index, before any is checked.
     fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<Option<bool>>> {
         let urls = convert::urls(urls)?;
+        for (i, u) in urls.iter().enumerate() {
+            require_host(u.as_bytes(), Some(i))?;
+        }
         let inner = &self.inner;
         py.detach(|| {
             let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
@@ -180,11 +213,12 @@ impl Store {
     fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
         with_url(url, |u| {
+            require_host(u, None)?;
             self.inner
                 .policy_for(u)
                 .map(|p| p.and_then(|p| p.preference(u, usage)).map(|v| v.allowed))
+                .map_err(convert::load_error)
         })?
-        .map_err(convert::load_error)
     }
 
     /// :meth:`Policy.usage_states` by ``url``'s host's policy (one pass),
@@ -198,11 +232,12 @@ impl Store {
         url: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let found = with_url(url, |u| {
+            require_host(u, None)?;
             self.inner
                 .policy_for(u)
                 .map(|p| p.map(|p| (p, p.usage_states(u))))
-        })?
-        .map_err(convert::load_error)?;
+                .map_err(convert::load_error)
+        })??;
         found
             .map(|(policy, states)| states_dict(py, policy, states))
             .transpose()
@@ -214,6 +249,7 @@ impl Store {
     fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
+        with_url(url, |u| require_host(u, None))??;
         with_url(url, |u| -> Result<Option<Policy>, LoadError> {
             let Some(store) = self.inner.store_for(u)? else {
                 return Ok(None);

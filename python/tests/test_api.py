@@ -529,7 +529,8 @@ def test_store_preferences(tmp_path):
     assert store.usage_states("https://tokens.example.com/a") == {
         "crawl": True, "search": None, "train-ai": False, "ai-input": None}
     assert store.usage_states("https://unknown.example.org/") is None
-    assert store.usage_states("/no/host") is None
+    with pytest.raises(ValueError, match="has no host"):
+        store.usage_states("/no/host")
     with pytest.raises(ValueError, match='usage "crawl" is not an AI-usage preference channel'):
         store.preference("https://signals.example.com/a", "crawl")
     with pytest.raises(ValueError, match='unknown usage "nope"'):
@@ -681,3 +682,27 @@ def test_empty_sitemap_and_host_values_are_left_out():
     p = robocc.compile(b"Sitemap:\nSitemap:   \nSitemap: https://e.com/s.xml\nHost:\nUser-agent: *\n", "Bot")
     assert p.sitemaps == ["https://e.com/s.xml"]
     assert p.hosts == []
+
+
+def test_a_url_without_a_host_is_not_a_host_missing_from_the_store(tmp_path):
+    """None means "host not in the store: fetch its robots.txt"; a URL with
+    no host is refused instead (as `check --store` answers it unknown, "no
+    host"), python audit F15."""
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "a.com.txt").write_bytes(b"User-agent: *\nDisallow: /x\n")
+    robocc.build_store(d, "Bot", tmp_path / "s.store")
+    store = robocc.Store.open(tmp_path / "s.store")
+    assert store.allowed("https://a.com/x") is False
+    assert store.allowed("//a.com/y") is True
+    assert store.allowed("https://b.com/x") is None
+    # A trailing dot or a Unicode name is another key: not in the store.
+    assert store.allowed("https://a.com./x") is None
+    for url in ("a.com/x", "/x", "https:a.com/x", b"a.com/x", ""):
+        for call in (store.allowed, store.check, store.policy_for, store.usage_states,
+                     lambda u: store.preference(u, "train-ai")):
+            with pytest.raises(ValueError, match="has no host: a store answers absolute URLs"):
+                call(url)
+    with pytest.raises(ValueError, match=r"^urls\[1\] = \"a.com/x\" has no host"):
+        store.allowed_many(["https://a.com/x", "a.com/x"])
+    assert store.allowed_many(["https://a.com/x", "https://b.com/"]) == [False, None]

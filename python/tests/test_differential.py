@@ -168,7 +168,8 @@ def test_store_matches_policies(cli, tmp_path):
     assert store.allowed("https://unknown.example.org/") is None
     assert store.check("https://unknown.example.org/") is None
     assert store.policy_for("https://unknown.example.org/") is None
-    assert store.allowed("/no/host") is None
+    with pytest.raises(ValueError, match="has no host"):  # never "not in the store"
+        store.allowed("/no/host")
 
 
 def test_build_store_from_directory_and_base(tmp_path):
@@ -305,18 +306,21 @@ def test_store_open_reads_a_store_set(cli, tmp_path):
     assert s.policy_count >= one.policy_count  # each shard keeps its own copy
     assert repr(s).startswith("<robocc.Store set=")
     urls = [f"https://h{n}.example.com/{p}" for n in range(len(files)) for p in ("", "search", "admin/x", "a?b=c")]
-    urls += ["https://down.example.com/", "https://unknown.example.org/", "/no/host"]
+    urls += ["https://down.example.com/", "https://unknown.example.org/"]
+    for store in (s, one):
+        with pytest.raises(ValueError, match="has no host"):
+            store.allowed_many(urls + ["/no/host"])
     assert s.allowed_many(urls) == one.allowed_many(urls)
     assert [s.check(u) for u in urls] == [one.check(u) for u in urls]
     assert [s.allowed(u) for u in urls] == one.allowed_many(urls)
     assert s.policy_for(urls[0]).to_bytes() == one.policy_for(urls[0]).to_bytes()
     assert s.usage_states(urls[0]) == one.usage_states(urls[0])
     urls_file = tmp_path / "urls.txt"
-    urls_file.write_text("\n".join(urls[:-1]) + "\n")
+    urls_file.write_text("\n".join(urls) + "\n")
     res = subprocess.run([str(cli), "check", "--store", str(tmp_path / "hosts.set"), "--format", "json",
                           "--urls", str(urls_file)], capture_output=True, check=True)
     got = [json.loads(l) for l in res.stdout.decode().splitlines()]
-    assert [j["verdict"] == "allow" if j["source"] != "not in store" else None for j in got] == s.allowed_many(urls[:-1])
+    assert [j["verdict"] == "allow" if j["source"] != "not in store" else None for j in got] == s.allowed_many(urls)
     # A directory that is not a set says what is missing.
     with pytest.raises(robocc.LoadError, match="index.txt"):
         robocc.Store.open(site)
