@@ -466,7 +466,7 @@ fn damaged_artifacts_are_refused_by_every_command() {
         // (python audit F9).
         if matches!(*name, "truncated.policy" | "flipped.policy") {
             let o = robocc(&["check", "--policy", p, "/x"], None);
-            assert_exit_2(&o, "(rebuild or re-copy the file)");
+            assert_exit_2(&o, "(recompile the policy or copy it again)");
             assert!(!String::from_utf8_lossy(&o.stderr).contains("rancor"));
         }
     }

@@ -944,11 +944,6 @@ pub(super) fn kind_hint(e: robocc_engine::LoadError) -> String {
                 "{e} (recompile it with this robocc: robocc compile --robots ROBOTS.TXT --agent AGENT -o POLICY)"
             ),
         },
-        // The bytes changed after robocc wrote them (a bad copy, a disk
-        // error, a truncated download): only a new file helps.
-        LoadErrorKind::Archive(_) | LoadErrorKind::Invalid(_) | LoadErrorKind::Length { .. } => {
-            format!("{e} (rebuild or re-copy the file)")
-        }
         _ => e.to_string(),
     }
 }
