@@ -598,6 +598,21 @@ def test_a_bad_agent_is_a_value_error(tmp_path):
         robocc.build_store_set([], "a/b", 2)
 
 
+def test_the_agent_rule_is_the_dialects(tmp_path):
+    """draft1996 and robots2 take the 1996 draft's RFC 1945 token (digits,
+    '.'), rfc9309 RFC 9309's, in compile and in store builds alike."""
+    body = b"User-agent: MJ12bot\nDisallow: /\n"
+    for dialect in ("draft1996", "robots2"):
+        assert robocc.compile(body, "MJ12bot", dialect=dialect).allowed("http://h/x") is False
+    with pytest.raises(robocc.AgentError, match="invalid agent product token"):
+        robocc.compile(body, "MJ12bot")
+    (tmp_path / "m.jsonl").write_text('{"host": "a.example", "status": 404}\n')
+    robocc.build_store(tmp_path / "m.jsonl", "MJ12bot", tmp_path / "s.store", dialect="draft1996")
+    assert robocc.build_store_set([], "MJ12bot", 2, dialect="robots2") is not None
+    with pytest.raises(robocc.AgentError):
+        robocc.build_store_set([], "MJ12bot", 2)
+
+
 def test_wrong_types_name_the_argument_and_what_it_takes(tmp_path):
     """Not PyO3's internal wording, and a bool is not a limit (python audit
     F10)."""
