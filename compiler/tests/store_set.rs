@@ -33,6 +33,11 @@ fn robocc(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `robocc store build --agent Googlebot -q ARGS…`.
+fn googlebot_store_build(args: &[&str]) -> Output {
+    robocc(&[&["store", "build", "--agent", "Googlebot", "-q"], args].concat())
+}
+
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -974,17 +979,7 @@ fn small_store(dir: &Path) -> PathBuf {
     )
     .unwrap();
     let st = dir.join("s.store");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "-o",
-        s(&st),
-        "--manifest",
-        s(&m),
-    ]);
+    let o = googlebot_store_build(&["-o", s(&st), "--manifest", s(&m)]);
     assert_exit(&o, 0, "");
     st
 }
@@ -1079,19 +1074,7 @@ fn a_fifo_in_place_of_a_store_is_refused() {
     assert!(!out_store.exists());
     // A shard of a set.
     let set = dir.join("set");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "--shards",
-        "2",
-        "-o",
-        s(&set),
-        "--manifest",
-        s(&m),
-    ]);
+    let o = googlebot_store_build(&["--shards", "2", "-o", s(&set), "--manifest", s(&m)]);
     assert_exit(&o, 0, "");
     let shard = set.join(robocc_engine::shard_file_name(1));
     std::fs::remove_file(&shard).unwrap();
@@ -1119,12 +1102,7 @@ fn a_url_without_a_host_is_unknown_not_missing() {
     let dir = scratch("no-host");
     let st = small_store(&dir);
     let set = dir.join("set");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
+    let o = googlebot_store_build(&[
         "--shards",
         "3",
         "-o",
@@ -1196,19 +1174,7 @@ fn swapped_shards_of_equal_size_are_refused() {
     )
     .unwrap();
     let set = dir.join("set");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "--shards",
-        "2",
-        "-o",
-        s(&set),
-        "--manifest",
-        s(&m),
-    ]);
+    let o = googlebot_store_build(&["--shards", "2", "-o", s(&set), "--manifest", s(&m)]);
     assert_exit(&o, 0, "");
     let o = robocc(&[
         "check",
@@ -1333,17 +1299,7 @@ fn host_keys_are_read_as_url_parsers_read_them() {
         .collect();
     std::fs::write(&m, lines).unwrap();
     let st = dir.join("k.store");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "-o",
-        s(&st),
-        "--manifest",
-        s(&m),
-    ]);
+    let o = googlebot_store_build(&["-o", s(&st), "--manifest", s(&m)]);
     assert_exit(&o, 0, "");
     let urls = [
         "https://my_blog.example.com/p",
@@ -1384,17 +1340,7 @@ fn host_keys_are_read_as_url_parsers_read_them() {
         ));
     }
     std::fs::write(&warc, bytes).unwrap();
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "-o",
-        s(&st),
-        "--warc",
-        s(&warc),
-    ]);
+    let o = googlebot_store_build(&["-o", s(&st), "--warc", s(&warc)]);
     assert_exit(&o, 0, "");
     let o = robocc(&["check", "--store", s(&st), "https://my_blog.example.com/p"]);
     assert_eq!(out(&o), "disallow\thttps://my_blog.example.com/p\n");
@@ -1411,17 +1357,7 @@ fn host_keys_are_read_as_url_parsers_read_them() {
         ),
     ] {
         std::fs::write(&m, format!("{{\"host\":\"{host}\",\"status\":404}}\n")).unwrap();
-        let o = robocc(&[
-            "store",
-            "build",
-            "--agent",
-            "Googlebot",
-            "-q",
-            "-o",
-            s(&st),
-            "--manifest",
-            s(&m),
-        ]);
+        let o = googlebot_store_build(&["-o", s(&st), "--manifest", s(&m)]);
         assert_exit(&o, 2, why);
         assert_exit(&o, 2, "m.jsonl:1");
     }
@@ -1489,19 +1425,7 @@ fn base_hints_and_set_host_listings_say_what_they_mean() {
     let st = small_store(&dir);
     let m = dir.join("m.jsonl");
     let set = dir.join("s.set");
-    let o = robocc(&[
-        "store",
-        "build",
-        "--agent",
-        "Googlebot",
-        "-q",
-        "--shards",
-        "2",
-        "-o",
-        s(&set),
-        "--manifest",
-        s(&m),
-    ]);
+    let o = googlebot_store_build(&["--shards", "2", "-o", s(&set), "--manifest", s(&m)]);
     assert_exit(&o, 0, "");
     let policy = dir.join("p.policy");
     let o = robocc(&[
@@ -1515,21 +1439,8 @@ fn base_hints_and_set_host_listings_say_what_they_mean() {
     ]);
     assert_exit(&o, 0, "");
     let x = dir.join("x.store");
-    let base = |b: &Path| {
-        robocc(&[
-            "store",
-            "build",
-            "--agent",
-            "Googlebot",
-            "-q",
-            "-o",
-            s(&x),
-            "--manifest",
-            s(&m),
-            "--base",
-            s(b),
-        ])
-    };
+    let base =
+        |b: &Path| googlebot_store_build(&["-o", s(&x), "--manifest", s(&m), "--base", s(b)]);
     let o = base(&set);
     assert_exit(
         &o,
