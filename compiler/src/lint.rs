@@ -685,14 +685,20 @@ fn draft_records(robots: &RobotsTxt<'_>, sem: &Semantics, out: &mut Vec<Finding>
         // is the shape where the draft and Google part: Google's groups
         // would give these robots the next record's rules.
         if group.rules.is_empty() {
+            // Google's groups end at rules only, so they would read these
+            // User-agent lines with the next record's rules, if there is one.
+            let next = if g + 1 < robots.groups.len() {
+                "; Google's crawlers would give them the next record's rules"
+            } else {
+                ""
+            };
             out.push(Finding {
                 line: group.agents[0].line,
                 severity: Severity::Warning,
                 code: "record-without-rules",
                 message: format!(
                     "the record naming {} has no Allow or Disallow line: under the 1996 draft \
-                     those robots may fetch everything (a blank or extension line ended the \
-                     User-agent lines; Google would give them the next record's rules)",
+                     those robots may fetch everything{next}",
                     names()
                 ),
                 fix: "add the rules under the User-agent lines, or write `Disallow:` if \
@@ -713,21 +719,38 @@ fn draft_records(robots: &RobotsTxt<'_>, sem: &Semantics, out: &mut Vec<Finding>
             }
             version.is_v2
         };
-        for rule in group.rules.iter().filter(|r| !v2 && r.raw.contains(&b'*')) {
+        // One finding per record (a file written for Google's wildcards
+        // has many such lines), at the first, counting the others.
+        let starred: Vec<_> = group
+            .rules
+            .iter()
+            .filter(|r| !v2 && r.raw.contains(&b'*'))
+            .collect();
+        if let Some(first) = starred.first() {
             let fix = if sem.patterns.reads_robot_version() {
                 "add `Robot-version: 2.0` right after the User-agent lines to read `*` as a \
                  wildcard"
             } else {
                 "write the path prefix to exclude (`/private` matches every path under it)"
             };
+            let matches = if first.raw.starts_with(b"/") {
+                "it matches only paths that have a `*` there"
+            } else {
+                // Every path starts with `/`.
+                "it matches no path"
+            };
+            let others = match starred.len() - 1 {
+                0 => String::new(),
+                1 => " (and 1 more rule of this record)".to_string(),
+                n => format!(" (and {n} more rules of this record)"),
+            };
             out.push(Finding {
-                line: rule.line,
+                line: first.line,
                 severity: Severity::Warning,
                 code: "literal-wildcard",
                 message: format!(
-                    "`*` in {:?} is a literal character: {} has no wildcards, so it matches \
-                     only paths that contain `*` there",
-                    text(rule.raw),
+                    "`*` in {:?} is a literal character: {} has no wildcards, so {matches}{others}",
+                    text(first.raw),
                     if sem.patterns.reads_robot_version() {
                         "a version 1.0 rule set"
                     } else {
@@ -1014,11 +1037,44 @@ mod tests {
             [
                 (2, "literal-wildcard"),
                 (3, "robot-version"),
-                (4, "literal-wildcard"),
                 (5, "timing-value"),
                 (6, "timing-value"),
             ]
         );
+        let options = CompileOptions {
+            dialect: Robots2,
+            ..CompileOptions::default()
+        };
+        let found = lint(body.as_bytes(), None, &options);
+        let star = found.iter().find(|f| f.code == "literal-wildcard").unwrap();
+        assert!(
+            star.message
+                .ends_with("only paths that have a `*` there (and 1 more rule of this record)"),
+            "{star:?}"
+        );
+        // A value that does not start with `/` matches nothing; a record at
+        // the end of the file has no next record to be read with.
+        let options = CompileOptions {
+            dialect: Draft1996,
+            ..CompileOptions::default()
+        };
+        let found = lint(
+            b"User-agent: a\nDisallow: *.pdf\n\nUser-agent: b\n",
+            None,
+            &options,
+        );
+        assert!(
+            found
+                .iter()
+                .any(|f| f.code == "literal-wildcard"
+                    && f.message.ends_with("so it matches no path")),
+            "{found:?}"
+        );
+        let empty = found
+            .iter()
+            .find(|f| f.code == "record-without-rules")
+            .unwrap();
+        assert!(!empty.message.contains("Google"), "{empty:?}");
     }
 
     #[test]

@@ -1115,6 +1115,10 @@ fn a_url_without_a_host_is_unknown_not_missing() {
         "a.ex/admin",
         "https:a.ex/admin",
         "/admin",
+        // Hosts no store can hold (the build refuses them): no host either.
+        "https://a..ex/x",
+        "http://[]/",
+        "https://h.ex:0/",
         "https://a.ex/admin",
         "https://zz.ex/",
     ];
@@ -1123,13 +1127,14 @@ fn a_url_without_a_host_is_unknown_not_missing() {
         let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
         args.extend(urls);
         let o = robocc(&args);
-        assert_exit(&o, 0, "a.ex/admin: no host to look up in the store");
+        assert_exit(&o, 0, "a.ex/admin: no valid host to look up in the store");
         assert_eq!(
             out(&o),
             "unknown\ta.ex/admin\nunknown\thttps:a.ex/admin\nunknown\t/admin\n\
+             unknown\thttps://a..ex/x\nunknown\thttp://[]/\nunknown\thttps://h.ex:0/\n\
              disallow\thttps://a.ex/admin\nallow\thttps://zz.ex/\n"
         );
-        assert_eq!(err(&o).lines().count(), 3, "{}", err(&o));
+        assert_eq!(err(&o).lines().count(), 4, "{}", err(&o));
         args.extend(["--format", "json"]);
         let o = robocc(&args);
         let sources: Vec<String> = out(&o)
@@ -1142,6 +1147,9 @@ fn a_url_without_a_host_is_unknown_not_missing() {
         assert_eq!(
             sources,
             [
+                "\"unknown\" \"no host\"",
+                "\"unknown\" \"no host\"",
+                "\"unknown\" \"no host\"",
                 "\"unknown\" \"no host\"",
                 "\"unknown\" \"no host\"",
                 "\"unknown\" \"no host\"",

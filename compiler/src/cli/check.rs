@@ -188,10 +188,17 @@ fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Jud
     })
 }
 
+/// Whether `url` names a host a store could hold: one `store build` would
+/// accept (`a..example`, `[]` or port 0 it refuses, so no store has them,
+/// and they are no host a store lacks).
+fn has_host(url: &[u8]) -> bool {
+    HostKey::of_url(url).is_some_and(|k| robocc_compiler::store::host_key(&k.to_key()).is_ok())
+}
+
 /// A URL whose host the store does not have, or that has no host: never
 /// read as a host the store lacks, so `--missing` does not apply to it.
 fn absent(url: &[u8], missing: Missing) -> Judged {
-    let (allowed, host) = if HostKey::of_url(url).is_none() {
+    let (allowed, host) = if !has_host(url) {
         (None, HostOutcome::NoHost)
     } else {
         (self::missing(missing), HostOutcome::NotInStore)
@@ -378,12 +385,13 @@ impl<W: Write> Printer<'_, W> {
     }
 
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
-        if !matches!(self.source, Source::Policy(_)) && HostKey::of_url(url).is_none() {
+        if !matches!(self.source, Source::Policy(_)) && !has_host(url) {
             self.no_host += 1;
             if self.no_host <= NO_HOST_NAMED {
                 diag!(
-                    "robocc: warning: {}: no host to look up in the store (a store is keyed \
-                     by host: write the URL with its scheme, e.g. https://HOST/PATH): unknown",
+                    "robocc: warning: {}: no valid host to look up in the store (a store is \
+                     keyed by host: write the URL with its scheme and host, e.g. \
+                     https://HOST/PATH): unknown",
                     String::from_utf8_lossy(url)
                 );
             }
