@@ -139,8 +139,8 @@ impl Store {
     /// policy; ``None`` when the host is not in the store (the caller
     /// decides: fetch its robots.txt, or skip). Hosts are looked up by
     /// their key (lower case, ``:port`` unless the scheme's default; a
-    /// Unicode name is stored in its ``xn--`` form, and ``a.example.`` is
-    /// another host than ``a.example``).
+    /// Unicode name is stored in its ``xn--`` form; one trailing dot is
+    /// dropped, so ``a.example.`` is ``a.example``).
     ///
     /// Raises ``ValueError`` for a URL from which no host can be read (no
     /// ``scheme://`` or ``//``: ``a.example/p``, ``/p``), which is never
