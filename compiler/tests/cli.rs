@@ -36,18 +36,24 @@ fn json_lines(o: &Output) -> Vec<serde_json::Value> {
 
 const ROBOTS: &str = "corpus/examples/example.com.txt";
 
-/// The command failed as input errors do: exit 2, stderr containing `needle`.
+/// A fresh scratch directory named after `tag` (the caller removes it).
+fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("robocc-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A robots.txt of `body` in a fresh scratch directory named after `tag`:
 /// the directory (to remove) and the file's path.
 fn scratch_robots(tag: &str, body: &str) -> (std::path::PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir(tag);
     let robots = dir.join("robots.txt");
     std::fs::write(&robots, body).unwrap();
     let path = robots.to_str().unwrap().to_string();
     (dir, path)
 }
 
+/// The command failed as input errors do: exit 2, stderr containing `needle`.
 fn assert_exit_2(o: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -415,8 +421,7 @@ fn lint_text_and_json() {
 /// a message naming the file and the problem.
 #[test]
 fn damaged_artifacts_are_refused_by_every_command() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-damaged-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("damaged");
     let good = std::fs::read(common::root().join("engine/tests/data/small.policy")).unwrap();
     let store = std::fs::read(common::root().join("engine/tests/data/small.store")).unwrap();
     // The last byte whose flip the engine refuses (a padding byte's flip
@@ -506,8 +511,7 @@ fn damaged_artifacts_are_refused_by_every_command() {
 /// robots2's visit advice shows in explain and inspect.
 #[test]
 fn other_dialects_on_the_command_line() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-dialects-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("dialects");
     let data_txt = dir.join("data.txt");
     std::fs::write(&data_txt, "User-agent: *\nDisallow: /\n").unwrap();
     let d = data_txt.to_str().unwrap();
@@ -672,8 +676,7 @@ fn acap_usage_purpose_and_auto() {
         ),
         "--purpose applies to --dialect acap",
     );
-    let dir = std::env::temp_dir().join(format!("robocc-cli-acap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("acap");
     let policy = dir.join("p.policy");
     let p = policy.to_str().unwrap();
     let compiled = robocc(
@@ -764,8 +767,7 @@ fn acap_usage_purpose_and_auto() {
 /// warnings, which `--fail-on warning` catches.
 #[test]
 fn acap_lint_reports_compile_stage_findings() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-acap-lint-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("acap-lint");
     let body = dir.join("robots.txt");
     std::fs::write(
         &body,
@@ -812,8 +814,7 @@ fn preference_lines(out: &str) -> Vec<&str> {
 /// uncrawlable URL, what would have applied, marked as not applying.
 #[test]
 fn explain_lists_every_signal_that_spoke() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-signals-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("signals");
     let body = dir.join("robots.txt");
     std::fs::write(
         &body,
@@ -925,8 +926,7 @@ fn explain_lists_every_signal_that_spoke() {
 /// named first); refused where it cannot apply.
 #[test]
 fn check_tdmrep() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-tdmrep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("tdmrep");
     let robots = dir.join("robots.txt");
     std::fs::write(
         &robots,
@@ -1604,8 +1604,7 @@ fn explain_wording_in_the_draft_dialects() {
 /// and acap (no own-path allow) allows neither.
 #[test]
 fn data_txt_is_inferred_in_draft1996_only_and_said() {
-    let dir = std::env::temp_dir().join(format!("robocc-cli-datatxt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("datatxt");
     let data_txt = dir.join("data.txt");
     std::fs::write(&data_txt, "User-agent: *\nDisallow: /\n").unwrap();
     let d = data_txt.to_str().unwrap();
