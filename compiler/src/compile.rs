@@ -12,7 +12,7 @@ use robocc_engine::artifact::{
     fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
     RuleData, SignalRuleData, SignalsData, WindowData,
 };
-use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode};
+use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode, FRAME_LEN};
 use std::fmt;
 
 /// How to compile.
@@ -168,8 +168,8 @@ impl Compiled {
     pub fn to_bytes(&self) -> rkyv::util::AlignedVec<16> {
         let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
             .expect("serialising plain owned data cannot fail");
-        let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + 16);
-        out.extend_from_slice(&frame(FileKind::Policy, archive.len()));
+        let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + FRAME_LEN);
+        out.extend_from_slice(&frame(FileKind::Policy, &archive));
         out.extend_from_slice(&archive);
         out
     }

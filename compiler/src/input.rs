@@ -360,7 +360,7 @@ mod tests {
             read(b"<!DOCTYPE html>\n<html><body>404</body></html>").kind,
             InputKind::Html
         );
-        let policy = robocc_engine::frame(FileKind::Policy, 0);
+        let policy = robocc_engine::frame(FileKind::Policy, &[]);
         assert_eq!(read(&policy).kind, InputKind::Robocc(FileKind::Policy));
         assert_eq!(read(b"").kind, InputKind::Text);
     }

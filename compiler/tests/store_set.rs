@@ -968,6 +968,62 @@ fn cli_rebuild_reads_only_changed_bodies() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A base store damaged on disk in a way that still validates (a rule's
+/// text changed) is refused where its policy is used, found by `inspect`,
+/// and never carried into a rebuild: the damaged policy is compiled again.
+#[test]
+fn a_damaged_base_policy_is_compiled_again_not_copied() {
+    let dir = scratch("damaged-base");
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\":\"a.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /unique-text\\n\"}\n\
+         {\"host\":\"b.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /other\\n\"}\n",
+    )
+    .unwrap();
+    let (base, fresh, rebuilt) = (
+        dir.join("a.store"),
+        dir.join("f.store"),
+        dir.join("r.store"),
+    );
+    let build =
+        |args: &[&str]| robocc(&[&["store", "build", "--agent", "Googlebot"], args].concat());
+    assert_exit(
+        &build(&["-o", s(&base), "--manifest", s(&m)]),
+        0,
+        "policies compiled 2",
+    );
+    assert_exit(&build(&["-o", s(&fresh), "--manifest", s(&m)]), 0, "");
+    let mut bytes = std::fs::read(&base).unwrap();
+    let at = bytes
+        .windows(12)
+        .position(|w| w == b"/unique-text")
+        .expect("the rule's text in the store");
+    bytes[at + 1] = b'v';
+    std::fs::write(&base, &bytes).unwrap();
+    // Lookups refuse the damaged policy, naming the host; the other answers.
+    let o = robocc(&["check", "--store", s(&base), "https://a.ex/x"]);
+    assert_exit(&o, 2, "a.ex");
+    assert_exit(&o, 2, "checksum");
+    let other = robocc(&["check", "--store", s(&base), "https://b.ex/x"]);
+    assert_exit(&other, 0, "");
+    assert!(out(&other).starts_with("allow\t"), "{}", out(&other));
+    assert_exit(&robocc(&["inspect", s(&base)]), 2, "checksum");
+    // The rebuild compiles that body again and reuses the other policy:
+    // the same bytes as a build without a base.
+    let again = build(&["-o", s(&rebuilt), "--manifest", s(&m), "--base", s(&base)]);
+    assert_exit(
+        &again,
+        0,
+        "policies compiled 1, reused from the base store 1",
+    );
+    assert_eq!(
+        std::fs::read(&rebuilt).unwrap(),
+        std::fs::read(&fresh).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A store of a few hosts written by the command line, in `dir`.
 fn small_store(dir: &Path) -> PathBuf {
     let m = dir.join("m.jsonl");

@@ -1,8 +1,9 @@
 //! The archived layout of a policy: what `robocc compile` writes and
 //! [`Policy`](crate::Policy) reads.
 //!
-//! An artifact is a 16-byte frame ([`crate::frame`]) followed by an rkyv
-//! archive of [`PolicyData`]. These types are the *layout*: the compiler
+//! An artifact is a 32-byte frame ([`crate::frame`]: magic, version, length,
+//! checksum) followed by an rkyv archive of [`PolicyData`]. These types are
+//! the *layout*: the compiler
 //! builds them and the engine validates and reads their archived forms. They
 //! are not part of robocc's API promise (their archived forms are rkyv's);
 //! callers read a policy through [`Policy`](crate::Policy)'s accessors, which
@@ -22,7 +23,7 @@ pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// `rule` value of an AI-usage preference outcome that nothing stated

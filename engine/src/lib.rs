@@ -60,8 +60,8 @@ pub mod url;
 mod visit;
 
 pub use load::{
-    file_type_name, frame, open_regular, FileKind, LoadError, LoadErrorKind, FRAME_LEN,
-    MAX_FRAMED_LEN,
+    file_type_name, frame, frame_checksum, open_regular, FileKind, LoadError, LoadErrorKind,
+    FRAME_LEN, MAX_FRAMED_LEN,
 };
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,

@@ -13,7 +13,8 @@
 //! Layout (docs/artifact.md is normative):
 //!
 //! ```text
-//! frame      16 bytes: "ROBOCC\0S", version, length of the rest
+//! frame      32 bytes: "ROBOCC\0S", version, length of the rest, its
+//!            checksum (compared by `validate_all`, not at open: O(size))
 //! head       16 bytes: index offset u64, index length u64 (from the head)
 //! policies   one complete policy artifact (frame + archive) per distinct
 //!            policy, each 16-byte aligned
@@ -38,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 9;
+pub const STORE_FORMAT_VERSION: u32 = 10;
 
 const HEAD_LEN: usize = 16;
 /// Bytes of a host slot: one cache line (the writer places the table on a
@@ -805,12 +806,17 @@ impl Store {
         }
     }
 
-    /// Validates every policy now (a full check of the file; `inspect` and
-    /// tests use it).
+    /// Validates every policy now and compares the whole file with its
+    /// checksum (a full check of the file, O(size); `inspect` and tests
+    /// use it). Lookups check each policy's own checksum on its first use,
+    /// but only this finds a flipped slot that still reads as a host.
     ///
     /// # Errors
     ///
-    /// The first policy or host record that is corrupted.
+    /// The first policy or host record that is corrupted, or a file whose
+    /// bytes are not the ones written ([`LoadErrorKind::Checksum`]).
+    ///
+    /// [`LoadErrorKind::Checksum`]: crate::LoadErrorKind::Checksum
     pub fn validate_all(&self) -> Result<(), LoadError> {
         let mut hints = Vec::with_capacity(self.policy_count());
         for i in 0..self.policy_count() {
@@ -875,7 +881,8 @@ impl Store {
                 self.strings().len()
             )));
         }
-        Ok(())
+        // Last, as for a policy: a structural error says more.
+        load::verify_checksum(self.bytes(), FileKind::Store)
     }
 }
 
@@ -1557,10 +1564,12 @@ pub fn write_store(
             out.len()
         ));
     }
-    out[..load::FRAME_LEN].copy_from_slice(&load::frame(FileKind::Store, body_len));
     out[load::FRAME_LEN..load::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
     out[load::FRAME_LEN + 8..load::FRAME_LEN + 16]
         .copy_from_slice(&(archive_len as u64).to_le_bytes());
+    // Last: the frame's checksum covers everything after it.
+    let frame = load::frame(FileKind::Store, &out[load::FRAME_LEN..]);
+    out[..load::FRAME_LEN].copy_from_slice(&frame);
     Ok(out)
 }
 

@@ -2,7 +2,9 @@
 //! or — when a flipped byte still leaves a valid artifact — checks keep
 //! working; nothing ever panics or reads out of bounds.
 
-use robocc_engine::{LoadError, Policy, PolicyFile, Store};
+use robocc_engine::{
+    frame, FileKind, LoadError, LoadErrorKind, Policy, PolicyFile, Store, FRAME_LEN,
+};
 
 /// A small real artifact (see tests/data/README.md for how it was made),
 /// committed so the engine is tested on its own.
@@ -113,13 +115,36 @@ fn every_single_byte_flip_is_refused_or_harmless() {
     }
 }
 
+/// `bytes` with the frame's checksum made to match what follows it, as a
+/// writer that means harm (or a bug in one) would frame them: what is left
+/// to refuse such bytes is validation.
+fn reframed(kind: FileKind, bytes: &[u8]) -> Vec<u8> {
+    let mut out = frame(kind, &bytes[FRAME_LEN..]).to_vec();
+    out.extend_from_slice(&bytes[FRAME_LEN..]);
+    out
+}
+
 fn flips_are_refused_or_harmless(name: &str, a: &[u8]) {
-    let mut refused = 0;
+    let (mut refused, mut by_checksum) = (0, 0);
     for i in 0..a.len() {
         for mask in [0x01u8, 0x80, 0xff] {
             let mut b = a.to_vec();
             b[i] ^= mask;
-            with_policy(&b, |p| match p {
+            // As written to disk and damaged there: always refused, by the
+            // frame's checks or, for damage that still validates, by the
+            // checksum.
+            with_policy(&b, |p| {
+                let e = p.expect_err("a flipped byte must be refused");
+                if matches!(e.kind(), LoadErrorKind::Checksum { .. }) {
+                    by_checksum += 1;
+                }
+            });
+            if i < FRAME_LEN {
+                continue;
+            }
+            // With a matching checksum: validation alone refuses the flip,
+            // or the policy it leaves answers without panicking.
+            with_policy(&reframed(FileKind::Policy, &b), |p| match p {
                 Err(_) => refused += 1,
                 Ok(p) => {
                     for url in URLS {
@@ -130,13 +155,50 @@ fn flips_are_refused_or_harmless(name: &str, a: &[u8]) {
         }
     }
     eprintln!(
-        "{name}: {refused} of {} single-byte flips refused, the rest load and check",
-        3 * a.len()
+        "{name}: of {} single-byte flips in the archive, {refused} refused by validation \
+         alone and the rest load and check; every flip of the file refused, {by_checksum} \
+         by the checksum only",
+        3 * (a.len() - FRAME_LEN)
     );
     assert!(
-        refused > a.len(),
+        refused > a.len() - FRAME_LEN,
         "only {refused} of {} flips refused",
-        3 * a.len()
+        3 * (a.len() - FRAME_LEN)
+    );
+    assert!(by_checksum > 0, "no flip was left to the checksum");
+}
+
+/// The checksum finds damage that validation cannot: a policy whose
+/// automaton was changed into another valid one, with its frame's
+/// checksum left as written, is refused; the same bytes reframed load and
+/// answer differently (which is what the checksum is for).
+#[test]
+fn a_flip_that_validates_is_refused_by_the_checksum() {
+    let a = artifact();
+    let answers = |p: &Policy<'_>| URLS.iter().map(|u| p.check(u).allowed).collect::<Vec<_>>();
+    let before = with_policy(&a, |p| answers(&p.unwrap()));
+    let mut found = false;
+    for i in FRAME_LEN..a.len() {
+        for mask in [0x01u8, 0x80, 0xff] {
+            let mut b = a.clone();
+            b[i] ^= mask;
+            let changed = with_policy(&reframed(FileKind::Policy, &b), |p| {
+                p.is_ok_and(|p| answers(&p) != before)
+            });
+            if !changed {
+                continue;
+            }
+            found = true;
+            with_policy(&b, |p| {
+                let e = p.unwrap_err();
+                assert!(matches!(e.kind(), LoadErrorKind::Checksum { .. }), "{e}");
+                assert!(e.to_string().contains("checksum"), "{e}");
+            });
+        }
+    }
+    assert!(
+        found,
+        "no single flip changed an answer and still validated"
     );
 }
 
@@ -171,10 +233,10 @@ fn errors_name_the_problem() {
 fn an_archive_refusal_states_a_fact() {
     let a = artifact();
     let mut seen = 0;
-    for i in 16..a.len() {
+    for i in FRAME_LEN..a.len() {
         let mut b = a.clone();
         b[i] ^= 0xff;
-        with_policy(&b, |p| {
+        with_policy(&reframed(FileKind::Policy, &b), |p| {
             let Err(e) = p else { return };
             if matches!(e.kind(), robocc_engine::LoadErrorKind::Archive(_)) {
                 seen += 1;
@@ -280,11 +342,28 @@ fn every_store_truncation_is_refused() {
 #[test]
 fn every_store_byte_flip_is_refused_or_harmless() {
     let s = store_bytes();
-    let (mut refused, mut loaded) = (0, 0);
+    let (mut refused, mut loaded, mut verified) = (0, 0, 0);
     for i in 0..s.len() {
         for mask in [0x01u8, 0x80, 0xff] {
             let mut m = s.clone();
             m[i] ^= mask;
+            // Opening is O(1) and compares no checksum; the full check
+            // (`robocc inspect`) finds every flip.
+            if let Ok(store) = Store::from_slice(&m) {
+                let e = store
+                    .validate_all()
+                    .expect_err("a flipped store must not verify");
+                assert!(e.to_string().contains("store"), "{e}");
+                verified += 1;
+            }
+            // With the store's checksum matching: lookups refuse the flip,
+            // or answer without panicking (a policy's own checksum still
+            // refuses a flip inside it at its first use).
+            let m = if i < FRAME_LEN {
+                m
+            } else {
+                reframed(FileKind::Store, &m)
+            };
             with_store(&m, |r| match r {
                 Ok(store) => {
                     loaded += 1;
@@ -298,10 +377,65 @@ fn every_store_byte_flip_is_refused_or_harmless() {
         }
     }
     eprintln!(
-        "store: {refused} of {} single-byte flips refused, {loaded} load and check",
+        "store: {refused} of {} single-byte flips refused at open, {loaded} load and check; \
+         {verified} opened as written and were refused by validate_all",
         s.len() * 3
     );
-    assert!(refused > 0 && refused + loaded == s.len() * 3);
+    assert!(refused > 0 && refused + loaded == s.len() * 3 && verified > 0);
+}
+
+/// A store's policy damaged in a way that still validates is refused at
+/// its first use, naming the host and the checksum, even when the store's
+/// own checksum was made to match (lookups never compare that one).
+#[test]
+fn a_damaged_policy_in_a_store_is_refused_at_first_use() {
+    let s = store_bytes();
+    // Each policy artifact in the store: its place and length.
+    let mut policies = Vec::new();
+    let mut from = 0;
+    while let Some(p) = s[from..].windows(8).position(|w| w == b"ROBOCC\0P") {
+        let at = from + p;
+        let n = u32::from_le_bytes(s[at + 12..at + 16].try_into().unwrap()) as usize;
+        policies.push((at, FRAME_LEN + n));
+        from = at + 8;
+    }
+    assert!(!policies.is_empty());
+    let (mut refused, mut named) = (0, 0);
+    for (at, n) in policies {
+        for i in at + FRAME_LEN..at + n {
+            let mut policy = s[at..at + n].to_vec();
+            policy[i - at] ^= 0x01;
+            // Only damage that validation alone lets through.
+            if with_policy(&reframed(FileKind::Policy, &policy), |p| p.is_err()) {
+                continue;
+            }
+            let mut m = s.clone();
+            m[i] ^= 0x01;
+            let store = Store::from_slice(&reframed(FileKind::Store, &m)).unwrap();
+            for url in STORE_URLS {
+                if let Err(e) = store.check(url) {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("checksum") && text.contains(".example"),
+                        "{text}"
+                    );
+                    named += 1;
+                }
+            }
+            // Whoever uses it, the damaged policy is refused, and only it.
+            let bad: Vec<_> = (0..store.policy_count())
+                .filter_map(|k| store.policy(k).err())
+                .collect();
+            assert_eq!(bad.len(), 1, "{bad:?}");
+            assert!(bad[0].to_string().contains("checksum"), "{}", bad[0]);
+            refused += 1;
+        }
+    }
+    eprintln!("{refused} flips inside stored policies validate; all refused, {named} checks named the host");
+    assert!(
+        refused > 0 && named > 0,
+        "no flip inside a stored policy validated"
+    );
 }
 
 #[test]

@@ -431,13 +431,19 @@ def test_bad_options_are_value_errors():
 
 
 def test_load_errors():
-    with pytest.raises(robocc.LoadError, match="shorter than the 16-byte header"):
+    with pytest.raises(robocc.LoadError, match="shorter than the 32-byte header"):
         robocc.Policy.from_bytes(b"junk")
     data = bytearray(robocc.compile(ROBOTS, "Bot").to_bytes())
     data[-1] ^= 0xFF
     data[len(data) // 2] ^= 0xFF
     with pytest.raises(robocc.LoadError):
         robocc.Policy.from_bytes(bytes(data[:-40]))
+    # A rule's text changed on disk still parses: the checksum refuses it.
+    data = bytearray(robocc.compile(ROBOTS, "Bot").to_bytes())
+    at = bytes(data).index(b"/private/public")
+    data[at + 1] = ord("q")
+    with pytest.raises(robocc.LoadError, match="checksum"):
+        robocc.Policy.from_bytes(bytes(data))
     with pytest.raises(FileNotFoundError) as e:
         robocc.Policy.open("/nonexistent/site.policy")
     assert e.value.filename == "/nonexistent/site.policy"

@@ -458,7 +458,7 @@ impl<W: Write> Printer<'_, W> {
                     for (u, v) in urls.iter().zip(&v).take(e.index) {
                         self.line(u, v.map_or_else(|| none(u), |v| Some(v.allowed)), None)?;
                     }
-                    return Err(self.fail(e.error.to_string()));
+                    return Err(self.fail(super::kind_hint(e.error)));
                 }
                 urls.iter()
                     .zip(&v)

@@ -928,6 +928,7 @@ pub(super) fn kind_hint(e: robocc_engine::LoadError) -> String {
         LoadErrorKind::Length { .. }
         | LoadErrorKind::TooShort(_)
         | LoadErrorKind::Archive(_)
+        | LoadErrorKind::Checksum { .. }
         | LoadErrorKind::Invalid(_) => match e.file_kind() {
             FileKind::Policy => format!("{e} (recompile the policy or copy it again)"),
             _ => format!("{e} (rebuild the {} or copy it again)", e.file_kind().name()),
