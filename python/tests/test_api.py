@@ -439,7 +439,7 @@ def test_load_errors():
     with pytest.raises(robocc.LoadError):
         robocc.Policy.from_bytes(bytes(data[:-40]))
     # A rule's text changed on disk still parses: the checksum refuses it.
-    data = bytearray(robocc.compile(ROBOTS, "Bot").to_bytes())
+    data = bytearray(robocc.compile(ROBOTS, "ExampleBot").to_bytes())
     at = bytes(data).index(b"/private/public")
     data[at + 1] = ord("q")
     with pytest.raises(robocc.LoadError, match="checksum"):
