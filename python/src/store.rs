@@ -77,6 +77,26 @@ fn require_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
     )))
 }
 
+/// After a lookup missed: refuses a URL whose host no store build accepts
+/// (`a..example`, `[]`, port 0), as [`require_host`] refuses one with no
+/// host, instead of `None` ("not in the store", which a crawler may read
+/// as "fetch its robots.txt" or as allowed; `robocc check --store` answers
+/// it unknown, "no host"). Only misses pay for it: a host found in a
+/// store was accepted by its build.
+fn require_store_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
+    let Some(key) = robocc_engine::HostKey::of_url(url) else {
+        return require_host(url, at);
+    };
+    let Err(why) = robocc_compiler::store::host_key(&key.to_key()) else {
+        return Ok(());
+    };
+    let shown: String = String::from_utf8_lossy(url).chars().take(200).collect();
+    let which = at.map_or(String::new(), |i| format!("urls[{i}] = "));
+    Err(PyValueError::new_err(format!(
+        "{which}{shown:?} has no host a store can hold: {why}"
+    )))
+}
+
 /// A store's verdict: [`verdict`] with the host's source. A policy that
 /// stands for a status (unavailable, unreachable, failed) is robocc's own,
 /// not lines of a robots.txt: no rule is named.
@@ -143,18 +163,22 @@ impl Store {
     /// dropped, so ``a.example.`` is ``a.example``).
     ///
     /// Raises ``ValueError`` for a URL from which no host can be read (no
-    /// ``scheme://`` or ``//``: ``a.example/p``, ``/p``), which is never
-    /// "not in the store", and :class:`robocc.LoadError` when the host's
-    /// policy is corrupted.
+    /// ``scheme://`` or ``//``: ``a.example/p``, ``/p``) or whose host no
+    /// store build accepts (``https://a..example/``, port 0), which is
+    /// never "not in the store", and :class:`robocc.LoadError` when the
+    /// host's policy is corrupted.
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
         with_url(url, |u| {
             require_host(u, None)?;
-            match &self.inner {
+            let v = match &self.inner {
                 Inner::One(s) => s.check(u),
                 Inner::Set(s) => s.check(u),
             }
-            .map(|v| v.map(|v| v.allowed))
-            .map_err(convert::load_error)
+            .map_err(convert::load_error)?;
+            if v.is_none() {
+                require_store_host(u, None)?;
+            }
+            Ok(v.map(|v| v.allowed))
         })?
     }
 
@@ -169,10 +193,12 @@ impl Store {
         with_url(url, |u| -> PyResult<Option<Verdict>> {
             require_host(u, None)?;
             let load = convert::load_error;
-            let Some(store) = self.inner.store_for(u).map_err(load)? else {
-                return Ok(None);
+            let found = match self.inner.store_for(u).map_err(load)? {
+                Some(store) => store.host(u).map_err(load)?.map(|host| (store, host)),
+                None => None,
             };
-            let Some(host) = store.host(u).map_err(load)? else {
+            let Some((store, host)) = found else {
+                require_store_host(u, None)?;
                 return Ok(None);
             };
             let policy = store
@@ -191,16 +217,23 @@ impl Store {
             require_host(u.as_bytes(), Some(i))?;
         }
         let inner = &self.inner;
-        py.detach(|| {
-            let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
-            let mut out = vec![None; refs.len()];
-            match inner {
-                Inner::One(s) => s.check_batch(&refs, &mut out),
-                Inner::Set(s) => s.check_batch(&refs, &mut out),
+        let allowed = py
+            .detach(|| {
+                let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+                let mut out = vec![None; refs.len()];
+                match inner {
+                    Inner::One(s) => s.check_batch(&refs, &mut out),
+                    Inner::Set(s) => s.check_batch(&refs, &mut out),
+                }
+                .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect::<Vec<_>>())
+            })
+            .map_err(|e| convert::load_error(e.error))?;
+        for (i, (u, v)) in urls.iter().zip(&allowed).enumerate() {
+            if v.is_none() {
+                require_store_host(u.as_bytes(), Some(i))?;
             }
-            .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect())
-        })
-        .map_err(|e| convert::load_error(e.error))
+        }
+        Ok(allowed)
     }
 
     /// :meth:`Policy.preference` by ``url``'s host's policy: ``True``,
@@ -214,10 +247,11 @@ impl Store {
         let usage = signal_usage(usage)?;
         with_url(url, |u| {
             require_host(u, None)?;
-            self.inner
-                .policy_for(u)
-                .map(|p| p.and_then(|p| p.preference(u, usage)).map(|v| v.allowed))
-                .map_err(convert::load_error)
+            let Some(p) = self.inner.policy_for(u).map_err(convert::load_error)? else {
+                require_store_host(u, None)?;
+                return Ok(None);
+            };
+            Ok(p.preference(u, usage).map(|v| v.allowed))
         })?
     }
 
@@ -233,10 +267,11 @@ impl Store {
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let found = with_url(url, |u| {
             require_host(u, None)?;
-            self.inner
-                .policy_for(u)
-                .map(|p| p.map(|p| (p, p.usage_states(u))))
-                .map_err(convert::load_error)
+            let p = self.inner.policy_for(u).map_err(convert::load_error)?;
+            if p.is_none() {
+                require_store_host(u, None)?;
+            }
+            PyResult::Ok(p.map(|p| (p, p.usage_states(u))))
         })??;
         found
             .map(|(policy, states)| states_dict(py, policy, states))
@@ -250,7 +285,7 @@ impl Store {
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
         with_url(url, |u| require_host(u, None))??;
-        with_url(url, |u| -> Result<Option<Policy>, LoadError> {
+        let found = with_url(url, |u| -> Result<Option<Policy>, LoadError> {
             let Some(store) = self.inner.store_for(u)? else {
                 return Ok(None);
             };
@@ -260,7 +295,11 @@ impl Store {
             let bytes = store.policy_artifact(host.policy as usize)?;
             PolicyFile::from_slice(bytes).map(|f| Some(Policy::from_file(f)))
         })?
-        .map_err(convert::load_error)
+        .map_err(convert::load_error)?;
+        if found.is_none() {
+            with_url(url, |u| require_store_host(u, None))??;
+        }
+        Ok(found)
     }
 
     /// The product token every policy was compiled for.

@@ -727,3 +727,12 @@ def test_a_url_without_a_host_is_not_a_host_missing_from_the_store(tmp_path):
     with pytest.raises(ValueError, match=r"^urls\[1\] = \"a.com/x\" has no host"):
         store.allowed_many(["https://a.com/x", "a.com/x"])
     assert store.allowed_many(["https://a.com/x", "https://b.com/"]) == [False, None]
+    # A host no store build accepts is no host a store lacks either: as
+    # `check --store` answers it "no host", never None.
+    for url in ("https://a..com/x", "https://[]/x", "https://a.com:0/x"):
+        for call in (store.allowed, store.check, store.policy_for, store.usage_states,
+                     lambda u: store.preference(u, "train-ai")):
+            with pytest.raises(ValueError, match="has no host a store can hold"):
+                call(url)
+    with pytest.raises(ValueError, match=r"^urls\[1\] = \"https://a..com/\" has no host a store can hold"):
+        store.allowed_many(["https://a.com/x", "https://a..com/"])
