@@ -69,6 +69,7 @@ impl FileKind {
 
 /// Why bytes were refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoadErrorKind {
     /// The file could not be read or mapped.
     Io(String),
@@ -120,6 +121,9 @@ pub struct LoadError {
     what: FileKind,
     path: Option<String>,
     host: Option<String>,
+    /// A store's policy that was refused: its number (`kind` is then the
+    /// policy's own error, and `what` the store).
+    policy: Option<usize>,
 }
 
 impl LoadError {
@@ -129,7 +133,16 @@ impl LoadError {
             what,
             path: None,
             host: None,
+            policy: None,
         }
+    }
+
+    /// A store's policy `i` refused with `self` (a policy's error): the
+    /// same kind, reported as the store's.
+    pub(crate) fn in_store(mut self, i: usize) -> LoadError {
+        self.what = FileKind::Store;
+        self.policy = Some(i);
+        self
     }
 
     pub(crate) fn invalid(what: FileKind, msg: impl Into<String>) -> LoadError {
@@ -188,9 +201,16 @@ impl fmt::Display for LoadError {
         if let Some(p) = &self.path {
             write!(f, "{p}: ")?;
         }
-        let w = self.what.name();
-        if let Some(h) = &self.host {
-            write!(f, "policy of host {h} in the {w}: ")?;
+        let mut w = self.what.name();
+        match (&self.host, self.policy) {
+            (Some(h), Some(i)) => write!(f, "policy {i} of host {h} in the {w}: ")?,
+            (Some(h), None) => write!(f, "policy of host {h} in the {w}: ")?,
+            (None, Some(i)) => write!(f, "policy {i} in the {w}: ")?,
+            (None, None) => {}
+        }
+        if self.policy.is_some() {
+            // What follows is the policy's own error.
+            w = FileKind::Policy.name();
         }
         match &self.kind {
             LoadErrorKind::Io(e) => write!(f, "cannot read {w}: {e}"),

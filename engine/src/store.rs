@@ -770,7 +770,7 @@ impl Store {
                 load::trusted_policy(bytes)
             }));
         }
-        let data = load::validate_policy(bytes).map_err(|e| corrupt(format!("policy {i}: {e}")))?;
+        let data = load::validate_policy(bytes).map_err(|e| e.in_store(i))?;
         flag.store(true, AtomicOrdering::Release);
         Ok(Policy::from_validated(data))
     }
