@@ -240,6 +240,15 @@ pub struct StoreReport {
     /// per extra input. A redirect of a host to itself set aside beside
     /// another input of that host is not one ([`StoreReport::self_redirects`]).
     pub duplicates: Vec<String>,
+    /// Hosts that answered 304 Not Modified (a conditional fetch: the
+    /// robots.txt the crawler holds is current) and keep the base store's
+    /// policy of that host.
+    pub not_modified: usize,
+    /// Hosts that answered 304 Not Modified with no policy to keep: the
+    /// base store (if any) did not hold them as fetched, or not one this
+    /// build may reuse. They are unreachable (disallow all), as a 3xx
+    /// without a usable target is; listed, in input order.
+    pub not_modified_lost: Vec<String>,
     /// Redirects of a host to itself (Common Crawl's `http://` → `https://`
     /// hop) set aside beside another input of the same host, the capture
     /// they lead to: the expected shape of a crawl, not a duplicate.
@@ -634,6 +643,8 @@ struct Collected {
     self_redirects: usize,
     bodies_read: usize,
     bodies_skipped: usize,
+    not_modified: usize,
+    not_modified_lost: Vec<String>,
 }
 
 /// A distinct body.
@@ -861,17 +872,7 @@ impl Collected {
         if let (None, Some(_), Some(d)) = (&input.body, &input.body_path, claimed) {
             if base.contains_key(&d) {
                 self.bodies_skipped += 1;
-                let bodies = &mut self.bodies;
-                let id = *self.from_base.entry(d).or_insert_with(|| {
-                    bodies.push(Body {
-                        bytes: Vec::new(),
-                        len: None,
-                        sha256: Some(d),
-                        from_base: true,
-                    });
-                    (bodies.len() - 1) as u32
-                });
-                return Ok(Some(id));
+                return Ok(Some(self.base_body(d)));
             }
         }
         let bytes = match (input.body.take(), &input.body_path) {
@@ -892,7 +893,57 @@ impl Collected {
         Ok(Some(id))
     }
 
-    fn add(&mut self, mut input: HostInput, base: &Reusable) -> Result<(), InputError> {
+    /// The body (not read) that the base store's reusable policy of
+    /// source digest `d` stands for.
+    fn base_body(&mut self, d: [u8; 32]) -> u32 {
+        let bodies = &mut self.bodies;
+        *self.from_base.entry(d).or_insert_with(|| {
+            bodies.push(Body {
+                bytes: Vec::new(),
+                len: None,
+                sha256: Some(d),
+                from_base: true,
+            });
+            (bodies.len() - 1) as u32
+        })
+    }
+
+    /// A 304 Not Modified answers a conditional fetch: the robots.txt the
+    /// crawler holds is current. When the base store holds the host as
+    /// fetched, with a policy this build may reuse, the input becomes that
+    /// policy's body (its status too); otherwise nothing holds the file it
+    /// refers to, and it stays a 3xx without a target (unreachable), listed
+    /// in the report.
+    fn not_modified(
+        &mut self,
+        input: &mut HostInput,
+        base: Option<&Store>,
+        reusable: &Reusable,
+    ) -> Option<u32> {
+        let kept = base.and_then(|b| {
+            let key = host_key(&input.host).ok()?;
+            let host = b.host(format!("http://{key}/").as_bytes()).ok()??;
+            if host.source != HostSource::Fetched {
+                return None;
+            }
+            let d = b.policy(host.policy as usize).ok()?.header().source_sha256;
+            reusable.contains_key(&d).then_some((host.status, d))
+        });
+        let Some((status, d)) = kept else {
+            self.not_modified_lost.push(input.host.clone());
+            return None;
+        };
+        self.not_modified += 1;
+        input.status = status;
+        Some(self.base_body(d))
+    }
+
+    fn add(
+        &mut self,
+        mut input: HostInput,
+        base: &Reusable,
+        base_store: Option<&Store>,
+    ) -> Result<(), InputError> {
         let key = host_key(&input.host).map_err(|why| InputError {
             at: format!("host {:?}", input.host),
             kind: InputErrorKind::BadHost(input.host.clone(), why),
@@ -905,6 +956,7 @@ impl Collected {
         }
         let body = match input.failure.take() {
             Some(why) => Some(self.failure(why)),
+            None if input.status == 304 => self.not_modified(&mut input, base_store, base),
             None => match self.body_of(&mut input, base) {
                 Ok(id) => id,
                 Err(BodyError::Unusable(why)) => Some(self.failure(why)),
@@ -1175,6 +1227,8 @@ struct Prepared {
     reused: usize,
     bodies_read: usize,
     bodies_skipped: usize,
+    not_modified: usize,
+    not_modified_lost: Vec<String>,
 }
 
 /// Collect, resolve and compile: everything but the index.
@@ -1194,7 +1248,7 @@ where
     let mut collected = Collected::new(options.parse.max_bytes);
     for input in inputs {
         collected
-            .add(input.map_err(StoreError::Input)?, &reusable)
+            .add(input.map_err(StoreError::Input)?, &reusable, store.base)
             .map_err(StoreError::Input)?;
     }
     // Resolve: hosts sorted by key (redirect targets are found by binary
@@ -1230,6 +1284,8 @@ where
         reused,
         bodies_read: collected.bodies_read,
         bodies_skipped: collected.bodies_skipped,
+        not_modified: collected.not_modified,
+        not_modified_lost: collected.not_modified_lost,
     })
 }
 
@@ -1269,6 +1325,8 @@ impl Prepared {
             bodies_skipped: self.bodies_skipped,
             duplicates: std::mem::take(&mut self.duplicates),
             self_redirects: self.self_redirects,
+            not_modified: self.not_modified,
+            not_modified_lost: std::mem::take(&mut self.not_modified_lost),
             ..StoreReport::default()
         }
     }

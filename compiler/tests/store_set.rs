@@ -1024,6 +1024,75 @@ fn a_damaged_base_policy_is_compiled_again_not_copied() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A 304 Not Modified (a conditional fetch) keeps the base store's policy
+/// of a host it holds as fetched; without one the host is unreachable
+/// (disallow all) and the build says so, even with --quiet.
+#[test]
+fn not_modified_keeps_the_base_policy_or_is_reported() {
+    let dir = scratch("not-modified");
+    let day1 = dir.join("day1.jsonl");
+    std::fs::write(
+        &day1,
+        "{\"host\":\"a.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /a\\n\"}\n\
+         {\"host\":\"b.ex\",\"status\":404}\n",
+    )
+    .unwrap();
+    let day2 = dir.join("day2.jsonl");
+    std::fs::write(
+        &day2,
+        "{\"host\":\"a.ex\",\"status\":304,\"fetched_at\":\"2026-11-29T00:00:00Z\"}\n\
+         {\"host\":\"b.ex\",\"status\":304}\n\
+         {\"host\":\"c.ex\",\"status\":304}\n",
+    )
+    .unwrap();
+    let (d1, d2, d3) = (
+        dir.join("d1.store"),
+        dir.join("d2.store"),
+        dir.join("d3.store"),
+    );
+    let build =
+        |args: &[&str]| robocc(&[&["store", "build", "--agent", "Googlebot"], args].concat());
+    assert_exit(&build(&["-o", s(&d1), "--manifest", s(&day1)]), 0, "");
+    let o = build(&["-o", s(&d2), "--manifest", s(&day2), "--base", s(&d1)]);
+    assert_exit(
+        &o,
+        0,
+        "not modified (304): 1 hosts keep the base store's policy",
+    );
+    assert_exit(&o, 0, "reused from the base store 1;");
+    // b.ex was a 404 (no file to keep), c.ex is not in the base.
+    assert_exit(
+        &o,
+        0,
+        "warning: 2 hosts answered 304 Not Modified and the --base store does not hold them as \
+         fetched: unreachable (disallow all): b.ex, c.ex",
+    );
+    let check = |store: &Path, url: &str| out(&robocc(&["check", "--store", s(store), url]));
+    assert!(check(&d2, "https://a.ex/a").starts_with("disallow\t"));
+    assert!(check(&d2, "https://a.ex/b").starts_with("allow\t"));
+    assert!(check(&d2, "https://b.ex/b").starts_with("disallow\t"));
+    assert!(check(&d2, "https://c.ex/b").starts_with("disallow\t"));
+    // The host's record is the base's fetch (status 200, fetched), with the
+    // new fetch time.
+    let hosts = out(&robocc(&["inspect", "--hosts", s(&d2)]));
+    let a = hosts
+        .lines()
+        .find(|l| l.contains("a.ex"))
+        .unwrap_or_default();
+    assert!(
+        a.contains("200") && a.contains("fetched") && a.contains("2026-11-29"),
+        "{hosts}"
+    );
+    // Without a base: every 304 is said, with --quiet too.
+    let q = build(&["-q", "-o", s(&d3), "--manifest", s(&day2)]);
+    assert_exit(
+        &q,
+        0,
+        "3 hosts answered 304 Not Modified and no --base store holds",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A store of a few hosts written by the command line, in `dir`.
 fn small_store(dir: &Path) -> PathBuf {
     let m = dir.join("m.jsonl");

@@ -430,6 +430,14 @@ fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
             "self_redirects",
             r.self_redirects.into_pyobject(py).unwrap().into_any(),
         );
+        put(
+            "not_modified",
+            r.not_modified.into_pyobject(py).unwrap().into_any(),
+        );
+        put(
+            "not_modified_lost",
+            r.not_modified_lost.into_pyobject(py).unwrap().into_any(),
+        );
         d
     })
 }

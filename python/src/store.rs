@@ -387,7 +387,10 @@ impl Store {
 /// limit cut it, lines were lost, or it is not text) and ``failures``
 /// (``(host, note)`` pairs), ``duplicates``
 /// (hosts given more than once, in key order; the last one wins; a
-/// redirect of a host to itself beside another input of it is none).
+/// redirect of a host to itself beside another input of it is none),
+/// ``not_modified`` (hosts that answered 304 and keep ``base``'s policy)
+/// and ``not_modified_lost`` (hosts that answered 304 with no policy of
+/// ``base`` to keep: unreachable, disallow all).
 #[pyclass(frozen, get_all, module = "robocc")]
 pub struct StoreReport {
     pub hosts: usize,
@@ -402,6 +405,8 @@ pub struct StoreReport {
     pub unread: Vec<(String, String)>,
     pub failures: Vec<(String, String)>,
     pub duplicates: Vec<String>,
+    pub not_modified: usize,
+    pub not_modified_lost: Vec<String>,
 }
 
 #[pymethods]
@@ -583,6 +588,8 @@ pub fn build_store(
         unread: notes(report.unread),
         failures: notes(report.failures),
         duplicates: report.duplicates,
+        not_modified: report.not_modified,
+        not_modified_lost: report.not_modified_lost,
     })
 }
 

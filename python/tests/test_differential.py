@@ -209,6 +209,19 @@ def test_build_store_manifest_digests_skip_unchanged_bodies(tmp_path):
     again = robocc.build_store(manifest, "Googlebot", tmp_path / "b.store", base=tmp_path / "a.store")
     assert (again.bodies_read, again.bodies_skipped, again.reused, again.compiled) == (0, 15, 5, 0)
     assert (tmp_path / "a.store").read_bytes() == (tmp_path / "b.store").read_bytes()
+    assert (again.not_modified, again.not_modified_lost) == (0, [])
+    # A 304 Not Modified keeps the base's policy of a host it holds as
+    # fetched; another has none to keep (unreachable, listed).
+    nm = tmp_path / "nm.jsonl"
+    nm.write_text(json.dumps({"host": "h0-0.example.com", "status": 304}) + "\n"
+                  + json.dumps({"host": "new.example.com", "status": 304}) + "\n")
+    kept = robocc.build_store(nm, "Googlebot", tmp_path / "nm.store", base=tmp_path / "a.store")
+    assert (kept.not_modified, kept.not_modified_lost, kept.reused) == (1, ["new.example.com"], 1)
+    base, now = robocc.Store.open(tmp_path / "a.store"), robocc.Store.open(tmp_path / "nm.store")
+    for path in ("/", "/private", "/a/b?c"):
+        url = "https://h0-0.example.com" + path
+        assert now.allowed(url) == base.allowed(url)
+    assert now.check("https://new.example.com/").source == "unreachable"
     # A body a limit cuts is reported, by a build and by a rebuild that
     # reuses its policy.
     long = {"host": "long.example.com", "status": 200,

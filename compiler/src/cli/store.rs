@@ -316,6 +316,29 @@ fn warnings(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts
             super::output_name(&args.output)
         );
     }
+    // A 304 with no policy to keep becomes disallow all: an answer the
+    // crawler did not ask for, so said even with --quiet.
+    let lost = &report.not_modified_lost;
+    if !lost.is_empty() {
+        let why = if args.base.is_some() {
+            "the --base store does not hold them as fetched"
+        } else {
+            "no --base store holds the robots.txt they refer to"
+        };
+        let shown: Vec<&str> = lost.iter().take(5).map(String::as_str).collect();
+        let more = if lost.len() > shown.len() {
+            format!(" and {} more", lost.len() - shown.len())
+        } else {
+            String::new()
+        };
+        diag!(
+            "{}: warning: {} hosts answered 304 Not Modified and {why}: unreachable (disallow \
+             all): {}{more}",
+            super::output_name(&args.output),
+            lost.len(),
+            shown.join(", ")
+        );
+    }
 }
 
 /// `--shards N`: N in range, no flag that a set cannot take, and an output
@@ -382,6 +405,12 @@ fn summary(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)
              store)",
             report.bodies_read,
             report.bodies_skipped
+        );
+    }
+    if report.not_modified > 0 {
+        diag!(
+            "  not modified (304): {} hosts keep the base store's policy",
+            report.not_modified
         );
     }
     list(
