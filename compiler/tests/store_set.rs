@@ -38,6 +38,11 @@ fn googlebot_store_build(args: &[&str]) -> Output {
     robocc(&[&["store", "build", "--agent", "Googlebot", "-q"], args].concat())
 }
 
+/// [`googlebot_store_build`] with its summary.
+fn googlebot_store_build_said(args: &[&str]) -> Output {
+    robocc(&[&["store", "build", "--agent", "Googlebot"], args].concat())
+}
+
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -986,8 +991,7 @@ fn a_damaged_base_policy_is_compiled_again_not_copied() {
         dir.join("f.store"),
         dir.join("r.store"),
     );
-    let build =
-        |args: &[&str]| robocc(&[&["store", "build", "--agent", "Googlebot"], args].concat());
+    let build = googlebot_store_build_said;
     assert_exit(
         &build(&["-o", s(&base), "--manifest", s(&m)]),
         0,
@@ -1050,8 +1054,7 @@ fn not_modified_keeps_the_base_policy_or_is_reported() {
         dir.join("d2.store"),
         dir.join("d3.store"),
     );
-    let build =
-        |args: &[&str]| robocc(&[&["store", "build", "--agent", "Googlebot"], args].concat());
+    let build = googlebot_store_build_said;
     assert_exit(&build(&["-o", s(&d1), "--manifest", s(&day1)]), 0, "");
     let o = build(&["-o", s(&d2), "--manifest", s(&day2), "--base", s(&d1)]);
     assert_exit(
