@@ -244,11 +244,11 @@ pub struct StoreReport {
     /// robots.txt the crawler holds is current) and keep the base store's
     /// policy of that host.
     pub not_modified: usize,
-    /// Hosts that answered 304 Not Modified with no policy to keep: the
-    /// base store (if any) did not hold them as fetched, or not one this
-    /// build may reuse. They are unreachable (disallow all), as a 3xx
-    /// without a usable target is; listed, in input order.
-    pub not_modified_lost: Vec<String>,
+    /// Hosts that answered 304 Not Modified with no policy to keep, and
+    /// why: no base store, not in it, held there as another source than
+    /// fetched, or its policy not one this build may reuse. They are
+    /// unreachable (disallow all); in key order.
+    pub not_modified_lost: Vec<HostNote>,
     /// Redirects of a host to itself (Common Crawl's `http://` → `https://`
     /// hop) set aside beside another input of the same host, the capture
     /// they lead to: the expected shape of a crawl, not a duplicate.
@@ -643,8 +643,9 @@ struct Collected {
     self_redirects: usize,
     bodies_read: usize,
     bodies_skipped: usize,
-    not_modified: usize,
-    not_modified_lost: Vec<String>,
+    /// Why a 304 found no policy to keep, by host key (settled once the
+    /// duplicates are: see `prepare`).
+    not_modified_lost: HashMap<String, String>,
 }
 
 /// A distinct body.
@@ -909,33 +910,52 @@ impl Collected {
     }
 
     /// A 304 Not Modified answers a conditional fetch: the robots.txt the
-    /// crawler holds is current. When the base store holds the host as
-    /// fetched, with a policy this build may reuse, the input becomes that
-    /// policy's body (its status too); otherwise nothing holds the file it
-    /// refers to, and it stays a 3xx without a target (unreachable), listed
-    /// in the report.
+    /// crawler holds is current. Its body id: the base store's policy of
+    /// the host when the base holds it as fetched, with a policy this build
+    /// may reuse; a failure when the base holds it as failed (the same
+    /// file fails the same way); else none, and why (the row is then
+    /// unreachable: [`resolve`]). A 304 has no body or target of its own:
+    /// any it states is not read.
     fn not_modified(
         &mut self,
+        key: &str,
         input: &mut HostInput,
         base: Option<&Store>,
         reusable: &Reusable,
     ) -> Option<u32> {
-        let kept = base.and_then(|b| {
-            let key = host_key(&input.host).ok()?;
-            let host = b.host(format!("http://{key}/").as_bytes()).ok()??;
-            if host.source != HostSource::Fetched {
-                return None;
-            }
-            let d = b.policy(host.policy as usize).ok()?.header().source_sha256;
-            reusable.contains_key(&d).then_some((host.status, d))
-        });
-        let Some((status, d)) = kept else {
-            self.not_modified_lost.push(input.host.clone());
+        input.location = None;
+        let Some(b) = base else {
+            self.not_modified_lost
+                .insert(key.to_string(), "no --base store".into());
             return None;
         };
-        self.not_modified += 1;
-        input.status = status;
-        Some(self.base_body(d))
+        let found = b.host(format!("http://{key}/").as_bytes()).ok().flatten();
+        let why =
+            match found {
+                None => "not in the --base store".to_string(),
+                Some(h) if h.source == HostSource::Failed => {
+                    return Some(self.failure(
+                    "304 Not Modified: the --base store holds this host's robots.txt as failed"
+                        .into(),
+                ));
+                }
+                Some(h) if h.source != HostSource::Fetched => {
+                    format!("the --base store holds it as {}", h.source.name())
+                }
+                Some(h) => {
+                    match b
+                        .policy(h.policy as usize)
+                        .map(|p| p.header().source_sha256)
+                    {
+                        Ok(d) if reusable.contains_key(&d) => return Some(self.base_body(d)),
+                        _ => "its --base policy cannot be reused (another agent or options, or \
+                          damaged)"
+                            .to_string(),
+                    }
+                }
+            };
+        self.not_modified_lost.insert(key.to_string(), why);
+        None
     }
 
     fn add(
@@ -956,7 +976,7 @@ impl Collected {
         }
         let body = match input.failure.take() {
             Some(why) => Some(self.failure(why)),
-            None if input.status == 304 => self.not_modified(&mut input, base_store, base),
+            None if input.status == 304 => self.not_modified(&key, &mut input, base_store, base),
             None => match self.body_of(&mut input, base) {
                 Ok(id) => id,
                 Err(BodyError::Unusable(why)) => Some(self.failure(why)),
@@ -995,7 +1015,16 @@ impl Collected {
             }
             let next_to_self = is_self_redirect(k, next.status, next.location(text));
             let kept_to_self = is_self_redirect(k, kept.status, kept.location(text));
-            if !next_to_self || kept_to_self {
+            // The later input wins unless it says less: a 304 ("what you
+            // hold is current") never replaces another answer of the host
+            // in the same input, which is what it refers to, and a
+            // redirect to itself replaces nothing.
+            let says = |to_self: bool, status: u16| match (to_self, status) {
+                (true, _) => 0,
+                (false, 304) => 1,
+                _ => 2,
+            };
+            if says(next_to_self, next.status) >= says(kept_to_self, kept.status) {
                 std::mem::swap(kept, next);
             }
             // A redirect to itself set aside beside another capture of the
@@ -1033,6 +1062,13 @@ fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
             return (b, source);
         }
         match current.status {
+            // Its body is the base store's policy, if it had one to keep.
+            304 => {
+                return match current.body {
+                    Some(b) => (b, source),
+                    None => (DISALLOW_ID, HostSource::Unreachable),
+                }
+            }
             200..=299 => {
                 return match current.body {
                     Some(b) => (b, source),
@@ -1228,7 +1264,7 @@ struct Prepared {
     bodies_read: usize,
     bodies_skipped: usize,
     not_modified: usize,
-    not_modified_lost: Vec<String>,
+    not_modified_lost: Vec<HostNote>,
 }
 
 /// Collect, resolve and compile: everything but the index.
@@ -1255,6 +1291,23 @@ where
     // search), then split into what the index needs.
     let hosts = collected.hosts();
     let resolved: Vec<(u32, HostSource)> = hosts.rows.iter().map(|r| resolve(&hosts, r)).collect();
+    // The 304s that stood once the duplicates were settled, of the hosts
+    // written: kept, or lost and why.
+    let (mut not_modified, mut not_modified_lost) = (0, Vec::new());
+    for i in (0..hosts.len()).filter(|&i| hosts.rows[i].status == 304 && wanted(hosts.key(i))) {
+        match hosts.rows[i].body {
+            Some(b) if b & FAILED_INPUT == 0 => not_modified += 1,
+            Some(_) => {}
+            None => not_modified_lost.push(HostNote {
+                host: hosts.key(i).to_string(),
+                note: collected
+                    .not_modified_lost
+                    .get(hosts.key(i))
+                    .cloned()
+                    .unwrap_or_default(),
+            }),
+        }
+    }
     // Only the bodies of the hosts written are compiled.
     let mut used: Vec<u32> = (0..hosts.len())
         .zip(&resolved)
@@ -1284,8 +1337,8 @@ where
         reused,
         bodies_read: collected.bodies_read,
         bodies_skipped: collected.bodies_skipped,
-        not_modified: collected.not_modified,
-        not_modified_lost: collected.not_modified_lost,
+        not_modified,
+        not_modified_lost,
     })
 }
 

@@ -1038,7 +1038,8 @@ fn not_modified_keeps_the_base_policy_or_is_reported() {
     std::fs::write(
         &day1,
         "{\"host\":\"a.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /a\\n\"}\n\
-         {\"host\":\"b.ex\",\"status\":404}\n",
+         {\"host\":\"b.ex\",\"status\":404}\n\
+         {\"host\":\"d.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /d\\n\"}\n",
     )
     .unwrap();
     let day2 = dir.join("day2.jsonl");
@@ -1046,7 +1047,9 @@ fn not_modified_keeps_the_base_policy_or_is_reported() {
         &day2,
         "{\"host\":\"a.ex\",\"status\":304,\"fetched_at\":\"2026-11-29T00:00:00Z\"}\n\
          {\"host\":\"b.ex\",\"status\":304}\n\
-         {\"host\":\"c.ex\",\"status\":304}\n",
+         {\"host\":\"c.ex\",\"status\":304,\"location\":\"https://a.ex/robots.txt\"}\n\
+         {\"host\":\"d.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /d2\\n\"}\n\
+         {\"host\":\"d.ex\",\"status\":304}\n",
     )
     .unwrap();
     let (d1, d2, d3) = (
@@ -1063,27 +1066,32 @@ fn not_modified_keeps_the_base_policy_or_is_reported() {
         "not modified (304): 1 hosts keep the base store's policy",
     );
     assert_exit(&o, 0, "reused from the base store 1;");
-    // b.ex was a 404 (no file to keep), c.ex is not in the base.
+    // b.ex was a 404 (no file to keep), c.ex is not in the base (its
+    // location is not followed: a 304 has no target). d.ex's 304 refers
+    // to the 200 before it in the same input, which stands.
     assert_exit(
         &o,
         0,
-        "warning: 2 hosts answered 304 Not Modified and the --base store does not hold them as \
-         fetched: unreachable (disallow all): b.ex, c.ex",
+        "warning: 2 hosts answered 304 Not Modified with no policy to keep: unreachable \
+         (disallow all): b.ex (the --base store holds it as unavailable), c.ex (not in the \
+         --base store)",
     );
     let check = |store: &Path, url: &str| out(&robocc(&["check", "--store", s(store), url]));
     assert!(check(&d2, "https://a.ex/a").starts_with("disallow\t"));
     assert!(check(&d2, "https://a.ex/b").starts_with("allow\t"));
     assert!(check(&d2, "https://b.ex/b").starts_with("disallow\t"));
     assert!(check(&d2, "https://c.ex/b").starts_with("disallow\t"));
-    // The host's record is the base's fetch (status 200, fetched), with the
-    // new fetch time.
+    assert!(check(&d2, "https://d.ex/d").starts_with("allow\t"));
+    assert!(check(&d2, "https://d.ex/d2").starts_with("disallow\t"));
+    // The host's record says what the input gave (304) and where its
+    // policy came from (a fetch), with the new fetch time.
     let hosts = out(&robocc(&["inspect", "--hosts", s(&d2)]));
     let a = hosts
         .lines()
         .find(|l| l.contains("a.ex"))
         .unwrap_or_default();
     assert!(
-        a.contains("200") && a.contains("fetched") && a.contains("2026-11-29"),
+        a.contains("304") && a.contains("fetched") && a.contains("2026-11-29"),
         "{hosts}"
     );
     // Without a base: every 304 is said, with --quiet too.
@@ -1091,8 +1099,50 @@ fn not_modified_keeps_the_base_policy_or_is_reported() {
     assert_exit(
         &q,
         0,
-        "3 hosts answered 304 Not Modified and no --base store holds",
+        "3 hosts answered 304 Not Modified with no policy to keep",
     );
+    assert_exit(&q, 0, "a.ex (no --base store)");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 304 for a host the base holds as failed (its robots.txt did not
+/// compile) fails again, with this build's --on-failure policy: the same
+/// file fails the same way.
+#[test]
+fn not_modified_keeps_a_failed_host_failed() {
+    let dir = scratch("not-modified-failed");
+    let body = common::root().join("corpus/hostile/overlapping-star-dollar.txt");
+    let day1 = dir.join("day1.jsonl");
+    let line = format!(
+        "{{\"host\":\"f.ex\",\"status\":200,\"body_path\":{:?}}}\n",
+        body.display().to_string()
+    );
+    std::fs::write(&day1, line).unwrap();
+    let day2 = dir.join("day2.jsonl");
+    std::fs::write(&day2, "{\"host\":\"f.ex\",\"status\":304}\n").unwrap();
+    let (d1, d2) = (dir.join("d1.store"), dir.join("d2.store"));
+    let allow = ["--on-failure", "allow"];
+    let build = googlebot_store_build_said;
+    assert_exit(
+        &build(&[&allow[..], &["-o", s(&d1), "--manifest", s(&day1)]].concat()),
+        0,
+        "failed: f.ex",
+    );
+    let o = build(
+        &[
+            &allow[..],
+            &["-o", s(&d2), "--manifest", s(&day2), "--base", s(&d1)],
+        ]
+        .concat(),
+    );
+    assert_exit(
+        &o,
+        0,
+        "failed: f.ex: 304 Not Modified: the --base store holds this host's robots.txt as failed",
+    );
+    assert!(!err(&o).contains("no policy to keep"), "{}", err(&o));
+    let check = robocc(&["check", "--store", s(&d2), "https://f.ex/x"]);
+    assert!(out(&check).starts_with("allow\t"), "{}", out(&check));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -64,7 +64,10 @@ The summary (``SET.summary.json``): ``hosts``, ``records`` and
 per HTTP status as the reader returned it (``0``: no response); ``by_source``
 (fetched, redirected, unavailable, unreachable, failed) and ``failures``
 (host, reason), as the command line's summary counts them;
-``not_read_whole`` and ``split_path`` (hosts); ``bodies_compiled``: the
+``not_read_whole`` and ``split_path`` (hosts); ``not_modified_lost``:
+(host, why) of hosts that answered 304 Not Modified, which without a base
+store are unreachable (disallow all), as the command line warns;
+``bodies_compiled``: the
 compiles run, summed over the partitions — each partition compiles its own
 shard's distinct bodies, so a body shared by hosts of several shards counts
 once per shard, and this is at least the command line's "policies compiled"
@@ -413,7 +416,11 @@ def build(
     by_source: Counter = Counter()
     failures: List[Tuple[str, str]] = []
     unread = split = compiled = 0
+    # A host is in its own shard's report, and in others' when their
+    # redirects read it: once each.
+    not_modified_lost = set()
     for _, _, rep in results:
+        not_modified_lost.update(tuple(n) for n in rep["not_modified_lost"])
         by_source.update(rep["by_source"])
         failures.extend(rep["failures"])
         unread += len(rep["unread"])
@@ -437,6 +444,7 @@ def build(
         "failures": sorted([list(f) for f in failures]),
         "not_read_whole": unread,
         "split_path": split,
+        "not_modified_lost": sorted([list(n) for n in not_modified_lost]),
         "bodies_compiled": compiled,
         "bytes": sum(r[1][0] for r in results) + len(index),
         "shard_hosts": [r[1][1] for r in results],
@@ -511,6 +519,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         f"summary {summary_path(s['store_set'])}",
         file=sys.stderr,
     )
+    lost = s["not_modified_lost"]
+    if lost:
+        # Disallow all where the crawler expected its kept file: said, as
+        # `robocc store build` says it.
+        more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
+        print(
+            f"robocc.spark: warning: {len(lost)} hosts answered 304 Not Modified with no "
+            f"policy to keep (the job takes no base store): unreachable (disallow all): "
+            f"{', '.join(host for host, _ in lost[:5])}{more}",
+            file=sys.stderr,
+        )
     return 0
 
 

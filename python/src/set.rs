@@ -436,7 +436,10 @@ fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
         );
         put(
             "not_modified_lost",
-            r.not_modified_lost.into_pyobject(py).unwrap().into_any(),
+            notes(r.not_modified_lost)
+                .into_pyobject(py)
+                .unwrap()
+                .into_any(),
         );
         d
     })

@@ -210,7 +210,8 @@ impl Store {
 
     /// ``[store.allowed(u) for u in urls]`` in one call, with the GIL
     /// released while checking; a URL without a host is a ``ValueError``
-    /// naming its index, before any is checked.
+    /// naming its index, before any is checked, and so is one whose host no
+    /// store can hold (``https://a..example/``), once the batch is checked.
     fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<Option<bool>>> {
         let urls = convert::urls(urls)?;
         for (i, u) in urls.iter().enumerate() {
@@ -241,7 +242,8 @@ impl Store {
     /// host is not in the store (:meth:`allowed` tells the two apart).
     ///
     /// Raises ``ValueError`` for a usage that is not an AI-usage preference
-    /// channel, and :class:`robocc.LoadError` when the host's policy is
+    /// channel and, as :meth:`allowed` does, for a URL with no host a store
+    /// can hold; :class:`robocc.LoadError` when the host's policy is
     /// corrupted.
     fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
@@ -258,8 +260,9 @@ impl Store {
     /// :meth:`Policy.usage_states` by ``url``'s host's policy (one pass),
     /// or ``None`` when the host is not in the store.
     ///
-    /// Raises :class:`robocc.LoadError` when the host's policy is
-    /// corrupted.
+    /// Raises ``ValueError`` for a URL with no host a store can hold (as
+    /// :meth:`allowed`), :class:`robocc.LoadError` when the host's policy
+    /// is corrupted.
     fn usage_states<'py>(
         &self,
         py: Python<'py>,
@@ -389,8 +392,8 @@ impl Store {
 /// (hosts given more than once, in key order; the last one wins; a
 /// redirect of a host to itself beside another input of it is none),
 /// ``not_modified`` (hosts that answered 304 and keep ``base``'s policy)
-/// and ``not_modified_lost`` (hosts that answered 304 with no policy of
-/// ``base`` to keep: unreachable, disallow all).
+/// and ``not_modified_lost`` (``(host, why)`` pairs: hosts that answered
+/// 304 with no policy of ``base`` to keep: unreachable, disallow all).
 #[pyclass(frozen, get_all, module = "robocc")]
 pub struct StoreReport {
     pub hosts: usize,
@@ -406,7 +409,7 @@ pub struct StoreReport {
     pub failures: Vec<(String, String)>,
     pub duplicates: Vec<String>,
     pub not_modified: usize,
-    pub not_modified_lost: Vec<String>,
+    pub not_modified_lost: Vec<(String, String)>,
 }
 
 #[pymethods]
@@ -589,7 +592,7 @@ pub fn build_store(
         failures: notes(report.failures),
         duplicates: report.duplicates,
         not_modified: report.not_modified,
-        not_modified_lost: report.not_modified_lost,
+        not_modified_lost: notes(report.not_modified_lost),
     })
 }
 

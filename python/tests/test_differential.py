@@ -216,7 +216,8 @@ def test_build_store_manifest_digests_skip_unchanged_bodies(tmp_path):
     nm.write_text(json.dumps({"host": "h0-0.example.com", "status": 304}) + "\n"
                   + json.dumps({"host": "new.example.com", "status": 304}) + "\n")
     kept = robocc.build_store(nm, "Googlebot", tmp_path / "nm.store", base=tmp_path / "a.store")
-    assert (kept.not_modified, kept.not_modified_lost, kept.reused) == (1, ["new.example.com"], 1)
+    assert (kept.not_modified, kept.reused) == (1, 1)
+    assert kept.not_modified_lost == [("new.example.com", "not in the --base store")]
     base, now = robocc.Store.open(tmp_path / "a.store"), robocc.Store.open(tmp_path / "nm.store")
     for path in ("/", "/private", "/a/b?c"):
         url = "https://h0-0.example.com" + path

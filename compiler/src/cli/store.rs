@@ -24,7 +24,7 @@ pub enum StoreCommand {
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable;\n\
                             optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies;\n\
-                            any other field is an error)"
+                            status 304 keeps the --base store's policy of the host; any other field is an error)"
     )]
     Build(BuildArgs),
 }
@@ -63,8 +63,9 @@ pub struct BuildArgs {
     warc: Vec<PathBuf>,
     /// A previous store for the same agent and options: policies whose
     /// robots.txt is unchanged are copied from it instead of recompiled
-    /// (and with a manifest's "sha256", unchanged bodies are not even read).
-    /// Copied as they are: check it with robocc inspect first.
+    /// (and with a manifest's "sha256", unchanged bodies are not even read);
+    /// a host that answered 304 Not Modified keeps its policy from it. A
+    /// policy is copied only when it validates (checksum included).
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
@@ -320,24 +321,35 @@ fn warnings(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts
     // crawler did not ask for, so said even with --quiet.
     let lost = &report.not_modified_lost;
     if !lost.is_empty() {
-        let why = if args.base.is_some() {
-            "the --base store does not hold them as fetched"
-        } else {
-            "no --base store holds the robots.txt they refer to"
-        };
-        let shown: Vec<&str> = lost.iter().take(5).map(String::as_str).collect();
+        let shown: Vec<String> = lost
+            .iter()
+            .take(5)
+            .map(|n| format!("{} ({})", n.host, n.note))
+            .collect();
         let more = if lost.len() > shown.len() {
-            format!(" and {} more", lost.len() - shown.len())
+            format!(
+                "; and {} more (--verbose lists them)",
+                lost.len() - shown.len()
+            )
         } else {
             String::new()
         };
         diag!(
-            "{}: warning: {} hosts answered 304 Not Modified and {why}: unreachable (disallow \
-             all): {}{more}",
+            "{}: warning: {} hosts answered 304 Not Modified with no policy to keep: \
+             unreachable (disallow all): {}{more}",
             super::output_name(&args.output),
             lost.len(),
             shown.join(", ")
         );
+        if args.verbose {
+            for n in lost.iter().skip(5) {
+                diag!(
+                    "  not modified (304), no policy to keep: {}: {}",
+                    n.host,
+                    n.note
+                );
+            }
+        }
     }
 }
 
