@@ -374,6 +374,16 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// The key a store build gives `url`'s host: `None` when no host can be
+/// read from it (no `scheme://` or `//`), `Some(Err(why))` for a host no
+/// build accepts (`a..example`, `[]`, port 0). After a lookup missed, this
+/// tells "not in the store" from "no host a store can hold" (`robocc check
+/// --store` and Python's `Store` answer the second as no host, never as a
+/// host the store lacks).
+pub fn url_host_key(url: &[u8]) -> Option<Result<String, String>> {
+    HostKey::of_url(url).map(|k| host_key(&k.to_key()))
+}
+
 /// Checks a host name as given in an input and returns the key the store
 /// uses, in the form a URL's host is looked up in ([`HostKey::of_url`]):
 /// a lower-cased ASCII name (labels of letters, digits, `-` and `_`,
@@ -910,10 +920,8 @@ impl Collected {
     }
 
     /// A 304 Not Modified answers a conditional fetch: the robots.txt the
-    /// crawler holds is current. Its body id: the base store's policy of
-    /// the host when the base holds it as fetched, with a policy this build
-    /// may reuse; a failure when the base holds it as failed (the same
-    /// file fails the same way); else none, and why (the row is then
+    /// crawler holds is current. Its body id ([`kept_by_base`]): the base
+    /// store's policy, a failure, or none, noting why (the row is then
     /// unreachable: [`resolve`]). A 304 has no body or target of its own:
     /// any it states is not read.
     fn not_modified(
@@ -924,38 +932,16 @@ impl Collected {
         reusable: &Reusable,
     ) -> Option<u32> {
         input.location = None;
-        let Some(b) = base else {
-            self.not_modified_lost
-                .insert(key.to_string(), "no --base store".into());
-            return None;
-        };
-        let found = b.host(format!("http://{key}/").as_bytes()).ok().flatten();
-        let why =
-            match found {
-                None => "not in the --base store".to_string(),
-                Some(h) if h.source == HostSource::Failed => {
-                    return Some(self.failure(
-                    "304 Not Modified: the --base store holds this host's robots.txt as failed"
-                        .into(),
-                ));
-                }
-                Some(h) if h.source != HostSource::Fetched => {
-                    format!("the --base store holds it as {}", h.source.name())
-                }
-                Some(h) => {
-                    match b
-                        .policy(h.policy as usize)
-                        .map(|p| p.header().source_sha256)
-                    {
-                        Ok(d) if reusable.contains_key(&d) => return Some(self.base_body(d)),
-                        _ => "its --base policy cannot be reused (another agent or options, or \
-                          damaged)"
-                            .to_string(),
-                    }
-                }
-            };
-        self.not_modified_lost.insert(key.to_string(), why);
-        None
+        match kept_by_base(key, base, reusable) {
+            Ok(Kept::Policy(d)) => Some(self.base_body(d)),
+            Ok(Kept::Failed) => Some(self.failure(
+                "304 Not Modified: the --base store holds this host's robots.txt as failed".into(),
+            )),
+            Err(why) => {
+                self.not_modified_lost.insert(key.to_string(), why);
+                None
+            }
+        }
     }
 
     fn add(
@@ -1044,6 +1030,39 @@ impl Collected {
     fn failure(&mut self, why: String) -> u32 {
         self.failures.push(why);
         FAILED_INPUT | (self.failures.len() - 1) as u32
+    }
+}
+
+/// What a 304 of host `key` keeps from the base store.
+enum Kept {
+    /// The policy of this source digest (reusable by this build).
+    Policy([u8; 32]),
+    /// Nothing that compiled: the host failed there, and fails again.
+    Failed,
+}
+
+/// What the base store holds for host `key` that a 304 can keep: its
+/// policy when it holds the host as fetched with a policy this build may
+/// reuse, its failure when it holds it as failed (the same file fails the
+/// same way); else why not.
+fn kept_by_base(key: &str, base: Option<&Store>, reusable: &Reusable) -> Result<Kept, String> {
+    let base = base.ok_or("no --base store")?;
+    let host = match base.host(format!("http://{key}/").as_bytes()) {
+        Ok(Some(h)) => h,
+        _ => return Err("not in the --base store".into()),
+    };
+    match host.source {
+        HostSource::Fetched => {}
+        HostSource::Failed => return Ok(Kept::Failed),
+        other => return Err(format!("the --base store holds it as {}", other.name())),
+    }
+    match base.policy(host.policy as usize) {
+        Ok(p) if reusable.contains_key(&p.header().source_sha256) => {
+            Ok(Kept::Policy(p.header().source_sha256))
+        }
+        _ => {
+            Err("its --base policy cannot be reused (another agent or options, or damaged)".into())
+        }
     }
 }
 

@@ -3,12 +3,12 @@
 //!
 //! An artifact is a 32-byte frame ([`crate::frame`]: magic, version, length,
 //! checksum) followed by an rkyv archive of [`PolicyData`]. These types are
-//! the *layout*: the compiler
-//! builds them and the engine validates and reads their archived forms. They
-//! are not part of robocc's API promise (their archived forms are rkyv's);
-//! callers read a policy through [`Policy`](crate::Policy)'s accessors, which
-//! return robocc types. docs/artifact.md is the normative, byte-level
-//! description; keep the two in step.
+//! the *layout*: the compiler builds them and the engine validates and
+//! reads their archived forms. They are not part of robocc's API promise
+//! (their archived forms are rkyv's); callers read a policy through
+//! [`Policy`](crate::Policy)'s accessors, which return robocc types.
+//! docs/artifact.md is the normative, byte-level description; keep the two
+//! in step.
 
 use rkyv::{Archive, Deserialize, Serialize};
 

@@ -69,12 +69,18 @@ fn require_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
     if robocc_engine::HostKey::of_url(url).is_some() {
         return Ok(());
     }
+    Err(no_host(
+        url,
+        at,
+        "has no host: a store answers absolute URLs (scheme://host/path)",
+    ))
+}
+
+/// The `ValueError` for `url` (item `at` of a batch), which `what`.
+fn no_host(url: &[u8], at: Option<usize>, what: &str) -> PyErr {
     let shown: String = String::from_utf8_lossy(url).chars().take(200).collect();
     let which = at.map_or(String::new(), |i| format!("urls[{i}] = "));
-    Err(PyValueError::new_err(format!(
-        "{which}{shown:?} has no host: a store answers absolute URLs \
-         (scheme://host/path)"
-    )))
+    PyValueError::new_err(format!("{which}{shown:?} {what}"))
 }
 
 /// After a lookup missed: refuses a URL whose host no store build accepts
@@ -84,17 +90,15 @@ fn require_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
 /// it unknown, "no host"). Only misses pay for it: a host found in a
 /// store was accepted by its build.
 fn require_store_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
-    let Some(key) = robocc_engine::HostKey::of_url(url) else {
-        return require_host(url, at);
-    };
-    let Err(why) = robocc_compiler::store::host_key(&key.to_key()) else {
-        return Ok(());
-    };
-    let shown: String = String::from_utf8_lossy(url).chars().take(200).collect();
-    let which = at.map_or(String::new(), |i| format!("urls[{i}] = "));
-    Err(PyValueError::new_err(format!(
-        "{which}{shown:?} has no host a store can hold: {why}"
-    )))
+    match robocc_compiler::store::url_host_key(url) {
+        None => require_host(url, at),
+        Some(Ok(_)) => Ok(()),
+        Some(Err(why)) => Err(no_host(
+            url,
+            at,
+            &format!("has no host a store can hold: {why}"),
+        )),
+    }
 }
 
 /// A store's verdict: [`verdict`] with the host's source. A policy that

@@ -7,7 +7,7 @@ use super::{
 };
 use clap::{Args, ValueEnum};
 use robocc_compiler::tdmrep::Tdmrep;
-use robocc_engine::{HostKey, HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
+use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use std::io::{BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -192,7 +192,7 @@ fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Jud
 /// accept (`a..example`, `[]` or port 0 it refuses, so no store has them,
 /// and they are no host a store lacks).
 fn has_host(url: &[u8]) -> bool {
-    HostKey::of_url(url).is_some_and(|k| robocc_compiler::store::host_key(&k.to_key()).is_ok())
+    matches!(robocc_compiler::store::url_host_key(url), Some(Ok(_)))
 }
 
 /// A URL whose host the store does not have, or that has no host: never
