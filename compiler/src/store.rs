@@ -1060,9 +1060,7 @@ fn kept_by_base(key: &str, base: Option<&Store>, reusable: &Reusable) -> Result<
         Ok(p) if reusable.contains_key(&p.header().source_sha256) => {
             Ok(Kept::Policy(p.header().source_sha256))
         }
-        _ => {
-            Err("its --base policy cannot be reused (another agent or options, or damaged)".into())
-        }
+        _ => Err("its --base policy cannot be reused: another agent or options, or damaged".into()),
     }
 }
 
