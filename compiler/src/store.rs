@@ -384,6 +384,22 @@ pub fn url_host_key(url: &[u8]) -> Option<Result<String, String>> {
     HostKey::of_url(url).map(|k| host_key(&k.to_key()))
 }
 
+/// Where a lookup of `url` that missed must look again: `//KEY/` for a
+/// host written as a Unicode name, which a build stores in its IDNA form
+/// (`https://Bücher.example/p` → `//xn--bcher-kva.example/`), while the
+/// engine's lookup reads the host as written and allocates nothing. `None`
+/// for every other URL: the engine reads an ASCII host exactly as a build
+/// stores it (docs/artifact.md, "Keys"). Only the host is looked up at that
+/// URL; the path to check is still `url`'s.
+pub fn idna_lookup_url(url: &[u8]) -> Option<String> {
+    let written = HostKey::of_url(url)?.to_key();
+    if written.is_ascii() {
+        return None;
+    }
+    let key = host_key(&written).ok()?;
+    Some(format!("//{key}/"))
+}
+
 /// Checks a host name as given in an input and returns the key the store
 /// uses, in the form a URL's host is looked up in ([`HostKey::of_url`]):
 /// a lower-cased ASCII name (labels of letters, digits, `-` and `_`,
@@ -2154,6 +2170,46 @@ mod tests {
             body: body.map(|b| b.as_bytes().to_vec()),
             location: location.map(str::to_string),
             ..HostInput::default()
+        }
+    }
+
+    /// A URL whose host is a Unicode name is looked up again at its IDNA
+    /// key, port kept as a build keeps it; any other URL is looked up as
+    /// written only (ASCII hosts need nothing, and no key is invented for
+    /// a host no build accepts).
+    #[test]
+    fn idna_lookup_url_is_the_key_a_build_stores() {
+        let cases: [(&[u8], Option<&str>); 8] = [
+            (
+                b"https://B\xc3\xbccher.example/p?q",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (
+                b"http://b\xc3\xbccher.example:8080/p",
+                Some("//xn--bcher-kva.example:8080/"),
+            ),
+            (
+                b"https://b\xc3\xbccher.example:443/p",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (
+                b"//b\xc3\xbccher.example./p",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (b"https://Buecher.example/p", None),
+            (b"https://xn--bcher-kva.example/p", None),
+            (b"https://a..b\xc3\xbc/p", None),
+            (b"/b\xc3\xbccher/p", None),
+        ];
+        for (url, want) in cases {
+            let got = idna_lookup_url(url);
+            assert_eq!(got.as_deref(), want, "{}", String::from_utf8_lossy(url));
+            if let Some(k) = got {
+                // The key is the one a build stores for that host.
+                let host = k.trim_matches('/');
+                assert_eq!(url_host_key(k.as_bytes()), Some(host_key(host)));
+                assert_eq!(host_key(host).as_deref(), Ok(host));
+            }
         }
     }
 

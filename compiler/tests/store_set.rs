@@ -1271,6 +1271,71 @@ fn a_fifo_in_place_of_a_store_is_refused() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A host written as a Unicode name is looked up in the IDNA form the
+/// build stored it in (`Bücher.ex` is `xn--bcher-kva.ex`), by the batch path
+/// and URL by URL, in a store and in a set: before, the engine looked the
+/// name up as written, missed, and `--missing allow` allowed a URL its
+/// robots.txt disallows. A Unicode host the store lacks still follows
+/// `--missing`.
+#[test]
+fn a_unicode_host_is_looked_up_in_its_idna_form() {
+    let dir = scratch("idna-lookup");
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\":\"Bücher.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /admin\\n\"}\n",
+    )
+    .unwrap();
+    let st = dir.join("s.store");
+    assert_exit(
+        &googlebot_store_build(&["-o", s(&st), "--manifest", s(&m)]),
+        0,
+        "",
+    );
+    let set = dir.join("set");
+    assert_exit(
+        &googlebot_store_build(&["--shards", "3", "-o", s(&set), "--manifest", s(&m)]),
+        0,
+        "",
+    );
+    let urls = [
+        "https://bücher.ex/admin",
+        "https://BÜCHER.ex/ok",
+        "https://xn--bcher-kva.ex/admin",
+        "https://ünknown.ex/admin",
+    ];
+    for store in [&st, &set] {
+        let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
+        args.extend(urls);
+        let o = robocc(&args);
+        assert_exit(&o, 0, "");
+        assert_eq!(
+            out(&o),
+            "disallow\thttps://bücher.ex/admin\nallow\thttps://BÜCHER.ex/ok\n\
+             disallow\thttps://xn--bcher-kva.ex/admin\nallow\thttps://ünknown.ex/admin\n"
+        );
+        args.extend(["--format", "json"]);
+        let o = robocc(&args);
+        let sources: Vec<String> = out(&o)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                format!("{} {}", v["verdict"], v["source"])
+            })
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                "\"disallow\" \"fetched\"",
+                "\"allow\" \"fetched\"",
+                "\"disallow\" \"fetched\"",
+                "\"allow\" \"not in store\""
+            ]
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A URL from which no host can be read is `unknown` with `--store`
 /// (JSON source "no host", a warning naming it), never "not in store", so
 /// `--missing allow` does not allow it (stores audit F15); a host the

@@ -101,6 +101,29 @@ fn require_store_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
     }
 }
 
+/// `find(url)`, and after a miss `find` of the `//KEY/` URL of the host's
+/// IDNA form when `url` writes its host as a Unicode name (a build stores
+/// `Bücher.example` as `xn--bcher-kva.example`; the engine reads the host as
+/// written): `None` only when neither is in the store, and then a URL whose
+/// host no store can hold is refused ([`require_store_host`]). `find` looks
+/// up the host of the URL it is given; the path to check stays `url`'s.
+fn found<T>(
+    url: &[u8],
+    at: Option<usize>,
+    find: impl Fn(&[u8]) -> Result<Option<T>, LoadError>,
+) -> PyResult<Option<T>> {
+    if let Some(t) = find(url).map_err(convert::load_error)? {
+        return Ok(Some(t));
+    }
+    if let Some(key_url) = robocc_compiler::store::idna_lookup_url(url) {
+        if let Some(t) = find(key_url.as_bytes()).map_err(convert::load_error)? {
+            return Ok(Some(t));
+        }
+    }
+    require_store_host(url, at)?;
+    Ok(None)
+}
+
 /// A store's verdict: [`verdict`] with the host's source. A policy that
 /// stands for a status (unavailable, unreachable, failed) is robocc's own,
 /// not lines of a robots.txt: no rule is named.
@@ -163,8 +186,8 @@ impl Store {
     /// policy; ``None`` when the host is not in the store (the caller
     /// decides: fetch its robots.txt, or skip). Hosts are looked up by
     /// their key (lower case, ``:port`` unless the scheme's default; a
-    /// Unicode name is stored in its ``xn--`` form; one trailing dot is
-    /// dropped, so ``a.example.`` is ``a.example``).
+    /// Unicode name is stored, and found, in its ``xn--`` form; one
+    /// trailing dot is dropped, so ``a.example.`` is ``a.example``).
     ///
     /// Raises ``ValueError`` for a URL from which no host can be read (no
     /// ``scheme://`` or ``//``: ``a.example/p``, ``/p``) or whose host no
@@ -174,14 +197,17 @@ impl Store {
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
         with_url(url, |u| {
             require_host(u, None)?;
-            let v = match &self.inner {
-                Inner::One(s) => s.check(u),
-                Inner::Set(s) => s.check(u),
-            }
-            .map_err(convert::load_error)?;
-            if v.is_none() {
-                require_store_host(u, None)?;
-            }
+            let v = found(u, None, |at| {
+                if std::ptr::eq(at, u) {
+                    // The common case: lookup and check in one call.
+                    match &self.inner {
+                        Inner::One(s) => s.check(u),
+                        Inner::Set(s) => s.check(u),
+                    }
+                } else {
+                    Ok(self.inner.policy_for(at)?.map(|p| p.check(u)))
+                }
+            })?;
             Ok(v.map(|v| v.allowed))
         })?
     }
@@ -196,13 +222,11 @@ impl Store {
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
         with_url(url, |u| -> PyResult<Option<Verdict>> {
             require_host(u, None)?;
-            let load = convert::load_error;
-            let found = match self.inner.store_for(u).map_err(load)? {
-                Some(store) => store.host(u).map_err(load)?.map(|host| (store, host)),
-                None => None,
-            };
-            let Some((store, host)) = found else {
-                require_store_host(u, None)?;
+            let host = found(u, None, |at| match self.inner.store_for(at)? {
+                Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
+                None => Ok(None),
+            })?;
+            let Some((store, host)) = host else {
                 return Ok(None);
             };
             let policy = store
@@ -233,9 +257,14 @@ impl Store {
                 .map(|()| out.iter().map(|v| v.map(|v| v.allowed)).collect::<Vec<_>>())
             })
             .map_err(|e| convert::load_error(e.error))?;
-        for (i, (u, v)) in urls.iter().zip(&allowed).enumerate() {
+        let mut allowed = allowed;
+        for (i, (u, v)) in urls.iter().zip(allowed.iter_mut()).enumerate() {
             if v.is_none() {
-                require_store_host(u.as_bytes(), Some(i))?;
+                // As `allowed` answers a miss: the IDNA form, or refused.
+                let u = u.as_bytes();
+                *v = found(u, Some(i), |at| {
+                    Ok(self.inner.policy_for(at)?.map(|p| p.check(u).allowed))
+                })?;
             }
         }
         Ok(allowed)
@@ -253,8 +282,7 @@ impl Store {
         let usage = signal_usage(usage)?;
         with_url(url, |u| {
             require_host(u, None)?;
-            let Some(p) = self.inner.policy_for(u).map_err(convert::load_error)? else {
-                require_store_host(u, None)?;
+            let Some(p) = found(u, None, |at| self.inner.policy_for(at))? else {
                 return Ok(None);
             };
             Ok(p.preference(u, usage).map(|v| v.allowed))
@@ -274,10 +302,7 @@ impl Store {
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let found = with_url(url, |u| {
             require_host(u, None)?;
-            let p = self.inner.policy_for(u).map_err(convert::load_error)?;
-            if p.is_none() {
-                require_store_host(u, None)?;
-            }
+            let p = found(u, None, |at| self.inner.policy_for(at))?;
             PyResult::Ok(p.map(|p| (p, p.usage_states(u))))
         })??;
         found
@@ -291,22 +316,19 @@ impl Store {
     fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
-        with_url(url, |u| require_host(u, None))??;
-        let found = with_url(url, |u| -> Result<Option<Policy>, LoadError> {
-            let Some(store) = self.inner.store_for(u)? else {
-                return Ok(None);
-            };
-            let Some(host) = store.host(u)? else {
-                return Ok(None);
-            };
-            let bytes = store.policy_artifact(host.policy as usize)?;
-            PolicyFile::from_slice(bytes).map(|f| Some(Policy::from_file(f)))
+        with_url(url, |u| {
+            require_host(u, None)?;
+            found(u, None, |at| {
+                let Some(store) = self.inner.store_for(at)? else {
+                    return Ok(None);
+                };
+                let Some(host) = store.host(at)? else {
+                    return Ok(None);
+                };
+                let bytes = store.policy_artifact(host.policy as usize)?;
+                PolicyFile::from_slice(bytes).map(|f| Some(Policy::from_file(f)))
+            })
         })?
-        .map_err(convert::load_error)?;
-        if found.is_none() {
-            with_url(url, |u| require_store_host(u, None))??;
-        }
-        Ok(found)
     }
 
     /// The product token every policy was compiled for.

@@ -705,6 +705,28 @@ def test_empty_sitemap_and_host_values_are_left_out():
     assert p.hosts == []
 
 
+def test_a_unicode_host_is_looked_up_in_its_idna_form(tmp_path):
+    """A build stores `Bücher.com` as `xn--bcher-kva.com`; a URL that writes
+    the Unicode name finds it through every lookup, where it was None (not in
+    the store, which a crawler may read as allowed)."""
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "Bücher.com.txt").write_bytes(b"User-agent: *\nDisallow: /x\n")
+    robocc.build_store(d, "Bot", tmp_path / "s.store")
+    store = robocc.Store.open(tmp_path / "s.store")
+    for url, allowed in (("https://bücher.com/x", False), ("https://BÜCHER.com/y", True),
+                         ("https://xn--bcher-kva.com/x", False)):
+        assert store.allowed(url) is allowed, url
+        v = store.check(url)
+        assert (v.allowed, v.source) == (allowed, "fetched"), url
+        assert store.policy_for(url).allowed(url) is allowed, url
+        assert store.usage_states(url) is not None, url
+    assert store.allowed_many(["https://bücher.com/x", "https://bücher.com/y",
+                               "https://ünknown.com/x"]) == [False, True, None]
+    assert store.allowed("https://ünknown.com/x") is None
+    assert store.check("https://ünknown.com/x") is None
+
+
 def test_a_url_without_a_host_is_not_a_host_missing_from_the_store(tmp_path):
     """None means "host not in the store: fetch its robots.txt"; a URL with
     no host is refused instead (as `check --store` answers it unknown, "no

@@ -178,14 +178,35 @@ fn with_tdmrep(mut j: Judged, tdmrep: &Tdmrep, url: &[u8]) -> Judged {
 }
 
 fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
-    Ok(match src {
-        Source::Policy(p) => verdict_of(&p.policy(), url, usage, true, None),
-        Source::Store(s) => judge_store(s, url, usage, missing)?,
-        Source::Set(set) => match set.store_for(url).map_err(|e| e.to_string())? {
-            Some(s) => judge_store(s, url, usage, missing)?,
-            None => absent(url, missing),
+    if let Some(j) = judge_at(src, url, url, usage)? {
+        return Ok(j);
+    }
+    // A Unicode host is stored in its IDNA form: a host absent as written
+    // is absent only if it is absent in that form too.
+    if let Some(key_url) = robocc_compiler::store::idna_lookup_url(url) {
+        if let Some(j) = judge_at(src, key_url.as_bytes(), url, usage)? {
+            return Ok(j);
+        }
+    }
+    Ok(absent(url, missing))
+}
+
+/// The verdict for `url` by the policy of the host of `lookup` (`url`
+/// itself, or its host's IDNA form); `None` when no store holds that host.
+fn judge_at(
+    src: &Source,
+    lookup: &[u8],
+    url: &[u8],
+    usage: Usage,
+) -> Result<Option<Judged>, String> {
+    match src {
+        Source::Policy(p) => Ok(Some(verdict_of(&p.policy(), url, usage, true, None))),
+        Source::Store(s) => judge_store(s, lookup, url, usage),
+        Source::Set(set) => match set.store_for(lookup).map_err(|e| e.to_string())? {
+            Some(s) => judge_store(s, lookup, url, usage),
+            None => Ok(None),
         },
-    })
+    }
 }
 
 /// Whether `url` names a host a store could hold: one `store build` would
@@ -213,19 +234,24 @@ fn absent(url: &[u8], missing: Missing) -> Judged {
     }
 }
 
-fn judge_store(s: &Store, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
-    let Some(host) = s.host(url).map_err(|e| e.to_string())? else {
-        return Ok(absent(url, missing));
+fn judge_store(
+    s: &Store,
+    lookup: &[u8],
+    url: &[u8],
+    usage: Usage,
+) -> Result<Option<Judged>, String> {
+    let Some(host) = s.host(lookup).map_err(|e| e.to_string())? else {
+        return Ok(None);
     };
     let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
-    Ok(verdict_of(
+    Ok(Some(verdict_of(
         &p,
         url,
         usage,
         has_lines,
         Some((host.source, host.status)),
-    ))
+    )))
 }
 
 fn verdict_of(
@@ -449,21 +475,33 @@ impl<W: Write> Printer<'_, W> {
                     Source::Set(s) => s.check_batch(&urls, &mut v),
                     Source::Policy(_) => Ok(()),
                 };
-                // No verdict: not in the store (--missing), or no host
-                // (unknown).
-                let m = self.missing;
-                let none = |u: &[u8]| absent(u, m).allowed;
+                // No verdict: judged alone, which looks a Unicode host up
+                // in its IDNA form, then answers --missing (not in the
+                // store) or unknown (no host).
+                let (src, m) = (self.source, self.missing);
+                let none = |u: &[u8]| judge(src, u, Usage::Crawl, m).map(|j| j.allowed);
+                let count = result.as_ref().map_or_else(|e| e.index, |()| urls.len());
+                let mut allowed = Vec::with_capacity(count);
+                for (u, v) in urls.iter().zip(&v).take(count) {
+                    match v.map_or_else(|| none(u), |v| Ok(Some(v.allowed))) {
+                        Ok(a) => allowed.push(a),
+                        Err(e) => {
+                            // What the URLs before this one get is printed.
+                            for (u, a) in urls.iter().zip(allowed) {
+                                self.line(u, a, None)?;
+                            }
+                            return Err(self.fail(e));
+                        }
+                    }
+                }
                 if let Err(e) = result {
                     // What the URLs before the failing one get is printed.
-                    for (u, v) in urls.iter().zip(&v).take(e.index) {
-                        self.line(u, v.map_or_else(|| none(u), |v| Some(v.allowed)), None)?;
+                    for (u, a) in urls.iter().zip(allowed) {
+                        self.line(u, a, None)?;
                     }
                     return Err(self.fail(super::kind_hint(e.error)));
                 }
-                urls.iter()
-                    .zip(&v)
-                    .map(|(u, v)| v.map_or_else(|| none(u), |v| Some(v.allowed)))
-                    .collect()
+                allowed
             }
         };
         for (u, a) in urls.iter().zip(allowed) {
