@@ -45,6 +45,12 @@ const HEAD_LEN: usize = 16;
 /// Bytes of a host slot: one cache line (the writer places the table on a
 /// line boundary).
 const SLOT: usize = 64;
+/// Where a lookup asks for the class map's printable ASCII entries
+/// (0x20..0x80, a path's bytes), past the map's hinted start: the hint
+/// rounds the start down to 16 bytes, so the entries lie 0x20..0x8f past
+/// it, on at most three lines, and these three addresses fall one in each.
+const CLASS_LINES: [usize; 3] = [0x20, 0x58, 0x8f];
+
 /// Where a slot's policy hints start (see [`slot_hints`]).
 const SLOT_HINTS: usize = 22;
 /// Bytes of a slot's policy hints.
@@ -646,12 +652,17 @@ impl Store {
         let at = |k: usize| start.wrapping_add(16 * usize::from(le_u16(&h[8 + 2 * k..])));
         prefetch(at(0));
         prefetch(at(1));
-        // Two lines of the class map (the path's ASCII bytes), four of the
-        // program: the rows a walk reaches first (four measured faster than
-        // two on a store of distinct policies, and eight no faster than
-        // four: docs/PERFORMANCE-notes.md).
-        prefetch(at(2));
-        prefetch(at(2).wrapping_add(CACHE_LINE));
+        // The class map's printable ASCII (0x20..0x80, a path's bytes): the
+        // hint rounds the map's start down to 16 bytes, so those entries lie
+        // 0x20..0x8f past it, on at most three lines (two lines from the
+        // hint left a path's letters out for three policies in four:
+        // docs/PERFORMANCE-notes.md).
+        for past in CLASS_LINES {
+            prefetch(at(2).wrapping_add(past));
+        }
+        // Four lines of the program: the rows a walk reaches first (four
+        // measured faster than two on a store of distinct policies, and
+        // eight no faster than four).
         for line in 0..4 {
             prefetch(at(3).wrapping_add(CACHE_LINE * line));
         }
@@ -1690,8 +1701,27 @@ fn place_hosts(
 
 #[cfg(test)]
 mod tests {
-    use super::{lower_word, HostKey, SEEDS};
+    use super::{lower_word, HostKey, CACHE_LINE, CLASS_LINES, SEEDS};
     use crate::url::{path_parts, path_parts_after};
+
+    /// Wherever a policy puts its class map (any place in a line, its
+    /// hinted start up to 15 bytes before it), the lines a lookup asks for
+    /// hold every printable ASCII entry a path's walk reads.
+    #[test]
+    fn class_lines_cover_printable_ascii_at_any_placement() {
+        for hinted in 0..CACHE_LINE {
+            for behind in 0..16 {
+                let asked: Vec<usize> = CLASS_LINES
+                    .iter()
+                    .map(|p| (hinted + p) / CACHE_LINE)
+                    .collect();
+                for b in 0x20..0x80 {
+                    let line = (hinted + behind + b) / CACHE_LINE;
+                    assert!(asked.contains(&line), "{hinted} {behind} {b:#x}");
+                }
+            }
+        }
+    }
 
     /// The fast comparison agrees with the byte-by-byte one on stored
     /// (lower-case) keys.
