@@ -1271,6 +1271,17 @@ fn a_fifo_in_place_of_a_store_is_refused() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `"VERDICT" "SOURCE"` of each JSON line `check --format json` printed.
+fn json_verdicts_and_sources(o: &Output) -> Vec<String> {
+    out(o)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            format!("{} {}", v["verdict"], v["source"])
+        })
+        .collect()
+}
+
 /// A host written as a Unicode name is looked up in the IDNA form the
 /// build stored it in (`Bücher.ex` is `xn--bcher-kva.ex`), by the batch path
 /// and URL by URL, in a store and in a set: before, the engine looked the
@@ -1316,13 +1327,7 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
         );
         args.extend(["--format", "json"]);
         let o = robocc(&args);
-        let sources: Vec<String> = out(&o)
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                format!("{} {}", v["verdict"], v["source"])
-            })
-            .collect();
+        let sources = json_verdicts_and_sources(&o);
         assert_eq!(
             sources,
             [
@@ -1380,13 +1385,7 @@ fn a_url_without_a_host_is_unknown_not_missing() {
         assert_eq!(err(&o).lines().count(), 4, "{}", err(&o));
         args.extend(["--format", "json"]);
         let o = robocc(&args);
-        let sources: Vec<String> = out(&o)
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                format!("{} {}", v["verdict"], v["source"])
-            })
-            .collect();
+        let sources = json_verdicts_and_sources(&o);
         assert_eq!(
             sources,
             [
