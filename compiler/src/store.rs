@@ -384,20 +384,26 @@ pub fn url_host_key(url: &[u8]) -> Option<Result<String, String>> {
     HostKey::of_url(url).map(|k| host_key(&k.to_key()))
 }
 
-/// Where a lookup of `url` that missed must look again: `//KEY/` for a
-/// host written as a Unicode name, which a build stores in its IDNA form
-/// (`https://Bücher.example/p` → `//xn--bcher-kva.example/`), while the
-/// engine's lookup reads the host as written and allocates nothing. `None`
-/// for every other URL: the engine reads an ASCII host exactly as a build
-/// stores it (docs/artifact.md, "Keys"). Only the host is looked up at that
-/// URL; the path to check is still `url`'s.
+/// Where to look `url`'s host up instead of at `url`: `//NAME[:PORT]/` for
+/// a host written as a Unicode name, which a build stores only in its IDNA
+/// form (`https://Bücher.example/p` → `//xn--bcher-kva.example/`), while
+/// the engine's lookup reads the host as written and allocates nothing.
+/// The port is the one the engine reads from `url` (dropped only when it
+/// is `url`'s scheme's default: `http://bücher.example:443/` keeps `:443`,
+/// as `http://xn--bcher-kva.example:443/` does). `None` for every other URL:
+/// the engine reads an ASCII host exactly as a build stores it
+/// (docs/artifact.md, "Keys"), and a name with no IDNA form is in no store.
+/// Only the host is looked up at that URL; the path to check is `url`'s.
 pub fn idna_lookup_url(url: &[u8]) -> Option<String> {
-    let written = HostKey::of_url(url)?.to_key();
-    if written.is_ascii() {
+    let k = HostKey::of_url(url)?;
+    if k.host.is_ascii() {
         return None;
     }
-    let key = host_key(&written).ok()?;
-    Some(format!("//{key}/"))
+    let name = host_key(std::str::from_utf8(k.host).ok()?).ok()?;
+    Some(match k.port {
+        Some(port) => format!("//{name}:{}/", std::str::from_utf8(port).ok()?),
+        None => format!("//{name}/"),
+    })
 }
 
 /// Checks a host name as given in an input and returns the key the store
@@ -2179,7 +2185,20 @@ mod tests {
     /// a host no build accepts).
     #[test]
     fn idna_lookup_url_is_the_key_a_build_stores() {
-        let cases: [(&[u8], Option<&str>); 8] = [
+        let cases: [(&[u8], Option<&str>); 11] = [
+            (
+                b"http://b\xc3\xbccher.example:08080/p",
+                Some("//xn--bcher-kva.example:8080/"),
+            ),
+            // Another scheme's default port is a port, as for ASCII hosts.
+            (
+                b"http://b\xc3\xbccher.example:443/p",
+                Some("//xn--bcher-kva.example:443/"),
+            ),
+            (
+                b"ftp://b\xc3\xbccher.example:80/p",
+                Some("//xn--bcher-kva.example:80/"),
+            ),
             (
                 b"https://B\xc3\xbccher.example/p?q",
                 Some("//xn--bcher-kva.example/"),
@@ -2205,10 +2224,15 @@ mod tests {
             let got = idna_lookup_url(url);
             assert_eq!(got.as_deref(), want, "{}", String::from_utf8_lossy(url));
             if let Some(k) = got {
-                // The key is the one a build stores for that host.
-                let host = k.trim_matches('/');
-                assert_eq!(url_host_key(k.as_bytes()), Some(host_key(host)));
-                assert_eq!(host_key(host).as_deref(), Ok(host));
+                // The engine reads there the port it reads from `url`, and
+                // the name a build stores for the host written in `url`.
+                let (w, a) = (
+                    HostKey::of_url(url).unwrap(),
+                    HostKey::of_url(k.as_bytes()).unwrap(),
+                );
+                assert_eq!(w.port, a.port, "{k}");
+                let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+                assert_eq!(host_key(&text(w.host)), Ok(text(a.host)), "{k}");
             }
         }
     }

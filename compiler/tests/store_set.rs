@@ -1294,7 +1294,7 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
     let m = dir.join("m.jsonl");
     std::fs::write(
         &m,
-        "{\"host\":\"Bücher.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /admin\\n\"}\n",
+        "{\"host\":\"Bücher.example\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /admin\\n\"}\n",
     )
     .unwrap();
     let st = dir.join("s.store");
@@ -1305,15 +1305,25 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
     );
     let set = dir.join("set");
     assert_exit(
-        &googlebot_store_build(&["--shards", "3", "-o", s(&set), "--manifest", s(&m)]),
+        &googlebot_store_build(&["--shards", "4", "-o", s(&set), "--manifest", s(&m)]),
         0,
         "",
     );
+    // The name as written and its key fall in different shards: the
+    // lookup must choose the key's.
+    let shards = robocc_engine::StoreSet::open(&set).unwrap();
+    assert_ne!(
+        shards.shard_of("https://bücher.example/".as_bytes()),
+        shards.shard_of(b"https://xn--bcher-kva.example/")
+    );
     let urls = [
-        "https://bücher.ex/admin",
-        "https://BÜCHER.ex/ok",
-        "https://xn--bcher-kva.ex/admin",
+        "https://bücher.example/admin",
+        "https://BÜCHER.example/ok",
+        "https://xn--bcher-kva.example/admin",
         "https://ünknown.ex/admin",
+        // A port not the scheme's default is part of the key either way.
+        "http://bücher.example:443/admin",
+        "http://xn--bcher-kva.example:443/admin",
     ];
     for store in [&st, &set] {
         let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
@@ -1322,8 +1332,9 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
         assert_exit(&o, 0, "");
         assert_eq!(
             out(&o),
-            "disallow\thttps://bücher.ex/admin\nallow\thttps://BÜCHER.ex/ok\n\
-             disallow\thttps://xn--bcher-kva.ex/admin\nallow\thttps://ünknown.ex/admin\n"
+            "disallow\thttps://bücher.example/admin\nallow\thttps://BÜCHER.example/ok\n\
+             disallow\thttps://xn--bcher-kva.example/admin\nallow\thttps://ünknown.ex/admin\n\
+             allow\thttp://bücher.example:443/admin\nallow\thttp://xn--bcher-kva.example:443/admin\n"
         );
         args.extend(["--format", "json"]);
         let o = robocc(&args);
@@ -1334,6 +1345,8 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
                 "\"disallow\" \"fetched\"",
                 "\"allow\" \"fetched\"",
                 "\"disallow\" \"fetched\"",
+                "\"allow\" \"not in store\"",
+                "\"allow\" \"not in store\"",
                 "\"allow\" \"not in store\""
             ]
         );

@@ -576,6 +576,8 @@ impl StoreSet {
     /// says: [`HostKey::of_url`] tells them apart). As [`Store::check`]: the host's FNV-1a
     /// chooses the shard, where its slot hash finds it; no allocation once
     /// the shard is open.
+    /// A host written as a Unicode name is read as written, as by
+    /// [`Store::check`]: its `xn--` form is where a build stores it.
     ///
     /// # Errors
     ///

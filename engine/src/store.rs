@@ -688,6 +688,10 @@ impl Store {
     /// `a.ex/p`, `https:a.ex/p`, `/p`; [`HostKey::of_url`] is `None` for
     /// exactly these, which tells the two apart: `robocc check --store`
     /// answers unknown for a URL without a host, whatever `--missing` says).
+    /// The host is read as written: a Unicode name, which a build stores in
+    /// its `xn--` form, is not found here; look it up at
+    /// `robocc_compiler::store::idna_lookup_url(url)` (docs/artifact.md,
+    /// "Keys"), as the CLI and the Python binding do.
     ///
     /// # Errors
     ///

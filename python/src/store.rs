@@ -101,27 +101,24 @@ fn require_store_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
     }
 }
 
-/// `find(url)`, and after a miss `find` of the `//KEY/` URL of the host's
-/// IDNA form when `url` writes its host as a Unicode name (a build stores
-/// `Bücher.example` as `xn--bcher-kva.example`; the engine reads the host as
-/// written): `None` only when neither is in the store, and then a URL whose
-/// host no store can hold is refused ([`require_store_host`]). `find` looks
-/// up the host of the URL it is given; the path to check stays `url`'s.
+/// `find` of where `url`'s host is stored: `url` itself, or for a host
+/// written as a Unicode name the `//KEY/` URL of its IDNA form (a build
+/// stores `Bücher.example` only as `xn--bcher-kva.example`; the engine
+/// reads the host as written). `find` looks up the host of the URL it is
+/// given; the path to check stays `url`'s. `None` (not in the store) only
+/// for a host a store could hold: [`require_store_host`] refuses the rest.
 fn found<T>(
     url: &[u8],
     at: Option<usize>,
     find: impl Fn(&[u8]) -> Result<Option<T>, LoadError>,
 ) -> PyResult<Option<T>> {
-    if let Some(t) = find(url).map_err(convert::load_error)? {
-        return Ok(Some(t));
+    let key_url = robocc_compiler::store::idna_lookup_url(url);
+    let lookup = key_url.as_deref().map_or(url, str::as_bytes);
+    let t = find(lookup).map_err(convert::load_error)?;
+    if t.is_none() {
+        require_store_host(url, at)?;
     }
-    if let Some(key_url) = robocc_compiler::store::idna_lookup_url(url) {
-        if let Some(t) = find(key_url.as_bytes()).map_err(convert::load_error)? {
-            return Ok(Some(t));
-        }
-    }
-    require_store_host(url, at)?;
-    Ok(None)
+    Ok(t)
 }
 
 /// A store's verdict: [`verdict`] with the host's source. A policy that
@@ -260,11 +257,20 @@ impl Store {
         let mut allowed = allowed;
         for (i, (u, v)) in urls.iter().zip(allowed.iter_mut()).enumerate() {
             if v.is_none() {
-                // As `allowed` answers a miss: the IDNA form, or refused.
+                // Looked up as written: a Unicode name is stored in its IDNA
+                // form, so look that up ([`found`]); then refuse a host no
+                // store can hold.
                 let u = u.as_bytes();
-                *v = found(u, Some(i), |at| {
-                    Ok(self.inner.policy_for(at)?.map(|p| p.check(u).allowed))
-                })?;
+                if let Some(key_url) = robocc_compiler::store::idna_lookup_url(u) {
+                    *v = self
+                        .inner
+                        .policy_for(key_url.as_bytes())
+                        .map_err(convert::load_error)?
+                        .map(|p| p.check(u).allowed);
+                }
+                if v.is_none() {
+                    require_store_host(u, Some(i))?;
+                }
             }
         }
         Ok(allowed)

@@ -725,6 +725,20 @@ def test_a_unicode_host_is_looked_up_in_its_idna_form(tmp_path):
                                "https://ünknown.com/x"]) == [False, True, None]
     assert store.allowed("https://ünknown.com/x") is None
     assert store.check("https://ünknown.com/x") is None
+    # A set whose shard for the name as written is not its key's shard.
+    shards, index, _ = robocc.build_store_set(
+        [("Bücher.example", 200, b"User-agent: *\nDisallow: /x\n", None, None, None)], "Bot", 4)
+    d = tmp_path / "set"
+    d.mkdir()
+    (d / "index.txt").write_text(index)
+    for i, b in enumerate(shards):
+        (d / ("shard-%05d.store" % i)).write_bytes(b)
+    store = robocc.Store.open(d)
+    for url, allowed in (("https://bücher.example/x", False), ("https://bücher.example/y", True),
+                         ("http://bücher.example:443/x", None), ("http://xn--bcher-kva.example:443/x", None)):
+        assert store.allowed(url) is allowed, url
+        assert (store.check(url) is None) == (allowed is None), url
+    assert store.allowed_many(["https://bücher.example/x", "https://bücher.example/y"]) == [False, True]
 
 
 def test_a_url_without_a_host_is_not_a_host_missing_from_the_store(tmp_path):

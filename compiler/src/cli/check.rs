@@ -178,17 +178,26 @@ fn with_tdmrep(mut j: Judged, tdmrep: &Tdmrep, url: &[u8]) -> Judged {
 }
 
 fn judge(src: &Source, url: &[u8], usage: Usage, missing: Missing) -> Result<Judged, String> {
-    if let Some(j) = judge_at(src, url, url, usage)? {
-        return Ok(j);
-    }
-    // A Unicode host is stored in its IDNA form: a host absent as written
-    // is absent only if it is absent in that form too.
-    if let Some(key_url) = robocc_compiler::store::idna_lookup_url(url) {
-        if let Some(j) = judge_at(src, key_url.as_bytes(), url, usage)? {
-            return Ok(j);
-        }
-    }
-    Ok(absent(url, missing))
+    // A build stores a Unicode name only in its IDNA form: look that up.
+    let key_url = robocc_compiler::store::idna_lookup_url(url);
+    let lookup = key_url.as_deref().map_or(url, str::as_bytes);
+    Ok(judge_at(src, lookup, url, usage)?.unwrap_or_else(|| absent(url, missing)))
+}
+
+/// What [`judge`] answers for a URL whose host a lookup as written did not
+/// find (the batch's misses): the verdict by its host's IDNA form when the
+/// host is a Unicode name, else [`absent`], without a second lookup.
+fn judge_missed(
+    src: &Source,
+    url: &[u8],
+    usage: Usage,
+    missing: Missing,
+) -> Result<Judged, String> {
+    let found = match robocc_compiler::store::idna_lookup_url(url) {
+        Some(key_url) => judge_at(src, key_url.as_bytes(), url, usage)?,
+        None => None,
+    };
+    Ok(found.unwrap_or_else(|| absent(url, missing)))
 }
 
 /// The verdict for `url` by the policy of the host of `lookup` (`url`
@@ -475,11 +484,10 @@ impl<W: Write> Printer<'_, W> {
                     Source::Set(s) => s.check_batch(&urls, &mut v),
                     Source::Policy(_) => Ok(()),
                 };
-                // No verdict: judged alone, which looks a Unicode host up
-                // in its IDNA form, then answers --missing (not in the
-                // store) or unknown (no host).
+                // No verdict: a Unicode host is looked up in its IDNA form,
+                // else --missing (not in the store) or unknown (no host).
                 let (src, m) = (self.source, self.missing);
-                let none = |u: &[u8]| judge(src, u, Usage::Crawl, m).map(|j| j.allowed);
+                let none = |u: &[u8]| judge_missed(src, u, Usage::Crawl, m).map(|j| j.allowed);
                 let count = result.as_ref().map_or_else(|e| e.index, |()| urls.len());
                 let mut allowed = Vec::with_capacity(count);
                 for (u, v) in urls.iter().zip(&v).take(count) {
