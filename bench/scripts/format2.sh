@@ -6,7 +6,7 @@
 # workloads and its 48 files across sizes: 20,000 absolute URLs each),
 # PAIRS times in turn (old, new, old, new, ...), each run the median of 7
 # rounds per file. Prints per-file medians over the runs, the new ÷ old
-# ratio, and whether both engines allowed the same URLs.
+# ratio, and whether both engines gave every URL the same verdict.
 #   bench/scripts/format2.sh [PAIRS]     (default 3; about 2 min a pair)
 # Needs git history and ../shared/corpus/real. The old tree is a worktree
 # in target/format2 (its own target directory, kept between runs).
@@ -54,10 +54,10 @@ def runs(side):
     order = []
     for i in range(1, pairs + 1):
         for line in open(f"{out}/{side}.{i}"):
-            name, rate, allowed, size = line.split("\t")
+            name, rate, allowed, size, verdicts = line.split("\t")
             if name not in rows:
                 order.append(name)
-            rows.setdefault(name, []).append((float(rate), int(allowed), int(size)))
+            rows.setdefault(name, []).append((float(rate), int(allowed), int(size), verdicts.strip()))
     return order, rows
 order, old = runs("old")
 _, new = runs("new")
@@ -65,9 +65,11 @@ print("| file | format 2 bytes | now bytes | format 2 checks/s | now checks/s | 
 print("|---|---:|---:|---:|---:|---:|---|")
 ratios = []
 for k, name in enumerate(order):
-    o = statistics.median(r for r, _, _ in old[name])
-    n = statistics.median(r for r, _, _ in new[name])
-    same = "yes" if old[name][0][1] == new[name][0][1] else f"no ({old[name][0][1]} / {new[name][0][1]} allowed)"
+    o = statistics.median(r[0] for r in old[name])
+    n = statistics.median(r[0] for r in new[name])
+    # Every run of both engines gave each URL the same verdict.
+    hashes = {r[3] for r in old[name] + new[name]}
+    same = "yes" if len(hashes) == 1 else f"no ({old[name][0][1]} / {new[name][0][1]} allowed)"
     ratios.append((k < six, n / o))
     print(f"| {name} | {old[name][0][2]} | {new[name][0][2]} | {o/1e6:.2f} M | {n/1e6:.2f} M | {n/o:.2f} | {same} |")
 def summary(label, rs):

@@ -13,7 +13,8 @@
 //! bytes.
 //! `engines time DIR ROUNDS FILE...` compiles each file for Googlebot,
 //! checks its URLs `ROUNDS` times and prints `NAME<TAB>checks/s<TAB>URLs
-//! allowed<TAB>artifact bytes` (the median round).
+//! allowed<TAB>artifact bytes<TAB>verdicts` (the median round; verdicts:
+//! a 64-bit FNV-1a of each URL's allowed bit, in order).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -82,7 +83,13 @@ fn time(dir: &str, rounds: usize, files: &[String]) {
         let policy = robocc_engine::Policy::from_bytes(&bytes)
             .unwrap_or_else(|e| fail(&format!("{file}: its own artifact: {e}")));
         let urls = read_urls(&urls_path(dir, file));
-        let allowed = urls.iter().filter(|u| policy.check(u).allowed).count();
+        // Each URL's verdict, in order: FNV-1a 64 of the allowed bits.
+        let (mut allowed, mut verdicts) = (0, 0xcbf2_9ce4_8422_2325u64);
+        for u in &urls {
+            let a = policy.check(u).allowed;
+            allowed += usize::from(a);
+            verdicts = (verdicts ^ u64::from(a)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
         let mut times: Vec<f64> = (0..rounds)
             .map(|_| {
                 let t = Instant::now();
@@ -94,7 +101,10 @@ fn time(dir: &str, rounds: usize, files: &[String]) {
             .collect();
         times.sort_by(f64::total_cmp);
         let rate = urls.len() as f64 / times[times.len() / 2];
-        println!("{name}\t{rate:.0}\t{allowed}\t{}", bytes.len());
+        println!(
+            "{name}\t{rate:.0}\t{allowed}\t{}\t{verdicts:016x}",
+            bytes.len()
+        );
     }
 }
 
