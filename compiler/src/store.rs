@@ -2179,10 +2179,10 @@ mod tests {
         }
     }
 
-    /// A URL whose host is a Unicode name is looked up again at its IDNA
-    /// key, port kept as a build keeps it; any other URL is looked up as
-    /// written only (ASCII hosts need nothing, and no key is invented for
-    /// a host no build accepts).
+    /// A URL whose host is a Unicode name is looked up at its IDNA key
+    /// instead, with the port the engine reads from the URL; any other URL
+    /// as written (ASCII hosts need nothing, and no key is invented for a
+    /// host no build accepts).
     #[test]
     fn idna_lookup_url_is_the_key_a_build_stores() {
         let cases: [(&[u8], Option<&str>); 11] = [
