@@ -50,6 +50,7 @@ use crate::store::{
     absolute_location, host_key, is_robots_txt_url, prefix_reads_as_whole, HostInput, InputError,
     InputErrorKind,
 };
+use robocc_engine::HostKey;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -423,8 +424,12 @@ impl WarcInputs {
         }
         let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
         let authority = &rest[..end];
-        let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let key = host_key(hostport).map_err(|why| err(&why))?;
+        // The host a client fetches, read as a store lookup reads it (no
+        // host where URL parsers disagree on the authority).
+        let hostport = HostKey::of_url(uri.as_bytes())
+            .ok_or_else(|| err("URL parsers read its host differently, or it has none"))?
+            .to_key();
+        let key = host_key(&hostport).map_err(|why| err(&why))?;
         Ok((
             key,
             format!("{}://{authority}", scheme.to_ascii_lowercase()),

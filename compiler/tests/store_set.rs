@@ -1354,6 +1354,70 @@ fn a_unicode_host_is_looked_up_in_its_idna_form() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The host a lookup reads is the one clients fetch (what follows the
+/// last `@` before `/ ? #`); an authority URL parsers read differently is
+/// no host. Before, `;` ended the authority, and
+/// `https://allowed.ex;@victim.ex/private`, which clients fetch from
+/// victim.ex, was answered from allowed.ex's policy: allow (issue 41).
+#[test]
+fn the_host_looked_up_is_the_one_clients_fetch() {
+    let dir = scratch("authority");
+    let m = dir.join("m.jsonl");
+    std::fs::write(
+        &m,
+        "{\"host\":\"allowed.ex\",\"status\":200,\"body\":\"User-agent: *\\nAllow: /\\n\"}\n\
+         {\"host\":\"victim.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /\\n\"}\n",
+    )
+    .unwrap();
+    let st = dir.join("s.store");
+    assert_exit(
+        &googlebot_store_build(&["-o", s(&st), "--manifest", s(&m)]),
+        0,
+        "",
+    );
+    let set = dir.join("set");
+    assert_exit(
+        &googlebot_store_build(&["--shards", "3", "-o", s(&set), "--manifest", s(&m)]),
+        0,
+        "",
+    );
+    let urls = [
+        "https://allowed.ex;@victim.ex/private",
+        "https://allowed.ex\\@victim.ex/private",
+        "https://allowed.ex@victim.ex/private",
+        "https://victim.ex#@allowed.ex/",
+        "//allowed.ex;@victim.ex/private",
+    ];
+    for store in [&st, &set] {
+        let mut args = vec!["check", "--store", s(store), "--missing", "allow"];
+        args.extend(urls);
+        let o = robocc(&args);
+        assert_eq!(
+            out(&o),
+            "unknown\thttps://allowed.ex;@victim.ex/private\n\
+             unknown\thttps://allowed.ex\\@victim.ex/private\n\
+             disallow\thttps://allowed.ex@victim.ex/private\n\
+             disallow\thttps://victim.ex#@allowed.ex/\n\
+             unknown\t//allowed.ex;@victim.ex/private\n",
+            "{}",
+            err(&o)
+        );
+        args.extend(["--format", "json"]);
+        let sources = json_verdicts_and_sources(&robocc(&args));
+        assert_eq!(
+            sources,
+            [
+                "\"unknown\" \"no host\"",
+                "\"unknown\" \"no host\"",
+                "\"disallow\" \"fetched\"",
+                "\"disallow\" \"fetched\"",
+                "\"unknown\" \"no host\""
+            ]
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A URL from which no host can be read is `unknown` with `--store`
 /// (JSON source "no host", a warning naming it), never "not in store", so
 /// `--missing allow` does not allow it (stores audit F15); a host the

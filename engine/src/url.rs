@@ -98,52 +98,76 @@ pub fn path_parts(url: &[u8]) -> PathParts<'_> {
     }
 }
 
-/// The index of the first `/`, `?`, `;` or `#` in `url[from..]`.
+/// The index of the first `/`, `?`, `;` or `#` in `url[from..]`: where
+/// Google's reading starts the path.
 #[inline(always)]
 pub(crate) fn first_delimiter(url: &[u8], from: usize) -> Option<usize> {
-    // The second half is dropped once inlined: its compares are pure.
-    scan_authority(url, from).0
+    let mut i = from;
+    // The masks not read here are dropped once inlined: their compares are
+    // pure.
+    while let Some(m) = block_masks(url, i) {
+        let delimiters = m.end | m.semicolon;
+        if delimiters != 0 {
+            return Some(i + delimiters.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    scan_words(url, i, true, false).0
 }
 
-/// The first `/`, `?`, `;` or `#` in `url[from..]` (where an authority
-/// that starts at `url[from]` ends), and whether an `@`, `:` or `]` comes
-/// before it (or before the URL's end, when none does): what a store's host
-/// key needs, found in the same pass.
+/// Where the authority that starts at `url[from]` ends (the first `/`, `?`
+/// or `#`, as RFC 3986 and the WHATWG URL standard end it; `None`: at the
+/// URL's end), and whether it holds a byte that makes it more than a plain
+/// host: `@ : [ ] ; \ % < > ^ |`, a space, a control byte or DEL. A store's host
+/// key reads such an authority byte by byte; a plain one is the host.
 ///
 /// Sixteen bytes at a time where the target has SSE2 ([`block_masks`]),
-/// then eight ([`scan_authority_words`]): a per-byte `match` cost more
-/// instructions than the automaton walk on typical URLs (callgrind,
+/// then eight ([`scan_words`]): a per-byte `match` cost more instructions
+/// than the automaton walk on typical URLs (callgrind,
 /// docs/PERFORMANCE-notes.md).
 #[inline(always)]
 pub(crate) fn scan_authority(url: &[u8], from: usize) -> (Option<usize>, bool) {
     let mut marked = false;
     let mut i = from;
-    while let Some((delimiters, marks)) = block_masks(url, i) {
-        if delimiters != 0 {
-            let at = delimiters.trailing_zeros();
+    while let Some(m) = block_masks(url, i) {
+        if m.end != 0 {
+            let at = m.end.trailing_zeros();
             return (
                 Some(i + at as usize),
-                marked || marks & ((1 << at) - 1) != 0,
+                marked || m.marks & ((1 << at) - 1) != 0,
             );
         }
-        marked |= marks != 0;
+        marked |= m.marks != 0;
         i += 16;
     }
-    scan_authority_words(url, i, marked)
+    scan_words(url, i, false, marked)
 }
 
-/// [`scan_authority`] eight bytes at a time from `url[from]`, having met an
-/// `@`, `:` or `]` before it when `marked`: what targets without SSE2 run
-/// throughout, and x86-64 on the last fifteen bytes.
+/// Whether `b` makes an authority more than a plain host (what
+/// [`scan_authority`] marks).
+#[inline(always)]
+pub(crate) fn is_authority_mark(b: u8) -> bool {
+    matches!(
+        b,
+        b'@' | b':' | b'[' | b']' | b';' | b'\\' | b'%' | b'<' | b'>' | b'^' | b'|' | 0x7f
+    ) || b <= b' '
+}
+
+/// [`first_delimiter`] (`semicolon`: `;` ends the scan too) or
+/// [`scan_authority`] eight bytes at a time from `url[from]`, having met a
+/// mark before it when `marked`: what targets without SSE2 run throughout,
+/// and x86-64 on the last fifteen bytes.
 ///
 /// SWAR: a byte equal to one looked for makes its lane zero after an XOR,
-/// and the classic `(x - 0x01…) & !x & 0x80…` test flags zero lanes. It
-/// can also flag a lane above a zero lane (a borrow), never one below the
-/// lowest: so the lowest flag is exact, and so is "any flag below lane k".
+/// and the classic `(x - 0x01…) & !x & 0x80…` test flags zero lanes (and
+/// `(x - 0x21…) & !x & 0x80…` the lanes below `0x21`). Either can also flag
+/// a lane above a flagged lane (a borrow), never one below the lowest: so
+/// the lowest flag is exact, and so is "any flag below lane k".
 #[inline(always)]
-pub(crate) fn scan_authority_words(
+pub(crate) fn scan_words(
     url: &[u8],
     from: usize,
+    semicolon: bool,
     mut marked: bool,
 ) -> (Option<usize>, bool) {
     const LO: u64 = 0x0101_0101_0101_0101;
@@ -154,18 +178,31 @@ pub(crate) fn scan_authority_words(
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
         let w = u64::from_le_bytes(w);
-        let delimiter = zero(w ^ (LO * u64::from(b'/')))
+        let semi = zero(w ^ (LO * u64::from(b';')));
+        let mut end = zero(w ^ (LO * u64::from(b'/')))
             | zero(w ^ (LO * u64::from(b'?')))
-            | zero(w ^ (LO * u64::from(b';')))
             | zero(w ^ (LO * u64::from(b'#')));
+        if semicolon {
+            end |= semi;
+        }
         let marks = zero(w ^ (LO * u64::from(b'@')))
             | zero(w ^ (LO * u64::from(b':')))
-            | zero(w ^ (LO * u64::from(b']')));
-        if delimiter != 0 {
-            // The flags of the lanes below the delimiter's.
-            let below = (1u64 << delimiter.trailing_zeros()) - 1;
+            | zero(w ^ (LO * u64::from(b'[')))
+            | zero(w ^ (LO * u64::from(b']')))
+            | zero(w ^ (LO * u64::from(b'\\')))
+            | zero(w ^ (LO * u64::from(b'%')))
+            | zero(w ^ (LO * u64::from(b'<')))
+            | zero(w ^ (LO * u64::from(b'>')))
+            | zero(w ^ (LO * u64::from(b'^')))
+            | zero(w ^ (LO * u64::from(b'|')))
+            | zero(w ^ (LO * 0x7f))
+            | semi
+            | (w.wrapping_sub(LO * 0x21) & !w & HI);
+        if end != 0 {
+            // The flags of the lanes below the end's.
+            let below = (1u64 << end.trailing_zeros()) - 1;
             return (
-                Some(i + (delimiter.trailing_zeros() / 8) as usize),
+                Some(i + (end.trailing_zeros() / 8) as usize),
                 marked || marks & below != 0,
             );
         }
@@ -174,27 +211,37 @@ pub(crate) fn scan_authority_words(
     }
     for (at, &b) in url.iter().enumerate().skip(i) {
         match b {
-            b'/' | b'?' | b';' | b'#' => return (Some(at), marked),
-            b'@' | b':' | b']' => marked = true,
-            _ => {}
+            b'/' | b'?' | b'#' => return (Some(at), marked),
+            b';' if semicolon => return (Some(at), marked),
+            _ => marked |= is_authority_mark(b),
         }
     }
     (None, marked)
 }
 
-/// Two masks of `url[i..i + 16]`, bit `k` for byte `i + k`: the bytes that
-/// end an authority (`/ ? ; #`), and those that make it more than a host
-/// (`@ : ]`, read by a store's host key). `None` when fewer than sixteen
-/// bytes are left, and on targets built without SSE2 (every x86-64 target
-/// but the soft-float ones has it), whose callers go on eight bytes at a
-/// time. A caller that does not read the second mask does not pay for it
-/// (the compares are pure, and dropped).
+/// The masks of `url[i..i + 16]`, bit `k` for byte `i + k`.
+#[derive(Clone, Copy)]
+pub(crate) struct BlockMasks {
+    /// `/ ? #`: what ends an authority.
+    pub(crate) end: u32,
+    /// `;`: what also starts Google's path.
+    pub(crate) semicolon: u32,
+    /// What [`is_authority_mark`] says.
+    pub(crate) marks: u32,
+}
+
+/// [`BlockMasks`] of `url[i..i + 16]`. `None` when fewer than sixteen bytes
+/// are left, and on targets built without SSE2 (every x86-64 target but the
+/// soft-float ones has it), whose callers go on eight bytes at a time. A
+/// caller that does not read a mask does not pay for it (the compares are
+/// pure, and dropped).
 #[inline(always)]
-pub(crate) fn block_masks(url: &[u8], i: usize) -> Option<(u32, u32)> {
+pub(crate) fn block_masks(url: &[u8], i: usize) -> Option<BlockMasks> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
         };
         let block = url.get(i..i + 16)?;
         // SAFETY: the target has SSE2 (the `cfg` above); `block` is sixteen
@@ -202,15 +249,31 @@ pub(crate) fn block_masks(url: &[u8], i: usize) -> Option<(u32, u32)> {
         unsafe {
             let v = _mm_loadu_si128(block.as_ptr().cast());
             let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-            let delimiters = _mm_or_si128(
-                _mm_or_si128(eq(b'/'), eq(b'?')),
-                _mm_or_si128(eq(b';'), eq(b'#')),
+            let end = _mm_or_si128(_mm_or_si128(eq(b'/'), eq(b'?')), eq(b'#'));
+            let semicolon = eq(b';');
+            // min(v, 0x20) == v: the byte is at most a space.
+            let low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
+            let marks = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_or_si128(eq(b'@'), eq(b':')),
+                    _mm_or_si128(eq(b'['), eq(b']')),
+                ),
+                _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_or_si128(eq(b'\\'), eq(b'%')),
+                        _mm_or_si128(eq(b'<'), eq(b'>')),
+                    ),
+                    _mm_or_si128(
+                        _mm_or_si128(eq(b'^'), eq(b'|')),
+                        _mm_or_si128(_mm_or_si128(eq(0x7f), semicolon), low),
+                    ),
+                ),
             );
-            let marks = _mm_or_si128(_mm_or_si128(eq(b'@'), eq(b':')), eq(b']'));
-            Some((
-                _mm_movemask_epi8(delimiters) as u32,
-                _mm_movemask_epi8(marks) as u32,
-            ))
+            Some(BlockMasks {
+                end: _mm_movemask_epi8(end) as u32,
+                semicolon: _mm_movemask_epi8(semicolon) as u32,
+                marks: _mm_movemask_epi8(marks) as u32,
+            })
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -284,7 +347,7 @@ mod tests {
                             assert_eq!(first_delimiter(&u, from), want, "{u:?} from {from}");
                             // The portable scan (the one other targets run).
                             assert_eq!(
-                                scan_authority_words(&u, from, false).0,
+                                scan_words(&u, from, true, false).0,
                                 want,
                                 "{u:?} from {from}"
                             );
@@ -296,24 +359,23 @@ mod tests {
     }
 
     /// [`scan_authority`] (and its portable form) against a byte-by-byte
-    /// reading: every delimiter and every `@ : ]` at every position of
-    /// authorities of up to 34 bytes (two SSE2 blocks, or four words and a
-    /// tail), alone and together, over fillers that stress the
-    /// eight-at-a-time test (zero and high bytes, neighbours of the bytes
-    /// it looks for).
+    /// reading: every end and every mark at every position of authorities
+    /// of up to 34 bytes (two SSE2 blocks, or four words and a tail), alone
+    /// and together, over fillers that stress the eight-at-a-time tests
+    /// (zero and high bytes, neighbours of the bytes they look for).
     #[test]
     fn scan_authority_agrees_with_a_byte_scan() {
         let naive = |u: &[u8], from: usize| {
             let end = u[from..]
                 .iter()
-                .position(|b| b"/?;#".contains(b))
+                .position(|b| b"/?#".contains(b))
                 .map(|p| from + p);
             let upto = end.unwrap_or(u.len());
-            (end, u[from..upto].iter().any(|b| b"@:]".contains(b)))
+            (end, u[from..upto].iter().any(|&b| is_authority_mark(b)))
         };
-        let marks = b"/?;#@:]";
+        let marks = b"/?#@:[];\\%<>^|\x7f \x00\t\x20\x21";
         let mut cases = 0;
-        for filler in [b'a', 0, 0x80, 0xFF, b'.', b'/' + 1, b'@' - 1, b'A'] {
+        for filler in [b'a', 0x80, 0xFF, b'.', b'/' + 1, b'@' - 1, b'A', b'!'] {
             for len in 0..=34 {
                 for from in [0, 3, 8] {
                     let base = vec![filler; from + len];
@@ -322,7 +384,7 @@ mod tests {
                         assert_eq!(scan_authority(u, from), want, "{u:?} from {from}");
                         // The portable scan (the one other targets run).
                         assert_eq!(
-                            scan_authority_words(u, from, false),
+                            scan_words(u, from, false, false),
                             want,
                             "words: {u:?} from {from}"
                         );
@@ -334,7 +396,7 @@ mod tests {
                             let mut u = base.clone();
                             u[at] = m;
                             check(&u);
-                            for later in at + 1..from + len {
+                            for later in (at + 1..from + len).step_by(3) {
                                 for &n in marks {
                                     let mut v = u.clone();
                                     v[later] = n;

@@ -72,7 +72,8 @@ fn require_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
     Err(no_host(
         url,
         at,
-        "has no host: a store answers absolute URLs (scheme://host/path)",
+        "has no host: a store answers absolute URLs (scheme://host/path) whose \
+         authority URL parsers agree on (docs/artifact.md, \"Which host a URL names\")",
     ))
 }
 
