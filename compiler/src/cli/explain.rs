@@ -41,10 +41,18 @@ pub struct ExplainArgs {
     flags: CompileFlags,
 }
 
+/// The largest file `explain` compiles a second time, read whole, to say
+/// whether the limits that cut it change an answer: 2 MiB, or four times
+/// `--max-bytes` when that is larger. Past it the second compile would cost
+/// memory in proportion to any size (a 39 MB file took 3 GB), so the answer
+/// is "unknown" with the reason.
+const WHOLE_MAX: usize = 2 << 20;
+
 /// The same file read whole (no parse, line or rule limit), when limits cut
 /// something: what would decide each URL then.
 struct Whole {
-    /// The policy read whole, or why it did not compile.
+    /// The policy read whole, or why it was not (did not compile, or the
+    /// file is over [`WHOLE_MAX`]).
     policy: Result<PolicyFile, String>,
     /// What was cut, in words.
     cut: String,
@@ -69,12 +77,20 @@ impl Whole {
             return None;
         }
         let mut options = src.options.clone();
-        options.parse.max_bytes = 0;
-        options.parse.max_line_len = usize::MAX;
-        options.parse.max_rules_per_group = usize::MAX;
-        let policy = robocc_compiler::compile(&src.body, &src.agent, &options)
-            .map_err(|e| e.to_string())
-            .and_then(|c| PolicyFile::from_slice(&c.to_bytes()).map_err(|e| e.to_string()));
+        let budget = WHOLE_MAX.max(options.parse.max_bytes.saturating_mul(4));
+        let policy = if src.body.len() > budget {
+            Err(format!(
+                "it is {} bytes, and explain reads at most {budget} whole",
+                src.body.len()
+            ))
+        } else {
+            options.parse.max_bytes = 0;
+            options.parse.max_line_len = usize::MAX;
+            options.parse.max_rules_per_group = usize::MAX;
+            robocc_compiler::compile(&src.body, &src.agent, &options)
+                .map_err(|e| format!("read whole it does not compile ({e})"))
+                .and_then(|c| PolicyFile::from_slice(&c.to_bytes()).map_err(|e| e.to_string()))
+        };
         Some(Whole {
             policy,
             cut: cut.join(" and "),
@@ -87,8 +103,8 @@ impl Whole {
             Ok(file) => file,
             Err(why) => {
                 return format!(
-                    "{} cut the file; read whole it does not compile ({why}), so whether \
-                     the cut rules decide this URL is unknown",
+                    "{} cut the file; {why}, so whether the cut rules decide this URL \
+                     is unknown",
                     self.cut
                 )
             }
