@@ -312,6 +312,41 @@ pub fn select(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
     }
 }
 
+/// [`select`] for every token the file names (as first written, in the
+/// order of their lower-cased bytes), in one pass over the groups instead
+/// of one per token: a token's groups are those with a value whose
+/// [`value_token`] is the token, ASCII case ignored ([`value_names`]).
+pub fn select_every_named(robots: &RobotsTxt<'_>) -> Vec<(Vec<u8>, Selection)> {
+    let mut named: std::collections::BTreeMap<Vec<u8>, (&[u8], Vec<usize>)> = Default::default();
+    for (i, g) in robots.groups.iter().enumerate() {
+        for a in &g.agents {
+            let token = value_token(a.value);
+            if is_global_value(a.value) || token.is_empty() {
+                continue;
+            }
+            let (_, groups) = named
+                .entry(token.to_ascii_lowercase())
+                .or_insert((token, Vec::new()));
+            // A group naming the token twice is selected once.
+            if groups.last() != Some(&i) {
+                groups.push(i);
+            }
+        }
+    }
+    named
+        .into_values()
+        .map(|(token, groups)| {
+            (
+                token.to_vec(),
+                Selection {
+                    via: Via::Named,
+                    groups,
+                },
+            )
+        })
+        .collect()
+}
+
 /// The 1996 draft's choice (§3.2.1), used by draft1996 and robots2: the
 /// **first** record with a user-agent value that contains `agent` as a
 /// case-insensitive substring; else the first record with a `*` value; else
@@ -343,6 +378,23 @@ pub fn select_first_record(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
 
 #[cfg(test)]
 mod tests {
+    /// One pass over the groups selects, for each named token, what
+    /// [`super::select`] selects for it.
+    #[test]
+    fn select_every_named_is_select_per_token() {
+        let body = b"User-agent: A-bot\nUser-agent: b_bot/2.1\nDisallow: /x\n\n\
+                     User-agent: *\nDisallow: /y\n\nUser-agent: a-BOT\nUser-agent: A-bot\n\
+                     Allow: /z\n\nUser-agent: c1\nDisallow: /\n";
+        let robots = crate::parse::parse(body, &crate::parse::ParseOptions::default());
+        let every = super::select_every_named(&robots);
+        let tokens: Vec<&[u8]> = every.iter().map(|(t, _)| &t[..]).collect();
+        assert_eq!(tokens, [&b"A-bot"[..], b"b_bot", b"c"]);
+        for (token, selection) in &every {
+            let token = std::str::from_utf8(token).unwrap();
+            assert_eq!(*selection, super::select(&robots, token), "{token}");
+        }
+    }
+
     use super::*;
 
     #[test]
