@@ -263,3 +263,78 @@ impl fmt::Display for Diagnostic {
         }
     }
 }
+
+/// Bytes as a human-readable output shows them (explain's URLs, paths and
+/// patterns, inspect's records, lint's findings and the diagnostics' lines): UTF-8
+/// text as it is, except that what a terminal would act on or hide is
+/// written as `%XX`, one per byte, as a URL carries it — the controls (C0,
+/// DEL, C1: a decoded `%0A` would split one explanation over two lines, a
+/// `%1B` would send an escape sequence to the terminal), the line and
+/// paragraph separators, the bidirectional and zero-width formatting
+/// characters, and every byte that is not UTF-8.
+pub fn printable(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    fn hidden(c: char) -> bool {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    }
+    use std::fmt::Write as _;
+    let escape = |out: &mut String, bytes: &[u8]| {
+        for b in bytes {
+            let _ = write!(out, "%{b:02X}");
+        }
+    };
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if !s.chars().any(hidden) {
+            return std::borrow::Cow::Borrowed(s);
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if hidden(c) {
+                escape(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes());
+            } else {
+                out.push(c);
+            }
+        }
+        escape(&mut out, chunk.invalid());
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A value quoted in a message: `"…"` around its [`printable`] form.
+pub(crate) struct Quoted<'a>(pub(crate) &'a [u8]);
+
+impl fmt::Debug for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\"", printable(self.0))
+    }
+}
+
+/// [`Quoted`] of text or bytes.
+pub(crate) fn quoted<T: AsRef<[u8]> + ?Sized>(value: &T) -> Quoted<'_> {
+    Quoted(value.as_ref())
+}
+
+#[cfg(test)]
+mod printable_tests {
+    use super::printable;
+
+    #[test]
+    fn printable_escapes_what_a_terminal_acts_on() {
+        assert!(matches!(
+            printable("/a b/ツ%41".as_bytes()),
+            std::borrow::Cow::Borrowed("/a b/ツ%41")
+        ));
+        assert_eq!(
+            printable(b"/a\nb\r\t\x1b[31m\x7f"),
+            "/a%0Ab%0D%09%1B[31m%7F"
+        );
+        // C1 (CSI), a bidirectional override, bytes that are not UTF-8.
+        assert_eq!(
+            printable("\u{9b}x\u{202e}y".as_bytes()),
+            "%C2%9Bx%E2%80%AEy"
+        );
+        assert_eq!(printable(b"caf\xe9\xff/\xe3\x83"), "caf%E9%FF/%E3%83");
+    }
+}

@@ -1,7 +1,7 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
 use crate::agent::Selection;
-use crate::diag::{DiagCode, Severity};
+use crate::diag::{quoted, DiagCode, Severity};
 use crate::dialect::{LineGrammar, PatternRule, Ranking, Semantics};
 use crate::normalize::normalize_pattern;
 use crate::parse::keys::KeyKind;
@@ -203,7 +203,7 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
                     code: "acap-field",
                     message: format!(
                         "{:?} is an ACAP 1.0 field: ignored by RFC 9309 crawlers",
-                        text(r.key)
+                        quoted(r.key)
                     ),
                     fix: "lint and compile the file with the acap dialect to read it".into(),
                 });
@@ -226,7 +226,7 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
             line: r.line,
             severity: Severity::Warning,
             code: "unknown-key",
-            message: format!("unknown key {:?}: {ignored_by}", text(r.key)),
+            message: format!("unknown key {:?}: {ignored_by}", quoted(r.key)),
             fix: match near {
                 Some((_, k)) => format!("did you mean `{k}:`?"),
                 None => "remove it, or keep it knowing most crawlers ignore it".into(),
@@ -308,7 +308,8 @@ fn acap_findings(
                              \"may only occur as the last character in the pattern\"): robocc \
                              matches it as a literal `$`, and compares it as an end anchor when \
                              ordering rules by scope (2.4.5)",
-                            d + 1
+                            d + 1,
+                            p = quoted(&p)
                         ),
                         fix: "put `$` only at the end of the pattern".into(),
                     });
@@ -319,7 +320,8 @@ fn acap_findings(
                         severity: Severity::Warning,
                         code: "acap-pattern",
                         message: format!(
-                            "pattern {p:?} does not start with `/` or `*`: it matches no path"
+                            "pattern {:?} does not start with `/` or `*`: it matches no path",
+                            quoted(&p)
                         ),
                         fix: "start resource path patterns with `/` (or `*`)".into(),
                     });
@@ -453,7 +455,10 @@ fn qualifier_findings(
                     line,
                     severity: Severity::Warning,
                     code: "acap-qualifier",
-                    message: format!("{name:?} is not an ACAP 1.0 qualifier type (ACAP 2.5)"),
+                    message: format!(
+                        "{:?} is not an ACAP 1.0 qualifier type (ACAP 2.5)",
+                        quoted(name)
+                    ),
                     fix: "use time-limit, must-use-resource, max-length, \
                          prohibited-modification, must-include-resource, prohibited-context \
                          or required-context"
@@ -467,7 +472,10 @@ fn qualifier_findings(
                 "qualifier {name} does not apply to usage {usage} (ACAP 2.5)"
             ))
         } else if !value_ok {
-            Some(format!("{q:?} is not a valid {name} value (ACAP 2.5)"))
+            Some(format!(
+                "{:?} is not a valid {name} value (ACAP 2.5)",
+                quoted(q)
+            ))
         } else if seen.contains(&name_l.as_str()) && name_l != "prohibited-modification" {
             Some(format!(
                 "qualifier {name} given twice (ACAP 2.5.5.2: at most once)"
@@ -596,7 +604,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     format!(
                         "Content-Usage path {:?} does not start with `/`: the whole value is read \
                          as the preference, which does not parse",
-                        text(pref.split(|&b| b == b' ').next().unwrap_or(b""))
+                        quoted(pref.split(|&b| b == b' ').next().unwrap_or(b""))
                     ),
                     "start the path with `/` (attach-05 §3.2)",
                 );
@@ -611,7 +619,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                         format!(
                             "Content-Usage {:?} is not a Structured Fields dictionary{}: it states \
                              nothing",
-                            text(pref),
+                            quoted(pref),
                             if upper { " (keys must be lowercase)" } else { "" }
                         ),
                         "write lowercase `label=y` or `label=n` pairs separated by commas, e.g. \
@@ -625,7 +633,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                             finding(
                                 r.line,
                                 "content-usage-label",
-                                format!("Content-Usage label {key:?} is not in the vocabulary ({known}): ignored"),
+                                format!("Content-Usage label {:?} is not in the vocabulary ({known}): ignored", quoted(key.as_str())),
                                 &format!("use one of {known} (aipref vocab-07)"),
                             );
                         } else if !matches!(token.as_deref(), Some("y" | "n")) {
@@ -658,7 +666,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                         "content-signal",
                         format!(
                             "Content-Signal {:?}: {}: it states nothing",
-                            text(pair),
+                            quoted(pair),
                             if key_ok {
                                 "the value is not yes or no".to_string()
                             } else {
@@ -751,7 +759,7 @@ fn draft_records(robots: &RobotsTxt<'_>, sem: &Semantics, out: &mut Vec<Finding>
                 code: "literal-wildcard",
                 message: format!(
                     "`*` in {:?} is a literal character: {} has no wildcards, so {matches}{others}",
-                    text(first.raw),
+                    quoted(first.raw),
                     if sem.patterns.reads_robot_version() {
                         "a version 1.0 rule set"
                     } else {
@@ -780,7 +788,11 @@ fn draft_records(robots: &RobotsTxt<'_>, sem: &Semantics, out: &mut Vec<Finding>
                     line: r.line,
                     severity: Severity::Warning,
                     code: "timing-value",
-                    message: format!("{} {:?} is not {what}: ignored", text(r.key), text(r.value)),
+                    message: format!(
+                        "{} {:?} is not {what}: ignored",
+                        text(r.key),
+                        quoted(r.value)
+                    ),
                     fix: format!("write it as {what}, e.g. `{example}`"),
                 });
             }
@@ -796,7 +808,10 @@ fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     line: r.line,
                     severity: Severity::Warning,
                     code: "crawl-delay",
-                    message: format!("Crawl-delay {:?} is not a number of seconds", text(r.value)),
+                    message: format!(
+                        "Crawl-delay {:?} is not a number of seconds",
+                        quoted(r.value)
+                    ),
                     fix: "write a number of seconds, e.g. `Crawl-delay: 5`".into(),
                 }),
                 Some(ms) if ms > 60_000 => out.push(Finding {
@@ -822,7 +837,7 @@ fn records(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                 line: r.line,
                 severity: Severity::Warning,
                 code: "sitemap",
-                message: format!("Sitemap {v:?} is not an absolute URL"),
+                message: format!("Sitemap {:?} is not an absolute URL", quoted(&v)),
                 fix: "give the full URL, e.g. `Sitemap: https://example.com/sitemap.xml`".into(),
             });
         }
@@ -843,7 +858,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     message: format!(
                         "`$` at byte {} of {:?} is a literal `$`, not an end anchor",
                         d + 1,
-                        text(rule.raw)
+                        quoted(rule.raw)
                     ),
                     fix: "put `$` only at the end, or write `%24` for a literal dollar".into(),
                 });
@@ -861,7 +876,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                         line: rule.line,
                         severity: Severity::Warning,
                         code: "near-duplicate",
-                        message: format!("{:?} {what} {:?} (line {line})", text(rule.raw), text(raw)),
+                        message: format!("{:?} {what} {:?} (line {line})", quoted(rule.raw), quoted(raw)),
                         fix: fix.into(),
                     });
                 }
@@ -871,7 +886,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     code: "allow-disallow-tie",
                     message: format!(
                         "Allow and Disallow of the same pattern {:?} (line {line}): Allow wins the tie",
-                        text(rule.raw)
+                        quoted(rule.raw)
                     ),
                     fix: "remove the rule that is not meant".into(),
                 }),
@@ -882,7 +897,7 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
                     message: format!(
                         "{} {:?} is a duplicate of line {line}",
                         if allow { "Allow" } else { "Disallow" },
-                        text(rule.raw)
+                        quoted(rule.raw)
                     ),
                     fix: "remove the repeat".into(),
                 }),
@@ -1194,6 +1209,27 @@ mod tests {
     /// A conventional line inside an ACAP record is ignored (2.9.2), which
     /// lint says once: no advice to give it a `User-agent: *` line. A rule
     /// before any record still gets that advice.
+    /// Quoted values show controls as `%XX`, as every other human-readable
+    /// output does (they were Rust escapes: `"Foo\u{1b}"`).
+    #[test]
+    fn quoted_values_escape_controls_as_url_bytes() {
+        let f = lint(
+            b"User-agent: *\nFoo\x1b[2J: x\nCrawl-delay: 5\x07\n",
+            None,
+            &CompileOptions::default(),
+        );
+        let messages: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+        assert!(
+            messages
+                .contains(&"unknown key \"Foo%1B[2J\": ignored by Google and RFC 9309 crawlers"),
+            "{messages:?}"
+        );
+        assert!(
+            messages.contains(&"Crawl-delay \"5%07\" is not a number of seconds"),
+            "{messages:?}"
+        );
+    }
+
     #[test]
     fn acap_conventional_line_in_an_acap_record() {
         let c = acap_codes(

@@ -59,7 +59,7 @@ pub struct CheckArgs {
     /// The usage to answer for: crawl; an AI-usage preference channel
     /// (search, train-ai, ai-input: allow, disallow or unknown); an ACAP
     /// usage type (follow, index, preserve, present, present-snippet, …,
-    /// other: --dialect acap; other dialects allow them by default); or
+    /// other: --dialect acap only; other dialects refuse them); or
     /// `all`: then each URL gets one line per usage the policy's dialect
     /// speaks of, `VERDICT<TAB>USAGE<TAB>URL` (JSON: a `usages` object).
     #[arg(long, value_name = "USAGE", default_value = "crawl", value_parser = parse_usage_arg,

@@ -154,8 +154,9 @@ enum RobotsTxtArg {
 pub struct AgentArgs {
     /// The crawler's product token, e.g. Googlebot: letters, '_' and '-'
     /// (RFC 9309); draft1996 and robots2 also take digits and '.' (the 1996
-    /// draft's RFC 1945 token, e.g. MJ12bot).
-    #[arg(long, value_name = "NAME")]
+    /// draft's RFC 1945 token, e.g. MJ12bot). `--user-agent` is the same
+    /// flag (a full User-Agent header goes to --agent-from-header).
+    #[arg(long, value_name = "NAME", visible_alias = "user-agent")]
     agent: Option<String>,
     /// Take the product token from a full User-Agent header instead (a
     /// heuristic): among its name/version products (the first word too, and a
@@ -186,8 +187,10 @@ pub struct DialectArgs {
     /// on stderr; other dialects never infer it.
     #[arg(long)]
     data_txt: bool,
-    /// Let any non-rule record (Crawl-delay, Sitemap, …) end a group, as a
-    /// strict reading of RFC 9309's grammar does (default: Google's reading).
+    /// Let any non-rule record (Crawl-delay, Sitemap, …) end a group's
+    /// user-agent lines, so that a user-agent line after it starts a new
+    /// group, as a strict reading of RFC 9309's grammar does (default:
+    /// Google's reading, where only a rule line does).
     #[arg(long)]
     records_close_groups: bool,
     /// rfc9309: a product token AI operators use for training only (e.g.
@@ -711,43 +714,7 @@ pub struct Built<'a> {
     pub policy: Option<robocc_engine::Header<'a>>,
 }
 
-/// Bytes as a human-readable output shows them (explain's URLs, paths and
-/// patterns, inspect's records, lint's and the diagnostics' lines): UTF-8
-/// text as it is, except that what a terminal would act on or hide is
-/// written as `%XX`, one per byte, as a URL carries it — the controls (C0,
-/// DEL, C1: a decoded `%0A` would split one explanation over two lines, a
-/// `%1B` would send an escape sequence to the terminal), the line and
-/// paragraph separators, the bidirectional and zero-width formatting
-/// characters, and every byte that is not UTF-8.
-pub fn printable(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    fn hidden(c: char) -> bool {
-        c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-    }
-    use std::fmt::Write as _;
-    let escape = |out: &mut String, bytes: &[u8]| {
-        for b in bytes {
-            let _ = write!(out, "%{b:02X}");
-        }
-    };
-    if let Ok(s) = std::str::from_utf8(bytes) {
-        if !s.chars().any(hidden) {
-            return std::borrow::Cow::Borrowed(s);
-        }
-    }
-    let mut out = String::with_capacity(bytes.len() + 8);
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if hidden(c) {
-                escape(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes());
-            } else {
-                out.push(c);
-            }
-        }
-        escape(&mut out, chunk.invalid());
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use robocc_compiler::diag::printable;
 
 /// An output path as messages name it (`-` is standard output).
 pub fn output_name(path: &Path) -> String {
@@ -1074,27 +1041,4 @@ pub fn error(msg: &str) {
 /// Parses the process's arguments, runs the command, returns the exit code.
 pub fn run() -> i32 {
     run_with(std::env::args_os())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::printable;
-
-    #[test]
-    fn printable_escapes_what_a_terminal_acts_on() {
-        assert!(matches!(
-            printable("/a b/ツ%41".as_bytes()),
-            std::borrow::Cow::Borrowed("/a b/ツ%41")
-        ));
-        assert_eq!(
-            printable(b"/a\nb\r\t\x1b[31m\x7f"),
-            "/a%0Ab%0D%09%1B[31m%7F"
-        );
-        // C1 (CSI), a bidirectional override, bytes that are not UTF-8.
-        assert_eq!(
-            printable("\u{9b}x\u{202e}y".as_bytes()),
-            "%C2%9Bx%E2%80%AEy"
-        );
-        assert_eq!(printable(b"caf\xe9\xff/\xe3\x83"), "caf%E9%FF/%E3%83");
-    }
 }
