@@ -236,7 +236,6 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 /// refused before it is read; a stream after that many bytes): then the
 /// error's kind is [`std::io::ErrorKind::FileTooLarge`].
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
     let too_long = || {
         std::io::Error::new(
             std::io::ErrorKind::FileTooLarge,
@@ -253,10 +252,27 @@ pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
             return Err(too_long());
         }
     }
+    read_all(file)
+}
+
+/// Reads `reader` to its end, if it holds at most [`MAX_INPUT_BYTES`] (a
+/// stream such as standard input; [`read_file`] for a path).
+///
+/// # Errors
+///
+/// As [`read_file`]'s, for a stream.
+pub fn read_all(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
     let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    reader.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(too_long());
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "longer than {} MiB, the most robocc reads of one input",
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
     }
     Ok(bytes)
 }

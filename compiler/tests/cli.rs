@@ -1711,3 +1711,114 @@ fn explain_reads_a_cut_file_whole_only_within_its_budget() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The conveniences a new user reached for (issue 41, item 19): `--robots
+/// -`, `--user-agent`, `--agent '*'`, `--urls URL`, JSON's deciding pattern
+/// and origin, `--summary`, and a word on raw non-ASCII URLs.
+#[test]
+fn conveniences_a_new_user_expects() {
+    let body = "User-agent: *\nDisallow: /caf\u{e9}\nDisallow: /x\n";
+    let (dir, path) = scratch_robots("conveniences", body);
+    // The robots.txt from standard input, URLs as arguments.
+    let o = robocc(
+        &["check", "--robots", "-", "--agent", "bot", "https://a/x"],
+        Some(body),
+    );
+    assert_eq!(stdout(&o), "disallow\thttps://a/x\n");
+    // Standard input cannot hold both.
+    let o = robocc(&["check", "--robots", "-", "--agent", "bot"], Some(body));
+    assert_exit_2(&o, "cannot hold the URLs too");
+    // --user-agent is --agent.
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &path,
+            "--user-agent",
+            "bot",
+            "https://a/x",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "disallow\thttps://a/x\n");
+    let o = robocc(
+        &["check", "--robots", &path, "--agent", "*", "https://a/x"],
+        None,
+    );
+    assert_exit_2(&o, "pass any token the file does not name");
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &path,
+            "--agent",
+            "bot",
+            "--urls",
+            "https://a/x",
+        ],
+        None,
+    );
+    assert_exit_2(&o, "give URLs as arguments instead");
+    // JSON names the deciding pattern and its origin.
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &path,
+            "--agent",
+            "bot",
+            "--format",
+            "json",
+            "https://a/x",
+            "https://a/y",
+        ],
+        None,
+    );
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["pattern"], "/x");
+    assert_eq!(lines[0]["origin"], "line");
+    assert_eq!(lines[0]["rule_line"], 3);
+    assert!(lines[1]["pattern"].is_null() && lines[1]["origin"].is_null());
+    // A summary, and one warning for raw non-ASCII bytes.
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            &path,
+            "--agent",
+            "bot",
+            "--summary",
+            "https://a/caf\u{e9}",
+            "https://a/caf%C3%A9",
+            "https://a/caf\u{e9}/2",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&o),
+        "allow\thttps://a/caf\u{e9}\ndisallow\thttps://a/caf%C3%A9\nallow\thttps://a/caf\u{e9}/2\n"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("raw non-ASCII bytes").count(), 1, "{err}");
+    assert!(
+        err.contains("robocc: 3 verdicts: 2 allow, 1 disallow, 0 unknown"),
+        "{err}"
+    );
+    let o = robocc(
+        &[
+            "explain",
+            "--robots",
+            &path,
+            "--agent",
+            "bot",
+            "https://a/caf\u{e9}",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("note: the path holds raw non-ASCII bytes"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

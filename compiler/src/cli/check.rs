@@ -2,8 +2,8 @@
 
 use super::compile::compile_source;
 use super::{
-    error, open_policy, open_store, open_store_set, parse_usage_arg, Built, CompileFlags, Given,
-    UsageArg, EXIT_USAGE,
+    error, open_policy, open_store, open_store_set, parse_usage_arg, printable, Built,
+    CompileFlags, Given, UsageArg, EXIT_USAGE,
 };
 use clap::{Args, ValueEnum};
 use robocc_compiler::tdmrep::Tdmrep;
@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// The robots.txt to check against (compiled on the fly).
+    /// The robots.txt to check against (compiled on the fly; `-`: standard
+    /// input).
     #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
     robots: Option<PathBuf>,
     /// A compiled policy to check against (robocc compile).
@@ -73,6 +74,10 @@ pub struct CheckArgs {
     /// Exit with 1 when any URL is disallowed.
     #[arg(long, help_heading = "Output")]
     fail_on_disallow: bool,
+    /// At the end, say on stderr how many verdicts were allow, disallow and
+    /// unknown (one per URL, or per URL and usage with `--usage all`).
+    #[arg(long, help_heading = "Output")]
+    summary: bool,
     /// Print every diagnostic of the robots.txt, not three per kind.
     #[arg(short, long, help_heading = "Output")]
     verbose: bool,
@@ -141,6 +146,9 @@ struct Judged {
     allowed: Option<bool>,
     /// The deciding rule's line in the host's robots.txt.
     line: Option<u32>,
+    /// The deciding rule's pattern as written and its origin (`line`, or
+    /// one of robocc's implicit rules), as Python's `Verdict` has them.
+    rule: Option<(String, &'static str)>,
     /// acap: the deciding rule's qualifiers (`None` for other dialects);
     /// whether no single narrowest rule existed (prohibited).
     qualifiers: Option<Vec<String>>,
@@ -172,6 +180,7 @@ fn with_tdmrep(mut j: Judged, tdmrep: &Tdmrep, url: &[u8]) -> Judged {
     if decides {
         j.allowed = Some(!reserved);
         j.line = None;
+        j.rule = None;
         j.tdmrep_rule = Some(rule);
     }
     j
@@ -236,6 +245,7 @@ fn absent(url: &[u8], missing: Missing) -> Judged {
     Judged {
         allowed,
         line: None,
+        rule: None,
         qualifiers: None,
         undecidable: false,
         host: Some(host),
@@ -274,13 +284,11 @@ fn verdict_of(
     if usage.is_signal() {
         // Tri-state: nothing stated is `unknown`, not a default.
         let v = p.preference(url, usage);
-        let line = v
-            .and_then(|v| v.rule)
-            .and_then(|r| p.rule(r))
-            .and_then(|r| r.source_line());
+        let rule = v.and_then(|v| v.rule).and_then(|r| p.rule(r));
         return Judged {
             allowed: v.map(|v| v.allowed),
-            line: line.filter(|_| has_lines),
+            line: rule.and_then(|r| r.source_line()).filter(|_| has_lines),
+            rule: rule.filter(|_| has_lines).map(deciding),
             qualifiers: None,
             undecidable: false,
             host: host.map(|(s, status)| HostOutcome::Found(s, status)),
@@ -288,7 +296,8 @@ fn verdict_of(
         };
     }
     let v: Verdict = p.check_usage(url, usage);
-    let line = v.rule.and_then(|r| p.rule(r)).and_then(|r| r.source_line());
+    let rule = v.rule.and_then(|r| p.rule(r));
+    let line = rule.and_then(|r| r.source_line());
     let qualifiers = acap.then(|| {
         v.rule
             .and_then(|r| p.acap_rule(r))
@@ -303,11 +312,17 @@ fn verdict_of(
     Judged {
         allowed: Some(v.allowed),
         line: line.filter(|_| has_lines),
+        rule: rule.filter(|_| has_lines).map(deciding),
         qualifiers,
         undecidable: acap && !v.allowed && v.rule.is_none(),
         host: host.map(|(s, status)| HostOutcome::Found(s, status)),
         tdmrep_rule: None,
     }
+}
+
+/// The deciding rule's pattern as written and its origin's name.
+fn deciding(r: robocc_engine::RuleRef<'_>) -> (String, &'static str) {
+    (r.pattern_text().into_owned(), r.origin.name())
 }
 
 /// One JSON object per URL; a URL that is not UTF-8 also comes as its exact
@@ -318,6 +333,7 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         "verdict": word,
         "rule_line": j.line,
     });
+    rule_fields(&mut obj, j);
     usage_fields(&mut obj, j);
     if std::str::from_utf8(url).is_err() {
         obj["url_bytes"] = serde_json::json!(url);
@@ -327,6 +343,12 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         obj["status"] = serde_json::json!(host.status());
     }
     obj
+}
+
+/// `pattern` and `origin` of the deciding rule (`null` when none decided).
+fn rule_fields(obj: &mut serde_json::Value, j: &Judged) {
+    obj["pattern"] = serde_json::json!(j.rule.as_ref().map(|r| &r.0));
+    obj["origin"] = serde_json::json!(j.rule.as_ref().map(|r| r.1));
 }
 
 /// acap: the deciding rule's qualifiers and the undecidable flag.
@@ -403,6 +425,21 @@ struct Printer<'s, W: Write> {
     /// With a store: URLs without a host so far (the first few are named
     /// on stderr, the rest counted at the end).
     no_host: u64,
+    /// Whether a URL with raw non-ASCII bytes in its path was said.
+    raw_said: bool,
+    /// Verdicts printed: allow, disallow, unknown.
+    counts: [u64; 3],
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn count(&mut self, allowed: Option<bool>) {
+        self.any_disallowed |= allowed == Some(false);
+        self.counts[match allowed {
+            Some(true) => 0,
+            Some(false) => 1,
+            None => 2,
+        }] += 1;
+    }
 }
 
 /// URLs without a host named on stderr, one line each; the rest are
@@ -420,6 +457,22 @@ impl<W: Write> Printer<'_, W> {
     }
 
     fn url(&mut self, url: &[u8]) -> std::io::Result<()> {
+        if !self.raw_said
+            && robocc_engine::url::path_parts(url)
+                .rest
+                .iter()
+                .any(|&b| b >= 0x80)
+        {
+            self.raw_said = true;
+            diag!(
+                "robocc: warning: {}: its path holds raw non-ASCII bytes, which a policy that \
+                 reads URLs as given (rfc9309's default, Google's reading; acap) matches byte \
+                 for byte, while it matches a pattern's non-ASCII bytes as %XX: a rule written \
+                 with them matches the URL percent-encoded, as clients send it, not this form \
+                 (check the encoded URL, or compile with --url-mode rfc; said once)",
+                printable(url)
+            );
+        }
         if !matches!(self.source, Source::Policy(_)) && !has_host(url) {
             self.no_host += 1;
             if self.no_host <= NO_HOST_NAMED {
@@ -547,7 +600,9 @@ impl<W: Write> Printer<'_, W> {
             let j = self.judge_with_tdmrep(url, u)?;
             judged.push((u, j));
         }
-        self.any_disallowed |= judged.iter().any(|(_, j)| j.allowed == Some(false));
+        for (_, j) in &judged {
+            self.count(j.allowed);
+        }
         if json {
             let mut usages = serde_json::Map::new();
             for (u, j) in &judged {
@@ -555,6 +610,7 @@ impl<W: Write> Printer<'_, W> {
                     "verdict": word_of(j.allowed),
                     "rule_line": j.line,
                 });
+                rule_fields(&mut o, j);
                 usage_fields(&mut o, j);
                 usages.insert(u.name().to_string(), o);
             }
@@ -595,7 +651,7 @@ impl<W: Write> Printer<'_, W> {
         allowed: Option<bool>,
         judged: Option<&Judged>,
     ) -> std::io::Result<()> {
-        self.any_disallowed |= allowed == Some(false);
+        self.count(allowed);
         let word = word_of(allowed);
         match judged {
             Some(j) => writeln!(self.out, "{}", json_line(url, word, j)),
@@ -646,6 +702,15 @@ fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Resul
 }
 
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
+    let urls_from_stdin =
+        args.url.is_empty() && args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    if urls_from_stdin && args.robots.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(
+            "--robots - reads the robots.txt from standard input, which then cannot hold the \
+             URLs too: give them as arguments or with --urls FILE"
+                .into(),
+        );
+    }
     if given.has("missing") && args.store.is_none() {
         return Err("--missing applies to --store only (hosts the store does not have)".into());
     }
@@ -752,6 +817,8 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     }
     let stdout = std::io::stdout();
     let mut printer = Printer {
+        raw_said: false,
+        counts: [0; 3],
         source: &source,
         usage: args.usage,
         missing: args.missing,
@@ -772,10 +839,20 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             .and_then(|()| printer.flush_batch())
     } else {
         let reader: Box<dyn Read> = match &args.urls {
-            Some(path) if !from_stdin => Box::new(
-                std::fs::File::open(path)
-                    .map_err(|e| format!("cannot read URL list {}: {e}", path.display()))?,
-            ),
+            Some(path) if !from_stdin => Box::new(std::fs::File::open(path).map_err(|e| {
+                // `--urls https://…` (as clap suggests for `--url`): say
+                // where a URL goes.
+                let shown = path.display().to_string();
+                if shown.contains("://") && !path.exists() {
+                    format!(
+                        "--urls takes a file of URLs, one per line (or - for standard \
+                         input), and {shown} is no file: give URLs as arguments instead \
+                         (robocc check … {shown})"
+                    )
+                } else {
+                    format!("cannot read URL list {shown}: {e}")
+                }
+            })?),
             _ => {
                 let stdin = std::io::stdin();
                 if stdin.is_terminal() {
@@ -839,6 +916,13 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     if let Some(e) = printer.failure.take() {
         let _ = printer.out.flush();
         return Err(e);
+    }
+    if args.summary {
+        let [allow, disallow, unknown] = printer.counts;
+        diag!(
+            "robocc: {} verdicts: {allow} allow, {disallow} disallow, {unknown} unknown",
+            allow + disallow + unknown
+        );
     }
     let code = i32::from(args.fail_on_disallow && printer.any_disallowed);
     match io_result.and_then(|()| printer.out.flush()) {

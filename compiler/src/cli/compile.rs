@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct CompileArgs {
-    /// The robots.txt file to read.
+    /// The robots.txt file to read (`-`: standard input).
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     robots: PathBuf,
     /// Where to write the policy: a file (replaced atomically), a FIFO or

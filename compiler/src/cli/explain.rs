@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// The robots.txt to explain (compiled on the fly).
+    /// The robots.txt to explain (compiled on the fly; `-`: standard input).
     #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
     robots: Option<PathBuf>,
     /// A compiled policy (robocc compile).
@@ -267,6 +267,17 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
                 UrlMode::Decode => "draft mode: %xx decoded except %2F",
             }
         );
+        let raw = robocc_engine::url::path_parts(url.as_bytes())
+            .rest
+            .iter()
+            .any(|&b| b >= 0x80);
+        if raw && mode == UrlMode::Google {
+            println!(
+                "  note: the path holds raw non-ASCII bytes, matched byte for byte, while the \
+                 rules' non-ASCII bytes are matched as %XX (Google's reading): a rule written \
+                 with them decides the percent-encoded URL (as clients send it), not this form"
+            );
+        }
         match v.rule.and_then(|id| policy.rule(id)) {
             Some(r) => {
                 let kind = if r.allow { "Allow" } else { "Disallow" };

@@ -37,7 +37,7 @@ impl FailOn {
 
 #[derive(Args)]
 pub struct LintArgs {
-    /// The robots.txt file to read.
+    /// The robots.txt file to read (`-`: standard input).
     #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
     robots: Option<PathBuf>,
     /// An HTML page instead: its Robots/ACAP META tags and class

@@ -416,6 +416,14 @@ impl CompileFlags {
                 )
             }
         };
+        if token == "*" {
+            return Err(
+                "--agent '*' is not a crawler's product token: the `User-agent: *` group is \
+                 what a crawler reads when no group names it, so to see it pass any token the \
+                 file does not name (e.g. --agent UnlistedBot)"
+                    .into(),
+            );
+        }
         let Err(e) = validate_agent(&token, rule) else {
             return Ok(token);
         };
@@ -743,6 +751,10 @@ pub fn read_tdmrep(path: &Path) -> Result<robocc_compiler::tdmrep::Tdmrep, Strin
 
 /// Reads a whole file, with an error that names it.
 pub fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        return robocc_compiler::input::read_all(std::io::stdin().lock())
+            .map_err(|e| format!("cannot read {what} from standard input: {e}"));
+    }
     if path.is_dir() {
         return Err(format!(
             "{} is a directory, not a {what} file",
