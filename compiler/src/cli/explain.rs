@@ -25,8 +25,21 @@ pub struct ExplainArgs {
     /// bidirectional and zero-width characters and bytes that are not UTF-8
     /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
     /// shown as %XX.
-    #[arg(value_name = "URL", required = true, help_heading = "URLs")]
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "urls",
+        help_heading = "URLs"
+    )]
     url: Vec<String>,
+    /// A file of URLs to explain, one per line (`-`: standard input; blank
+    /// lines and lines starting with `#` are skipped), instead of arguments.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "url",
+        help_heading = "URLs"
+    )]
+    urls: Option<PathBuf>,
     /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
     /// default: now.
     #[arg(long, value_name = "HH:MM", help_heading = "Output")]
@@ -152,10 +165,39 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
     }
 }
 
+/// The URLs of `--urls FILE`: its lines that are not blank or comments,
+/// each UTF-8 (explain is read by people; `check` takes any bytes).
+fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let bytes = super::read_file(path, "URL list")?;
+    let mut urls = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii();
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        let url = std::str::from_utf8(line).map_err(|_| {
+            format!(
+                "{}, line {}: not UTF-8 (explain reads text; robocc check takes any bytes)",
+                path.display(),
+                i + 1
+            )
+        })?;
+        urls.push(url.to_string());
+    }
+    Ok(urls)
+}
+
 pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }
+    if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
+        && args.robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
+    {
+        return Err("--urls - and --robots - cannot both read standard input".into());
+    }
+    let listed = args.urls.as_deref().map(url_list).transpose()?;
+    let urls = listed.as_ref().unwrap_or(&args.url);
     // Whether the compile dropped the file's preference statements for the
     // budget (known when compiling here, not from an artifact).
     let mut signals_dropped = false;
@@ -247,7 +289,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             h.dialect.name()
         ));
     }
-    for url in &args.url {
+    for url in urls {
         if let Some((rules, info)) = &acap {
             explain_acap(&policy, rules, info, url, args.usage);
             continue;
