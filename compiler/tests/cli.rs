@@ -1820,5 +1820,18 @@ fn conveniences_a_new_user_expects() {
         "{}",
         stdout(&o)
     );
+    // explain reads a URL list too.
+    let o = robocc(
+        &[
+            "explain", "--robots", &path, "--agent", "bot", "--urls", "-",
+        ],
+        Some("https://a/x\n# skipped\n\nhttps://a/y\n"),
+    );
+    assert_eq!(
+        stdout(&o).matches("  verdict: ").count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
