@@ -21,6 +21,15 @@ pub struct ExplainArgs {
         help_heading = "Input (one of)"
     )]
     policy: Option<PathBuf>,
+    /// A store (or a store set's directory): each URL is explained by the
+    /// policy of its host.
+    #[arg(
+        long,
+        value_name = "STORE|DIR",
+        conflicts_with_all = ["robots", "policy"],
+        help_heading = "Input (one of)"
+    )]
+    store: Option<PathBuf>,
     /// URLs to explain. In the explanation, controls (C0, DEL, C1),
     /// bidirectional and zero-width characters and bytes that are not UTF-8
     /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
@@ -150,93 +159,98 @@ impl Whole {
     }
 }
 
-/// Minutes after midnight UTC: `--at`, or the clock.
-fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
-    match at {
-        Some(t) => robocc_compiler::parse_window(format!("{t}-{t}").as_bytes())
-            .map(|w| w.start)
-            .ok_or_else(|| format!("--at {t:?}: expected HH:MM (UTC)")),
-        None => {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            Ok(((secs / 60) % 1440) as u16)
-        }
+/// `explain --store`: each URL by the policy of its host, after a line
+/// that says which host record was read (a Unicode host is looked up in
+/// its IDNA form, as `check --store` does).
+fn explain_store(
+    path: &std::path::Path,
+    urls: &[String],
+    args: &ExplainArgs,
+    given: &Given,
+) -> Result<i32, String> {
+    enum Opened {
+        One(robocc_engine::Store),
+        Set(robocc_engine::StoreSet),
     }
-}
-
-/// The URLs of `--urls FILE`: its lines that are not blank or comments,
-/// each UTF-8 (explain is read by people; `check` takes any bytes).
-fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let bytes = super::read_file(path, "URL list")?;
-    let mut urls = Vec::new();
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii();
-        if line.is_empty() || line[0] == b'#' {
-            continue;
-        }
-        let url = std::str::from_utf8(line).map_err(|_| {
-            format!(
-                "{}, line {}: not UTF-8 (explain reads text; robocc check takes any bytes)",
-                path.display(),
-                i + 1
-            )
-        })?;
-        urls.push(url.to_string());
-    }
-    Ok(urls)
-}
-
-pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
-    if let Some(i) = args.url.iter().position(String::is_empty) {
-        return Err(format!("URL argument {} is empty", i + 1));
-    }
-    if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
-        && args.robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
-    {
-        return Err("--urls - and --robots - cannot both read standard input".into());
-    }
-    let listed = args.urls.as_deref().map(url_list).transpose()?;
-    let urls = listed.as_ref().unwrap_or(&args.url);
-    // Whether the compile dropped the file's preference statements for the
-    // budget (known when compiling here, not from an artifact).
-    let mut signals_dropped = false;
-    let (file, whole, cut_note) = match (&args.robots, &args.policy) {
-        (_, Some(p)) => {
-            let file = open_policy(p)?;
-            let h = file.policy().header();
-            let built = Built {
-                agent: h.agent,
-                dialect: h.dialect,
-                policy: Some(h),
-            };
-            args.flags
-                .check_against(given, &p.display().to_string(), &built)?;
-            let note = cut_policy_note(&file.policy());
-            (file, None, note)
-        }
-        (Some(path), None) => {
-            let src = compile_source(path, &args.flags, given)?;
-            src.report(false, args.verbose);
-            signals_dropped = src
-                .compiled
-                .diagnostics
-                .iter()
-                .any(|d| d.code == robocc_compiler::DiagCode::SignalsDropped);
-            let whole = Whole::of(&src);
-            let file =
-                PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?;
-            (file, whole, None)
-        }
-        (None, None) => {
-            return Err(
-                "nothing to explain against: give --robots FILE (with --agent) or \
-                        --policy FILE"
-                    .into(),
-            )
-        }
+    let opened = if path.is_dir() {
+        Opened::Set(super::open_store_set(path)?)
+    } else {
+        Opened::One(super::open_store(path)?)
     };
-    let policy = file.policy();
+    let built = match &opened {
+        Opened::Set(set) => Built {
+            agent: set.agent(),
+            dialect: set.dialect(),
+            policy: None,
+        },
+        Opened::One(store) => Built {
+            agent: store.agent(),
+            dialect: store.dialect(),
+            policy: None,
+        },
+    };
+    args.flags
+        .check_against(given, &path.display().to_string(), &built)?;
+    for url in urls {
+        let key_url = robocc_compiler::store::idna_lookup_url(url.as_bytes());
+        let lookup = key_url.as_deref().unwrap_or(url).as_bytes();
+        let store = match &opened {
+            Opened::One(s) => Some(s),
+            Opened::Set(set) => set.store_for(lookup).map_err(|e| e.to_string())?,
+        };
+        let host = match store {
+            Some(s) => s.host(lookup).map_err(|e| e.to_string())?,
+            None => None,
+        };
+        let (Some(s), Some(host)) = (store, host) else {
+            println!("{}", printable(url.as_bytes()));
+            println!("  verdict: unknown");
+            if robocc_engine::HostKey::of_url(url.as_bytes()).is_none() {
+                println!(
+                    "  host: none can be read (an absolute URL whose authority URL parsers \
+                     agree on is needed: docs/artifact.md, \"Which host a URL names\")"
+                );
+            } else {
+                println!(
+                    "  host: not in the store (robocc check --store answers it as --missing \
+                     says)"
+                );
+            }
+            continue;
+        };
+        let policy = s
+            .policy(host.policy as usize)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        println!(
+            "host {}: {} (status {}); its policy explains {}:",
+            host.key,
+            host.source.name(),
+            host.status,
+            printable(url.as_bytes())
+        );
+        let note = cut_policy_note(&policy);
+        explain_urls(
+            policy,
+            None,
+            note.as_deref(),
+            false,
+            std::slice::from_ref(url),
+            args,
+        )?;
+    }
+    Ok(0)
+}
+
+/// Explains `urls` by one policy: what the file it came from (`whole`,
+/// `cut_note`) and its compile (`signals_dropped`) add.
+fn explain_urls(
+    policy: Policy<'_>,
+    whole: Option<&Whole>,
+    cut_note: Option<&str>,
+    signals_dropped: bool,
+    urls: &[String],
+    args: &ExplainArgs,
+) -> Result<(), String> {
     let h = policy.header();
     let mode = h.url_mode;
     let minute = minute_of_day(args.at.as_deref())?;
@@ -390,6 +404,106 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
             println!("  comment: {}", printable(c.as_bytes()));
         }
     }
+    Ok(())
+}
+
+/// Minutes after midnight UTC: `--at`, or the clock.
+fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
+    match at {
+        Some(t) => robocc_compiler::parse_window(format!("{t}-{t}").as_bytes())
+            .map(|w| w.start)
+            .ok_or_else(|| format!("--at {t:?}: expected HH:MM (UTC)")),
+        None => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            Ok(((secs / 60) % 1440) as u16)
+        }
+    }
+}
+
+/// The URLs of `--urls FILE`: its lines that are not blank or comments,
+/// each UTF-8 (explain is read by people; `check` takes any bytes).
+fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let bytes = super::read_file(path, "URL list")?;
+    let mut urls = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii();
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        let url = std::str::from_utf8(line).map_err(|_| {
+            format!(
+                "{}, line {}: not UTF-8 (explain reads text; robocc check takes any bytes)",
+                path.display(),
+                i + 1
+            )
+        })?;
+        urls.push(url.to_string());
+    }
+    Ok(urls)
+}
+
+pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
+    if let Some(i) = args.url.iter().position(String::is_empty) {
+        return Err(format!("URL argument {} is empty", i + 1));
+    }
+    if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
+        && args.robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
+    {
+        return Err("--urls - and --robots - cannot both read standard input".into());
+    }
+    let listed = args.urls.as_deref().map(url_list).transpose()?;
+    let urls = listed.as_ref().unwrap_or(&args.url);
+    // Whether the compile dropped the file's preference statements for the
+    // budget (known when compiling here, not from an artifact).
+    let mut signals_dropped = false;
+    if let Some(path) = &args.store {
+        return explain_store(path, urls, args, given);
+    }
+    let (file, whole, cut_note) = match (&args.robots, &args.policy) {
+        (_, Some(p)) => {
+            let file = open_policy(p)?;
+            let h = file.policy().header();
+            let built = Built {
+                agent: h.agent,
+                dialect: h.dialect,
+                policy: Some(h),
+            };
+            args.flags
+                .check_against(given, &p.display().to_string(), &built)?;
+            let note = cut_policy_note(&file.policy());
+            (file, None, note)
+        }
+        (Some(path), None) => {
+            let src = compile_source(path, &args.flags, given)?;
+            src.report(false, args.verbose);
+            signals_dropped = src
+                .compiled
+                .diagnostics
+                .iter()
+                .any(|d| d.code == robocc_compiler::DiagCode::SignalsDropped);
+            let whole = Whole::of(&src);
+            let file =
+                PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?;
+            (file, whole, None)
+        }
+        (None, None) => {
+            return Err(
+                "nothing to explain against: give --robots FILE (with --agent), --policy \
+                 FILE or --store STORE"
+                    .into(),
+            )
+        }
+    };
+    explain_urls(
+        file.policy(),
+        whole.as_ref(),
+        cut_note.as_deref(),
+        signals_dropped,
+        urls,
+        args,
+    )?;
     Ok(0)
 }
 
