@@ -1837,5 +1837,54 @@ fn conveniences_a_new_user_expects() {
         "{}",
         stdout(&o)
     );
+    // explain --store: each URL by its host's policy.
+    let manifest = dir.join("m.jsonl");
+    std::fs::write(
+        &manifest,
+        "{\"host\":\"a.ex\",\"status\":200,\"body\":\"User-agent: *\\nDisallow: /x\\n\"}\n",
+    )
+    .unwrap();
+    let store = dir.join("s.store");
+    let o = robocc(
+        &[
+            "store",
+            "build",
+            "--agent",
+            "bot",
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "-o",
+            store.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = robocc(
+        &[
+            "explain",
+            "--store",
+            store.to_str().unwrap(),
+            "https://a.ex/x",
+            "https://b.ex/",
+            "/p",
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(
+            "host a.ex: fetched (status 200); its policy explains https://a.ex/x:\n\
+             https://a.ex/x\n  verdict: disallow\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("https://b.ex/\n  verdict: unknown\n  host: not in the store"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/p\n  verdict: unknown\n  host: none can be read"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
