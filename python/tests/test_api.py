@@ -935,6 +935,22 @@ def test_close_while_a_batch_runs_waits_for_nothing_and_unmaps_after(policy, tmp
     assert got == [want] and mapped.closed
 
 
+def test_the_package_states_its_licence_and_extras():
+    """`pip show robocc` had no licence: the metadata carries the SPDX
+    expression and the licence files, and the extras include spark."""
+    from importlib import metadata
+
+    meta = metadata.metadata("robocc")
+    assert meta["License-Expression"] == "MIT OR Apache-2.0"
+    files = sorted(meta.get_all("License-File") or [])
+    assert files == ["LICENSE-APACHE", "LICENSE-MIT"]
+    dist = metadata.distribution("robocc")
+    assert "Apache License" in dist.read_text("licenses/LICENSE-APACHE")
+    assert "Permission is hereby granted" in dist.read_text("licenses/LICENSE-MIT")
+    assert {"scrapy", "spark", "test"} <= set(meta.get_all("Provides-Extra"))
+    assert any(r.startswith("pyspark") and "extra == 'spark'" in r for r in meta.get_all("Requires-Dist"))
+
+
 def test_references_are_the_cli_reference_files(tmp_path):
     """`references` is `--reference PATH=FILE`: the referenced record's
     rules are read from the file's contents."""
