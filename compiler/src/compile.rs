@@ -14,6 +14,7 @@ use robocc_engine::artifact::{
 };
 use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode, FRAME_LEN};
 use std::fmt;
+use std::time::Duration;
 
 /// How to compile.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +115,18 @@ pub fn zero_is_unlimited(n: usize) -> usize {
     } else {
         n
     }
+}
+
+/// The lowering's deadline as the command line (`--compile-timeout 0.5`)
+/// and the Python binding (`compile_timeout=0.5`) take it: seconds,
+/// fractions allowed; `0`, and any value past the clock's range
+/// (`inf` included), is no deadline ([`Duration::MAX`]). `None` for a
+/// negative number or NaN, which both refuse.
+pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+    if secs == 0.0 || secs >= Duration::MAX.as_secs_f64() {
+        return Some(Duration::MAX);
+    }
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 /// Why a file could not be compiled.

@@ -69,8 +69,8 @@ pub mod tdmrep;
 pub mod warc;
 
 pub use compile::{
-    compile, parse_delay_ms, parse_rate, parse_window, zero_is_unlimited, CompileError,
-    CompileOptions, Compiled,
+    compile, parse_delay_ms, parse_rate, parse_window, timeout_from_secs, zero_is_unlimited,
+    CompileError, CompileOptions, Compiled,
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
 pub use input::InputKind;

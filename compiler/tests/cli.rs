@@ -1887,4 +1887,43 @@ fn conveniences_a_new_user_expects() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+
+/// `--compile-timeout` takes what Python's `compile_timeout` takes:
+/// fractional seconds, 0 or inf for no limit; a negative number or NaN is
+/// refused (issue 41: `0.5` was refused here and accepted by Python).
+#[test]
+fn compile_timeout_takes_fractional_seconds() {
+    let (dir, robots) = scratch_robots("timeout", "User-agent: *\nDisallow: /x\n");
+    let robots = robots.as_str();
+    for t in ["0.5", "0", "inf", "30", "1e-3", "18446744073709551615"] {
+        let o = robocc(
+            &[
+                "check",
+                "--robots",
+                robots,
+                "--agent",
+                "Bot",
+                "--compile-timeout",
+                t,
+                "/x",
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{t}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(stdout(&o).starts_with("disallow"), "{t}: {}", stdout(&o));
+    }
+    for t in ["-1", "NaN", "half", ""] {
+        let flag = format!("--compile-timeout={t}");
+        let o = robocc(
+            &["check", "--robots", robots, "--agent", "Bot", &flag, "/x"],
+            None,
+        );
+        assert_exit_2(&o, "not a number of seconds ≥ 0 (0 or inf: no limit)");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -726,19 +726,29 @@ fn item07_huge_and_zero_limits() {
         s(&m),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    let too_big = "18446744073709551616";
-    let o = robocc(&[
-        "compile",
-        "--robots",
-        EXAMPLE,
-        "--agent",
-        "G",
-        "--compile-timeout",
-        too_big,
-        "-o",
-        s(&p),
-    ]);
-    assert_exit(&o, 2, "invalid value");
+    // Seconds are a number, not a u64 (fractions allowed, as Python's
+    // compile_timeout): past u64 and past f64 (1e400 reads as inf) is still
+    // no timeout; what is not a number of seconds ≥ 0 is refused.
+    for (t, code) in [
+        ("18446744073709551616", 0),
+        ("1e400", 0),
+        ("0.25", 0),
+        ("-0.5", 2),
+        ("nan", 2),
+    ] {
+        let flag = format!("--compile-timeout={t}");
+        let o = robocc(&[
+            "compile",
+            "--robots",
+            EXAMPLE,
+            "--agent",
+            "G",
+            &flag,
+            "-o",
+            s(&p),
+        ]);
+        assert_eq!(o.status.code(), Some(code), "{flag}: {}", err(&o));
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -23,6 +23,7 @@ a WARNING names the site, the limit and the keyword that raises it.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Any, Dict, Optional, Union
 from urllib.parse import urlsplit
@@ -93,6 +94,29 @@ def _site(url: Union[str, bytes, bytearray]) -> Optional[str]:
         return None
 
 
+def _refuse_file_name(text: str) -> None:
+    """Refuses a one-line ``str`` that names an existing file: it is a
+    path given for contents (``Protego.parse("robots.txt")``), which would
+    compile as a robots.txt that allows everything. The first of the two
+    tests :func:`robocc.compile` applies to a ``str`` (python/src/convert.rs,
+    ``refuse_file_name``); the second, a line with no ``:`` or space, is
+    left out here: Protego's callers pass fetched text, and a body ``OK``
+    is a robots.txt (allow all)."""
+    if "\n" in text or "\r" in text or not text.strip() or len(text) > 4096:
+        return
+    try:
+        exists = os.path.exists(text)
+    except ValueError:  # a NUL byte: no file's name
+        return
+    if exists:
+        raise ValueError(
+            f"robots.txt contents are {text!r}, which names a file: parse a file's "
+            f"contents with Protego.parse(open({text!r}, 'rb').read()) or "
+            f"robocc.compile(open({text!r}, 'rb').read(), agent); a compiled policy file "
+            f"opens with robocc.Policy.open({text!r})"
+        )
+
+
 class AgentPolicies:
     """The policies of one robots.txt body, one per agent token, compiled
     on first use with the keyword arguments of :func:`robocc.compile`."""
@@ -108,6 +132,7 @@ class AgentPolicies:
         ``{keyword}`` and ``{value}`` (Scrapy: the ``ROBOCC_OPTIONS``
         setting); the options are :func:`robocc.compile`'s."""
         if isinstance(body, str):
+            _refuse_file_name(body)
             body = body.encode("utf-8")
         elif not isinstance(body, (bytes, bytearray)):
             raise TypeError(

@@ -1,7 +1,8 @@
 """Type stubs of robocc's native module (re-exported by ``robocc``)."""
 
 from os import PathLike
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from types import TracebackType
+from typing import Any, Dict, Iterable, List, Mapping, NoReturn, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from ._types import RequestRate, VisitTime
 
@@ -9,6 +10,8 @@ __version__: str
 
 _Url = Union[str, bytes]
 _Body = Union[bytes, bytearray, str]
+_Bytes = Union[bytes, bytearray]
+_Self = TypeVar("_Self")
 _Path = Union[str, bytes, PathLike[str], PathLike[bytes]]
 
 class RoboccError(Exception):
@@ -47,6 +50,8 @@ class Verdict:
     @property
     def source(self) -> Optional[str]:
         """A Store's answer: where the host's policy came from (fetched, redirected, unavailable, unreachable, failed)."""
+    def __bool__(self) -> NoReturn:
+        """Raises TypeError: test ``verdict.allowed`` (``if policy.check(url):`` was always true)."""
 
 class Diagnostic:
     """A finding of the compiler."""
@@ -64,9 +69,20 @@ class Policy:
     """A compiled robots.txt policy for one agent."""
 
     @staticmethod
-    def from_bytes(data: _Body) -> Policy: ...
+    def from_bytes(data: _Bytes) -> Policy: ...
     @staticmethod
     def open(path: _Path) -> Policy: ...
+    def close(self) -> None:
+        """Releases the artifact; every method then raises ValueError."""
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self: _Self) -> _Self: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
     def to_bytes(self) -> bytes: ...
     def save(self, path: _Path) -> None:
         """Writes the artifact through a temporary file and a rename."""
@@ -110,7 +126,18 @@ class Store:
     @staticmethod
     def open(path: _Path) -> Store: ...
     @staticmethod
-    def from_bytes(data: _Body) -> Store: ...
+    def from_bytes(data: _Bytes) -> Store: ...
+    def close(self) -> None:
+        """Releases the artifact; every method then raises ValueError."""
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self: _Self) -> _Self: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
     def allowed(self, url: _Url) -> Optional[bool]: ...
     def check(self, url: _Url) -> Optional[Verdict]: ...
     def allowed_many(self, urls: Iterable[_Url]) -> List[Optional[bool]]: ...
@@ -182,6 +209,7 @@ def compile(
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
     layout: str = "auto",
+    references: Mapping[str, _Body] = {},
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,
@@ -203,6 +231,7 @@ def build_store(
     training_agents: Sequence[str] = (),
     purposes: Sequence[str] = (),
     layout: str = "auto",
+    references: Mapping[str, _Body] = {},
     on_failure: str = "disallow",
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,
@@ -241,26 +270,19 @@ def build_store_shard(
     shards: int,
     which: int,
     *,
-    dialect: str = "rfc9309",
-    url_mode: Optional[str] = None,
-    robots_txt: str = "allow",
     on_failure: str = "disallow",
+    **options: Any,  # robocc.compile's keyword arguments
 ) -> Tuple[bytes, Tuple[int, int, int], Dict[str, Any]]: ...
 def build_store_set(
     inputs: List[_Row],
     agent: str,
     shards: int,
     *,
-    dialect: str = "rfc9309",
-    url_mode: Optional[str] = None,
-    robots_txt: str = "allow",
     on_failure: str = "disallow",
+    **options: Any,  # robocc.compile's keyword arguments
 ) -> Tuple[List[bytes], str, Dict[str, Any]]: ...
 def store_set_index(
     agent: str,
     shards: List[Tuple[int, int, int]],
-    *,
-    dialect: str = "rfc9309",
-    url_mode: Optional[str] = None,
-    robots_txt: str = "allow",
+    **options: Any,  # robocc.compile's keyword arguments
 ) -> str: ...

@@ -4,12 +4,21 @@
 
     python -m robocc.spark build --agent Googlebot --shards 16 --out hosts.set \\
         (--manifest fetched.jsonl | --warc CC-robots-*.warc.gz) [--master local[2]] \\
-        [--dialect D] [--url-mode google|rfc] [--robots-txt allow|rules] [--on-failure disallow|allow]
+        [--dialect D] [--url-mode google|rfc] [--robots-txt allow|rules] [--on-failure disallow|allow] \\
+        [--max-bytes N] [--max-rules N] [--compile-timeout SECS] [--max-store-bytes BYTES] [...]
 
 writes the same directory, byte for byte, as ``robocc store build --agent
 Googlebot --shards 16 -o hosts.set (--manifest … | --warc …)``, and a summary
 ``hosts.set.summary.json`` beside it; ``robocc.Store.open("hosts.set")``
-reads it. Each step is the Rust builder's own
+reads it. Every compile and store flag of ``robocc store build`` is taken,
+with its default and its meaning of 0 (no limit): ``--max-bytes``,
+``--max-line-len``, ``--max-rules``, ``--max-states``, ``--max-table-bytes``,
+``--max-automata``, ``--compile-timeout`` (fractions allowed; ``0`` for the
+reproducible builds a wall-clock limit cannot give), ``--layout``,
+``--data-txt``, ``--records-close-groups``, ``--training-agent``,
+``--purpose``, ``--reference PATH=FILE`` and ``--max-store-bytes`` (per
+shard); not ``--base`` (which ``--shards`` refuses too) nor ``--registers``
+(the binding keeps the default, auto). Each step is the Rust builder's own
 code, called through the binding, so the two cannot drift:
 
 1. **read** — WARC files are read one task per file by the Rust reader
@@ -81,6 +90,7 @@ import argparse
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -92,6 +102,18 @@ INDEX = "index.txt"
 
 # A manifest is read in ranges of this many bytes, one task each.
 MANIFEST_SPLIT_BYTES = 64 << 20
+
+# `--max-store-bytes`'s default, the format's limit (robocc_engine::MAX_FRAMED_LEN).
+MAX_STORE_BYTES = (1 << 32) - 1
+
+
+def _file_type(mode: int) -> str:
+    """"a FIFO", "a socket", … as the engine names a file that is not regular."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 # What a dialect whose URL reading is fixed does (its policies' url_mode).
@@ -195,14 +217,31 @@ def _slim(kv):
     return (key, row[1], row[3])
 
 
-def _builder(agent: str, shards: int, out: str, options: Dict[str, str]):
+def _temp_shard(out: str, index: int, token: str) -> Path:
+    """Where partition ``index`` writes its shard until the driver, once
+    every shard is built and within --max-store-bytes, renames it."""
+    return Path(out) / f".{_shard_name(index)}.{token}"
+
+
+def _builder(agent: str, shards: int, out: str, options: Dict[str, Any], token: str):
     def build(index: int, rows: Iterator[Tuple[int, tuple]]):
         from robocc import _native
 
         inputs = [row for _, row in rows]
         data, info, report = _native.build_store_shard(inputs, agent, shards, index, **options)
-        _replace(Path(out) / _shard_name(index), data)
+        with open(_temp_shard(out, index, token), "wb") as f:
+            f.write(data)
         yield index, info, report
+
+    return build
+
+
+def _drop_temps(out_dir: Path, shards: int, token: str) -> None:
+    for i in range(shards):
+        try:
+            _temp_shard(str(out_dir), i, token).unlink()
+        except FileNotFoundError:
+            pass
 
     return build
 
@@ -294,11 +333,17 @@ def build(
     url_mode: Optional[str] = None,
     robots_txt: str = "allow",
     spark_log_level: str = "FATAL",
+    max_store_bytes: int = MAX_STORE_BYTES,
+    **compile_options: Any,
 ) -> Dict[str, Any]:
     """Builds the store set and its summary; returns the summary. Raises
     :class:`BuildError` (one line: what is wrong) for bad arguments and
     inputs, including those an executor finds. ``url_mode``: rfc9309 only,
-    as ``--url-mode``; ``None`` is the dialect's own reading."""
+    as ``--url-mode``; ``None`` is the dialect's own reading.
+    ``compile_options`` are :func:`robocc.compile`'s other keyword
+    arguments (``max_rules=0``, ``compile_timeout=0``, ``references={path:
+    contents}``, …), with its defaults; ``max_store_bytes`` refuses a
+    larger shard (0: the format's limit), as ``--max-store-bytes``."""
     from robocc import RoboccError, _native
 
     if (manifest is None) == (not warc):
@@ -307,15 +352,37 @@ def build(
         raise BuildError(f"--shards {shards}: a store set has 1 to 65536 shards")
     if on_failure not in ("disallow", "allow"):
         raise BuildError(f"--on-failure {on_failure}: disallow or allow")
-    # Missing inputs fail here, not as an executor's stack trace.
-    for flag, path in [("--manifest", manifest)] + [("--warc", w) for w in warc]:
-        if path is not None and not Path(path).is_file():
-            raise BuildError(f"{flag} {path}: no such file")
-    index_options = {"dialect": dialect, "url_mode": url_mode, "robots_txt": robots_txt}
+    # Inputs that cannot be read fail here, not as an executor's stack
+    # trace, with the command line's words. A FIFO or device is refused
+    # (the job reads a manifest in byte ranges, and each task opens its
+    # file again).
+    for what, path in [("manifest", manifest)] + [("WARC file", w) for w in warc]:
+        if path is None:
+            continue
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as e:
+            raise BuildError(f"{path}: cannot read {what}: {e.strerror} (os error {e.errno})") from None
+        if stat.S_ISDIR(mode):
+            raise BuildError(f"{path}: cannot read {what}: Is a directory (os error 21)")
+        if not stat.S_ISREG(mode):
+            raise BuildError(f"{path}: cannot read {what}: it is {_file_type(mode)}, not a regular file")
+    if max_store_bytes < 0:
+        raise BuildError(f"--max-store-bytes {max_store_bytes}: expected a number of bytes ≥ 0 (0: the format's limit)")
+    index_options = dict(compile_options, dialect=dialect, url_mode=url_mode, robots_txt=robots_txt)
     options = dict(index_options, on_failure=on_failure)
     # Bad options fail here, before Spark starts, with the binding's message
     # (url_mode with a dialect that reads URLs its own way, as the command
     # line refuses --url-mode there).
+    # The flags of one dialect given with another, in the command line's
+    # words (the binding's name the keywords).
+    for key, flag, wants in (("purposes", "--purpose", "acap"), ("references", "--reference", "acap"),
+                             ("training_agents", "--training-agent", "rfc9309")):
+        if compile_options.get(key) and dialect != wants:
+            raise BuildError(
+                f"{flag} applies to --dialect {wants}, and the file is read as {dialect}: "
+                f"add --dialect {wants}, or drop {flag}"
+            )
     try:
         if url_mode is not None and dialect != "rfc9309":
             own = _native.compile(b"", "robocc", dialect=dialect).url_mode
@@ -328,7 +395,7 @@ def build(
         effective_url_mode = _native.compile(
             b"", "robocc", dialect=dialect, url_mode=url_mode, robots_txt=robots_txt
         ).url_mode
-    except (RoboccError, ValueError) as e:
+    except (RoboccError, ValueError, TypeError) as e:
         raise BuildError(str(e)) from None
     out_dir = Path(out).absolute()
     old = _check_out(out_dir)
@@ -388,13 +455,19 @@ def build(
             for s in need_b.value.get(key, ()):
                 yield s, row
 
+        created = not out_dir.exists()
         out_dir.mkdir(parents=True, exist_ok=True)
-        results = (
-            hosts.flatMap(route)
-            .partitionBy(shards, lambda s: s)
-            .mapPartitionsWithIndex(_builder(agent, shards, str(out_dir), options))
-            .collect()
-        )
+        token = f"tmp{os.getpid()}-{time.time_ns()}"
+        try:
+            results = (
+                hosts.flatMap(route)
+                .partitionBy(shards, lambda s: s)
+                .mapPartitionsWithIndex(_builder(agent, shards, str(out_dir), options, token))
+                .collect()
+            )
+        except BaseException:
+            _drop_temps(out_dir, shards, token)
+            raise
     except Exception as e:
         message = _task_error(e)
         if message is None:
@@ -405,7 +478,22 @@ def build(
         scratch.cleanup()
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(shards)):
+        _drop_temps(out_dir, shards, token)
         raise RuntimeError(f"internal error: shards built {[r[0] for r in results]}")
+    # As the command line: no shard is written unless every one fits (the
+    # first over the limit is named).
+    over = [r for r in results if max_store_bytes and r[1][0] > max_store_bytes]
+    if over:
+        _drop_temps(out_dir, shards, token)
+        if created:
+            out_dir.rmdir()
+        i, info = over[0][0], over[0][1]
+        raise BuildError(
+            f"{out}: not written: shard {i} would be {info[0]} bytes, over --max-store-bytes "
+            f"{max_store_bytes}; use more shards or raise the limit"
+        )
+    for i in range(shards):
+        os.replace(_temp_shard(str(out_dir), i, token), out_dir / _shard_name(i))
     index = _native.store_set_index(agent, [tuple(r[1]) for r in results], **index_options)
     _replace(out_dir / INDEX, index.encode("ascii"))
     for i in range(shards, old):
@@ -433,6 +521,10 @@ def build(
         "url_mode": effective_url_mode,
         "robots_txt": robots_txt,
         "on_failure": on_failure,
+        # The limits and other compile options given (the rest are the
+        # defaults); references by path only.
+        "options": {k: (sorted(v) if k == "references" else v) for k, v in sorted(compile_options.items())},
+        "max_store_bytes": max_store_bytes,
         "shards": shards,
         "input": inputs,
         "records": host_count + duplicates,
@@ -464,6 +556,43 @@ def _default_master() -> Optional[str]:
     return "local[*]"
 
 
+def _count(text: str) -> int:
+    """A limit: a whole number ≥ 0 (0: no limit), as the command line's."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number ≥ 0 (0: no limit)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """``--compile-timeout``: seconds ≥ 0, fractions allowed, as the command
+    line reads it (the binding refuses what it refuses)."""
+    try:
+        secs = float(text)
+    except ValueError:
+        secs = float("nan")
+    if not secs >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds ≥ 0 (0 or inf: no limit)")
+    return secs
+
+
+def _references(given: Sequence[str]) -> Dict[str, bytes]:
+    """``--reference PATH=FILE`` → {PATH: the file's bytes}, with the command
+    line's messages."""
+    out: Dict[str, bytes] = {}
+    for r in given:
+        path, sep, file = r.partition("=")
+        if not sep:
+            raise BuildError(f"--reference {json.dumps(r)} is not PATH=FILE (e.g. --reference /searchbot.txt=searchbot.txt)")
+        if os.path.isdir(file):
+            raise BuildError(f"{file} is a directory, not a robots.txt file")
+        try:
+            with open(file, "rb") as f:
+                out[path] = f.read()
+        except OSError as e:
+            raise BuildError(f"cannot read robots.txt {file}: {e.strerror} (os error {e.errno})") from None
+    return out
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m robocc.spark",
@@ -486,6 +615,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     b.add_argument("--robots-txt", default="allow", choices=["allow", "rules"])
     b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
+    b.add_argument("--data-txt", action="store_true", help="the files are /data.txt files (draft1996)")
+    b.add_argument("--records-close-groups", action="store_true",
+                   help="any non-rule record ends a group (a strict reading of RFC 9309's grammar)")
+    b.add_argument("--training-agent", action="append", default=[], metavar="TOKEN",
+                   help="rfc9309: a product token AI operators use for training only (repeatable)")
+    b.add_argument("--purpose", action="append", default=[], metavar="PURPOSE",
+                   help="acap: a usage purpose the crawler serves (repeatable)")
+    b.add_argument("--reference", action="append", default=[], metavar="PATH=FILE",
+                   help="acap: the file an ACAP-permissions-reference names (repeatable)")
+    limits = b.add_argument_group("limits (0: no limit; the defaults are robocc store build's)")
+    for flag, what in [
+        ("--max-bytes", "parse at most N bytes of each robots.txt"),
+        ("--max-line-len", "keep at most N bytes of one line"),
+        ("--max-rules", "keep at most N rules per group"),
+        ("--max-states", "states of one automaton"),
+        ("--max-table-bytes", "transition-table bytes over all automata of a policy"),
+        ("--max-automata", "automata of one policy"),
+    ]:
+        limits.add_argument(flag, type=_count, metavar="N", help=what)
+    limits.add_argument(
+        "--compile-timeout", type=_seconds, metavar="SECS",
+        help="seconds one file may spend in the lowering (fractions allowed; a wall-clock limit: "
+        "0 for builds that must be reproducible)",
+    )
+    limits.add_argument("--layout", choices=["auto", "compact", "dense"], help="state layout (default auto)")
+    limits.add_argument("--max-store-bytes", type=_count, default=MAX_STORE_BYTES, metavar="BYTES",
+                        help="refuse a shard larger than this (0: the format's limit, 4 GiB)")
     b.add_argument(
         "--spark-log-level",
         default="FATAL",
@@ -494,7 +650,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "robocc's own errors are one line whatever it is)",
     )
     args = parser.parse_args(argv)
+    # Only what was given: the rest are robocc.compile's defaults.
+    compile_options: Dict[str, Any] = {
+        k: getattr(args, k)
+        for k in ("max_bytes", "max_line_len", "max_rules", "max_states", "max_table_bytes",
+                  "max_automata", "compile_timeout", "layout")
+        if getattr(args, k) is not None
+    }
+    for flag, key in (("data_txt", "data_txt"), ("records_close_groups", "records_close_groups"),
+                      ("training_agent", "training_agents"), ("purpose", "purposes")):
+        if getattr(args, flag):
+            compile_options[key] = getattr(args, flag)
     try:
+        if args.reference:
+            compile_options["references"] = _references(args.reference)
         summary = build(
             agent=args.agent,
             shards=args.shards,
@@ -507,6 +676,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             url_mode=args.url_mode,
             robots_txt=args.robots_txt,
             spark_log_level=args.spark_log_level,
+            max_store_bytes=args.max_store_bytes,
+            **compile_options,
         )
     except BuildError as e:
         print(f"robocc.spark: error: {e}", file=sys.stderr)

@@ -2,7 +2,7 @@
 //! errors as exceptions, robots 2.0 timing as the `robocc` named tuples.
 
 use crate::LoadError;
-use pyo3::exceptions::{PyOSError, PyTypeError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::sync::PyOnceLock;
@@ -86,18 +86,88 @@ pub fn urls(urls: &Bound<'_, PyAny>) -> PyResult<Vec<Url>> {
 }
 
 /// Contents given as `bytes`, `bytearray` or `str` (encoded as UTF-8);
-/// `what` names them in the error ("robots.txt contents", "policy bytes").
-pub fn body(robots: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+/// `what` names them in the error ("robots.txt contents"). A `str` that
+/// is a file's name rather than a file's text is refused
+/// ([`refuse_file_name`]): compiled, it would be a one-line robots.txt that
+/// allows everything.
+pub fn robots_body(robots: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     if let Ok(b) = robots.cast::<PyBytes>() {
         Ok(b.as_bytes().to_vec())
     } else if let Ok(s) = robots.cast::<PyString>() {
-        Ok(s.to_cow()?.as_bytes().to_vec())
+        let text = s.to_cow()?;
+        refuse_file_name(&text, what, true)?;
+        Ok(text.as_bytes().to_vec())
     } else if let Ok(b) = robots.cast::<PyByteArray>() {
         Ok(b.to_vec())
     } else {
+        let ty = robots.get_type().name()?;
+        // A path object names a file: say how to read it.
+        let hint = if robots.hasattr("__fspath__")? {
+            ": to compile a file, read it (open(path, 'rb').read())"
+        } else {
+            ""
+        };
         Err(PyTypeError::new_err(format!(
-            "{what} must be bytes, bytearray or str, not {}",
-            robots.get_type().name()?
+            "{what} must be bytes, bytearray or str, not {ty}{hint}"
+        )))
+    }
+}
+
+/// Refuses `text`, given as a robots.txt's contents, when it is rather a
+/// file's name: one line (no line break) that names an existing file, or,
+/// when `strict`, one that no robots.txt line could be (neither `:` nor
+/// white space between a key and a value, such as `robots.txt`). Bytes are
+/// never refused: they are what a fetch returns, and a body `OK` is a
+/// robots.txt that allows everything. (`Protego.parse`, whose callers pass
+/// fetched text, applies only the first test.)
+pub fn refuse_file_name(text: &str, what: &str, strict: bool) -> PyResult<()> {
+    // A path longer than PATH_MAX names no file.
+    if text.contains(['\n', '\r']) || text.trim().is_empty() || text.len() > 4096 {
+        return Ok(());
+    }
+    // As Python writes it, to be pasted back.
+    let shown = Python::attach(|py| {
+        PyString::new(py, text)
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| format!("{text:?}"))
+    });
+    let how = format!(
+        "compile a file's contents with robocc.compile(open({shown}, 'rb').read(), agent); \
+         a compiled policy file opens with robocc.Policy.open({shown})"
+    );
+    if std::path::Path::new(text).exists() {
+        return Err(PyValueError::new_err(format!(
+            "{what} is {shown}, which names a file: {how}"
+        )));
+    }
+    if strict && !text.contains(|c: char| c == ':' || c.is_whitespace()) {
+        return Err(PyValueError::new_err(format!(
+            "{what} is {shown}, one line with no ':' or space, which no robots.txt line \
+             is (a file name? there is none such here): {how}; pass bytes to compile \
+             text as it is"
+        )));
+    }
+    Ok(())
+}
+
+/// Artifact bytes given as `bytes` or `bytearray`; `what` names them
+/// ("policy bytes"), `open` the method that reads a file (a `str` is
+/// refused: it would be a path, `Policy.open`'s argument).
+pub fn artifact_bytes(data: &Bound<'_, PyAny>, what: &str, open: &str) -> PyResult<Vec<u8>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else if let Ok(b) = data.cast::<PyByteArray>() {
+        Ok(b.to_vec())
+    } else {
+        let ty = data.get_type().name()?;
+        let hint = if data.is_instance_of::<PyString>() || data.hasattr("__fspath__")? {
+            format!(": a file is opened with {open}(path)")
+        } else {
+            String::new()
+        };
+        Err(PyTypeError::new_err(format!(
+            "{what} must be bytes or bytearray, not {ty}{hint}"
         )))
     }
 }
@@ -107,18 +177,28 @@ pub fn load_error(e: robocc_engine::LoadError) -> PyErr {
     LoadError::new_err(e.to_string())
 }
 
-/// Raises the usual `OSError` subclass (`FileNotFoundError`,
-/// `PermissionError`, `IsADirectoryError`…), naming the file, when `path`
-/// cannot be opened as a file: the engine's own I/O errors carry only a
-/// message.
-pub fn check_readable(path: &Path) -> PyResult<()> {
-    let opened = std::fs::File::open(path).and_then(|f| f.metadata());
-    let error = match opened {
-        Ok(meta) if meta.is_dir() => std::io::Error::from_raw_os_error(EISDIR),
-        Ok(_) => return Ok(()),
-        Err(e) => e,
-    };
-    Err(os_error(&error, path))
+/// Opens the input file at `path` as the engine opens artifacts
+/// (`robocc_engine::open_regular`): non-blocking, so a FIFO with no writer
+/// is refused at once instead of blocking the open forever with the GIL
+/// held (every thread frozen, Ctrl-C ignored); a socket or device is
+/// refused too, and a directory. The file's type is read from the opened
+/// file, so callers read from the returned `File`, never from `path` again.
+/// Errors are the usual `OSError` subclass naming the file
+/// (`FileNotFoundError`, `PermissionError`, `IsADirectoryError`…); the
+/// engine's own I/O errors carry only a message.
+pub fn open_input(path: &Path) -> PyResult<std::fs::File> {
+    robocc_engine::open_regular(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::IsADirectory => {
+            os_error(&std::io::Error::from_raw_os_error(EISDIR), path)
+        }
+        // Not a regular file: no errno names that, so EINVAL (a plain
+        // OSError) with the engine's words ("it is a FIFO, not a regular
+        // file").
+        std::io::ErrorKind::InvalidInput if e.raw_os_error().is_none() => {
+            PyOSError::new_err((EINVAL, e.to_string(), path.display().to_string()))
+        }
+        _ => os_error(&e, path),
+    })
 }
 
 /// Writes `bytes` to `path` as the command line's `-o` does: a regular
@@ -173,6 +253,8 @@ fn os_error(error: &std::io::Error, path: &Path) -> PyErr {
 const ENOENT: i32 = 2;
 const EACCES: i32 = 13;
 const EISDIR: i32 = 21;
+/// "Invalid argument" (the same number on Linux, macOS and the BSDs).
+const EINVAL: i32 = 22;
 
 static REQUEST_RATE: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();
 static VISIT_TIME: PyOnceLock<Py<pyo3::types::PyType>> = PyOnceLock::new();

@@ -4,9 +4,11 @@
 //! Every Python object owns what its checks read: a `Policy`
 //! holds a [`robocc_engine::PolicyFile`] (mapped or copied artifact bytes) and
 //! makes the engine's `Policy<'_>` view per call, which is free; a
-//! `Store` holds a [`robocc_engine::Store`]. Both are frozen
-//! (immutable) Python classes, so they can be shared between threads, and the
-//! batch checks run with the GIL released.
+//! `Store` holds a [`robocc_engine::Store`]. Both are frozen Python
+//! classes, so they can be shared between threads, and the batch checks run
+//! with the GIL released; `close()` empties a lock-guarded slot whose `Arc`
+//! each check clones, so a batch in another thread keeps its mapping until
+//! it returns.
 //!
 //! Rust errors become Python exceptions carrying the Rust message:
 //! [`CompileError`], [`LoadError`] and [`StoreBuildError`], all subclasses of

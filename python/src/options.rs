@@ -6,11 +6,10 @@
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyString};
 use robocc_compiler::dialect::{semantics, UrlModeRule};
 use robocc_compiler::parse::{lines::MAX_LINE_LEN, DEFAULT_MAX_BYTES, DEFAULT_MAX_RULES_PER_GROUP};
 use robocc_compiler::{Budget, CompileOptions, Dialect, Layout, ParseOptions, UrlMode};
-use std::time::Duration;
 
 /// A size limit as Python gave it: any `int`. 0 is no limit, and so is a
 /// value past `usize` (nothing that large fits in memory, so no answer
@@ -64,6 +63,38 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Limit {
             })),
             Err(e) => Err(e),
         }
+    }
+}
+
+/// `compile_timeout` as Python gave it: an `int` or `float`; a `bool` (a
+/// number to Python) is kept to be refused by [`Seconds::get`], as
+/// [`Limit`] refuses it.
+#[derive(Clone, Copy, Debug)]
+pub struct Seconds(Option<f64>);
+
+impl Seconds {
+    pub const fn new(secs: f64) -> Seconds {
+        Seconds(Some(secs))
+    }
+
+    /// The number, or a `TypeError` for a `bool`.
+    pub fn get(self) -> PyResult<f64> {
+        self.0.ok_or_else(|| {
+            PyTypeError::new_err(
+                "compile_timeout is a bool: expected a number of seconds ≥ 0 (0: no deadline)",
+            )
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Seconds {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Seconds> {
+        if obj.is_instance_of::<PyBool>() {
+            return Ok(Seconds(None));
+        }
+        Ok(Seconds(Some(obj.extract::<f64>()?)))
     }
 }
 
@@ -123,6 +154,73 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Strings {
     }
 }
 
+/// ACAP permissions references (`--reference PATH=FILE`) as Python gave
+/// them: a mapping from the path as an `ACAP-permissions-reference` field
+/// writes it to the referenced file's contents (`bytes`, or `str` as
+/// `compile` takes a robots.txt: a file's name is refused). A value of the
+/// wrong type is kept to be refused by [`References::get`], as [`Strings`].
+#[derive(Clone, Debug)]
+pub struct References(Result<Vec<(String, Vec<u8>)>, PyErrText>);
+
+/// A refusal kept for later: (is it a `TypeError`, message).
+type PyErrText = (bool, String);
+
+impl Default for References {
+    fn default() -> References {
+        References(Ok(Vec::new()))
+    }
+}
+
+impl References {
+    /// The (path, contents) pairs, in the mapping's order, or the error.
+    pub fn get(self) -> PyResult<Vec<(String, Vec<u8>)>> {
+        self.0.map_err(|(type_error, message)| {
+            if type_error {
+                PyTypeError::new_err(message)
+            } else {
+                PyValueError::new_err(message)
+            }
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for References {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<References> {
+        let not = |type_error: bool, what: String| Ok(References(Err((type_error, what))));
+        if !obj.hasattr("items")? || obj.is_instance_of::<PyString>() {
+            return not(
+                true,
+                format!(
+                    "references must be a dict of path to contents \
+                     ({{\"/searchbot.txt\": open(\"searchbot.txt\", \"rb\").read()}}), not {}",
+                    obj.get_type().name()?
+                ),
+            );
+        }
+        let mut out = Vec::new();
+        for item in obj.call_method0("items")?.try_iter()? {
+            let (path, body): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
+            let Ok(path) = path.cast::<PyString>() else {
+                return not(
+                    true,
+                    format!("references: a path is {}, not str", path.get_type().name()?),
+                );
+            };
+            let path = path.to_cow()?.into_owned();
+            match crate::convert::robots_body(&body, &format!("references[{path:?}]")) {
+                Ok(body) => out.push((path, body)),
+                Err(e) => {
+                    let py = obj.py();
+                    return not(e.is_instance_of::<PyTypeError>(py), e.value(py).to_string());
+                }
+            }
+        }
+        Ok(References(Ok(out)))
+    }
+}
+
 /// What a dialect whose URL reading is fixed does with URLs, for the
 /// refusal of `url_mode` (`None` for rfc9309, which reads `url_mode`).
 pub fn fixed_url_reading(dialect: Dialect) -> Option<&'static str> {
@@ -163,7 +261,7 @@ pub struct Options<'a> {
     pub max_states: Limit,
     pub max_table_bytes: Limit,
     pub max_automata: Limit,
-    pub compile_timeout: f64,
+    pub compile_timeout: Seconds,
     pub records_close_groups: bool,
     /// rfc9309: training-only product tokens (`--training-agent`).
     pub training_agents: Strings,
@@ -171,6 +269,9 @@ pub struct Options<'a> {
     pub purposes: Strings,
     /// `"auto"`, `"compact"` or `"dense"` (`--layout`).
     pub layout: &'a str,
+    /// acap: the files `ACAP-permissions-reference` fields name
+    /// (`--reference`).
+    pub references: References,
 }
 
 /// The defaults, shared by the signatures of both functions.
@@ -219,6 +320,7 @@ impl Options<'_> {
     pub fn compile_options(self, body: Option<&[u8]>) -> PyResult<CompileOptions> {
         let training_agents = self.training_agents.clone().get("training_agents")?;
         let purposes = self.purposes.clone().get("purposes")?;
+        let references = self.references.clone().get()?;
         let auto = self.dialect.eq_ignore_ascii_case("auto");
         let dialect: Dialect = match (auto, body) {
             // As `--dialect auto`: acap when a key starts with ACAP-,
@@ -258,6 +360,7 @@ impl Options<'_> {
                 Dialect::Rfc9309,
             ),
             ("purposes", !purposes.is_empty(), Dialect::Acap),
+            ("references", !references.is_empty(), Dialect::Acap),
         ] {
             if given && dialect != wants {
                 return Err(PyValueError::new_err(format!(
@@ -321,19 +424,15 @@ impl Options<'_> {
                 )))
             }
         };
-        // 0, and any value past the clock's range (inf included), is no
-        // deadline, as on the command line.
-        let t = self.compile_timeout;
-        let time = if t == 0.0 || t >= Duration::MAX.as_secs_f64() {
-            Duration::MAX
-        } else {
-            Duration::try_from_secs_f64(t).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "compile_timeout={t}: expected a number of seconds (0 or float(\"inf\"): \
-                     no deadline)"
-                ))
-            })?
-        };
+        // As `--compile-timeout` reads it: 0, and any value past the
+        // clock's range (inf included), is no deadline.
+        let t = self.compile_timeout.get()?;
+        let time = robocc_compiler::timeout_from_secs(t).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "compile_timeout={t}: expected a number of seconds ≥ 0 (0 or float(\"inf\"): \
+                 no deadline)"
+            ))
+        })?;
         let limit = robocc_compiler::zero_is_unlimited;
         Ok(CompileOptions {
             dialect,
@@ -357,8 +456,76 @@ impl Options<'_> {
             },
             training_agents,
             purposes,
-            // ACAP permissions references are not exposed to Python.
-            ..CompileOptions::default()
+            references,
         })
     }
+}
+
+/// `robocc.compile`'s keyword arguments given as `**options` (the
+/// store-set pieces `robocc.spark` calls), each read as `compile` reads it,
+/// with its defaults; an unknown keyword is a `TypeError` naming `func`.
+pub fn kwargs_options(func: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<CompileOptions> {
+    let b = Budget::default();
+    let (mut dialect, mut url_mode, mut robots_txt, mut layout) = (
+        "rfc9309".to_string(),
+        None::<String>,
+        "allow".to_string(),
+        "auto".to_string(),
+    );
+    let (mut data_txt, mut records_close_groups) = (false, false);
+    let mut max_bytes = DEFAULT_MAX_BYTES_ARG;
+    let mut max_line_len = DEFAULT_MAX_LINE_LEN_ARG;
+    let mut max_rules = DEFAULT_MAX_RULES_ARG;
+    let mut max_states = Limit::new(b.max_states);
+    let mut max_table_bytes = Limit::new(b.total_bytes);
+    let mut max_automata = Limit::new(b.max_automata);
+    let mut compile_timeout = Seconds::new(b.time.as_secs_f64());
+    let (mut training_agents, mut purposes) = (Strings::default(), Strings::default());
+    let mut references = References::default();
+    for (key, value) in kwargs.into_iter().flatten() {
+        let key: String = key.extract()?;
+        match key.as_str() {
+            "dialect" => dialect = value.extract()?,
+            "url_mode" => url_mode = value.extract()?,
+            "robots_txt" => robots_txt = value.extract()?,
+            "layout" => layout = value.extract()?,
+            "data_txt" => data_txt = value.extract()?,
+            "records_close_groups" => records_close_groups = value.extract()?,
+            "max_bytes" => max_bytes = value.extract()?,
+            "max_line_len" => max_line_len = value.extract()?,
+            "max_rules" => max_rules = value.extract()?,
+            "max_states" => max_states = value.extract()?,
+            "max_table_bytes" => max_table_bytes = value.extract()?,
+            "max_automata" => max_automata = value.extract()?,
+            "compile_timeout" => compile_timeout = value.extract()?,
+            "training_agents" => training_agents = value.extract()?,
+            "purposes" => purposes = value.extract()?,
+            "references" => references = value.extract()?,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "{func}() got an unexpected keyword argument {key:?} (it takes \
+                     robocc.compile's)"
+                )))
+            }
+        }
+    }
+    Options {
+        dialect: &dialect,
+        url_mode: url_mode.as_deref(),
+        robots_txt: &robots_txt,
+        data_txt,
+        max_bytes,
+        max_line_len,
+        max_rules,
+        max_states,
+        max_table_bytes,
+        max_automata,
+        compile_timeout,
+        records_close_groups,
+        training_agents,
+        purposes,
+        layout: &layout,
+        references,
+    }
+    .compile_options(None)
 }

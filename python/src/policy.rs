@@ -4,28 +4,34 @@
 use crate::convert::FsPath;
 use crate::convert::{self, with_url};
 use crate::options::{
-    budget_keyword, Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
-    DEFAULT_MAX_RULES_ARG,
+    budget_keyword, Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG,
+    DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::CompileError;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
 use robocc_engine::{Dialect, PolicyFile, Usage, UsageStates};
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// A compiled robots.txt policy for one agent.
 ///
 /// Made by :func:`robocc.compile`, :meth:`Policy.from_bytes` or
 /// :meth:`Policy.open` (memory-mapped). Immutable and safe to share between
-/// threads; checks never allocate in the engine.
+/// threads; checks never allocate in the engine. A context manager:
+/// ``with robocc.Policy.open(path) as policy:`` unmaps the file at the end
+/// (:meth:`close`).
 ///
 /// >>> policy = robocc.compile(b"User-agent: *\nDisallow: /private\n", "ExampleBot")
 /// >>> policy.allowed("https://example.com/private/x")
 /// False
 #[pyclass(frozen, module = "robocc")]
 pub struct Policy {
-    file: PolicyFile,
+    /// `None` once closed. Checks take their own `Arc` (a batch holds it
+    /// while the GIL is released), so `close` never unmaps what a check in
+    /// another thread reads: the last holder drops the mapping.
+    file: RwLock<Option<Arc<PolicyFile>>>,
     /// What the compiler reported, when this object was compiled here
     /// (artifacts do not keep diagnostics).
     diagnostics: Vec<robocc_compiler::Diagnostic>,
@@ -34,14 +40,24 @@ pub struct Policy {
 impl Policy {
     pub fn from_file(file: PolicyFile) -> Policy {
         Policy {
-            file,
+            file: RwLock::new(Some(Arc::new(file))),
             diagnostics: Vec::new(),
         }
     }
 
-    fn view(&self) -> robocc_engine::Policy<'_> {
-        self.file.policy()
+    /// The artifact, or a `ValueError` once closed.
+    fn file(&self) -> PyResult<Arc<PolicyFile>> {
+        let file = self.file.read().unwrap_or_else(PoisonError::into_inner);
+        file.clone().ok_or_else(|| closed("Policy"))
     }
+}
+
+/// The error of every method of a closed `Policy` or `Store` (`what`), as
+/// Python's own files raise `ValueError` once closed.
+pub(crate) fn closed(what: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "the {what} is closed (close() or the end of its with block): open it again"
+    ))
 }
 
 /// The usage called `name` (case-insensitive), or a `ValueError` naming
@@ -138,7 +154,7 @@ impl Policy {
     /// policy of this format version.
     #[staticmethod]
     fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Policy> {
-        let bytes = convert::body(data, "policy bytes")?;
+        let bytes = convert::artifact_bytes(data, "policy bytes", "robocc.Policy.open")?;
         PolicyFile::from_slice(&bytes)
             .map(Policy::from_file)
             .map_err(convert::load_error)
@@ -157,7 +173,9 @@ impl Policy {
     #[staticmethod]
     fn open(path: FsPath) -> PyResult<Policy> {
         let path = path.0;
-        convert::check_readable(&path)?;
+        // The engine opens it again (non-blocking too): this open only
+        // gives its refusal the usual OSError subclass.
+        convert::open_input(&path)?;
         PolicyFile::open(&path)
             .map(Policy::from_file)
             .map_err(convert::load_error)
@@ -165,8 +183,8 @@ impl Policy {
 
     /// The artifact bytes (what :meth:`from_bytes` and ``robocc check
     /// --policy`` read).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.file.as_bytes())
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.file()?.as_bytes()))
     }
 
     /// Writes the artifact bytes to ``path`` through a temporary file and a
@@ -177,7 +195,7 @@ impl Policy {
     /// and a failed write raises, each as the usual ``OSError`` subclass
     /// naming ``path``.
     fn save(&self, path: FsPath) -> PyResult<()> {
-        convert::write_replacing(&path.0, self.file.as_bytes())
+        convert::write_replacing(&path.0, self.file()?.as_bytes())
     }
 
     /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
@@ -187,19 +205,61 @@ impl Policy {
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let py = slf.py();
         let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (PyBytes::new(py, slf.get().file.as_bytes()),)))
+        Ok((
+            from_bytes,
+            (PyBytes::new(py, slf.get().file()?.as_bytes()),),
+        ))
+    }
+
+    /// Releases the artifact (unmaps the file of :meth:`open`); every
+    /// method then raises ``ValueError``. A batch check running in another
+    /// thread finishes first on what it holds. Closing again does nothing.
+    fn close(&self) {
+        let taken = self
+            .file
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        drop(taken);
+    }
+
+    /// Whether :meth:`close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.file
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// ``with robocc.Policy.open(path) as policy:`` closes it at the end.
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get().file()?;
+        Ok(slf)
+    }
+
+    fn __exit__(
+        &self,
+        _type: &Bound<'_, PyAny>,
+        _value: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) -> bool {
+        self.close();
+        false
     }
 
     /// Whether ``url`` (absolute, or a path; ``str`` or ``bytes``) may be
     /// crawled.
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let policy = self.view();
+        let file = self.file()?;
+        let policy = file.policy();
         with_url(url, |u| policy.check(u).allowed)
     }
 
     /// The :class:`Verdict` for ``url``, naming the deciding rule.
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-        let policy = self.view();
+        let file = self.file()?;
+        let policy = file.policy();
         with_url(url, |u| verdict(policy, policy.check(u)))
     }
 
@@ -207,7 +267,7 @@ impl Policy {
     /// first, then checked in Rust with the GIL released.
     fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let urls = convert::urls(urls)?;
-        let file = &self.file;
+        let file = self.file()?;
         Ok(py.detach(|| {
             let policy = file.policy();
             let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
@@ -229,7 +289,8 @@ impl Policy {
     /// channel (``"search"``, ``"train-ai"``, ``"ai-input"``: tri-state, ask
     /// :meth:`preference`).
     fn usage(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<bool> {
-        let policy = self.view();
+        let file = self.file()?;
+        let policy = file.policy();
         let usage = verdict_usage(usage, policy.header().dialect)?;
         with_url(url, |u| policy.check_usage(u, usage).allowed)
     }
@@ -251,7 +312,8 @@ impl Policy {
     /// :meth:`usage`).
     fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
-        let policy = self.view();
+        let file = self.file()?;
+        let policy = file.policy();
         with_url(url, |u| policy.preference(u, usage).map(|v| v.allowed))
     }
 
@@ -270,7 +332,8 @@ impl Policy {
         py: Python<'py>,
         url: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let policy = self.view();
+        let file = self.file()?;
+        let policy = file.policy();
         let states = with_url(url, |u| policy.usage_states(u))?;
         states_dict(py, policy, states)
     }
@@ -281,65 +344,74 @@ impl Policy {
     /// for an ``acap`` policy.
     #[getter]
     fn usages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.view().channels().collect::<Vec<_>>())
+        PyTuple::new(py, self.file()?.policy().channels().collect::<Vec<_>>())
     }
 
     /// The product token the policy was compiled for.
     #[getter]
-    fn agent(&self) -> &str {
-        self.view().header().agent
+    fn agent(&self) -> PyResult<String> {
+        Ok(self.file()?.policy().header().agent.to_string())
     }
 
     /// The dialect it was compiled with (``"rfc9309"``, ``"draft1996"``,
     /// ``"robots2"``, ``"acap"``).
     #[getter]
-    fn dialect(&self) -> &'static str {
-        self.view().header().dialect.name()
+    fn dialect(&self) -> PyResult<&'static str> {
+        Ok(self.file()?.policy().header().dialect.name())
     }
 
     /// How URLs are encoded before matching (``"google"``, ``"rfc"`` or
     /// ``"decode"``).
     #[getter]
-    fn url_mode(&self) -> &'static str {
-        self.view().header().url_mode.name()
+    fn url_mode(&self) -> PyResult<&'static str> {
+        Ok(self.file()?.policy().header().url_mode.name())
     }
 
     /// The agent's Crawl-delay in seconds (the first valid one), or ``None``.
     #[getter]
-    fn crawl_delay(&self) -> Option<f64> {
-        self.view()
+    fn crawl_delay(&self) -> PyResult<Option<f64>> {
+        Ok(self
+            .file()?
+            .policy()
             .meta()
             .crawl_delay_ms()
-            .map(|ms| ms as f64 / 1000.0)
+            .map(|ms| ms as f64 / 1000.0))
     }
 
     /// Sitemap URLs of the file, in file order. A ``Sitemap:`` line with
     /// no value names no sitemap and is left out (as Protego does).
     #[getter]
-    fn sitemaps(&self) -> Vec<&str> {
-        self.view()
+    fn sitemaps(&self) -> PyResult<Vec<String>> {
+        Ok(self
+            .file()?
+            .policy()
             .meta()
             .sitemaps()
             .filter(|s| !s.trim().is_empty())
-            .collect()
+            .map(str::to_string)
+            .collect())
     }
 
     /// Host records of the file (Yandex's preferred host), in file order;
     /// a ``Host:`` line with no value is left out.
     #[getter]
-    fn hosts(&self) -> Vec<&str> {
-        self.view()
+    fn hosts(&self) -> PyResult<Vec<String>> {
+        Ok(self
+            .file()?
+            .policy()
             .meta()
             .hosts()
             .filter(|s| !s.trim().is_empty())
-            .collect()
+            .map(str::to_string)
+            .collect())
     }
 
     /// The agent's first valid Request-rate as a :class:`RequestRate`, or
     /// ``None``. Read in every dialect (robots 2.0 defines it).
     #[getter]
     fn request_rate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.view()
+        self.file()?
+            .policy()
             .meta()
             .request_rates()
             .next()
@@ -350,7 +422,8 @@ impl Policy {
     /// Every valid Request-rate of the agent, in file order.
     #[getter]
     fn request_rates<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.view()
+        self.file()?
+            .policy()
             .meta()
             .request_rates()
             .map(|r| convert::request_rate(py, &r))
@@ -361,7 +434,8 @@ impl Policy {
     /// or ``None``.
     #[getter]
     fn visit_time<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.view()
+        self.file()?
+            .policy()
             .meta()
             .visit_times()
             .next()
@@ -372,7 +446,8 @@ impl Policy {
     /// Every valid Visit-time of the agent, in file order.
     #[getter]
     fn visit_times<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.view()
+        self.file()?
+            .policy()
             .meta()
             .visit_times()
             .map(|w| convert::visit_time(py, &w))
@@ -396,7 +471,10 @@ impl Policy {
     }
 
     fn __repr__(&self) -> String {
-        let p = self.view();
+        let Ok(file) = self.file() else {
+            return "<robocc.Policy closed>".to_string();
+        };
+        let p = file.policy();
         let h = p.header();
         format!(
             "<robocc.Policy agent={:?} dialect={} rules={} automata={}>",
@@ -487,6 +565,15 @@ impl Verdict {
         })
     }
 
+    /// No truth value: ``if policy.check(url):`` was true for every
+    /// verdict, disallowed ones included, and fetched what it should not.
+    fn __bool__(&self) -> PyResult<bool> {
+        Err(PyTypeError::new_err(
+            "a Verdict has no truth value: test verdict.allowed (a Store's check() \
+             answers None for a host not in the store: test `is None` first)",
+        ))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let r = |v: Option<&str>| -> PyResult<String> {
             match v {
@@ -541,7 +628,11 @@ impl Diagnostic {
 /// Compiles a robots.txt for the product token ``agent`` into a
 /// :class:`Policy`.
 ///
-/// ``robots`` is the file's bytes (or text, encoded as UTF-8). The keyword
+/// ``robots`` is the file's contents: ``bytes``, or text (encoded as
+/// UTF-8). A ``str`` of one line that names an existing file, or that no
+/// robots.txt line could be (no ``:`` or space: ``"robots.txt"``), is a
+/// ``ValueError``: compile a file with ``compile(open(path, "rb").read(),
+/// agent)``; :meth:`Policy.open` opens a compiled policy. The keyword
 /// arguments are the command line's flags, with its defaults: ``dialect``
 /// (``"rfc9309"``, ``"draft1996"``, ``"robots2"``, ``"acap"``, or
 /// ``"auto"``: chosen from the file as ``--dialect auto`` does — acap when
@@ -569,7 +660,10 @@ impl Diagnostic {
 /// ``train-ai`` preference is disallowed (:meth:`Policy.preference`).
 /// ``purposes`` (acap; ``--purpose``): a list of the usage purposes the
 /// crawler serves; ACAP sub-records whose purpose pattern matches one
-/// apply.
+/// apply. ``references`` (acap; ``--reference PATH=FILE``): a dict from
+/// the path an ``ACAP-permissions-reference`` field writes to the
+/// referenced file's contents (``bytes`` or ``str``); a reference with no
+/// file here makes its record prohibit every usage.
 ///
 /// Raises :class:`robocc.AgentError` (a ``ValueError``, and a
 /// ``CompileError``) for an agent that is not a product token;
@@ -589,9 +683,9 @@ impl Diagnostic {
     max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
     max_table_bytes = Limit::new(Budget::default().total_bytes),
     max_automata = Limit::new(Budget::default().max_automata),
-    compile_timeout = Budget::default().time.as_secs_f64(),
+    compile_timeout = Seconds::new(Budget::default().time.as_secs_f64()),
     records_close_groups = false, training_agents = Strings::default(),
-    purposes = Strings::default(), layout = "auto",
+    purposes = Strings::default(), layout = "auto", references = References::default(),
 ))]
 // Written out: PyO3 would show the defaults that are not literals as `...`
 // (checked against the library's constants at import:
@@ -601,7 +695,7 @@ impl Diagnostic {
                       data_txt=False, max_bytes=512000, max_line_len=16663, max_rules=100000, \
                       max_states=200000, max_table_bytes=268435456, max_automata=1024, \
                       compile_timeout=30.0, records_close_groups=False, training_agents=(), \
-                      purposes=(), layout='auto')"
+                      purposes=(), layout='auto', references={})"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -618,13 +712,14 @@ pub fn compile(
     max_states: Limit,
     max_table_bytes: Limit,
     max_automata: Limit,
-    compile_timeout: f64,
+    compile_timeout: Seconds,
     records_close_groups: bool,
     training_agents: Strings,
     purposes: Strings,
     layout: &str,
+    references: References,
 ) -> PyResult<Policy> {
-    let body = convert::body(robots, "robots.txt contents")?;
+    let body = convert::robots_body(robots, "robots")?;
     let options = Options {
         dialect,
         url_mode,
@@ -641,6 +736,7 @@ pub fn compile(
         training_agents,
         purposes,
         layout,
+        references,
     }
     .compile_options(Some(&body))?;
     crate::check_agent(py, agent, options.dialect)?;
@@ -652,7 +748,7 @@ pub fn compile(
         CompileError::new_err(format!("the compiled artifact was refused: {e}"))
     })?;
     Ok(Policy {
-        file,
+        file: RwLock::new(Some(Arc::new(file))),
         diagnostics: compiled.diagnostics,
     })
 }

@@ -5,15 +5,12 @@
 //! `robocc store build --shards N`.
 
 use crate::convert::FsPath;
-use crate::options::{
-    Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
-};
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use robocc_compiler::store::{self, HostInput, OnFailure, StoreOptions, StoreReport};
-use robocc_compiler::{Budget, CompileOptions};
+use robocc_compiler::CompileOptions;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 
@@ -94,10 +91,13 @@ pub fn url_host_key(url: &str) -> Option<String> {
 #[pyfunction]
 pub fn iter_warc(path: FsPath) -> PyResult<WarcIter> {
     let path = path.0;
-    // A missing file or a directory is the usual OSError, as for Store.open.
-    crate::convert::check_readable(&path)?;
-    let inner = robocc_compiler::warc::warc_inputs(&path).map_err(err)?;
-    Ok(WarcIter { inner })
+    // Read from the file opened here (`convert::open_input`: a FIFO or
+    // device is refused at once, never waited on; a missing file or a
+    // directory is the usual OSError).
+    let file = crate::convert::open_input(&path)?;
+    Ok(WarcIter {
+        inner: robocc_compiler::warc::warc_inputs_from(file, &path.display().to_string()),
+    })
 }
 
 /// The iterator :func:`iter_warc` returns.
@@ -130,10 +130,12 @@ impl WarcIter {
 #[pyfunction]
 pub fn read_warc(py: Python<'_>, path: FsPath) -> PyResult<Vec<Row>> {
     let path = path.0;
-    crate::convert::check_readable(&path)?;
+    let file = crate::convert::open_input(&path)?;
     py.detach(|| {
         let mut out = Vec::new();
-        for r in robocc_compiler::warc::warc_inputs(&path).map_err(err)? {
+        // Made here: the reader is not `Send`, the opened file is.
+        let records = robocc_compiler::warc::warc_inputs_from(file, &path.display().to_string());
+        for r in records {
             out.push(r.map_err(err)?);
         }
         Ok::<_, PyErr>(out)
@@ -192,7 +194,7 @@ pub fn read_manifest_range(
     name: Option<String>,
 ) -> PyResult<ManifestRange> {
     let path = path.0;
-    crate::convert::check_readable(&path)?;
+    let file = crate::convert::open_input(&path)?;
     let name = name.unwrap_or_else(|| path.display().to_string());
     let io = |e: std::io::Error| {
         err(store::InputError {
@@ -200,7 +202,6 @@ pub fn read_manifest_range(
             kind: store::InputErrorKind::Io(format!("cannot read manifest: {e}")),
         })
     };
-    let file = std::fs::File::open(&path).map_err(io)?;
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut pos = start;
     if start > 0 {
@@ -254,7 +255,8 @@ impl ManifestRange {
     /// `name:LINE` of the line at `offset`: its line breaks before it are
     /// counted (only an error needs it).
     fn at(&self, offset: u64) -> String {
-        let counted = std::fs::File::open(&self.path).and_then(|f| {
+        // Opened as the range was (a FIFO swapped in is refused).
+        let counted = robocc_engine::open_regular(&self.path).and_then(|f| {
             let mut r = std::io::BufReader::with_capacity(1 << 20, f.take(offset));
             let mut n = 0u64;
             loop {
@@ -342,32 +344,17 @@ struct BuildOpts {
     on_failure: OnFailure,
 }
 
+/// The options of a store-set piece: `robocc.compile`'s keyword arguments
+/// (`options`, as [`crate::options::kwargs_options`] reads them) and
+/// `on_failure`, checked with the agent as `build_store` checks them.
 fn build_opts(
     py: Python<'_>,
+    func: &str,
     agent: &str,
-    dialect: &str,
-    url_mode: Option<&str>,
-    robots_txt: &str,
+    options: Option<&Bound<'_, PyDict>>,
     on_failure: &str,
 ) -> PyResult<BuildOpts> {
-    let compile = Options {
-        dialect,
-        url_mode,
-        robots_txt,
-        data_txt: false,
-        max_bytes: DEFAULT_MAX_BYTES_ARG,
-        max_line_len: DEFAULT_MAX_LINE_LEN_ARG,
-        max_rules: DEFAULT_MAX_RULES_ARG,
-        max_states: Limit::new(Budget::default().max_states),
-        max_table_bytes: Limit::new(Budget::default().total_bytes),
-        max_automata: Limit::new(Budget::default().max_automata),
-        compile_timeout: Budget::default().time.as_secs_f64(),
-        records_close_groups: false,
-        training_agents: Strings::default(),
-        purposes: Strings::default(),
-        layout: "auto",
-    }
-    .compile_options(None)?;
+    let compile = crate::options::kwargs_options(func, options)?;
     crate::check_agent(py, agent, compile.dialect)?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {
         "disallow" => OnFailure::Disallow,
@@ -452,9 +439,11 @@ fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
 /// only). Returns ``(shard_bytes, (size, hosts, checksum), report)``, the
 /// shard byte-identical to ``robocc store build --shards`` of the same
 /// inputs. Identical bodies are compiled once. The GIL is released.
+/// ``options`` are :func:`robocc.compile`'s keyword arguments (``dialect``,
+/// ``url_mode``, ``max_rules``, ``compile_timeout``, ``references``, …),
+/// with its defaults; an unknown one is a ``TypeError``.
 #[pyfunction]
-#[pyo3(signature = (inputs, agent, shards, which, *, dialect = "rfc9309", url_mode = None,
-                    robots_txt = "allow", on_failure = "disallow"))]
+#[pyo3(signature = (inputs, agent, shards, which, *, on_failure = "disallow", **options))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn build_store_shard<'py>(
     py: Python<'py>,
@@ -462,16 +451,14 @@ pub fn build_store_shard<'py>(
     agent: &str,
     shards: usize,
     which: usize,
-    dialect: &str,
-    url_mode: Option<&str>,
-    robots_txt: &str,
     on_failure: &str,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     (u64, u64, u64),
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(py, agent, dialect, url_mode, robots_txt, on_failure)?;
+    let o = build_opts(py, "build_store_shard", agent, options, on_failure)?;
     let (bytes, info, report) = py
         .detach(|| {
             let store_options = StoreOptions {
@@ -497,26 +484,23 @@ pub fn build_store_shard<'py>(
 
 /// Builds a whole store set from ``inputs`` (as :func:`build_store_shard`
 /// takes them): ``([shard_bytes, …], index_text, report)``, what ``robocc
-/// store build --shards`` writes.
+/// store build --shards`` writes; ``options`` as for it.
 #[pyfunction]
-#[pyo3(signature = (inputs, agent, shards, *, dialect = "rfc9309", url_mode = None,
-                    robots_txt = "allow", on_failure = "disallow"))]
+#[pyo3(signature = (inputs, agent, shards, *, on_failure = "disallow", **options))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn build_store_set<'py>(
     py: Python<'py>,
     inputs: Vec<Row>,
     agent: &str,
     shards: usize,
-    dialect: &str,
-    url_mode: Option<&str>,
-    robots_txt: &str,
     on_failure: &str,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(
     Vec<Bound<'py, PyBytes>>,
     String,
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(py, agent, dialect, url_mode, robots_txt, on_failure)?;
+    let o = build_opts(py, "build_store_set", agent, options, on_failure)?;
     let (set, report) = py
         .detach(|| {
             let store_options = StoreOptions {
@@ -538,19 +522,17 @@ pub fn build_store_set<'py>(
 
 /// The text of a store set's ``index.txt`` for shards of these ``(size,
 /// hosts, checksum)``, in order, as ``robocc store build --shards`` writes
-/// it.
+/// it; ``options`` (:func:`robocc.compile`'s keyword arguments) as the
+/// shards were built with.
 #[pyfunction]
-#[pyo3(signature = (agent, shards, *, dialect = "rfc9309", url_mode = None,
-                    robots_txt = "allow"))]
+#[pyo3(signature = (agent, shards, **options))]
 pub fn store_set_index(
     py: Python<'_>,
     agent: &str,
     shards: Vec<(u64, u64, u64)>,
-    dialect: &str,
-    url_mode: Option<&str>,
-    robots_txt: &str,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let o = build_opts(py, agent, dialect, url_mode, robots_txt, "disallow")?;
+    let o = build_opts(py, "store_set_index", agent, options, "disallow")?;
     let infos = shards
         .into_iter()
         .map(|(bytes, hosts, checksum)| robocc_engine::ShardInfo {

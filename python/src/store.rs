@@ -2,25 +2,28 @@
 
 use crate::convert::{self, with_url, FsPath};
 use crate::options::{
-    Limit, Options, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
+    Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
+    DEFAULT_MAX_RULES_ARG,
 };
-use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
+use crate::policy::{closed, signal_usage, states_dict, verdict, Policy, Verdict};
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use robocc_compiler::store::{
-    build_store as build, inputs_from_dir, manifest_inputs, HostInput, InputError, OnFailure,
+    build_store as build, inputs_from_dir, manifest_inputs_from, HostInput, InputError, OnFailure,
     StoreOptions,
 };
 use robocc_compiler::Budget;
 use robocc_engine::{HostSource, LoadError, PolicyFile};
 use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// The policies of many hosts in one memory-mapped file (built by
 /// :func:`robocc.build_store` or ``robocc store build``), or in a store set:
 /// a directory of shards with an ``index.txt`` (``robocc store build
-/// --shards``, the ``robocc.spark`` job).
+/// --shards``, the ``robocc.spark`` job). A context manager: ``with
+/// robocc.Store.open(path) as store:`` unmaps it at the end (:meth:`close`).
 ///
 /// Opening costs the same whatever the number of hosts; each host's policy
 /// is validated the first time a URL of that host is checked (and a set's
@@ -34,7 +37,22 @@ use std::collections::BTreeMap;
 /// its first use no longer matches the index read at open, and is refused.
 #[pyclass(frozen, module = "robocc")]
 pub struct Store {
-    inner: Inner,
+    /// `None` once closed; see `Policy`'s `file` (a batch holds its `Arc`).
+    inner: RwLock<Option<Arc<Inner>>>,
+}
+
+impl Store {
+    fn new(inner: Inner) -> Store {
+        Store {
+            inner: RwLock::new(Some(Arc::new(inner))),
+        }
+    }
+
+    /// The store, or a `ValueError` once closed.
+    fn inner(&self) -> PyResult<Arc<Inner>> {
+        let inner = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        inner.clone().ok_or_else(|| closed("Store"))
+    }
 }
 
 enum Inner {
@@ -156,27 +174,23 @@ impl Store {
         let path = path.0;
         if path.is_dir() {
             return robocc_engine::StoreSet::open(&path)
-                .map(|set| Store {
-                    inner: Inner::Set(set),
-                })
+                .map(|set| Store::new(Inner::Set(set)))
                 .map_err(convert::load_error);
         }
-        convert::check_readable(&path)?;
+        // The engine opens it again (non-blocking too): this open only
+        // gives its refusal the usual OSError subclass.
+        convert::open_input(&path)?;
         robocc_engine::Store::open(&path)
-            .map(|store| Store {
-                inner: Inner::One(store),
-            })
+            .map(|store| Store::new(Inner::One(store)))
             .map_err(convert::load_error)
     }
 
     /// Reads a store from bytes, copying them.
     #[staticmethod]
     fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Store> {
-        let bytes = convert::body(data, "store bytes")?;
+        let bytes = convert::artifact_bytes(data, "store bytes", "robocc.Store.open")?;
         robocc_engine::Store::from_slice(&bytes)
-            .map(|store| Store {
-                inner: Inner::One(store),
-            })
+            .map(|store| Store::new(Inner::One(store)))
             .map_err(convert::load_error)
     }
 
@@ -193,17 +207,18 @@ impl Store {
     /// never "not in the store", and :class:`robocc.LoadError` when the
     /// host's policy is corrupted.
     fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
+        let inner = self.inner()?;
         with_url(url, |u| {
             require_host(u, None)?;
             let v = found(u, None, |at| {
                 if std::ptr::eq(at, u) {
                     // The common case: lookup and check in one call.
-                    match &self.inner {
+                    match &*inner {
                         Inner::One(s) => s.check(u),
                         Inner::Set(s) => s.check(u),
                     }
                 } else {
-                    Ok(self.inner.policy_for(at)?.map(|p| p.check(u)))
+                    Ok(inner.policy_for(at)?.map(|p| p.check(u)))
                 }
             })?;
             Ok(v.map(|v| v.allowed))
@@ -218,9 +233,10 @@ impl Store {
     /// ``on_failure`` policy); for the last three no rule is named.
     /// A URL without a host is a ``ValueError``, as for :meth:`allowed`.
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
+        let inner = self.inner()?;
         with_url(url, |u| -> PyResult<Option<Verdict>> {
             require_host(u, None)?;
-            let host = found(u, None, |at| match self.inner.store_for(at)? {
+            let host = found(u, None, |at| match inner.store_for(at)? {
                 Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
                 None => Ok(None),
             })?;
@@ -243,12 +259,12 @@ impl Store {
         for (i, u) in urls.iter().enumerate() {
             require_host(u.as_bytes(), Some(i))?;
         }
-        let inner = &self.inner;
+        let inner = self.inner()?;
         let allowed = py
             .detach(|| {
                 let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
                 let mut out = vec![None; refs.len()];
-                match inner {
+                match &*inner {
                     Inner::One(s) => s.check_batch(&refs, &mut out),
                     Inner::Set(s) => s.check_batch(&refs, &mut out),
                 }
@@ -263,8 +279,7 @@ impl Store {
                 // store can hold.
                 let u = u.as_bytes();
                 if let Some(key_url) = robocc_compiler::store::idna_lookup_url(u) {
-                    *v = self
-                        .inner
+                    *v = inner
                         .policy_for(key_url.as_bytes())
                         .map_err(convert::load_error)?
                         .map(|p| p.check(u).allowed);
@@ -287,9 +302,10 @@ impl Store {
     /// corrupted.
     fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
+        let inner = self.inner()?;
         with_url(url, |u| {
             require_host(u, None)?;
-            let Some(p) = found(u, None, |at| self.inner.policy_for(at))? else {
+            let Some(p) = found(u, None, |at| inner.policy_for(at))? else {
                 return Ok(None);
             };
             Ok(p.preference(u, usage).map(|v| v.allowed))
@@ -307,9 +323,10 @@ impl Store {
         py: Python<'py>,
         url: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let inner = self.inner()?;
         let found = with_url(url, |u| {
             require_host(u, None)?;
-            let p = found(u, None, |at| self.inner.policy_for(at))?;
+            let p = found(u, None, |at| inner.policy_for(at))?;
             PyResult::Ok(p.map(|p| (p, p.usage_states(u))))
         })??;
         found
@@ -323,10 +340,11 @@ impl Store {
     fn policy_for(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Policy>> {
         // A store's policy is a view into the store's mapping; the Python
         // object owns a copy of its bytes instead of borrowing `self`.
+        let inner = self.inner()?;
         with_url(url, |u| {
             require_host(u, None)?;
             found(u, None, |at| {
-                let Some(store) = self.inner.store_for(at)? else {
+                let Some(store) = inner.store_for(at)? else {
                     return Ok(None);
                 };
                 let Some(host) = store.host(at)? else {
@@ -340,37 +358,38 @@ impl Store {
 
     /// The product token every policy was compiled for.
     #[getter]
-    fn agent(&self) -> &str {
-        match &self.inner {
+    fn agent(&self) -> PyResult<String> {
+        Ok(match &*self.inner()? {
             Inner::One(s) => s.agent(),
             Inner::Set(s) => s.agent(),
         }
+        .to_string())
     }
 
     /// The dialect every policy was compiled with.
     #[getter]
-    fn dialect(&self) -> &'static str {
-        match &self.inner {
+    fn dialect(&self) -> PyResult<&'static str> {
+        Ok(match &*self.inner()? {
             Inner::One(s) => s.dialect(),
             Inner::Set(s) => s.dialect(),
         }
-        .name()
+        .name())
     }
 
     /// Number of hosts.
     #[getter]
-    fn host_count(&self) -> usize {
-        match &self.inner {
+    fn host_count(&self) -> PyResult<usize> {
+        Ok(match &*self.inner()? {
             Inner::One(s) => s.host_count(),
             Inner::Set(s) => usize::try_from(s.host_count()).unwrap_or(usize::MAX),
-        }
+        })
     }
 
     /// Number of distinct policies (of a set: the sum over its shards,
     /// which are mapped to count them).
     #[getter]
     fn policy_count(&self) -> PyResult<usize> {
-        match &self.inner {
+        match &*self.inner()? {
             Inner::One(s) => Ok(s.policy_count()),
             Inner::Set(s) => (0..s.shard_count())
                 .map(|i| s.shard(i).map(|store| store.policy_count()))
@@ -381,19 +400,61 @@ impl Store {
 
     /// Number of shards: 1 for a single store file.
     #[getter]
-    fn shard_count(&self) -> usize {
-        match &self.inner {
+    fn shard_count(&self) -> PyResult<usize> {
+        Ok(match &*self.inner()? {
             Inner::One(_) => 1,
             Inner::Set(s) => s.shard_count(),
-        }
+        })
     }
 
-    fn __len__(&self) -> usize {
+    fn __len__(&self) -> PyResult<usize> {
         self.host_count()
     }
 
+    /// Releases the store (unmaps its file, or its set's shards); every
+    /// method then raises ``ValueError``. A batch check running in another
+    /// thread finishes first on what it holds; a :class:`Policy` from
+    /// :meth:`policy_for` owns its bytes and stays usable. Closing again
+    /// does nothing.
+    fn close(&self) {
+        let taken = self
+            .inner
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        drop(taken);
+    }
+
+    /// Whether :meth:`close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// ``with robocc.Store.open(path) as store:`` closes it at the end.
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get().inner()?;
+        Ok(slf)
+    }
+
+    fn __exit__(
+        &self,
+        _type: &Bound<'_, PyAny>,
+        _value: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) -> bool {
+        self.close();
+        false
+    }
+
     fn __repr__(&self) -> String {
-        match &self.inner {
+        let Ok(inner) = self.inner() else {
+            return "<robocc.Store closed>".to_string();
+        };
+        match &*inner {
             Inner::One(s) => format!(
                 "<robocc.Store agent={:?} hosts={} policies={}>",
                 s.agent(),
@@ -474,11 +535,13 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
 /// rebuild with ``base`` does not read unchanged body files) or a directory
 /// of ``<host>.txt`` files,
 /// as for ``robocc store build``. Statuses follow RFC 9309 §2.3.1. The
-/// compile options are those of :func:`robocc.compile`; ``on_failure``
+/// compile options are those of :func:`robocc.compile` (``references``
+/// included); ``on_failure``
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
 /// get; ``base`` is a previous store whose unchanged policies are copied;
 /// ``max_store_bytes`` refuses a larger store (0: no limit). Paths are
-/// ``str``, ``bytes`` or ``os.PathLike``. The GIL is released while
+/// ``str``, ``bytes`` or ``os.PathLike``; a FIFO, socket or device is an
+/// ``OSError`` at once (never waited on). The GIL is released while
 /// building. ``dialect="auto"`` is refused (one dialect for every host, as
 /// ``robocc store build`` requires).
 ///
@@ -494,9 +557,9 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
     max_rules = DEFAULT_MAX_RULES_ARG, max_states = Limit::new(Budget::default().max_states),
     max_table_bytes = Limit::new(Budget::default().total_bytes),
     max_automata = Limit::new(Budget::default().max_automata),
-    compile_timeout = Budget::default().time.as_secs_f64(),
+    compile_timeout = Seconds::new(Budget::default().time.as_secs_f64()),
     records_close_groups = false, training_agents = Strings::default(),
-    purposes = Strings::default(), layout = "auto",
+    purposes = Strings::default(), layout = "auto", references = References::default(),
     on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
 ))]
 // Written out: see `compile`.
@@ -505,7 +568,7 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
                       robots_txt='allow', data_txt=False, max_bytes=512000, max_line_len=16663, \
                       max_rules=100000, max_states=200000, max_table_bytes=268435456, \
                       max_automata=1024, compile_timeout=30.0, records_close_groups=False, \
-                      training_agents=(), purposes=(), layout='auto', on_failure='disallow', \
+                      training_agents=(), purposes=(), layout='auto', references={}, on_failure='disallow', \
                       base=None, max_store_bytes=4294967295)"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -524,11 +587,12 @@ pub fn build_store(
     max_states: Limit,
     max_table_bytes: Limit,
     max_automata: Limit,
-    compile_timeout: f64,
+    compile_timeout: Seconds,
     records_close_groups: bool,
     training_agents: Strings,
     purposes: Strings,
     layout: &str,
+    references: References,
     on_failure: &str,
     base: Option<FsPath>,
     max_store_bytes: Limit,
@@ -550,6 +614,7 @@ pub fn build_store(
         training_agents,
         purposes,
         layout,
+        references,
     }
     .compile_options(None)?;
     crate::check_agent(py, agent, options.dialect)?;
@@ -565,28 +630,33 @@ pub fn build_store(
     };
     let base = match base {
         Some(p) => {
-            convert::check_readable(&p)?;
+            convert::open_input(&p)?;
             Some(robocc_engine::Store::open(&p).map_err(convert::load_error)?)
         }
         None => None,
     };
-    if manifest_path.is_dir() {
+    // A manifest is read from the file opened here (never blocking on a
+    // FIFO), not opened again by name.
+    let manifest = if manifest_path.is_dir() {
         std::fs::read_dir(&manifest_path)?;
+        None
     } else {
-        convert::check_readable(&manifest_path)?;
-    }
+        Some(convert::open_input(&manifest_path)?)
+    };
     let (bytes, report) = py.detach(|| {
-        let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
-            if manifest_path.is_dir() {
-                Box::new(
-                    inputs_from_dir(&manifest_path)
-                        .map_err(build_error)?
-                        .into_iter()
-                        .map(Ok),
-                )
-            } else {
-                Box::new(manifest_inputs(&manifest_path).map_err(build_error)?)
-            };
+        let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> = match manifest {
+            None => Box::new(
+                inputs_from_dir(&manifest_path)
+                    .map_err(build_error)?
+                    .into_iter()
+                    .map(Ok),
+            ),
+            Some(file) => Box::new(manifest_inputs_from(
+                file,
+                &manifest_path.display().to_string(),
+                manifest_path.parent().unwrap_or(std::path::Path::new(".")),
+            )),
+        };
         let store_options = StoreOptions {
             on_failure,
             base: base.as_ref(),

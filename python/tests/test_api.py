@@ -449,7 +449,7 @@ def test_load_errors():
     assert e.value.filename == "/nonexistent/site.policy"
     with pytest.raises(IsADirectoryError):
         robocc.Policy.open("/")
-    with pytest.raises(TypeError, match="^policy bytes must be bytes, bytearray or str, not memoryview"):
+    with pytest.raises(TypeError, match="^policy bytes must be bytes or bytearray, not memoryview$"):
         robocc.Policy.from_bytes(memoryview(b"x"))
     # store_set_index (robocc.spark's first call) states what is wrong.
     with pytest.raises(robocc.AgentError, match='^invalid agent product token "Google bot"'):
@@ -772,3 +772,211 @@ def test_a_url_without_a_host_is_not_a_host_missing_from_the_store(tmp_path):
     assert store.allowed_many(["https://a.com/x", "https://b.com/"]) == [False, None]
     with pytest.raises(ValueError, match=r"^urls\[1\] = \"https://a..com/\" has no host a store can hold"):
         store.allowed_many(["https://a.com/x", "https://a..com/"])
+
+
+# --- Issue 41: answers whose truth value or type could mislead ----------------
+
+
+def test_a_verdicts_truth_value_is_refused(policy, tmp_path):
+    """`if policy.check(url):` read every Verdict as true and fetched
+    disallowed URLs: truthiness is a TypeError saying what to test."""
+    verdict = policy.check("/private")
+    assert verdict.allowed is False
+    for v in (verdict, policy.check("/")):
+        with pytest.raises(TypeError, match=r"verdict\.allowed"):
+            bool(v)
+        with pytest.raises(TypeError, match=r"verdict\.allowed"):
+            if v:  # noqa: SIM108 - the trap itself
+                pass
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "a.com.txt").write_bytes(b"User-agent: *\nDisallow: /x\n")
+    robocc.build_store(d, "Bot", tmp_path / "s.store")
+    store = robocc.Store.open(tmp_path / "s.store")
+    with pytest.raises(TypeError, match=r"is None"):
+        bool(store.check("https://a.com/x"))
+    # The other answers are bool, or None where the answer is unknown, and
+    # None is falsy: `if store.allowed(url):` fetches only what is allowed.
+    assert store.check("https://b.com/x") is None
+    assert store.allowed("https://b.com/x") is None
+    states = policy.usage_states("/private")
+    assert all(v is True or v is False or v is None for v in states.values())
+    assert policy.preference("/private", "train-ai") is None
+
+
+def test_a_file_name_is_not_robots_txt_contents(tmp_path, monkeypatch):
+    """`robocc.compile("robots.txt", agent)` compiled the file's name as a
+    one-line robots.txt and allowed everything: a str of one line that
+    names a file, or that no robots.txt line could be (no ':' and no
+    space), is refused, saying how to read the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "robots.txt").write_bytes(b"User-agent: *\nDisallow: /\n")
+    for name in ("robots.txt", str(tmp_path / "robots.txt"), "missing/robots.txt", "site.txt"):
+        with pytest.raises(ValueError, match=r"open\(.*'rb'\)\.read\(\).*Policy\.open") as e:
+            robocc.compile(name, "Bot")
+        assert repr(name) in str(e.value)
+    with pytest.raises(ValueError, match="names a file"):
+        robocc.compile("robots.txt", "Bot", references={"/b.txt": "robots.txt"})
+    from robocc.protego import Protego
+
+    with pytest.raises(ValueError, match="names a file"):
+        Protego.parse("robots.txt")
+    with pytest.raises(TypeError, match=r"not str.*Policy\.open"):
+        robocc.Policy.from_bytes("site.policy")
+    with pytest.raises(TypeError, match=r"not str.*Store\.open"):
+        robocc.Store.from_bytes("hosts.store")
+    with pytest.raises(TypeError, match=r"not PosixPath.*open\(path, 'rb'\)"):
+        robocc.compile(tmp_path / "robots.txt", "Bot")
+    # Contents still compile: text with line breaks, one line a robots.txt
+    # could hold, an empty file, and any bytes (what a fetch returns).
+    assert robocc.compile("User-agent: *\nDisallow: /\n", "Bot").allowed("/x") is False
+    assert robocc.compile("Sitemap: https://a.example/s.xml", "Bot").sitemaps == ["https://a.example/s.xml"]
+    assert robocc.compile("", "Bot").allowed("/x") is True
+    assert robocc.compile(b"robots.txt", "Bot").allowed("/x") is True
+    assert Protego.parse("OK").can_fetch("https://a.example/x", "Bot") is True
+
+
+FIFO_ENTRY_POINTS = """
+import os, sys, robocc
+from robocc import _native
+fifo, good = sys.argv[1], sys.argv[2]
+calls = {
+    "Policy.open": lambda: robocc.Policy.open(fifo),
+    "Store.open": lambda: robocc.Store.open(fifo),
+    "build_store": lambda: robocc.build_store(fifo, "Bot", fifo + ".store"),
+    "build_store base": lambda: robocc.build_store(good, "Bot", fifo + ".store", base=fifo),
+    "read_warc": lambda: robocc.read_warc(fifo),
+    "iter_warc": lambda: _native.iter_warc(fifo),
+    "read_manifest_range": lambda: _native.read_manifest_range(fifo, 0, 10),
+}
+for name, call in calls.items():
+    try:
+        call()
+        print(name, "ANSWERED")
+    except OSError as e:
+        print(name, type(e).__name__, e.filename == fifo, e)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_by_every_entry_point_without_waiting(tmp_path):
+    """A FIFO with no writer blocked the binding's open forever, holding the
+    GIL (every thread frozen, Ctrl-C ignored). Run in a child with a
+    timeout, so that a regression fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    good = tmp_path / "m.jsonl"
+    good.write_text('{"host": "a.com", "status": 404}\n')
+    out = subprocess.run(
+        [sys.executable, "-c", FIFO_ENTRY_POINTS, str(fifo), str(good)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 7, out.stdout
+    for line in lines:
+        assert " OSError True " in line and "it is a FIFO, not a regular file" in line, line
+    assert not (tmp_path / "in.fifo.store").exists()
+
+
+def test_policy_and_store_close_and_are_context_managers(policy, tmp_path):
+    path = tmp_path / "site.policy"
+    policy.save(path)
+    with robocc.Policy.open(path) as mapped:
+        assert mapped.closed is False
+        assert mapped.allowed("/private") is False
+    assert mapped.closed is True
+    for call in (lambda: mapped.allowed("/x"), lambda: mapped.check("/x"),
+                 lambda: mapped.allowed_many(["/x"]), lambda: mapped.usage_states("/x"),
+                 lambda: mapped.agent, lambda: mapped.crawl_delay, mapped.to_bytes,
+                 lambda: pickle.dumps(mapped), lambda: mapped.save(tmp_path / "again.policy")):
+        with pytest.raises(ValueError, match="^the Policy is closed"):
+            call()
+    assert "closed" in repr(mapped)
+    mapped.close()  # again: nothing to do
+    with pytest.raises(ValueError, match="closed"):
+        with mapped:
+            pass
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "a.com.txt").write_bytes(b"User-agent: *\nDisallow: /x\n")
+    robocc.build_store(d, "Bot", tmp_path / "s.store")
+    with robocc.Store.open(tmp_path / "s.store") as store:
+        own = store.policy_for("https://a.com/")
+        assert store.allowed("https://a.com/x") is False
+    for call in (lambda: store.allowed("https://a.com/x"), lambda: store.check("https://a.com/x"),
+                 lambda: store.allowed_many(["https://a.com/x"]), lambda: len(store),
+                 lambda: store.host_count, lambda: store.policy_for("https://a.com/")):
+        with pytest.raises(ValueError, match="^the Store is closed"):
+            call()
+    assert store.closed and "closed" in repr(store)
+    # A policy taken from the store owns its bytes.
+    assert own.allowed("/x") is False
+
+
+def test_close_while_a_batch_runs_waits_for_nothing_and_unmaps_after(policy, tmp_path):
+    """A batch releases the GIL: close() from another thread must not unmap
+    what the batch reads (use after unmap); the batch finishes on what it
+    holds."""
+    path = tmp_path / "site.policy"
+    policy.save(path)
+    mapped = robocc.Policy.open(path)
+    urls = ["/private/x", "/", "/private/public/y"] * 200_000
+    want = policy.allowed_many(urls)
+    got = []
+    t = threading.Thread(target=lambda: got.append(mapped.allowed_many(urls)))
+    t.start()
+    time.sleep(0.05)
+    mapped.close()
+    t.join(60)
+    assert got == [want] and mapped.closed
+
+
+def test_the_package_states_its_licence_and_extras():
+    """`pip show robocc` had no licence: the metadata carries the SPDX
+    expression and the licence files, and the extras include spark."""
+    from importlib import metadata
+
+    meta = metadata.metadata("robocc")
+    assert meta["License-Expression"] == "MIT OR Apache-2.0"
+    files = sorted(meta.get_all("License-File") or [])
+    assert files == ["LICENSE-APACHE", "LICENSE-MIT"]
+    dist = metadata.distribution("robocc")
+    assert "Apache License" in dist.read_text("licenses/LICENSE-APACHE")
+    assert "Permission is hereby granted" in dist.read_text("licenses/LICENSE-MIT")
+    assert {"scrapy", "spark", "test"} <= set(meta.get_all("Provides-Extra"))
+    assert any(r.startswith("pyspark") and "extra == 'spark'" in r for r in meta.get_all("Requires-Dist"))
+
+
+def test_references_are_the_cli_reference_files(tmp_path):
+    """`references` is `--reference PATH=FILE`: the referenced record's
+    rules are read from the file's contents."""
+    body = b"ACAP-crawler: searchbot\nACAP-permissions-reference: /searchbot.txt\n\nACAP-crawler: *\nACAP-disallow-crawl: /\n"
+    referenced = b"ACAP-crawler: searchbot\nACAP-allow-crawl: /\nACAP-disallow-index: /drafts/\n"
+    without = robocc.compile(body, "searchbot", dialect="acap")
+    assert without.allowed("/x") is False  # a reference with no file prohibits everything
+    for given in (referenced, bytearray(referenced), referenced.decode()):
+        policy = robocc.compile(body, "searchbot", dialect="acap", references={"/searchbot.txt": given})
+        assert policy.allowed("/x") is True
+        assert policy.usage("/drafts/a", "index") is False
+    with pytest.raises(ValueError, match='^references applies to dialect="acap"'):
+        robocc.compile(body, "searchbot", references={"/searchbot.txt": referenced})
+    with pytest.raises(TypeError, match="^references must be a dict of path to contents"):
+        robocc.compile(body, "searchbot", dialect="acap", references=[("/searchbot.txt", referenced)])
+    with pytest.raises(TypeError, match=r"^references\[\"/s.txt\"\] must be bytes, bytearray or str, not int"):
+        robocc.compile(body, "searchbot", dialect="acap", references={"/s.txt": 3})
+
+
+def test_compile_timeout_takes_what_the_cli_takes():
+    """Fractional seconds in both (`--compile-timeout 0.5` was refused by
+    the CLI); a bool is not a number of seconds, as it is not a limit."""
+    for t in (0.5, 0, 30, float("inf"), 1e-3):
+        assert robocc.compile(ROBOTS, "Bot", compile_timeout=t).allowed("/x") is False
+    for t in (-1, float("nan")):
+        with pytest.raises(ValueError, match="^compile_timeout=.*: expected a number of seconds ≥ 0"):
+            robocc.compile(ROBOTS, "Bot", compile_timeout=t)
+    with pytest.raises(TypeError, match="^compile_timeout is a bool"):
+        robocc.compile(ROBOTS, "Bot", compile_timeout=True)

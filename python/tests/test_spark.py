@@ -353,6 +353,42 @@ def test_spark_job_from_a_manifest(tmp_path: Path, cli: Path):
     assert run.returncode == 0, run.stderr[-4000:]
     assert _files(tmp_path / "spark2.set") == _files(tmp_path / "rust2.set")
     assert _files(tmp_path / "spark2.set") != _files(spark_set)
+    # So do the limits and the other compile flags of `store build` (issue
+    # 41: the job had none of them, not even --compile-timeout 0), and
+    # --max-store-bytes refuses with the CLI's message, writing nothing.
+    flags = ["--max-rules", "1", "--max-bytes", "60", "--max-line-len", "20", "--compile-timeout", "0",
+             "--layout", "dense", "--training-agent", "Google-Extended", "--records-close-groups"]
+    subprocess.run(
+        [str(cli), "store", "build", "--agent", AGENT, "--shards", "3", "-o", str(tmp_path / "rust3.set"), "-q",
+         "--manifest", str(manifest), *flags],
+        check=True,
+    )
+    too_small = ["--max-store-bytes", "2000"]
+    rust = subprocess.run(
+        [str(cli), "store", "build", "--agent", AGENT, "--shards", "3", "-o", str(tmp_path / "rust4.set"), "-q",
+         "--manifest", str(manifest), *flags, *too_small],
+        capture_output=True, text=True,
+    )
+    assert rust.returncode == 2 and "over --max-store-bytes 2000" in rust.stderr, rust.stderr
+    for out, extra in (("spark3.set", []), ("rust4.set", too_small)):
+        run = subprocess.run(
+            [sys.executable, "-m", "robocc.spark", "build", "--agent", AGENT, "--shards", "3",
+             "--out", str(tmp_path / out), "--master", "local[2]", "--manifest", str(manifest), *flags, *extra],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+        )
+        if extra:
+            assert run.returncode == 2, run.stderr[-4000:]
+            cli_error = rust.stderr.strip().splitlines()[-1].split("robocc: error: ", 1)[1]
+            assert [l for l in run.stderr.splitlines() if "error" in l] == [f"robocc.spark: error: {cli_error}"]
+            assert not (tmp_path / out).exists()
+            continue
+        assert run.returncode == 0, run.stderr[-4000:]
+    assert _files(tmp_path / "spark3.set") == _files(tmp_path / "rust3.set")
+    assert _files(tmp_path / "spark3.set") != _files(tmp_path / "spark2.set")
+    summary = json.loads((tmp_path / "spark3.set.summary.json").read_text())
+    assert summary["options"]["max_rules"] == 1 and summary["options"]["compile_timeout"] == 0
 
 
 def test_missing_pyspark_is_a_clear_error(tmp_path: Path):
@@ -379,7 +415,16 @@ def test_missing_pyspark_is_a_clear_error(tmp_path: Path):
     [
         (["--agent", "Google bot"], 'robocc.spark: error: invalid agent product token "Google bot"'),
         (["--agent", "A", "--url-mode", "bogus"], "invalid choice: 'bogus'"),
-        (["--agent", "A", "--warc", "missing.warc.gz"], "robocc.spark: error: --warc missing.warc.gz: no such file"),
+        # The command line's words (issue 41).
+        (["--agent", "A", "--warc", "missing.warc.gz"],
+         "robocc.spark: error: missing.warc.gz: cannot read WARC file: No such file or directory (os error 2)"),
+        (["--agent", "A", "--compile-timeout", "-1"], "'-1' is not a number of seconds ≥ 0 (0 or inf: no limit)"),
+        (["--agent", "A", "--max-rules", "x"], "'x' is not a number ≥ 0 (0: no limit)"),
+        (["--agent", "A", "--dialect", "acap", "--reference", "nofile"],
+         'robocc.spark: error: --reference "nofile" is not PATH=FILE (e.g. --reference /searchbot.txt=searchbot.txt)'),
+        (["--agent", "A", "--purpose", "news"],
+         "robocc.spark: error: --purpose applies to --dialect acap, and the file is read as rfc9309: "
+         "add --dialect acap, or drop --purpose"),
         (["--agent", "A", "--shards", "0"], "robocc.spark: error: --shards 0: a store set has 1 to 65536 shards"),
         # As the command line refuses it (python audit F2).
         (["--agent", "A", "--dialect", "draft1996", "--url-mode", "rfc"],

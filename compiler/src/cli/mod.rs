@@ -238,13 +238,15 @@ pub struct LimitArgs {
     #[arg(long, value_name = "N", hide_short_help = true,
           default_value_t = Budget::default().max_automata)]
     max_automata: usize,
-    /// Seconds one file may spend in the lowering. A wall-clock limit: a
-    /// file that nears it may fail on a busy machine and compile on an idle
-    /// one (a store's bytes then differ; 0: no limit, for builds that must
+    /// Seconds one file may spend in the lowering (fractions allowed:
+    /// 0.5, as Python's compile_timeout). A wall-clock limit: a file that
+    /// nears it may fail on a busy machine and compile on an idle one (a
+    /// store's bytes then differ; 0 or inf: no limit, for builds that must
     /// be reproducible).
     #[arg(long, value_name = "SECS", hide_short_help = true,
-          default_value_t = Budget::default().time.as_secs())]
-    compile_timeout: u64,
+          default_value_t = Budget::default().time.as_secs_f64(),
+          value_parser = parse_timeout)]
+    compile_timeout: f64,
     /// When to build a register automaton (smaller where many `*` rules
     /// multiply the states; one more read per byte when checking).
     #[arg(long, value_name = "WHEN", hide_short_help = true, value_enum,
@@ -335,6 +337,16 @@ pub(crate) const COMPILE_ONLY: &[&str] = &[
     "registers",
     "layout",
 ];
+
+/// `--compile-timeout SECS`: a number of seconds ≥ 0, fractions allowed,
+/// as Python's `compile_timeout` takes it (`timeout_from_secs`).
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|&t| robocc_compiler::timeout_from_secs(t).is_some())
+        .ok_or_else(|| format!("{s:?} is not a number of seconds ≥ 0 (0 or inf: no limit)"))
+}
 
 /// `--usage`: one usage, or all of them (`check`, `page`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -573,12 +585,10 @@ impl CompileFlags {
             budget: Budget {
                 max_states: robocc_compiler::zero_is_unlimited(l.max_states),
                 total_bytes: robocc_compiler::zero_is_unlimited(l.max_table_bytes),
-                // Past the clock's range the lowering has no deadline.
-                time: if l.compile_timeout == 0 {
-                    std::time::Duration::MAX
-                } else {
-                    std::time::Duration::from_secs(l.compile_timeout)
-                },
+                // 0, and past the clock's range, is no deadline
+                // (`parse_timeout` refused what has none).
+                time: robocc_compiler::timeout_from_secs(l.compile_timeout)
+                    .unwrap_or(std::time::Duration::MAX),
                 max_automata: robocc_compiler::zero_is_unlimited(l.max_automata),
                 registers: match l.registers {
                     RegistersArg::Auto => robocc_compiler::Registers::Auto,
