@@ -1887,6 +1887,7 @@ fn conveniences_a_new_user_expects() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
 
 /// `--compile-timeout` takes what Python's `compile_timeout` takes:
 /// fractional seconds, 0 or inf for no limit; a negative number or NaN is
