@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct PageArgs {
-    /// The fetched page (HTML, any encoding: read as bytes, UTF-8 assumed).
+    /// The fetched page (HTML: UTF-16 by its byte-order mark or zero bytes
+    /// is decoded; any other encoding is read as bytes, UTF-8 assumed).
     #[arg(long, value_name = "PAGE.html", help_heading = "Page")]
     html: PathBuf,
     /// The response headers, raw `Name: value` lines (X-Robots-Tag is read;
