@@ -309,6 +309,10 @@ pub const MAX_QUALIFIERS: usize = 1_000;
 /// purpose patterns kept.
 pub const MAX_STATEMENTS: usize = 10_000;
 
+/// Bytes of an ACAP purpose pattern matched at most (real ones are a
+/// few dozen: `news.*`); a longer one is a `page-limit` finding.
+pub const MAX_PURPOSE_PATTERN: usize = 1024;
+
 /// The purpose number of a statement past the limits (`MAX_STATEMENTS`):
 /// it sets nothing aside and nothing sets it aside (2.2.1), so it only ever
 /// prohibits more than its pattern would.
@@ -611,6 +615,7 @@ impl Reader<'_> {
     fn acap_content(&mut self, content: &str, named: bool, source: Rc<Source>) {
         // The tag's purpose pattern: whether it applies, and its number.
         let mut purpose: Option<(bool, u32)> = None;
+        let mut long_purpose = false;
         acap_meta::parse(content, |item| match item {
             acap_meta::Item::Version(v, written) => {
                 if v.is_none() {
@@ -629,6 +634,26 @@ impl Reader<'_> {
                 // What follows the number comes next, read as any ACAP
                 // content's rules (with a note each).
             }
+            acap_meta::Item::Purpose(p)
+                if p.len() > MAX_PURPOSE_PATTERN && !self.opts.purposes.is_empty() =>
+            {
+                // Not matched (a glob costs tens of bytes per byte): its
+                // prohibitions are read as applying, unnumbered (nothing
+                // sets them aside), its permissions not at all. (With no
+                // purpose declared no pattern applies: nothing to match.)
+                self.diag(
+                    PageDiagKind::Limit,
+                    Some((*source).clone()),
+                    format!(
+                        "ACAP purpose pattern of {} bytes, longer than {MAX_PURPOSE_PATTERN}: \
+                         not matched; its prohibitions apply to every crawler the tag \
+                         addresses and its permissions to none",
+                        p.len()
+                    ),
+                );
+                purpose = Some((true, FOLDED));
+                long_purpose = true;
+            }
             acap_meta::Item::Purpose(p) => {
                 // Numbered only when it applies: the rules of a tag whose
                 // pattern does not are not read.
@@ -646,7 +671,7 @@ impl Reader<'_> {
                 }
             }
             acap_meta::Item::Rule(r) => {
-                if purpose.is_some_and(|(applies, _)| !applies) {
+                if purpose.is_some_and(|(applies, _)| !applies) || (long_purpose && r.allowed) {
                     return;
                 }
                 let mut st = Statement {
