@@ -461,3 +461,36 @@ fn page_preferences() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A line break in a value echoed into line-oriented output would add a
+/// line of its own (issue 41): `page --url` refuses it in text output, as
+/// `check` does, and `lint` shows a file name with one escaped.
+#[test]
+fn line_breaks_do_not_inject_output_lines() {
+    let dir = scratch("robocc-page-cli-lines");
+    let html = write(&dir, "p.html", "<meta name=robots content=noindex>");
+    let url = "https://example.com/a\nallow\thttps://example.com/b";
+    for usage in ["index", "all"] {
+        let (code, out, err) = robocc(&[
+            "page", "--html", &html, "--agent", "bot", "--url", url, "--usage", usage,
+        ]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("line break"), "{err}");
+    }
+    let (code, out, _) = robocc(&[
+        "page", "--html", &html, "--agent", "bot", "--url", url, "--usage", "index", "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let named = write(
+        &dir,
+        "a\nb.html",
+        "<meta name=robots content=\"ACAP allow-zz\">",
+    );
+    let (code, out, _) = robocc(&["lint", "--html", &named]);
+    assert_eq!(code, 0);
+    assert!(out.contains("a%0Ab.html:1:"), "{out}");
+    assert!(out.lines().all(|l| l.contains(".html:")), "{out}");
+}

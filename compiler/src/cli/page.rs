@@ -22,7 +22,8 @@ pub struct PageArgs {
     /// a status line and other headers are skipped).
     #[arg(long, value_name = "HEADERS.txt", help_heading = "Page")]
     headers: Option<PathBuf>,
-    /// The page's URL (checked against the site policy and `location=`).
+    /// The page's URL (checked against the site policy and `location=`;
+    /// one with a line break needs --format json).
     #[arg(long, value_name = "URL", help_heading = "Page")]
     url: String,
     /// The site's `/.well-known/tdmrep.json` (TDMRep): its first rule
@@ -240,6 +241,15 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     if args.url.trim().is_empty() {
         return Err(
             "--url is empty: give the page's URL (e.g. --url https://example.com/a.html)".into(),
+        );
+    }
+    // The text output is one line per answer, the URL echoed as given
+    // (`--usage`): a line break would add a line of its own (as `check`).
+    if args.format == Format::Text && args.url.contains(['\n', '\r']) {
+        return Err(
+            "--url contains a line break, which the text output (one line per answer, the \
+             URL echoed as given) cannot hold: percent-encode it (%0A), or use --format json"
+                .into(),
         );
     }
     // --purpose serves the page's ACAP purpose patterns too: with a policy
