@@ -494,3 +494,49 @@ fn line_breaks_do_not_inject_output_lines() {
     assert!(out.contains("a%0Ab.html:1:"), "{out}");
     assert!(out.lines().all(|l| l.contains(".html:")), "{out}");
 }
+
+/// `--headers` keeps only the headers `page` reads, at most 1,000 of them,
+/// and says how many it left out (issue 41: every line was kept, ~32 bytes
+/// per byte of input); unreadable lines are named ten at most, then counted.
+#[test]
+fn headers_kept_are_bounded_and_said() {
+    let dir = scratch("robocc-page-cli-headers");
+    let html = write(&dir, "p.html", "<p>x</p>");
+    let mut h = String::from("HTTP/1.1 200 OK\r\n");
+    for i in 0..5_000 {
+        h.push_str(&format!("X-Other-{i}: v\r\n"));
+    }
+    for _ in 0..1_000 {
+        h.push_str("X-Robots-Tag: nosnippet\r\n");
+    }
+    h.push_str("X-Robots-Tag: noindex\r\nX-Robots-Tag: noarchive\r\n");
+    for _ in 0..20 {
+        h.push_str("junk\r\n");
+    }
+    let headers = write(&dir, "h.txt", &h);
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--headers",
+        &headers,
+        "--agent",
+        "bot",
+        "--url",
+        "https://a/",
+        "--usage",
+        "index",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "allow\thttps://a/\n");
+    assert!(
+        err.contains("the first 1000 are read, 2 more are not"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("not a `Name: value` header line").count(),
+        10,
+        "{err}"
+    );
+    assert!(err.contains("10 more lines"), "{err}");
+}
