@@ -540,3 +540,33 @@ fn headers_kept_are_bounded_and_said() {
     );
     assert!(err.contains("10 more lines"), "{err}");
 }
+
+/// A tdmrep.json of 10,000 broken rules names the first 20 findings and
+/// counts the rest (issue 41: 10,000 warnings were printed).
+#[test]
+fn tdmrep_warnings_are_capped_and_counted() {
+    let dir = scratch("robocc-page-cli-tdmrep");
+    let html = write(&dir, "p.html", "<p>x</p>");
+    let rules: Vec<String> = (0..10_000)
+        .map(|i| format!("{{\"location\": \"/{i}\"}}"))
+        .collect();
+    let tdmrep = write(&dir, "tdmrep.json", &format!("[{}]", rules.join(",")));
+    let (code, _, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--tdmrep",
+        &tdmrep,
+        "--agent",
+        "bot",
+        "--url",
+        "https://a/",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.matches("has no \"tdm-reservation\"").count(),
+        20,
+        "{err}"
+    );
+    assert!(err.contains("9980 more findings not shown"), "{err}");
+}
