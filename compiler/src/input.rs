@@ -69,8 +69,13 @@ pub fn read(body: &[u8]) -> Input<'_> {
             ),
         );
     }
-    if let Some((big_endian, bom)) = utf16(body) {
-        let (text, replaced) = decode_utf16(body, big_endian, bom);
+    if let Some(Utf16Text {
+        text,
+        big_endian,
+        bom,
+        replaced,
+    }) = utf16_text(body)
+    {
         let mut message = format!(
             "the body is UTF-16 ({}-endian, {}): decoded to UTF-8 before parsing \
              (robots.txt is UTF-8; Google's library reads no rules from UTF-16)",
@@ -118,6 +123,29 @@ pub fn read(body: &[u8]) -> Input<'_> {
         );
     }
     whole(InputKind::Text, Vec::new())
+}
+
+/// A UTF-16 body decoded to UTF-8 ([`utf16_text`]).
+pub(crate) struct Utf16Text {
+    pub text: Vec<u8>,
+    pub big_endian: bool,
+    /// Recognised by its byte-order mark (else by its zero bytes).
+    pub bom: bool,
+    /// Unpaired surrogates (and an odd last byte) replaced by U+FFFD.
+    pub replaced: usize,
+}
+
+/// `body` decoded to UTF-8 when it is UTF-16 (by its byte-order mark, or
+/// by its zero bytes): the one decoding of robots.txt files and pages.
+pub(crate) fn utf16_text(body: &[u8]) -> Option<Utf16Text> {
+    let (big_endian, bom) = utf16(body)?;
+    let (text, replaced) = decode_utf16(body, big_endian, bom);
+    Some(Utf16Text {
+        text,
+        big_endian,
+        bom,
+        replaced,
+    })
 }
 
 /// UTF-16 by its byte-order mark, or by zero bytes in every other position

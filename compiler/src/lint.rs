@@ -939,7 +939,7 @@ fn shadowed(
             )])
             .collect(),
     };
-    let mut lowered: HashMap<Vec<usize>, Option<Vec<(u32, bool, Vec<u8>)>>> = HashMap::new();
+    let mut lowered: HashMap<Vec<usize>, Option<Vec<NeverDeciding>>> = HashMap::new();
     for (agent, selection) in selections {
         let never = lowered
             .entry(selection.groups.clone())
@@ -966,15 +966,19 @@ fn shadowed(
     }
 }
 
+/// A crawl rule that never decides: its line, whether it allows, its
+/// pattern.
+type NeverDeciding = (u32, bool, Vec<u8>);
+
 /// The crawl rules written on a line that no state of the automaton of
-/// `selection`'s rules names as its winner: `(line, allow, pattern)`.
+/// `selection`'s rules names as its winner.
 /// `None` when the rules do not lower within the budget (no finding then).
 fn never_deciding(
     body: &[u8],
     robots: &RobotsTxt<'_>,
     selection: &Selection,
     options: &CompileOptions,
-) -> Option<Vec<(u32, bool, Vec<u8>)>> {
+) -> Option<Vec<NeverDeciding>> {
     // Crawl rules alone: AI-usage statements do not change which crawl
     // rule wins.
     let rule_set = RuleSet::build(robots, selection, options.rule_set_options());

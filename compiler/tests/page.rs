@@ -570,3 +570,57 @@ fn permissions_with_other_qualifiers_are_kept_apart() {
         ]
     );
 }
+
+/// A purpose pattern past `MAX_PURPOSE_PATTERN` is not matched (issue 41:
+/// its glob cost ~84 bytes per byte): for a crawler with a purpose, its
+/// prohibition still applies, its permission does not, and a finding says
+/// so; for one without, no pattern applies (nothing to match, nothing said).
+#[test]
+fn long_purpose_patterns_prohibit_and_are_said() {
+    let long = "x".repeat(robocc_compiler::page::MAX_PURPOSE_PATTERN + 1);
+    let html = format!(
+        "<meta name=robots content=\"ACAP {long} disallow-index\">\
+         <meta name=robots content=\"ACAP {long} allow-follow\">"
+    );
+    for (purposes, index, said) in [
+        (vec![], PageVerdict::Unspecified, 0),
+        (vec!["x".to_string()], PageVerdict::Disallow, 2),
+    ] {
+        let page = PageRules::read(
+            html.as_bytes(),
+            [],
+            &PageOptions {
+                agent: "bot",
+                url: "https://a/",
+                purposes: &purposes,
+                ..PageOptions::default()
+            },
+        );
+        assert_eq!(page.verdict(Usage::Index), index, "{purposes:?}");
+        assert_eq!(page.verdict(Usage::Follow), PageVerdict::Unspecified);
+        let found = page
+            .diagnostics
+            .iter()
+            .filter(|d| d.kind == PageDiagKind::Limit && d.message.contains("purpose pattern"))
+            .count();
+        assert_eq!(found, said, "{:?}", page.diagnostics);
+    }
+}
+
+/// SVG nested past the depth kept: said, and a META breaking out of it is
+/// still read.
+#[test]
+fn deep_foreign_content_is_said() {
+    let mut html = "<svg>".to_string();
+    html.push_str(&"<g>".repeat(2_000));
+    html.push_str("<script><meta name=robots content=noindex></script>");
+    let page = PageRules::from_html(html.as_bytes(), [], "bot", "https://a/");
+    assert_eq!(page.verdict(Usage::Index), PageVerdict::Disallow);
+    assert!(
+        page.diagnostics
+            .iter()
+            .any(|d| d.kind == PageDiagKind::Limit && d.message.contains("SVG/MathML")),
+        "{:?}",
+        page.diagnostics
+    );
+}

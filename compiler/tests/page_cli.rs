@@ -461,3 +461,112 @@ fn page_preferences() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A line break in a value echoed into line-oriented output would add a
+/// line of its own (issue 41): `page --url` refuses it in text output, as
+/// `check` does, and `lint` shows a file name with one escaped.
+#[test]
+fn line_breaks_do_not_inject_output_lines() {
+    let dir = scratch("robocc-page-cli-lines");
+    let html = write(&dir, "p.html", "<meta name=robots content=noindex>");
+    let url = "https://example.com/a\nallow\thttps://example.com/b";
+    for usage in ["index", "all"] {
+        let (code, out, err) = robocc(&[
+            "page", "--html", &html, "--agent", "bot", "--url", url, "--usage", usage,
+        ]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("line break"), "{err}");
+    }
+    let (code, out, _) = robocc(&[
+        "page", "--html", &html, "--agent", "bot", "--url", url, "--usage", "index", "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let named = write(
+        &dir,
+        "a\nb.html",
+        "<meta name=robots content=\"ACAP allow-zz\">",
+    );
+    let (code, out, _) = robocc(&["lint", "--html", &named]);
+    assert_eq!(code, 0);
+    assert!(out.contains("a%0Ab.html:1:"), "{out}");
+    assert!(out.lines().all(|l| l.contains(".html:")), "{out}");
+}
+
+/// `--headers` keeps only the headers `page` reads, at most 1,000 of them,
+/// and says how many it left out (issue 41: every line was kept, ~32 bytes
+/// per byte of input); unreadable lines are named ten at most, then counted.
+#[test]
+fn headers_kept_are_bounded_and_said() {
+    let dir = scratch("robocc-page-cli-headers");
+    let html = write(&dir, "p.html", "<p>x</p>");
+    let mut h = String::from("HTTP/1.1 200 OK\r\n");
+    for i in 0..5_000 {
+        h.push_str(&format!("X-Other-{i}: v\r\n"));
+    }
+    for _ in 0..1_000 {
+        h.push_str("X-Robots-Tag: nosnippet\r\n");
+    }
+    h.push_str("X-Robots-Tag: noindex\r\nX-Robots-Tag: noarchive\r\n");
+    for _ in 0..20 {
+        h.push_str("junk\r\n");
+    }
+    let headers = write(&dir, "h.txt", &h);
+    let (code, out, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--headers",
+        &headers,
+        "--agent",
+        "bot",
+        "--url",
+        "https://a/",
+        "--usage",
+        "index",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "allow\thttps://a/\n");
+    assert!(
+        err.contains("the first 1000 are read, 2 more are not"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("not a `Name: value` header line").count(),
+        10,
+        "{err}"
+    );
+    assert!(err.contains("10 more lines"), "{err}");
+}
+
+/// A tdmrep.json of 10,000 broken rules names the first 20 findings and
+/// counts the rest (issue 41: 10,000 warnings were printed).
+#[test]
+fn tdmrep_warnings_are_capped_and_counted() {
+    let dir = scratch("robocc-page-cli-tdmrep");
+    let html = write(&dir, "p.html", "<p>x</p>");
+    let rules: Vec<String> = (0..10_000)
+        .map(|i| format!("{{\"location\": \"/{i}\"}}"))
+        .collect();
+    let tdmrep = write(&dir, "tdmrep.json", &format!("[{}]", rules.join(",")));
+    let (code, _, err) = robocc(&[
+        "page",
+        "--html",
+        &html,
+        "--tdmrep",
+        &tdmrep,
+        "--agent",
+        "bot",
+        "--url",
+        "https://a/",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.matches("has no \"tdm-reservation\"").count(),
+        20,
+        "{err}"
+    );
+    assert!(err.contains("9980 more findings not shown"), "{err}");
+}

@@ -167,6 +167,25 @@ fn memory_is_bounded_by_the_token() {
     let grew = peak_growth(&tags);
     eprintln!("{i} ACAP META tags with distinct purposes: heap grew by {grew} bytes");
     assert!(grew < 4 * SIZE, "{i} tags: heap grew by {grew} bytes");
+    // One purpose pattern of 4 MiB (issue 41: a glob of it cost ~84 bytes
+    // per byte, 3.4 GB for a 40 MB page): not matched past its cap.
+    let mut tag = b"<meta name=robots content=\"ACAP ".to_vec();
+    tag.extend(std::iter::repeat_n(b'x', SIZE));
+    tag.extend_from_slice(b" disallow-index\">");
+    let grew = peak_growth(&tag);
+    eprintln!("a {SIZE}-byte purpose pattern: heap grew by {grew} bytes");
+    assert!(
+        grew < 4 * SIZE,
+        "purpose pattern: heap grew by {grew} bytes"
+    );
+    // SVG nested 1.4 million deep: the open foreign elements kept are capped.
+    let mut deep = b"<svg>".to_vec();
+    while deep.len() < SIZE {
+        deep.extend_from_slice(b"<g>");
+    }
+    let grew = peak_growth(&deep);
+    eprintln!("{SIZE} bytes of nested SVG: heap grew by {grew} bytes");
+    assert!(grew < 256 * 1024, "nested SVG: heap grew by {grew} bytes");
     // One start tag with a 100 KB name and many ACAP class values (valid,
     // and unknown ones, each a finding): the name is not copied per value.
     for value in ["the-acap:disallow-index", "the-acap:allow-foo"] {

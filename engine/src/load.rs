@@ -622,14 +622,6 @@ pub fn file_type_name(ty: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Memory-maps the file at `path` read-only; errors name `path`. Only a
-/// regular file is opened ([`open_regular`]).
-pub(crate) fn map_file(path: &std::path::Path, kind: FileKind) -> Result<memmap2::Mmap, LoadError> {
-    let file = open_regular(path)
-        .map_err(|e| LoadError::io(kind, &e).with_path(path.display().to_string()))?;
-    map_open(&file, path, kind)
-}
-
 /// Maps an open regular file read-only; errors name `path`.
 fn map_open(
     file: &std::fs::File,

@@ -873,18 +873,22 @@ impl std::fmt::Debug for PolicyFile {
 }
 
 impl PolicyFile {
-    /// Memory-maps the artifact at `path` and validates it.
+    /// Reads the artifact at `path` into memory when it is shorter than
+    /// [`READ_SHARDS_BELOW`](crate::READ_SHARDS_BELOW) (64 KiB, most
+    /// policies), else memory-maps it, and validates it. A read file is
+    /// immune to the file being replaced in place afterwards (`cp new
+    /// live`); a mapped one is not: replace a policy by writing a new file
+    /// and renaming it over the old one (`mv`), never in place.
     ///
     /// # Errors
     ///
     /// As [`Policy::from_bytes`], plus I/O errors; every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<PolicyFile, LoadError> {
         let path = path.as_ref();
-        let map = load::map_file(path, FileKind::Policy)?;
-        load::validate_policy(&map).map_err(|e| e.with_path(path.display().to_string()))?;
-        Ok(PolicyFile {
-            storage: load::Storage::Mapped(map),
-        })
+        let storage = load::read_or_map(path, FileKind::Policy, crate::READ_SHARDS_BELOW)?;
+        load::validate_policy(storage.bytes())
+            .map_err(|e| e.with_path(path.display().to_string()))?;
+        Ok(PolicyFile { storage })
     }
 
     /// Copies artifact bytes (of any alignment) into an aligned buffer and

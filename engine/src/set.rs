@@ -47,7 +47,9 @@ const MAX_INDEX_BYTES: u64 = 8 << 20;
 /// mapped: each mapping counts against the process's limit (Linux's
 /// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
 /// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
-/// so that the copies do not become mappings themselves.
+/// so that the copies do not become mappings themselves. `PolicyFile::open`
+/// and `Store::open` read files shorter than this too (a read file cannot
+/// change under its reader).
 pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// The file name of shard `i`: `shard-00000.store` … `shard-65535.store`.

@@ -298,15 +298,19 @@ fn corrupt(msg: impl Into<String>) -> LoadError {
 }
 
 impl Store {
-    /// Memory-maps the store at `path` and checks its header and index
-    /// (constant time in the number of hosts).
+    /// Reads the store at `path` into memory when it is shorter than
+    /// [`READ_SHARDS_BELOW`](crate::READ_SHARDS_BELOW) (64 KiB), else
+    /// memory-maps it, and checks its header and index (constant time in
+    /// the number of hosts). A mapped store must not be replaced in place
+    /// (`cp new live` can crash a reader with SIGBUS): write a new file and
+    /// rename it over the old one (`mv`).
     ///
     /// # Errors
     ///
     /// Not a store, another format version, truncated, or an inconsistent
     /// index; I/O errors. Every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, LoadError> {
-        Store::open_reading_below(path.as_ref(), 0)
+        Store::open_reading_below(path.as_ref(), crate::READ_SHARDS_BELOW)
     }
 
     /// [`Store::open`], but a file shorter than `read_below` bytes is read

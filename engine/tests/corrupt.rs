@@ -455,10 +455,10 @@ fn a_policy_is_not_a_store_and_back() {
     });
 }
 
-/// The mmap path (`open`), so sanitizer and valgrind runs of this file
-/// cover the engine's every `unsafe` block.
+/// Opening from a file (`open`: these small files are read; the mmap path
+/// is taken by files of 64 KiB or more, the compiler's tests' stores).
 #[test]
-fn committed_files_open_through_mmap() {
+fn committed_files_open_from_files() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
     let file = PolicyFile::open(format!("{dir}small.policy")).unwrap();
     let policy = file.policy();
@@ -531,4 +531,44 @@ fn a_fifo_is_refused_not_waited_on() {
         assert!(e.to_string().contains("a character device"), "{e}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A small policy or store is read, not mapped (issue 41): replacing the
+/// file in place (`cp new live`: truncate, then write) under a reader
+/// neither crashes it (SIGBUS) nor changes its answers; and a zeroed file
+/// is refused when opened, never read as "allow everything".
+#[test]
+fn small_files_are_read_and_zeroed_files_refused() {
+    let dir = std::env::temp_dir().join(format!("robocc-inplace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (policy_path, store_path) = (dir.join("p.policy"), dir.join("s.store"));
+    let (policy_bytes, store_bytes) = (artifact(), store_bytes());
+    std::fs::write(&policy_path, &policy_bytes).unwrap();
+    std::fs::write(&store_path, &store_bytes).unwrap();
+    let file = PolicyFile::open(&policy_path).unwrap();
+    let store = Store::open(&store_path).unwrap();
+    let before: Vec<_> = URLS.iter().map(|u| file.policy().check(u)).collect();
+    // What `cp` does to the live files: truncate, write new bytes.
+    std::fs::write(&policy_path, vec![0u8; policy_bytes.len()]).unwrap();
+    std::fs::write(&store_path, vec![0u8; store_bytes.len()]).unwrap();
+    assert!(
+        file.as_bytes() == &policy_bytes[..],
+        "the open policy's bytes changed with its file"
+    );
+    let after: Vec<_> = URLS.iter().map(|u| file.policy().check(u)).collect();
+    assert_eq!(before, after);
+    exercise(&store);
+    // Opened now, the zeroed files are refused (their frame has no magic).
+    for (path, kind) in [(&policy_path, "policy"), (&store_path, "store")] {
+        let e = if kind == "policy" {
+            PolicyFile::open(path).map(|_| ()).unwrap_err()
+        } else {
+            Store::open(path).map(|_| ()).unwrap_err()
+        };
+        assert!(
+            e.to_string().contains(&format!("not a robocc {kind}")),
+            "{e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -195,7 +195,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
     let store = super::open_store(&args.path)?;
     println!(
         "{}: robocc store, format version {}, {} bytes",
-        args.path.display(),
+        super::printable(args.path.as_os_str().as_encoded_bytes()),
         robocc_engine::STORE_FORMAT_VERSION,
         store.len_bytes()
     );
@@ -288,7 +288,7 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
     let n = set.shard_count();
     println!(
         "{}: robocc store set, format version {}, {n} shards, {} bytes",
-        dir.display(),
+        super::printable(dir.as_os_str().as_encoded_bytes()),
         robocc_engine::STORE_SET_FORMAT_VERSION,
         set.len_bytes()
     );
@@ -388,7 +388,7 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
             let file = super::open_policy(&args.path)?;
             println!(
                 "{}: robocc policy, format version {}, {} bytes",
-                args.path.display(),
+                super::printable(args.path.as_os_str().as_encoded_bytes()),
                 robocc_engine::POLICY_FORMAT_VERSION,
                 file.as_bytes().len()
             );

@@ -119,7 +119,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             let _ = writeln!(
                 text,
                 "{}:{}: {}: {}: {} (fix: {})",
-                path.display(),
+                super::printable(path.as_os_str().as_encoded_bytes()),
                 f.line,
                 f.severity.name(),
                 f.code,
@@ -182,7 +182,7 @@ fn lint_html(
             let _ = writeln!(
                 text,
                 "{}:{}: {}: {}: {} (byte {}; fix: {})",
-                path.display(),
+                super::printable(path.as_os_str().as_encoded_bytes()),
                 f.line,
                 f.severity.name(),
                 f.code,

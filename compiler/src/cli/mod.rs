@@ -753,8 +753,18 @@ pub fn read_tdmrep(path: &Path) -> Result<robocc_compiler::tdmrep::Tdmrep, Strin
             path.display()
         )
     })?;
-    for f in &t.findings {
-        diag!("{}: warning: {f}", path.display());
+    // A hostile file can hold 10,000 broken rules: name the first few,
+    // count the rest.
+    const SHOWN: usize = 20;
+    let name = printable(path.as_os_str().as_encoded_bytes());
+    for f in t.findings.iter().take(SHOWN) {
+        diag!("{name}: warning: {f}");
+    }
+    if t.findings.len() > SHOWN {
+        diag!(
+            "{name}: warning: {} more findings not shown (robocc names the first {SHOWN})",
+            t.findings.len() - SHOWN
+        );
     }
     Ok(t)
 }

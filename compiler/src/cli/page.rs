@@ -14,14 +14,17 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct PageArgs {
-    /// The fetched page (HTML, any encoding: read as bytes, UTF-8 assumed).
+    /// The fetched page (HTML: UTF-16 by its byte-order mark or zero bytes
+    /// is decoded; any other encoding is read as bytes, UTF-8 assumed).
     #[arg(long, value_name = "PAGE.html", help_heading = "Page")]
     html: PathBuf,
-    /// The response headers, raw `Name: value` lines (X-Robots-Tag is read;
-    /// a status line and other headers are skipped).
+    /// The response headers, raw `Name: value` lines (X-Robots-Tag,
+    /// Content-Usage, tdm-reservation and tdm-policy are read, the first
+    /// 1,000 such lines; a status line and other headers are skipped).
     #[arg(long, value_name = "HEADERS.txt", help_heading = "Page")]
     headers: Option<PathBuf>,
-    /// The page's URL (checked against the site policy and `location=`).
+    /// The page's URL (checked against the site policy and `location=`;
+    /// one with a line break needs --format json).
     #[arg(long, value_name = "URL", help_heading = "Page")]
     url: String,
     /// The site's `/.well-known/tdmrep.json` (TDMRep): its first rule
@@ -71,35 +74,84 @@ enum Format {
     Json,
 }
 
-/// `HEADERS.txt`: (file line, name, value) per header; a status line, blank
-/// lines and lines without `:` are skipped; a line starting with a space or
-/// tab continues the previous value (obsolete line folding).
+/// Headers `page` reads (the others are skipped as they are read).
+const READ_HEADERS: &[&str] = &[
+    "x-robots-tag",
+    "content-usage",
+    "tdm-reservation",
+    "tdm-policy",
+];
+
+/// Header lines kept at most (a warning says how many more were skipped):
+/// memory stays bounded by what is read, not by the file.
+const MAX_HEADERS: usize = 1_000;
+
+/// Unreadable header lines named one by one at most (then counted).
+const MAX_BAD_LINES_SHOWN: usize = 10;
+
+/// `HEADERS.txt`: (file line, name, value) per header `page` reads
+/// (`READ_HEADERS`, at most `MAX_HEADERS`); a status line, blank lines,
+/// other headers and lines without `:` are skipped; a line starting with a
+/// space or tab continues the previous value (obsolete line folding).
 fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
     let bytes = super::read_file(path, "headers")?;
     let text = String::from_utf8_lossy(&bytes);
     let mut out: Vec<(usize, String, String)> = Vec::new();
+    // Whether the last header line was kept (its continuations are).
+    let mut kept = false;
+    let (mut over, mut bad) = (0usize, 0usize);
     for (i, line) in text.lines().enumerate() {
         if line.starts_with([' ', '\t']) {
-            if let Some(last) = out.last_mut() {
+            if let Some(last) = out.last_mut().filter(|_| kept) {
                 last.2.push(' ');
                 last.2.push_str(line.trim());
             }
             continue;
         }
+        kept = false;
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() || line.starts_with("HTTP/") {
             continue;
         }
         match line.split_once(':') {
             Some((n, v)) if !n.trim().is_empty() && !n.contains(' ') => {
-                out.push((i + 1, n.trim().to_string(), v.trim().to_string()))
+                let n = n.trim();
+                if !READ_HEADERS.iter().any(|h| n.eq_ignore_ascii_case(h)) {
+                    continue;
+                }
+                if out.len() >= MAX_HEADERS {
+                    over += 1;
+                    continue;
+                }
+                out.push((i + 1, n.to_string(), v.trim().to_string()));
+                kept = true;
             }
-            _ => diag!(
-                "{}:{}: warning: not a `Name: value` header line: skipped",
-                path.display(),
-                i + 1
-            ),
+            _ => {
+                bad += 1;
+                if bad <= MAX_BAD_LINES_SHOWN {
+                    diag!(
+                        "{}:{}: warning: not a `Name: value` header line: skipped",
+                        super::printable(path.as_os_str().as_encoded_bytes()),
+                        i + 1
+                    );
+                }
+            }
         }
+    }
+    if bad > MAX_BAD_LINES_SHOWN {
+        diag!(
+            "{}: warning: {} more lines that are not `Name: value` header lines skipped",
+            super::printable(path.as_os_str().as_encoded_bytes()),
+            bad - MAX_BAD_LINES_SHOWN
+        );
+    }
+    if over > 0 {
+        diag!(
+            "{}: warning: more than {MAX_HEADERS} X-Robots-Tag, Content-Usage and TDMRep header \
+             lines: the first {MAX_HEADERS} are read, {over} more are not (a prohibition among \
+             them is not applied)",
+            super::printable(path.as_os_str().as_encoded_bytes())
+        );
     }
     Ok(out)
 }
@@ -239,6 +291,15 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     if args.url.trim().is_empty() {
         return Err(
             "--url is empty: give the page's URL (e.g. --url https://example.com/a.html)".into(),
+        );
+    }
+    // The text output is one line per answer, the URL echoed as given
+    // (`--usage`): a line break would add a line of its own (as `check`).
+    if args.format == Format::Text && args.url.contains(['\n', '\r']) {
+        return Err(
+            "--url contains a line break, which the text output (one line per answer, the \
+             URL echoed as given) cannot hold: percent-encode it (%0A), or use --format json"
+                .into(),
         );
     }
     // --purpose serves the page's ACAP purpose patterns too: with a policy

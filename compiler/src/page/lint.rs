@@ -43,6 +43,10 @@ fn fix(kind: PageDiagKind) -> (Severity, &'static str) {
         ),
         PageDiagKind::Malformed => (Severity::Warning, "correct or remove the directive"),
         PageDiagKind::Limit => (Severity::Warning, "split the page or simplify its markup"),
+        PageDiagKind::Encoding => (
+            Severity::Info,
+            "serve the page as UTF-8: a crawler that does not decode UTF-16 reads no META in it",
+        ),
     }
 }
 
@@ -94,8 +98,10 @@ pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
             }
         }
     }
-    // Line numbers from one pass over the page, not one per finding.
-    let newlines: Vec<usize> = html
+    // Line numbers from one pass over the text read (offsets are its own
+    // when the page is UTF-16), not one per finding.
+    let (text, _) = super::page_text(html);
+    let newlines: Vec<usize> = text
         .iter()
         .enumerate()
         .filter(|(_, &b)| b == b'\n')

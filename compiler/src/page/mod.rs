@@ -242,6 +242,9 @@ pub enum PageDiagKind {
     Malformed,
     /// A limit of the reader was reached (elements, diagnostics).
     Limit,
+    /// The page is UTF-16: read decoded to UTF-8 (offsets are the
+    /// decoded text's).
+    Encoding,
 }
 
 impl PageDiagKind {
@@ -255,6 +258,7 @@ impl PageDiagKind {
             PageDiagKind::ElementFallback => "page-element-fallback",
             PageDiagKind::Malformed => "page-malformed",
             PageDiagKind::Limit => "page-limit",
+            PageDiagKind::Encoding => "page-encoding",
         }
     }
 }
@@ -304,6 +308,10 @@ pub const MAX_QUALIFIERS: usize = 1_000;
 /// aside, 2.2.1: never less prohibited). Also the number of distinct
 /// purpose patterns kept.
 pub const MAX_STATEMENTS: usize = 10_000;
+
+/// Bytes of an ACAP purpose pattern matched at most (real ones are a
+/// few dozen: `news.*`); a longer one is a `page-limit` finding.
+pub const MAX_PURPOSE_PATTERN: usize = 1024;
 
 /// The purpose number of a statement past the limits (`MAX_STATEMENTS`):
 /// it sets nothing aside and nothing sets it aside (2.2.1), so it only ever
@@ -374,18 +382,6 @@ const VOID: &[&[u8]] = &[
     b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
     b"source", b"track", b"wbr", b"param", b"keygen", b"basefont", b"bgsound", b"frame",
     b"image",
-];
-
-/// HTML start tags that end foreign content (WHATWG 13.2.6.5, "any other
-/// start tag" in foreign content's exceptions; `font` left out: it counts
-/// only with some attributes).
-#[rustfmt::skip]
-const FOREIGN_BREAKOUT: &[&[u8]] = &[
-    b"b", b"big", b"blockquote", b"body", b"br", b"center", b"code", b"dd", b"div", b"dl",
-    b"dt", b"em", b"embed", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6", b"head", b"hr", b"i",
-    b"img", b"li", b"listing", b"menu", b"meta", b"nobr", b"ol", b"p", b"pre", b"ruby",
-    b"s", b"small", b"span", b"strong", b"strike", b"sub", b"sup", b"table", b"tt", b"u",
-    b"ul", b"var",
 ];
 
 /// Text kept in sources and messages: at most `CLIP` bytes (then `…`), so
@@ -466,9 +462,6 @@ struct Reader<'o> {
     versions: Vec<VersionTag>,
     rules: PageRules,
     in_body: bool,
-    /// `<svg>` and `<math>` start tags open now (foreign content, where a
-    /// self-closing start tag is the whole element).
-    foreign: usize,
     /// Per tag name with an open ACAP-class element: the start tags of
     /// that name open now, and the open elements as (that count when each
     /// opened, index in `rules.elements`), innermost last.
@@ -622,6 +615,7 @@ impl Reader<'_> {
     fn acap_content(&mut self, content: &str, named: bool, source: Rc<Source>) {
         // The tag's purpose pattern: whether it applies, and its number.
         let mut purpose: Option<(bool, u32)> = None;
+        let mut long_purpose = false;
         acap_meta::parse(content, |item| match item {
             acap_meta::Item::Version(v, written) => {
                 if v.is_none() {
@@ -640,6 +634,26 @@ impl Reader<'_> {
                 // What follows the number comes next, read as any ACAP
                 // content's rules (with a note each).
             }
+            acap_meta::Item::Purpose(p)
+                if p.len() > MAX_PURPOSE_PATTERN && !self.opts.purposes.is_empty() =>
+            {
+                // Not matched (a glob costs tens of bytes per byte): its
+                // prohibitions are read as applying, unnumbered (nothing
+                // sets them aside), its permissions not at all. (With no
+                // purpose declared no pattern applies: nothing to match.)
+                self.diag(
+                    PageDiagKind::Limit,
+                    Some((*source).clone()),
+                    format!(
+                        "ACAP purpose pattern of {} bytes, longer than {MAX_PURPOSE_PATTERN}: \
+                         not matched; its prohibitions apply to every crawler the tag \
+                         addresses and its permissions to none",
+                        p.len()
+                    ),
+                );
+                purpose = Some((true, FOLDED));
+                long_purpose = true;
+            }
             acap_meta::Item::Purpose(p) => {
                 // Numbered only when it applies: the rules of a tag whose
                 // pattern does not are not read.
@@ -657,7 +671,7 @@ impl Reader<'_> {
                 }
             }
             acap_meta::Item::Rule(r) => {
-                if purpose.is_some_and(|(applies, _)| !applies) {
+                if purpose.is_some_and(|(applies, _)| !applies) || (long_purpose && r.allowed) {
                     return;
                 }
                 let mut st = Statement {
@@ -949,16 +963,6 @@ impl Reader<'_> {
 
     fn start(&mut self, tag: &tokenize::StartTag) {
         let name = &tag.name[..];
-        // Foreign content, without a tree: from `<svg>`/`<math>` to its end
-        // tag, or to an HTML start tag that ends it.
-        let svg_or_math = name == b"svg" || name == b"math";
-        if FOREIGN_BREAKOUT.contains(&name) {
-            self.foreign = 0;
-        }
-        let foreign = self.foreign > 0 || svg_or_math;
-        if svg_or_math && !tag.self_closing {
-            self.foreign += 1;
-        }
         if name == b"body" && self.rules.head_end.is_none() {
             self.rules.head_end = Some(tag.start);
         }
@@ -1043,7 +1047,7 @@ impl Reader<'_> {
                 };
                 // WHATWG 13.1.2.1: the `/` of `<div/>` has no effect on an
                 // HTML element; it ends a foreign (SVG, MathML) one.
-                let void = VOID.contains(&name) || (tag.self_closing && foreign);
+                let void = VOID.contains(&name) || (tag.self_closing && tag.foreign);
                 let element = || Element {
                     tag: tag_name.clone(),
                     start: tag.start,
@@ -1076,9 +1080,6 @@ impl Reader<'_> {
     }
 
     fn end(&mut self, name: &[u8], end: usize) {
-        if name == b"svg" || name == b"math" {
-            self.foreign = self.foreign.saturating_sub(1);
-        }
         if name == b"head" && self.rules.head_end.is_none() {
             self.rules.head_end = Some(end);
         }
@@ -1109,6 +1110,34 @@ impl Reader<'_> {
     }
 }
 
+/// The text a page is read as: the bytes themselves, or, when they are
+/// UTF-16 (a byte-order mark, or zero bytes in every other place: the
+/// robots.txt input's test, `crate::input`), their UTF-8 decoding, with
+/// the finding that says so. Offsets in sources and element spans are
+/// offsets in this text.
+pub(crate) fn page_text(html: &[u8]) -> (std::borrow::Cow<'_, [u8]>, Option<String>) {
+    let Some(t) = crate::input::utf16_text(html) else {
+        return (std::borrow::Cow::Borrowed(html), None);
+    };
+    let mut message = format!(
+        "the page is UTF-16 ({}-endian, {}): read decoded to UTF-8, as browsers read it; \
+         byte offsets are the decoded text's",
+        if t.big_endian { "big" } else { "little" },
+        if t.bom {
+            "with a byte-order mark"
+        } else {
+            "recognised by its zero bytes"
+        }
+    );
+    if t.replaced > 0 {
+        message.push_str(&format!(
+            "; {} invalid code units became U+FFFD",
+            t.replaced
+        ));
+    }
+    (std::borrow::Cow::Owned(t.text), Some(message))
+}
+
 impl PageRules {
     /// Reads a page for `agent` at `url`: no purposes, no `now`.
     pub fn from_html<'h>(
@@ -1132,7 +1161,8 @@ impl PageRules {
     }
 
     /// Reads a page: the response headers (`X-Robots-Tag` lines; others
-    /// ignored), then the HTML once.
+    /// ignored), then the HTML once (decoded to UTF-8 first when it is
+    /// UTF-16, as a browser does, with a `page-encoding` finding).
     pub fn read<'h>(
         html: &[u8],
         headers: impl IntoIterator<Item = (&'h str, &'h str)>,
@@ -1156,7 +1186,6 @@ impl PageRules {
                 typed_classes: Vec::new(),
             },
             in_body: false,
-            foreign: 0,
             open: std::collections::HashMap::new(),
             seen: HashSet::new(),
             purposes: HashMap::new(),
@@ -1200,8 +1229,13 @@ impl PageRules {
             meta::agent_runs(value, |who, rest| r.directives(who, rest, source.clone()));
         }
         r.content_usage(&content_usage);
+        let (html, utf16) = page_text(html);
+        if let Some(message) = utf16 {
+            r.diag(PageDiagKind::Encoding, None, message);
+        }
+        let html = &html[..];
         let head_only = opts.head_only;
-        let read = tokenize::scan(html, |ev| {
+        let scanned = tokenize::scan(html, |ev| {
             match ev {
                 tokenize::Event::Start(tag) => {
                     if head_only && tag.name == b"body" {
@@ -1218,6 +1252,20 @@ impl PageRules {
             }
             ControlFlow::Continue(())
         });
+        let read = scanned.read;
+        if scanned.foreign_capped {
+            r.diag(
+                PageDiagKind::Limit,
+                None,
+                format!(
+                    "SVG/MathML elements nested more than {} deep: past that depth robocc \
+                     counts them without their names, and a tag that ends foreign content \
+                     there ends all of it, so which <script>, <style>, <title> or \
+                     <textarea> is raw text may differ from a browser's reading",
+                    tokenize::MAX_FOREIGN_DEPTH
+                ),
+            );
+        }
         r.rules.bytes_read = read;
         for (_, (_, open)) in std::mem::take(&mut r.open) {
             for (_, idx) in open {
