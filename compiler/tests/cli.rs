@@ -1886,6 +1886,29 @@ fn conveniences_a_new_user_expects() {
         text.contains("/p\n  verdict: unknown\n  host: none can be read"),
         "{text}"
     );
+    // And as JSON: the deciding rule, the host record, or why there is none.
+    let o = robocc(
+        &[
+            "explain",
+            "--store",
+            store.to_str().unwrap(),
+            "--format",
+            "json",
+            "https://a.ex/x",
+            "https://b.ex/",
+        ],
+        None,
+    );
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["verdict"], "disallow");
+    assert_eq!(lines[0]["rule"]["line"], 2);
+    assert_eq!(lines[0]["rule"]["pattern"], "/x");
+    assert_eq!(lines[0]["rule"]["origin"], "line");
+    assert_eq!(lines[0]["host"], "a.ex");
+    assert_eq!(lines[0]["source"], "fetched");
+    assert_eq!(lines[0]["preferences"]["train-ai"], "unknown");
+    assert_eq!(lines[1]["verdict"], "unknown");
+    assert_eq!(lines[1]["source"], "not in store");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -1102,7 +1102,11 @@ fn item11_error_wording() {
     let o = robocc(&["inspect", EXAMPLE]);
     assert_exit(&o, 2, "robocc lint --robots FILE");
     let o = robocc(&["explain", "/a"]);
-    assert_exit(&o, 2, "--robots FILE (with --agent), --policy FILE or --store STORE");
+    assert_exit(
+        &o,
+        2,
+        "--robots FILE (with --agent), --policy FILE or --store STORE",
+    );
     // A training agent with a version matched no group, silently; now it is
     // refused, naming the flag (compile, check, store build alike).
     let store_out = s(&dir.join("t.store")).to_string();

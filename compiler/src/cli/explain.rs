@@ -56,11 +56,24 @@ pub struct ExplainArgs {
     /// Print every diagnostic of the robots.txt, not three per kind.
     #[arg(short, long, help_heading = "Output")]
     verbose: bool,
+    /// Output: `text` (for people) or `json`: one object per URL with the
+    /// verdict, the path as matched, the deciding rule (line, kind,
+    /// pattern, origin, why it wins), the groups read, what the limits did
+    /// and the AI-usage preferences (rfc9309, draft1996 and robots2; acap's
+    /// per-usage answers are `robocc check --usage all --format json`).
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
+    format: Format,
     /// acap: the usage to explain (default: every usage type).
     #[arg(long, value_name = "USAGE", help_heading = "Output")]
     usage: Option<robocc_engine::Usage>,
     #[command(flatten)]
     flags: CompileFlags,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 /// The largest file `explain` compiles a second time, read whole, to say
@@ -203,9 +216,22 @@ fn explain_store(
             None => None,
         };
         let (Some(s), Some(host)) = (store, host) else {
+            let has_host = robocc_engine::HostKey::of_url(url.as_bytes()).is_some();
+            if args.format == Format::Json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "url": url,
+                        "verdict": "unknown",
+                        "host": serde_json::Value::Null,
+                        "source": if has_host { "not in store" } else { "no host" },
+                    })
+                );
+                continue;
+            }
             println!("{}", printable(url.as_bytes()));
             println!("  verdict: unknown");
-            if robocc_engine::HostKey::of_url(url.as_bytes()).is_none() {
+            if !has_host {
                 println!(
                     "  host: none can be read (an absolute URL whose authority URL parsers \
                      agree on is needed: docs/artifact.md, \"Which host a URL names\")"
@@ -221,6 +247,19 @@ fn explain_store(
         let policy = s
             .policy(host.policy as usize)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        if args.format == Format::Json {
+            let note = cut_policy_note(&policy);
+            explain_urls(
+                policy,
+                None,
+                note.as_deref(),
+                false,
+                std::slice::from_ref(url),
+                args,
+                Some(&host),
+            )?;
+            continue;
+        }
         println!(
             "host {}: {} (status {}); its policy explains {}:",
             host.key,
@@ -236,6 +275,7 @@ fn explain_store(
             false,
             std::slice::from_ref(url),
             args,
+            Some(&host),
         )?;
     }
     Ok(0)
@@ -250,6 +290,7 @@ fn explain_urls(
     signals_dropped: bool,
     urls: &[String],
     args: &ExplainArgs,
+    host: Option<&robocc_engine::HostInfo<'_>>,
 ) -> Result<(), String> {
     let h = policy.header();
     let mode = h.url_mode;
@@ -303,9 +344,36 @@ fn explain_urls(
             h.dialect.name()
         ));
     }
+    if acap.is_some() && args.format == Format::Json {
+        return Err(
+            "explain --format json speaks of the ranked dialects (rfc9309, draft1996, robots2): \
+             for an acap policy's usages use robocc check --usage all --format json, or \
+             explain's text"
+                .into(),
+        );
+    }
     for url in urls {
         if let Some((rules, info)) = &acap {
             explain_acap(&policy, rules, info, url, args.usage);
+            continue;
+        }
+        if args.format == Format::Json {
+            let limits = match (whole, cut_note) {
+                (Some(w), _) => {
+                    let v = policy.check(url.as_bytes());
+                    let line = v
+                        .rule
+                        .and_then(|id| policy.rule(id))
+                        .and_then(|r| r.source_line());
+                    Some(w.line(url.as_bytes(), v.allowed, line))
+                }
+                (None, Some(note)) => Some(note.to_string()),
+                (None, None) => None,
+            };
+            println!(
+                "{}",
+                explanation_json(&policy, url, &groups, limits, host, signals_dropped)
+            );
             continue;
         }
         let v = policy.check(url.as_bytes());
@@ -407,6 +475,63 @@ fn explain_urls(
     Ok(())
 }
 
+/// `explain --format json` of one URL by a ranked dialect's policy.
+fn explanation_json(
+    policy: &Policy<'_>,
+    url: &str,
+    groups: &str,
+    limits: Option<String>,
+    host: Option<&robocc_engine::HostInfo<'_>>,
+    signals_dropped: bool,
+) -> serde_json::Value {
+    use robocc_engine::Usage;
+    let h = policy.header();
+    let v = policy.check(url.as_bytes());
+    let rule = v.rule.and_then(|id| policy.rule(id)).map(|r| {
+        serde_json::json!({
+            "line": r.source_line(),
+            "kind": if r.allow { "allow" } else { "disallow" },
+            "pattern": r.pattern_text(),
+            "origin": r.origin.name(),
+            "why": reason(policy, &r),
+        })
+    });
+    let mut obj = serde_json::json!({
+        "url": url,
+        "verdict": if v.allowed { "allow" } else { "disallow" },
+        "matched_path": String::from_utf8_lossy(&matched_path(url.as_bytes(), h.url_mode)),
+        "url_mode": h.url_mode.name(),
+        "rule": rule,
+        "groups": groups,
+        "limits": limits,
+    });
+    if h.dialect == robocc_engine::Dialect::Rfc9309 {
+        let mut prefs = serde_json::Map::new();
+        for u in [Usage::Search, Usage::TrainAi, Usage::AiInput] {
+            let p = if signals_dropped {
+                None
+            } else {
+                policy.preference(url.as_bytes(), u)
+            };
+            prefs.insert(
+                u.name().to_string(),
+                serde_json::json!(match p.map(|p| p.allowed) {
+                    Some(true) => "allow",
+                    Some(false) => "disallow",
+                    None => "unknown",
+                }),
+            );
+        }
+        obj["preferences"] = serde_json::Value::Object(prefs);
+    }
+    if let Some(host) = host {
+        obj["host"] = serde_json::json!(host.key);
+        obj["source"] = serde_json::json!(host.source.name());
+        obj["status"] = serde_json::json!(host.status);
+    }
+    obj
+}
+
 /// Minutes after midnight UTC: `--at`, or the clock.
 fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
     match at {
@@ -503,6 +628,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         signals_dropped,
         urls,
         args,
+        None,
     )?;
     Ok(0)
 }
