@@ -1163,10 +1163,11 @@ fn small_store(dir: &Path) -> PathBuf {
 }
 
 /// `inspect STORE` is the full check of a single store as of a set's shard:
-/// a flipped slot hash, key, policy number or hint is refused (stores
-/// audit F2), while `check` would answer from the damaged slot.
+/// a flipped check word, slot hash, policy number, hint or key is refused
+/// (stores audit F2); so is it by `check`, whose lookup reads the slot,
+/// even with `--missing allow` (issue 41: a hidden host was allowed).
 #[test]
-fn inspect_validates_a_single_stores_host_index() {
+fn inspect_and_check_refuse_a_damaged_host_index() {
     let dir = scratch("inspect-index");
     let st = small_store(&dir);
     assert_exit(&robocc(&["inspect", s(&st)]), 0, "");
@@ -1176,14 +1177,24 @@ fn inspect_validates_a_single_stores_host_index() {
         .step_by(64)
         .find(|&i| &bytes[i + 38..i + 42] == b"a.ex")
         .unwrap();
-    // Hash, policy number, a hint, the key.
-    for at in [a, a + 8, a + 24, a + 38] {
+    // The check word, hash, policy number, a hint, the key.
+    for at in [a, a + 4, a + 8, a + 24, a + 38] {
         let mut bad = bytes.clone();
         bad[at] ^= 1;
         let path = dir.join(format!("flip{at}.store"));
         std::fs::write(&path, &bad).unwrap();
         let o = robocc(&["inspect", s(&path)]);
         assert_exit(&o, 2, &format!("flip{at}.store: corrupted store"));
+        let o = robocc(&[
+            "check",
+            "--store",
+            s(&path),
+            "--missing",
+            "allow",
+            "https://a.ex/admin",
+        ]);
+        assert_exit(&o, 2, "is damaged");
+        assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
     }
     std::fs::remove_dir_all(&dir).ok();
 }
