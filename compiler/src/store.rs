@@ -360,6 +360,11 @@ pub enum StoreError {
     /// A limit of the store format: its size, the number of shards, hosts
     /// whose key hashes collide in the index.
     TooLarge(String),
+    /// The base store ([`StoreOptions::base`]) failed
+    /// [`Store::validate_all`]: nothing is taken from a damaged base (a
+    /// damaged slot would hand a 304 another host's policy, and the new
+    /// store would carry it as valid).
+    Base(robocc_engine::LoadError),
 }
 
 impl fmt::Display for StoreError {
@@ -368,11 +373,24 @@ impl fmt::Display for StoreError {
             StoreError::Compile(e) => e.fmt(f),
             StoreError::Input(e) => e.fmt(f),
             StoreError::TooLarge(e) => f.write_str(e),
+            StoreError::Base(e) => {
+                write!(
+                    f,
+                    "the base store is damaged, so nothing is taken from it: {e}"
+                )
+            }
         }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Base(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// The key a store build gives `url`'s host: `None` when no host can be
 /// read from it (no `scheme://` or `//`), `Some(Err(why))` for a host no
@@ -1071,7 +1089,9 @@ fn kept_by_base(key: &str, base: Option<&Store>, reusable: &Reusable) -> Result<
     let base = base.ok_or("no --base store")?;
     let host = match base.host(format!("http://{key}/").as_bytes()) {
         Ok(Some(h)) => h,
-        _ => return Err("not in the --base store".into()),
+        Ok(None) => return Err("not in the --base store".into()),
+        // Never after `validate_all`; a damaged record is not an absent host.
+        Err(e) => return Err(format!("its --base record is damaged: {e}")),
     };
     match host.source {
         HostSource::Fetched => {}
@@ -1318,6 +1338,13 @@ where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
     options.check_tokens(agent).map_err(StoreError::Compile)?;
+    // The whole base, before anything is taken from it: lookups verify the
+    // slots they read, but a build copies policies and 304s' records into
+    // a new store whose checksum would then vouch for them. O(base size),
+    // about what reading it costs.
+    if let Some(base) = store.base {
+        base.validate_all().map_err(StoreError::Base)?;
+    }
     let reusable = reusable(store.base, agent, options);
     // Collect.
     let mut collected = Collected::new(options.parse.max_bytes);
@@ -2616,6 +2643,82 @@ mod tests {
         )
         .unwrap();
         (bytes.to_vec(), report)
+    }
+
+    /// A base store with any byte flipped: the build that would take 304s'
+    /// policies from it refuses it (`validate_all` first), or, where the
+    /// flip leaves it valid, builds the store the intact base gives. Before,
+    /// a 304 took the policy a damaged slot named, and the new store's own
+    /// checksum then vouched for it (issue 41).
+    #[test]
+    fn a_damaged_base_is_refused_before_anything_is_taken_from_it() {
+        let mut first = Vec::new();
+        for (i, body) in ["Disallow: /", "Disallow: /x", "Allow: /"]
+            .iter()
+            .enumerate()
+        {
+            for h in 0..3 {
+                let text = format!("User-agent: *\n{body}\n");
+                first.push(input(&format!("h{h}-{i}.com"), 200, Some(&text), None));
+            }
+        }
+        let (base, _) = build_with(&first, None);
+        let again: Vec<HostInput> = first
+            .iter()
+            .map(|h| input(&h.host, 304, None, None))
+            .collect();
+        let answers = |bytes: &[u8]| -> Vec<_> {
+            let s = Store::from_slice(bytes).unwrap();
+            s.validate_all().unwrap();
+            first
+                .iter()
+                .map(|h| {
+                    let url = format!("https://{}/x", h.host);
+                    let v = s.check(url.as_bytes()).unwrap().map(|v| v.allowed);
+                    let info = s.host(url.as_bytes()).unwrap().map(|i| i.source);
+                    (v, info)
+                })
+                .collect()
+        };
+        let intact = Store::from_slice(&base).unwrap();
+        let want = answers(&build_with(&again, Some(&intact)).0);
+        assert!(
+            want.iter().all(|a| a.1 == Some(HostSource::Fetched)),
+            "{want:?}"
+        );
+        let (mut refused, mut same) = (0, 0);
+        for at in 32..base.len() {
+            let mut m = base.clone();
+            m[at] ^= 0x01;
+            let Ok(damaged) = Store::from_slice(&m) else {
+                continue;
+            };
+            let opts = StoreOptions {
+                base: Some(&damaged),
+                ..StoreOptions::default()
+            };
+            let built = build_store(
+                again.iter().cloned().map(Ok),
+                "Googlebot",
+                &CompileOptions::default(),
+                &opts,
+            );
+            match built {
+                Err(e) => {
+                    assert!(
+                        e.to_string().contains("base store is damaged"),
+                        "byte {at}: {e}"
+                    );
+                    refused += 1;
+                }
+                Ok((bytes, _)) => {
+                    assert_eq!(answers(&bytes), want, "byte {at}");
+                    same += 1;
+                }
+            }
+        }
+        eprintln!("{refused} flips of the base refused, {same} left it valid");
+        assert!(refused > 0);
     }
 
     #[test]

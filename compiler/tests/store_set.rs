@@ -1194,8 +1194,39 @@ fn inspect_and_check_refuse_a_damaged_host_index() {
             "https://a.ex/admin",
         ]);
         assert_exit(&o, 2, "is damaged");
-        assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A damaged `--base` is refused before anything is taken from it, naming
+/// it and what to do; nothing is written (issue 41: a 304 took the policy
+/// a flipped slot named, and the new store passed `inspect`).
+#[test]
+fn store_build_refuses_a_damaged_base() {
+    let dir = scratch("damaged-base");
+    let st = small_store(&dir);
+    let mut bytes = std::fs::read(&st).unwrap();
+    let slots = Store::from_slice(&bytes).unwrap().slot_table();
+    let a = (slots.start..slots.end)
+        .step_by(64)
+        .find(|&i| &bytes[i + 38..i + 42] == b"a.ex")
+        .unwrap();
+    // a.ex's policy number: another host's policy instead.
+    bytes[a + 8] ^= 1;
+    let base = dir.join("damaged.store");
+    std::fs::write(&base, &bytes).unwrap();
+    let m = dir.join("304.jsonl");
+    std::fs::write(&m, "{\"host\":\"a.ex\",\"status\":304}\n").unwrap();
+    let new = dir.join("new.store");
+    let o = googlebot_store_build(&["-o", s(&new), "--manifest", s(&m), "--base", s(&base)]);
+    assert_exit(&o, 2, "damaged.store: the base store is damaged");
+    assert!(err(&o).contains("build without --base"), "{}", err(&o));
+    assert!(!new.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 
