@@ -9,7 +9,8 @@
 //! | more than 5 redirects | unavailable: allow all (§2.3.1.2) |
 //! | 3xx whose target is not in the input: another host, another document than a robots.txt, the host itself when the redirect is its only input | unreachable: disallow all (robocc's choice: the rules are unknown) |
 //! | 3xx without `location` | unreachable: disallow all (robocc's choice: a broken response) |
-//! | 4xx | unavailable: allow all (§2.3.1.3) |
+//! | 4xx but 429 | unavailable: allow all (§2.3.1.3) |
+//! | 429 Too Many Requests | unreachable: disallow all (Google's reading; docs/dialects.md, "Fetch status") |
 //! | 5xx, or status 0 (unreachable) | disallow all (§2.3.1.4) |
 //! | 1xx and any other status | unreachable: disallow all (robocc's choice) |
 //!
@@ -31,9 +32,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-/// Body standing for "everything allowed" (4xx).
+/// Body standing for "everything allowed" (4xx but 429).
 const ALLOW_ALL: &[u8] = b"";
-/// Body standing for "everything disallowed" (5xx, unreachable).
+/// Body standing for "everything disallowed" (5xx, 429, unreachable).
 const DISALLOW_ALL: &[u8] = b"User-agent: *\nDisallow: /\n";
 /// Redirect hops followed (RFC 9309 §2.3.1.2: at least five).
 pub const MAX_REDIRECTS: usize = 5;
@@ -172,9 +173,9 @@ pub struct HostNote {
 pub struct SourceCounts {
     /// 2xx, compiled.
     pub fetched: usize,
-    /// 4xx or too many redirects: allow all.
+    /// 4xx but 429, or too many redirects: allow all.
     pub unavailable: usize,
-    /// 5xx, unreachable, broken redirects: disallow all.
+    /// 5xx, 429, unreachable, broken redirects: disallow all.
     pub unreachable: usize,
     /// The redirect target's rules.
     pub redirected: usize,
@@ -1153,6 +1154,9 @@ fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
                     }
                 }
             }
+            // 429 Too Many Requests: a refusal for now, not an absent file
+            // (docs/dialects.md, "Fetch status").
+            429 => return (DISALLOW_ID, HostSource::Unreachable),
             400..=499 => return (ALLOW_ID, HostSource::Unavailable),
             _ => return (DISALLOW_ID, HostSource::Unreachable),
         }
@@ -2490,6 +2494,43 @@ mod tests {
         assert_eq!(report.hosts, inputs.len());
         assert!(report.dedup_ratio() > 3.0);
         assert_eq!(report.by_source.redirected, 7);
+    }
+
+    /// 429 Too Many Requests is a server's refusal for now, not a
+    /// robots.txt that is absent: disallow all, as Google reads it (its
+    /// robots.txt documentation: "4xx … except 429" allow; "5xx and 429"
+    /// disallow), and as RFC 9309 §2.3.1.4's "unreachable" (§2.3.1.3's
+    /// "unavailable" is a resource that is not there). Its neighbours stay
+    /// unavailable, and a redirect to a 429 is unreachable, as one to a 503.
+    #[test]
+    fn a_429_disallows_all_and_its_neighbours_allow() {
+        let inputs = vec![
+            input("busy.com", 429, None, None),
+            input("before.com", 428, None, None),
+            input("after.com", 430, None, None),
+            input(
+                "to-busy.com",
+                301,
+                None,
+                Some("https://busy.com/robots.txt"),
+            ),
+        ];
+        let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+        let store = Store::from_slice(&bytes).unwrap();
+        let said = |host: &str| {
+            let url = format!("https://{host}/x");
+            let h = store.host(url.as_bytes()).unwrap().unwrap();
+            let v = store.check(url.as_bytes()).unwrap().unwrap();
+            (h.source, h.status, v.allowed)
+        };
+        assert_eq!(said("busy.com"), (HostSource::Unreachable, 429, false));
+        assert_eq!(said("to-busy.com"), (HostSource::Unreachable, 301, false));
+        assert_eq!(said("before.com"), (HostSource::Unavailable, 428, true));
+        assert_eq!(said("after.com"), (HostSource::Unavailable, 430, true));
+        assert_eq!(
+            (report.by_source.unreachable, report.by_source.unavailable),
+            (2, 2)
+        );
     }
 
     #[test]

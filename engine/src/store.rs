@@ -77,9 +77,10 @@ const CACHE_LINE: usize = 64;
 pub enum HostSource {
     /// 2xx: the robots.txt body was compiled.
     Fetched = 0,
-    /// 4xx (or too many redirects): "unavailable", everything allowed.
+    /// 4xx but 429 (or too many redirects): "unavailable", everything
+    /// allowed.
     Unavailable = 1,
-    /// 5xx or unreachable: everything disallowed.
+    /// 5xx, 429 or unreachable: everything disallowed.
     Unreachable = 2,
     /// Redirected: the rules of the redirect target apply.
     Redirected = 3,

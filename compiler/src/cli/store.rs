@@ -23,6 +23,7 @@ pub enum StoreCommand {
                             robocc store build --agent Googlebot --shards 16 -o hosts.set --warc CC-robots-*.warc.gz\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable;\n\
+                            4xx allows all, but 429 disallows all, as 5xx and unreachable do;\n\
                             optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies;\n\
                             status 304 keeps the --base store's policy of the host; any other field is an error)"
     )]
