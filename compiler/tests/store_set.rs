@@ -975,9 +975,9 @@ fn cli_rebuild_reads_only_changed_bodies() {
 
 /// A base store damaged on disk in a way that still validates (a rule's
 /// text changed) is refused where its policy is used, found by `inspect`,
-/// and never carried into a rebuild: the damaged policy is compiled again.
+/// and never carried into a rebuild: the rebuild refuses the base.
 #[test]
-fn a_damaged_base_policy_is_compiled_again_not_copied() {
+fn a_damaged_base_policy_is_refused_not_copied() {
     let dir = scratch("damaged-base");
     let m = dir.join("m.jsonl");
     std::fs::write(
@@ -1013,14 +1013,13 @@ fn a_damaged_base_policy_is_compiled_again_not_copied() {
     assert_exit(&other, 0, "");
     assert!(out(&other).starts_with("allow\t"), "{}", out(&other));
     assert_exit(&robocc(&["inspect", s(&base)]), 2, "checksum");
-    // The rebuild compiles that body again and reuses the other policy:
-    // the same bytes as a build without a base.
+    // The rebuild refuses the damaged base whole (issue 41: nothing is
+    // taken from it) and writes nothing; without it, the build is the
+    // fresh one.
     let again = build(&["-o", s(&rebuilt), "--manifest", s(&m), "--base", s(&base)]);
-    assert_exit(
-        &again,
-        0,
-        "policies compiled 1, reused from the base store 1",
-    );
+    assert_exit(&again, 2, "the base store is damaged");
+    assert!(!rebuilt.exists());
+    assert_exit(&build(&["-o", s(&rebuilt), "--manifest", s(&m)]), 0, "");
     assert_eq!(
         std::fs::read(&rebuilt).unwrap(),
         std::fs::read(&fresh).unwrap()
