@@ -9,7 +9,8 @@
 //! | more than 5 redirects | unavailable: allow all (§2.3.1.2) |
 //! | 3xx whose target is not in the input: another host, another document than a robots.txt, the host itself when the redirect is its only input | unreachable: disallow all (robocc's choice: the rules are unknown) |
 //! | 3xx without `location` | unreachable: disallow all (robocc's choice: a broken response) |
-//! | 4xx | unavailable: allow all (§2.3.1.3) |
+//! | 4xx but 429 | unavailable: allow all (§2.3.1.3) |
+//! | 429 Too Many Requests | unreachable: disallow all (Google's reading; docs/dialects.md, "Fetch status") |
 //! | 5xx, or status 0 (unreachable) | disallow all (§2.3.1.4) |
 //! | 1xx and any other status | unreachable: disallow all (robocc's choice) |
 //!
@@ -31,9 +32,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-/// Body standing for "everything allowed" (4xx).
+/// Body standing for "everything allowed" (4xx but 429).
 const ALLOW_ALL: &[u8] = b"";
-/// Body standing for "everything disallowed" (5xx, unreachable).
+/// Body standing for "everything disallowed" (5xx, 429, unreachable).
 const DISALLOW_ALL: &[u8] = b"User-agent: *\nDisallow: /\n";
 /// Redirect hops followed (RFC 9309 §2.3.1.2: at least five).
 pub const MAX_REDIRECTS: usize = 5;
@@ -172,9 +173,9 @@ pub struct HostNote {
 pub struct SourceCounts {
     /// 2xx, compiled.
     pub fetched: usize,
-    /// 4xx or too many redirects: allow all.
+    /// 4xx but 429, or too many redirects: allow all.
     pub unavailable: usize,
-    /// 5xx, unreachable, broken redirects: disallow all.
+    /// 5xx, 429, unreachable, broken redirects: disallow all.
     pub unreachable: usize,
     /// The redirect target's rules.
     pub redirected: usize,
@@ -360,6 +361,11 @@ pub enum StoreError {
     /// A limit of the store format: its size, the number of shards, hosts
     /// whose key hashes collide in the index.
     TooLarge(String),
+    /// The base store ([`StoreOptions::base`]) failed
+    /// [`Store::validate_all`]: nothing is taken from a damaged base (a
+    /// damaged slot would hand a 304 another host's policy, and the new
+    /// store would carry it as valid).
+    Base(robocc_engine::LoadError),
 }
 
 impl fmt::Display for StoreError {
@@ -368,11 +374,24 @@ impl fmt::Display for StoreError {
             StoreError::Compile(e) => e.fmt(f),
             StoreError::Input(e) => e.fmt(f),
             StoreError::TooLarge(e) => f.write_str(e),
+            StoreError::Base(e) => {
+                write!(
+                    f,
+                    "the base store is damaged, so nothing is taken from it: {e}"
+                )
+            }
         }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Base(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// The key a store build gives `url`'s host: `None` when no host can be
 /// read from it (no `scheme://` or `//`), `Some(Err(why))` for a host no
@@ -1071,7 +1090,9 @@ fn kept_by_base(key: &str, base: Option<&Store>, reusable: &Reusable) -> Result<
     let base = base.ok_or("no --base store")?;
     let host = match base.host(format!("http://{key}/").as_bytes()) {
         Ok(Some(h)) => h,
-        _ => return Err("not in the --base store".into()),
+        Ok(None) => return Err("not in the --base store".into()),
+        // Never after `validate_all`; a damaged record is not an absent host.
+        Err(e) => return Err(format!("its --base record is damaged: {e}")),
     };
     match host.source {
         HostSource::Fetched => {}
@@ -1133,6 +1154,9 @@ fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
                     }
                 }
             }
+            // 429 Too Many Requests: a refusal for now, not an absent file
+            // (docs/dialects.md, "Fetch status").
+            429 => return (DISALLOW_ID, HostSource::Unreachable),
             400..=499 => return (ALLOW_ID, HostSource::Unavailable),
             _ => return (DISALLOW_ID, HostSource::Unreachable),
         }
@@ -1318,6 +1342,13 @@ where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
     options.check_tokens(agent).map_err(StoreError::Compile)?;
+    // The whole base, before anything is taken from it: lookups verify the
+    // slots they read, but a build copies policies and 304s' records into
+    // a new store whose checksum would then vouch for them. O(base size),
+    // about what reading it costs.
+    if let Some(base) = store.base {
+        base.validate_all().map_err(StoreError::Base)?;
+    }
     let reusable = reusable(store.base, agent, options);
     // Collect.
     let mut collected = Collected::new(options.parse.max_bytes);
@@ -2465,6 +2496,43 @@ mod tests {
         assert_eq!(report.by_source.redirected, 7);
     }
 
+    /// 429 Too Many Requests is a server's refusal for now, not a
+    /// robots.txt that is absent: disallow all, as Google reads it (its
+    /// robots.txt documentation: "4xx … except 429" allow; "5xx and 429"
+    /// disallow), and as RFC 9309 §2.3.1.4's "unreachable" (§2.3.1.3's
+    /// "unavailable" is a resource that is not there). Its neighbours stay
+    /// unavailable, and a redirect to a 429 is unreachable, as one to a 503.
+    #[test]
+    fn a_429_disallows_all_and_its_neighbours_allow() {
+        let inputs = vec![
+            input("busy.com", 429, None, None),
+            input("before.com", 428, None, None),
+            input("after.com", 430, None, None),
+            input(
+                "to-busy.com",
+                301,
+                None,
+                Some("https://busy.com/robots.txt"),
+            ),
+        ];
+        let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+        let store = Store::from_slice(&bytes).unwrap();
+        let said = |host: &str| {
+            let url = format!("https://{host}/x");
+            let h = store.host(url.as_bytes()).unwrap().unwrap();
+            let v = store.check(url.as_bytes()).unwrap().unwrap();
+            (h.source, h.status, v.allowed)
+        };
+        assert_eq!(said("busy.com"), (HostSource::Unreachable, 429, false));
+        assert_eq!(said("to-busy.com"), (HostSource::Unreachable, 301, false));
+        assert_eq!(said("before.com"), (HostSource::Unavailable, 428, true));
+        assert_eq!(said("after.com"), (HostSource::Unavailable, 430, true));
+        assert_eq!(
+            (report.by_source.unreachable, report.by_source.unavailable),
+            (2, 2)
+        );
+    }
+
     #[test]
     fn a_shard_built_alone_equals_the_sets_shard() {
         let mut inputs = Vec::new();
@@ -2616,6 +2684,82 @@ mod tests {
         )
         .unwrap();
         (bytes.to_vec(), report)
+    }
+
+    /// A base store with any byte flipped: the build that would take 304s'
+    /// policies from it refuses it (`validate_all` first), or, where the
+    /// flip leaves it valid, builds the store the intact base gives. Before,
+    /// a 304 took the policy a damaged slot named, and the new store's own
+    /// checksum then vouched for it (issue 41).
+    #[test]
+    fn a_damaged_base_is_refused_before_anything_is_taken_from_it() {
+        let mut first = Vec::new();
+        for (i, body) in ["Disallow: /", "Disallow: /x", "Allow: /"]
+            .iter()
+            .enumerate()
+        {
+            for h in 0..3 {
+                let text = format!("User-agent: *\n{body}\n");
+                first.push(input(&format!("h{h}-{i}.com"), 200, Some(&text), None));
+            }
+        }
+        let (base, _) = build_with(&first, None);
+        let again: Vec<HostInput> = first
+            .iter()
+            .map(|h| input(&h.host, 304, None, None))
+            .collect();
+        let answers = |bytes: &[u8]| -> Vec<_> {
+            let s = Store::from_slice(bytes).unwrap();
+            s.validate_all().unwrap();
+            first
+                .iter()
+                .map(|h| {
+                    let url = format!("https://{}/x", h.host);
+                    let v = s.check(url.as_bytes()).unwrap().map(|v| v.allowed);
+                    let info = s.host(url.as_bytes()).unwrap().map(|i| i.source);
+                    (v, info)
+                })
+                .collect()
+        };
+        let intact = Store::from_slice(&base).unwrap();
+        let want = answers(&build_with(&again, Some(&intact)).0);
+        assert!(
+            want.iter().all(|a| a.1 == Some(HostSource::Fetched)),
+            "{want:?}"
+        );
+        let (mut refused, mut same) = (0, 0);
+        for at in 32..base.len() {
+            let mut m = base.clone();
+            m[at] ^= 0x01;
+            let Ok(damaged) = Store::from_slice(&m) else {
+                continue;
+            };
+            let opts = StoreOptions {
+                base: Some(&damaged),
+                ..StoreOptions::default()
+            };
+            let built = build_store(
+                again.iter().cloned().map(Ok),
+                "Googlebot",
+                &CompileOptions::default(),
+                &opts,
+            );
+            match built {
+                Err(e) => {
+                    assert!(
+                        e.to_string().contains("base store is damaged"),
+                        "byte {at}: {e}"
+                    );
+                    refused += 1;
+                }
+                Ok((bytes, _)) => {
+                    assert_eq!(answers(&bytes), want, "byte {at}");
+                    same += 1;
+                }
+            }
+        }
+        eprintln!("{refused} flips of the base refused, {same} left it valid");
+        assert!(refused > 0);
     }
 
     #[test]

@@ -975,9 +975,9 @@ fn cli_rebuild_reads_only_changed_bodies() {
 
 /// A base store damaged on disk in a way that still validates (a rule's
 /// text changed) is refused where its policy is used, found by `inspect`,
-/// and never carried into a rebuild: the damaged policy is compiled again.
+/// and never carried into a rebuild: the rebuild refuses the base.
 #[test]
-fn a_damaged_base_policy_is_compiled_again_not_copied() {
+fn a_damaged_base_policy_is_refused_not_copied() {
     let dir = scratch("damaged-base");
     let m = dir.join("m.jsonl");
     std::fs::write(
@@ -1013,14 +1013,13 @@ fn a_damaged_base_policy_is_compiled_again_not_copied() {
     assert_exit(&other, 0, "");
     assert!(out(&other).starts_with("allow\t"), "{}", out(&other));
     assert_exit(&robocc(&["inspect", s(&base)]), 2, "checksum");
-    // The rebuild compiles that body again and reuses the other policy:
-    // the same bytes as a build without a base.
+    // The rebuild refuses the damaged base whole (issue 41: nothing is
+    // taken from it) and writes nothing; without it, the build is the
+    // fresh one.
     let again = build(&["-o", s(&rebuilt), "--manifest", s(&m), "--base", s(&base)]);
-    assert_exit(
-        &again,
-        0,
-        "policies compiled 1, reused from the base store 1",
-    );
+    assert_exit(&again, 2, "the base store is damaged");
+    assert!(!rebuilt.exists());
+    assert_exit(&build(&["-o", s(&rebuilt), "--manifest", s(&m)]), 0, "");
     assert_eq!(
         std::fs::read(&rebuilt).unwrap(),
         std::fs::read(&fresh).unwrap()
@@ -1163,10 +1162,11 @@ fn small_store(dir: &Path) -> PathBuf {
 }
 
 /// `inspect STORE` is the full check of a single store as of a set's shard:
-/// a flipped slot hash, key, policy number or hint is refused (stores
-/// audit F2), while `check` would answer from the damaged slot.
+/// a flipped check word, slot hash, policy number, hint or key is refused
+/// (stores audit F2); so is it by `check`, whose lookup reads the slot,
+/// even with `--missing allow` (issue 41: a hidden host was allowed).
 #[test]
-fn inspect_validates_a_single_stores_host_index() {
+fn inspect_and_check_refuse_a_damaged_host_index() {
     let dir = scratch("inspect-index");
     let st = small_store(&dir);
     assert_exit(&robocc(&["inspect", s(&st)]), 0, "");
@@ -1176,15 +1176,56 @@ fn inspect_validates_a_single_stores_host_index() {
         .step_by(64)
         .find(|&i| &bytes[i + 38..i + 42] == b"a.ex")
         .unwrap();
-    // Hash, policy number, a hint, the key.
-    for at in [a, a + 8, a + 24, a + 38] {
+    // The check word, hash, policy number, a hint, the key.
+    for at in [a, a + 4, a + 8, a + 24, a + 38] {
         let mut bad = bytes.clone();
         bad[at] ^= 1;
         let path = dir.join(format!("flip{at}.store"));
         std::fs::write(&path, &bad).unwrap();
         let o = robocc(&["inspect", s(&path)]);
         assert_exit(&o, 2, &format!("flip{at}.store: corrupted store"));
+        let o = robocc(&[
+            "check",
+            "--store",
+            s(&path),
+            "--missing",
+            "allow",
+            "https://a.ex/admin",
+        ]);
+        assert_exit(&o, 2, "is damaged");
+        assert!(
+            o.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A damaged `--base` is refused before anything is taken from it, naming
+/// it and what to do; nothing is written (issue 41: a 304 took the policy
+/// a flipped slot named, and the new store passed `inspect`).
+#[test]
+fn store_build_refuses_a_damaged_base() {
+    let dir = scratch("damaged-base");
+    let st = small_store(&dir);
+    let mut bytes = std::fs::read(&st).unwrap();
+    let slots = Store::from_slice(&bytes).unwrap().slot_table();
+    let a = (slots.start..slots.end)
+        .step_by(64)
+        .find(|&i| &bytes[i + 38..i + 42] == b"a.ex")
+        .unwrap();
+    // a.ex's policy number: another host's policy instead.
+    bytes[a + 8] ^= 1;
+    let base = dir.join("damaged.store");
+    std::fs::write(&base, &bytes).unwrap();
+    let m = dir.join("304.jsonl");
+    std::fs::write(&m, "{\"host\":\"a.ex\",\"status\":304}\n").unwrap();
+    let new = dir.join("new.store");
+    let o = googlebot_store_build(&["-o", s(&new), "--manifest", s(&m), "--base", s(&base)]);
+    assert_exit(&o, 2, "damaged.store: the base store is damaged");
+    assert!(err(&o).contains("build without --base"), "{}", err(&o));
+    assert!(!new.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 

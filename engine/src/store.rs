@@ -8,7 +8,11 @@
 //! inline), compares keys there, and runs that host's policy. Each policy is
 //! validated the first time any host uses it: a corrupted policy is refused
 //! with an error naming the host, and nobody pays for policies they never
-//! touch.
+//! touch. Every slot a lookup reads, every long key it compares and every
+//! policy record it follows carries a check word that the lookup verifies
+//! (a few multiply-adds on bytes already in cache): a flipped byte of the
+//! index is an error at the lookup that reads it, never another answer or
+//! a host that seems absent.
 //!
 //! Layout (docs/artifact.md is normative):
 //!
@@ -19,11 +23,12 @@
 //! policies   one complete policy artifact (frame + archive) per distinct
 //!            policy, each 16-byte aligned
 //! index      rkyv archive of StoreIndex: three byte tables — host slots
-//!            (64 bytes each, one cache line: the record, where its policy
-//!            lies as a prefetch hint, and keys of up to 26 bytes inline),
-//!            strings (longer keys, fetch times) and policy records (offset,
-//!            length) — then agent, dialect, options hash, host count, home
-//!            slot count and seed
+//!            (64 bytes each, one cache line: a check word, the record,
+//!            where its policy lies as a prefetch hint, and keys of up to
+//!            26 bytes inline), strings (longer keys, fetch times, each
+//!            host's with a check word) and policy records (offset, length,
+//!            check word) — then agent, dialect, options hash, host count,
+//!            home slot count, seed and a checksum of all these
 //! ```
 
 use crate::artifact::{fnv1a64_iter, ArchivedPolicyData};
@@ -39,7 +44,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 10;
+pub const STORE_FORMAT_VERSION: u32 = 11;
 
 const HEAD_LEN: usize = 16;
 /// Bytes of a host slot: one cache line (the writer places the table on a
@@ -59,8 +64,10 @@ const HINTS: usize = 16;
 const SLOT_KEY: usize = SLOT_HINTS + HINTS;
 /// Longest key held in its slot; a longer one is in the strings.
 const INLINE_KEY: usize = SLOT - SLOT_KEY;
-/// A policy record: offset and length, `u64` each.
+/// A policy record: offset `u64`, length `u32`, check word `u32`.
 const POLICY_REC: usize = 16;
+/// Bytes of the check word after a host's strings (when it has any).
+const STRINGS_CHECK: usize = 4;
 /// Bytes of a cache line.
 const CACHE_LINE: usize = 64;
 
@@ -70,9 +77,10 @@ const CACHE_LINE: usize = 64;
 pub enum HostSource {
     /// 2xx: the robots.txt body was compiled.
     Fetched = 0,
-    /// 4xx (or too many redirects): "unavailable", everything allowed.
+    /// 4xx but 429 (or too many redirects): "unavailable", everything
+    /// allowed.
     Unavailable = 1,
-    /// 5xx or unreachable: everything disallowed.
+    /// 5xx, 429 or unreachable: everything disallowed.
     Unreachable = 2,
     /// Redirected: the rules of the redirect target apply.
     Redirected = 3,
@@ -142,6 +150,10 @@ pub struct StoreIndex {
     /// The slot hash's seed: the first of four fixed values under which no
     /// record lies more than [`MAX_PROBE`] slots past its home.
     pub seed: u64,
+    /// [`index_check`] of the fields above and the tables' lengths,
+    /// compared at open: a flipped count, seed or length would send every
+    /// lookup to the wrong slots or cut the table short.
+    pub check: u64,
 }
 
 /// Home slots for `hosts` hosts: a load of 4/5, so that a record lies on
@@ -179,10 +191,10 @@ pub struct HostInfo<'a> {
     pub policy: u32,
 }
 
-/// A host slot as decoded (all but the inline key).
+/// A host slot as decoded (all but the check word and the inline key).
 struct Slot {
-    /// The key's hash (its top 32 bits name the home slot).
-    hash: u64,
+    /// The top 32 bits of the key's slot hash (they name the home slot).
+    hash: u32,
     policy: u32,
     /// Where the key (when longer than [`INLINE_KEY`]) and then the fetch
     /// time start in the strings.
@@ -211,7 +223,7 @@ fn le_u16(b: &[u8]) -> u16 {
 impl Slot {
     fn decode(b: &[u8]) -> Slot {
         Slot {
-            hash: le_u64(&b[0..]),
+            hash: le_u32(&b[4..]),
             policy: le_u32(&b[8..]),
             strings: le_u32(&b[12..]),
             status: le_u16(&b[16..]),
@@ -222,10 +234,11 @@ impl Slot {
     }
 
     /// The slot's bytes, with its policy's `hints` ([`slot_hints`]) and
-    /// `key` inline when it fits.
+    /// `key` inline when it fits; the check word is written once the slot
+    /// has its place ([`slot_check`]).
     fn encode(&self, hints: &[u8; HINTS], key: &[u8]) -> [u8; SLOT] {
         let mut b = [0u8; SLOT];
-        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
+        b[4..8].copy_from_slice(&self.hash.to_le_bytes());
         b[8..12].copy_from_slice(&self.policy.to_le_bytes());
         b[12..16].copy_from_slice(&self.strings.to_le_bytes());
         b[16..18].copy_from_slice(&self.status.to_le_bytes());
@@ -241,7 +254,7 @@ impl Slot {
 
     /// The home slot among `homes`.
     fn home(&self, homes: usize) -> usize {
-        home_of((self.hash >> 32) as u32, homes)
+        home_of(self.hash, homes)
     }
 
     /// Bytes of the strings before the fetch time: the key when it is not
@@ -254,6 +267,107 @@ impl Slot {
             0
         }
     }
+
+    /// Bytes of this host's strings (long key, fetch time), without their
+    /// check word.
+    fn strings_len(&self) -> usize {
+        self.key_in_strings() + usize::from(self.fetched_len)
+    }
+
+    /// Bytes of this host's strings with their check word (none when it
+    /// has no strings).
+    fn strings_span(&self) -> usize {
+        match self.strings_len() {
+            0 => 0,
+            n => n + STRINGS_CHECK,
+        }
+    }
+}
+
+/// `G`: the check words' multipliers are its odd multiples.
+const CHECK_G: u32 = 0x9e37_79b9;
+/// The multiplier of a slot's or policy record's position.
+const CHECK_POS: u32 = 0x85eb_ca6b;
+
+/// The multiplier of word `k` in a check word: `G × (2k + 1)`, odd, so
+/// that `w ↦ w × m` is a bijection of 32-bit words.
+#[inline(always)]
+const fn check_mul(k: usize) -> u32 {
+    CHECK_G.wrapping_mul(2 * k as u32 + 1)
+}
+
+/// The check word of slot bytes `s` at position `i`: `i × P + Σ wₖ × mₖ`
+/// (mod 2³²) over the slot's 4-byte little-endian words `wₖ` after the
+/// first (which holds it). Each term is a bijection of its word, so any
+/// change within one aligned 4-byte word (any flip of one byte) changes
+/// the sum: a lookup that verifies a slot sees every such flip, and a slot
+/// read at another position than its own (a shifted table) fails too.
+#[inline(always)]
+fn slot_check(s: &[u8; SLOT], i: usize) -> u32 {
+    let mut c = (i as u32).wrapping_mul(CHECK_POS);
+    let mut k = 1;
+    while k < SLOT / 4 {
+        let w = u32::from_le_bytes([s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3]]);
+        c = c.wrapping_add(w.wrapping_mul(check_mul(k)));
+        k += 1;
+    }
+    c
+}
+
+/// The check word of a host's strings (its long key, then its fetch time):
+/// `Σ wₖ × mₖ` over their 4-byte little-endian words, the last one
+/// zero-padded (the same argument as [`slot_check`]; their place and
+/// length are in the slot, which has its own).
+fn strings_check(bytes: &[u8]) -> u32 {
+    bytes.chunks(4).enumerate().fold(0u32, |c, (k, w)| {
+        let mut word = [0u8; 4];
+        word[..w.len()].copy_from_slice(w);
+        c.wrapping_add(u32::from_le_bytes(word).wrapping_mul(check_mul(k)))
+    })
+}
+
+/// The check word of policy record `i` (`rec`: its 16 bytes):
+/// `i × P + Σ wₖ × mₖ` over its first three 4-byte words (offset, length).
+#[inline]
+fn record_check(rec: &[u8], i: usize) -> u32 {
+    (0..3).fold((i as u32).wrapping_mul(CHECK_POS), |c, k| {
+        c.wrapping_add(le_u32(&rec[4 * k..]).wrapping_mul(check_mul(k)))
+    })
+}
+
+/// What the index states besides its tables, and the tables' lengths,
+/// checksummed (`load::frame_checksum` of their little-endian bytes, the
+/// texts after their lengths): compared at open.
+#[allow(clippy::too_many_arguments)]
+fn index_check(
+    agent: &str,
+    dialect: u8,
+    compiler_version: &str,
+    options_hash: u64,
+    host_count: u64,
+    homes: u64,
+    seed: u64,
+    tables: [usize; 3],
+) -> u64 {
+    let mut b = Vec::with_capacity(96 + agent.len() + compiler_version.len());
+    let words = [
+        host_count,
+        homes,
+        seed,
+        options_hash,
+        u64::from(dialect),
+        tables[0] as u64,
+        tables[1] as u64,
+        tables[2] as u64,
+        agent.len() as u64,
+        compiler_version.len() as u64,
+    ];
+    for w in words {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b.extend_from_slice(agent.as_bytes());
+    b.extend_from_slice(compiler_version.as_bytes());
+    load::frame_checksum(&b)
 }
 
 /// Many hosts' policies, mapped from a file or held in memory.
@@ -295,6 +409,14 @@ impl std::fmt::Debug for Store {
 
 fn corrupt(msg: impl Into<String>) -> LoadError {
     LoadError::invalid(FileKind::Store, msg)
+}
+
+/// A slot whose check word is not its bytes'.
+#[cold]
+fn damaged_slot(i: usize) -> LoadError {
+    corrupt(format!(
+        "host slot {i} is damaged (its check word does not match)"
+    ))
 }
 
 impl Store {
@@ -376,6 +498,21 @@ impl Store {
         if !SEEDS.contains(&seed) {
             return Err(corrupt(format!("unknown slot hash seed {seed:#x}")));
         }
+        let stated = index_check(
+            index.agent.as_str(),
+            index.dialect,
+            index.compiler_version.as_str(),
+            index.options_hash.to_native(),
+            index.host_count.to_native(),
+            index.homes.to_native(),
+            seed,
+            [index.slots.len(), index.strings.len(), index.policies.len()],
+        );
+        if stated != index.check.to_native() {
+            return Err(corrupt(
+                "the index's counts, seed or table lengths are not the ones written",
+            ));
+        }
         let checked = (0..policies).map(|_| AtomicBool::new(false)).collect();
         let base = bytes.as_ptr() as usize;
         let at = |p: *const u8, len: usize| p as usize - base..p as usize - base + len;
@@ -384,6 +521,17 @@ impl Store {
             at(index.strings.as_ptr(), index.strings.len()),
             at(index.policies.as_ptr(), index.policies.len()),
         ];
+        // The writer archives the three tables first, back to back (bytes
+        // need no alignment): a flipped position is refused here, where a
+        // shifted table would have read other bytes as slots or keys.
+        if tables[0].start != index_at
+            || tables[1].start != tables[0].end
+            || tables[2].start != tables[1].end
+        {
+            return Err(corrupt(
+                "the index's tables are not where the writer puts them",
+            ));
+        }
         Ok(Store {
             storage,
             index_at,
@@ -487,36 +635,50 @@ impl Store {
         &self.slots()[i * SLOT..(i + 1) * SLOT]
     }
 
-    fn rec(&self, i: usize) -> Slot {
-        Slot::decode(self.slot_bytes(i))
+    /// Slot `i` decoded, once its check word is verified
+    /// ([`slot_check`]).
+    #[inline(always)]
+    fn rec(&self, i: usize) -> Result<Slot, LoadError> {
+        let s: &[u8; SLOT] = self.slot_bytes(i).try_into().expect("a slot");
+        if le_u32(s) != slot_check(s, i) {
+            return Err(damaged_slot(i));
+        }
+        Ok(Slot::decode(s))
     }
 
-    /// The stored key of the record in slot `i`.
+    /// The strings of the record in slot `i` (its long key, then its fetch
+    /// time), once their check word is verified.
+    fn strings_of(&self, i: usize, r: &Slot) -> Result<&[u8], LoadError> {
+        let (start, len) = (r.strings as usize, r.strings_len());
+        let all = self
+            .strings()
+            .get(start..start + r.strings_span())
+            .ok_or_else(|| damaged_slot(i))?;
+        let (bytes, check) = all.split_at(len);
+        if len > 0 && le_u32(check) != strings_check(bytes) {
+            return Err(corrupt(format!("the strings of host slot {i} are damaged")));
+        }
+        Ok(bytes)
+    }
+
+    /// The stored key of the record in slot `i` (verified).
     #[inline]
     fn key_of(&self, i: usize, r: &Slot) -> Result<&[u8], LoadError> {
         let len = usize::from(r.key_len);
         if len <= INLINE_KEY {
             return Ok(&self.slot_bytes(i)[SLOT_KEY..SLOT_KEY + len]);
         }
-        let start = r.strings as usize;
-        self.strings()
-            .get(start..start + len)
-            .ok_or_else(|| corrupt(format!("host slot {i} is inconsistent")))
+        Ok(&self.strings_of(i, r)?[..len])
     }
 
     fn info(&self, i: usize) -> Result<HostInfo<'_>, LoadError> {
-        let r = self.rec(i);
+        let r = self.rec(i)?;
         let bad = || corrupt(format!("host slot {i} is inconsistent"));
         fn text(b: &[u8]) -> Option<&str> {
             std::str::from_utf8(b).ok()
         }
         let key = self.key_of(i, &r)?;
-        let start = r.strings as usize + r.key_in_strings();
-        let fetched = self
-            .strings()
-            .get(start..start + usize::from(r.fetched_len))
-            .and_then(text)
-            .ok_or_else(bad)?;
+        let fetched = text(&self.strings_of(i, &r)?[r.key_in_strings()..]).ok_or_else(bad)?;
         let key = text(key).filter(|k| !k.is_empty()).ok_or_else(bad)?;
         let source = HostSource::from_u8(r.source).ok_or_else(bad)?;
         if r.policy as usize >= self.checked.len() {
@@ -531,11 +693,14 @@ impl Store {
         })
     }
 
-    /// Every host, in index order.
+    /// Every host, in index order (a damaged slot is an error in its
+    /// place, never a host left out).
     pub fn hosts(&self) -> impl Iterator<Item = Result<HostInfo<'_>, LoadError>> + '_ {
-        (0..self.slots().len() / SLOT)
-            .filter(|&i| self.rec(i).key_len != 0)
-            .map(|i| self.info(i))
+        (0..self.slots().len() / SLOT).filter_map(|i| match self.rec(i) {
+            Ok(r) if r.key_len == 0 => None,
+            Ok(_) => Some(self.info(i)),
+            Err(e) => Some(Err(e)),
+        })
     }
 
     /// The index entry of `url`'s host; `Ok(None)` when the store does not
@@ -572,9 +737,11 @@ impl Store {
     /// Finds the slot of `key` and its policy number. Records are sorted by
     /// hash and each lies at or after its home slot, with no empty slot
     /// between: so `key`'s is among the slots from its home on, before the
-    /// first empty one or the first of a greater hash. Slots that break
-    /// that order (a corrupted table) are refused rather than answering
-    /// "not here". `PREFETCH_POLICY`: ask for the policy's record and first
+    /// first empty one or the first of a greater hash. Every slot read is
+    /// verified first (its check word), since a flipped hash, length or
+    /// empty slot would end the scan early and hide the host; slots that
+    /// break the order are refused too, rather than answering "not here".
+    /// `PREFETCH_POLICY`: ask for the policy's record and first
     /// lines on a hash match, before comparing the key (a single check or
     /// `policy_for`, which read them next; a batch asks for them once the
     /// key matched, and a host lookup never reads them).
@@ -584,30 +751,27 @@ impl Store {
         key: &HostKey<'_>,
         hash: u64,
     ) -> Result<Option<(usize, u32)>, LoadError> {
-        let home = home_of((hash >> 32) as u32, self.homes);
-        let slots = self.slots();
-        let count = slots.len() / SLOT;
+        let want = (hash >> 32) as u32;
+        let home = home_of(want, self.homes);
+        let count = self.slots().len() / SLOT;
         let bad = |i: usize| Err(corrupt(format!("host slot {i} is inconsistent")));
         let mut prev = 0;
         for i in home..count.min(home + MAX_PROBE + 1) {
-            let s = &slots[i * SLOT..(i + 1) * SLOT];
-            let r = Slot::decode(s);
+            let r = self.rec(i)?;
             if r.key_len == 0 {
-                // Empty: nothing after it belongs to this home.
-                return if s.iter().all(|&b| b == 0) {
-                    Ok(None)
-                } else {
-                    bad(i)
-                };
+                // Empty (as written: verified): nothing after it belongs to
+                // this home.
+                return Ok(None);
             }
             if r.hash < prev || r.home(self.homes) > i {
                 return bad(i);
             }
             prev = r.hash;
-            if r.hash > hash {
+            if r.hash > want {
                 return Ok(None);
             }
-            if r.hash == hash {
+            if r.hash == want {
+                let s = self.slot_bytes(i);
                 if PREFETCH_POLICY {
                     // The key's bytes (inline, or a miss away), the policy's
                     // record and its first lines are all needed next: fetch
@@ -619,7 +783,8 @@ impl Store {
                 }
             }
         }
-        // No record lies more than MAX_PROBE slots past its home.
+        // The table's end (its length is checked at open), or MAX_PROBE
+        // slots past this home, which no record of this home lies beyond.
         Ok(None)
     }
 
@@ -807,7 +972,14 @@ impl Store {
             .policy_records()
             .get(i * POLICY_REC..(i + 1) * POLICY_REC)
             .ok_or_else(|| corrupt(format!("no policy {i}")))?;
-        let (off, len) = (le_u64(rec), le_u64(&rec[8..]));
+        // Checked on every use: a flipped offset could otherwise lead to
+        // another valid policy of the same length.
+        if le_u32(&rec[12..]) != record_check(rec, i) {
+            return Err(corrupt(format!(
+                "the record of policy {i} is damaged (its check word does not match)"
+            )));
+        }
+        let (off, len) = (le_u64(rec), u64::from(le_u32(&rec[8..])));
         let start = (load::FRAME_LEN as u64).checked_add(off);
         let end = start.and_then(|s| s.checked_add(len));
         match (start, end) {
@@ -844,12 +1016,13 @@ impl Store {
         // Every record where a lookup looks for it: sorted by hash then
         // key, each at its home slot or right after the record before it,
         // and no more than MAX_PROBE slots past its home.
-        let mut prev: Option<(u64, &str, usize)> = None;
+        let mut prev: Option<(u32, &str, usize)> = None;
         let (mut hosts, mut strings) = (0, 0);
         for i in 0..self.slots().len() / SLOT {
-            let r = self.rec(i);
+            let r = self.rec(i)?;
             if r.key_len == 0 {
-                if self.slot_bytes(i).iter().any(|&b| b != 0) {
+                // All zero but the check word.
+                if self.slot_bytes(i)[4..].iter().any(|&b| b != 0) {
                     return Err(corrupt(format!("host slot {i} is inconsistent")));
                 }
                 continue;
@@ -868,12 +1041,12 @@ impl Store {
             {
                 return Err(corrupt(format!("host slot {i} is inconsistent")));
             }
-            strings += r.key_in_strings() + usize::from(r.fetched_len);
+            strings += r.strings_span();
             let canonical = HostKey::of_key(info.key).filter(|k| k.to_key() == info.key);
             let Some(k) = canonical else {
                 return Err(corrupt(format!("host {:?} is not a stored key", info.key)));
             };
-            let hash = self.slot_hash(&k);
+            let hash = (self.slot_hash(&k) >> 32) as u32;
             if hash != r.hash {
                 return Err(corrupt(format!("host {} has a wrong hash", info.key)));
             }
@@ -1642,8 +1815,12 @@ pub fn write_store(
     for p in policies {
         let start = out.len();
         let off = start - load::FRAME_LEN;
+        let len = u32::try_from(p.len()).map_err(|_| "a policy over 4 GiB")?;
+        let at = records.len();
         records.extend_from_slice(&(off as u64).to_le_bytes());
-        records.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        records.extend_from_slice(&len.to_le_bytes());
+        let check = record_check(&records[at..], at / POLICY_REC);
+        records.extend_from_slice(&check.to_le_bytes());
         out.extend_from_slice(p);
         // From the copy: its place decides the hints' alignment.
         hints.push(slot_hints(off, &out[start..]));
@@ -1663,6 +1840,16 @@ pub fn write_store(
     // A million hosts' entries are ~60 MB: not kept while the index is
     // archived.
     drop(hosts);
+    let check = index_check(
+        &meta.agent,
+        meta.dialect as u8,
+        &meta.compiler_version,
+        meta.options_hash,
+        u64::from(count),
+        homes as u64,
+        seed,
+        [slots.len(), strings.len(), records.len()],
+    );
     let index = StoreIndex {
         agent: meta.agent.clone(),
         dialect: meta.dialect as u8,
@@ -1671,6 +1858,7 @@ pub fn write_store(
         host_count: u64::from(count),
         homes: homes as u64,
         seed,
+        check,
         slots,
         strings,
         policies: records,
@@ -1743,15 +1931,16 @@ fn place_hosts(
 ) -> Result<(usize, Vec<u8>, Vec<u8>), Placement> {
     let policies = hints.len();
     let count = hosts.len() as u32;
-    // Hosts in index order: by hash, then key (then input order), sorted as
-    // (hash, position) pairs rather than moving the entries.
-    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(hosts.len());
+    // Hosts in index order: by hash (the top 32 bits a slot holds), then
+    // key (then input order), sorted as (hash, position) pairs rather than
+    // moving the entries.
+    let mut keyed: Vec<(u32, u32)> = Vec::with_capacity(hosts.len());
     for (i, h) in (0..count).zip(hosts) {
         let hash = HostKey::of_key(h.key)
             .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
             .ok_or_else(|| Placement::Refused(format!("{:?} is not a stored host key", h.key)))?
             .slot_hash(seed);
-        keyed.push((hash, i));
+        keyed.push(((hash >> 32) as u32, i));
     }
     let key = |i: u32| hosts[i as usize].key;
     keyed.sort_unstable_by(|a, b| {
@@ -1805,16 +1994,26 @@ fn place_hosts(
                 SEEDS.len()
             )));
         }
+        let from = strings.len();
         if h.key.len() > INLINE_KEY {
             strings.extend_from_slice(h.key.as_bytes());
         }
         strings.extend_from_slice(fetched.as_bytes());
+        if strings.len() > from {
+            let check = strings_check(&strings[from..]);
+            strings.extend_from_slice(&check.to_le_bytes());
+        }
         if slots.len() < (at + 1) * SLOT {
             slots.resize((at + 1) * SLOT, 0);
         }
         let slot = rec.encode(&hints[h.policy as usize], h.key.as_bytes());
         slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&slot);
         next = at + 1;
+    }
+    // Every slot, empty ones too, gets its check word.
+    for (i, s) in slots.chunks_exact_mut(SLOT).enumerate() {
+        let check = slot_check(s[..].try_into().expect("a slot"), i);
+        s[..4].copy_from_slice(&check.to_le_bytes());
     }
     Ok((homes, slots, strings))
 }

@@ -384,6 +384,68 @@ fn every_store_byte_flip_is_refused_or_harmless() {
     assert!(refused > 0 && refused + loaded == s.len() * 3 && verified > 0);
 }
 
+/// What every lookup API answers for the committed store's URLs, its
+/// policies and hosts (`Err(())`: refused).
+fn store_answers(store: &Store) -> Vec<Result<String, ()>> {
+    let said = |r: Result<String, LoadError>| r.map_err(|_| ());
+    let mut out = Vec::new();
+    for url in STORE_URLS
+        .iter()
+        .chain(&[&b"http://b.example/y"[..], b"https://z.example/x"])
+    {
+        out.push(said(store.check(url).map(|v| format!("{v:?}"))));
+        out.push(said(store.host(url).map(|h| format!("{h:?}"))));
+    }
+    for i in 0..store.policy_count() {
+        out.push(said(
+            store.policy(i).map(|p| format!("{:?}", p.check(b"/x"))),
+        ));
+    }
+    let hosts: Result<Vec<_>, _> = store.hosts().collect();
+    out.push(said(hosts.map(|h| format!("{h:?}"))));
+    out
+}
+
+/// Every flip of every byte of the committed 2-host store, as damage on
+/// disk leaves it (the store's checksum, which opening does not compare,
+/// left as written): refused at open, or every lookup refuses it or
+/// answers as the intact store does (issue 41: one flipped bit of a slot
+/// could give a `Disallow: /x` host the other's policy or hide it).
+#[test]
+fn every_flip_of_the_committed_store_is_refused_or_changes_no_answer() {
+    let s = store_bytes();
+    let want = store_answers(&Store::from_slice(&s).unwrap());
+    assert!(want.iter().all(Result::is_ok));
+    let (mut at_open, mut at_lookup, mut neutral) = (0, 0, 0);
+    for i in 0..s.len() {
+        for bit in 0..9 {
+            let mask = if bit == 8 { 0xff } else { 1u8 << bit };
+            let mut m = s.clone();
+            m[i] ^= mask;
+            let Ok(store) = Store::from_slice(&m) else {
+                at_open += 1;
+                continue;
+            };
+            let got = store_answers(&store);
+            assert_eq!(got.len(), want.len(), "byte {i} ^ {mask:#x}");
+            let mut refused = false;
+            for (g, w) in got.iter().zip(&want) {
+                match g {
+                    Err(()) => refused = true,
+                    Ok(_) => assert_eq!(g, w, "byte {i} ^ {mask:#x} changed an answer"),
+                }
+            }
+            if refused {
+                at_lookup += 1;
+            } else {
+                neutral += 1;
+            }
+        }
+    }
+    eprintln!("committed store: {at_open} flips refused at open, {at_lookup} by a lookup, {neutral} change nothing");
+    assert!(at_open > 0 && at_lookup > 0 && neutral > 0);
+}
+
 /// A store's policy damaged in a way that still validates is refused at
 /// its first use, naming the host and the checksum, even when the store's
 /// own checksum was made to match (lookups never compare that one).

@@ -534,11 +534,13 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
 /// ``location``, ``fetched_at`` and ``sha256``: the body's digest, so that a
 /// rebuild with ``base`` does not read unchanged body files) or a directory
 /// of ``<host>.txt`` files,
-/// as for ``robocc store build``. Statuses follow RFC 9309 §2.3.1. The
-/// compile options are those of :func:`robocc.compile` (``references``
-/// included); ``on_failure``
+/// as for ``robocc store build``. Statuses follow RFC 9309 §2.3.1 (4xx
+/// allows all but 429, which disallows all as 5xx does). The compile
+/// options are those of :func:`robocc.compile` (``references`` included);
+/// ``on_failure``
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
-/// get; ``base`` is a previous store whose unchanged policies are copied;
+/// get; ``base`` is a previous store whose unchanged policies are copied
+/// (validated whole first: a damaged one raises ``StoreBuildError``);
 /// ``max_store_bytes`` refuses a larger store (0: no limit). Paths are
 /// ``str``, ``bytes`` or ``os.PathLike``; a FIFO, socket or device is an
 /// ``OSError`` at once (never waited on). The GIL is released while

@@ -23,6 +23,7 @@ pub enum StoreCommand {
                             robocc store build --agent Googlebot --shards 16 -o hosts.set --warc CC-robots-*.warc.gz\n\n\
                             Manifest lines: {\"host\": \"example.com\", \"status\": 200, \"body_path\": \"example.com.txt\"}\n\
                             (or \"body\": \"...\" inline; optional \"location\" for 3xx, \"fetched_at\"; status 0 = unreachable;\n\
+                            4xx allows all, but 429 disallows all, as 5xx and unreachable do;\n\
                             optional \"sha256\": the body's digest, so that --base skips reading unchanged bodies;\n\
                             status 304 keeps the --base store's policy of the host; any other field is an error)"
     )]
@@ -64,8 +65,9 @@ pub struct BuildArgs {
     /// A previous store for the same agent and options: policies whose
     /// robots.txt is unchanged are copied from it instead of recompiled
     /// (and with a manifest's "sha256", unchanged bodies are not even read);
-    /// a host that answered 304 Not Modified keeps its policy from it. A
-    /// policy is copied only when it validates (checksum included).
+    /// a host that answered 304 Not Modified keeps its policy from it. The
+    /// whole base is validated first (every slot, policy and checksum): a
+    /// damaged base is refused, never copied from.
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
@@ -243,8 +245,8 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         args.max_store_bytes
     };
     if let Some((n, was)) = set_dir {
-        let (set, report) =
-            build_store_set(inputs, &agent, &options, &store_options, n).map_err(build_error)?;
+        let (set, report) = build_store_set(inputs, &agent, &options, &store_options, n)
+            .map_err(|e| build_error(args, e))?;
         bar.finish_and_clear();
         if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
             return Err(format!(
@@ -263,7 +265,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         return Ok(0);
     }
     let (bytes, report) =
-        build_store(inputs, &agent, &options, &store_options).map_err(build_error)?;
+        build_store(inputs, &agent, &options, &store_options).map_err(|e| build_error(args, e))?;
     bar.finish_and_clear();
     if bytes.len() > max {
         return Err(format!(
@@ -282,9 +284,17 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     Ok(0)
 }
 
-/// A build's error, with what to do when the input is damaged.
-fn build_error(e: StoreError) -> String {
+/// A build's error, with what to do when the input or the base is damaged.
+fn build_error(args: &BuildArgs, e: StoreError) -> String {
     match &e {
+        StoreError::Base(_) => format!(
+            "--base {}: {e}: rebuild it, or build without --base (every body is then read \
+             and compiled, and a 304 has no policy to keep)",
+            args.base
+                .as_deref()
+                .unwrap_or(std::path::Path::new("-"))
+                .display()
+        ),
         StoreError::Input(InputError {
             kind: InputErrorKind::Damaged(_),
             ..
