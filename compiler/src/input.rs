@@ -305,6 +305,71 @@ pub fn read_all(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Opens `path` for reading only if it is a regular file: the one home for
+/// opening an input that robocc finds rather than one the user names as a
+/// stream (a store build's body files, a directory's `<host>.txt`). A FIFO,
+/// socket or device is refused at once, never waited on: the file is opened
+/// non-blocking and its type read from the open file, so a FIFO swapped in
+/// after a check is refused too (as the engine opens artifacts).
+///
+/// # Errors
+///
+/// The open fails, or the file is a directory (kind `IsADirectory`) or not
+/// a regular file (kind `InvalidInput`, naming its type: "it is a FIFO, not
+/// a regular file").
+pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    robocc_engine::open_regular(path)
+}
+
+/// A regular file read for what a parse needs of it ([`read_prefix`]).
+#[derive(Debug)]
+pub struct Prefix {
+    /// The whole file, or its first `keep` bytes when it is longer.
+    pub bytes: Vec<u8>,
+    /// When `bytes` is only the start: the whole file's length and SHA-256.
+    pub whole: Option<(u64, [u8; 32])>,
+}
+
+/// Reads the regular file at `path` ([`open_regular`]), keeping at most
+/// `keep` bytes: a longer file is read to its end in 64 KiB pieces for its
+/// length and SHA-256 only, so that memory is `keep` bytes whatever its
+/// size (RFC 9309 §2.5: a parser may stop at a limit; the digest still
+/// names the whole body). A file of at most `keep` bytes is not hashed.
+///
+/// # Errors
+///
+/// As [`open_regular`], or a read fails.
+pub fn read_prefix(path: &std::path::Path, keep: usize) -> std::io::Result<Prefix> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    (&mut file).take(keep as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() <= keep {
+        return Ok(Prefix { bytes, whole: None });
+    }
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(&bytes);
+    let mut len = bytes.len() as u64;
+    bytes.truncate(keep);
+    bytes.shrink_to_fit();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok(Prefix {
+        bytes,
+        whole: Some((len, hasher.finalize().into())),
+    })
+}
+
 /// Reads one line of `reader` into `line` (cleared first; with its line
 /// break), refusing one whose text — without `\n` or `\r\n` — is longer
 /// than `max` bytes. `Ok(false)` at the end of the input. Line-oriented

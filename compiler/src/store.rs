@@ -69,22 +69,25 @@ pub struct HostInput {
 
 impl HostInput {
     /// Reads `body_path` into `body` when there is no body yet, and checks
-    /// the body against `sha256`: a mismatch becomes the host's `failure`.
-    /// (What a caller that wants every body in memory does; a store build
-    /// reads only the bodies it needs.)
+    /// the body against `sha256`: a body file that cannot be read (missing,
+    /// not a regular file, over [`crate::input::MAX_INPUT_BYTES`]) and a
+    /// mismatch become the host's `failure`, as in a store build. (What a
+    /// caller that wants every body in memory does; a store build reads
+    /// only the bodies it needs, and of a long one only the prefix the
+    /// parser reads.)
     ///
     /// # Errors
     ///
-    /// The body file cannot be read.
+    /// None at present: every problem of one body is its host's failure.
     pub fn load_body(&mut self) -> Result<(), InputErrorKind> {
         if self.body.is_none() {
             if let Some(p) = &self.body_path {
-                match read_body(p) {
-                    Ok(body) => self.body = Some(body),
-                    Err(BodyError::Unusable(why)) => {
+                // Without a parse limit, a body is read whole or fails.
+                match read_body(p, 0) {
+                    Ok(read) => self.body = Some(read.bytes),
+                    Err(why) => {
                         self.failure.get_or_insert(why);
                     }
-                    Err(BodyError::Input(kind)) => return Err(kind),
                 }
             }
         }
@@ -98,18 +101,49 @@ impl HostInput {
     }
 }
 
-/// A body file's bytes. One too long to read ([`crate::input::read_file`])
-/// is a failure of its host, as a body that fails to compile is; one that
-/// cannot be read stops the build.
-fn read_body(p: &std::path::Path) -> Result<Vec<u8>, BodyError> {
-    crate::input::read_file(p).map_err(|e| {
-        let why = format!("cannot read body {}: {e}", p.display());
-        if e.kind() == std::io::ErrorKind::FileTooLarge {
-            BodyError::Unusable(why)
-        } else {
-            BodyError::Input(InputErrorKind::Io(why))
+/// The bytes of a body a build keeps under the parse limit `max_bytes`:
+/// the limit and a byte, and at least the bytes that tell how a body is
+/// read; everything (up to [`crate::input::MAX_INPUT_BYTES`]) without a
+/// limit.
+fn body_keep(max_bytes: usize) -> usize {
+    if max_bytes == 0 {
+        crate::input::MAX_INPUT_BYTES as usize
+    } else {
+        (max_bytes + 1).max(crate::input::SAMPLE)
+    }
+}
+
+/// A body file, opened only if it is a regular file (a FIFO among the
+/// bodies is refused, never waited on): whole, or, when it is longer than
+/// the parse limit and its prefix reads as the whole
+/// ([`prefix_reads_as_whole`]), that prefix with the whole's length and
+/// SHA-256, whatever its size. Any error is its host's failure (the
+/// message names the file), never the build's.
+fn read_body(p: &std::path::Path, max_bytes: usize) -> Result<crate::input::Prefix, String> {
+    let why = |e: &dyn fmt::Display| format!("cannot read body {}: {e}", p.display());
+    let read = crate::input::read_prefix(p, body_keep(max_bytes)).map_err(|e| why(&e))?;
+    match read.whole {
+        Some((len, _)) if !prefix_reads_as_whole(&read.bytes, max_bytes) => {
+            // No parse limit, or UTF-16 (the limit applies to its decoded
+            // text): the whole is needed, within what robocc reads of one
+            // input.
+            let max = crate::input::MAX_INPUT_BYTES;
+            if len > max {
+                return Err(why(&format_args!(
+                    "{len} bytes, longer than {} MiB, the most robocc reads of one input that \
+                     cannot be parsed from its start (no parse limit, or UTF-16)",
+                    max >> 20
+                )));
+            }
+            let whole = crate::input::read_prefix(p, max as usize).map_err(|e| why(&e))?;
+            match whole.whole {
+                None => Ok(whole),
+                // It grew while being read.
+                Some(_) => Err(why(&"it changed while it was read")),
+            }
         }
-    })
+        _ => Ok(read),
+    }
 }
 
 /// Lower-case hex, as manifests and `robocc inspect` write digests.
@@ -223,6 +257,10 @@ pub struct StoreReport {
     /// Body files not read: their input's `sha256` named a policy of the
     /// base store.
     pub bodies_skipped: usize,
+    /// Body files that could not be read (missing, not a regular file, an
+    /// I/O error): each made its host a failure, listed in `failures`
+    /// with the file (unless a later input of the host replaced it).
+    pub bodies_unreadable: usize,
     /// Store size in bytes.
     pub bytes: usize,
     /// Hosts per source.
@@ -694,9 +732,18 @@ struct Collected {
     self_redirects: usize,
     bodies_read: usize,
     bodies_skipped: usize,
+    bodies_unreadable: usize,
     /// Why a 304 found no policy to keep, by host key (settled once the
     /// duplicates are: see `prepare`).
     not_modified_lost: HashMap<String, String>,
+    /// Bodies interned and not compiled yet, and their bytes.
+    pending: Vec<u32>,
+    pending_bytes: usize,
+    /// Bodies compiled as the input streamed, by id (their bytes dropped).
+    built: HashMap<u32, Built>,
+    /// How many were.
+    compiled: usize,
+    spill: Spill,
 }
 
 /// A distinct body.
@@ -714,6 +761,8 @@ struct Body {
     /// Not read: an input stated `sha256`, and the base store's policy of
     /// that digest stands for it.
     from_base: bool,
+    /// Compiled already, its bytes dropped (`sha256` identifies it).
+    compiled: bool,
 }
 
 impl Body {
@@ -722,15 +771,6 @@ impl Body {
             .sha256
             .get_or_insert_with(|| crate::compile::sha256(&self.bytes))
     }
-}
-
-/// Why an input has no body id.
-enum BodyError {
-    /// The body is not the one its stated digest names, or too long to
-    /// read: a host failure.
-    Unusable(String),
-    /// Its file cannot be read: the build stops.
-    Input(InputErrorKind),
 }
 
 /// Host inputs as a build keeps them: a fixed-size row each, the text in
@@ -869,39 +909,90 @@ impl Collected {
     /// robots.txt cost that much each, not megabytes
     /// ([`crate::compile::compile_prefix`] compiles it as the whole).
     fn intern(&mut self, mut body: Vec<u8>) -> u32 {
-        let keep = (self.max_bytes + 1).max(crate::input::SAMPLE);
+        let keep = body_keep(self.max_bytes);
         if body.len() > keep && prefix_reads_as_whole(&body[..keep], self.max_bytes) {
             let digest = crate::compile::sha256(&body);
-            if let Some(&id) = self.by_digest.get(&digest) {
-                return id;
-            }
             let len = body.len() as u64;
             body.truncate(keep);
-            body.shrink_to_fit();
-            let id = self.bodies.len() as u32;
-            self.bodies.push(Body {
-                bytes: body,
-                len: Some(len),
-                sha256: Some(digest),
-                from_base: false,
-            });
-            self.by_digest.insert(digest, id);
-            return id;
+            return self.intern_prefix(body, len, digest);
         }
         let hash = std::hash::BuildHasher::hash_one(&self.hasher, &body[..]);
         let ids = self.by_hash.entry(hash).or_default();
-        if let Some(&id) = ids
-            .iter()
-            .find(|&&id| self.bodies[id as usize].bytes == body)
-        {
+        let bodies = &self.bodies;
+        // A compiled body's bytes are gone: its SHA-256 stands for them
+        // (computed for a body only when its hash meets one).
+        let mut digest = None;
+        if let Some(&id) = ids.iter().find(|&&id| {
+            let b = &bodies[id as usize];
+            if b.compiled {
+                b.sha256 == Some(*digest.get_or_insert_with(|| crate::compile::sha256(&body)))
+            } else {
+                b.bytes == body
+            }
+        }) {
             return id;
         }
         let id = self.bodies.len() as u32;
+        self.pending_bytes += body.len();
         self.bodies.push(Body {
             bytes: body,
             ..Body::default()
         });
         ids.push(id);
+        self.pending.push(id);
+        id
+    }
+
+    /// Compiles the bodies interned since the last call and drops their
+    /// bytes, keeping each one's SHA-256 (which finds its duplicates) and
+    /// policy.
+    fn compile_pending(
+        &mut self,
+        agent: &str,
+        options: &CompileOptions,
+        store: &StoreOptions<'_>,
+        reusable: &Reusable,
+    ) {
+        let ids = std::mem::take(&mut self.pending);
+        let built = compile_bodies(
+            &self.bodies,
+            &ids,
+            agent,
+            options,
+            store,
+            reusable,
+            self.compiled,
+            &mut self.spill,
+        );
+        self.compiled += ids.len();
+        for (&id, b) in ids.iter().zip(built) {
+            let body = &mut self.bodies[id as usize];
+            body.sha256();
+            body.bytes = Vec::new();
+            body.compiled = true;
+            self.built.insert(id, b);
+        }
+        self.pending_bytes = 0;
+        release_freed_memory();
+    }
+
+    /// The id of a body kept as its first bytes ([`body_keep`]), with the
+    /// whole body's length and SHA-256 (which identify it).
+    fn intern_prefix(&mut self, mut prefix: Vec<u8>, len: u64, digest: [u8; 32]) -> u32 {
+        if let Some(&id) = self.by_digest.get(&digest) {
+            return id;
+        }
+        prefix.shrink_to_fit();
+        let id = self.bodies.len() as u32;
+        self.pending_bytes += prefix.len();
+        self.bodies.push(Body {
+            bytes: prefix,
+            len: Some(len),
+            sha256: Some(digest),
+            ..Body::default()
+        });
+        self.by_digest.insert(digest, id);
+        self.pending.push(id);
         id
     }
 
@@ -910,11 +1001,7 @@ impl Collected {
     /// which the base store has a reusable policy: that policy stands for
     /// it (the input's statement is trusted, as its `body_path` is). A body
     /// that is read is checked against the stated digest.
-    fn body_of(
-        &mut self,
-        input: &mut HostInput,
-        base: &Reusable,
-    ) -> Result<Option<u32>, BodyError> {
+    fn body_of(&mut self, input: &mut HostInput, base: &Reusable) -> Result<Option<u32>, String> {
         // Only a 2xx response's body is compiled (RFC 9309 §2.3.1): another
         // status's is neither read nor checked.
         if !(200..300).contains(&input.status) {
@@ -927,19 +1014,24 @@ impl Collected {
                 return Ok(Some(self.base_body(d)));
             }
         }
-        let bytes = match (input.body.take(), &input.body_path) {
-            (Some(b), _) => b,
+        let id = match (input.body.take(), &input.body_path) {
+            (Some(b), _) => self.intern(b),
             (None, Some(p)) => {
                 self.bodies_read += 1;
-                read_body(p)?
+                let read = read_body(p, self.max_bytes).inspect_err(|_| {
+                    self.bodies_unreadable += 1;
+                })?;
+                match read.whole {
+                    Some((len, digest)) => self.intern_prefix(read.bytes, len, digest),
+                    None => self.intern(read.bytes),
+                }
             }
             (None, None) => return Ok(None),
         };
-        let id = self.intern(bytes);
         if let Some(d) = claimed {
             let actual = self.bodies[id as usize].sha256();
             if actual != d {
-                return Err(BodyError::Unusable(digest_mismatch(&actual, &d)));
+                return Err(digest_mismatch(&actual, &d));
             }
         }
         Ok(Some(id))
@@ -951,10 +1043,9 @@ impl Collected {
         let bodies = &mut self.bodies;
         *self.from_base.entry(d).or_insert_with(|| {
             bodies.push(Body {
-                bytes: Vec::new(),
-                len: None,
                 sha256: Some(d),
                 from_base: true,
+                ..Body::default()
             });
             (bodies.len() - 1) as u32
         })
@@ -1006,13 +1097,7 @@ impl Collected {
             None if input.status == 304 => self.not_modified(&key, &mut input, base_store, base),
             None => match self.body_of(&mut input, base) {
                 Ok(id) => id,
-                Err(BodyError::Unusable(why)) => Some(self.failure(why)),
-                Err(BodyError::Input(kind)) => {
-                    return Err(InputError {
-                        at: format!("host {:?}", input.host),
-                        kind,
-                    })
-                }
+                Err(why) => Some(self.failure(why)),
             },
         };
         // Duplicates are resolved once the hosts are sorted ([`Collected::hosts`]).
@@ -1166,7 +1251,7 @@ fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
 /// A compiled (or reused) distinct body.
 enum Built {
     Ok {
-        bytes: Vec<u8>,
+        bytes: Artifact,
         split: Option<String>,
         /// What was not read as written, when something was.
         unread: Option<String>,
@@ -1177,25 +1262,26 @@ enum Built {
     Failed(String),
 }
 
-/// Compiles the bodies `ids` once each, reusing the base store's policies
-/// for unchanged sources.
+/// Compiles the bodies `ids` once each (in parallel), reusing the base
+/// store's policies for unchanged sources; `done` bodies were compiled
+/// before (for the progress callback). The policies go to `spill`.
+#[allow(clippy::too_many_arguments)]
 fn compile_bodies(
     bodies: &[Body],
-    failures: &[String],
     ids: &[u32],
     agent: &str,
     options: &CompileOptions,
     store: &StoreOptions<'_>,
     reusable: &Reusable,
-) -> (Vec<Built>, usize) {
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    done: usize,
+    spill: &mut Spill,
+) -> Vec<Built> {
+    let counter = std::sync::atomic::AtomicUsize::new(done);
+    let total = done + ids.len();
     let fixed = fixed_options(options);
     let built: Vec<Built> = ids
         .par_iter()
         .map(|&id| {
-            if id & FAILED_INPUT != 0 {
-                return Built::Failed(failures[(id & !FAILED_INPUT) as usize].clone());
-            }
             let body = &bodies[id as usize];
             let from_base = match store.base {
                 Some(base) if !reusable.is_empty() => {
@@ -1230,21 +1316,41 @@ fn compile_bodies(
                         split: (c.data.automata.len() > 1)
                             .then(|| c.data.header.split_reason.clone()),
                         unread: crate::compile::unread_summary(&c.diagnostics),
-                        bytes: c.to_bytes().to_vec(),
+                        bytes: Artifact::Memory(c.to_bytes().to_vec()),
                         base: None,
                     },
                     Err(e) => Built::Failed(e.to_string()),
                 },
             };
-            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if let Some(p) = store.progress {
-                p(n, ids.len());
+                p(n, total);
             }
             result
         })
         .collect();
-    // Distinct base policies: two bodies (one read, one named by its
-    // digest) may reuse the same one.
+    built
+        .into_iter()
+        .map(|mut b| {
+            if let Built::Ok {
+                bytes: slot @ Artifact::Memory(_),
+                ..
+            } = &mut b
+            {
+                if let Artifact::Memory(bytes) =
+                    std::mem::replace(slot, Artifact::Memory(Vec::new()))
+                {
+                    *slot = spill.keep(bytes);
+                }
+            }
+            b
+        })
+        .collect()
+}
+
+/// Distinct base policies among `built`: two bodies (one read, one named
+/// by its digest) may reuse the same one.
+fn distinct_reused(built: &[Built]) -> usize {
     let mut reused: Vec<usize> = built
         .iter()
         .filter_map(|b| match b {
@@ -1254,7 +1360,137 @@ fn compile_bodies(
         .collect();
     reused.sort_unstable();
     reused.dedup();
-    (built, reused.len())
+    reused.len()
+}
+
+/// Compiled policies bytes in memory before [`Spill`] writes them to a
+/// temporary file instead.
+const SPILL_AFTER: usize = 256 << 20;
+
+/// Distinct body bytes collected before they are compiled (and dropped):
+/// what bounds a build's bodies in memory however many distinct ones its
+/// input holds.
+const COMPILE_AFTER: usize = 64 << 20;
+
+/// A compiled policy: in memory, or at a place of the spill file.
+enum Artifact {
+    Memory(Vec<u8>),
+    Spilled { at: u64, len: usize },
+}
+
+/// Where a build keeps its compiled policies until the index is written:
+/// in memory up to [`SPILL_AFTER`] bytes, then appended to a temporary file
+/// (in `std::env::temp_dir()`, removed as soon as it is created: it goes
+/// with the process), so that memory does not grow with the number of
+/// distinct bodies. If the file cannot be made or written, they stay in
+/// memory (the store is the same).
+struct Spill {
+    /// Bytes kept in memory before the file is used.
+    limit: usize,
+    file: Option<std::fs::File>,
+    /// Bytes written to `file`.
+    len: u64,
+    in_memory: usize,
+    /// No more writes to `file` (one failed, or it could not be made).
+    closed: bool,
+}
+
+impl Default for Spill {
+    fn default() -> Spill {
+        Spill {
+            limit: SPILL_AFTER,
+            file: None,
+            len: 0,
+            in_memory: 0,
+            closed: false,
+        }
+    }
+}
+
+impl Spill {
+    fn keep(&mut self, bytes: Vec<u8>) -> Artifact {
+        if !cfg!(unix) || self.closed || self.in_memory + bytes.len() <= self.limit {
+            self.in_memory += bytes.len();
+            return Artifact::Memory(bytes);
+        }
+        if self.file.is_none() {
+            self.file = spill_file().ok();
+        }
+        let written = self.file.as_mut().map(|f| {
+            use std::io::Write;
+            f.write_all(&bytes)
+        });
+        match written {
+            Some(Ok(())) => {
+                let at = self.len;
+                self.len += bytes.len() as u64;
+                Artifact::Spilled {
+                    at,
+                    len: bytes.len(),
+                }
+            }
+            _ => {
+                // A part may have been written: nothing more is.
+                self.closed = true;
+                self.in_memory += bytes.len();
+                Artifact::Memory(bytes)
+            }
+        }
+    }
+
+    /// The bytes of an artifact.
+    fn load<'a>(&self, a: &'a Artifact) -> Result<Cow<'a, [u8]>, StoreError> {
+        match a {
+            Artifact::Memory(b) => Ok(Cow::Borrowed(b)),
+            #[cfg(unix)]
+            Artifact::Spilled { at, len } => {
+                use std::os::unix::fs::FileExt;
+                let mut out = vec![0; *len];
+                self.file
+                    .as_ref()
+                    .ok_or_else(|| std::io::Error::other("no spill file"))
+                    .and_then(|f| f.read_exact_at(&mut out, *at))
+                    .map_err(|e| {
+                        StoreError::Input(InputError {
+                            at: "the build's temporary file of compiled policies".into(),
+                            kind: InputErrorKind::Io(e.to_string()),
+                        })
+                    })?;
+                Ok(Cow::Owned(out))
+            }
+            // `keep` spills nothing elsewhere than on Unix.
+            #[cfg(not(unix))]
+            Artifact::Spilled { .. } => Err(StoreError::Input(InputError {
+                at: "the build's temporary file of compiled policies".into(),
+                kind: InputErrorKind::Io("not kept on this system".into()),
+            })),
+        }
+    }
+}
+
+/// A new temporary file, already unlinked.
+fn spill_file() -> std::io::Result<std::fs::File> {
+    let dir = std::env::temp_dir();
+    for attempt in 0..100 {
+        let path = dir.join(format!(
+            ".robocc-build-{}-{attempt}.tmp",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free temporary file name"))
 }
 
 /// A distinct body compiled: a body kept as its first bytes as the whole.
@@ -1300,7 +1536,7 @@ fn reuse(base: &Store, i: usize) -> Built {
         (Ok(p), Ok(bytes)) => {
             let h = p.header();
             Built::Ok {
-                bytes: bytes.to_vec(),
+                bytes: Artifact::Memory(bytes.to_vec()),
                 split: h.split_reason.map(str::to_string),
                 unread: h.unread.map(str::to_string),
                 base: Some(i),
@@ -1326,8 +1562,11 @@ struct Prepared {
     reused: usize,
     bodies_read: usize,
     bodies_skipped: usize,
+    bodies_unreadable: usize,
     not_modified: usize,
     not_modified_lost: Vec<HostNote>,
+    /// Where the policies in `built` are.
+    spill: Spill,
 }
 
 /// Collect, resolve and compile: everything but the index.
@@ -1356,6 +1595,13 @@ where
         collected
             .add(input.map_err(StoreError::Input)?, &reusable, store.base)
             .map_err(StoreError::Input)?;
+        // Bodies are compiled as they stream in, a batch at a time, and
+        // only their policies kept: memory does not grow with the number of
+        // distinct bodies (a body a later input of its host replaces is
+        // compiled for nothing: the price of not holding it).
+        if collected.pending_bytes > COMPILE_AFTER {
+            collected.compile_pending(agent, options, store, &reusable);
+        }
     }
     // Resolve: hosts sorted by key (redirect targets are found by binary
     // search), then split into what the index needs.
@@ -1386,16 +1632,38 @@ where
         .collect();
     used.sort_unstable();
     used.dedup();
-    // Compile.
-    let (built, reused) = compile_bodies(
+    // Compile what is not compiled yet.
+    let todo: Vec<u32> = used
+        .iter()
+        .copied()
+        .filter(|&id| id & FAILED_INPUT == 0 && !collected.built.contains_key(&id))
+        .collect();
+    let done = collected.compiled;
+    let fresh = compile_bodies(
         &collected.bodies,
-        &collected.failures,
-        &used,
+        &todo,
         agent,
         options,
         store,
         &reusable,
+        done,
+        &mut collected.spill,
     );
+    collected.built.extend(todo.into_iter().zip(fresh));
+    let built: Vec<Built> = used
+        .iter()
+        .map(|&id| match id {
+            _ if id & FAILED_INPUT != 0 => {
+                Built::Failed(collected.failures[(id & !FAILED_INPUT) as usize].clone())
+            }
+            _ => collected
+                .built
+                .remove(&id)
+                .unwrap_or_else(|| Built::Failed("the body was not compiled".into())),
+        })
+        .collect();
+    let reused = distinct_reused(&built);
+    drop(collected.built);
     release_freed_memory();
     Ok(Prepared {
         duplicates: collected.duplicates,
@@ -1407,8 +1675,10 @@ where
         reused,
         bodies_read: collected.bodies_read,
         bodies_skipped: collected.bodies_skipped,
+        bodies_unreadable: collected.bodies_unreadable,
         not_modified,
         not_modified_lost,
+        spill: collected.spill,
     })
 }
 
@@ -1446,6 +1716,7 @@ impl Prepared {
             reused: self.reused,
             bodies_read: self.bodies_read,
             bodies_skipped: self.bodies_skipped,
+            bodies_unreadable: self.bodies_unreadable,
             duplicates: std::mem::take(&mut self.duplicates),
             self_redirects: self.self_redirects,
             not_modified: self.not_modified,
@@ -1470,7 +1741,7 @@ impl Prepared {
     ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u32>), StoreError> {
         // A policy is stored once per body, or per base policy reused.
         let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
-        let mut policies: Vec<&[u8]> = Vec::new();
+        let mut policies: Vec<Cow<'_, [u8]>> = Vec::new();
         let mut stored: Vec<u32> = Vec::new();
         let mut failed_hosts: Vec<usize> = Vec::new();
         let mut entries = Vec::new();
@@ -1501,11 +1772,16 @@ impl Prepared {
                         Some(i) => (Some(*i), 0),
                         None => (None, body),
                     };
-                    *stored_as.entry(slot).or_insert_with(|| {
-                        policies.push(bytes);
-                        stored.push(body);
-                        (policies.len() - 1) as u32
-                    })
+                    match stored_as.get(&slot) {
+                        Some(&i) => i,
+                        None => {
+                            policies.push(self.spill.load(bytes)?);
+                            stored.push(body);
+                            let i = (policies.len() - 1) as u32;
+                            stored_as.insert(slot, i);
+                            i
+                        }
+                    }
                 }
                 Built::Failed(why) => {
                     source = HostSource::Failed;
@@ -1527,16 +1803,15 @@ impl Prepared {
                 fetched_at: self.hosts.fetched_at(k),
             });
         }
-        let fallback;
         if !failed_hosts.is_empty() {
             let index = policies.len() as u32;
             for &i in &failed_hosts {
                 entries[i].policy = index;
             }
-            fallback = fallback_policy(agent, options, on_failure);
-            policies.push(&fallback);
+            policies.push(Cow::Owned(fallback_policy(agent, options, on_failure)));
             stored.push(u32::MAX);
         }
+        let policies: Vec<&[u8]> = policies.iter().map(|p| &p[..]).collect();
         report.hosts += entries.len();
         let meta = StoreMeta {
             agent: agent.to_string(),
@@ -1857,32 +2132,51 @@ pub fn build_store_default(
     )
 }
 
+/// A directory's host inputs ([`dir_inputs`]).
+#[derive(Debug, Default)]
+pub struct DirInputs {
+    /// One per `<host>.txt` / `<host>_<port>.txt` file, in name order:
+    /// status 200 and `body_path`, read by the build.
+    pub inputs: Vec<HostInput>,
+    /// `*.txt` files whose name is not a host (file name, why): no host can
+    /// be given their rules, so they are left out, and said to be.
+    pub set_aside: Vec<HostNote>,
+}
+
 /// Reads a directory of `<host>.txt` / `<host>_<port>.txt` files (status
-/// 200), in name order. Files whose name is not a host are an error naming
-/// the file.
+/// 200), in name order. The files are named (`body_path`), not read: the
+/// build reads each when it needs it, so that memory does not grow with
+/// the directory's size, and a file that cannot be read (missing, a FIFO, a
+/// subdirectory) is its host's failure. Files whose name is not a host are
+/// set aside, with why; other names (without `.txt`) are not looked at.
 ///
 /// # Errors
 ///
-/// The directory or a file cannot be read, or a name is not a host.
-pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputError> {
-    let at = |p: &std::path::Path| p.display().to_string();
-    let io = |p: &std::path::Path, e: std::io::Error| InputError {
-        at: at(p),
+/// The directory cannot be listed.
+pub fn dir_inputs(dir: &std::path::Path) -> Result<DirInputs, InputError> {
+    let io = |e: std::io::Error| InputError {
+        at: dir.display().to_string(),
         kind: InputErrorKind::Io(e.to_string()),
     };
     let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
+        .map_err(io)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
-        .map_err(|e| io(dir, e))?;
+        .map_err(io)?;
     paths.sort();
-    let mut out = Vec::new();
+    let mut out = DirInputs::default();
     for path in paths {
-        let Some(stem) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".txt"))
-        else {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            // Not UTF-8, so not a host name: said, as other odd names are.
+            if path.extension().is_some_and(|e| e == "txt") {
+                out.set_aside.push(HostNote {
+                    host: path.display().to_string(),
+                    note: "the file name is not UTF-8".into(),
+                });
+            }
+            continue;
+        };
+        let Some(stem) = name.strip_suffix(".txt") else {
             continue;
         };
         let host = match stem.rsplit_once('_') {
@@ -1891,31 +2185,38 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
             }
             _ => stem.to_string(),
         };
-        host_key(&host).map_err(|why| InputError {
-            at: at(&path),
-            kind: InputErrorKind::BadHost(host.clone(), why),
-        })?;
-        // A file too long to read is its host's failure, as in a manifest.
-        let (body, failure) = match read_body(&path) {
-            Ok(body) => (Some(body), None),
-            Err(BodyError::Unusable(why)) => (None, Some(why)),
-            // The message names the file.
-            Err(BodyError::Input(kind)) => {
-                return Err(InputError {
-                    at: format!("host {host:?}"),
-                    kind,
-                })
-            }
-        };
-        out.push(HostInput {
+        if let Err(why) = host_key(&host) {
+            out.set_aside.push(HostNote {
+                host: path.display().to_string(),
+                note: format!("{host:?} is not a host name: {why}"),
+            });
+            continue;
+        }
+        out.inputs.push(HostInput {
             host,
             status: 200,
-            body,
-            failure,
+            body_path: Some(path),
             ..HostInput::default()
         });
     }
     Ok(out)
+}
+
+/// [`dir_inputs`] for callers that want every file to be a host: a name
+/// that is not one is an error naming the file.
+///
+/// # Errors
+///
+/// The directory cannot be listed, or a name is not a host.
+pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputError> {
+    let d = dir_inputs(dir)?;
+    match d.set_aside.into_iter().next() {
+        Some(n) => Err(InputError {
+            at: n.host,
+            kind: InputErrorKind::Io(n.note),
+        }),
+        None => Ok(d.inputs),
+    }
 }
 
 /// Streams a JSONL manifest: one object per line with `host`, `status`, and
@@ -2818,20 +3119,23 @@ mod tests {
         assert_eq!(allowed("https://h5.com/p1"), Some(true));
         assert_eq!(allowed("https://h9.com/p1"), Some(false));
         assert_eq!(allowed("https://h2.com/p2"), Some(false));
-        // Without the base, the missing files are an error naming the host.
+        // Without the base, each missing file is its host's failure,
+        // naming the file.
         let opts = StoreOptions::default();
-        let err = build_store(
+        let (_, report) = build_store(
             next.iter().cloned().map(Ok),
             "Googlebot",
             &CompileOptions::default(),
             &opts,
         )
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("h0.com") && err.contains("cannot read body"),
-            "{err}"
+        .unwrap();
+        let h0 = report.failures.iter().find(|n| n.host == "h0.com").unwrap();
+        assert!(h0.note.contains("cannot read body"), "{h0:?}");
+        assert!(report.bodies_unreadable > 0, "{report:?}");
+        assert_eq!(
+            report.bodies_unreadable,
+            report.failures.len(),
+            "{report:?}"
         );
     }
 
@@ -3446,6 +3750,25 @@ mod tests {
 
     /// "policies compiled" counts the compiles that gave a policy, not the
     /// failures (listed apart) (stores audit F25).
+    /// Policies past the spill limit go to the temporary file and come
+    /// back byte for byte.
+    #[test]
+    fn spilled_policies_read_back() {
+        let mut spill = Spill {
+            limit: 10,
+            ..Spill::default()
+        };
+        let parts: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i; 7 + i as usize]).collect();
+        let kept: Vec<Artifact> = parts.iter().map(|p| spill.keep(p.clone())).collect();
+        assert!(matches!(kept[0], Artifact::Memory(_)));
+        if cfg!(unix) {
+            assert!(matches!(kept[4], Artifact::Spilled { .. }));
+        }
+        for (p, a) in parts.iter().zip(&kept) {
+            assert_eq!(&spill.load(a).unwrap()[..], &p[..]);
+        }
+    }
+
     #[test]
     fn a_failed_compile_is_not_counted_as_compiled() {
         let big: String = std::iter::once("User-agent: *\n".to_string())

@@ -160,6 +160,8 @@ pub struct WarcInputs {
     done: bool,
     parse_limit: usize,
     counts: WarcCounts,
+    /// Where the file ended before its last record did, once it has.
+    cut: Option<String>,
 }
 
 /// Opens a WARC file (`.warc` or `.warc.gz`).
@@ -198,6 +200,7 @@ pub fn warc_inputs_from(reader: impl Read + 'static, name: &str) -> WarcInputs {
         done: false,
         parse_limit: crate::parse::DEFAULT_MAX_BYTES,
         counts: WarcCounts::default(),
+        cut: None,
     }
 }
 
@@ -206,8 +209,11 @@ struct Failure {
     why: String,
     /// The input ended there (the file, or a gzip member, cut short).
     eof: bool,
-    /// The gzip layer is damaged there ([`GzDamage`]).
+    /// The gzip layer failed there ([`GzDamage`]): damage, or (with `eof`)
+    /// a member cut short.
     damaged: bool,
+    /// Of a line the input ends inside, its first bytes.
+    tail: Vec<u8>,
 }
 
 impl Failure {
@@ -216,6 +222,29 @@ impl Failure {
             why: e.to_string(),
             eof: e.kind() == io::ErrorKind::UnexpectedEof,
             damaged: e.get_ref().is_some_and(|i| i.is::<GzDamage>()),
+            tail: Vec::new(),
+        }
+    }
+}
+
+/// Skips the line breaks before a record, in place: a WARC record is
+/// followed by one blank line pair, and extra ones are tolerated, at the
+/// cost of a scan (1 GiB of them is a pass over 1 GiB, not a billion
+/// line reads).
+fn skip_blank_lines(r: &mut dyn BufRead) -> Result<(), Failure> {
+    loop {
+        let buf = r.fill_buf().map_err(|e| Failure::of(&e))?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let n = buf
+            .iter()
+            .position(|&b| b != b'\n' && b != b'\r')
+            .unwrap_or(buf.len());
+        let done = n < buf.len();
+        r.consume(n);
+        if done {
+            return Ok(());
         }
     }
 }
@@ -237,13 +266,16 @@ fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, Failure> {
                 why: format!("a header line longer than {MAX_LINE} bytes"),
                 eof: false,
                 damaged: false,
+                tail: Vec::new(),
             });
         }
         // The input ended inside the line.
+        line.truncate(16);
         return Err(Failure {
             why: "the file ends inside a header line".into(),
             eof: true,
             damaged: false,
+            tail: line,
         });
     }
     while matches!(line.last(), Some(b'\n' | b'\r')) {
@@ -260,6 +292,29 @@ struct Headers {
     date: Option<String>,
     length: Option<u64>,
     truncated: Option<String>,
+}
+
+impl Headers {
+    /// Field `name` (lower case) with its value (unfolded, trimmed).
+    fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        match name {
+            "warc-type" => self.kind = Some(value.to_string()),
+            "warc-target-uri" => {
+                // WARC 1.0 examples wrap it in <>.
+                let v = value.trim_start_matches('<').trim_end_matches('>');
+                self.uri = Some(v.to_string());
+            }
+            "warc-date" => self.date = Some(value.to_string()),
+            "warc-truncated" => self.truncated = Some(value.to_string()),
+            "content-length" => match value.parse::<u64>() {
+                Ok(n) => self.length = Some(n),
+                Err(_) => return Err(format!("Content-Length {value:?}")),
+            },
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 type Next = Option<Result<HostInput, InputError>>;
@@ -284,6 +339,15 @@ impl WarcInputs {
     /// The name errors give the file.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Where the file ended before its last record did, once the reader
+    /// met that end (a download cut short: the gzip member or record it
+    /// ends in, and why): every record before it was read, the record it
+    /// cuts was read for what it holds, and whatever followed is missing.
+    /// `None` for a file that ends where a record does.
+    pub fn truncated(&self) -> Option<&str> {
+        self.cut.as_deref()
     }
 
     /// An error at `at` (the current record, or the place between records).
@@ -331,32 +395,32 @@ impl WarcInputs {
         self.fail(at, kind)
     }
 
+    /// The file ends before its last record does (`why`, where): the
+    /// records before are kept, and the cut is said ([`WarcInputs::truncated`]).
+    fn ended(&mut self, why: String) -> Next {
+        self.done = true;
+        self.cut = Some(why);
+        None
+    }
+
     /// A record the file ends inside (`block`: what of its block there
     /// is, when its headers are whole). Nothing is lost when it is not a
-    /// capture; a capture is read for what it holds; a record that does not
-    /// say which it is is an error.
+    /// capture; a capture is read for what it holds; a record cut before
+    /// it says which it is is a loss the cut reports, as the records it
+    /// hid are.
     fn cut_short(&mut self, h: &Headers, block: Option<&[u8]>, why: &str) -> Next {
+        let at = format!("in record {} ({why})", self.record);
         self.done = true;
+        self.cut = Some(at);
         match h.kind.as_deref() {
-            Some("response") => {}
+            Some(k) if k.eq_ignore_ascii_case("response") => {}
             Some(_) => {
                 self.counts.count_type(h.kind.as_deref());
                 return None;
             }
-            None => {
-                return self.fail(
-                    format!("record {}", self.record),
-                    InputErrorKind::Io(format!(
-                        "the record is cut short before its WARC-Type ({why})"
-                    )),
-                )
-            }
+            None => return None,
         }
-        let Some(uri) = h.uri.clone() else {
-            return self.framing(format!(
-                "the record is cut short before its WARC-Target-URI ({why})"
-            ));
-        };
+        let uri = h.uri.clone()?;
         if !is_robots_txt_url(&uri) {
             self.counts.other_paths += 1;
             return None;
@@ -443,27 +507,40 @@ impl Iterator for WarcInputs {
     fn next(&mut self) -> Next {
         while !self.done {
             // Version line (blank lines before it are tolerated).
-            let version = loop {
-                match read_line(&mut *self.reader) {
-                    Ok(None) => {
-                        self.done = true;
-                        return None;
-                    }
-                    Ok(Some(l)) if l.is_empty() => continue,
-                    Ok(Some(l)) => break l,
-                    Err(f) if f.eof && !f.damaged => {
-                        let at = self.after();
-                        return self.fail(
-                            at,
-                            InputErrorKind::Io(
-                                "not a WARC record: the file ends inside a line (a damaged \
-                                 file, or bytes after its last record)"
-                                    .into(),
-                            ),
-                        );
-                    }
-                    Err(f) => return self.read_error(f, true),
+            let line = match skip_blank_lines(&mut *self.reader) {
+                Ok(()) => read_line(&mut *self.reader),
+                Err(f) => Err(f),
+            };
+            let version = match line {
+                Ok(None) => {
+                    self.done = true;
+                    return None;
                 }
+                Ok(Some(l)) => l,
+                // A gzip member cut short, or the start of a version line:
+                // the download ends there.
+                Err(f)
+                    if f.eof
+                        && (f.damaged
+                            || [&b"WARC/1.0\r"[..], b"WARC/1.1\r"]
+                                .iter()
+                                .any(|v| v.starts_with(&f.tail))) =>
+                {
+                    let at = self.after();
+                    return self.ended(format!("{at} ({})", f.why));
+                }
+                Err(f) if f.eof => {
+                    let at = self.after();
+                    return self.fail(
+                        at,
+                        InputErrorKind::Io(
+                            "not a WARC record: the file ends inside a line (a damaged \
+                             file, or bytes after its last record)"
+                                .into(),
+                        ),
+                    );
+                }
+                Err(f) => return self.read_error(f, true),
             };
             if version != b"WARC/1.0" && version != b"WARC/1.1" {
                 let shown = String::from_utf8_lossy(&version[..version.len().min(40)]).into_owned();
@@ -481,12 +558,24 @@ impl Iterator for WarcInputs {
             // Headers.
             let mut h = Headers::default();
             let mut count = 0;
+            // The field being read: a line that starts with a space or a
+            // tab continues it (WARC's LWS, as in HTTP/1.0 headers).
+            let mut field: Option<(String, String)> = None;
             loop {
                 let line = match read_line(&mut *self.reader) {
                     Ok(Some(l)) => l,
-                    Ok(None) => return self.cut_short(&h, None, "in its WARC headers"),
-                    Err(f) if f.eof => return self.cut_short(&h, None, &f.why),
-                    Err(f) => return self.read_error(f, false),
+                    Err(f) if !f.eof => return self.read_error(f, false),
+                    end => {
+                        let why = match end {
+                            Err(f) => f.why,
+                            Ok(_) => "in its WARC headers".to_string(),
+                        };
+                        // What was read of the headers says what the record is.
+                        if let Some((name, value)) = field.take() {
+                            let _ = h.set(&name, &value);
+                        }
+                        return self.cut_short(&h, None, &why);
+                    }
                 };
                 if line.is_empty() {
                     break;
@@ -496,24 +585,31 @@ impl Iterator for WarcInputs {
                     return self.framing(format!("more than {MAX_HEADERS} header lines"));
                 }
                 let line = String::from_utf8_lossy(&line);
+                if line.starts_with([' ', '\t']) {
+                    let Some((_, value)) = &mut field else {
+                        return self
+                            .framing(format!("a continuation line before any header: {line:?}"));
+                    };
+                    if value.len() + line.len() > MAX_LINE as usize {
+                        return self.framing(format!("a header longer than {MAX_LINE} bytes"));
+                    }
+                    value.push(' ');
+                    value.push_str(line.trim());
+                    continue;
+                }
                 let Some((name, value)) = line.split_once(':') else {
                     return self.framing(format!("header line without ':': {line:?}"));
                 };
-                let value = value.trim();
-                match name.trim().to_ascii_lowercase().as_str() {
-                    "warc-type" => h.kind = Some(value.to_string()),
-                    "warc-target-uri" => {
-                        // WARC 1.0 examples wrap it in <>.
-                        let v = value.trim_start_matches('<').trim_end_matches('>');
-                        h.uri = Some(v.to_string());
+                let next = (name.trim().to_ascii_lowercase(), value.trim().to_string());
+                if let Some((name, value)) = field.replace(next) {
+                    if let Err(e) = h.set(&name, &value) {
+                        return self.framing(e);
                     }
-                    "warc-date" => h.date = Some(value.to_string()),
-                    "warc-truncated" => h.truncated = Some(value.to_string()),
-                    "content-length" => match value.parse::<u64>() {
-                        Ok(n) => h.length = Some(n),
-                        Err(_) => return self.framing(format!("Content-Length {value:?}")),
-                    },
-                    _ => {}
+                }
+            }
+            if let Some((name, value)) = field.take() {
+                if let Err(e) = h.set(&name, &value) {
+                    return self.framing(e);
                 }
             }
             let Some(length) = h.length else {
@@ -541,14 +637,30 @@ impl Iterator for WarcInputs {
             match (&mut self.reader).take(4).read_to_end(&mut end) {
                 Ok(_) if end == b"\r\n\r\n" => {}
                 // The file ends in (or before) the separator: the block is
-                // whole.
-                Ok(_) if b"\r\n\r\n".starts_with(&end) => self.done = true,
+                // whole, and the cut is said.
+                Ok(_) if b"\r\n\r\n".starts_with(&end) => {
+                    self.done = true;
+                    self.cut = Some(format!(
+                        "after record {}: the file ends before the record's closing blank lines",
+                        self.record
+                    ));
+                }
                 Ok(_) => return self.framing("a record block not followed by \\r\\n\\r\\n"),
-                // The block is whole, and the file ends in what follows it.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => self.done = true,
+                // The block is whole, and the file (a gzip member) ends in
+                // what follows it.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    self.done = true;
+                    self.cut = Some(format!("after record {} ({e})", self.record));
+                }
                 Err(e) => return self.read_error(Failure::of(&e), false),
             }
-            if h.kind.as_deref() != Some("response") {
+            // WARC 1.1 gives no rule for the case of WARC-Type's value:
+            // read as the other types are, case-insensitively.
+            if !h
+                .kind
+                .as_deref()
+                .is_some_and(|k| k.eq_ignore_ascii_case("response"))
+            {
                 self.counts.count_type(h.kind.as_deref());
                 continue;
             }
@@ -627,12 +739,25 @@ fn http_response(
         let shown: String = status_line.chars().take(40).collect();
         (0, format!("no HTTP status line: {shown:?}"))
     })?;
-    let (mut location, mut transfer, mut content) = (None, Vec::new(), Vec::new());
+    // A line that starts with a space or a tab continues the header before
+    // it (RFC 9112 §5.2's obsolete folding: read as one space), so that a
+    // folded Location is read whole.
+    let mut fields: Vec<(&str, String)> = Vec::new();
     for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
+        if line.starts_with([' ', '\t']) {
+            if let Some((_, value)) = fields.last_mut() {
+                value.push(' ');
+                value.push_str(line.trim());
+            }
             continue;
-        };
-        let value = value.trim();
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            fields.push((name, value.trim().to_string()));
+        }
+    }
+    let (mut location, mut transfer, mut content) = (None, Vec::new(), Vec::new());
+    for (name, value) in &fields {
+        let value = value.as_str();
         let codings = |list: &mut Vec<String>| {
             list.extend(
                 value

@@ -830,6 +830,8 @@ fn store_build_summary_says_what_was_set_aside() {
     );
     assert_eq!(err(&o).matches("duplicate host").count(), 3, "{}", err(&o));
     let o = build(&["--quiet", "--warc", s(&fe)]);
+    assert_exit(&o, 2, "give --allow-empty");
+    let o = build(&["--quiet", "--allow-empty", "--warc", s(&fe)]);
     assert_exit(&o, 0, "no host was read: the store is empty");
     // A damaged member: what it is, where, and what to do.
     let mut bad = a.clone();

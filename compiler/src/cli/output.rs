@@ -12,26 +12,39 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` (a `what`: policy, store) to `path`; `inputs` are the
-/// files the command read, which it must not overwrite.
-pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> Result<(), String> {
+/// What `-o` does with a path, decided by [`plan_output`].
+pub enum Plan {
+    /// `-`: standard output (not a terminal).
+    Stdout,
+    /// A new file in an existing directory.
+    New,
+    /// A FIFO or a device: written through.
+    Stream,
+    /// A regular file (links followed): replaced, keeping its permissions.
+    Replace {
+        target: std::path::PathBuf,
+        permissions: std::fs::Permissions,
+    },
+}
+
+/// Checks that a `what` (policy, store) may be written to `path` without
+/// writing anything: what [`write_output`] checks first, and what a
+/// command that works long before it writes (`store build`) checks before
+/// that work, so that a missing directory or `-o -` on a terminal is said
+/// at once. `inputs` are the files the command reads, which it must not
+/// overwrite.
+pub fn plan_output(path: &Path, what: &str, inputs: &[&Path]) -> Result<Plan, String> {
     let shown = path.display();
-    let fail = |e: std::io::Error| format!("cannot write {what} {shown}: {e}");
     if path.as_os_str() == "-" {
-        let stdout = std::io::stdout();
-        if std::io::IsTerminal::is_terminal(&stdout) {
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
             return Err(format!(
                 "not writing a binary {what} to a terminal: redirect standard output \
                  (-o - > FILE) or give -o FILE"
             ));
         }
-        let mut out = stdout.lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write {what} to standard output: {e}"));
+        return Ok(Plan::Stdout);
     }
-    use robocc_compiler::output::{destination, replace_file, Destination, Refusal};
+    use robocc_compiler::output::{destination, Destination, Refusal};
     let destination = destination(path);
     // A file of a store set's directory (its index, a shard, or a new
     // name there) is the set's: `--shards N -o DIR` rewrites it whole.
@@ -56,17 +69,17 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
                 dir.display()
             ));
         }
+        if matches!(destination, Ok(Destination::New)) && !dir.is_dir() {
+            return Err(format!(
+                "cannot write {what} {shown}: its directory {} does not exist (create it, \
+                 or give another -o)",
+                dir.display()
+            ));
+        }
     }
     match destination {
-        Ok(Destination::New) => replace_file(path, bytes, None).map_err(fail),
-        Ok(Destination::Stream) => {
-            // A FIFO or a device: open it as it is, never replace it.
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(fail)?;
-            f.write_all(bytes).and_then(|()| f.flush()).map_err(fail)
-        }
+        Ok(Destination::New) => Ok(Plan::New),
+        Ok(Destination::Stream) => Ok(Plan::Stream),
         Ok(Destination::Replace {
             target,
             permissions,
@@ -84,8 +97,10 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
                     "{shown} is read-only: not replaced (make it writable or write elsewhere)"
                 ));
             }
-            // The file a symbolic link points to is replaced, not the link.
-            replace_file(&target, bytes, Some(permissions)).map_err(fail)
+            Ok(Plan::Replace {
+                target,
+                permissions,
+            })
         }
         Err(Refusal::Directory) => Err(format!(
             "{shown} is a directory: give a file name for the {what}, e.g. -o {}",
@@ -97,7 +112,39 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> 
         Err(Refusal::Other) => Err(format!(
             "{shown} is not a regular file, FIFO or character device: not written"
         )),
-        Err(Refusal::Io(e)) => Err(fail(e)),
+        Err(Refusal::Io(e)) => Err(format!("cannot write {what} {shown}: {e}")),
+    }
+}
+
+/// Writes `bytes` (a `what`: policy, store) to `path`, checked again by
+/// [`plan_output`] (what is at the path may have changed since a first
+/// check); `inputs` are the files the command read, which it must not
+/// overwrite.
+pub fn write_output(path: &Path, bytes: &[u8], what: &str, inputs: &[&Path]) -> Result<(), String> {
+    let shown = path.display();
+    let fail = |e: std::io::Error| format!("cannot write {what} {shown}: {e}");
+    match plan_output(path, what, inputs)? {
+        Plan::Stdout => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write {what} to standard output: {e}"))
+        }
+        Plan::New => robocc_compiler::output::replace_file(path, bytes, None).map_err(fail),
+        Plan::Stream => {
+            // A FIFO or a device: open it as it is, never replace it.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(fail)?;
+            f.write_all(bytes).and_then(|()| f.flush()).map_err(fail)
+        }
+        // The file a symbolic link points to is replaced, not the link.
+        Plan::Replace {
+            target,
+            permissions,
+        } => robocc_compiler::output::replace_file(&target, bytes, Some(permissions)).map_err(fail),
     }
 }
 

@@ -4,8 +4,8 @@ use super::{open_base_store, CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
 use robocc_compiler::store::StoreReport;
 use robocc_compiler::store::{
-    build_store, build_store_set, inputs_from_dir, manifest_inputs, manifest_inputs_from,
-    HostInput, InputError, InputErrorKind, OnFailure, StoreError, StoreOptions,
+    build_store, build_store_set, dir_inputs, manifest_inputs, manifest_inputs_from, HostInput,
+    HostNote, InputError, InputErrorKind, OnFailure, StoreError, StoreOptions,
 };
 use robocc_compiler::warc::{warc_inputs, WarcCounts};
 use std::cell::RefCell;
@@ -38,7 +38,9 @@ enum OnFailureArg {
 
 #[derive(Args)]
 pub struct BuildArgs {
-    /// A directory of <host>.txt or <host>_<port>.txt files.
+    /// A directory of <host>.txt or <host>_<port>.txt files (a .txt file
+    /// whose name is not a host is set aside, with a warning; a file that
+    /// cannot be read, a FIFO among them, is its host's failure).
     #[arg(value_name = "DIR", help_heading = "Input")]
     dir: Option<PathBuf>,
     /// A JSONL manifest of fetch results (instead of a directory); - reads
@@ -53,7 +55,8 @@ pub struct BuildArgs {
     /// Common Crawl robots.txt WARC files (.warc or .warc.gz), read in the
     /// order given: each response record of a /robots.txt is its host's
     /// capture; other records are counted and set aside (instead of a
-    /// directory or a manifest).
+    /// directory or a manifest). A file cut short keeps the records before
+    /// the cut, with a warning.
     #[arg(
         long,
         value_name = "FILE",
@@ -67,7 +70,8 @@ pub struct BuildArgs {
     /// (and with a manifest's "sha256", unchanged bodies are not even read);
     /// a host that answered 304 Not Modified keeps its policy from it. The
     /// whole base is validated first (every slot, policy and checksum): a
-    /// damaged base is refused, never copied from.
+    /// damaged base is refused, never copied from. One store file: a store
+    /// set cannot be a base yet.
     #[arg(long, value_name = "STORE", help_heading = "Input")]
     base: Option<PathBuf>,
     /// Where to write the store: a file (replaced atomically), a FIFO or
@@ -83,7 +87,8 @@ pub struct BuildArgs {
     output: PathBuf,
     /// Write a store set: N shard stores and an index in the directory -o
     /// names, hosts partitioned by the hash of their key (1 to 65536;
-    /// docs/artifact.md, "Store sets").
+    /// docs/artifact.md, "Store sets"); more shards than hosts is warned
+    /// about.
     #[arg(long, value_name = "N", help_heading = "Output")]
     shards: Option<usize>,
     /// Policy for hosts whose robots.txt fails to compile.
@@ -94,6 +99,11 @@ pub struct BuildArgs {
     #[arg(long, value_name = "BYTES", default_value_t = robocc_engine::MAX_FRAMED_LEN,
           help_heading = "Output")]
     max_store_bytes: usize,
+    /// Write the store (or set) even when the build read no host and -o
+    /// holds a store (or set) with hosts: without it, that is refused, so
+    /// that a failed fetch stage does not empty yesterday's store.
+    #[arg(long, help_heading = "Output")]
+    allow_empty: bool,
     /// No progress bar and no summary.
     #[arg(short, long, conflicts_with = "verbose", help_heading = "Output")]
     quiet: bool,
@@ -120,7 +130,8 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     inputs_read.extend(args.manifest.as_deref().filter(|m| m.as_os_str() != "-"));
     inputs_read.extend(args.dir.as_deref());
     inputs_read.extend(args.warc.iter().map(PathBuf::as_path));
-    // A store set's output is checked before anything is compiled.
+    // The output is checked before anything is read or compiled (and
+    // again when it is written).
     let set_dir = match args.shards {
         Some(n) => Some((n, check_shards(args, n, &inputs_read)?)),
         None => {
@@ -131,11 +142,16 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                     args.output.join("hosts.store").display()
                 ));
             }
+            super::output::plan_output(&args.output, "store", &inputs_read)?;
             None
         }
     };
+    // A directory's files whose name is not a host.
+    let mut set_aside: Vec<HostNote> = Vec::new();
     // Each WARC file's counts, once it is read.
     let tally: Rc<RefCell<Vec<(String, WarcCounts)>>> = Rc::default();
+    // Each WARC file that ends before its last record does, and where.
+    let cuts: Rc<RefCell<Vec<(String, String)>>> = Rc::default();
     let inputs: Box<dyn Iterator<Item = Result<HostInput, InputError>>> =
         match (&args.manifest, &args.dir) {
             _ if !args.warc.is_empty() => {
@@ -145,8 +161,10 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                     files.push(file.parse_limit(options.parse.max_bytes));
                 }
                 let tally = Rc::clone(&tally);
+                let cuts = Rc::clone(&cuts);
                 Box::new(files.into_iter().flat_map(move |mut file| {
                     let tally = Rc::clone(&tally);
+                    let cuts = Rc::clone(&cuts);
                     let mut counted = false;
                     std::iter::from_fn(move || {
                         let next = file.next();
@@ -155,6 +173,10 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                             tally
                                 .borrow_mut()
                                 .push((file.name().to_string(), file.counts()));
+                            if let Some(cut) = file.truncated() {
+                                cuts.borrow_mut()
+                                    .push((file.name().to_string(), cut.to_string()));
+                            }
                         }
                         next
                     })
@@ -180,12 +202,11 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                 ))
             }
             (Some(m), _) => Box::new(manifest_inputs(m).map_err(|e| e.to_string())?),
-            (None, Some(d)) => Box::new(
-                inputs_from_dir(d)
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .map(Ok),
-            ),
+            (None, Some(d)) => {
+                let d = dir_inputs(d).map_err(|e| e.to_string())?;
+                set_aside = d.set_aside;
+                Box::new(d.inputs.into_iter().map(Ok))
+            }
             (None, None) => {
                 return Err(
                     "nothing to build from: give a directory of <host>.txt files, \
@@ -248,6 +269,9 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         let (set, report) = build_store_set(inputs, &agent, &options, &store_options, n)
             .map_err(|e| build_error(args, e))?;
         bar.finish_and_clear();
+        if report.hosts == 0 {
+            refuse_emptying(args, &was)?;
+        }
         if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
             return Err(format!(
                 "{}: not written: shard {i} would be {} bytes, over --max-store-bytes {}; use more shards or raise the limit",
@@ -261,12 +285,26 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         if !args.quiet {
             summary(args, &report, &tally.borrow());
         }
-        warnings(args, &report, &tally.borrow());
+        warnings(args, &report, &tally.borrow(), &set_aside);
+        cut_files(&cuts.borrow());
+        if n > report.hosts {
+            // Not refused: a pipeline with a fixed N may have a small day.
+            diag!(
+                "{}: warning: --shards {n} for {} hosts: at least {} of the {n} shard files \
+                 hold no host; fewer shards would do",
+                args.output.display(),
+                report.hosts,
+                n - report.hosts
+            );
+        }
         return Ok(0);
     }
     let (bytes, report) =
         build_store(inputs, &agent, &options, &store_options).map_err(|e| build_error(args, e))?;
     bar.finish_and_clear();
+    if report.hosts == 0 {
+        refuse_emptying(args, &super::output::SetDir::New)?;
+    }
     if bytes.len() > max {
         return Err(format!(
             "{}: not written: the store would be {} bytes, over --max-store-bytes {}; \
@@ -280,8 +318,57 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     if !args.quiet {
         summary(args, &report, &tally.borrow());
     }
-    warnings(args, &report, &tally.borrow());
+    warnings(args, &report, &tally.borrow(), &set_aside);
+    cut_files(&cuts.borrow());
     Ok(0)
+}
+
+/// WARC files cut short (a download that broke off): their records up to
+/// the cut are in the store, the rest is missing, so said even with
+/// --quiet.
+fn cut_files(cuts: &[(String, String)]) {
+    for (name, at) in cuts {
+        diag!(
+            "{name}: warning: the file is cut short: it ends {at}; the records before the cut \
+             are read, the rest is missing (download the file again)"
+        );
+    }
+}
+
+/// A build that read no host does not replace a store (or set) that has
+/// hosts unless `--allow-empty` says so: an empty manifest is what a failed
+/// fetch stage leaves, and an empty store answers "unknown" for every host.
+/// Nothing, an empty file, or an empty store may be replaced; so may a
+/// FIFO or standard output (nothing is lost there).
+fn refuse_emptying(args: &BuildArgs, set: &super::output::SetDir) -> Result<(), String> {
+    if args.allow_empty {
+        return Ok(());
+    }
+    let out = &args.output;
+    let held = match set {
+        super::output::SetDir::Set(_) => robocc_engine::StoreSet::open(out)
+            .ok()
+            .filter(|s| s.host_count() > 0)
+            .map(|s| format!("a store set of {} hosts", s.host_count())),
+        _ if out.as_os_str() == "-" => None,
+        _ => match std::fs::metadata(out) {
+            Ok(m) if m.is_file() && m.len() > 0 => match robocc_engine::Store::open(out) {
+                Ok(s) if s.host_count() == 0 => None,
+                Ok(s) => Some(format!("a store of {} hosts", s.host_count())),
+                Err(_) => Some(format!("a file of {} bytes", m.len())),
+            },
+            _ => None,
+        },
+    };
+    match held {
+        None => Ok(()),
+        Some(held) => Err(format!(
+            "{}: not written: the build read no host, and {} holds {held} (did the fetch stage \
+             fail?); give --allow-empty to replace it with an empty store",
+            out.display(),
+            out.display()
+        )),
+    }
 }
 
 /// A build's error, with what to do when the input or the base is damaged.
@@ -309,7 +396,35 @@ fn build_error(args: &BuildArgs, e: StoreError) -> String {
 /// What deserves a word even with --quiet: a WARC file without a single
 /// robots.txt capture (an empty download, the wrong file), a build of no
 /// host at all.
-fn warnings(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)]) {
+fn warnings(
+    args: &BuildArgs,
+    report: &StoreReport,
+    files: &[(String, WarcCounts)],
+    set_aside: &[HostNote],
+) {
+    let out = super::output_name(&args.output);
+    // A file left out, or a body that could not be read, changes answers
+    // (unknown, or the --on-failure policy): said even with --quiet.
+    for n in set_aside
+        .iter()
+        .take(if args.verbose { usize::MAX } else { 5 })
+    {
+        diag!("{}: warning: set aside (not a host): {}", n.host, n.note);
+    }
+    if set_aside.len() > 5 && !args.verbose {
+        diag!(
+            "{out}: warning: {} files set aside in all (their names are not hosts); --verbose \
+             lists them",
+            set_aside.len()
+        );
+    }
+    if report.bodies_unreadable > 0 {
+        diag!(
+            "{out}: warning: {} body files could not be read: their hosts get the --on-failure \
+             policy (the summary lists them with the file)",
+            report.bodies_unreadable
+        );
+    }
     for (name, c) in files.iter().filter(|(_, c)| c.captures == 0) {
         if c.records == 0 {
             diag!("{name}: warning: no WARC record in it: is it the file you meant?");
