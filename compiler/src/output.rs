@@ -128,3 +128,40 @@ fn create_temp(path: &Path, name: &std::ffi::OsStr) -> std::io::Result<(PathBuf,
         }
     }
 }
+
+/// What a store build's destination holds that an empty build would lose:
+/// a store or store set with hosts, or a file that is no store (`None`:
+/// nothing, an empty file or store, a FIFO or device, standard output).
+/// A build that read no host refuses to replace it unless told to: an
+/// empty manifest is what a failed fetch stage leaves (issue 41, item 8).
+pub fn hosts_held(path: &Path) -> Option<String> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        return robocc_engine::StoreSet::open(path)
+            .ok()
+            .filter(|s| s.host_count() > 0)
+            .map(|s| format!("a store set of {} hosts", s.host_count()));
+    }
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    match robocc_engine::Store::open(path) {
+        Ok(s) if s.host_count() == 0 => None,
+        Ok(s) => Some(format!("a store of {} hosts", s.host_count())),
+        Err(_) => Some(format!("a file of {} bytes", meta.len())),
+    }
+}
+
+/// The refusal of an empty build over `path`, which holds `held`
+/// ([`hosts_held`]); `flag` names the option that allows it.
+pub fn emptying_refused(path: &Path, held: &str, flag: &str) -> String {
+    format!(
+        "{}: not written: the build read no host, and {} holds {held} (did the fetch stage \
+         fail?); give {flag} to replace it with an empty store",
+        path.display(),
+        path.display()
+    )
+}

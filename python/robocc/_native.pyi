@@ -235,6 +235,7 @@ def build_store(
     on_failure: str = "disallow",
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,
+    allow_empty: bool = False,
 ) -> StoreReport: ...
 def token_from_header(header: str) -> Optional[str]: ...
 

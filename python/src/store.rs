@@ -541,7 +541,8 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
 /// (``"disallow"`` or ``"allow"``) is what hosts whose body fails to compile
 /// get; ``base`` is a previous store whose unchanged policies are copied
 /// (validated whole first: a damaged one raises ``StoreBuildError``);
-/// ``max_store_bytes`` refuses a larger store (0: no limit). Paths are
+/// ``max_store_bytes`` refuses a larger store (0: no limit); a build that read
+/// no host does not replace a store with hosts unless ``allow_empty``. Paths are
 /// ``str``, ``bytes`` or ``os.PathLike``; a FIFO, socket or device is an
 /// ``OSError`` at once (never waited on). The GIL is released while
 /// building. ``dialect="auto"`` is refused (one dialect for every host, as
@@ -563,6 +564,7 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
     records_close_groups = false, training_agents = Strings::default(),
     purposes = Strings::default(), layout = "auto", references = References::default(),
     on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
+    allow_empty = false,
 ))]
 // Written out: see `compile`.
 #[pyo3(
@@ -571,7 +573,7 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
                       max_rules=100000, max_states=200000, max_table_bytes=268435456, \
                       max_automata=1024, compile_timeout=30.0, records_close_groups=False, \
                       training_agents=(), purposes=(), layout='auto', references={}, on_failure='disallow', \
-                      base=None, max_store_bytes=4294967295)"
+                      base=None, max_store_bytes=4294967295, allow_empty=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn build_store(
@@ -598,6 +600,7 @@ pub fn build_store(
     on_failure: &str,
     base: Option<FsPath>,
     max_store_bytes: Limit,
+    allow_empty: bool,
 ) -> PyResult<StoreReport> {
     let (manifest_path, out_path, base) = (manifest_path.0, out_path.0, base.map(|b| b.0));
     let options = Options {
@@ -674,6 +677,15 @@ pub fn build_store(
             bytes.len(),
             max_store_bytes
         )));
+    }
+    if report.hosts == 0 && !allow_empty {
+        if let Some(held) = robocc_compiler::output::hosts_held(&out_path) {
+            return Err(build_error(robocc_compiler::output::emptying_refused(
+                &out_path,
+                &held,
+                "allow_empty=True",
+            )));
+        }
     }
     convert::write_replacing(&out_path, &bytes)?;
     let c = report.by_source;

@@ -112,3 +112,19 @@ def test_generated_authorities_agree_with_urllib(store):
         read += agree(store, url)
     # Not a reader that refuses everything.
     assert read > 2_000, read
+
+
+def test_an_empty_build_does_not_replace_a_store_with_hosts(tmp_path, store):
+    """Issue 41, item 8, in Python: an empty manifest (a failed fetch stage)
+    must not wipe yesterday's store; ``allow_empty=True`` says it may."""
+    full = tmp_path / "m.jsonl"
+    full.write_text('{"host": "a.example", "status": 200, "body": "User-agent: *\\nDisallow: /\\n"}\n')
+    out = tmp_path / "s.store"
+    robocc.build_store(full, "ExampleBot", out)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(robocc.StoreBuildError, match="read no host.*allow_empty=True"):
+        robocc.build_store(empty, "ExampleBot", out)
+    assert robocc.Store.open(out).allowed("https://a.example/x") is False
+    robocc.build_store(empty, "ExampleBot", out, allow_empty=True)
+    assert len(robocc.Store.open(out)) == 0

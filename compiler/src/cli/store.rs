@@ -270,7 +270,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             .map_err(|e| build_error(args, e))?;
         bar.finish_and_clear();
         if report.hosts == 0 {
-            refuse_emptying(args, &was)?;
+            refuse_emptying(args)?;
         }
         if let Some((i, s)) = set.shards.iter().enumerate().find(|(_, s)| s.len() > max) {
             return Err(format!(
@@ -303,7 +303,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         build_store(inputs, &agent, &options, &store_options).map_err(|e| build_error(args, e))?;
     bar.finish_and_clear();
     if report.hosts == 0 {
-        refuse_emptying(args, &super::output::SetDir::New)?;
+        refuse_emptying(args)?;
     }
     if bytes.len() > max {
         return Err(format!(
@@ -340,33 +340,16 @@ fn cut_files(cuts: &[(String, String)]) {
 /// fetch stage leaves, and an empty store answers "unknown" for every host.
 /// Nothing, an empty file, or an empty store may be replaced; so may a
 /// FIFO or standard output (nothing is lost there).
-fn refuse_emptying(args: &BuildArgs, set: &super::output::SetDir) -> Result<(), String> {
+fn refuse_emptying(args: &BuildArgs) -> Result<(), String> {
     if args.allow_empty {
         return Ok(());
     }
-    let out = &args.output;
-    let held = match set {
-        super::output::SetDir::Set(_) => robocc_engine::StoreSet::open(out)
-            .ok()
-            .filter(|s| s.host_count() > 0)
-            .map(|s| format!("a store set of {} hosts", s.host_count())),
-        _ if out.as_os_str() == "-" => None,
-        _ => match std::fs::metadata(out) {
-            Ok(m) if m.is_file() && m.len() > 0 => match robocc_engine::Store::open(out) {
-                Ok(s) if s.host_count() == 0 => None,
-                Ok(s) => Some(format!("a store of {} hosts", s.host_count())),
-                Err(_) => Some(format!("a file of {} bytes", m.len())),
-            },
-            _ => None,
-        },
-    };
-    match held {
+    match robocc_compiler::output::hosts_held(&args.output) {
         None => Ok(()),
-        Some(held) => Err(format!(
-            "{}: not written: the build read no host, and {} holds {held} (did the fetch stage \
-             fail?); give --allow-empty to replace it with an empty store",
-            out.display(),
-            out.display()
+        Some(held) => Err(robocc_compiler::output::emptying_refused(
+            &args.output,
+            &held,
+            "--allow-empty",
         )),
     }
 }
