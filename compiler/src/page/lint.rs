@@ -60,7 +60,9 @@ const MAX_NAMED_READS: usize = 32;
 /// crawler a META tag names reads it (the first 32 names in
 /// sorted order; a finding says how many more there are).
 pub fn lint(html: &[u8], agent: Option<&str>) -> Vec<PageFinding> {
-    lint_by(html, agent, |agents| PageRules::read_many(html, &[], &options(agents)))
+    lint_by(html, agent, |agents| {
+        PageRules::read_many(html, &[], &options(agents))
+    })
 }
 
 fn options<'a>(agents: &[&'a str]) -> Vec<PageOptions<'a>> {
@@ -101,7 +103,11 @@ fn lint_by(
                 .collect();
             // Every named crawler's reading from one more scan of the page
             // (a scan per crawler made a 4 MB page take half a minute).
-            let named: Vec<&str> = names.iter().take(MAX_NAMED_READS).map(String::as_str).collect();
+            let named: Vec<&str> = names
+                .iter()
+                .take(MAX_NAMED_READS)
+                .map(String::as_str)
+                .collect();
             if !named.is_empty() {
                 runs.extend(read(&named));
             }

@@ -272,9 +272,9 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                     .push_with(|| Qualifier::new("unavailable_after", date));
                 match at {
                     Some(t) => d.unavailable_after.push((t, date.to_string())),
-                    None => d.unknown.push_with(|| super::clip(&format!(
-                        "unavailable_after: unreadable date {date:?}"
-                    ))),
+                    None => d.unknown.push_with(|| {
+                        super::clip(&format!("unavailable_after: unreadable date {date:?}"))
+                    }),
                 }
                 continue;
             }
@@ -321,9 +321,9 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                     match v.trim().parse::<i64>() {
                         Ok(0) => rule(Usage::PresentSnippet, false),
                         Ok(_) => {}
-                        Err(_) => d
-                            .unknown
-                            .push_with(|| super::clip(&format!("max-snippet: {v:?} is not a number"))),
+                        Err(_) => d.unknown.push_with(|| {
+                            super::clip(&format!("max-snippet: {v:?} is not a number"))
+                        }),
                     }
                 }
                 ("max-image-preview" | "max-video-preview", Some(v)) => {

@@ -29,8 +29,8 @@ pub use meta::parse_date;
 pub use preferences::{PageSignal, SignalKind};
 
 use robocc_engine::{Usage, UsageSet};
-use std::collections::{HashMap, HashSet};
 use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
@@ -1356,7 +1356,6 @@ impl<'o> Reader<'o> {
 }
 
 impl PageRules {
-
     fn resolve(&mut self, statements: &[Statement], classes: &ClassUsages) {
         let overridden = overridden(statements);
         for &u in Usage::ACAP {
