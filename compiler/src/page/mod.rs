@@ -996,7 +996,7 @@ impl Reader<'_> {
                 let source = Source::Meta {
                     offset: tag.start,
                     name: clip(who),
-                    content: clip(&content),
+                    content: clip(content),
                 };
                 if who.eq_ignore_ascii_case("tdm-reservation") {
                     self.tdm_reservation(content, source);
