@@ -77,7 +77,18 @@ const KNOWN: &[&str] = &[
 /// in: the longest date form (`Wed, 25 Jun 2026 15:00:00 GMT`) has six
 /// tokens, so a long list costs a bounded amount per directive.
 const DATE_TOKENS: usize = 8;
+/// Tokens a date form has at most (RFC 1123 with its weekday and zone:
+/// `Wed,` `25` `Jun` `2026` `15:00:00` `GMT`): a longer prefix of the run
+/// is not tried (each try reads it whole).
+const DATE_FORM_TOKENS: usize = 6;
 const DATE_TOKEN_LEN: usize = 64;
+
+/// A byte a date's token can have (names, digits, `:` and `.` of a time,
+/// `+` `-` of a zone or an ISO date); a token's ends may be other
+/// whitespace, which [`parse_date`] trims.
+fn date_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b':' | b'+' | b'-' | b'.')
+}
 
 fn is_directive(tok: &str) -> bool {
     let key = tok.split_once(':').map_or(tok, |(k, _)| k);
@@ -85,16 +96,19 @@ fn is_directive(tok: &str) -> bool {
 }
 
 /// Tokens as one date string: a space between tokens of one item, `, `
-/// between items.
-fn join(run: &[(usize, &str)]) -> String {
+/// between items; and where each prefix of the run ends in it (`ends[n]`:
+/// the first `n` tokens), so that every prefix is read from one string.
+fn join(run: &[(usize, &str)]) -> (String, Vec<usize>) {
     let mut s = String::new();
+    let mut ends = vec![0];
     for (k, (item, t)) in run.iter().enumerate() {
         if k > 0 {
             s.push_str(if run[k - 1].0 == *item { " " } else { ", " });
         }
         s.push_str(t);
+        ends.push(s.len());
     }
-    s
+    (s, ends)
 }
 
 /// A list that keeps its first `N` items and drops the rest: the reader
@@ -111,9 +125,11 @@ impl<T, const N: usize> Default for Capped<T, N> {
 }
 
 impl<T, const N: usize> Capped<T, N> {
-    pub fn push(&mut self, item: T) {
+    /// Keeps the item `item` makes, made only when it is kept (past the
+    /// cap, a hostile list's items cost no copy).
+    pub fn push_with(&mut self, item: impl FnOnce() -> T) {
         if self.0.len() < N {
-            self.0.push(item);
+            self.0.push(item());
         }
     }
 }
@@ -205,9 +221,25 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                     run.push((item, t));
                 }
                 let inline_len = usize::from(inline.is_some_and(|v| !v.is_empty()));
-                let read = (1..=run.len())
-                    .rev()
-                    .find_map(|n| parse_date(&join(&run[..n])).map(|t| (n, t)));
+                // Every date form starts with a digit or a letter (a year,
+                // a day, a weekday or month name): a run that does not is
+                // no date however many of its tokens are read.
+                let (joined, ends) = join(&run);
+                let read = joined
+                    .starts_with(|c: char| c.is_ascii_alphanumeric())
+                    .then(|| {
+                        // Nor a prefix with a token of other characters
+                        // than a date's (`unavailable_after:` is none).
+                        let datable = run
+                            .iter()
+                            .take(DATE_FORM_TOKENS)
+                            .take_while(|(_, t)| t.trim().bytes().all(date_byte))
+                            .count();
+                        (1..=datable)
+                            .rev()
+                            .find_map(|n| parse_date(&joined[..ends[n]]).map(|t| (n, t)))
+                    })
+                    .flatten();
                 let (taken, at) = match read {
                     Some((n, t)) => (n, Some(t)),
                     // Unreadable: the rest of the item, up to a directive.
@@ -220,7 +252,7 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                         None,
                     ),
                 };
-                let date = join(&run[..taken]);
+                let date = &joined[..ends[taken]];
                 let in_next = run[..taken].iter().filter(|(item, _)| *item == 1).count();
                 if in_next > 0 {
                     toks = items
@@ -237,12 +269,12 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                     }
                 }
                 d.qualifiers
-                    .push(Qualifier::new("unavailable_after", &date));
+                    .push_with(|| Qualifier::new("unavailable_after", date));
                 match at {
-                    Some(t) => d.unavailable_after.push((t, date)),
-                    None => d.unknown.push(super::clip(&format!(
-                        "unavailable_after: unreadable date {date:?}"
-                    ))),
+                    Some(t) => d.unavailable_after.push((t, date.to_string())),
+                    None => d.unknown.push_with(|| {
+                        super::clip(&format!("unavailable_after: unreadable date {date:?}"))
+                    }),
                 }
                 continue;
             }
@@ -285,22 +317,22 @@ pub(crate) fn parse_at(content: &str, now: Option<i64>) -> Directives {
                 ("follow", None) => rule(Usage::Follow, true),
                 ("all", None) => {}
                 ("max-snippet", Some(v)) => {
-                    d.qualifiers.push(Qualifier::new("max-snippet", v));
+                    d.qualifiers.push_with(|| Qualifier::new("max-snippet", v));
                     match v.trim().parse::<i64>() {
                         Ok(0) => rule(Usage::PresentSnippet, false),
                         Ok(_) => {}
-                        Err(_) => d
-                            .unknown
-                            .push(super::clip(&format!("max-snippet: {v:?} is not a number"))),
+                        Err(_) => d.unknown.push_with(|| {
+                            super::clip(&format!("max-snippet: {v:?} is not a number"))
+                        }),
                     }
                 }
                 ("max-image-preview" | "max-video-preview", Some(v)) => {
-                    d.qualifiers.push(Qualifier::new(&key, v));
+                    d.qualifiers.push_with(|| Qualifier::new(&key, v));
                 }
                 ("noimageindex" | "notranslate" | "indexifembedded", None) => {
-                    d.qualifiers.push(Qualifier::new(&key, ""));
+                    d.qualifiers.push_with(|| Qualifier::new(&key, ""));
                 }
-                _ => d.unknown.push(super::clip(tok)),
+                _ => d.unknown.push_with(|| super::clip(tok)),
             }
         }
     }
@@ -431,9 +463,10 @@ fn month(s: &str) -> Option<i64> {
         "november",
         "december",
     ];
-    let s = s.to_ascii_lowercase();
+    // Compared in place (no lower-case copy per attempt).
+    let is = |w: &str| s.eq_ignore_ascii_case(w);
     M.iter()
-        .position(|m| s == *m || s == m[..3] || (s == "sept" && m.starts_with("sept")))
+        .position(|m| is(m) || is(&m[..3]) || (is("sept") && m.starts_with("sept")))
         .map(|i| i as i64 + 1)
 }
 
@@ -448,8 +481,8 @@ fn weekday_name(s: &str) -> bool {
         "saturday",
         "sunday",
     ];
-    let s = s.to_ascii_lowercase();
-    D.iter().any(|d| s == *d || s == d[..3])
+    D.iter()
+        .any(|d| s.eq_ignore_ascii_case(d) || s.eq_ignore_ascii_case(&d[..3]))
 }
 
 /// The seconds of a time of day that exists: hour 0–23 (24 only as

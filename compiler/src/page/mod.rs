@@ -29,6 +29,7 @@ pub use meta::parse_date;
 pub use preferences::{PageSignal, SignalKind};
 
 use robocc_engine::{Usage, UsageSet};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::rc::Rc;
@@ -542,7 +543,10 @@ impl Reader<'_> {
     }
 
     /// Directives in META `name` / `X-Robots-Tag` addressed to `who`.
-    fn directives(&mut self, who: &str, content: &str, source: Source) {
+    /// `looks` is whether `content` reads as robots directives, when a
+    /// reader of the same tag has found it (each reader of a scan would
+    /// otherwise parse the content again).
+    fn directives(&mut self, who: &str, content: &str, source: Source, looks: &Cell<Option<bool>>) {
         let named = if who.eq_ignore_ascii_case("robots") {
             false
         } else if !self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent) {
@@ -550,9 +554,13 @@ impl Reader<'_> {
         } else {
             // Not addressed to this crawler: only lint cares, and only when
             // the content reads as robots directives.
-            let d = meta::parse(content);
-            let looks = acap_meta::is_acap(content)
-                || ((!d.rules.is_empty() || !d.qualifiers.is_empty()) && d.unknown.is_empty());
+            let looks = looks.get().unwrap_or_else(|| {
+                let d = meta::parse(content);
+                let l = acap_meta::is_acap(content)
+                    || ((!d.rules.is_empty() || !d.qualifiers.is_empty()) && d.unknown.is_empty());
+                looks.set(Some(l));
+                l
+            });
             if looks {
                 if token_like(who) {
                     self.diag(
@@ -961,7 +969,16 @@ impl Reader<'_> {
         }
     }
 
-    fn start(&mut self, tag: &tokenize::StartTag) {
+    /// A start tag; `meta` is its `name` and `content` decoded (once for
+    /// all the readers of one scan), `class` its class attribute, `looks`
+    /// the shared answer of [`Reader::directives`] for other crawlers.
+    fn start(
+        &mut self,
+        tag: &tokenize::StartTag,
+        meta: Option<(&str, &str)>,
+        class: Option<&str>,
+        looks: &Cell<Option<bool>>,
+    ) {
         let name = &tag.name[..];
         if name == b"body" && self.rules.head_end.is_none() {
             self.rules.head_end = Some(tag.start);
@@ -970,11 +987,7 @@ impl Reader<'_> {
             self.in_body = true;
         }
         if name == b"meta" {
-            if let (Some(n), Some(c)) = (&tag.attr_name, &tag.content) {
-                // Borrowed when they are UTF-8 (no copy of a huge value).
-                let who = String::from_utf8_lossy(n);
-                let who = who.trim();
-                let content = String::from_utf8_lossy(c);
+            if let Some((who, content)) = meta {
                 let addressed = who.eq_ignore_ascii_case("robots")
                     || (!self.opts.agent.is_empty() && who.eq_ignore_ascii_case(self.opts.agent));
                 if addressed && self.in_body {
@@ -983,10 +996,10 @@ impl Reader<'_> {
                 let source = Source::Meta {
                     offset: tag.start,
                     name: clip(who),
-                    content: clip(&content),
+                    content: clip(content),
                 };
                 if who.eq_ignore_ascii_case("tdm-reservation") {
-                    self.tdm_reservation(&content, source);
+                    self.tdm_reservation(content, source);
                 } else if who.eq_ignore_ascii_case("tdm-policy") {
                     self.qualifier(Qualifier {
                         name: "tdm-policy".into(),
@@ -994,15 +1007,14 @@ impl Reader<'_> {
                         source: Some(source),
                     });
                 } else {
-                    self.directives(who, &content, source);
+                    self.directives(who, content, source, looks);
                 }
             }
         }
         if let Some(o) = self.open.get_mut(name) {
             o.0 += 1;
         }
-        if let Some(class) = &tag.class {
-            let class = String::from_utf8_lossy(class);
+        if let Some(class) = class {
             // The tag's name once, clipped as every quoted value is: a
             // hostile name must not be copied per class token.
             let tag_name = clip(&String::from_utf8_lossy(name));
@@ -1168,7 +1180,76 @@ impl PageRules {
         headers: impl IntoIterator<Item = (&'h str, &'h str)>,
         opts: &PageOptions<'_>,
     ) -> PageRules {
-        let mut r = Reader {
+        let headers: Vec<(&str, &str)> = headers.into_iter().collect();
+        PageRules::read_many(html, &headers, std::slice::from_ref(opts))
+            .pop()
+            .expect("one reading per options")
+    }
+
+    /// [`PageRules::read`] once per options, from one scan of the HTML:
+    /// each tag is tokenized and its META values decoded once, for every
+    /// reader (`lint --html` reads a page as each crawler it names). The
+    /// options' `head_only` must agree.
+    pub(crate) fn read_many(
+        html: &[u8],
+        headers: &[(&str, &str)],
+        opts: &[PageOptions<'_>],
+    ) -> Vec<PageRules> {
+        let mut readers: Vec<Reader<'_>> = opts.iter().map(Reader::new).collect();
+        for r in &mut readers {
+            r.tdmrep_file();
+            r.headers(headers);
+        }
+        let (html, utf16) = page_text(html);
+        if let Some(message) = utf16 {
+            for r in &mut readers {
+                r.diag(PageDiagKind::Encoding, None, message.clone());
+            }
+        }
+        let html = &html[..];
+        let head_only = opts.first().is_some_and(|o| o.head_only);
+        debug_assert!(opts.iter().all(|o| o.head_only == head_only));
+        let scanned = tokenize::scan(html, |ev| {
+            match ev {
+                tokenize::Event::Start(tag) => {
+                    if head_only && tag.name == b"body" {
+                        return ControlFlow::Break(());
+                    }
+                    // Borrowed when they are UTF-8 (no copy of a huge value).
+                    let meta = match (&tag.name[..], &tag.attr_name, &tag.content) {
+                        (b"meta", Some(n), Some(c)) => {
+                            Some((String::from_utf8_lossy(n), String::from_utf8_lossy(c)))
+                        }
+                        _ => None,
+                    };
+                    let meta = meta.as_ref().map(|(n, c)| (n.trim(), &c[..]));
+                    let class = tag.class.as_deref().map(String::from_utf8_lossy);
+                    let looks = Cell::new(None);
+                    for r in &mut readers {
+                        r.start(tag, meta, class.as_deref(), &looks);
+                    }
+                }
+                tokenize::Event::End { name, end } => {
+                    for r in &mut readers {
+                        r.end(name, end);
+                    }
+                    if head_only && name == b"head" {
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        readers
+            .into_iter()
+            .map(|r| r.finish(scanned.read, scanned.foreign_capped))
+            .collect()
+    }
+}
+
+impl<'o> Reader<'o> {
+    fn new(opts: &'o PageOptions<'o>) -> Reader<'o> {
+        Reader {
             opts,
             statements: Vec::new(),
             acap: Vec::new(),
@@ -1192,10 +1273,15 @@ impl PageRules {
             capped: (false, false),
             elements_capped: false,
             classes: ClassUsages::default(),
-        };
-        r.tdmrep_file();
+        }
+    }
+
+    /// The response headers: `X-Robots-Tag`, `Content-Usage`,
+    /// `tdm-reservation`, `tdm-policy` (others ignored).
+    fn headers(&mut self, headers: &[(&str, &str)]) {
+        let r = self;
         let mut content_usage: Vec<(usize, &str, &str)> = Vec::new();
-        for (index, (name, value)) in headers.into_iter().enumerate() {
+        for (index, &(name, value)) in headers.iter().enumerate() {
             let header = |value: &str| Source::Header {
                 index,
                 name: clip(name.trim()),
@@ -1226,34 +1312,17 @@ impl PageRules {
                 name: clip(name.trim()),
                 value: clip(value.trim()),
             };
-            meta::agent_runs(value, |who, rest| r.directives(who, rest, source.clone()));
+            meta::agent_runs(value, |who, rest| {
+                r.directives(who, rest, source.clone(), &Cell::new(None))
+            });
         }
         r.content_usage(&content_usage);
-        let (html, utf16) = page_text(html);
-        if let Some(message) = utf16 {
-            r.diag(PageDiagKind::Encoding, None, message);
-        }
-        let html = &html[..];
-        let head_only = opts.head_only;
-        let scanned = tokenize::scan(html, |ev| {
-            match ev {
-                tokenize::Event::Start(tag) => {
-                    if head_only && tag.name == b"body" {
-                        return ControlFlow::Break(());
-                    }
-                    r.start(tag);
-                }
-                tokenize::Event::End { name, end } => {
-                    r.end(name, end);
-                    if head_only && name == b"head" {
-                        return ControlFlow::Break(());
-                    }
-                }
-            }
-            ControlFlow::Continue(())
-        });
-        let read = scanned.read;
-        if scanned.foreign_capped {
+    }
+
+    /// The reading after the scan: `read` bytes scanned.
+    fn finish(mut self, read: usize, foreign_capped: bool) -> PageRules {
+        let r = &mut self;
+        if foreign_capped {
             r.diag(
                 PageDiagKind::Limit,
                 None,
@@ -1279,12 +1348,14 @@ impl PageRules {
             mut rules,
             classes,
             ..
-        } = r;
+        } = self;
         statements.extend(acap);
         rules.resolve(&statements, &classes);
         rules
     }
+}
 
+impl PageRules {
     fn resolve(&mut self, statements: &[Statement], classes: &ClassUsages) {
         let overridden = overridden(statements);
         for &u in Usage::ACAP {
