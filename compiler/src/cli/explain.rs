@@ -247,26 +247,16 @@ fn explain_store(
         let policy = s
             .policy(host.policy as usize)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if args.format == Format::Json {
-            let note = cut_policy_note(&policy);
-            explain_urls(
-                policy,
-                None,
-                note.as_deref(),
-                false,
-                std::slice::from_ref(url),
-                args,
-                Some(&host),
-            )?;
-            continue;
+        // JSON carries the host record in each URL's object.
+        if args.format == Format::Text {
+            println!(
+                "host {}: {} (status {}); its policy explains {}:",
+                host.key,
+                host.source.name(),
+                host.status,
+                printable(url.as_bytes())
+            );
         }
-        println!(
-            "host {}: {} (status {}); its policy explains {}:",
-            host.key,
-            host.source.name(),
-            host.status,
-            printable(url.as_bytes())
-        );
         let note = cut_policy_note(&policy);
         explain_urls(
             policy,
