@@ -1430,6 +1430,8 @@ impl<'a> HostKey<'a> {
             return None;
         }
         let hostport = match authority.iter().rposition(|&b| b == b'@') {
+            // Brackets in the user information: urllib refuses the URL.
+            Some(at) if authority[..at].iter().any(|&b| matches!(b, b'[' | b']')) => return None,
             Some(at) => &authority[at + 1..],
             None => authority,
         };
@@ -2220,7 +2222,9 @@ mod tests {
                 Some("victim.example"),
             ),
             ("https://a@b@victim.example/", Some("victim.example")),
-            ("https://[::1]@victim.example/", Some("victim.example")),
+            // urllib refuses brackets outside the host.
+            ("https://[::1]@victim.example/", None),
+            ("https://a[@victim.example/", None),
             (
                 "https://a.example%40@victim.example/",
                 Some("victim.example"),

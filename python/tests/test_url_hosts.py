@@ -22,7 +22,7 @@ import robocc
 HOSTS = {
     "victim.example": b"User-agent: *\nDisallow: /\n",
     "allowed.example": b"User-agent: *\nAllow: /\n",
-    "victim.example:8080": b"User-agent: *\nDisallow: /private\n",
+    "victim.example:8080": b"User-agent: *\nDisallow: /\n",
 }
 EXPECTED = {"victim.example": False, "allowed.example": True, "victim.example:8080": False}
 
@@ -84,6 +84,7 @@ def agree(store, url: str) -> bool:
         ("https://allowed.example;@victim.example/private", False),
         ("https://[::1];@victim.example/private", False),
         ("https://allowed.example\\@victim.example/private", False),
+        ("https://[@victim.example/private", False),
         ("https://allowed.example@victim.example/private", True),
         ("https://allowed.example:pw@victim.example/private", True),
         ("https://a@allowed.example@victim.example/private", True),
