@@ -295,8 +295,12 @@ pub fn check_signature_defaults(name: &str, signature: &str) -> Result<(), Strin
         ("max_automata", b.max_automata.to_string()),
         ("compile_timeout", format!("{:?}", b.time.as_secs_f64())),
     ];
-    let store_limit = format!(" max_store_bytes={})", u32::MAX);
-    if name == "build_store" && !signature.contains(&store_limit) {
+    let store_limit = format!(" max_store_bytes={}", u32::MAX);
+    if name == "build_store"
+        && ![",", ")"]
+            .iter()
+            .any(|end| signature.contains(&format!("{store_limit}{end}")))
+    {
         return Err(format!(
             "robocc._native.{name}'s text signature does not say{store_limit}"
         ));
