@@ -28,7 +28,7 @@ fi
 # The CLI the differential tests compare with: step 1 built it (the test
 # profile, which optimises the compiler).
 if [ ! -x "$target/debug/robocc" ]; then
-  cargo build --locked --profile test -p robocc-compiler --bin robocc
+  cargo build --locked --profile test -p robocc-cli --bin robocc
 fi
 # Run from outside the checkout so that `import robocc` is the installed
 # package, not the source folder.

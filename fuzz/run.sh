@@ -17,7 +17,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(parse compile check load store page manifest)
 
 # Artifact seeds from the current compiler.
-cargo build --release -q -p robocc-compiler --manifest-path ../Cargo.toml
+cargo build --release -q -p robocc-cli --manifest-path ../Cargo.toml
 robocc=../target/release/robocc
 mkdir -p corpus/load corpus/store work/seed-hosts
 # Seeds stay under libFuzzer's -max_len (larger ones would be cut, and a

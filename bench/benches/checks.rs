@@ -45,7 +45,7 @@ fn checks(c: &mut Criterion) {
         g.bench_function("reference", |b| {
             b.iter(|| {
                 urls.iter().for_each(|u| {
-                    black_box(robocc_compiler::reference::check_url(
+                    black_box(robocc_reference::check_url(
                         &w.compiled.rule_set,
                         u.as_bytes(),
                     ));
@@ -89,7 +89,7 @@ fn loading(c: &mut Criterion) {
     });
 
     let inputs = robocc_testkit::corpus::inputs(&robocc_bench::corpus_real());
-    let (bytes, _) = robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, _) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &bytes[..]).unwrap();
     c.bench_function("store/open_mmap", |b| {

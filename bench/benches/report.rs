@@ -7,7 +7,6 @@
 //! only checks that every measurement can be taken.
 
 use robocc_bench::{median_time, Workload};
-use robocc_compiler::reference;
 use robocc_engine::{Policy, Store};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -100,7 +99,7 @@ fn measure(role: &'static str, file: &str, cfg: &Config) -> Row {
     let set = &w.compiled.rule_set;
     let reference = rate(n, cfg.runs.min(3), || {
         for u in &urls {
-            black_box(reference::check_url(set, u.as_bytes()));
+            black_box(robocc_reference::check_url(set, u.as_bytes()));
         }
     });
     let robot = texting_robots::Robot::new("Googlebot", &body).unwrap();
@@ -233,7 +232,7 @@ fn spread(cfg: &Config, out: &mut String) {
         let set = &w.compiled.rule_set;
         let scan = rate(n, runs.min(5), || {
             for u in &urls {
-                black_box(reference::check_url(set, u.as_bytes()));
+                black_box(robocc_reference::check_url(set, u.as_bytes()));
             }
         });
         let floor = rate(n, runs, || {
@@ -372,8 +371,7 @@ fn loading(cfg: &Config, out: &mut String) {
         inputs.truncate(5);
     }
     let t = Instant::now();
-    let (store_bytes, report) =
-        robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (store_bytes, report) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
     let build = t.elapsed();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &store_bytes[..]).unwrap();
@@ -525,8 +523,7 @@ fn footprint(dir: &Path, sizes: &[(usize, usize)], out: &mut String) {
     );
     let inputs = robocc_testkit::corpus::inputs(dir);
     let t = Instant::now();
-    let (bytes, report) =
-        robocc_compiler::store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, report) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
     let build = t.elapsed();
     let (open, small) = open_and_look_up(&bytes, "footprint");
     let _ = writeln!(
@@ -586,10 +583,10 @@ const MILLION: usize = 1_000_000;
 /// 3% redirects to another host of the store); its size, build time and
 /// open time go to `out`, its lookup times are returned.
 fn million_hosts(
-    inputs: &[robocc_compiler::store::HostInput],
+    inputs: &[robocc_store::HostInput],
     out: &mut String,
 ) -> robocc_bench::LookupTimes {
-    use robocc_compiler::store::{build_store, HostInput, StoreOptions};
+    use robocc_store::{build_store, HostInput, StoreOptions};
     let host = |i: usize| format!("host{i}.example{}.com", i % 97);
     // A fixed spread of statuses (multiplicative hash of i, 0..1024):
     // 0..870 is 200.

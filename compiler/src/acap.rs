@@ -278,7 +278,7 @@ fn set_rule(allow: bool, pattern: Vec<u8>, glob: Glob, line: u32, group: usize) 
 
 /// Does one of `patterns` match one of the declared `purposes` (2.3.3,
 /// matched as resource patterns are: 2.8)?
-pub(crate) fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool {
+pub fn purpose_applies(patterns: &[String], purposes: &[String]) -> bool {
     // No purpose declared: no pattern applies, and none is built.
     if purposes.is_empty() {
         return false;

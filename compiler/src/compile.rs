@@ -71,7 +71,7 @@ impl CompileOptions {
     /// robots2) and every training agent an RFC 9309 one: a training agent
     /// such as `Google-Extended/1.0` would otherwise match no group and
     /// leave `train-ai` unknown without a word.
-    pub(crate) fn check_tokens(&self, agent: &str) -> Result<(), CompileError> {
+    pub fn check_tokens(&self, agent: &str) -> Result<(), CompileError> {
         validate_agent(agent, semantics(self.dialect).agent_token)
             .map_err(CompileError::BadAgent)?;
         for t in &self.training_agents {
@@ -207,7 +207,7 @@ pub fn compile(
 /// whole body makes, byte for byte, when `prefix` reads as the whole
 /// ([`crate::store::prefix_reads_as_whole`]: the parse limit cuts both at
 /// the same line). A store build keeps only that much of a large body.
-pub(crate) fn compile_prefix(
+pub fn compile_prefix(
     prefix: &[u8],
     len: u64,
     sha256: [u8; 32],
@@ -399,7 +399,7 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// The diagnostics that can change a verdict, in one line: the first, and
 /// how many more (the header's `unread`, a store build's "not read whole").
-pub(crate) fn unread_summary(diagnostics: &[Diagnostic]) -> Option<String> {
+pub fn unread_summary(diagnostics: &[Diagnostic]) -> Option<String> {
     let mut lossy = diagnostics.iter().filter(|d| d.code.can_change_verdict());
     let first = lossy.next()?;
     let more = lossy.count();
@@ -569,7 +569,7 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
 
 /// Fingerprint of everything besides the source bytes that a compiled
 /// policy depends on.
-pub(crate) fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
+pub fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
     fnv1a64(format!("{agent}\n{options:?}\n{}", env!("CARGO_PKG_VERSION")).as_bytes())
 }
 

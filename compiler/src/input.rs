@@ -44,11 +44,11 @@ pub struct Input<'a> {
 
 /// Bytes looked at to tell text from binary and HTML (and UTF-16 without
 /// a byte-order mark).
-pub(crate) const SAMPLE: usize = 8192;
+pub const SAMPLE: usize = 8192;
 
 /// Whether [`read`] decodes `body` as UTF-16 (its parse limit then applies
 /// to the decoded text, not to these bytes).
-pub(crate) fn is_utf16(body: &[u8]) -> bool {
+pub fn is_utf16(body: &[u8]) -> bool {
     utf16(body).is_some()
 }
 
@@ -126,8 +126,10 @@ pub fn read(body: &[u8]) -> Input<'_> {
 }
 
 /// A UTF-16 body decoded to UTF-8 ([`utf16_text`]).
-pub(crate) struct Utf16Text {
+pub struct Utf16Text {
+    /// The text, as UTF-8.
     pub text: Vec<u8>,
+    /// Big-endian (else little-endian) code units.
     pub big_endian: bool,
     /// Recognised by its byte-order mark (else by its zero bytes).
     pub bom: bool,
@@ -137,7 +139,7 @@ pub(crate) struct Utf16Text {
 
 /// `body` decoded to UTF-8 when it is UTF-16 (by its byte-order mark, or
 /// by its zero bytes): the one decoding of robots.txt files and pages.
-pub(crate) fn utf16_text(body: &[u8]) -> Option<Utf16Text> {
+pub fn utf16_text(body: &[u8]) -> Option<Utf16Text> {
     let (big_endian, bom) = utf16(body)?;
     let (text, replaced) = decode_utf16(body, big_endian, bom);
     Some(Utf16Text {

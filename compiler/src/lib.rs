@@ -12,11 +12,12 @@
 //! reading (records, agent choice, pattern syntax, URL encoding) and the
 //! rank, by named [`dialect::RankClass`], that the lowering resolves
 //! conflicts with once per automaton state; every pattern becomes a
-//! [`glob::Glob`];
-//! [`reference`](mod@reference) is the plain matcher the compiled engine is
-//! tested against, with independent oracles for draft1996 and robots2 (the
-//! test inputs themselves live in the unpublished
-//! `robocc-testkit` crate).
+//! [`glob::Glob`].
+//!
+//! The crates beside this one build on these stages: `robocc-store` (many
+//! hosts in one store, WARC input), `robocc-page` (page-level permissions),
+//! `robocc-reference` (the plain matchers the engine is tested against,
+//! unpublished) and `robocc-cli` (the `robocc` binary).
 //!
 //! ```
 //! use robocc_compiler::{compile, CompileOptions};
@@ -33,49 +34,30 @@
 
 #![deny(missing_docs)]
 
-// The promised surface: `compile` and its options, result and errors,
-// diagnostics, `lint`, the store builder and the reference matchers (the
-// documented oracles). The pipeline's stages are public only so that the
-// CLI, the oracles' tests and the benchmarks can reach them; they are hidden
-// from the documentation and carry no stability promise.
-#[doc(hidden)]
+// The pipeline's stages, in data-flow order. Each is documented: the store,
+// page, reference and CLI crates build on them.
 pub mod acap;
-#[doc(hidden)]
 pub mod agent;
 mod compile;
 pub mod diag;
-#[doc(hidden)]
 pub mod dialect;
-#[doc(hidden)]
 pub mod glob;
 pub mod input;
 pub mod lint;
-#[doc(hidden)]
 pub mod lower;
-#[doc(hidden)]
 pub mod normalize;
-#[doc(hidden)]
-pub mod output;
-pub mod page;
-#[doc(hidden)]
 pub mod parse;
-pub mod reference;
-#[doc(hidden)]
 pub mod ruleset;
-#[doc(hidden)]
 pub mod signals;
-pub mod store;
-pub mod tdmrep;
-pub mod warc;
 
 pub use compile::{
-    compile, parse_delay_ms, parse_rate, parse_window, timeout_from_secs, zero_is_unlimited,
-    CompileError, CompileOptions, Compiled,
+    compile, compile_prefix, options_hash, parse_delay_ms, parse_rate, parse_window, sha256,
+    timeout_from_secs, unread_summary, zero_is_unlimited, CompileError, CompileOptions, Compiled,
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
-pub use parse::ParseOptions;
+pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};
 pub use robocc_engine::{Dialect, UrlMode, Usage, UsageSet};
 
 // docs/library.md's examples run as doctests, so the guide stays true.

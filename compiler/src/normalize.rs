@@ -7,6 +7,8 @@
 //! what a literal `$` in a URL becomes.
 
 use robocc_engine::normalize::{feed_rfc, hex_val, is_unreserved, must_encode, HEX};
+use robocc_engine::url::path_parts;
+use robocc_engine::UrlMode;
 
 /// Normalises a robots.txt pattern (the value as written).
 pub fn normalize_pattern(raw: &[u8]) -> Vec<u8> {
@@ -52,6 +54,28 @@ pub fn normalize_path(path: &[u8]) -> Vec<u8> {
         false
     });
     out
+}
+
+/// The path of `url` as matched: extracted as Google does, cut at the first
+/// `#` and (Google and draft modes: the engine ends the path there) at the
+/// first NUL, and normalised in RFC and draft modes.
+pub fn matched_path(url: &[u8], url_mode: UrlMode) -> Vec<u8> {
+    let mut path = path_parts(url).to_vec();
+    match url_mode {
+        UrlMode::Google => {
+            if let Some(nul) = path.iter().position(|&b| b == 0) {
+                path.truncate(nul);
+            }
+            path
+        }
+        UrlMode::Rfc => normalize_path(&path),
+        UrlMode::Decode => {
+            if let Some(nul) = path.iter().position(|&b| b == 0) {
+                path.truncate(nul);
+            }
+            crate::glob::decode_canonical(&path)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! What each fuzz target does with one input. Shared by the targets and by
-//! `compiler/tests/fuzz_regressions.rs`, which replays the seed corpus and
+//! `reference/tests/agreement/fuzz_regressions.rs`, which replays the seed corpus and
 //! every saved crash (fuzz/regressions/<target>/) under `cargo test`.
 #![allow(dead_code)]
 
 use robocc_compiler::dialect::{from_name, Dialect};
 use robocc_compiler::lower::{Budget, Layout, Registers};
 use robocc_compiler::parse::{parse, ParseOptions};
-use robocc_compiler::{compile, reference, CompileOptions};
+use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Policy, Store, UrlMode};
 use std::time::Duration;
 
@@ -112,7 +112,7 @@ pub fn check_one(data: &[u8]) {
     let policy = Policy::from_bytes(&bytes).expect("compiler output must load");
     if compiled.rule_set.acap.is_some() {
         // acap: the engine against the independent ACAP oracle, every usage.
-        let oracle = reference::AcapOracle::new(body, agent(sel), &[], &[]);
+        let oracle = robocc_reference::AcapOracle::new(body, agent(sel), &[], &[]);
         for url in urls.split(|&b| b == 0xFE) {
             for &u in robocc_engine::Usage::ACAP {
                 let got = policy.check_usage(url, u);
@@ -129,7 +129,7 @@ pub fn check_one(data: &[u8]) {
     }
     for url in urls.split(|&b| b == 0xFE) {
         let got = policy.check(url);
-        let want = reference::check_url(&compiled.rule_set, url);
+        let want = robocc_reference::check_url(&compiled.rule_set, url);
         assert!(
             got.allowed == want.allowed && got.rule == want.rule,
             "engine {got:?} != reference {want:?} for {:?}",
@@ -238,7 +238,7 @@ pub fn store_one(data: &[u8]) {
 /// exist), with every host found and each extra input of a host reported
 /// as a duplicate or as a redirect to itself set aside.
 pub fn manifest_one(data: &[u8]) {
-    use robocc_compiler::store::{build_store, host_key, manifest_line, StoreOptions};
+    use robocc_store::{build_store, host_key, manifest_line, StoreOptions};
     let base = std::path::Path::new("/nonexistent-robocc-fuzz");
     let mut inputs = Vec::new();
     for line in data.split(|&b| b == b'\n') {
@@ -285,12 +285,12 @@ pub fn manifest_one(data: &[u8]) {
 /// headers, which are also read as a tdmrep.json): read without a panic,
 /// element spans within the input, every usage answered.
 pub fn page_one(data: &[u8]) {
-    use robocc_compiler::page::{combine, PageOptions, PageRules};
+    use robocc_page::{combine, PageOptions, PageRules};
     let (head, html) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], &data[i + 1..]),
         None => (&data[..0], data),
     };
-    let tdmrep = robocc_compiler::tdmrep::Tdmrep::parse(head).ok();
+    let tdmrep = robocc_page::tdmrep::Tdmrep::parse(head).ok();
     let head = String::from_utf8_lossy(head);
     let headers: Vec<(&str, &str)> = head.lines().filter_map(|l| l.split_once(':')).collect();
     for head_only in [false, true] {
@@ -318,5 +318,5 @@ pub fn page_one(data: &[u8]) {
             assert!(f.known || (f.usage.is_signal() && !f.allowed));
         }
     }
-    let _ = robocc_compiler::page::lint(html, None);
+    let _ = robocc_page::lint(html, None);
 }

@@ -203,7 +203,7 @@ pub fn open_input(path: &Path) -> PyResult<std::fs::File> {
 
 /// Writes `bytes` to `path` as the command line's `-o` does: a regular
 /// file (or a new path) is replaced through
-/// `robocc_compiler::output::replace_file` (a temporary file beside it,
+/// `robocc_store::output::replace_file` (a temporary file beside it,
 /// synced, then renamed over it, keeping the old file's permissions), so
 /// that a reader that has the old file mapped keeps a consistent view; a
 /// symbolic link is followed and the link kept; a read-only file is not
@@ -212,7 +212,7 @@ pub fn open_input(path: &Path) -> PyResult<std::fs::File> {
 /// link to nothing…); another kind of file (a FIFO, a device) is an
 /// `OSError` that says so.
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> PyResult<()> {
-    use robocc_compiler::output::{destination, replace_file, Destination, Refusal};
+    use robocc_store::output::{destination, replace_file, Destination, Refusal};
     let fail = |e: std::io::Error| os_error(&e, path);
     let refuse = |errno: i32, why: &str| {
         PyOSError::new_err((

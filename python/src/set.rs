@@ -9,8 +9,8 @@ use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use robocc_compiler::store::{self, HostInput, OnFailure, StoreOptions, StoreReport};
 use robocc_compiler::CompileOptions;
+use robocc_store::{HostInput, OnFailure, StoreOptions, StoreReport};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 
@@ -26,7 +26,7 @@ type Row = (
 );
 
 fn row(h: HostInput) -> PyResult<Row> {
-    let key = store::host_key(&h.host).map_err(|why| {
+    let key = robocc_store::host_key(&h.host).map_err(|why| {
         StoreBuildError::new_err(format!("{:?} is not a host name: {why}", h.host))
     })?;
     Ok((key, h.status, h.body, h.location, h.fetched_at, h.failure))
@@ -53,7 +53,7 @@ fn err(e: impl std::fmt::Display) -> PyErr {
 /// 80 or 443). Raises ``ValueError`` when it is not a host name.
 #[pyfunction]
 pub fn host_key(host: &str) -> PyResult<String> {
-    store::host_key(host)
+    robocc_store::host_key(host)
         .map_err(|why| PyValueError::new_err(format!("{host:?} is not a host name: {why}")))
 }
 
@@ -67,7 +67,7 @@ pub fn shard_of(key: &str, shards: usize) -> PyResult<usize> {
             robocc_engine::MAX_SHARDS
         )));
     }
-    Ok(store::shard_of_key(key, shards))
+    Ok(robocc_store::shard_of_key(key, shards))
 }
 
 /// Whether a fetch result is a redirect to its own host key: such a capture
@@ -75,7 +75,7 @@ pub fn shard_of(key: &str, shards: usize) -> PyResult<usize> {
 #[pyfunction]
 #[pyo3(signature = (key, status, location=None))]
 pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool {
-    store::is_self_redirect(key, status, location)
+    robocc_store::is_self_redirect(key, status, location)
 }
 
 /// The host key of an absolute URL's authority (as a redirect's
@@ -96,14 +96,14 @@ pub fn iter_warc(path: FsPath) -> PyResult<WarcIter> {
     // directory is the usual OSError).
     let file = crate::convert::open_input(&path)?;
     Ok(WarcIter {
-        inner: robocc_compiler::warc::warc_inputs_from(file, &path.display().to_string()),
+        inner: robocc_store::warc::warc_inputs_from(file, &path.display().to_string()),
     })
 }
 
 /// The iterator :func:`iter_warc` returns.
 #[pyclass(unsendable, module = "robocc")]
 pub struct WarcIter {
-    inner: robocc_compiler::warc::WarcInputs,
+    inner: robocc_store::warc::WarcInputs,
 }
 
 #[pymethods]
@@ -134,7 +134,7 @@ pub fn read_warc(py: Python<'_>, path: FsPath) -> PyResult<Vec<Row>> {
     py.detach(|| {
         let mut out = Vec::new();
         // Made here: the reader is not `Send`, the opened file is.
-        let records = robocc_compiler::warc::warc_inputs_from(file, &path.display().to_string());
+        let records = robocc_store::warc::warc_inputs_from(file, &path.display().to_string());
         for r in records {
             out.push(r.map_err(err)?);
         }
@@ -153,12 +153,12 @@ pub fn read_warc(py: Python<'_>, path: FsPath) -> PyResult<Vec<Row>> {
 pub fn read_manifest_line(line: &[u8], base_dir: FsPath, at: &str) -> PyResult<Row> {
     let base_dir = base_dir.0;
     let fail = |kind| {
-        err(store::InputError {
+        err(robocc_store::InputError {
             at: at.into(),
             kind,
         })
     };
-    let mut h = store::manifest_line(line, &base_dir).map_err(fail)?;
+    let mut h = robocc_store::manifest_line(line, &base_dir).map_err(fail)?;
     // A row carries its body: read it, and check it against `sha256`.
     h.load_body().map_err(|kind| body_error(&h.host, kind))?;
     row(h)
@@ -166,8 +166,8 @@ pub fn read_manifest_line(line: &[u8], base_dir: FsPath, at: &str) -> PyResult<R
 
 /// A body file that cannot be read, named by its host as the command
 /// line's build names it (`host "a.com": cannot read body …`).
-fn body_error(host: &str, kind: store::InputErrorKind) -> PyErr {
-    err(store::InputError {
+fn body_error(host: &str, kind: robocc_store::InputErrorKind) -> PyErr {
+    err(robocc_store::InputError {
         at: format!("host {host:?}"),
         kind,
     })
@@ -197,9 +197,9 @@ pub fn read_manifest_range(
     let file = crate::convert::open_input(&path)?;
     let name = name.unwrap_or_else(|| path.display().to_string());
     let io = |e: std::io::Error| {
-        err(store::InputError {
+        err(robocc_store::InputError {
             at: name.clone(),
-            kind: store::InputErrorKind::Io(format!("cannot read manifest: {e}")),
+            kind: robocc_store::InputErrorKind::Io(format!("cannot read manifest: {e}")),
         })
     };
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
@@ -290,7 +290,7 @@ impl ManifestRange {
             let offset = self.pos;
             let fail = |s: &mut Self, kind| {
                 s.done = true;
-                err(store::InputError {
+                err(robocc_store::InputError {
                     at: s.at(offset),
                     kind,
                 })
@@ -303,7 +303,7 @@ impl ManifestRange {
             match read {
                 Ok(false) => return Ok(None),
                 Ok(true) => {}
-                Err(e) => return Err(fail(self, store::InputErrorKind::Io(e.to_string()))),
+                Err(e) => return Err(fail(self, robocc_store::InputErrorKind::Io(e.to_string()))),
             }
             self.pos += self.line.len() as u64;
             if self.line.iter().all(u8::is_ascii_whitespace) {
@@ -312,7 +312,7 @@ impl ManifestRange {
             // Without its '\n', as the command line's reader gives it.
             let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
             let base = &self.base;
-            let read = py.detach(|| store::manifest_line(text, base));
+            let read = py.detach(|| robocc_store::manifest_line(text, base));
             let mut h = match read {
                 Ok(h) => h,
                 Err(kind) => return Err(fail(self, kind)),
@@ -336,7 +336,7 @@ pub fn redirect_dependencies(
     py: Python<'_>,
     table: Vec<(String, u16, Option<String>)>,
 ) -> HashMap<String, Vec<String>> {
-    py.detach(|| store::redirect_dependencies(&table))
+    py.detach(|| robocc_store::redirect_dependencies(&table))
 }
 
 struct BuildOpts {
@@ -375,7 +375,7 @@ fn build_opts(
 fn report_dict(r: StoreReport) -> BTreeMap<&'static str, Py<PyAny>> {
     Python::attach(|py| {
         let c = r.by_source;
-        let notes = |n: Vec<store::HostNote>| -> Vec<(String, String)> {
+        let notes = |n: Vec<robocc_store::HostNote>| -> Vec<(String, String)> {
             n.into_iter().map(|n| (n.host, n.note)).collect()
         };
         let by_source = BTreeMap::from([
@@ -465,7 +465,7 @@ pub fn build_store_shard<'py>(
                 on_failure: o.on_failure,
                 ..StoreOptions::default()
             };
-            store::build_store_shard(
+            robocc_store::build_store_shard(
                 inputs.into_iter().map(|r| Ok(input(r))),
                 agent,
                 &o.compile,
@@ -507,7 +507,7 @@ pub fn build_store_set<'py>(
                 on_failure: o.on_failure,
                 ..StoreOptions::default()
             };
-            store::build_store_set(
+            robocc_store::build_store_set(
                 inputs.into_iter().map(|r| Ok(input(r))),
                 agent,
                 &o.compile,
@@ -541,5 +541,5 @@ pub fn store_set_index(
             checksum,
         })
         .collect();
-    store::store_set_index(agent, &o.compile, infos).map_err(err)
+    robocc_store::store_set_index(agent, &o.compile, infos).map_err(err)
 }

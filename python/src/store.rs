@@ -10,12 +10,12 @@ use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use robocc_compiler::store::{
+use robocc_compiler::Budget;
+use robocc_engine::{HostSource, LoadError, PolicyFile};
+use robocc_store::{
     build_store as build, inputs_from_dir, manifest_inputs_from, HostInput, InputError, OnFailure,
     StoreOptions,
 };
-use robocc_compiler::Budget;
-use robocc_engine::{HostSource, LoadError, PolicyFile};
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -109,7 +109,7 @@ fn no_host(url: &[u8], at: Option<usize>, what: &str) -> PyErr {
 /// it unknown, "no host"). Only misses pay for it: a host found in a
 /// store was accepted by its build.
 fn require_store_host(url: &[u8], at: Option<usize>) -> PyResult<()> {
-    match robocc_compiler::store::url_host_key(url) {
+    match robocc_store::url_host_key(url) {
         None => require_host(url, at),
         Some(Ok(_)) => Ok(()),
         Some(Err(why)) => Err(no_host(
@@ -131,7 +131,7 @@ fn found<T>(
     at: Option<usize>,
     find: impl Fn(&[u8]) -> Result<Option<T>, LoadError>,
 ) -> PyResult<Option<T>> {
-    let key_url = robocc_compiler::store::idna_lookup_url(url);
+    let key_url = robocc_store::idna_lookup_url(url);
     let lookup = key_url.as_deref().map_or(url, str::as_bytes);
     let t = find(lookup).map_err(convert::load_error)?;
     if t.is_none() {
@@ -278,7 +278,7 @@ impl Store {
                 // form, so look that up ([`found`]); then refuse a host no
                 // store can hold.
                 let u = u.as_bytes();
-                if let Some(key_url) = robocc_compiler::store::idna_lookup_url(u) {
+                if let Some(key_url) = robocc_store::idna_lookup_url(u) {
                     *v = inner
                         .policy_for(key_url.as_bytes())
                         .map_err(convert::load_error)?
@@ -679,8 +679,8 @@ pub fn build_store(
         )));
     }
     if report.hosts == 0 && !allow_empty {
-        if let Some(held) = robocc_compiler::output::hosts_held(&out_path) {
-            return Err(build_error(robocc_compiler::output::emptying_refused(
+        if let Some(held) = robocc_store::output::hosts_held(&out_path) {
+            return Err(build_error(robocc_store::output::emptying_refused(
                 &out_path,
                 &held,
                 "allow_empty=True",
@@ -713,6 +713,6 @@ pub fn build_store(
     })
 }
 
-fn notes(notes: Vec<robocc_compiler::store::HostNote>) -> Vec<(String, String)> {
+fn notes(notes: Vec<robocc_store::HostNote>) -> Vec<(String, String)> {
     notes.into_iter().map(|n| (n.host, n.note)).collect()
 }

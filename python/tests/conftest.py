@@ -37,7 +37,7 @@ def cli() -> Path:
     if path is None or not path.is_file():
         if os.environ.get("ROBOCC_REQUIRE_CLI"):
             pytest.fail(f"ROBOCC_REQUIRE_CLI is set but no robocc binary was found ({path})")
-        pytest.skip("no robocc binary: build it with `cargo build -p robocc-compiler` or set ROBOCC_BIN")
+        pytest.skip("no robocc binary: build it with `cargo build -p robocc-cli` or set ROBOCC_BIN")
     return path
 
 

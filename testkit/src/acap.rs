@@ -336,8 +336,8 @@ pub fn acap_urls(body: &[u8]) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use robocc_compiler::reference::AcapOracle;
     use robocc_engine::Usage;
+    use robocc_reference::AcapOracle;
 
     const REAL: &[u8] = b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisallow: /*.pdf$\n\nUser-agent: acapbot\nDisallow: /news/\n";
 

@@ -17,7 +17,7 @@ pub fn txt_files(dir: &Path) -> Vec<PathBuf> {
 /// in name order. Corpus file names (`<source>__<site>.txt`) are not host
 /// names: each becomes a valid, unique one (characters outside
 /// `[a-z0-9.-]` become `-`, and a repeated name gets a numeric suffix).
-pub fn inputs(dir: &Path) -> Vec<robocc_compiler::store::HostInput> {
+pub fn inputs(dir: &Path) -> Vec<robocc_store::HostInput> {
     let paths = txt_files(dir);
     let mut seen = std::collections::HashSet::new();
     paths
@@ -51,7 +51,7 @@ pub fn inputs(dir: &Path) -> Vec<robocc_compiler::store::HostInput> {
                 n += 1;
                 host = format!("{base}-{n}");
             }
-            robocc_compiler::store::HostInput {
+            robocc_store::HostInput {
                 host,
                 status: 200,
                 body: Some(std::fs::read(p).unwrap()),

@@ -2,7 +2,7 @@
 //!
 //! Each input is generated (deterministically) rather than committed: several
 //! are megabytes. `cargo run -p robocc-bench --release --bin hostile`
-//! measures compile time and peak memory of each; `compiler/tests/hostile.rs`
+//! measures compile time and peak memory of each; `reference/tests/hostile.rs`
 //! asserts generous bounds and engine/reference agreement; the small ones are
 //! also written to `corpus/hostile/` (`--write`).
 

@@ -18,6 +18,8 @@
 //!   Content-Signal) added to real files, and a proptest strategy for small
 //!   random ones, for the signals differential tests.
 //!
+//! * [`paths`]: the workspace root and the shared corpus beside it.
+//!
 //! All are written against `robocc-compiler`'s public API only.
 
 #![deny(missing_docs)]
@@ -25,5 +27,6 @@
 pub mod acap;
 pub mod corpus;
 pub mod hostile;
+pub mod paths;
 pub mod signals;
 pub mod urlgen;

@@ -220,7 +220,7 @@ pub fn signals_file() -> impl Strategy<Value = Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use robocc_compiler::reference::{Channel, Pref, SignalsOracle};
+    use robocc_reference::{Channel, Pref, SignalsOracle};
 
     const REAL: &[u8] =
         b"User-agent: *\r\nDisallow: /private/\r\nAllow: /private/ok\r\n\r\nUser-agent: Googlebot\r\nDisallow: /nogoogle\r\n";

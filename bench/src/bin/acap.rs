@@ -9,9 +9,9 @@
 //! Default: corpus/examples/acap-publisher.txt for `newsbot`, purpose `news`.
 
 use robocc_bench::Workload;
-use robocc_compiler::reference::AcapOracle;
 use robocc_compiler::CompileOptions;
 use robocc_engine::{Dialect, Policy, Usage};
+use robocc_reference::AcapOracle;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //!
 //! `--write DIR` also writes the inputs of at most 64 KiB to DIR.
 
-use robocc_compiler::{compile, reference};
+use robocc_compiler::compile;
 use robocc_engine::Policy;
 use robocc_testkit::hostile::inputs;
 use std::process::Command;
@@ -39,7 +39,7 @@ fn one(name: &str) {
             let bytes = c.to_bytes();
             let policy = Policy::from_bytes(&bytes).expect("compiler output loads");
             let acap = (h.options.dialect == robocc_engine::Dialect::Acap)
-                .then(|| reference::AcapOracle::new(&h.body, "Googlebot", &[], &[]));
+                .then(|| robocc_reference::AcapOracle::new(&h.body, "Googlebot", &[], &[]));
             for url in [&b"/"[..], b"/dir1/page-1.html", b"/a/b?c", b"/xabcd"] {
                 match &acap {
                     Some(oracle) => {
@@ -49,7 +49,7 @@ fn one(name: &str) {
                         }
                     }
                     None => {
-                        let want = reference::check_url(&c.rule_set, url);
+                        let want = robocc_reference::check_url(&c.rule_set, url);
                         assert_eq!(policy.check(url).allowed, want.allowed, "{name}");
                     }
                 }

@@ -50,7 +50,7 @@ fn main() {
         let set = &w.compiled.rule_set;
         let reference = median_time(3, || {
             for u in &w.urls {
-                black_box(robocc_compiler::reference::check_url(set, u));
+                black_box(robocc_reference::check_url(set, u));
             }
         });
         let read: usize = w

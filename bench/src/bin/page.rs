@@ -1,5 +1,5 @@
 //! page: pages per second and MB per second reading page-level permissions
-//! (`robocc_compiler::page::PageRules::read`), full body and head-only
+//! (`robocc_page::PageRules::read`), full body and head-only
 //! (stop at `</head>` / `<body>`), over real pages: the HTML files of the
 //! shared corpus (served as robots.txt by real sites), or the files given.
 //! Also says how many pages have robots META tags in the body and how many
@@ -7,8 +7,8 @@
 //!
 //! `cargo run --release -p robocc-bench --bin page -- [FILE…] [--rounds R] [--big MB]`
 
-use robocc_compiler::page::{PageOptions, PageRules};
 use robocc_compiler::InputKind;
+use robocc_page::{PageOptions, PageRules};
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -21,9 +21,9 @@
 //! synthesised for the agent are left out and counted.
 
 use robocc_bench::Workload;
-use robocc_compiler::reference::{Channel, SignalsOracle};
 use robocc_compiler::{CompileOptions, DiagCode};
 use robocc_engine::{Policy, Usage};
+use robocc_reference::{Channel, SignalsOracle};
 use robocc_testkit::signals::{synthesize, AGENT, TRAINING_AGENT};
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -1,0 +1,408 @@
+//! `robocc inspect`: what a policy or store holds.
+
+use super::printable;
+use clap::Args;
+use robocc_engine::{FileKind, Policy, PolicyFile};
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct InspectArgs {
+    /// A policy (robocc compile), store (robocc store build) or store set's
+    /// directory (robocc store build --shards N). Every policy and every
+    /// host record is checked (a set's shards against their checksums too):
+    /// exit 2 names the first problem.
+    #[arg(value_name = "POLICY|STORE|DIR")]
+    path: PathBuf,
+    /// Show what each part of a policy costs in bytes.
+    #[arg(long)]
+    sizes: bool,
+    /// For a store or store set: list every host with its source (fetched, redirected,
+    /// unavailable, unreachable, failed), status and policy (a set's: the
+    /// number in its shard, named).
+    #[arg(long)]
+    hosts: bool,
+}
+
+fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
+    let h = p.header();
+    println!("{indent}dialect: {}", h.dialect);
+    println!("{indent}agent: {} (groups: {})", h.agent, h.selection);
+    println!(
+        "{indent}options: url-mode {}, {} {}, max-bytes {}",
+        h.url_mode,
+        h.self_path,
+        if h.robots_txt_allowed {
+            "always allowed"
+        } else {
+            "by the rules"
+        },
+        h.max_bytes
+    );
+    println!(
+        "{indent}source: {} bytes, sha256 {}; compiler {}",
+        h.source_len,
+        robocc_store::hex(&h.source_sha256),
+        h.compiler_version
+    );
+    if let Some(what) = h.unread {
+        println!("{indent}not read whole: {what}");
+    }
+    match h.split_reason {
+        None => println!("{indent}build: one automaton"),
+        Some(why) => println!("{indent}build: {} automata ({why})", h.automata),
+    }
+    let s = p.sizes();
+    println!(
+        "{indent}automata: {} ({} with a register, {} rows only), program bytes {}, outcomes {}, rules {}",
+        h.automata,
+        s.register_automata,
+        s.rows_only_automata,
+        s.program_bytes,
+        s.outcome_count,
+        p.rule_count()
+    );
+    if sizes {
+        println!(
+            "{indent}sizes: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            s.automata, s.program_bytes, s.rules, s.outcomes
+        );
+    }
+    let m = p.meta();
+    if let Some(ms) = m.crawl_delay_ms() {
+        println!("{indent}crawl-delay: {ms} ms");
+    }
+    for r in m.records() {
+        println!(
+            "{indent}record (line {}): {}: {}",
+            r.line,
+            printable(r.key.as_bytes()),
+            printable(r.value.as_bytes())
+        );
+    }
+    for r in m.global_records() {
+        println!(
+            "{indent}{} (line {}): {}",
+            r.kind,
+            r.line,
+            printable(r.value.as_bytes())
+        );
+    }
+    println!(
+        "{indent}cache expiry: {} h (when the server sends no cache directive)",
+        h.expiry_secs / 3600
+    );
+    if let Some(v) = m.robot_version() {
+        println!("{indent}robot-version: {}", printable(v.as_bytes()));
+    }
+    if p.channels().count() == 4 && h.dialect != robocc_engine::Dialect::Acap {
+        println!(
+            "{indent}channels: {} (AI-usage preferences)",
+            p.channels().collect::<Vec<_>>().join(" ")
+        );
+        for id in 0..p.rule_count() as u32 {
+            let (Some(r), Some(source)) = (p.rule(id), p.signal_source(id)) else {
+                continue;
+            };
+            let what = match source {
+                robocc_engine::SignalSource::Rule => continue,
+                robocc_engine::SignalSource::ContentUsage => {
+                    format!("Content-Usage {}", printable(r.pattern))
+                }
+                robocc_engine::SignalSource::ContentSignal => "Content-Signal".to_string(),
+                robocc_engine::SignalSource::TrainingToken(t) => format!(
+                    "training token {t}: {} {}",
+                    if r.allow { "Allow" } else { "Disallow" },
+                    printable(r.pattern)
+                ),
+            };
+            println!("{indent}preference rule {id} (line {}): {what}", r.line);
+        }
+    }
+    if h.dialect == robocc_engine::Dialect::Acap {
+        println!(
+            "{indent}acap: version {}, conventional records {}, purposes [{}]",
+            m.acap_version()
+                .map_or("(no ##ACAP comment)".into(), |v| printable(v.as_bytes())),
+            if m.acap_ignores_conventional() {
+                "ignored"
+            } else {
+                "read (as crawl)"
+            },
+            printable(m.acap_purposes().collect::<Vec<_>>().join(", ").as_bytes())
+        );
+        println!(
+            "{indent}usages: {}",
+            p.channels().collect::<Vec<_>>().join(" ")
+        );
+        for (id, r) in p.rules().enumerate() {
+            let Some(a) = p.acap_rule(id as u32) else {
+                continue;
+            };
+            let mut extra = String::new();
+            for (k, v) in [
+                ("purpose", a.purposes),
+                ("qualifiers", a.qualifiers),
+                ("via", a.via),
+            ] {
+                if !v.is_empty() {
+                    extra.push_str(&format!("; {k} {}", printable(v.as_bytes())));
+                }
+            }
+            println!(
+                "{indent}rule {id} (line {}): {} {} {} ({}{}){extra}",
+                r.line,
+                if r.allow { "allow" } else { "disallow" },
+                a.usage,
+                printable(r.pattern),
+                if a.named { "named record" } else { "* record" },
+                if a.conventional { ", conventional" } else { "" },
+            );
+        }
+        for q in m.acap_requests() {
+            println!(
+                "{indent}action request (line {}): {}: {}",
+                q.line,
+                printable(q.key.as_bytes()),
+                printable(q.value.as_bytes())
+            );
+        }
+    }
+    let hhmm = |m: u16| format!("{:02}{:02}", m / 60, m % 60);
+    for w in m.visit_times() {
+        println!("{indent}visit-time: {}-{} UTC", hhmm(w.start), hhmm(w.end));
+    }
+    for r in m.request_rates() {
+        let window = r.window.map_or(String::from("all day"), |w| {
+            format!("{}-{} UTC", hhmm(w.start), hhmm(w.end))
+        });
+        println!(
+            "{indent}request-rate (line {}): {}/{} s, {window}",
+            r.line, r.rate.documents, r.rate.seconds
+        );
+    }
+}
+
+#[derive(Default)]
+struct Sum {
+    automata: usize,
+    program_bytes: usize,
+    rules: usize,
+    outcomes: usize,
+}
+
+fn describe_store(args: &InspectArgs) -> Result<i32, String> {
+    let store = super::open_store(&args.path)?;
+    println!(
+        "{}: robocc store, format version {}, {} bytes",
+        super::printable(args.path.as_os_str().as_encoded_bytes()),
+        robocc_engine::STORE_FORMAT_VERSION,
+        store.len_bytes()
+    );
+    println!(
+        "agent: {}; dialect: {}; compiler {}",
+        store.agent(),
+        store.dialect(),
+        store.compiler_version()
+    );
+    println!(
+        "hosts: {}; unique policies: {}",
+        store.host_count(),
+        store.policy_count()
+    );
+    // Inspect is the full check of a file: every policy, and every host
+    // record where a lookup looks for it (as a set's shards are verified).
+    store.validate_all().map_err(|e| {
+        let e = if e.path().is_some() {
+            e
+        } else {
+            e.with_path(args.path.display().to_string())
+        };
+        super::kind_hint(e)
+    })?;
+    let (split, sum) = policy_sums(&store)?;
+    println!(
+        "policies on the split path: {split}; program bytes in all: {}",
+        sum.program_bytes
+    );
+    if args.sizes {
+        println!(
+            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
+        );
+        let [slots, strings, policies] = store.index_sizes();
+        println!(
+            "index: host slots {slots} B, long keys and fetch times {strings} B, policy records {policies} B ({:.1} B per host)",
+            (slots + strings) as f64 / store.host_count().max(1) as f64
+        );
+    }
+    if args.hosts {
+        print_hosts(&store, None)?;
+    }
+    Ok(0)
+}
+
+/// Prints the policies of `store` (validating each: inspect is the full
+/// check of a file) and returns their sums.
+fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
+    let mut split = 0;
+    let mut sum = Sum::default();
+    for i in 0..store.policy_count() {
+        let p = store.policy(i).map_err(|e| e.to_string())?;
+        split += usize::from(p.header().automata > 1);
+        let s = p.sizes();
+        sum.program_bytes += s.program_bytes;
+        sum.automata += s.automata;
+        sum.rules += s.rules;
+        sum.outcomes += s.outcomes;
+    }
+    Ok((split, sum))
+}
+
+/// One line per host; a set's shard (`shard`) numbers its own policies, so
+/// its file is named with the policy.
+fn print_hosts(store: &robocc_engine::Store, shard: Option<usize>) -> Result<(), String> {
+    let of = shard
+        .map(|i| format!(" of {}", robocc_engine::shard_file_name(i)))
+        .unwrap_or_default();
+    for h in store.hosts() {
+        let h = h.map_err(|e| e.to_string())?;
+        println!(
+            "{}\t{}\tstatus {}\tpolicy {}{of}{}",
+            h.key,
+            h.source.name(),
+            h.status,
+            h.policy,
+            h.fetched_at
+                .map(|t| format!("\tfetched {t}"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// A store set: its index, then every shard verified (checksum, policies,
+/// records, partition), one line each.
+fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String> {
+    let set = super::open_store_set(dir)?;
+    let n = set.shard_count();
+    println!(
+        "{}: robocc store set, format version {}, {n} shards, {} bytes",
+        super::printable(dir.as_os_str().as_encoded_bytes()),
+        robocc_engine::STORE_SET_FORMAT_VERSION,
+        set.len_bytes()
+    );
+    println!(
+        "agent: {}; dialect: {}; compiler {}; options {:016x}",
+        set.agent(),
+        set.dialect(),
+        set.compiler_version(),
+        set.options_hash()
+    );
+    println!("partition: FNV-1a 64 of the host key, mod {n}");
+    println!("hosts: {}", set.host_count());
+    let mut failed: Vec<String> = Vec::new();
+    let (mut policies, mut split, mut sum) = (0, 0, Sum::default());
+    for i in 0..n {
+        let info = set.shard_info(i).unwrap_or(robocc_engine::ShardInfo {
+            bytes: 0,
+            hosts: 0,
+            checksum: 0,
+        });
+        // Opened afresh and dropped: a set of tens of thousands of shards
+        // must not keep every one mapped (the process's mapping limit).
+        let verdict = match set.verified_shard(i) {
+            Ok(store) => {
+                let (sp, s) = policy_sums(&store)?;
+                policies += store.policy_count();
+                split += sp;
+                sum.program_bytes += s.program_bytes;
+                sum.automata += s.automata;
+                sum.rules += s.rules;
+                sum.outcomes += s.outcomes;
+                "ok".to_string()
+            }
+            Err(e) => {
+                failed.push(e.to_string());
+                format!("FAILED: {e}")
+            }
+        };
+        println!(
+            "{}\thosts {}\tbytes {}\tfnv1a64 {:016x}\t{verdict}",
+            robocc_engine::shard_file_name(i),
+            info.hosts,
+            info.bytes,
+            info.checksum
+        );
+    }
+    println!(
+        "policies in all shards: {policies}; on the split path: {split}; program bytes in all: {}",
+        sum.program_bytes
+    );
+    if args.sizes {
+        println!(
+            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
+        );
+    }
+    if let Some(first) = failed.first() {
+        return Err(format!(
+            "{} of {n} shards failed verification; the first: {first}",
+            failed.len()
+        ));
+    }
+    if args.hosts {
+        for i in 0..n {
+            print_hosts(&set.load_shard(i).map_err(|e| e.to_string())?, Some(i))?;
+        }
+    }
+    Ok(0)
+}
+
+pub fn run(args: &InspectArgs) -> Result<i32, String> {
+    if args.path.is_dir() {
+        return describe_set(args, &args.path);
+    }
+    // The magic decides the kind: read 8 bytes, not the whole file.
+    let mut head = Vec::with_capacity(8);
+    // A regular file only: a FIFO is refused, not waited on.
+    let n = robocc_engine::open_regular(&args.path)
+        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .map_err(|e| format!("cannot read {}: {e}", args.path.display()))?;
+    match FileKind::sniff(&head[..n]) {
+        Some(FileKind::Store) => describe_store(args),
+        Some(FileKind::StoreSet) => describe_set(
+            args,
+            args.path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new(".")),
+        ),
+        Some(FileKind::Policy) => {
+            if args.hosts {
+                return Err(format!(
+                    "{}: --hosts lists the hosts of a store; this is a single policy",
+                    args.path.display()
+                ));
+            }
+            let file = super::open_policy(&args.path)?;
+            println!(
+                "{}: robocc policy, format version {}, {} bytes",
+                super::printable(args.path.as_os_str().as_encoded_bytes()),
+                robocc_engine::POLICY_FORMAT_VERSION,
+                file.as_bytes().len()
+            );
+            describe_policy(&file.policy(), "", args.sizes);
+            Ok(0)
+        }
+        None => match PolicyFile::open(&args.path) {
+            Err(e) if matches!(e.kind(), robocc_engine::LoadErrorKind::TooShort(_)) => {
+                Err(e.to_string())
+            }
+            _ => Err(format!(
+                "{}: not a robocc policy or store (to look at a robots.txt, use robocc lint --robots FILE)",
+                args.path.display()
+            )),
+        },
+    }
+}

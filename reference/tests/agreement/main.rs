@@ -1,0 +1,11 @@
+//! The engine against the oracles: one test binary (each module a former
+//! test file), so that the workspace links one executable here, not seven.
+
+mod common;
+
+mod acap_differential;
+mod conformance;
+mod differential;
+mod fuzz_regressions;
+mod google_port;
+mod signals_differential;

@@ -1,0 +1,114 @@
+//! Every hostile input (robocc_testkit::hostile) compiles, or is refused
+//! with a clear error, within generous bounds of time and peak heap — and
+//! when it compiles, the engine agrees with the reference matcher. The real
+//! figures come from `cargo run -p robocc-bench --release --bin hostile`
+//! (docs/RELIABILITY.md); the bounds here only catch a regression by an
+//! order of magnitude on a noisy CI machine.
+
+use robocc_testkit::paths::root;
+
+use robocc_compiler::compile;
+use robocc_testkit::hostile::inputs;
+use robocc_testkit::urlgen;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Counts live and peak heap bytes (process-wide: this test binary runs one
+/// test).
+struct Peak;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: defers to the system allocator; only counts.
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Peak = Peak;
+
+const TIME_BOUND: Duration = Duration::from_secs(60);
+const HEAP_BOUND: usize = 2 << 30;
+
+#[test]
+fn hostile_inputs_compile_within_bounds() {
+    let mut compiled = 0;
+    for h in inputs() {
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+        let before = LIVE.load(Ordering::Relaxed);
+        let start = Instant::now();
+        let result = compile(&h.body, "Googlebot", &h.options);
+        let took = start.elapsed();
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        assert!(took < TIME_BOUND, "{}: {took:?}", h.name);
+        assert!(peak < HEAP_BOUND, "{}: peak heap {peak} bytes", h.name);
+        eprintln!("{}: {took:?}, peak heap {} MiB", h.name, peak >> 20);
+        match result {
+            Ok(c) if h.options.dialect == robocc_engine::Dialect::Acap => {
+                compiled += 1;
+                let bytes = c.to_bytes();
+                let policy = robocc_engine::Policy::from_bytes(&bytes).unwrap();
+                let oracle = robocc_reference::AcapOracle::new(&h.body, "Googlebot", &[], &[]);
+                let urls = urlgen::workload(3, c.rule_set.patterns().take(200), 20);
+                for url in &urls {
+                    for &u in robocc_engine::Usage::ACAP {
+                        let got = policy.check_usage(url, u);
+                        let want = oracle.check(url, u);
+                        assert_eq!(got.allowed, want.allowed, "{} {u}", h.name);
+                    }
+                }
+            }
+            Ok(c) => {
+                compiled += 1;
+                let bytes = c.to_bytes();
+                let policy = robocc_engine::Policy::from_bytes(&bytes).unwrap();
+                let urls = urlgen::workload(3, c.rule_set.patterns().take(200), 40);
+                for url in &urls {
+                    let want = robocc_reference::check_url(&c.rule_set, url);
+                    let got = policy.check(url);
+                    assert_eq!(
+                        (got.allowed, got.rule),
+                        (want.allowed, want.rule),
+                        "{}",
+                        h.name
+                    );
+                }
+            }
+            Err(e) => {
+                // Refusals are typed: a budget, named with its limit (the
+                // CLI adds the flag that raises it).
+                assert!(
+                    matches!(e, robocc_compiler::CompileError::Budget(_)),
+                    "{}: unexpected error {e}",
+                    h.name
+                );
+            }
+        }
+    }
+    assert!(compiled >= 10, "only {compiled} hostile inputs compiled");
+}
+
+/// The committed small inputs are the generated ones (regenerate with
+/// `cargo run -p robocc-bench --release --bin hostile -- --write corpus/hostile`).
+#[test]
+fn committed_hostile_files_are_current() {
+    let dir = root().join("corpus/hostile");
+    for h in inputs().into_iter().filter(|h| h.body.len() <= 64 << 10) {
+        let path = dir.join(format!("{}.txt", h.name));
+        let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(on_disk == h.body, "{} is stale", path.display());
+    }
+}
