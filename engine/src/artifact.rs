@@ -17,13 +17,13 @@ pub use crate::types::{
     Dialect, PatternSyntax, RankClass, RecordKind, RuleOrigin, Selection, UrlMode,
 };
 
-/// First eight bytes of every single-policy artifact.
-pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 /// Format version written by this crate and the only one it reads.
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 7;
+pub use crate::format::POLICY_FORMAT_VERSION as FORMAT_VERSION;
+/// First eight bytes of every single-policy artifact.
+pub use crate::format::POLICY_MAGIC as MAGIC;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// `rule` value of an AI-usage preference outcome that nothing stated

@@ -48,6 +48,7 @@
 
 #[doc(hidden)]
 pub mod artifact;
+mod format;
 mod load;
 pub mod normalize;
 mod policy;
@@ -59,28 +60,23 @@ mod types;
 pub mod url;
 mod visit;
 
-pub use load::{
-    file_type_name, frame, frame_checksum, open_regular, FileKind, LoadError, LoadErrorKind,
-    FRAME_LEN, MAX_FRAMED_LEN,
+pub use format::{
+    frame, frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
+    STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
+pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
     Verdict,
 };
 #[doc(hidden)]
 pub use set::SetIndex;
-pub use set::{
-    shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, READ_SHARDS_BELOW,
-    STORE_SET_FORMAT_VERSION, STORE_SET_INDEX,
-};
+pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
 #[doc(hidden)]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
-pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
+pub use store::{BatchError, HostInfo, HostKey, HostSource, Store};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
     TimeWindow, UnknownName, UrlMode, Usage, UsageSet, UsageStates,
 };
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
-
-/// Format version of single-policy artifacts this engine reads and writes.
-pub const POLICY_FORMAT_VERSION: u32 = artifact::FORMAT_VERSION;

@@ -7,65 +7,19 @@
 //! without bounds checks: no input can make it read out of bounds or panic.
 
 use crate::artifact::{
-    ArchivedPolicyData, FORMAT_VERSION, MAGIC, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
-    UNKNOWN_RULE,
+    ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
+use crate::format::{frame_checksum, FileKind, ARCHIVE_ALIGN, FRAME_LEN};
 use std::fmt;
 
-/// Size of the frame before the archive: magic (8 bytes), format version
-/// (4), length of what follows (4), its checksum (8), zero (8).
-pub const FRAME_LEN: usize = 32;
-/// Alignment the archive needs (the frame keeps it when the buffer is aligned).
-pub const ARCHIVE_ALIGN: usize = 16;
-
-/// What kind of robocc file a frame announces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    /// A single compiled policy (`robocc compile`).
-    Policy,
-    /// A store of many hosts' policies (`robocc store build`).
-    Store,
-    /// The index of a store set (`robocc store build --shards N`): a text
-    /// file whose first line is `robocc-store-set VERSION`.
-    StoreSet,
-}
-
-impl FileKind {
-    /// Magic bytes of this kind.
-    pub fn magic(self) -> [u8; 8] {
-        match self {
-            FileKind::Policy => MAGIC,
-            FileKind::Store => crate::store::STORE_MAGIC,
-            FileKind::StoreSet => crate::set::SET_MAGIC,
-        }
-    }
-
-    /// Format version this engine reads and writes for this kind.
-    pub fn version(self) -> u32 {
-        match self {
-            FileKind::Policy => FORMAT_VERSION,
-            FileKind::Store => crate::store::STORE_FORMAT_VERSION,
-            FileKind::StoreSet => crate::set::STORE_SET_FORMAT_VERSION,
-        }
-    }
-
-    /// "policy", "store" or "store set".
-    pub fn name(self) -> &'static str {
-        match self {
-            FileKind::Policy => "policy",
-            FileKind::Store => "store",
-            FileKind::StoreSet => "store set",
-        }
-    }
-
-    /// The kind whose magic `bytes` start with, if any (a cheap sniff: reads
-    /// 8 bytes).
-    pub fn sniff(bytes: &[u8]) -> Option<FileKind> {
-        [FileKind::Policy, FileKind::Store, FileKind::StoreSet]
-            .into_iter()
-            .find(|k| bytes.starts_with(&k.magic()))
-    }
-}
+/// Shards shorter than this are read into memory at their first use, not
+/// mapped: each mapping counts against the process's limit (Linux's
+/// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
+/// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
+/// so that the copies do not become mappings themselves. `PolicyFile::open`
+/// and `Store::open` read files shorter than this too (a read file cannot
+/// change under its reader).
+pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// Why bytes were refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,51 +214,6 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Writes the frame for `body`, the bytes of `kind` that follow it.
-///
-/// # Panics
-///
-/// When `body` does not fit the frame's 32-bit length (writers check
-/// [`MAX_FRAMED_LEN`] first).
-pub fn frame(kind: FileKind, body: &[u8]) -> [u8; FRAME_LEN] {
-    let mut f = [0u8; FRAME_LEN];
-    f[..8].copy_from_slice(&kind.magic());
-    f[8..12].copy_from_slice(&kind.version().to_le_bytes());
-    let len = u32::try_from(body.len()).expect("framed length checked by the writer");
-    f[12..16].copy_from_slice(&len.to_le_bytes());
-    f[16..24].copy_from_slice(&frame_checksum(body).to_le_bytes());
-    f
-}
-
-/// The checksum a frame holds of the bytes after it.
-///
-/// It finds a corruption that still validates — a transition turned into
-/// another valid state, a rule's text — which would otherwise change
-/// answers silently. Each 8-byte little-endian word `w` (the last one
-/// zero-padded) steps `h = rotl((h ^ w) * K, 29)` from `h = K`, then the
-/// length steps it once more (`K` = 0x9e3779b97f4a7c15). Every step is a
-/// bijection of `h` for a given word, so bytes that differ from the framed
-/// ones within one aligned 8-byte word (any flip of any bits of one byte)
-/// always give another checksum; other damage does with probability about
-/// 1 − 2⁻⁶⁴. A corruption check, not a signature: a writer that means harm
-/// computes it too, and validation, not the checksum, keeps the engine safe.
-pub fn frame_checksum(body: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let step = |h: u64, w: u64| (h ^ w).wrapping_mul(K).rotate_left(29);
-    let mut words = body.chunks_exact(8);
-    let mut h = K;
-    for w in &mut words {
-        h = step(h, u64::from_le_bytes(w.try_into().expect("8 bytes")));
-    }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = step(h, u64::from_le_bytes(last));
-    }
-    step(h, body.len() as u64)
-}
-
 /// Compares the checksum in `bytes`' frame (already checked by [`unframe`])
 /// with that of the bytes after it: O(length), so a store does it for each
 /// policy on its first use and for the whole file only when asked to
@@ -320,9 +229,6 @@ pub(crate) fn verify_checksum(bytes: &[u8], kind: FileKind) -> Result<(), LoadEr
     }
     Ok(())
 }
-
-/// Largest body a frame can announce.
-pub const MAX_FRAMED_LEN: usize = u32::MAX as usize;
 
 /// Checks the frame of `kind` and returns the bytes it announces (16-byte
 /// aligned). Their checksum is not compared here (see [`verify_checksum`]).

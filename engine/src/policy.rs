@@ -5,7 +5,8 @@ use crate::artifact::{
     ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, NO_RULE,
     OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
-use crate::load::{self, FileKind, LoadError};
+use crate::format::FileKind;
+use crate::load::{self, LoadError, READ_SHARDS_BELOW};
 use crate::normalize::{feed_decoded, feed_rfc};
 use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
 use crate::types::{
@@ -874,7 +875,7 @@ impl std::fmt::Debug for PolicyFile {
 
 impl PolicyFile {
     /// Reads the artifact at `path` into memory when it is shorter than
-    /// [`READ_SHARDS_BELOW`](crate::READ_SHARDS_BELOW) (64 KiB, most
+    /// [`READ_SHARDS_BELOW`] (64 KiB, most
     /// policies), else memory-maps it, and validates it. A read file is
     /// immune to the file being replaced in place afterwards (`cp new
     /// live`); a mapped one is not: replace a policy by writing a new file
@@ -885,7 +886,7 @@ impl PolicyFile {
     /// As [`Policy::from_bytes`], plus I/O errors; every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<PolicyFile, LoadError> {
         let path = path.as_ref();
-        let storage = load::read_or_map(path, FileKind::Policy, crate::READ_SHARDS_BELOW)?;
+        let storage = load::read_or_map(path, FileKind::Policy, READ_SHARDS_BELOW)?;
         load::validate_policy(storage.bytes())
             .map_err(|e| e.with_path(path.display().to_string()))?;
         Ok(PolicyFile { storage })

@@ -22,7 +22,8 @@
 //! ```
 
 use crate::artifact::fnv1a64;
-use crate::load::{FileKind, LoadError};
+use crate::format::{FileKind, SET_MAGIC, STORE_SET_FORMAT_VERSION};
+use crate::load::{LoadError, READ_SHARDS_BELOW};
 use crate::policy::{Policy, Verdict};
 use crate::store::{check_batch_in, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
@@ -30,11 +31,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// First eight bytes of a store set's index (its first line is
-/// `robocc-store-set VERSION`).
-pub const SET_MAGIC: [u8; 8] = *b"robocc-s";
-/// Store set format version written and read by this crate.
-pub const STORE_SET_FORMAT_VERSION: u32 = 1;
 /// The index file's name in a store set's directory.
 pub const STORE_SET_INDEX: &str = "index.txt";
 /// Most shards a set may have (file names have five digits).
@@ -43,14 +39,6 @@ pub const MAX_SHARDS: usize = 65_536;
 pub const PARTITION: &str = "fnv1a64-mod";
 /// Largest index read (65,536 shard lines are about 4.5 MiB).
 const MAX_INDEX_BYTES: u64 = 8 << 20;
-/// Shards shorter than this are read into memory at their first use, not
-/// mapped: each mapping counts against the process's limit (Linux's
-/// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
-/// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
-/// so that the copies do not become mappings themselves. `PolicyFile::open`
-/// and `Store::open` read files shorter than this too (a read file cannot
-/// change under its reader).
-pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// The file name of shard `i`: `shard-00000.store` … `shard-65535.store`.
 pub fn shard_file_name(i: usize) -> String {

@@ -32,7 +32,8 @@
 //! ```
 
 use crate::artifact::{fnv1a64_iter, ArchivedPolicyData};
-use crate::load::{self, FileKind, LoadError, Storage, ARCHIVE_ALIGN};
+use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
+use crate::load::{self, LoadError, Storage, READ_SHARDS_BELOW};
 use crate::policy::{prefetch, Policy, Verdict};
 use crate::types::Dialect;
 use crate::url::{path_parts, path_parts_after, scan_authority, PathParts};
@@ -40,11 +41,6 @@ use rkyv::{Archive, Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
-
-/// First eight bytes of every store.
-pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
-/// Store format version written and read by this crate.
-pub const STORE_FORMAT_VERSION: u32 = 11;
 
 const HEAD_LEN: usize = 16;
 /// Bytes of a host slot: one cache line (the writer places the table on a
@@ -68,8 +64,6 @@ const INLINE_KEY: usize = SLOT - SLOT_KEY;
 const POLICY_REC: usize = 16;
 /// Bytes of the check word after a host's strings (when it has any).
 const STRINGS_CHECK: usize = 4;
-/// Bytes of a cache line.
-const CACHE_LINE: usize = 64;
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -336,7 +330,7 @@ fn record_check(rec: &[u8], i: usize) -> u32 {
 }
 
 /// What the index states besides its tables, and the tables' lengths,
-/// checksummed (`load::frame_checksum` of their little-endian bytes, the
+/// checksummed (`format::frame_checksum` of their little-endian bytes, the
 /// texts after their lengths): compared at open.
 #[allow(clippy::too_many_arguments)]
 fn index_check(
@@ -367,7 +361,7 @@ fn index_check(
     }
     b.extend_from_slice(agent.as_bytes());
     b.extend_from_slice(compiler_version.as_bytes());
-    load::frame_checksum(&b)
+    format::frame_checksum(&b)
 }
 
 /// Many hosts' policies, mapped from a file or held in memory.
@@ -421,7 +415,7 @@ fn damaged_slot(i: usize) -> LoadError {
 
 impl Store {
     /// Reads the store at `path` into memory when it is shorter than
-    /// [`READ_SHARDS_BELOW`](crate::READ_SHARDS_BELOW) (64 KiB), else
+    /// [`READ_SHARDS_BELOW`] (64 KiB), else
     /// memory-maps it, and checks its header and index (constant time in
     /// the number of hosts). A mapped store must not be replaced in place
     /// (`cp new live` can crash a reader with SIGBUS): write a new file and
@@ -432,7 +426,7 @@ impl Store {
     /// Not a store, another format version, truncated, or an inconsistent
     /// index; I/O errors. Every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, LoadError> {
-        Store::open_reading_below(path.as_ref(), crate::READ_SHARDS_BELOW)
+        Store::open_reading_below(path.as_ref(), READ_SHARDS_BELOW)
     }
 
     /// [`Store::open`], but a file shorter than `read_below` bytes is read
@@ -470,7 +464,7 @@ impl Store {
                 body.len()
             )));
         }
-        let index_at = load::FRAME_LEN + index_off as usize;
+        let index_at = format::FRAME_LEN + index_off as usize;
         let index =
             load::access_archive::<ArchivedStoreIndex>(&bytes[index_at..], FileKind::Store)?;
         if Dialect::from_u8(index.dialect).is_none() {
@@ -812,7 +806,7 @@ impl Store {
             .storage
             .bytes()
             .as_ptr()
-            .wrapping_add(load::FRAME_LEN + le_u32(h) as usize);
+            .wrapping_add(format::FRAME_LEN + le_u32(h) as usize);
         let end = start.wrapping_add(le_u32(&h[4..]) as usize);
         let size = std::mem::size_of::<ArchivedPolicyData>();
         for back in (0..size).step_by(CACHE_LINE) {
@@ -980,7 +974,7 @@ impl Store {
             )));
         }
         let (off, len) = (le_u64(rec), u64::from(le_u32(&rec[8..])));
-        let start = (load::FRAME_LEN as u64).checked_add(off);
+        let start = (format::FRAME_LEN as u64).checked_add(off);
         let end = start.and_then(|s| s.checked_add(len));
         match (start, end) {
             (Some(s), Some(e))
@@ -1010,7 +1004,7 @@ impl Store {
         for i in 0..self.policy_count() {
             let data = self.policy(i)?.data;
             let bytes = self.policy_bytes(i)?;
-            let off = bytes.as_ptr() as usize - self.bytes().as_ptr() as usize - load::FRAME_LEN;
+            let off = bytes.as_ptr() as usize - self.bytes().as_ptr() as usize - format::FRAME_LEN;
             hints.push(hints_of(off, bytes, Some(data)));
         }
         // Every record where a lookup looks for it: sorted by hash then
@@ -1811,12 +1805,12 @@ pub fn write_store(
     policies: &[&[u8]],
 ) -> Result<rkyv::util::AlignedVec<16>, String> {
     let mut out = rkyv::util::AlignedVec::<16>::new();
-    out.extend_from_slice(&[0u8; load::FRAME_LEN + HEAD_LEN]);
+    out.extend_from_slice(&[0u8; format::FRAME_LEN + HEAD_LEN]);
     let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
     let mut hints = Vec::with_capacity(policies.len());
     for p in policies {
         let start = out.len();
-        let off = start - load::FRAME_LEN;
+        let off = start - format::FRAME_LEN;
         let len = u32::try_from(p.len()).map_err(|_| "a policy over 4 GiB")?;
         let at = records.len();
         records.extend_from_slice(&(off as u64).to_le_bytes());
@@ -1873,24 +1867,24 @@ pub fn write_store(
     let pad = (CACHE_LINE - out.len() % CACHE_LINE) % CACHE_LINE;
     out.extend_from_slice(&[0u8; CACHE_LINE][..pad]);
     let index_at = out.len();
-    let index_off = (index_at - load::FRAME_LEN) as u64;
+    let index_off = (index_at - format::FRAME_LEN) as u64;
     let mut out = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&index, out)
         .map_err(|e| e.to_string())?;
     drop(index);
     let archive_len = out.len() - index_at;
-    let body_len = out.len() - load::FRAME_LEN;
-    if body_len > load::MAX_FRAMED_LEN {
+    let body_len = out.len() - format::FRAME_LEN;
+    if body_len > format::MAX_FRAMED_LEN {
         return Err(format!(
             "the store would be {} bytes, over the format's 4 GiB",
             out.len()
         ));
     }
-    out[load::FRAME_LEN..load::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
-    out[load::FRAME_LEN + 8..load::FRAME_LEN + 16]
+    out[format::FRAME_LEN..format::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
+    out[format::FRAME_LEN + 8..format::FRAME_LEN + 16]
         .copy_from_slice(&(archive_len as u64).to_le_bytes());
     // Last: the frame's checksum covers everything after it.
-    let frame = load::frame(FileKind::Store, &out[load::FRAME_LEN..]);
-    out[..load::FRAME_LEN].copy_from_slice(&frame);
+    let frame = format::frame(FileKind::Store, &out[format::FRAME_LEN..]);
+    out[..format::FRAME_LEN].copy_from_slice(&frame);
     Ok(out)
 }
 
