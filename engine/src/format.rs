@@ -81,12 +81,14 @@ impl FileKind {
     }
 }
 
-/// Writes the frame for `body`, the bytes of `kind` that follow it.
+/// Writes the frame for `body`, the bytes of `kind` that follow it (with
+/// the `build` feature: for writers).
 ///
 /// # Panics
 ///
 /// When `body` does not fit the frame's 32-bit length (writers check
 /// [`MAX_FRAMED_LEN`] first).
+#[cfg(feature = "build")]
 pub fn frame(kind: FileKind, body: &[u8]) -> [u8; FRAME_LEN] {
     let mut f = [0u8; FRAME_LEN];
     f[..8].copy_from_slice(&kind.magic());

@@ -41,27 +41,47 @@
 //! the automata (their byte layout and walk are in `program`),
 //! [`Policy::visit_at_minute`] answers robots 2.0's Visit-time and
 //! Request-rate, and [`Store`] maps many hosts to policies. The archived
-//! layout (`artifact`, docs/artifact.md) is not part of the API: accessors
-//! return the plain types of this crate.
+//! layout (`artifact`, docs/artifact.md) is not part of the check path's
+//! API: accessors return the plain types of this crate.
+//!
+//! # Cargo features
+//!
+//! * `build` (off by default): the writer side, for compilers, store
+//!   builders and tools. It makes public the `artifact` module (the owned
+//!   types a policy is archived from, and the outcome word's encoding),
+//!   the `program` module's encoder and decoder, `frame`, the store
+//!   writer (`write_store`, `HostEntry`, `StoreMeta`, `fetched_at_kept`,
+//!   `MAX_PROBE`), a store set's `SetIndex`, and a few inspection hooks
+//!   (`Store::index_sizes`, `Store::slot_table`, `HostKey::slot_hash`,
+//!   `Policy::outcome_id`). A crawler that only checks URLs leaves it off:
+//!   what it links is the check path alone, as regex-automata's
+//!   `dfa-search` is without `dfa-build`. The artifacts and stores are the
+//!   same bytes either way.
 
 #![deny(missing_docs)]
 
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub mod artifact;
+#[cfg(not(feature = "build"))]
+mod artifact;
 mod format;
 mod load;
 pub mod normalize;
 mod policy;
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub mod program;
+#[cfg(not(feature = "build"))]
+mod program;
 mod set;
 mod store;
 mod types;
 pub mod url;
 mod visit;
 
+#[cfg(feature = "build")]
+pub use format::frame;
 pub use format::{
-    frame, frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
+    frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
     STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
 pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
@@ -69,10 +89,10 @@ pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
     Verdict,
 };
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub use set::SetIndex;
 pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store};
 pub use types::{

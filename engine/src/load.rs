@@ -471,7 +471,6 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
 ///
 /// The open fails, or the file is a directory (kind `IsADirectory`) or not
 /// a regular file (kind `InvalidInput`, naming its type).
-#[doc(hidden)]
 pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -498,8 +497,9 @@ pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     ))
 }
 
-/// "a FIFO", "a socket", … for a file that is not regular.
-#[doc(hidden)]
+/// What a file that is not regular is, for a message: "a FIFO", "a
+/// socket", "a character device", "a directory"… (the words
+/// [`open_regular`]'s error uses).
 pub fn file_type_name(ty: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {

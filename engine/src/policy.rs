@@ -319,8 +319,10 @@ impl<'a> Policy<'a> {
 
     /// The first automaton's outcome id for `url` (0 without automata):
     /// the walk alone, for `bench --bin layout`, which compares table
-    /// layouts by the loop that reads them.
-    #[doc(hidden)]
+    /// layouts by the loop that reads them. With the `build` feature (for
+    /// tools: an outcome id means something only next to the artifact's
+    /// tables).
+    #[cfg(feature = "build")]
     pub fn outcome_id(&self, url: &[u8]) -> u32 {
         match self.data.automata.first() {
             Some(a) => run(a, path_parts(url), self.data.header.url_mode).0,

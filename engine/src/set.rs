@@ -66,8 +66,9 @@ pub struct ShardInfo {
     pub checksum: u64,
 }
 
-/// A store set's index, as written and read (layout, not API).
-#[doc(hidden)]
+/// A store set's index (`index.txt`), as a builder writes it with
+/// [`SetIndex::to_text`] and [`StoreSet::open`] reads it back
+/// (docs/artifact.md, "Store sets"). With the `build` feature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetIndex {
     /// The product token every shard was compiled for.
@@ -92,6 +93,7 @@ fn is_agent(s: &str) -> bool {
             .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
 }
 
+#[cfg(feature = "build")]
 fn is_word(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic())
 }
@@ -111,6 +113,13 @@ fn hex16(s: &str) -> Option<u64> {
 
 impl SetIndex {
     /// The index as text (the only form the writer produces).
+    ///
+    /// # Errors
+    ///
+    /// An agent that is not a product token, a compiler version with a
+    /// space or control byte, or no shards or more than [`MAX_SHARDS`]
+    /// (what the reader would refuse).
+    #[cfg(feature = "build")]
     pub fn to_text(&self) -> Result<String, String> {
         if !is_agent(&self.agent) {
             return Err(format!("{:?} is not an agent token", self.agent));

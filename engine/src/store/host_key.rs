@@ -371,10 +371,17 @@ impl<'a> HostKey<'a> {
     /// time, the host lower-cased on the way, so that a lookup does not pay
     /// FNV-1a's multiply per byte. Not the store sets' partition hash
     /// ([`HostKey::hash`]), which is documented for other languages.
-    /// `seed` is the store's (the seed its index names).
-    #[doc(hidden)]
+    /// `seed` is the store's (the seed its index names). With the `build`
+    /// feature (for builders, tools and benchmarks).
+    #[cfg(feature = "build")]
     #[inline]
     pub fn slot_hash(&self, seed: u64) -> u64 {
+        self.seeded_hash(seed)
+    }
+
+    /// [`HostKey::slot_hash`], for the store's own lookups.
+    #[inline]
+    pub(crate) fn seeded_hash(&self, seed: u64) -> u64 {
         let mut h = words_hash(SLOT_SEED ^ seed, self.key_host(), true);
         if let Some(p) = self.port {
             h = words_hash(h ^ PORT_MARK, p, false);
@@ -389,7 +396,7 @@ impl<'a> HostKey<'a> {
     }
 
     /// `cmp_stored(stored) == Equal` for a stored key as stores hold them
-    /// (lower case; [`Store::validate_all`] refuses others), faster: URLs
+    /// (lower case; [`Store::validate_all`](crate::Store::validate_all) refuses others), faster: URLs
     /// usually write the host in lower case already, so one `memcmp`
     /// decides.
     #[inline]

@@ -5,8 +5,10 @@
 
 use crate::artifact::ArchivedPolicyData;
 use crate::format;
-use crate::load;
-use rkyv::{Archive, Deserialize, Serialize};
+
+use rkyv::Archive;
+#[cfg(feature = "build")]
+use rkyv::{Deserialize, Serialize};
 
 pub(super) const HEAD_LEN: usize = 16;
 /// Bytes of a host slot: one cache line (the writer places the table on a
@@ -30,10 +32,12 @@ pub(super) const INLINE_KEY: usize = SLOT - SLOT_KEY;
 pub(super) const POLICY_REC: usize = 16;
 /// Bytes of the check word after a host's strings (when it has any).
 pub(super) const STRINGS_CHECK: usize = 4;
-/// The archived index of a store (layout, not API).
-#[doc(hidden)]
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct StoreIndex {
+/// The archived index of a store (internal: written by
+/// [`write_store`](super::write_store), read by [`Store`](super::Store)).
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
+#[cfg_attr(not(feature = "build"), allow(dead_code))]
+pub(crate) struct StoreIndex {
     /// The slot table: `homes` slots or a few more (the last runs may spill
     /// past the end), [`SLOT`] bytes each. First, so that it starts where
     /// the archive does, on a cache line.
@@ -126,6 +130,7 @@ impl Slot {
     /// The slot's bytes, with its policy's `hints` ([`slot_hints`]) and
     /// `key` inline when it fits; the check word is written once the slot
     /// has its place ([`slot_check`]).
+    #[cfg(feature = "build")]
     pub(super) fn encode(&self, hints: &[u8; HINTS], key: &[u8]) -> [u8; SLOT] {
         let mut b = [0u8; SLOT];
         b[4..8].copy_from_slice(&self.hash.to_le_bytes());
@@ -278,8 +283,9 @@ pub(super) const SEEDS: [u64; 4] = [
 /// where it lies 1 MiB or more in, or when the bytes are not a valid
 /// policy). A lookup asks for all these lines together with the policy's
 /// record, as soon as it has the slot.
+#[cfg(feature = "build")]
 pub(super) fn slot_hints(off: usize, bytes: &[u8]) -> [u8; HINTS] {
-    hints_of(off, bytes, load::validate_policy(bytes).ok())
+    hints_of(off, bytes, crate::load::validate_policy(bytes).ok())
 }
 
 /// [`slot_hints`] of `bytes`, whose archive `data` is (`None`: not a valid

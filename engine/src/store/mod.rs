@@ -35,13 +35,16 @@ mod batch;
 mod host_key;
 mod layout;
 mod read;
+#[cfg(feature = "build")]
 mod write;
 
 pub(crate) use batch::check_batch_in;
 pub use batch::BatchError;
 pub use host_key::HostKey;
+#[cfg(feature = "build")]
 pub use layout::MAX_PROBE;
 pub use read::Store;
+#[cfg(feature = "build")]
 pub use write::{fetched_at_kept, write_store, HostEntry, StoreMeta};
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).

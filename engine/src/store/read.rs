@@ -236,8 +236,8 @@ impl Store {
 
     /// Bytes of the index's tables: host slots (all, empty ones too), long
     /// host keys and fetch times, policy records (`robocc inspect
-    /// --sizes`).
-    #[doc(hidden)]
+    /// --sizes`). With the `build` feature (for tools).
+    #[cfg(feature = "build")]
     pub fn index_sizes(&self) -> [usize; 3] {
         [
             self.tables[0].len(),
@@ -246,8 +246,10 @@ impl Store {
         ]
     }
 
-    /// Where the slot table lies in the store's bytes (tests corrupt it).
-    #[doc(hidden)]
+    /// Where the slot table lies in the store's bytes, 64 bytes per slot
+    /// (docs/artifact.md, "Stores"): for tests and tools that damage or
+    /// inspect it. With the `build` feature.
+    #[cfg(feature = "build")]
     pub fn slot_table(&self) -> std::ops::Range<usize> {
         self.tables[0].clone()
     }
@@ -364,7 +366,7 @@ impl Store {
 
     /// `key`'s slot hash in this store.
     pub(crate) fn slot_hash(&self, key: &HostKey<'_>) -> u64 {
-        key.slot_hash(self.seed)
+        key.seeded_hash(self.seed)
     }
 
     /// [`Store::host`] for a key whose [`Store::slot_hash`] is known.

@@ -10,44 +10,47 @@ use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
 use crate::types::Dialect;
 use std::cmp::Ordering;
 
-/// One host for [`write_store`].
-#[doc(hidden)]
+/// One host for [`write_store`] (with the `build` feature).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostEntry<'a> {
-    /// Stored key (`HostKey::to_key` form).
+    /// Stored key ([`HostKey::to_key`] form: lower case, `:port` only when
+    /// not the scheme's default); [`write_store`] refuses another form.
     pub key: &'a str,
     /// Index into the policies given to [`write_store`].
     pub policy: u32,
     /// Why this policy.
     pub source: HostSource,
-    /// HTTP status.
+    /// HTTP status the input gave (0: unreachable).
     pub status: u16,
     /// Fetch time as given (at most 255 bytes are kept).
     pub fetched_at: Option<&'a str>,
 }
 
-/// What a store says about all of its policies.
-#[doc(hidden)]
+/// What a store says about all of its policies, for [`write_store`] (with
+/// the `build` feature); [`Store`](crate::Store)'s accessors read it back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreMeta {
-    /// Agent.
+    /// The product token every policy was compiled for.
     pub agent: String,
-    /// Dialect.
+    /// The dialect every policy was compiled with.
     pub dialect: Dialect,
-    /// Compiler version.
+    /// `robocc-compiler` version that builds the store.
     pub compiler_version: String,
-    /// Options fingerprint.
+    /// The policies' common options fingerprint
+    /// ([`Header::options_hash`](crate::Header::options_hash)).
     pub options_hash: u64,
 }
 
 /// Writes a store: `policies` are complete policy artifacts (frame and
-/// archive). Returns the bytes (16-byte aligned).
+/// archive), `hosts` name them by index. Returns the bytes (16-byte
+/// aligned), which [`Store::from_slice`](crate::Store::from_slice) reads.
+/// With the `build` feature. The bytes depend on the inputs alone (hosts
+/// are placed by hash, whatever their order).
 ///
 /// # Errors
 ///
 /// A host key that is not a valid key, or a store larger than the frame
 /// can announce (4 GiB).
-#[doc(hidden)]
 pub fn write_store(
     meta: &StoreMeta,
     hosts: Vec<HostEntry<'_>>,
@@ -139,7 +142,7 @@ pub fn write_store(
 
 /// What the index keeps of a host's fetch time: its first 255 bytes, cut at
 /// a character boundary (a builder that holds many hosts cuts them early).
-#[doc(hidden)]
+/// With the `build` feature.
 pub fn fetched_at_kept(fetched_at: &str) -> &str {
     let mut cut = fetched_at.len().min(255);
     while !fetched_at.is_char_boundary(cut) {
