@@ -11,6 +11,7 @@ use crate::artifact::{
 };
 use crate::format::{frame_checksum, FileKind, ARCHIVE_ALIGN, FRAME_LEN};
 use std::fmt;
+use std::sync::Arc;
 
 /// Shards shorter than this are read into memory at their first use, not
 /// mapped: each mapping counts against the process's limit (Linux's
@@ -25,8 +26,10 @@ pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LoadErrorKind {
-    /// The file could not be read or mapped.
-    Io(String),
+    /// The file could not be read or mapped: the I/O error's kind. The
+    /// [`std::io::Error`] itself is the [`LoadError`]'s
+    /// [`source`](std::error::Error::source).
+    Io(std::io::ErrorKind),
     /// Shorter than the frame.
     TooShort(usize),
     /// Not this kind's magic; `other` is the robocc kind it is, if any.
@@ -68,7 +71,8 @@ pub enum LoadErrorKind {
 }
 
 /// Why a policy or store was refused: what, and (when known) which file or
-/// which host.
+/// which host. An I/O failure ([`LoadErrorKind::Io`]) keeps its
+/// [`std::io::Error`] as the error's [`source`](std::error::Error::source).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
     kind: LoadErrorKind,
@@ -78,7 +82,30 @@ pub struct LoadError {
     /// A store's policy that was refused: its number (`kind` is then the
     /// policy's own error, and `what` the store).
     policy: Option<usize>,
+    /// The I/O error of an [`LoadErrorKind::Io`] (shared, so that the
+    /// error stays `Clone`; one pointer, so that it stays small).
+    io: Option<Arc<IoSource>>,
 }
+
+/// The I/O error a [`LoadError`] keeps, and whether it came from mapping
+/// the file (the message then says what a failed mapping means).
+#[derive(Debug)]
+struct IoSource {
+    error: std::io::Error,
+    mapping: bool,
+}
+
+impl PartialEq for IoSource {
+    /// `io::Error` has no equality: the same kind and message, from the
+    /// same step, are the same error.
+    fn eq(&self, other: &IoSource) -> bool {
+        self.mapping == other.mapping
+            && self.error.kind() == other.error.kind()
+            && self.error.to_string() == other.error.to_string()
+    }
+}
+
+impl Eq for IoSource {}
 
 impl LoadError {
     pub(crate) fn new(what: FileKind, kind: LoadErrorKind) -> LoadError {
@@ -88,6 +115,7 @@ impl LoadError {
             path: None,
             host: None,
             policy: None,
+            io: None,
         }
     }
 
@@ -103,8 +131,19 @@ impl LoadError {
         LoadError::new(what, LoadErrorKind::Invalid(msg.into()))
     }
 
-    pub(crate) fn io(what: FileKind, err: &std::io::Error) -> LoadError {
-        LoadError::new(what, LoadErrorKind::Io(err.to_string()))
+    /// Reading failed with `err`, kept as the source.
+    pub(crate) fn io(what: FileKind, err: std::io::Error) -> LoadError {
+        LoadError::io_source(what, err, false)
+    }
+
+    /// Reading (`mapping` false) or mapping the file failed with `err`.
+    fn io_source(what: FileKind, err: std::io::Error, mapping: bool) -> LoadError {
+        let mut e = LoadError::new(what, LoadErrorKind::Io(err.kind()));
+        e.io = Some(Arc::new(IoSource {
+            error: err,
+            mapping,
+        }));
+        e
     }
 
     /// Attaches the file the bytes came from, for the message.
@@ -167,7 +206,11 @@ impl fmt::Display for LoadError {
             w = FileKind::Policy.name();
         }
         match &self.kind {
-            LoadErrorKind::Io(e) => write!(f, "cannot read {w}: {e}"),
+            LoadErrorKind::Io(_) => match &self.io {
+                Some(io) if io.mapping => write!(f, "cannot read {w}: {}", map_error(&io.error)),
+                Some(io) => write!(f, "cannot read {w}: {}", io.error),
+                None => write!(f, "cannot read {w}"),
+            },
             LoadErrorKind::TooShort(n) => write!(
                 f,
                 "not a robocc {w}: {n} bytes is shorter than the {FRAME_LEN}-byte header"
@@ -212,7 +255,14 @@ impl fmt::Display for LoadError {
     }
 }
 
-impl std::error::Error for LoadError {}
+impl std::error::Error for LoadError {
+    /// The [`std::io::Error`] of a [`LoadErrorKind::Io`]; `None` otherwise.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|io| &io.error as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Compares the checksum in `bytes`' frame (already checked by [`unframe`])
 /// with that of the bytes after it: O(length), so a store does it for each
@@ -539,9 +589,8 @@ fn map_open(
     // truncated or rewritten in place by another process while mapped can
     // raise SIGBUS or change answers: the documented price of mmap
     // (docs/artifact.md).
-    unsafe { memmap2::Mmap::map(file) }.map_err(|e| {
-        LoadError::new(kind, LoadErrorKind::Io(map_error(&e))).with_path(path.display().to_string())
-    })
+    unsafe { memmap2::Mmap::map(file) }
+        .map_err(|e| LoadError::io_source(kind, e, true).with_path(path.display().to_string()))
 }
 
 /// What a failed `mmap` means. ENOMEM is not about the file: the process
@@ -570,17 +619,17 @@ pub(crate) fn read_or_map(
 ) -> Result<Storage, LoadError> {
     use std::io::Read;
     let named = |e: LoadError| e.with_path(path.display().to_string());
-    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, e)))?;
     let len = file
         .metadata()
-        .map_err(|e| named(LoadError::io(kind, &e)))?
+        .map_err(|e| named(LoadError::io(kind, e)))?
         .len();
     if len < read_below {
         let mut bytes = Vec::with_capacity(len as usize);
         (&file)
             .take(read_below)
             .read_to_end(&mut bytes)
-            .map_err(|e| named(LoadError::io(kind, &e)))?;
+            .map_err(|e| named(LoadError::io(kind, e)))?;
         // A file that grew past the bound meanwhile is mapped instead.
         if (bytes.len() as u64) < read_below {
             return Ok(Storage::Heap(aligned_copy(&bytes)));
@@ -657,6 +706,25 @@ pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
 
 #[cfg(test)]
 mod tests {
+    /// A file that cannot be read keeps its `io::Error` as the source, its
+    /// kind in the error's kind, and the message it always had.
+    #[test]
+    fn an_io_error_is_the_source() {
+        use super::{FileKind, LoadErrorKind};
+        use std::error::Error;
+        let path = std::env::temp_dir().join("robocc-engine-no-such-file.policy");
+        let e = super::read_or_map(&path, FileKind::Policy, 0).err().unwrap();
+        assert_eq!(e.kind(), &LoadErrorKind::Io(std::io::ErrorKind::NotFound));
+        let io = e.source().unwrap().downcast_ref::<std::io::Error>().unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        let want = format!("{}: cannot read policy: {io}", path.display());
+        assert_eq!(e.to_string(), want);
+        // Clone and equality keep working.
+        assert_eq!(e.clone(), e);
+        let other = super::LoadError::invalid(FileKind::Policy, "x");
+        assert!(other.source().is_none());
+    }
+
     /// A failed mapping for want of mappings says so: the file is not
     /// damaged (stores audit F5).
     #[cfg(unix)]

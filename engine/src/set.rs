@@ -352,7 +352,7 @@ impl StoreSet {
         // A regular file only: a FIFO in its place is refused, not waited on.
         crate::load::open_regular(&path)
             .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| named(LoadError::io(FileKind::StoreSet, &e)))?;
+            .map_err(|e| named(LoadError::io(FileKind::StoreSet, e)))?;
         if bytes.len() as u64 > MAX_INDEX_BYTES {
             return Err(named(LoadError::invalid(
                 FileKind::StoreSet,
