@@ -100,3 +100,69 @@ pub use types::{
     TimeWindow, UnknownName, UrlMode, Usage, UsageSet, UsageStates,
 };
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Artifacts are read in place, so they must be aligned as archives are.
+    #[repr(C, align(16))]
+    struct Aligned<T: ?Sized>(T);
+
+    static SMALL: &Aligned<[u8]> = &Aligned(*include_bytes!("../tests/data/small.policy"));
+
+    /// Slices of the same length are answered.
+    #[test]
+    fn check_batch_answers_slices_of_the_same_length() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let urls: [&[u8]; 2] = [b"/", b"/private/x"];
+        let mut out = [policy.check(b"/x"); 2];
+        policy.check_batch(&urls, &mut out);
+        assert_eq!(out, [policy.check(urls[0]), policy.check(urls[1])]);
+    }
+
+    /// Fewer verdict slots than URLs is the caller's mistake: a panic that
+    /// says so, not URLs silently left unanswered.
+    #[test]
+    #[should_panic(expected = "check_batch: 2 URLs but 1 verdict slots")]
+    fn policy_check_batch_refuses_fewer_slots_than_urls() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let mut out = [policy.check(b"/")];
+        policy.check_batch(&[b"/a", b"/b"], &mut out);
+    }
+
+    /// More verdict slots than URLs too: slots left as they were would read
+    /// as answers.
+    #[test]
+    #[should_panic(expected = "check_batch: 1 URLs but 2 verdict slots")]
+    fn policy_check_batch_refuses_more_slots_than_urls() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let mut out = [policy.check(b"/"); 2];
+        policy.check_batch(&[b"/a"], &mut out);
+    }
+
+    #[cfg(feature = "build")]
+    fn empty_store() -> Store {
+        let meta = StoreMeta {
+            agent: "Googlebot".into(),
+            dialect: Dialect::Rfc9309,
+            compiler_version: "0.1.0".into(),
+            options_hash: 7,
+        };
+        Store::from_slice(&write_store(&meta, Vec::new(), &[]).unwrap()).unwrap()
+    }
+
+    #[cfg(feature = "build")]
+    #[test]
+    #[should_panic(expected = "check_batch: 2 URLs but 1 verdict slots")]
+    fn store_check_batch_refuses_mismatched_slices() {
+        let mut out = [None];
+        let _ = empty_store().check_batch(&[b"https://a.example/", b"/b"], &mut out);
+    }
+
+    #[cfg(feature = "build")]
+    #[test]
+    fn store_check_batch_answers_empty_slices() {
+        empty_store().check_batch(&[], &mut []).unwrap();
+    }
+}

@@ -713,9 +713,15 @@ mod tests {
         use super::{FileKind, LoadErrorKind};
         use std::error::Error;
         let path = std::env::temp_dir().join("robocc-engine-no-such-file.policy");
-        let e = super::read_or_map(&path, FileKind::Policy, 0).err().unwrap();
+        let e = super::read_or_map(&path, FileKind::Policy, 0)
+            .err()
+            .unwrap();
         assert_eq!(e.kind(), &LoadErrorKind::Io(std::io::ErrorKind::NotFound));
-        let io = e.source().unwrap().downcast_ref::<std::io::Error>().unwrap();
+        let io = e
+            .source()
+            .unwrap()
+            .downcast_ref::<std::io::Error>()
+            .unwrap();
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
         let want = format!("{}: cannot read policy: {io}", path.display());
         assert_eq!(e.to_string(), want);

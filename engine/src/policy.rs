@@ -16,6 +16,16 @@ use crate::types::{
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
 
+/// The contract of the `check_batch` methods: one verdict slot per URL.
+#[track_caller]
+#[inline]
+pub(crate) fn same_length(urls: usize, out: usize) {
+    assert!(
+        urls == out,
+        "check_batch: {urls} URLs but {out} verdict slots (the slices must have the same length)"
+    );
+}
+
 /// The answer to one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verdict {
@@ -99,9 +109,7 @@ impl<'a> Policy<'a> {
         verdict(self.word_of(parts, 0).0)
     }
 
-    /// The verdicts of many URLs: `out[i]` becomes `check(urls[i])`. Only
-    /// the first `min(urls.len(), out.len())` are answered: give slices of
-    /// the same length.
+    /// The verdicts of many URLs: `out[i]` becomes `check(urls[i])`.
     ///
     /// Faster than a loop over [`Policy::check`] when crawlers check
     /// frontier batches: the automaton's shape is dispatched once per
@@ -111,9 +119,14 @@ impl<'a> Policy<'a> {
     /// allocates. (Interleaving several walks to overlap their table loads,
     /// and finding a chunk's paths before its walks, were measured and
     /// dropped: docs/PERFORMANCE-notes.md.)
+    ///
+    /// # Panics
+    ///
+    /// When `urls` and `out` differ in length (a caller's mistake, as for
+    /// [`slice::copy_from_slice`]; nothing is answered then).
+    #[track_caller]
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
-        let n = urls.len().min(out.len());
-        let (urls, out) = (&urls[..n], &mut out[..n]);
+        same_length(urls.len(), out.len());
         let d = self.data;
         if let [a] = d.automata.as_slice() {
             let channels = d.header.channels.len();

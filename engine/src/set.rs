@@ -24,7 +24,7 @@
 use crate::artifact::fnv1a64;
 use crate::format::{FileKind, SET_MAGIC, STORE_SET_FORMAT_VERSION};
 use crate::load::{LoadError, READ_SHARDS_BELOW};
-use crate::policy::{Policy, Verdict};
+use crate::policy::{same_length, Policy, Verdict};
 use crate::store::{check_batch_in, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
 use std::io::Read;
@@ -588,8 +588,7 @@ impl StoreSet {
     }
 
     /// The verdicts of many URLs, as [`Store::check_batch`] answers them:
-    /// `out[i]` becomes what [`StoreSet::check`]`(urls[i])` answers; only the
-    /// first `min(urls.len(), out.len())` are answered. Hosts of different
+    /// `out[i]` becomes what [`StoreSet::check`]`(urls[i])` answers. Hosts of different
     /// shards are looked up together, stage by stage, as in a single store.
     /// Never allocates once the shards it needs are open.
     ///
@@ -597,11 +596,17 @@ impl StoreSet {
     ///
     /// The first URL whose shard or policy is refused (its index in
     /// `urls`); the URLs before it are answered.
+    ///
+    /// # Panics
+    ///
+    /// When `urls` and `out` differ in length, as [`Store::check_batch`].
+    #[track_caller]
     pub fn check_batch(
         &self,
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
+        same_length(urls.len(), out.len());
         check_batch_in(urls, out, |key| {
             self.shard(shard_of_hash(key.hash(), self.shard_count()))
         })
@@ -828,6 +833,18 @@ mod tests {
         assert_eq!(e.index, 1);
         assert_eq!(out[0], None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A batch whose slices differ in length is refused (a panic), as a
+    /// single store's is.
+    #[test]
+    #[should_panic(expected = "check_batch: 1 URLs but 2 verdict slots")]
+    fn check_batch_refuses_mismatched_slices() {
+        let dir = empty_set("mismatch", 1);
+        let set = StoreSet::open(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let mut out = [None; 2];
+        let _ = set.check_batch(&[b"https://a.example/"], &mut out);
     }
 
     #[test]

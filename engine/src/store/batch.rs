@@ -3,14 +3,13 @@
 
 use super::{HostKey, Store};
 use crate::load::LoadError;
-use crate::policy::{Policy, Verdict};
+use crate::policy::{same_length, Policy, Verdict};
 use crate::url::path_parts_after;
 
 impl Store {
     /// The verdicts of many URLs: `out[i]` becomes what
     /// [`Store::check`]`(urls[i])` answers (`None`: host not in the store,
-    /// or no host in the URL).
-    /// Only the first `min(urls.len(), out.len())` are answered. A run of
+    /// or no host in the URL). A run of
     /// URLs of the same host (as frontiers are often grouped) looks the host
     /// up once and goes through [`Policy::check_batch`]. Never allocates
     /// unless it fails.
@@ -25,11 +24,18 @@ impl Store {
     ///
     /// The first URL whose host's record or policy is corrupted: its index
     /// and the error; the URLs before it are answered, the rest are not.
+    ///
+    /// # Panics
+    ///
+    /// When `urls` and `out` differ in length (a caller's mistake, as for
+    /// [`slice::copy_from_slice`]; nothing is answered then).
+    #[track_caller]
     pub fn check_batch(
         &self,
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
+        same_length(urls.len(), out.len());
         check_batch_in(urls, out, |_| Ok(self))
     }
 }
@@ -64,7 +70,8 @@ pub(crate) fn check_batch_in<'s>(
             *failed = Some((r, e));
         }
     }
-    let n = urls.len().min(out.len());
+    debug_assert_eq!(urls.len(), out.len(), "checked by the callers");
+    let n = urls.len();
     let mut verdicts = [Verdict {
         allowed: true,
         rule: None,
