@@ -105,6 +105,67 @@ pub use visit::{VisitAdvice, MINUTES_PER_DAY};
 mod tests {
     use super::*;
 
+    /// Every type a crawler shares between threads, or sends to one, is
+    /// `Send` and `Sync`: a change that loses it (a `Cell`, an `Rc`, a raw
+    /// pointer in a view) fails to compile here, not in a user's crate.
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        // Owners and views.
+        shared::<PolicyFile>();
+        shared::<Policy<'static>>();
+        shared::<Store>();
+        shared::<StoreSet>();
+        // Answers and what they name.
+        shared::<Verdict>();
+        shared::<Traced>();
+        shared::<VisitAdvice>();
+        shared::<Header<'static>>();
+        shared::<Meta<'static>>();
+        shared::<RuleRef<'static>>();
+        shared::<RecordRef<'static>>();
+        shared::<AcapRuleRef<'static>>();
+        shared::<SignalSource<'static>>();
+        shared::<Sizes>();
+        // Store lookups.
+        shared::<HostKey<'static>>();
+        shared::<HostInfo<'static>>();
+        shared::<HostSource>();
+        shared::<ShardInfo>();
+        shared::<url::PathParts<'static>>();
+        // Errors (an error crosses threads in `Box<dyn Error + Send + Sync>`).
+        shared::<LoadError>();
+        shared::<LoadErrorKind>();
+        shared::<BatchError>();
+        shared::<FileKind>();
+        shared::<UnknownName>();
+        // Plain values.
+        shared::<Dialect>();
+        shared::<UrlMode>();
+        shared::<Selection>();
+        shared::<PatternSyntax>();
+        shared::<RankClass>();
+        shared::<RecordKind>();
+        shared::<RuleOrigin>();
+        shared::<Usage>();
+        shared::<UsageSet>();
+        shared::<UsageStates>();
+        shared::<TimeWindow>();
+        shared::<Rate>();
+        shared::<RequestRate>();
+        // The writer side.
+        #[cfg(feature = "build")]
+        {
+            shared::<SetIndex>();
+            shared::<HostEntry<'static>>();
+            shared::<StoreMeta>();
+            shared::<artifact::PolicyData>();
+            shared::<artifact::ArchivedPolicyData>();
+            shared::<program::Node>();
+            shared::<program::Target>();
+        }
+    }
+
     /// Artifacts are read in place, so they must be aligned as archives are.
     #[repr(C, align(16))]
     struct Aligned<T: ?Sized>(T);
