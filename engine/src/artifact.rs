@@ -10,20 +10,25 @@
 //! docs/artifact.md is the normative, byte-level description; keep the two
 //! in step.
 
-use rkyv::{Archive, Deserialize, Serialize};
+use rkyv::Archive;
+#[cfg(feature = "build")]
+use rkyv::{Deserialize, Serialize};
 
 // The plain types a layout field refers to, for writers that build one.
+#[cfg(feature = "build")]
 pub use crate::types::{
     Dialect, PatternSyntax, RankClass, RecordKind, RuleOrigin, Selection, UrlMode,
 };
 
-/// First eight bytes of every single-policy artifact.
-pub const MAGIC: [u8; 8] = *b"ROBOCC\0P";
 /// Format version written by this crate and the only one it reads.
 ///
 /// Bump it on any change to [`PolicyData`], to the automaton program
 /// ([`crate::program`]) or to the meaning of a field.
-pub const FORMAT_VERSION: u32 = 7;
+#[cfg(feature = "build")]
+pub use crate::format::POLICY_FORMAT_VERSION as FORMAT_VERSION;
+/// First eight bytes of every single-policy artifact.
+#[cfg(feature = "build")]
+pub use crate::format::POLICY_MAGIC as MAGIC;
 /// `rule` value of an outcome that no rule decided.
 pub const NO_RULE: u32 = OUTCOME_RULE_MASK;
 /// `rule` value of an AI-usage preference outcome that nothing stated
@@ -35,23 +40,25 @@ pub const OUTCOME_ALLOWED: u32 = 1 << 31;
 pub const OUTCOME_RULE_MASK: u32 = OUTCOME_ALLOWED - 1;
 
 /// Packs an outcome word: `allowed` and the deciding rule (or [`NO_RULE`]).
+#[cfg(feature = "build")]
 pub const fn outcome_word(allowed: bool, rule: u32) -> u32 {
     (if allowed { OUTCOME_ALLOWED } else { 0 }) | (rule & OUTCOME_RULE_MASK)
 }
 
 /// Fixed facts about a policy: what it was compiled from and how.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct HeaderData {
-    /// [`Dialect`](crate::Dialect) the outcomes were resolved with.
+    /// [`Dialect`] the outcomes were resolved with.
     pub dialect: u8,
-    /// [`UrlMode`](crate::UrlMode) applied to URLs before they are fed to
+    /// [`UrlMode`] applied to URLs before they are fed to
     /// the automata.
     pub url_mode: u8,
     /// Whether the file's own path is allowed whatever the rules say.
     pub robots_txt_allowed: bool,
     /// The file is a /data.txt (its own path is `/data.txt`).
     pub data_txt: bool,
-    /// [`Selection`](crate::Selection): how the agent's groups were chosen.
+    /// [`Selection`]: how the agent's groups were chosen.
     pub selection: u8,
     /// How long a fetched copy may be used without checking it again, in
     /// seconds, when the server sends no cache directive.
@@ -86,7 +93,8 @@ pub struct HeaderData {
 
 /// One deterministic automaton over URL bytes, as a compact program (see
 /// [`crate::program`] for the node encoding).
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct Automaton {
     /// Byte → class, 256 entries; every class is `< classes_len`.
     pub classes: Vec<u8>,
@@ -114,7 +122,8 @@ pub struct Automaton {
 }
 
 /// A rule as the explainer shows it.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct RuleData {
     /// The pattern as matched (rfc9309: after encoding) or as written.
     pub pattern: Vec<u8>,
@@ -125,15 +134,16 @@ pub struct RuleData {
     /// The dialect's rank: among matching rules the highest decides (the
     /// engine combines the outcomes of several automata with it).
     pub rank: u32,
-    /// Bit 0: allow; bits 1–2: [`RuleOrigin`](crate::RuleOrigin); bits 3–5:
-    /// [`PatternSyntax`](crate::PatternSyntax).
+    /// Bit 0: allow; bits 1–2: [`RuleOrigin`]; bits 3–5:
+    /// [`PatternSyntax`].
     pub flags: u8,
-    /// [`RankClass`](crate::RankClass) that ranked it.
+    /// [`RankClass`] that ranked it.
     pub class: u8,
 }
 
 /// A daily window in UTC minutes since midnight, both ends inclusive.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Archive, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct WindowData {
     /// First minute, `< 1440`.
     pub start: u16,
@@ -142,7 +152,8 @@ pub struct WindowData {
 }
 
 /// A robots 2.0 `Request-rate`.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Archive, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct RateData {
     /// Documents per period (> 0).
     pub documents: u32,
@@ -155,9 +166,10 @@ pub struct RateData {
 }
 
 /// A record that is not a rule, kept with its line.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct RecordData {
-    /// What the compiler read the key as ([`RecordKind`](crate::RecordKind)).
+    /// What the compiler read the key as ([`RecordKind`]).
     pub kind: u8,
     /// Key as written (trimmed).
     pub key: String,
@@ -169,7 +181,8 @@ pub struct RecordData {
 
 /// acap: what a rule is about besides its pattern (one per rule, in rule
 /// order).
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct AcapRuleData {
     /// [`Usage`](crate::Usage) the rule is on (`present` covers its
     /// sub-types, `other` what is not explicitly permitted).
@@ -188,7 +201,8 @@ pub struct AcapRuleData {
 }
 
 /// acap: the ACAP side of a policy.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Archive, Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct AcapData {
     /// `##ACAP version=` as written (empty: no such comment).
     pub version: String,
@@ -204,7 +218,8 @@ pub struct AcapData {
 }
 
 /// AI-usage preferences: what a rule of a policy with signal channels is.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Archive, Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct SignalRuleData {
     /// 0: an Allow/Disallow of the agent (crawl); 1: a Content-Usage line;
     /// 2: a Content-Signal line; 3: an Allow/Disallow of a training token.
@@ -218,7 +233,8 @@ pub struct SignalRuleData {
 
 /// AI-usage preferences of a policy (docs/dialects.md, "AI-usage
 /// preferences").
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Archive, Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct SignalsData {
     /// One per rule of the rule table.
     pub rules: Vec<SignalRuleData>,
@@ -228,7 +244,8 @@ pub struct SignalsData {
 
 /// Non-rule records that apply to the chosen agent, and the file's global
 /// ones.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Archive, Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct MetaData {
     /// Crawl-delay in milliseconds from the agent's groups (first valid one).
     pub crawl_delay_ms: Option<u64>,
@@ -251,8 +268,12 @@ pub struct MetaData {
     pub signals: Option<SignalsData>,
 }
 
-/// The archived root object of an artifact.
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// The archived root object of an artifact. Without the `build` feature
+/// only its archived form ([`ArchivedPolicyData`]) is ever made, by
+/// validating bytes.
+#[cfg_attr(not(feature = "build"), allow(dead_code))]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
 pub struct PolicyData {
     /// What the policy is.
     pub header: HeaderData,

@@ -41,46 +41,189 @@
 //! the automata (their byte layout and walk are in `program`),
 //! [`Policy::visit_at_minute`] answers robots 2.0's Visit-time and
 //! Request-rate, and [`Store`] maps many hosts to policies. The archived
-//! layout (`artifact`, docs/artifact.md) is not part of the API: accessors
-//! return the plain types of this crate.
+//! layout (`artifact`, docs/artifact.md) is not part of the check path's
+//! API: accessors return the plain types of this crate.
+//!
+//! # Cargo features
+//!
+//! * `build` (off by default): the writer side, for compilers, store
+//!   builders and tools. It makes public the `artifact` module (the owned
+//!   types a policy is archived from, and the outcome word's encoding),
+//!   the `program` module's encoder and decoder, `frame`, the store
+//!   writer (`write_store`, `HostEntry`, `StoreMeta`, `fetched_at_kept`,
+//!   `MAX_PROBE`), a store set's `SetIndex`, and a few inspection hooks
+//!   (`Store::index_sizes`, `Store::slot_table`, `HostKey::slot_hash`,
+//!   `Policy::outcome_id`). A crawler that only checks URLs leaves it off:
+//!   what it links is the check path alone, as regex-automata's
+//!   `dfa-search` is without `dfa-build`. The artifacts and stores are the
+//!   same bytes either way.
 
 #![deny(missing_docs)]
 
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub mod artifact;
+#[cfg(not(feature = "build"))]
+mod artifact;
+mod format;
 mod load;
 pub mod normalize;
 mod policy;
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub mod program;
+#[cfg(not(feature = "build"))]
+mod program;
 mod set;
 mod store;
 mod types;
 pub mod url;
 mod visit;
 
-pub use load::{
-    file_type_name, frame, frame_checksum, open_regular, FileKind, LoadError, LoadErrorKind,
-    FRAME_LEN, MAX_FRAMED_LEN,
+#[cfg(feature = "build")]
+pub use format::frame;
+pub use format::{
+    frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
+    STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
+pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
     Verdict,
 };
-#[doc(hidden)]
+#[cfg(feature = "build")]
 pub use set::SetIndex;
-pub use set::{
-    shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, READ_SHARDS_BELOW,
-    STORE_SET_FORMAT_VERSION, STORE_SET_INDEX,
-};
-#[doc(hidden)]
+pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
+#[cfg(feature = "build")]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
-pub use store::{BatchError, HostInfo, HostKey, HostSource, Store, STORE_FORMAT_VERSION};
+pub use store::{BatchError, HostInfo, HostKey, HostSource, Store};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,
     TimeWindow, UnknownName, UrlMode, Usage, UsageSet, UsageStates,
 };
 pub use visit::{VisitAdvice, MINUTES_PER_DAY};
 
-/// Format version of single-policy artifacts this engine reads and writes.
-pub const POLICY_FORMAT_VERSION: u32 = artifact::FORMAT_VERSION;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every type a crawler shares between threads, or sends to one, is
+    /// `Send` and `Sync`: a change that loses it (a `Cell`, an `Rc`, a raw
+    /// pointer in a view) fails to compile here, not in a user's crate.
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        // Owners and views.
+        shared::<PolicyFile>();
+        shared::<Policy<'static>>();
+        shared::<Store>();
+        shared::<StoreSet>();
+        // Answers and what they name.
+        shared::<Verdict>();
+        shared::<Traced>();
+        shared::<VisitAdvice>();
+        shared::<Header<'static>>();
+        shared::<Meta<'static>>();
+        shared::<RuleRef<'static>>();
+        shared::<RecordRef<'static>>();
+        shared::<AcapRuleRef<'static>>();
+        shared::<SignalSource<'static>>();
+        shared::<Sizes>();
+        // Store lookups.
+        shared::<HostKey<'static>>();
+        shared::<HostInfo<'static>>();
+        shared::<HostSource>();
+        shared::<ShardInfo>();
+        shared::<url::PathParts<'static>>();
+        // Errors (an error crosses threads in `Box<dyn Error + Send + Sync>`).
+        shared::<LoadError>();
+        shared::<LoadErrorKind>();
+        shared::<BatchError>();
+        shared::<FileKind>();
+        shared::<UnknownName>();
+        // Plain values.
+        shared::<Dialect>();
+        shared::<UrlMode>();
+        shared::<Selection>();
+        shared::<PatternSyntax>();
+        shared::<RankClass>();
+        shared::<RecordKind>();
+        shared::<RuleOrigin>();
+        shared::<Usage>();
+        shared::<UsageSet>();
+        shared::<UsageStates>();
+        shared::<TimeWindow>();
+        shared::<Rate>();
+        shared::<RequestRate>();
+        // The writer side.
+        #[cfg(feature = "build")]
+        {
+            shared::<SetIndex>();
+            shared::<HostEntry<'static>>();
+            shared::<StoreMeta>();
+            shared::<artifact::PolicyData>();
+            shared::<artifact::ArchivedPolicyData>();
+            shared::<program::Node>();
+            shared::<program::Target>();
+        }
+    }
+
+    /// Artifacts are read in place, so they must be aligned as archives are.
+    #[repr(C, align(16))]
+    struct Aligned<T: ?Sized>(T);
+
+    static SMALL: &Aligned<[u8]> = &Aligned(*include_bytes!("../tests/data/small.policy"));
+
+    /// Slices of the same length are answered.
+    #[test]
+    fn check_batch_answers_slices_of_the_same_length() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let urls: [&[u8]; 2] = [b"/", b"/private/x"];
+        let mut out = [policy.check(b"/x"); 2];
+        policy.check_batch(&urls, &mut out);
+        assert_eq!(out, [policy.check(urls[0]), policy.check(urls[1])]);
+    }
+
+    /// Fewer verdict slots than URLs is the caller's mistake: a panic that
+    /// says so, not URLs silently left unanswered.
+    #[test]
+    #[should_panic(expected = "check_batch: 2 URLs but 1 verdict slots")]
+    fn policy_check_batch_refuses_fewer_slots_than_urls() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let mut out = [policy.check(b"/")];
+        policy.check_batch(&[b"/a", b"/b"], &mut out);
+    }
+
+    /// More verdict slots than URLs too: slots left as they were would read
+    /// as answers.
+    #[test]
+    #[should_panic(expected = "check_batch: 1 URLs but 2 verdict slots")]
+    fn policy_check_batch_refuses_more_slots_than_urls() {
+        let policy = Policy::from_bytes(&SMALL.0).unwrap();
+        let mut out = [policy.check(b"/"); 2];
+        policy.check_batch(&[b"/a"], &mut out);
+    }
+
+    #[cfg(feature = "build")]
+    fn empty_store() -> Store {
+        let meta = StoreMeta {
+            agent: "Googlebot".into(),
+            dialect: Dialect::Rfc9309,
+            compiler_version: "0.1.0".into(),
+            options_hash: 7,
+        };
+        Store::from_slice(&write_store(&meta, Vec::new(), &[]).unwrap()).unwrap()
+    }
+
+    #[cfg(feature = "build")]
+    #[test]
+    #[should_panic(expected = "check_batch: 2 URLs but 1 verdict slots")]
+    fn store_check_batch_refuses_mismatched_slices() {
+        let mut out = [None];
+        let _ = empty_store().check_batch(&[b"https://a.example/", b"/b"], &mut out);
+    }
+
+    #[cfg(feature = "build")]
+    #[test]
+    fn store_check_batch_answers_empty_slices() {
+        empty_store().check_batch(&[], &mut []).unwrap();
+    }
+}

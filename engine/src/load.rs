@@ -7,72 +7,29 @@
 //! without bounds checks: no input can make it read out of bounds or panic.
 
 use crate::artifact::{
-    ArchivedPolicyData, FORMAT_VERSION, MAGIC, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
-    UNKNOWN_RULE,
+    ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
+use crate::format::{frame_checksum, FileKind, ARCHIVE_ALIGN, FRAME_LEN};
 use std::fmt;
+use std::sync::Arc;
 
-/// Size of the frame before the archive: magic (8 bytes), format version
-/// (4), length of what follows (4), its checksum (8), zero (8).
-pub const FRAME_LEN: usize = 32;
-/// Alignment the archive needs (the frame keeps it when the buffer is aligned).
-pub const ARCHIVE_ALIGN: usize = 16;
-
-/// What kind of robocc file a frame announces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    /// A single compiled policy (`robocc compile`).
-    Policy,
-    /// A store of many hosts' policies (`robocc store build`).
-    Store,
-    /// The index of a store set (`robocc store build --shards N`): a text
-    /// file whose first line is `robocc-store-set VERSION`.
-    StoreSet,
-}
-
-impl FileKind {
-    /// Magic bytes of this kind.
-    pub fn magic(self) -> [u8; 8] {
-        match self {
-            FileKind::Policy => MAGIC,
-            FileKind::Store => crate::store::STORE_MAGIC,
-            FileKind::StoreSet => crate::set::SET_MAGIC,
-        }
-    }
-
-    /// Format version this engine reads and writes for this kind.
-    pub fn version(self) -> u32 {
-        match self {
-            FileKind::Policy => FORMAT_VERSION,
-            FileKind::Store => crate::store::STORE_FORMAT_VERSION,
-            FileKind::StoreSet => crate::set::STORE_SET_FORMAT_VERSION,
-        }
-    }
-
-    /// "policy", "store" or "store set".
-    pub fn name(self) -> &'static str {
-        match self {
-            FileKind::Policy => "policy",
-            FileKind::Store => "store",
-            FileKind::StoreSet => "store set",
-        }
-    }
-
-    /// The kind whose magic `bytes` start with, if any (a cheap sniff: reads
-    /// 8 bytes).
-    pub fn sniff(bytes: &[u8]) -> Option<FileKind> {
-        [FileKind::Policy, FileKind::Store, FileKind::StoreSet]
-            .into_iter()
-            .find(|k| bytes.starts_with(&k.magic()))
-    }
-}
+/// Shards shorter than this are read into memory at their first use, not
+/// mapped: each mapping counts against the process's limit (Linux's
+/// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
+/// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
+/// so that the copies do not become mappings themselves. `PolicyFile::open`
+/// and `Store::open` read files shorter than this too (a read file cannot
+/// change under its reader).
+pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// Why bytes were refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LoadErrorKind {
-    /// The file could not be read or mapped.
-    Io(String),
+    /// The file could not be read or mapped: the I/O error's kind. The
+    /// [`std::io::Error`] itself is the [`LoadError`]'s
+    /// [`source`](std::error::Error::source).
+    Io(std::io::ErrorKind),
     /// Shorter than the frame.
     TooShort(usize),
     /// Not this kind's magic; `other` is the robocc kind it is, if any.
@@ -114,7 +71,8 @@ pub enum LoadErrorKind {
 }
 
 /// Why a policy or store was refused: what, and (when known) which file or
-/// which host.
+/// which host. An I/O failure ([`LoadErrorKind::Io`]) keeps its
+/// [`std::io::Error`] as the error's [`source`](std::error::Error::source).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
     kind: LoadErrorKind,
@@ -124,7 +82,30 @@ pub struct LoadError {
     /// A store's policy that was refused: its number (`kind` is then the
     /// policy's own error, and `what` the store).
     policy: Option<usize>,
+    /// The I/O error of an [`LoadErrorKind::Io`] (shared, so that the
+    /// error stays `Clone`; one pointer, so that it stays small).
+    io: Option<Arc<IoSource>>,
 }
+
+/// The I/O error a [`LoadError`] keeps, and whether it came from mapping
+/// the file (the message then says what a failed mapping means).
+#[derive(Debug)]
+struct IoSource {
+    error: std::io::Error,
+    mapping: bool,
+}
+
+impl PartialEq for IoSource {
+    /// `io::Error` has no equality: the same kind and message, from the
+    /// same step, are the same error.
+    fn eq(&self, other: &IoSource) -> bool {
+        self.mapping == other.mapping
+            && self.error.kind() == other.error.kind()
+            && self.error.to_string() == other.error.to_string()
+    }
+}
+
+impl Eq for IoSource {}
 
 impl LoadError {
     pub(crate) fn new(what: FileKind, kind: LoadErrorKind) -> LoadError {
@@ -134,6 +115,7 @@ impl LoadError {
             path: None,
             host: None,
             policy: None,
+            io: None,
         }
     }
 
@@ -149,8 +131,19 @@ impl LoadError {
         LoadError::new(what, LoadErrorKind::Invalid(msg.into()))
     }
 
-    pub(crate) fn io(what: FileKind, err: &std::io::Error) -> LoadError {
-        LoadError::new(what, LoadErrorKind::Io(err.to_string()))
+    /// Reading failed with `err`, kept as the source.
+    pub(crate) fn io(what: FileKind, err: std::io::Error) -> LoadError {
+        LoadError::io_source(what, err, false)
+    }
+
+    /// Reading (`mapping` false) or mapping the file failed with `err`.
+    fn io_source(what: FileKind, err: std::io::Error, mapping: bool) -> LoadError {
+        let mut e = LoadError::new(what, LoadErrorKind::Io(err.kind()));
+        e.io = Some(Arc::new(IoSource {
+            error: err,
+            mapping,
+        }));
+        e
     }
 
     /// Attaches the file the bytes came from, for the message.
@@ -213,7 +206,11 @@ impl fmt::Display for LoadError {
             w = FileKind::Policy.name();
         }
         match &self.kind {
-            LoadErrorKind::Io(e) => write!(f, "cannot read {w}: {e}"),
+            LoadErrorKind::Io(_) => match &self.io {
+                Some(io) if io.mapping => write!(f, "cannot read {w}: {}", map_error(&io.error)),
+                Some(io) => write!(f, "cannot read {w}: {}", io.error),
+                None => write!(f, "cannot read {w}"),
+            },
             LoadErrorKind::TooShort(n) => write!(
                 f,
                 "not a robocc {w}: {n} bytes is shorter than the {FRAME_LEN}-byte header"
@@ -258,51 +255,13 @@ impl fmt::Display for LoadError {
     }
 }
 
-impl std::error::Error for LoadError {}
-
-/// Writes the frame for `body`, the bytes of `kind` that follow it.
-///
-/// # Panics
-///
-/// When `body` does not fit the frame's 32-bit length (writers check
-/// [`MAX_FRAMED_LEN`] first).
-pub fn frame(kind: FileKind, body: &[u8]) -> [u8; FRAME_LEN] {
-    let mut f = [0u8; FRAME_LEN];
-    f[..8].copy_from_slice(&kind.magic());
-    f[8..12].copy_from_slice(&kind.version().to_le_bytes());
-    let len = u32::try_from(body.len()).expect("framed length checked by the writer");
-    f[12..16].copy_from_slice(&len.to_le_bytes());
-    f[16..24].copy_from_slice(&frame_checksum(body).to_le_bytes());
-    f
-}
-
-/// The checksum a frame holds of the bytes after it.
-///
-/// It finds a corruption that still validates — a transition turned into
-/// another valid state, a rule's text — which would otherwise change
-/// answers silently. Each 8-byte little-endian word `w` (the last one
-/// zero-padded) steps `h = rotl((h ^ w) * K, 29)` from `h = K`, then the
-/// length steps it once more (`K` = 0x9e3779b97f4a7c15). Every step is a
-/// bijection of `h` for a given word, so bytes that differ from the framed
-/// ones within one aligned 8-byte word (any flip of any bits of one byte)
-/// always give another checksum; other damage does with probability about
-/// 1 − 2⁻⁶⁴. A corruption check, not a signature: a writer that means harm
-/// computes it too, and validation, not the checksum, keeps the engine safe.
-pub fn frame_checksum(body: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let step = |h: u64, w: u64| (h ^ w).wrapping_mul(K).rotate_left(29);
-    let mut words = body.chunks_exact(8);
-    let mut h = K;
-    for w in &mut words {
-        h = step(h, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+impl std::error::Error for LoadError {
+    /// The [`std::io::Error`] of a [`LoadErrorKind::Io`]; `None` otherwise.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|io| &io.error as &(dyn std::error::Error + 'static))
     }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = step(h, u64::from_le_bytes(last));
-    }
-    step(h, body.len() as u64)
 }
 
 /// Compares the checksum in `bytes`' frame (already checked by [`unframe`])
@@ -320,9 +279,6 @@ pub(crate) fn verify_checksum(bytes: &[u8], kind: FileKind) -> Result<(), LoadEr
     }
     Ok(())
 }
-
-/// Largest body a frame can announce.
-pub const MAX_FRAMED_LEN: usize = u32::MAX as usize;
 
 /// Checks the frame of `kind` and returns the bytes it announces (16-byte
 /// aligned). Their checksum is not compared here (see [`verify_checksum`]).
@@ -565,7 +521,6 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
 ///
 /// The open fails, or the file is a directory (kind `IsADirectory`) or not
 /// a regular file (kind `InvalidInput`, naming its type).
-#[doc(hidden)]
 pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -592,8 +547,9 @@ pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     ))
 }
 
-/// "a FIFO", "a socket", … for a file that is not regular.
-#[doc(hidden)]
+/// What a file that is not regular is, for a message: "a FIFO", "a
+/// socket", "a character device", "a directory"… (the words
+/// [`open_regular`]'s error uses).
 pub fn file_type_name(ty: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
@@ -633,9 +589,8 @@ fn map_open(
     // truncated or rewritten in place by another process while mapped can
     // raise SIGBUS or change answers: the documented price of mmap
     // (docs/artifact.md).
-    unsafe { memmap2::Mmap::map(file) }.map_err(|e| {
-        LoadError::new(kind, LoadErrorKind::Io(map_error(&e))).with_path(path.display().to_string())
-    })
+    unsafe { memmap2::Mmap::map(file) }
+        .map_err(|e| LoadError::io_source(kind, e, true).with_path(path.display().to_string()))
 }
 
 /// What a failed `mmap` means. ENOMEM is not about the file: the process
@@ -664,17 +619,17 @@ pub(crate) fn read_or_map(
 ) -> Result<Storage, LoadError> {
     use std::io::Read;
     let named = |e: LoadError| e.with_path(path.display().to_string());
-    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, &e)))?;
+    let file = open_regular(path).map_err(|e| named(LoadError::io(kind, e)))?;
     let len = file
         .metadata()
-        .map_err(|e| named(LoadError::io(kind, &e)))?
+        .map_err(|e| named(LoadError::io(kind, e)))?
         .len();
     if len < read_below {
         let mut bytes = Vec::with_capacity(len as usize);
         (&file)
             .take(read_below)
             .read_to_end(&mut bytes)
-            .map_err(|e| named(LoadError::io(kind, &e)))?;
+            .map_err(|e| named(LoadError::io(kind, e)))?;
         // A file that grew past the bound meanwhile is mapped instead.
         if (bytes.len() as u64) < read_below {
             return Ok(Storage::Heap(aligned_copy(&bytes)));
@@ -751,6 +706,31 @@ pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
 
 #[cfg(test)]
 mod tests {
+    /// A file that cannot be read keeps its `io::Error` as the source, its
+    /// kind in the error's kind, and the message it always had.
+    #[test]
+    fn an_io_error_is_the_source() {
+        use super::{FileKind, LoadErrorKind};
+        use std::error::Error;
+        let path = std::env::temp_dir().join("robocc-engine-no-such-file.policy");
+        let e = super::read_or_map(&path, FileKind::Policy, 0)
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), &LoadErrorKind::Io(std::io::ErrorKind::NotFound));
+        let io = e
+            .source()
+            .unwrap()
+            .downcast_ref::<std::io::Error>()
+            .unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        let want = format!("{}: cannot read policy: {io}", path.display());
+        assert_eq!(e.to_string(), want);
+        // Clone and equality keep working.
+        assert_eq!(e.clone(), e);
+        let other = super::LoadError::invalid(FileKind::Policy, "x");
+        assert!(other.source().is_none());
+    }
+
     /// A failed mapping for want of mappings says so: the file is not
     /// damaged (stores audit F5).
     #[cfg(unix)]

@@ -1,8 +1,8 @@
 //! URL normalisation, byte by byte, without a buffer.
 //!
-//! [`feed_rfc`] is RFC 9309 §2.2.2 ([`UrlMode::Rfc`](crate::artifact::UrlMode::Rfc));
+//! [`feed_rfc`] is RFC 9309 §2.2.2 ([`UrlMode::Rfc`](crate::UrlMode::Rfc));
 //! [`feed_decoded`] is the 1996 draft's decoding
-//! ([`UrlMode::Decode`](crate::artifact::UrlMode::Decode)). Patterns get
+//! ([`UrlMode::Decode`](crate::UrlMode::Decode)). Patterns get
 //! the same treatment at compile time (see the compiler's `normalize` module),
 //! so both sides meet in one canonical form:
 //!
@@ -74,7 +74,7 @@ pub fn feed_rfc(input: &[u8], mut sink: impl FnMut(u8) -> bool) -> bool {
 }
 
 /// Feeds the 1996 draft's canonical form of `input` to `sink` (see
-/// [`UrlMode::Decode`](crate::artifact::UrlMode::Decode)): `%xx` is decoded
+/// [`UrlMode::Decode`](crate::UrlMode::Decode)): `%xx` is decoded
 /// unless it names `/`, `%`, `#` or NUL, which stay escaped with upper-case
 /// hex; a `%` that starts no escape becomes `%25`; a raw `#` ends the path;
 /// every other byte passes unchanged. Stops like [`feed_rfc`].

@@ -5,7 +5,8 @@ use crate::artifact::{
     ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, NO_RULE,
     OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
-use crate::load::{self, FileKind, LoadError};
+use crate::format::FileKind;
+use crate::load::{self, LoadError, READ_SHARDS_BELOW};
 use crate::normalize::{feed_decoded, feed_rfc};
 use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
 use crate::types::{
@@ -14,6 +15,16 @@ use crate::types::{
 };
 use crate::url::{path_parts, PathParts};
 use std::path::Path;
+
+/// The contract of the `check_batch` methods: one verdict slot per URL.
+#[track_caller]
+#[inline]
+pub(crate) fn same_length(urls: usize, out: usize) {
+    assert!(
+        urls == out,
+        "check_batch: {urls} URLs but {out} verdict slots (the slices must have the same length)"
+    );
+}
 
 /// The answer to one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,9 +109,7 @@ impl<'a> Policy<'a> {
         verdict(self.word_of(parts, 0).0)
     }
 
-    /// The verdicts of many URLs: `out[i]` becomes `check(urls[i])`. Only
-    /// the first `min(urls.len(), out.len())` are answered: give slices of
-    /// the same length.
+    /// The verdicts of many URLs: `out[i]` becomes `check(urls[i])`.
     ///
     /// Faster than a loop over [`Policy::check`] when crawlers check
     /// frontier batches: the automaton's shape is dispatched once per
@@ -110,9 +119,14 @@ impl<'a> Policy<'a> {
     /// allocates. (Interleaving several walks to overlap their table loads,
     /// and finding a chunk's paths before its walks, were measured and
     /// dropped: docs/PERFORMANCE-notes.md.)
+    ///
+    /// # Panics
+    ///
+    /// When `urls` and `out` differ in length (a caller's mistake, as for
+    /// [`slice::copy_from_slice`]; nothing is answered then).
+    #[track_caller]
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
-        let n = urls.len().min(out.len());
-        let (urls, out) = (&urls[..n], &mut out[..n]);
+        same_length(urls.len(), out.len());
         let d = self.data;
         if let [a] = d.automata.as_slice() {
             let channels = d.header.channels.len();
@@ -318,8 +332,10 @@ impl<'a> Policy<'a> {
 
     /// The first automaton's outcome id for `url` (0 without automata):
     /// the walk alone, for `bench --bin layout`, which compares table
-    /// layouts by the loop that reads them.
-    #[doc(hidden)]
+    /// layouts by the loop that reads them. With the `build` feature (for
+    /// tools: an outcome id means something only next to the artifact's
+    /// tables).
+    #[cfg(feature = "build")]
     pub fn outcome_id(&self, url: &[u8]) -> u32 {
         match self.data.automata.first() {
             Some(a) => run(a, path_parts(url), self.data.header.url_mode).0,
@@ -874,7 +890,7 @@ impl std::fmt::Debug for PolicyFile {
 
 impl PolicyFile {
     /// Reads the artifact at `path` into memory when it is shorter than
-    /// [`READ_SHARDS_BELOW`](crate::READ_SHARDS_BELOW) (64 KiB, most
+    /// [`READ_SHARDS_BELOW`] (64 KiB, most
     /// policies), else memory-maps it, and validates it. A read file is
     /// immune to the file being replaced in place afterwards (`cp new
     /// live`); a mapped one is not: replace a policy by writing a new file
@@ -885,7 +901,7 @@ impl PolicyFile {
     /// As [`Policy::from_bytes`], plus I/O errors; every message names `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<PolicyFile, LoadError> {
         let path = path.as_ref();
-        let storage = load::read_or_map(path, FileKind::Policy, crate::READ_SHARDS_BELOW)?;
+        let storage = load::read_or_map(path, FileKind::Policy, READ_SHARDS_BELOW)?;
         load::validate_policy(storage.bytes())
             .map_err(|e| e.with_path(path.display().to_string()))?;
         Ok(PolicyFile { storage })

@@ -59,6 +59,7 @@
 //! Chains absorb only states without an emit, so the walk reads an emit
 //! exactly when it moves to a target.
 
+#[cfg(feature = "build")]
 use crate::artifact::Automaton;
 
 /// The class of the bytes that end a path.
@@ -71,8 +72,10 @@ pub const TAG_FALLBACK: u8 = 0x40;
 /// Tag bits of the count.
 const TAG_COUNT: u8 = 0x3F;
 /// Longest chain one node holds.
+#[cfg(feature = "build")]
 pub const MAX_CHAIN: usize = 64;
 /// Most exceptions a sparse node holds.
+#[cfg(feature = "build")]
 pub const MAX_SPARSE: usize = 63;
 
 /// Target width: 2 or 4 bytes.
@@ -589,8 +592,9 @@ pub(crate) fn validate(
     Ok(())
 }
 
-/// A transition target while a program is being written.
-#[doc(hidden)]
+/// A transition target while a program is being written (with the `build`
+/// feature).
+#[cfg(feature = "build")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// Node number (index into the node list).
@@ -599,8 +603,9 @@ pub enum Target {
     Outcome(u32),
 }
 
-/// One node to write.
-#[doc(hidden)]
+/// One node to write ([`encode`]) or read back ([`decode`]), with the
+/// `build` feature.
+#[cfg(feature = "build")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
     /// Every class's target.
@@ -639,6 +644,7 @@ pub enum Node {
     },
 }
 
+#[cfg(feature = "build")]
 impl Node {
     fn is_dense(&self) -> bool {
         matches!(self, Node::Dense { .. })
@@ -652,8 +658,15 @@ impl Node {
 ///
 /// `ranked` empty: a plain automaton, `emits` must be empty. Otherwise a
 /// register automaton: `emits` has one priority per node and `ranked` maps
-/// priorities to outcome ids.
-#[doc(hidden)]
+/// priorities to outcome ids. With the `build` feature.
+///
+/// # Panics
+///
+/// When `emits` does not have one entry per node of a register automaton
+/// (or is not empty for a plain one), or a node is larger than the layout
+/// allows (a chain of more than [`MAX_CHAIN`] classes, a sparse node of
+/// more than [`MAX_SPARSE`] exceptions).
+#[cfg(feature = "build")]
 pub fn encode(
     classes: [u8; 256],
     classes_len: u16,
@@ -761,7 +774,8 @@ pub fn encode(
 /// targets as indices into that order, with each node's emit (empty for a
 /// plain automaton): the inverse of [`encode`] for a node list already in
 /// that order. For tools and tests; `None` when the program is malformed.
-#[doc(hidden)]
+/// With the `build` feature.
+#[cfg(feature = "build")]
 pub fn decode(a: &Automaton) -> Option<(Target, Vec<Node>, Vec<u32>)> {
     let prog = a.prog.as_slice();
     let w = if a.wide { 4 } else { 2 };

@@ -22,19 +22,15 @@
 //! ```
 
 use crate::artifact::fnv1a64;
-use crate::load::{FileKind, LoadError};
-use crate::policy::{Policy, Verdict};
+use crate::format::{FileKind, SET_MAGIC, STORE_SET_FORMAT_VERSION};
+use crate::load::{LoadError, READ_SHARDS_BELOW};
+use crate::policy::{same_length, Policy, Verdict};
 use crate::store::{check_batch_in, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// First eight bytes of a store set's index (its first line is
-/// `robocc-store-set VERSION`).
-pub const SET_MAGIC: [u8; 8] = *b"robocc-s";
-/// Store set format version written and read by this crate.
-pub const STORE_SET_FORMAT_VERSION: u32 = 1;
 /// The index file's name in a store set's directory.
 pub const STORE_SET_INDEX: &str = "index.txt";
 /// Most shards a set may have (file names have five digits).
@@ -43,14 +39,6 @@ pub const MAX_SHARDS: usize = 65_536;
 pub const PARTITION: &str = "fnv1a64-mod";
 /// Largest index read (65,536 shard lines are about 4.5 MiB).
 const MAX_INDEX_BYTES: u64 = 8 << 20;
-/// Shards shorter than this are read into memory at their first use, not
-/// mapped: each mapping counts against the process's limit (Linux's
-/// `vm.max_map_count`, 65,530 by default), which a set of 65,536 small
-/// shards would exceed. Below glibc's `malloc` mapping threshold (128 KiB),
-/// so that the copies do not become mappings themselves. `PolicyFile::open`
-/// and `Store::open` read files shorter than this too (a read file cannot
-/// change under its reader).
-pub const READ_SHARDS_BELOW: u64 = 64 << 10;
 
 /// The file name of shard `i`: `shard-00000.store` … `shard-65535.store`.
 pub fn shard_file_name(i: usize) -> String {
@@ -78,8 +66,9 @@ pub struct ShardInfo {
     pub checksum: u64,
 }
 
-/// A store set's index, as written and read (layout, not API).
-#[doc(hidden)]
+/// A store set's index (`index.txt`), as a builder writes it with
+/// [`SetIndex::to_text`] and [`StoreSet::open`] reads it back
+/// (docs/artifact.md, "Store sets"). With the `build` feature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetIndex {
     /// The product token every shard was compiled for.
@@ -104,6 +93,7 @@ fn is_agent(s: &str) -> bool {
             .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
 }
 
+#[cfg(feature = "build")]
 fn is_word(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic())
 }
@@ -123,6 +113,13 @@ fn hex16(s: &str) -> Option<u64> {
 
 impl SetIndex {
     /// The index as text (the only form the writer produces).
+    ///
+    /// # Errors
+    ///
+    /// An agent that is not a product token, a compiler version with a
+    /// space or control byte, or no shards or more than [`MAX_SHARDS`]
+    /// (what the reader would refuse).
+    #[cfg(feature = "build")]
     pub fn to_text(&self) -> Result<String, String> {
         if !is_agent(&self.agent) {
             return Err(format!("{:?} is not an agent token", self.agent));
@@ -355,7 +352,7 @@ impl StoreSet {
         // A regular file only: a FIFO in its place is refused, not waited on.
         crate::load::open_regular(&path)
             .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| named(LoadError::io(FileKind::StoreSet, &e)))?;
+            .map_err(|e| named(LoadError::io(FileKind::StoreSet, e)))?;
         if bytes.len() as u64 > MAX_INDEX_BYTES {
             return Err(named(LoadError::invalid(
                 FileKind::StoreSet,
@@ -591,8 +588,7 @@ impl StoreSet {
     }
 
     /// The verdicts of many URLs, as [`Store::check_batch`] answers them:
-    /// `out[i]` becomes what [`StoreSet::check`]`(urls[i])` answers; only the
-    /// first `min(urls.len(), out.len())` are answered. Hosts of different
+    /// `out[i]` becomes what [`StoreSet::check`]`(urls[i])` answers. Hosts of different
     /// shards are looked up together, stage by stage, as in a single store.
     /// Never allocates once the shards it needs are open.
     ///
@@ -600,11 +596,17 @@ impl StoreSet {
     ///
     /// The first URL whose shard or policy is refused (its index in
     /// `urls`); the URLs before it are answered.
+    ///
+    /// # Panics
+    ///
+    /// When `urls` and `out` differ in length, as [`Store::check_batch`].
+    #[track_caller]
     pub fn check_batch(
         &self,
         urls: &[&[u8]],
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
+        same_length(urls.len(), out.len());
         check_batch_in(urls, out, |key| {
             self.shard(shard_of_hash(key.hash(), self.shard_count()))
         })
@@ -831,6 +833,18 @@ mod tests {
         assert_eq!(e.index, 1);
         assert_eq!(out[0], None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A batch whose slices differ in length is refused (a panic), as a
+    /// single store's is.
+    #[test]
+    #[should_panic(expected = "check_batch: 1 URLs but 2 verdict slots")]
+    fn check_batch_refuses_mismatched_slices() {
+        let dir = empty_set("mismatch", 1);
+        let set = StoreSet::open(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let mut out = [None; 2];
+        let _ = set.check_batch(&[b"https://a.example/"], &mut out);
     }
 
     #[test]

@@ -109,7 +109,7 @@ fn run_checks(store: &Store, urls: &[&[u8]], rounds: usize, batch: bool) {
     for _ in 0..rounds {
         if batch {
             for u in urls.chunks(1000) {
-                if let Err(e) = store.check_batch(black_box(u), &mut out) {
+                if let Err(e) = store.check_batch(black_box(u), &mut out[..u.len()]) {
                     robocc_bench::args::die(&e.to_string());
                 }
             }
