@@ -17,8 +17,8 @@ use robocc_engine::{
 #[repr(C, align(16))]
 struct Aligned<T: ?Sized>(T);
 
-static SMALL_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("data/small.policy"));
-static REGISTER_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("data/register.policy"));
+static SMALL_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("../data/small.policy"));
+static REGISTER_ALIGNED: &Aligned<[u8]> = &Aligned(*include_bytes!("../data/register.policy"));
 const SMALL: &[u8] = &SMALL_ALIGNED.0;
 const REGISTER: &[u8] = &REGISTER_ALIGNED.0;
 
