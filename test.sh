@@ -12,7 +12,11 @@
 # not. PYTHON=... chooses the interpreter.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Each step says when it starts (seconds since this script began), so that a
+# slow suite shows where its time goes.
+step() { echo "== test.sh: $1 (at ${SECONDS}s)" >&2; }
 
+step "cargo test --workspace"
 cargo test --workspace --locked
 # Where cargo built (CARGO_TARGET_DIR when set), as an absolute path.
 target=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
@@ -20,6 +24,7 @@ target=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 python=${PYTHON:-python3}
 venv=$target/python-test-venv
 rm -rf "$venv"
+step "pip install ./python"
 "$python" -m venv --system-site-packages "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./python
 if ! "$venv/bin/python" -c "import pytest" 2>/dev/null; then
@@ -30,7 +35,9 @@ fi
 if [ ! -x "$target/debug/robocc" ]; then
   cargo build --locked --profile test -p robocc-cli --bin robocc
 fi
+step "pytest python/tests"
 # Run from outside the checkout so that `import robocc` is the installed
 # package, not the source folder.
 (cd "$venv" && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
   bin/python -m pytest "$OLDPWD/python/tests" -q -p no:cacheprovider)
+step "done"

@@ -261,7 +261,7 @@ fn spread(cfg: &Config, out: &mut String) {
          {} absolute URLs each from the file's own patterns (as many as the workloads above: \
          this machine's branch predictor learns a sequence of up to ~10,000 checks repeated in \
          order, which ran twitter's 1.5× as fast as the same URLs shuffled; \
-         docs/PERFORMANCE-notes.md); medians \
+         docs/performance-log.md); medians \
          over files of each file's median rate ({} runs).\n",
         rows.len(),
         cfg.urls,

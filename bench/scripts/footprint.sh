@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Artifact/source ratios over every 5th file of ../shared/corpus/real
-# (Googlebot; a source counts as at least 1 KiB), as in docs/PERFORMANCE-notes.md.
+# (Googlebot; a source counts as at least 1 KiB), as in docs/performance-log.md.
 # usage: bench/scripts/footprint.sh [ROBOCC_BIN] [WORKDIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

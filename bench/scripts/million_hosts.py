@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Manifests of a million hosts for `robocc store build --manifest`, then
-`bench --bin lookup` (docs/PERFORMANCE-notes.md, "store format 9").
+`bench --bin lookup` (docs/performance-log.md, "store format 9").
 
     bench/scripts/million_hosts.py DIR [DISTINCT]
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// sequence of up to ~10,000 checks: with 1,000 URLs, twitter's checks ran
 /// at 45.0 M/s in order and 29.6 M/s when each pass was shuffled (`bench
 /// --bin batch FILE --urls 1000 [--shuffle]`); at 20,000 in order, 27.8
-/// (docs/PERFORMANCE-notes.md, "the branch predictor learns a short
+/// (docs/performance-log.md, "the branch predictor learns a short
 /// workload"). A crawler never sees its URLs twice in one order.
 pub const URLS: usize = 20_000;
 

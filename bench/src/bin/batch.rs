@@ -6,7 +6,7 @@
 //! 1/`REPEAT` of them, so as many checks): the branch predictor then learns
 //! each URL's walk, and `repeated ÷ check` is what a check costs for
 //! walking unpredictable paths (the exit of the walk, mostly) rather than
-//! for its loads and instructions (docs/PERFORMANCE-notes.md).
+//! for its loads and instructions (docs/performance-log.md).
 //!
 //! `--shuffle`: `check` and `check_batch` take the URLs in another order
 //! each round (one of eight seeded shuffles), so that the branch predictor

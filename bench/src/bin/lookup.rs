@@ -9,7 +9,7 @@
 //!
 //! The 1,000,000-host store of docs/PERFORMANCE.md is built by the report
 //! (`cargo bench -p robocc-bench --bench report`), or from a manifest as
-//! docs/PERFORMANCE-notes.md says; this binary only reads a store.
+//! docs/performance-log.md says; this binary only reads a store.
 
 use robocc_engine::Store;
 use std::hint::black_box;
