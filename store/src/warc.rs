@@ -46,9 +46,9 @@
 //! an [`InputError`] naming the file and record, as a bad manifest line is:
 //! robocc does not drop captures silently.
 
+use crate::inputs::prefix_reads_as_whole;
 use crate::{
-    absolute_location, host_key, is_robots_txt_url, prefix_reads_as_whole, HostInput, InputError,
-    InputErrorKind,
+    absolute_location, host_key, is_robots_txt_url, HostInput, InputError, InputErrorKind,
 };
 use robocc_engine::HostKey;
 use std::fmt;
