@@ -172,7 +172,7 @@ fn check_host_name(name: &str) -> Result<(), String> {
 
 /// Whether a fetch result is a redirect to its own host key (another
 /// scheme or path on the same host): such a result never replaces another
-/// one of the same host (see [`build_store`](crate::build_store) on duplicates).
+/// one of the same host (see [`StoreBuilder`](crate::StoreBuilder) on duplicates).
 pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool {
     (300..=399).contains(&status)
         && location
@@ -277,7 +277,7 @@ pub fn shard_of_key(key: &str, shards: usize) -> usize {
 /// up to one hop past [`MAX_REDIRECTS`]), in order. `table` is every host
 /// of a build as (host key, status, location): no bodies, so a driver can
 /// hold it for millions of hosts. A job that builds one shard at a time
-/// gives each shard these hosts too ([`build_store_shard`](crate::build_store_shard)). Give each host
+/// gives each shard these hosts too ([`StoreBuilder::build_shard`](crate::StoreBuilder::build_shard)). Give each host
 /// once (duplicates resolved as a build does).
 pub fn redirect_dependencies(
     table: &[(String, u16, Option<String>)],

@@ -605,8 +605,8 @@ fn parse_sha256(hex: &str) -> Option<[u8; 32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build_store_default;
     use crate::test_support::TempDir;
+    use crate::StoreBuilder;
     use robocc_engine::Store;
 
     /// A manifest line read through its entries only (the reading
@@ -803,7 +803,9 @@ mod tests {
             ),
             line(r#"{"host": "f.com", "status": 301, "location": "/robots.txt"}"#),
         ];
-        let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+        let (bytes, report) = StoreBuilder::new("Googlebot")
+            .build(inputs.into_iter().map(Ok))
+            .unwrap();
         let store = Store::from_slice(&bytes).unwrap();
         assert!(
             store

@@ -36,10 +36,7 @@ pub mod output;
 mod report;
 pub mod warc;
 
-pub use build::{
-    build_store, build_store_default, build_store_set, build_store_shard, options_fingerprint,
-    store_set_index, BuiltSet, OnFailure, StoreOptions,
-};
+pub use build::{BuiltSet, OnFailure, StoreBuilder};
 pub use host::{
     absolute_location, host_key, idna_lookup_url, is_robots_txt_url, is_self_redirect,
     redirect_dependencies, redirect_target, shard_of_key, url_host_key, MAX_REDIRECTS,

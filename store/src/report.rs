@@ -124,7 +124,7 @@ pub enum StoreError {
     /// A limit of the store format: its size, the number of shards, hosts
     /// whose key hashes collide in the index.
     TooLarge(String),
-    /// The base store ([`StoreOptions::base`](crate::StoreOptions::base)) failed
+    /// The base store ([`StoreBuilder::base`](crate::StoreBuilder::base)) failed
     /// [`Store::validate_all`](robocc_engine::Store::validate_all): nothing is taken from a damaged base (a
     /// damaged slot would hand a 304 another host's policy, and the new
     /// store would carry it as valid).

@@ -3,13 +3,12 @@
 
 use super::compile::{compile_bodies, Built, Reusable};
 use super::spill::Spill;
-use super::{release_freed_memory, StoreOptions, ALLOW_ALL, DISALLOW_ALL, FAILED_INPUT};
+use super::{release_freed_memory, StoreBuilder, ALLOW_ALL, DISALLOW_ALL, FAILED_INPUT};
 use crate::host::{host_key, is_self_redirect};
 use crate::inputs::{
     body_keep, digest_mismatch, prefix_reads_as_whole, read_body, HostInput, InputError,
     InputErrorKind,
 };
-use robocc_compiler::CompileOptions;
 use robocc_engine::{fetched_at_kept, HostSource, Store};
 use std::collections::HashMap;
 
@@ -253,20 +252,12 @@ impl Collected {
     /// Compiles the bodies interned since the last call and drops their
     /// bytes, keeping each one's SHA-256 (which finds its duplicates) and
     /// policy.
-    pub(super) fn compile_pending(
-        &mut self,
-        agent: &str,
-        options: &CompileOptions,
-        store: &StoreOptions<'_>,
-        reusable: &Reusable,
-    ) {
+    pub(super) fn compile_pending(&mut self, builder: &StoreBuilder<'_>, reusable: &Reusable) {
         let ids = std::mem::take(&mut self.pending);
         let built = compile_bodies(
             &self.bodies,
             &ids,
-            agent,
-            options,
-            store,
+            builder,
             reusable,
             self.compiled,
             &mut self.spill,

@@ -3,7 +3,7 @@
 
 use super::collect::Body;
 use super::spill::{Artifact, Spill};
-use super::{fixed_options, StoreOptions, ALLOW_ID, DISALLOW_ID};
+use super::{fixed_options, StoreBuilder, ALLOW_ID, DISALLOW_ID};
 use rayon::prelude::*;
 use robocc_compiler::{compile, CompileError, CompileOptions};
 use robocc_engine::Store;
@@ -26,17 +26,15 @@ pub(super) enum Built {
 /// Compiles the bodies `ids` once each (in parallel), reusing the base
 /// store's policies for unchanged sources; `done` bodies were compiled
 /// before (for the progress callback). The policies go to `spill`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn compile_bodies(
     bodies: &[Body],
     ids: &[u32],
-    agent: &str,
-    options: &CompileOptions,
-    store: &StoreOptions<'_>,
+    builder: &StoreBuilder<'_>,
     reusable: &Reusable,
     done: usize,
     spill: &mut Spill,
 ) -> Vec<Built> {
+    let (agent, options) = (builder.agent.as_str(), &builder.options);
     let counter = std::sync::atomic::AtomicUsize::new(done);
     let total = done + ids.len();
     let fixed = fixed_options(options);
@@ -44,7 +42,7 @@ pub(super) fn compile_bodies(
         .par_iter()
         .map(|&id| {
             let body = &bodies[id as usize];
-            let from_base = match store.base {
+            let from_base = match builder.base {
                 Some(base) if !reusable.is_empty() => {
                     let digest = body
                         .sha256
@@ -84,7 +82,7 @@ pub(super) fn compile_bodies(
                 },
             };
             let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if let Some(p) = store.progress {
+            if let Some(p) = builder.progress {
                 p(n, total);
             }
             result

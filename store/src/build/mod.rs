@@ -37,31 +37,6 @@ pub enum OnFailure {
     Disallow,
 }
 
-/// How to build a store, besides the compile options.
-#[derive(Clone, Copy)]
-pub struct StoreOptions<'a> {
-    /// What hosts whose body fails to compile get.
-    pub on_failure: OnFailure,
-    /// A previous store of the same agent and options: policies whose
-    /// source bytes are unchanged (same SHA-256) are copied from it instead
-    /// of compiled, and a body file whose input states such a digest is
-    /// not even read.
-    pub base: Option<&'a Store>,
-    /// Called after each distinct body is compiled or reused, with (done,
-    /// total).
-    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
-}
-
-impl Default for StoreOptions<'_> {
-    fn default() -> Self {
-        StoreOptions {
-            on_failure: OnFailure::Disallow,
-            base: None,
-            progress: None,
-        }
-    }
-}
-
 /// The body ids of [`ALLOW_ALL`] and [`DISALLOW_ALL`] (interned first).
 const ALLOW_ID: u32 = 0;
 const DISALLOW_ID: u32 = 1;
@@ -99,36 +74,35 @@ struct Prepared {
 
 /// Collect, resolve and compile: everything but the index.
 fn prepare<I>(
+    builder: &StoreBuilder<'_>,
     inputs: I,
-    agent: &str,
-    options: &CompileOptions,
-    store: &StoreOptions<'_>,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<Prepared, StoreError>
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
+    let (agent, options) = (builder.agent.as_str(), &builder.options);
     options.check_tokens(agent).map_err(StoreError::Compile)?;
     // The whole base, before anything is taken from it: lookups verify the
     // slots they read, but a build copies policies and 304s' records into
     // a new store whose checksum would then vouch for them. O(base size),
     // about what reading it costs.
-    if let Some(base) = store.base {
+    if let Some(base) = builder.base {
         base.validate_all().map_err(StoreError::Base)?;
     }
-    let reusable = reusable(store.base, agent, options);
+    let reusable = reusable(builder.base, agent, options);
     // Collect.
     let mut collected = Collected::new(options.parse.max_bytes);
     for input in inputs {
         collected
-            .add(input.map_err(StoreError::Input)?, &reusable, store.base)
+            .add(input.map_err(StoreError::Input)?, &reusable, builder.base)
             .map_err(StoreError::Input)?;
         // Bodies are compiled as they stream in, a batch at a time, and
         // only their policies kept: memory does not grow with the number of
         // distinct bodies (a body a later input of its host replaces is
         // compiled for nothing: the price of not holding it).
         if collected.pending_bytes > COMPILE_AFTER {
-            collected.compile_pending(agent, options, store, &reusable);
+            collected.compile_pending(builder, &reusable);
         }
     }
     // Resolve: hosts sorted by key (redirect targets are found by binary
@@ -170,9 +144,7 @@ where
     let fresh = compile_bodies(
         &collected.bodies,
         &todo,
-        agent,
-        options,
-        store,
+        builder,
         &reusable,
         done,
         &mut collected.spill,
@@ -262,11 +234,10 @@ impl Prepared {
     fn write(
         &self,
         which: impl IntoIterator<Item = usize>,
-        agent: &str,
-        options: &CompileOptions,
-        on_failure: OnFailure,
+        builder: &StoreBuilder<'_>,
         report: &mut StoreReport,
     ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u32>), StoreError> {
+        let (agent, options) = (builder.agent.as_str(), &builder.options);
         // A policy is stored once per body, or per base policy reused.
         let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
         let mut policies: Vec<Cow<'_, [u8]>> = Vec::new();
@@ -336,7 +307,11 @@ impl Prepared {
             for &i in &failed_hosts {
                 entries[i].policy = index;
             }
-            policies.push(Cow::Owned(fallback_policy(agent, options, on_failure)));
+            policies.push(Cow::Owned(fallback_policy(
+                agent,
+                options,
+                builder.on_failure,
+            )));
             stored.push(u32::MAX);
         }
         let policies: Vec<&[u8]> = policies.iter().map(|p| &p[..]).collect();
@@ -371,40 +346,281 @@ impl Prepared {
     }
 }
 
-/// Builds a store for `agent` from host inputs, streamed.
+/// Builds policy stores for one agent: one store, a store set of N shards,
+/// or one shard of a set alone.
+///
+/// The settings are the agent (given to [`StoreBuilder::new`]), the compile
+/// options every body is compiled with, what hosts whose body fails get, a
+/// base store to reuse policies from, and a progress callback; each setter
+/// takes `&mut self` and returns it, so they chain. A builder is not used
+/// up by a build: the same one can build a set and then its index.
 ///
 /// The bytes depend on the set of hosts and their inputs, not on the order
 /// the inputs come in (except that of a host given twice the last one
 /// wins, unless it is a redirect to the host itself and the earlier one is
-/// not — [`is_self_redirect`](crate::is_self_redirect)): hosts are sorted by hash and key, policies numbered in the order
-/// hosts sorted by key first use them.
+/// not — [`is_self_redirect`](crate::is_self_redirect)): hosts are sorted
+/// by hash and key, policies numbered in the order hosts sorted by key
+/// first use them.
 ///
-/// # Errors
+/// # Example: a store of two hosts
 ///
-/// An invalid agent token, an input that cannot be read, or a store over
-/// the format's size. Bodies that fail to compile are not errors: they are
-/// in the report.
-pub fn build_store<I>(
-    inputs: I,
-    agent: &str,
-    options: &CompileOptions,
-    store: &StoreOptions<'_>,
-) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError>
-where
-    I: IntoIterator<Item = Result<HostInput, InputError>>,
-{
-    let mut prepared = prepare(inputs, agent, options, store, |_| true)?;
-    let mut report = prepared.report();
-    let (bytes, stored) = prepared.write(
-        0..prepared.hosts.len(),
-        agent,
-        options,
-        store.on_failure,
-        &mut report,
-    )?;
-    prepared.count_policies(&stored, &mut report);
-    report.bytes = bytes.len();
-    Ok((bytes, report))
+/// ```
+/// use robocc_store::{HostInput, OnFailure, StoreBuilder};
+///
+/// let inputs = vec![
+///     HostInput {
+///         host: "example.com".into(),
+///         status: 200,
+///         body: Some(b"User-agent: *\nDisallow: /private\n".to_vec()),
+///         ..HostInput::default()
+///     },
+///     HostInput { host: "gone.example".into(), status: 404, ..HostInput::default() },
+/// ];
+/// let (bytes, report) = StoreBuilder::new("Googlebot")
+///     .on_failure(OnFailure::Allow)
+///     .build(inputs.into_iter().map(Ok))?;
+/// assert_eq!(report.hosts, 2);
+/// let store = robocc_engine::Store::from_slice(&bytes)?;
+/// assert!(!store.check(b"https://example.com/private/x")?.unwrap().allowed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct StoreBuilder<'a> {
+    agent: String,
+    options: CompileOptions,
+    on_failure: OnFailure,
+    base: Option<&'a Store>,
+    progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+impl<'a> StoreBuilder<'a> {
+    /// A builder for `agent`'s policies (a product token, checked when a
+    /// build starts), with the default compile options, the disallow-all
+    /// fallback, no base store and no progress callback.
+    pub fn new(agent: &str) -> StoreBuilder<'a> {
+        StoreBuilder {
+            agent: agent.to_string(),
+            options: CompileOptions::default(),
+            on_failure: OnFailure::Disallow,
+            base: None,
+            progress: None,
+        }
+    }
+
+    /// The options every body is compiled with (the status policies, allow
+    /// all and disallow all, are compiled with the default parse options
+    /// and budget, which they always fit). They are recorded in the store:
+    /// a base store built with other options has nothing to reuse.
+    ///
+    /// By default, [`CompileOptions::default`].
+    pub fn compile_options(&mut self, options: CompileOptions) -> &mut StoreBuilder<'a> {
+        self.options = options;
+        self
+    }
+
+    /// What hosts get whose body fails to compile, or whose input is known
+    /// to be broken ([`HostInput::failure`], a body file that cannot be
+    /// read): such a host never sinks the build, and the report lists it.
+    ///
+    /// By default, [`OnFailure::Disallow`].
+    pub fn on_failure(&mut self, on_failure: OnFailure) -> &mut StoreBuilder<'a> {
+        self.on_failure = on_failure;
+        self
+    }
+
+    /// A previous store of the same agent and options: policies whose
+    /// source bytes are unchanged (same SHA-256) are copied from it instead
+    /// of compiled, a body file whose input states such a digest is not
+    /// even read, and a host that answered 304 Not Modified keeps its
+    /// policy from it. A build first validates the whole base
+    /// ([`Store::validate_all`], about what reading it costs) and refuses a
+    /// damaged one ([`StoreError::Base`]).
+    ///
+    /// By default, none.
+    pub fn base(&mut self, base: Option<&'a Store>) -> &mut StoreBuilder<'a> {
+        self.base = base;
+        self
+    }
+
+    /// Called after each distinct body is compiled or reused, with (done,
+    /// total), from the threads that compile.
+    ///
+    /// By default, none.
+    pub fn progress(
+        &mut self,
+        progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    ) -> &mut StoreBuilder<'a> {
+        self.progress = progress;
+        self
+    }
+
+    /// Builds a store from host inputs, streamed. Returns its bytes and
+    /// what the build did.
+    ///
+    /// # Errors
+    ///
+    /// An invalid agent token, an input that cannot be read, a damaged
+    /// base store, or a store over the format's size. Bodies that fail to
+    /// compile are not errors: they are in the report.
+    pub fn build<I>(
+        &self,
+        inputs: I,
+    ) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError>
+    where
+        I: IntoIterator<Item = Result<HostInput, InputError>>,
+    {
+        let mut prepared = prepare(self, inputs, |_| true)?;
+        let mut report = prepared.report();
+        let (bytes, stored) = prepared.write(0..prepared.hosts.len(), self, &mut report)?;
+        prepared.count_policies(&stored, &mut report);
+        report.bytes = bytes.len();
+        Ok((bytes, report))
+    }
+
+    /// Builds a store set of `shards` shards: hosts are partitioned by
+    /// [`robocc_engine::shard_of_hash`] of their key's hash; redirects are
+    /// resolved over all the inputs; each distinct body is compiled once for
+    /// the whole set. Shard `i` is exactly the store [`StoreBuilder::build`]
+    /// writes for the hosts of shard `i` with those resolutions:
+    /// deterministic, and independent of the order of the inputs. In the
+    /// report, `bytes` is the size of every shard and the index, and
+    /// `unique_policies` counts a policy stored in several shards once.
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreBuilder::build`]; `shards` outside 1 to
+    /// [`robocc_engine::MAX_SHARDS`].
+    pub fn build_set<I>(
+        &self,
+        inputs: I,
+        shards: usize,
+    ) -> Result<(BuiltSet, StoreReport), StoreError>
+    where
+        I: IntoIterator<Item = Result<HostInput, InputError>>,
+    {
+        if shards == 0 || shards > robocc_engine::MAX_SHARDS {
+            return Err(StoreError::TooLarge(format!(
+                "{shards} shards: a store set has 1 to {}",
+                robocc_engine::MAX_SHARDS
+            )));
+        }
+        let mut prepared = prepare(self, inputs, |_| true)?;
+        let mut report = prepared.report();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); shards];
+        for i in 0..prepared.hosts.len() {
+            let hash = HostKey::of_key(prepared.hosts.key(i)).map_or(0, |k| k.hash());
+            members[robocc_engine::shard_of_hash(hash, shards)].push(i);
+        }
+        let mut out = Vec::with_capacity(shards);
+        let mut infos = Vec::with_capacity(shards);
+        let mut stored_all = Vec::new();
+        for which in members {
+            let hosts = which.len() as u64;
+            let (bytes, stored) = prepared.write(which, self, &mut report)?;
+            stored_all.extend(stored);
+            infos.push(robocc_engine::ShardInfo {
+                bytes: bytes.len() as u64,
+                hosts,
+                checksum: robocc_engine::artifact::fnv1a64(&bytes),
+            });
+            report.bytes += bytes.len();
+            out.push(bytes);
+        }
+        prepared.count_policies(&stored_all, &mut report);
+        let index = self.index_text(infos)?;
+        report.bytes += index.len();
+        Ok((BuiltSet { shards: out, index }, report))
+    }
+
+    /// Builds shard `which` of a store set of `shards` shards, alone:
+    /// exactly the bytes [`StoreBuilder::build_set`] writes as that shard
+    /// for the same inputs, as long as `inputs` holds every host of the
+    /// shard and every host their redirects read
+    /// ([`redirect_dependencies`](crate::redirect_dependencies)); hosts of
+    /// other shards among the inputs are read for redirects only. Only the
+    /// bodies of the shard's hosts are compiled (each distinct one once).
+    /// This is what a per-partition job (the Spark job of `robocc.spark`)
+    /// calls. Returns the shard's bytes, its index line's figures, and the
+    /// report of its hosts.
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreBuilder::build_set`]; `which` not below `shards`.
+    #[allow(clippy::type_complexity)]
+    pub fn build_shard<I>(
+        &self,
+        inputs: I,
+        shards: usize,
+        which: usize,
+    ) -> Result<
+        (
+            rkyv::util::AlignedVec<16>,
+            robocc_engine::ShardInfo,
+            StoreReport,
+        ),
+        StoreError,
+    >
+    where
+        I: IntoIterator<Item = Result<HostInput, InputError>>,
+    {
+        if shards == 0 || shards > robocc_engine::MAX_SHARDS || which >= shards {
+            return Err(StoreError::TooLarge(format!(
+                "shard {which} of {shards}: a store set has 1 to {} shards, numbered from 0",
+                robocc_engine::MAX_SHARDS
+            )));
+        }
+        let mine = |k: &str| shard_of_key(k, shards) == which;
+        let mut prepared = prepare(self, inputs, mine)?;
+        let mut report = prepared.report();
+        let members: Vec<usize> = (0..prepared.hosts.len())
+            .filter(|&i| mine(prepared.hosts.key(i)))
+            .collect();
+        let hosts = members.len() as u64;
+        let (bytes, stored) = prepared.write(members, self, &mut report)?;
+        prepared.count_policies(&stored, &mut report);
+        report.bytes = bytes.len();
+        let info = robocc_engine::ShardInfo {
+            bytes: bytes.len() as u64,
+            hosts,
+            checksum: robocc_engine::artifact::fnv1a64(&bytes),
+        };
+        Ok((bytes, info, report))
+    }
+
+    /// The text of a store set's `index.txt` for shards with these
+    /// figures, in order, as [`StoreBuilder::build_set`] writes it (what a
+    /// job that built the shards alone writes last).
+    ///
+    /// # Errors
+    ///
+    /// An agent or training agent that is not a product token; no shard, or
+    /// more than [`robocc_engine::MAX_SHARDS`].
+    pub fn set_index(&self, shards: Vec<robocc_engine::ShardInfo>) -> Result<String, StoreError> {
+        self.options
+            .check_tokens(&self.agent)
+            .map_err(StoreError::Compile)?;
+        self.index_text(shards)
+    }
+
+    /// The fingerprint of agent and compile options that a store records
+    /// ([`robocc_engine::Store::options_hash`]): a base store with another
+    /// one has no policy this builder can reuse.
+    pub fn options_fingerprint(&self) -> u64 {
+        robocc_compiler::options_hash(&self.agent, &self.options)
+    }
+
+    /// `index.txt` for these shards (the tokens checked already).
+    fn index_text(&self, shards: Vec<robocc_engine::ShardInfo>) -> Result<String, StoreError> {
+        robocc_engine::SetIndex {
+            agent: self.agent.clone(),
+            dialect: self.options.dialect,
+            options_hash: self.options_fingerprint(),
+            compiler_version: env!("CARGO_PKG_VERSION").to_string(),
+            shards,
+        }
+        .to_text()
+        .map_err(StoreError::TooLarge)
+    }
 }
 
 /// A store set as built: the shard stores in order, and the index that
@@ -414,156 +630,6 @@ pub struct BuiltSet {
     pub shards: Vec<rkyv::util::AlignedVec<16>>,
     /// The text of `index.txt`.
     pub index: String,
-}
-
-/// Builds a store set of `shards` shards: hosts are partitioned by
-/// [`robocc_engine::shard_of_hash`] of their key's hash; redirects are
-/// resolved over all the inputs; each distinct body is compiled once for
-/// the whole set. Shard `i` is exactly the store [`build_store`] writes for
-/// the hosts of shard `i` with those resolutions: deterministic, and
-/// independent of the order of the inputs. In the report, `bytes` is the
-/// size of every shard and the index, and `unique_policies` counts a policy
-/// stored in several shards once.
-///
-/// # Errors
-///
-/// As [`build_store`]; `shards` outside 1 to [`robocc_engine::MAX_SHARDS`].
-pub fn build_store_set<I>(
-    inputs: I,
-    agent: &str,
-    options: &CompileOptions,
-    store: &StoreOptions<'_>,
-    shards: usize,
-) -> Result<(BuiltSet, StoreReport), StoreError>
-where
-    I: IntoIterator<Item = Result<HostInput, InputError>>,
-{
-    if shards == 0 || shards > robocc_engine::MAX_SHARDS {
-        return Err(StoreError::TooLarge(format!(
-            "{shards} shards: a store set has 1 to {}",
-            robocc_engine::MAX_SHARDS
-        )));
-    }
-    let mut prepared = prepare(inputs, agent, options, store, |_| true)?;
-    let mut report = prepared.report();
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); shards];
-    for i in 0..prepared.hosts.len() {
-        let hash = HostKey::of_key(prepared.hosts.key(i)).map_or(0, |k| k.hash());
-        members[robocc_engine::shard_of_hash(hash, shards)].push(i);
-    }
-    let mut out = Vec::with_capacity(shards);
-    let mut infos = Vec::with_capacity(shards);
-    let mut stored_all = Vec::new();
-    for which in members {
-        let hosts = which.len() as u64;
-        let (bytes, stored) =
-            prepared.write(which, agent, options, store.on_failure, &mut report)?;
-        stored_all.extend(stored);
-        infos.push(robocc_engine::ShardInfo {
-            bytes: bytes.len() as u64,
-            hosts,
-            checksum: robocc_engine::artifact::fnv1a64(&bytes),
-        });
-        report.bytes += bytes.len();
-        out.push(bytes);
-    }
-    prepared.count_policies(&stored_all, &mut report);
-    let index = robocc_engine::SetIndex {
-        agent: agent.to_string(),
-        dialect: options.dialect,
-        options_hash: robocc_compiler::options_hash(agent, options),
-        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-        shards: infos,
-    }
-    .to_text()
-    .map_err(StoreError::TooLarge)?;
-    report.bytes += index.len();
-    Ok((BuiltSet { shards: out, index }, report))
-}
-
-/// Builds shard `which` of a store set of `shards` shards, alone: exactly
-/// the bytes [`build_store_set`] writes as that shard for the same inputs,
-/// as long as `inputs` holds every host of the shard and every host their
-/// redirects read ([`redirect_dependencies`](crate::redirect_dependencies)); hosts of other shards among
-/// the inputs are read for redirects only. Only the bodies of the shard's
-/// hosts are compiled (each distinct one once). This is what a per-partition
-/// job (the Spark job of `robocc.spark`) calls. Returns the shard's bytes,
-/// its index line's figures, and the report of its hosts.
-///
-/// # Errors
-///
-/// As [`build_store_set`]; `which` not below `shards`.
-pub fn build_store_shard<I>(
-    inputs: I,
-    agent: &str,
-    options: &CompileOptions,
-    store: &StoreOptions<'_>,
-    shards: usize,
-    which: usize,
-) -> Result<
-    (
-        rkyv::util::AlignedVec<16>,
-        robocc_engine::ShardInfo,
-        StoreReport,
-    ),
-    StoreError,
->
-where
-    I: IntoIterator<Item = Result<HostInput, InputError>>,
-{
-    if shards == 0 || shards > robocc_engine::MAX_SHARDS || which >= shards {
-        return Err(StoreError::TooLarge(format!(
-            "shard {which} of {shards}: a store set has 1 to {} shards, numbered from 0",
-            robocc_engine::MAX_SHARDS
-        )));
-    }
-    let mine = |k: &str| shard_of_key(k, shards) == which;
-    let mut prepared = prepare(inputs, agent, options, store, mine)?;
-    let mut report = prepared.report();
-    let members: Vec<usize> = (0..prepared.hosts.len())
-        .filter(|&i| mine(prepared.hosts.key(i)))
-        .collect();
-    let hosts = members.len() as u64;
-    let (bytes, stored) = prepared.write(members, agent, options, store.on_failure, &mut report)?;
-    prepared.count_policies(&stored, &mut report);
-    report.bytes = bytes.len();
-    let info = robocc_engine::ShardInfo {
-        bytes: bytes.len() as u64,
-        hosts,
-        checksum: robocc_engine::artifact::fnv1a64(&bytes),
-    };
-    Ok((bytes, info, report))
-}
-
-/// The text of a store set's `index.txt` for shards with these figures, as
-/// [`build_store_set`] writes it.
-///
-/// # Errors
-///
-/// An agent or training agent that is not a product token; no shard, or
-/// more than [`robocc_engine::MAX_SHARDS`].
-pub fn store_set_index(
-    agent: &str,
-    options: &CompileOptions,
-    shards: Vec<robocc_engine::ShardInfo>,
-) -> Result<String, StoreError> {
-    options.check_tokens(agent).map_err(StoreError::Compile)?;
-    robocc_engine::SetIndex {
-        agent: agent.to_string(),
-        dialect: options.dialect,
-        options_hash: robocc_compiler::options_hash(agent, options),
-        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-        shards,
-    }
-    .to_text()
-    .map_err(StoreError::TooLarge)
-}
-
-/// The fingerprint of agent and options that a store records
-/// ([`robocc_engine::Store::options_hash`]): a base store with another one
-/// has no policy a build with these can reuse.
-pub fn options_fingerprint(agent: &str, options: &CompileOptions) -> u64 {
-    robocc_compiler::options_hash(agent, options)
 }
 
 /// `options` with the default parse options and budget, for robocc's own
@@ -591,22 +657,4 @@ fn fallback_policy(agent: &str, options: &CompileOptions, on_failure: OnFailure)
         // answered wrongly.
         Err(_) => Vec::new(),
     }
-}
-
-/// [`build_store`] with the default compile options, disallow-all for bodies
-/// that fail, no base and no progress.
-///
-/// # Errors
-///
-/// As [`build_store`].
-pub fn build_store_default(
-    inputs: &[HostInput],
-    agent: &str,
-) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError> {
-    build_store(
-        inputs.iter().cloned().map(Ok),
-        agent,
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-    )
 }

@@ -6,6 +6,13 @@ use super::*;
 use crate::test_support::TempDir;
 use crate::{hex, host_key, redirect_dependencies};
 
+/// A store of `inputs` for Googlebot, everything else by default.
+fn build_default(inputs: &[HostInput]) -> (rkyv::util::AlignedVec<16>, StoreReport) {
+    StoreBuilder::new("Googlebot")
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap()
+}
+
 fn input(host: &str, status: u16, body: Option<&str>, location: Option<&str>) -> HostInput {
     HostInput {
         host: host.to_string(),
@@ -79,7 +86,7 @@ fn statuses_and_redirects() {
         ));
     }
     inputs.push(input("r6.com", 200, Some(blocked), None));
-    let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, report) = build_default(&inputs);
     let store = Store::from_slice(&bytes).unwrap();
     store.validate_all().unwrap();
     let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
@@ -140,7 +147,7 @@ fn a_429_disallows_all_and_its_neighbours_allow() {
             Some("https://busy.com/robots.txt"),
         ),
     ];
-    let (bytes, report) = build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, report) = build_default(&inputs);
     let store = Store::from_slice(&bytes).unwrap();
     let said = |host: &str| {
         let url = format!("https://{host}/x");
@@ -185,15 +192,10 @@ fn a_shard_built_alone_equals_the_sets_shard() {
         None,
         Some("http://cut.com/robots.txt"),
     ));
-    let opts = CompileOptions::default();
-    let (set, _) = build_store_set(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &opts,
-        &StoreOptions::default(),
-        4,
-    )
-    .unwrap();
+    let builder = StoreBuilder::new("Googlebot");
+    let (set, _) = builder
+        .build_set(inputs.iter().cloned().map(Ok), 4)
+        .unwrap();
     let table: Vec<_> = inputs
         .iter()
         .map(|h| (host_key(&h.host).unwrap(), h.status, h.location.clone()))
@@ -215,17 +217,12 @@ fn a_shard_built_alone_equals_the_sets_shard() {
             .filter(|h| needed.contains(&host_key(&h.host).unwrap()))
             .cloned()
             .map(Ok);
-        let (bytes, info, report) =
-            build_store_shard(part, "Googlebot", &opts, &StoreOptions::default(), 4, which)
-                .unwrap();
+        let (bytes, info, report) = builder.build_shard(part, 4, which).unwrap();
         assert_eq!(&bytes[..], &set.shards[which][..], "shard {which}");
         assert_eq!(report.hosts as u64, info.hosts);
         infos.push(info);
     }
-    assert_eq!(
-        store_set_index("Googlebot", &opts, infos).unwrap(),
-        set.index
-    );
+    assert_eq!(builder.set_index(infos).unwrap(), set.index);
 }
 
 #[test]
@@ -241,17 +238,11 @@ fn a_failing_body_gets_the_fallback_and_is_reported() {
     let mut opts = CompileOptions::default();
     opts.budget.max_states = 1;
     for (on_failure, allowed) in [(OnFailure::Disallow, false), (OnFailure::Allow, true)] {
-        let store_opts = StoreOptions {
-            on_failure,
-            ..StoreOptions::default()
-        };
-        let (bytes, report) = build_store(
-            inputs.iter().cloned().map(Ok),
-            "Googlebot",
-            &opts,
-            &store_opts,
-        )
-        .unwrap();
+        let (bytes, report) = StoreBuilder::new("Googlebot")
+            .compile_options(opts.clone())
+            .on_failure(on_failure)
+            .build(inputs.iter().cloned().map(Ok))
+            .unwrap();
         assert_eq!(report.failures.len(), 2, "{report:?}");
         assert!(report.failures[0].note.contains("states"), "{report:?}");
         let store = Store::from_slice(&bytes).unwrap();
@@ -281,17 +272,10 @@ fn a_failing_body_gets_the_fallback_and_is_reported() {
 }
 
 fn build_with(inputs: &[HostInput], base: Option<&Store>) -> (Vec<u8>, StoreReport) {
-    let opts = StoreOptions {
-        base,
-        ..StoreOptions::default()
-    };
-    let (bytes, report) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &CompileOptions::default(),
-        &opts,
-    )
-    .unwrap();
+    let (bytes, report) = StoreBuilder::new("Googlebot")
+        .base(base)
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     (bytes.to_vec(), report)
 }
 
@@ -343,16 +327,9 @@ fn a_damaged_base_is_refused_before_anything_is_taken_from_it() {
         let Ok(damaged) = Store::from_slice(&m) else {
             continue;
         };
-        let opts = StoreOptions {
-            base: Some(&damaged),
-            ..StoreOptions::default()
-        };
-        let built = build_store(
-            again.iter().cloned().map(Ok),
-            "Googlebot",
-            &CompileOptions::default(),
-            &opts,
-        );
+        let built = StoreBuilder::new("Googlebot")
+            .base(Some(&damaged))
+            .build(again.iter().cloned().map(Ok));
         match built {
             Err(e) => {
                 assert!(
@@ -429,14 +406,7 @@ fn a_body_named_by_a_known_digest_is_not_read() {
     assert_eq!(allowed("https://h2.com/p2"), Some(false));
     // Without the base, each missing file is its host's failure,
     // naming the file.
-    let opts = StoreOptions::default();
-    let (_, report) = build_store(
-        next.iter().cloned().map(Ok),
-        "Googlebot",
-        &CompileOptions::default(),
-        &opts,
-    )
-    .unwrap();
+    let (_, report) = build_default(&next);
     let h0 = report.failures.iter().find(|n| n.host == "h0.com").unwrap();
     assert!(h0.note.contains("cannot read body"), "{h0:?}");
     assert!(report.bodies_unreadable > 0, "{report:?}");
@@ -545,11 +515,11 @@ fn a_reused_policy_keeps_its_notes() {
         ..CompileOptions::default()
     };
     let build = |base: Option<&Store>| {
-        let opts = StoreOptions {
-            base,
-            ..StoreOptions::default()
-        };
-        build_store(inputs.iter().cloned().map(Ok), "Googlebot", &options, &opts).unwrap()
+        StoreBuilder::new("Googlebot")
+            .compile_options(options.clone())
+            .base(base)
+            .build(inputs.iter().cloned().map(Ok))
+            .unwrap()
     };
     let (first, report) = build(None);
     assert_eq!(report.unread.len(), 1, "{report:?}");
@@ -622,7 +592,7 @@ fn the_last_input_of_a_host_wins_unless_it_redirects_to_itself() {
     for (inputs, allowed, duplicates, to_itself) in cases {
         let mut with_others = inputs.clone();
         with_others.insert(1, input("b.com", 200, Some(blocked), None));
-        let (bytes, report) = build_store_default(&with_others, "Googlebot").unwrap();
+        let (bytes, report) = build_default(&with_others);
         let store = Store::from_slice(&bytes).unwrap();
         let v = store.check(b"https://a.com/x").unwrap().unwrap();
         assert_eq!(v.allowed, allowed, "{inputs:?}");
@@ -640,7 +610,7 @@ fn a_rebuild_reuses_unchanged_policies() {
             input(&format!("h{i}.com"), 200, Some(&body), None)
         })
         .collect();
-    let (old, _) = build_store_default(&inputs, "Googlebot").unwrap();
+    let (old, _) = build_default(&inputs);
     let base = Store::from_slice(&old).unwrap();
     let mut changed = inputs.clone();
     changed[3].body = Some(b"User-agent: *\nDisallow: /changed\n".to_vec());
@@ -652,17 +622,10 @@ fn a_rebuild_reuses_unchanged_policies() {
     assert_eq!(allowed("https://h3.com/p3"), Some(true));
     assert_eq!(allowed("https://h4.com/p4"), Some(false));
     // Another agent reuses nothing.
-    let opts = StoreOptions {
-        base: Some(&base),
-        ..StoreOptions::default()
-    };
-    let (_, report) = build_store(
-        changed.iter().cloned().map(Ok),
-        "Bingbot",
-        &CompileOptions::default(),
-        &opts,
-    )
-    .unwrap();
+    let (_, report) = StoreBuilder::new("Bingbot")
+        .base(Some(&base))
+        .build(changed.iter().cloned().map(Ok))
+        .unwrap();
     assert_eq!(report.reused, 0);
 }
 
@@ -737,7 +700,7 @@ fn a_long_body_is_kept_as_the_prefix_the_compile_reads() {
     let inputs = [input("a.com", 200, None, None)];
     let mut inputs = inputs.to_vec();
     inputs[0].body = Some(body.clone());
-    let (old, _) = build_store_default(&inputs, "Googlebot").unwrap();
+    let (old, _) = build_default(&inputs);
     let base = Store::from_slice(&old).unwrap();
     assert_eq!(
         base.policy(0).unwrap().header().source_sha256,
@@ -759,13 +722,10 @@ fn a_failed_compile_is_not_counted_as_compiled() {
     ];
     let mut options = CompileOptions::default();
     options.budget.total_bytes = 3000;
-    let (_, report) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &options,
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (_, report) = StoreBuilder::new("Googlebot")
+        .compile_options(options)
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     assert_eq!(report.failures.len(), 1, "{report:?}");
     assert_eq!(report.compiled, 1, "{report:?}");
 }
