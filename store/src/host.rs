@@ -4,6 +4,7 @@
 
 use robocc_engine::HostKey;
 use std::collections::HashMap;
+use std::fmt;
 
 /// Redirect hops followed (RFC 9309 §2.3.1.2: at least five).
 pub const MAX_REDIRECTS: usize = 5;
@@ -14,7 +15,7 @@ pub const MAX_REDIRECTS: usize = 5;
 /// tells "not in the store" from "no host a store can hold" (`robocc check
 /// --store` and Python's `Store` answer the second as no host, never as a
 /// host the store lacks).
-pub fn url_host_key(url: &[u8]) -> Option<Result<String, String>> {
+pub fn url_host_key(url: &[u8]) -> Option<Result<String, HostKeyError>> {
     HostKey::of_url(url).map(|k| host_key(&k.to_key()))
 }
 
@@ -51,30 +52,26 @@ pub fn idna_lookup_url(url: &[u8]) -> Option<String> {
 ///
 /// # Errors
 ///
-/// The reason the text is not a host.
-pub fn host_key(host: &str) -> Result<String, String> {
+/// The reason the text is not a host ([`HostKeyError`]).
+pub fn host_key(host: &str) -> Result<String, HostKeyError> {
     let host = host.trim();
     if host.is_empty() {
-        return Err("empty".into());
+        return Err(HostKeyError::Empty);
     }
     if host.contains("://") || host.contains('/') {
-        return Err("give the host alone, without scheme or path".into());
+        return Err(HostKeyError::SchemeOrPath);
     }
     if host.contains('@') {
-        return Err("give the host alone, without user information (user@)".into());
+        return Err(HostKeyError::UserInfo);
     }
     // Host and port: an IPv6 literal keeps its colons inside brackets.
     let (name, port) = if let Some(rest) = host.strip_prefix('[') {
         let Some((inner, after)) = rest.split_once(']') else {
-            return Err("an IPv6 address in brackets lacks its ']'".into());
+            return Err(HostKeyError::UnclosedBracket);
         };
         let port = match after {
             "" => None,
-            _ => Some(
-                after
-                    .strip_prefix(':')
-                    .ok_or("only \":PORT\" may follow an IPv6 address's ']'")?,
-            ),
+            _ => Some(after.strip_prefix(':').ok_or(HostKeyError::AfterBracket)?),
         };
         (&host[..inner.len() + 2], port)
     } else {
@@ -86,9 +83,9 @@ pub fn host_key(host: &str) -> Result<String, String> {
                     .bytes()
                     .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
             {
-                return Err("an IPv6 address goes in brackets, e.g. [::1]".into())
+                return Err(HostKeyError::BareIpv6)
             }
-            Some(_) => return Err("more than one ':' (a host has one port at most)".into()),
+            Some(_) => return Err(HostKeyError::ManyColons),
         }
     };
     // The port as a number (an empty one, as URL parsers read it, is none).
@@ -103,7 +100,7 @@ pub fn host_key(host: &str) -> Result<String, String> {
             };
             match n {
                 Some(n) if n > 0 => Some(n),
-                _ => return Err("the port is not a number from 1 to 65535".into()),
+                _ => return Err(HostKeyError::BadPort),
             }
         }
     };
@@ -111,15 +108,14 @@ pub fn host_key(host: &str) -> Result<String, String> {
         let inner = &inner[..inner.len() - 1];
         let addr: std::net::Ipv6Addr = inner
             .parse()
-            .map_err(|_| format!("[{inner}] is not an IPv6 address"))?;
+            .map_err(|_| HostKeyError::NotIpv6(inner.to_string()))?;
         format!("[{addr}]")
     } else {
         // A Unicode name becomes its IDNA form (lower-cased, `xn--` labels).
         let ascii = if name.is_ascii() {
             name.to_ascii_lowercase()
         } else {
-            idna::domain_to_ascii(name)
-                .map_err(|_| "not a valid internationalised domain name (IDNA)")?
+            idna::domain_to_ascii(name).map_err(|_| HostKeyError::NotIdna)?
         };
         let ascii = ascii.strip_suffix('.').unwrap_or(&ascii).to_string();
         check_host_name(&ascii)?;
@@ -134,41 +130,117 @@ pub fn host_key(host: &str) -> Result<String, String> {
 /// A host name's labels: letters, digits, `-` and `_` (as DNS names and
 /// URL hosts have them), 1 to 63 bytes each, not starting or ending with
 /// `-`; at most 253 bytes in all.
-fn check_host_name(name: &str) -> Result<(), String> {
+fn check_host_name(name: &str) -> Result<(), HostKeyError> {
     if name.is_empty() {
-        return Err("empty".into());
+        return Err(HostKeyError::Empty);
     }
     if name.len() > 253 {
-        return Err(format!(
-            "{} bytes long: a host name has at most 253",
-            name.len()
-        ));
+        return Err(HostKeyError::NameTooLong(name.len()));
     }
     for label in name.split('.') {
         if label.is_empty() {
-            return Err("an empty label (two dots in a row, or a dot first)".into());
+            return Err(HostKeyError::EmptyLabel);
         }
         if label.len() > 63 {
-            return Err(format!(
-                "a label of {} bytes: a label has at most 63",
-                label.len()
-            ));
+            return Err(HostKeyError::LabelTooLong(label.len()));
         }
         if let Some(c) = label
             .chars()
             .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
         {
-            return Err(format!(
-                "{c:?} in a label: a host name is dot-separated labels of letters, digits, \
-                 '-' and '_'"
-            ));
+            return Err(HostKeyError::BadChar(c));
         }
         if label.starts_with('-') || label.ends_with('-') {
-            return Err(format!("the label {label:?} starts or ends with '-'"));
+            return Err(HostKeyError::Hyphen(label.to_string()));
         }
     }
     Ok(())
 }
+
+/// Why a text is not a host a store can hold ([`host_key`]). Its `Display`
+/// is the reason, lower-case, to follow `"…" is not a host name: `.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostKeyError {
+    /// Nothing (or only white space); also a name that is only a dot.
+    Empty,
+    /// A scheme or a path around the host (`https://a.example/`).
+    SchemeOrPath,
+    /// User information before the host (`user@a.example`).
+    UserInfo,
+    /// A `[` without its `]`.
+    UnclosedBracket,
+    /// Something other than `:PORT` after an IPv6 address's `]`.
+    AfterBracket,
+    /// An IPv6 address without its brackets (`::1`).
+    BareIpv6,
+    /// More than one `:` outside brackets.
+    ManyColons,
+    /// A port that is not a number from 1 to 65535.
+    BadPort,
+    /// Brackets around what is not an IPv6 address (what is inside them).
+    NotIpv6(String),
+    /// A Unicode name that has no IDNA form.
+    NotIdna,
+    /// A name longer than 253 bytes (its length).
+    NameTooLong(usize),
+    /// An empty label: two dots in a row, or a dot first.
+    EmptyLabel,
+    /// A label longer than 63 bytes (its length).
+    LabelTooLong(usize),
+    /// A character that is not a letter, digit, `-` or `_` in a label.
+    BadChar(char),
+    /// A label that starts or ends with `-` (the label).
+    Hyphen(String),
+}
+
+impl fmt::Display for HostKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostKeyError::Empty => f.write_str("empty"),
+            HostKeyError::SchemeOrPath => {
+                f.write_str("give the host alone, without scheme or path")
+            }
+            HostKeyError::UserInfo => {
+                f.write_str("give the host alone, without user information (user@)")
+            }
+            HostKeyError::UnclosedBracket => {
+                f.write_str("an IPv6 address in brackets lacks its ']'")
+            }
+            HostKeyError::AfterBracket => {
+                f.write_str("only \":PORT\" may follow an IPv6 address's ']'")
+            }
+            HostKeyError::BareIpv6 => f.write_str("an IPv6 address goes in brackets, e.g. [::1]"),
+            HostKeyError::ManyColons => {
+                f.write_str("more than one ':' (a host has one port at most)")
+            }
+            HostKeyError::BadPort => f.write_str("the port is not a number from 1 to 65535"),
+            HostKeyError::NotIpv6(inner) => write!(f, "[{inner}] is not an IPv6 address"),
+            HostKeyError::NotIdna => {
+                f.write_str("not a valid internationalised domain name (IDNA)")
+            }
+            HostKeyError::NameTooLong(len) => {
+                write!(f, "{len} bytes long: a host name has at most 253")
+            }
+            HostKeyError::EmptyLabel => {
+                f.write_str("an empty label (two dots in a row, or a dot first)")
+            }
+            HostKeyError::LabelTooLong(len) => {
+                write!(f, "a label of {len} bytes: a label has at most 63")
+            }
+            HostKeyError::BadChar(c) => write!(
+                f,
+                "{c:?} in a label: a host name is dot-separated labels of letters, digits, \
+                 '-' and '_'"
+            ),
+            HostKeyError::Hyphen(label) => {
+                write!(f, "the label {label:?} starts or ends with '-'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HostKeyError {}
 
 /// Whether a fetch result is a redirect to its own host key (another
 /// scheme or path on the same host): such a result never replaces another
@@ -435,7 +507,7 @@ mod tests {
             ("a.example:065536", "not a number"),
             ("a*b.example", "'*' in a label"),
         ] {
-            let e = host_key(bad).unwrap_err();
+            let e = host_key(bad).unwrap_err().to_string();
             assert!(e.contains(why), "{bad:?}: {e}");
         }
         for bad in [

@@ -2,7 +2,7 @@
 //! manifest's lines, a directory of `<host>.txt` files, body files read
 //! whole or as the prefix the parser reads, and [`InputError`].
 
-use crate::host::{absolute_location, host_key};
+use crate::host::{absolute_location, host_key, HostKeyError};
 use crate::report::HostNote;
 use std::borrow::Cow;
 use std::fmt;
@@ -150,7 +150,11 @@ pub enum InputErrorKind {
     /// A manifest line has no `host`.
     MissingHost,
     /// The host is not a host name (with the reason).
-    BadHost(String, String),
+    BadHost(String, HostKeyError),
+    /// A WARC record's target URI has no host to read (the URI, and why:
+    /// not an absolute URL, not http or https, a host URL parsers read
+    /// differently). Said as [`InputErrorKind::BadHost`] is.
+    BadTargetUri(String, &'static str),
     /// `status` is missing or not an HTTP status.
     BadStatus,
     /// A 2xx line has neither `body` nor `body_path`.
@@ -183,6 +187,9 @@ impl fmt::Display for InputError {
             InputErrorKind::NotJson(e) => write!(f, "not a JSON object: {e}"),
             InputErrorKind::MissingHost => write!(f, "missing \"host\""),
             InputErrorKind::BadHost(h, why) => write!(f, "{h:?} is not a host name: {why}"),
+            InputErrorKind::BadTargetUri(uri, why) => {
+                write!(f, "{uri:?} is not a host name: {why}")
+            }
             InputErrorKind::BadStatus => write!(
                 f,
                 "missing or invalid \"status\" (an HTTP status, 0 for unreachable)"
