@@ -89,7 +89,9 @@ fn loading(c: &mut Criterion) {
     });
 
     let inputs = robocc_testkit::corpus::inputs(&robocc_bench::corpus_real());
-    let (bytes, _) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, _) = robocc_store::StoreBuilder::new("Googlebot")
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &bytes[..]).unwrap();
     c.bench_function("store/open_mmap", |b| {

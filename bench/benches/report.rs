@@ -371,7 +371,9 @@ fn loading(cfg: &Config, out: &mut String) {
         inputs.truncate(5);
     }
     let t = Instant::now();
-    let (store_bytes, report) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (store_bytes, report) = robocc_store::StoreBuilder::new("Googlebot")
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     let build = t.elapsed();
     let store_path = dir.join("corpus.store");
     std::fs::write(&store_path, &store_bytes[..]).unwrap();
@@ -523,7 +525,9 @@ fn footprint(dir: &Path, sizes: &[(usize, usize)], out: &mut String) {
     );
     let inputs = robocc_testkit::corpus::inputs(dir);
     let t = Instant::now();
-    let (bytes, report) = robocc_store::build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, report) = robocc_store::StoreBuilder::new("Googlebot")
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     let build = t.elapsed();
     let (open, small) = open_and_look_up(&bytes, "footprint");
     let _ = writeln!(
@@ -586,7 +590,7 @@ fn million_hosts(
     inputs: &[robocc_store::HostInput],
     out: &mut String,
 ) -> robocc_bench::LookupTimes {
-    use robocc_store::{build_store, HostInput, StoreOptions};
+    use robocc_store::{HostInput, StoreBuilder};
     let host = |i: usize| format!("host{i}.example{}.com", i % 97);
     // A fixed spread of statuses (multiplicative hash of i, 0..1024):
     // 0..870 is 200.
@@ -616,13 +620,7 @@ fn million_hosts(
         Ok(h)
     });
     let t = Instant::now();
-    let (bytes, report) = build_store(
-        hosts,
-        "Googlebot",
-        &robocc_compiler::CompileOptions::default(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (bytes, report) = StoreBuilder::new("Googlebot").build(hosts).unwrap();
     let build = t.elapsed();
     let size = bytes.len();
     let (open, times) = open_and_look_up(&bytes, "million");
@@ -664,16 +662,10 @@ fn million_hosts(
     });
     drop(bytes);
     let t = Instant::now();
-    let (rebuilt, rebuild_report) = build_store(
-        hosts,
-        "Googlebot",
-        &robocc_compiler::CompileOptions::default(),
-        &StoreOptions {
-            base: Some(&base),
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap();
+    let (rebuilt, rebuild_report) = StoreBuilder::new("Googlebot")
+        .base(Some(&base))
+        .build(hosts)
+        .unwrap();
     let rebuild = t.elapsed();
     let changed_bodies = (0..inputs.len()).filter(|&b| changed(b)).count();
     assert_eq!(

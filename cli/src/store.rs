@@ -5,8 +5,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use robocc_store::warc::{warc_inputs, WarcCounts};
 use robocc_store::StoreReport;
 use robocc_store::{
-    build_store, build_store_set, dir_inputs, manifest_inputs, manifest_inputs_from, HostInput,
-    HostNote, InputError, InputErrorKind, OnFailure, StoreError, StoreOptions,
+    dir_inputs, manifest_inputs, manifest_inputs_from, HostInput, HostNote, InputError,
+    InputErrorKind, OnFailure, StoreBuilder, StoreError,
 };
 use std::cell::RefCell;
 use std::io::IsTerminal;
@@ -216,11 +216,13 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             }
         };
     let inputs = guard_bodies(args, inputs)?;
+    let mut builder = StoreBuilder::new(&agent);
+    builder.compile_options(options);
     let base = match &args.base {
         Some(p) => {
             let base = open_base_store(p)?;
             if !base.agent().eq_ignore_ascii_case(&agent)
-                || base.options_hash() != robocc_store::options_fingerprint(&agent, &options)
+                || base.options_hash() != builder.options_fingerprint()
             {
                 diag!(
                     "{}: warning: built for agent {} with other options or compiler: no \
@@ -254,18 +256,18 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let store_options = StoreOptions {
-        on_failure,
-        base: base.as_ref(),
-        progress: Some(&progress),
-    };
+    builder
+        .on_failure(on_failure)
+        .base(base.as_ref())
+        .progress(Some(&progress));
     let max = if args.max_store_bytes == 0 {
         usize::MAX
     } else {
         args.max_store_bytes
     };
     if let Some((n, was)) = set_dir {
-        let (set, report) = build_store_set(inputs, &agent, &options, &store_options, n)
+        let (set, report) = builder
+            .build_set(inputs, n)
             .map_err(|e| build_error(args, e))?;
         bar.finish_and_clear();
         if report.hosts == 0 {
@@ -298,8 +300,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         }
         return Ok(0);
     }
-    let (bytes, report) =
-        build_store(inputs, &agent, &options, &store_options).map_err(|e| build_error(args, e))?;
+    let (bytes, report) = builder.build(inputs).map_err(|e| build_error(args, e))?;
     bar.finish_and_clear();
     if report.hosts == 0 {
         refuse_emptying(args)?;

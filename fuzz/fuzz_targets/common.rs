@@ -238,7 +238,7 @@ pub fn store_one(data: &[u8]) {
 /// exist), with every host found and each extra input of a host reported
 /// as a duplicate or as a redirect to itself set aside.
 pub fn manifest_one(data: &[u8]) {
-    use robocc_store::{build_store, host_key, manifest_line, StoreOptions};
+    use robocc_store::{host_key, manifest_line, StoreBuilder};
     let base = std::path::Path::new("/nonexistent-robocc-fuzz");
     let mut inputs = Vec::new();
     for line in data.split(|&b| b == b'\n') {
@@ -261,13 +261,10 @@ pub fn manifest_one(data: &[u8]) {
         .collect();
     keys.sort();
     keys.dedup();
-    let (bytes, report) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &options(0),
-        &StoreOptions::default(),
-    )
-    .expect("inline inputs always build");
+    let (bytes, report) = StoreBuilder::new("Googlebot")
+        .compile_options(options(0))
+        .build(inputs.iter().cloned().map(Ok))
+        .expect("inline inputs always build");
     assert_eq!(report.hosts, keys.len());
     assert_eq!(
         report.duplicates.len() + report.self_redirects,

@@ -9,8 +9,7 @@ use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use robocc_compiler::CompileOptions;
-use robocc_store::{HostInput, OnFailure, StoreOptions, StoreReport};
+use robocc_store::{HostInput, OnFailure, StoreBuilder, StoreReport};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 
@@ -339,21 +338,16 @@ pub fn redirect_dependencies(
     py.detach(|| robocc_store::redirect_dependencies(&table))
 }
 
-struct BuildOpts {
-    compile: CompileOptions,
-    on_failure: OnFailure,
-}
-
-/// The options of a store-set piece: `robocc.compile`'s keyword arguments
+/// The builder of a store-set piece: `robocc.compile`'s keyword arguments
 /// (`options`, as [`crate::options::kwargs_options`] reads them) and
 /// `on_failure`, checked with the agent as `build_store` checks them.
-fn build_opts(
+fn builder(
     py: Python<'_>,
     func: &str,
     agent: &str,
     options: Option<&Bound<'_, PyDict>>,
     on_failure: &str,
-) -> PyResult<BuildOpts> {
+) -> PyResult<StoreBuilder<'static>> {
     let compile = crate::options::kwargs_options(func, options)?;
     crate::check_agent(py, agent, compile.dialect)?;
     let on_failure = match on_failure.to_ascii_lowercase().as_str() {
@@ -365,10 +359,9 @@ fn build_opts(
             )))
         }
     };
-    Ok(BuildOpts {
-        compile,
-        on_failure,
-    })
+    let mut builder = StoreBuilder::new(agent);
+    builder.compile_options(compile).on_failure(on_failure);
+    Ok(builder)
 }
 
 /// A build's report as a dict (what the Spark job's summary adds up).
@@ -458,22 +451,9 @@ pub fn build_store_shard<'py>(
     (u64, u64, u64),
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(py, "build_store_shard", agent, options, on_failure)?;
+    let b = builder(py, "build_store_shard", agent, options, on_failure)?;
     let (bytes, info, report) = py
-        .detach(|| {
-            let store_options = StoreOptions {
-                on_failure: o.on_failure,
-                ..StoreOptions::default()
-            };
-            robocc_store::build_store_shard(
-                inputs.into_iter().map(|r| Ok(input(r))),
-                agent,
-                &o.compile,
-                &store_options,
-                shards,
-                which,
-            )
-        })
+        .detach(|| b.build_shard(inputs.into_iter().map(|r| Ok(input(r))), shards, which))
         .map_err(err)?;
     Ok((
         PyBytes::new(py, &bytes),
@@ -500,21 +480,9 @@ pub fn build_store_set<'py>(
     String,
     BTreeMap<&'static str, Py<PyAny>>,
 )> {
-    let o = build_opts(py, "build_store_set", agent, options, on_failure)?;
+    let b = builder(py, "build_store_set", agent, options, on_failure)?;
     let (set, report) = py
-        .detach(|| {
-            let store_options = StoreOptions {
-                on_failure: o.on_failure,
-                ..StoreOptions::default()
-            };
-            robocc_store::build_store_set(
-                inputs.into_iter().map(|r| Ok(input(r))),
-                agent,
-                &o.compile,
-                &store_options,
-                shards,
-            )
-        })
+        .detach(|| b.build_set(inputs.into_iter().map(|r| Ok(input(r))), shards))
         .map_err(err)?;
     let shards = set.shards.iter().map(|s| PyBytes::new(py, s)).collect();
     Ok((shards, set.index, report_dict(report)))
@@ -532,7 +500,7 @@ pub fn store_set_index(
     shards: Vec<(u64, u64, u64)>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let o = build_opts(py, "store_set_index", agent, options, "disallow")?;
+    let b = builder(py, "store_set_index", agent, options, "disallow")?;
     let infos = shards
         .into_iter()
         .map(|(bytes, hosts, checksum)| robocc_engine::ShardInfo {
@@ -541,5 +509,5 @@ pub fn store_set_index(
             checksum,
         })
         .collect();
-    robocc_store::store_set_index(agent, &o.compile, infos).map_err(err)
+    b.set_index(infos).map_err(err)
 }

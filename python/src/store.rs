@@ -13,8 +13,7 @@ use pyo3::types::PyDict;
 use robocc_compiler::Budget;
 use robocc_engine::{HostSource, LoadError, PolicyFile};
 use robocc_store::{
-    build_store as build, inputs_from_dir, manifest_inputs_from, HostInput, InputError, OnFailure,
-    StoreOptions,
+    inputs_from_dir, manifest_inputs_from, HostInput, InputError, OnFailure, StoreBuilder,
 };
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -662,12 +661,12 @@ pub fn build_store(
                 manifest_path.parent().unwrap_or(std::path::Path::new(".")),
             )),
         };
-        let store_options = StoreOptions {
-            on_failure,
-            base: base.as_ref(),
-            progress: None,
-        };
-        build(inputs, agent, &options, &store_options).map_err(build_error)
+        StoreBuilder::new(agent)
+            .compile_options(options)
+            .on_failure(on_failure)
+            .base(base.as_ref())
+            .build(inputs)
+            .map_err(build_error)
     })?;
     // 0: no limit, as on the command line.
     if bytes.len() > robocc_compiler::zero_is_unlimited(max_store_bytes) {

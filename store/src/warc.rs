@@ -46,9 +46,9 @@
 //! an [`InputError`] naming the file and record, as a bad manifest line is:
 //! robocc does not drop captures silently.
 
+use crate::inputs::prefix_reads_as_whole;
 use crate::{
-    absolute_location, host_key, is_robots_txt_url, prefix_reads_as_whole, HostInput, InputError,
-    InputErrorKind,
+    absolute_location, host_key, is_robots_txt_url, HostInput, InputError, InputErrorKind,
 };
 use robocc_engine::HostKey;
 use std::fmt;
@@ -476,24 +476,26 @@ impl WarcInputs {
 
     /// Host key and `scheme://authority` of a target URI.
     fn host_of(&self, uri: &str) -> Result<(String, String), InputError> {
-        let err = |why: &str| InputError {
+        let err = |kind| InputError {
             at: format!("{}: record {}", self.name, self.record),
-            kind: InputErrorKind::BadHost(uri.to_string(), why.to_string()),
+            kind,
         };
+        let bad = |why| err(InputErrorKind::BadTargetUri(uri.to_string(), why));
         let (scheme, rest) = uri
             .split_once("://")
-            .ok_or_else(|| err("WARC-Target-URI is not an absolute URL"))?;
+            .ok_or_else(|| bad("WARC-Target-URI is not an absolute URL"))?;
         if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-            return Err(err("WARC-Target-URI is not http or https"));
+            return Err(bad("WARC-Target-URI is not http or https"));
         }
         let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
         let authority = &rest[..end];
         // The host a client fetches, read as a store lookup reads it (no
         // host where URL parsers disagree on the authority).
         let hostport = HostKey::of_url(uri.as_bytes())
-            .ok_or_else(|| err("URL parsers read its host differently, or it has none"))?
+            .ok_or_else(|| bad("URL parsers read its host differently, or it has none"))?
             .to_key();
-        let key = host_key(&hostport).map_err(|why| err(&why))?;
+        let key = host_key(&hostport)
+            .map_err(|why| err(InputErrorKind::BadHost(uri.to_string(), why)))?;
         Ok((
             key,
             format!("{}://{authority}", scheme.to_ascii_lowercase()),

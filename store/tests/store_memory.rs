@@ -3,9 +3,8 @@
 //! decode to the parse limit peaked at 2.4 GB): bodies are compiled as the
 //! input streams, a batch at a time, and only their policies kept.
 
-use robocc_compiler::CompileOptions;
 use robocc_engine::Store;
-use robocc_store::{build_store, HostInput, StoreOptions};
+use robocc_store::{HostInput, StoreBuilder};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -65,13 +64,7 @@ fn distinct_bodies_do_not_stay_in_memory() {
         });
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let (bytes, report) = build_store(
-        inputs,
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (bytes, report) = StoreBuilder::new("Googlebot").build(inputs).unwrap();
     let peak = PEAK.load(Ordering::Relaxed) - before;
     assert_eq!(report.hosts, N + 1);
     assert_eq!(report.unique_policies, N, "{report:?}");

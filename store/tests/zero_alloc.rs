@@ -171,7 +171,7 @@ fn mmap_checks_do_not_allocate() {
 
 #[test]
 fn store_lookups_do_not_allocate() {
-    use robocc_store::{build_store_default, HostInput};
+    use robocc_store::{HostInput, StoreBuilder};
     let names = [
         "texting_robots__twitter.robots.txt",
         "protego__www.uefa.com.txt",
@@ -191,7 +191,9 @@ fn store_lookups_do_not_allocate() {
         host: "[2001:db8::1]".into(),
         ..inputs[0].clone()
     });
-    let (bytes, _) = build_store_default(&inputs, "Googlebot").unwrap();
+    let (bytes, _) = StoreBuilder::new("Googlebot")
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     let store = robocc_engine::Store::from_slice(&bytes).unwrap();
     let urls = host_urls(4);
     // Policies are validated lazily: the first checks validate them, which
@@ -235,7 +237,7 @@ fn store_lookups_do_not_allocate() {
 
 #[test]
 fn store_set_lookups_do_not_allocate_once_shards_are_open() {
-    use robocc_store::{build_store_set, HostInput, StoreOptions};
+    use robocc_store::{HostInput, StoreBuilder};
     let names = [
         "texting_robots__twitter.robots.txt",
         "protego__www.uefa.com.txt",
@@ -249,14 +251,9 @@ fn store_set_lookups_do_not_allocate_once_shards_are_open() {
             ..HostInput::default()
         })
         .collect();
-    let (built, _) = build_store_set(
-        inputs.into_iter().map(Ok),
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-        3,
-    )
-    .unwrap();
+    let (built, _) = StoreBuilder::new("Googlebot")
+        .build_set(inputs.into_iter().map(Ok), 3)
+        .unwrap();
     let dir = std::env::temp_dir().join(format!("robocc-alloc-set-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (i, shard) in built.shards.iter().enumerate() {

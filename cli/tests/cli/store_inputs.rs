@@ -5,9 +5,8 @@
 //! hosts.
 
 use crate::common::{err, s, scratch};
-use robocc_compiler::CompileOptions;
 use robocc_engine::{HostSource, Store, StoreSet};
-use robocc_store::{build_store, HostInput, StoreOptions};
+use robocc_store::{HostInput, StoreBuilder};
 use std::process::{Command, Output};
 
 /// `robocc store build --agent Googlebot ARGS…`, killed (and the test
@@ -232,13 +231,7 @@ fn a_body_file_over_256_mib_is_read_to_the_parse_limit() {
         body_path: Some(path),
         ..HostInput::default()
     };
-    let (bytes, report) = build_store(
-        [Ok(input)],
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (bytes, report) = StoreBuilder::new("Googlebot").build([Ok(input)]).unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.unread.len(), 1, "{report:?}");
     let store = Store::from_slice(&bytes).unwrap();

@@ -8,7 +8,7 @@ use robocc_testkit::paths::{root, shared_real};
 
 use robocc_compiler::{compile, Budget, CompileOptions};
 use robocc_engine::{FileKind, HostInfo, LoadErrorKind, Store, StoreSet};
-use robocc_store::{build_store, build_store_set, manifest_inputs, HostInput, StoreOptions};
+use robocc_store::{manifest_inputs, HostInput, StoreBuilder};
 use robocc_testkit::urlgen;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -101,14 +101,10 @@ fn read_inputs(manifest: &Path) -> Vec<HostInput> {
 
 /// Writes a built set into `dir` as the command line does.
 fn write_set(dir: &Path, inputs: &[HostInput], shards: usize) {
-    let (set, report) = build_store_set(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &untimed(),
-        &StoreOptions::default(),
-        shards,
-    )
-    .unwrap();
+    let (set, report) = StoreBuilder::new("Googlebot")
+        .compile_options(untimed())
+        .build_set(inputs.iter().cloned().map(Ok), shards)
+        .unwrap();
     assert_eq!(report.hosts, inputs.len());
     std::fs::create_dir_all(dir).unwrap();
     for (i, shard) in set.shards.iter().enumerate() {
@@ -173,13 +169,10 @@ fn a_set_answers_exactly_as_the_single_store() {
     let (manifest, fetched) = write_manifest(&dir);
     let inputs = read_inputs(&manifest);
     assert!(inputs.len() > 250, "{}", inputs.len());
-    let (single, report) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &untimed(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (single, report) = StoreBuilder::new("Googlebot")
+        .compile_options(untimed())
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let single = Store::from_slice(&single).unwrap();
     write_set(&dir.join("set"), &inputs, 4);
@@ -238,13 +231,10 @@ fn a_set_answers_exactly_as_the_single_store() {
     // A set of one shard is the single store, byte for byte.
     write_set(&dir.join("one"), &inputs, 1);
     let one = std::fs::read(dir.join("one/shard-00000.store")).unwrap();
-    let (again, _) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        &untimed(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (again, _) = StoreBuilder::new("Googlebot")
+        .compile_options(untimed())
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     assert!(one == again[..], "a one-shard set differs from the store");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -682,14 +672,7 @@ fn store_build_warc_writes_what_the_library_builds() {
     let inputs = robocc_store::warc::warc_inputs(&fa)
         .unwrap()
         .chain(robocc_store::warc::warc_inputs(&fb).unwrap());
-    let (built, _) = build_store_set(
-        inputs,
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-        3,
-    )
-    .unwrap();
+    let (built, _) = StoreBuilder::new("Googlebot").build_set(inputs, 3).unwrap();
     let mut want = vec![("index.txt".to_string(), built.index.into_bytes())];
     for (i, shard) in built.shards.iter().enumerate() {
         want.push((robocc_engine::shard_file_name(i), shard.to_vec()));

@@ -8,7 +8,7 @@ use robocc_compiler::parse::parse;
 use robocc_compiler::ruleset::RuleSet;
 use robocc_compiler::{compile, Budget, CompileOptions};
 use robocc_engine::{Policy, Store};
-use robocc_store::{build_store, HostInput, StoreOptions};
+use robocc_store::{HostInput, StoreBuilder};
 use robocc_testkit::urlgen;
 
 fn inputs(dir: &std::path::Path, every: usize) -> Vec<HostInput> {
@@ -39,13 +39,10 @@ fn untimed() -> CompileOptions {
 }
 
 fn build(inputs: &[HostInput], opts: &CompileOptions) -> (Vec<u8>, robocc_store::StoreReport) {
-    let (bytes, report) = build_store(
-        inputs.iter().cloned().map(Ok),
-        "Googlebot",
-        opts,
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (bytes, report) = StoreBuilder::new("Googlebot")
+        .compile_options(opts.clone())
+        .build(inputs.iter().cloned().map(Ok))
+        .unwrap();
     (bytes.to_vec(), report)
 }
 

@@ -3,4 +3,5 @@
 //! allocator).
 
 mod build;
+mod host_key;
 mod warc;

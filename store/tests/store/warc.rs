@@ -3,10 +3,9 @@
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use robocc_compiler::CompileOptions;
 use robocc_engine::{HostSource, Store};
 use robocc_store::warc::warc_inputs_from;
-use robocc_store::{build_store, HostInput, StoreOptions};
+use robocc_store::{HostInput, StoreBuilder};
 use std::io::Write;
 
 fn record(kind: &str, uri: &str, block: &[u8], extra: &str) -> Vec<u8> {
@@ -192,13 +191,12 @@ fn broken_framing_is_an_error_naming_the_record() {
 #[test]
 fn a_store_from_a_warc_applies_the_status_rules() {
     let bytes: Vec<u8> = records().iter().flat_map(|r| gzip(r)).collect();
-    let (store, report) = build_store(
-        warc_inputs_from(std::io::Cursor::new(bytes), "test.warc.gz"),
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (store, report) = StoreBuilder::new("Googlebot")
+        .build(warc_inputs_from(
+            std::io::Cursor::new(bytes),
+            "test.warc.gz",
+        ))
+        .unwrap();
     let store = Store::from_slice(&store).unwrap();
     let allowed = |u: &str| store.check(u.as_bytes()).unwrap().map(|v| v.allowed);
     assert_eq!(allowed("https://plain.example/private"), Some(false));
@@ -234,13 +232,9 @@ fn a_self_redirect_never_replaces_another_capture() {
         ),
     ];
     for bytes in [recs.concat(), [&recs[1][..], &recs[0][..]].concat()] {
-        let (store, report) = build_store(
-            warc_inputs_from(std::io::Cursor::new(bytes), "t.warc"),
-            "Googlebot",
-            &CompileOptions::default(),
-            &StoreOptions::default(),
-        )
-        .unwrap();
+        let (store, report) = StoreBuilder::new("Googlebot")
+            .build(warc_inputs_from(std::io::Cursor::new(bytes), "t.warc"))
+            .unwrap();
         let store = Store::from_slice(&store).unwrap();
         let v = store.check(b"https://a.example/x").unwrap().unwrap();
         assert!(!v.allowed);
@@ -301,13 +295,9 @@ fn the_first_blank_line_ends_the_http_headers() {
 }
 
 fn build_warc(bytes: Vec<u8>) -> (Vec<u8>, robocc_store::StoreReport) {
-    let (store, report) = build_store(
-        warc_inputs_from(std::io::Cursor::new(bytes), "t.warc"),
-        "Googlebot",
-        &CompileOptions::default(),
-        &StoreOptions::default(),
-    )
-    .unwrap();
+    let (store, report) = StoreBuilder::new("Googlebot")
+        .build(warc_inputs_from(std::io::Cursor::new(bytes), "t.warc"))
+        .unwrap();
     (store.to_vec(), report)
 }
 
@@ -647,13 +637,9 @@ fn a_large_payload_answers_as_from_a_manifest() {
             fetched_at: Some("2024-01-02T03:04:05Z".into()),
             ..HostInput::default()
         };
-        let (from_manifest, _) = build_store(
-            [Ok(manifest)],
-            "Googlebot",
-            &CompileOptions::default(),
-            &StoreOptions::default(),
-        )
-        .unwrap();
+        let (from_manifest, _) = StoreBuilder::new("Googlebot")
+            .build([Ok(manifest)])
+            .unwrap();
         assert!(warc == from_manifest.to_vec(), "{head}");
         let store = Store::from_slice(&warc).unwrap();
         assert!(

@@ -1,0 +1,572 @@
+//! Host keys and redirects: the key a store files a host under (checked
+//! here, in the form the engine's [`HostKey`] reads a URL's host in), which
+//! host a redirect leads to, and a `Location` made absolute.
+
+use robocc_engine::HostKey;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Redirect hops followed (RFC 9309 §2.3.1.2: at least five).
+pub const MAX_REDIRECTS: usize = 5;
+
+/// The key a store build gives `url`'s host: `None` when no host can be
+/// read from it (no `scheme://` or `//`), `Some(Err(why))` for a host no
+/// build accepts (`a..example`, `[]`, port 0). After a lookup missed, this
+/// tells "not in the store" from "no host a store can hold" (`robocc check
+/// --store` and Python's `Store` answer the second as no host, never as a
+/// host the store lacks).
+pub fn url_host_key(url: &[u8]) -> Option<Result<String, HostKeyError>> {
+    HostKey::of_url(url).map(|k| host_key(&k.to_key()))
+}
+
+/// Where to look `url`'s host up instead of at `url`: `//NAME[:PORT]/` for
+/// a host written as a Unicode name, which a build stores only in its IDNA
+/// form (`https://Bücher.example/p` → `//xn--bcher-kva.example/`), while
+/// the engine's lookup reads the host as written and allocates nothing.
+/// The port is the one the engine reads from `url` (dropped only when it
+/// is `url`'s scheme's default: `http://bücher.example:443/` keeps `:443`,
+/// as `http://xn--bcher-kva.example:443/` does). `None` for every other URL:
+/// the engine reads an ASCII host exactly as a build stores it
+/// (docs/artifact.md, "Keys"), and a name with no IDNA form is in no store.
+/// Only the host is looked up at that URL; the path to check is `url`'s.
+pub fn idna_lookup_url(url: &[u8]) -> Option<String> {
+    let k = HostKey::of_url(url)?;
+    if k.host.is_ascii() {
+        return None;
+    }
+    let name = host_key(std::str::from_utf8(k.host).ok()?).ok()?;
+    Some(match k.port {
+        Some(port) => format!("//{name}:{}/", std::str::from_utf8(port).ok()?),
+        None => format!("//{name}/"),
+    })
+}
+
+/// Checks a host name as given in an input and returns the key the store
+/// uses, in the form a URL's host is looked up in ([`HostKey::of_url`]):
+/// a lower-cased ASCII name (labels of letters, digits, `-` and `_`,
+/// separated by `.`; one trailing dot dropped; a Unicode name in its IDNA
+/// `xn--` form), an IPv4 address, or an IPv6 address in brackets in its
+/// canonical form (`[2001:DB8:0::1]` → `[2001:db8::1]`); then `:port`, the
+/// port read as a number (`:080` is `:80`) and dropped when it is 80 or 443
+/// (the store keys hosts without their scheme: see docs/artifact.md).
+///
+/// # Errors
+///
+/// The reason the text is not a host ([`HostKeyError`]).
+pub fn host_key(host: &str) -> Result<String, HostKeyError> {
+    let host = host.trim();
+    if host.is_empty() {
+        return Err(HostKeyError::Empty);
+    }
+    if host.contains("://") || host.contains('/') {
+        return Err(HostKeyError::SchemeOrPath);
+    }
+    if host.contains('@') {
+        return Err(HostKeyError::UserInfo);
+    }
+    // Host and port: an IPv6 literal keeps its colons inside brackets.
+    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+        let Some((inner, after)) = rest.split_once(']') else {
+            return Err(HostKeyError::UnclosedBracket);
+        };
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':').ok_or(HostKeyError::AfterBracket)?),
+        };
+        (&host[..inner.len() + 2], port)
+    } else {
+        match host.split_once(':') {
+            None => (host, None),
+            Some((name, port)) if !port.contains(':') => (name, Some(port)),
+            Some(_)
+                if host
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
+            {
+                return Err(HostKeyError::BareIpv6)
+            }
+            Some(_) => return Err(HostKeyError::ManyColons),
+        }
+    };
+    // The port as a number (an empty one, as URL parsers read it, is none).
+    let port = match port.filter(|p| !p.is_empty()) {
+        None => None,
+        Some(p) => {
+            let digits = p.trim_start_matches('0');
+            let n: Option<u16> = if p.bytes().all(|b| b.is_ascii_digit()) && digits.len() <= 5 {
+                digits.parse().ok()
+            } else {
+                None
+            };
+            match n {
+                Some(n) if n > 0 => Some(n),
+                _ => return Err(HostKeyError::BadPort),
+            }
+        }
+    };
+    let name = if let Some(inner) = name.strip_prefix('[') {
+        let inner = &inner[..inner.len() - 1];
+        let addr: std::net::Ipv6Addr = inner
+            .parse()
+            .map_err(|_| HostKeyError::NotIpv6(inner.to_string()))?;
+        format!("[{addr}]")
+    } else {
+        // A Unicode name becomes its IDNA form (lower-cased, `xn--` labels).
+        let ascii = if name.is_ascii() {
+            name.to_ascii_lowercase()
+        } else {
+            idna::domain_to_ascii(name).map_err(|_| HostKeyError::NotIdna)?
+        };
+        let ascii = ascii.strip_suffix('.').unwrap_or(&ascii).to_string();
+        check_host_name(&ascii)?;
+        ascii
+    };
+    Ok(match port {
+        Some(p) if p != 80 && p != 443 => format!("{name}:{p}"),
+        _ => name,
+    })
+}
+
+/// A host name's labels: letters, digits, `-` and `_` (as DNS names and
+/// URL hosts have them), 1 to 63 bytes each, not starting or ending with
+/// `-`; at most 253 bytes in all.
+fn check_host_name(name: &str) -> Result<(), HostKeyError> {
+    if name.is_empty() {
+        return Err(HostKeyError::Empty);
+    }
+    if name.len() > 253 {
+        return Err(HostKeyError::NameTooLong(name.len()));
+    }
+    for label in name.split('.') {
+        if label.is_empty() {
+            return Err(HostKeyError::EmptyLabel);
+        }
+        if label.len() > 63 {
+            return Err(HostKeyError::LabelTooLong(label.len()));
+        }
+        if let Some(c) = label
+            .chars()
+            .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        {
+            return Err(HostKeyError::BadChar(c));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return Err(HostKeyError::Hyphen(label.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Why a text is not a host a store can hold ([`host_key`]). Its `Display`
+/// is the reason, lower-case, to follow `"…" is not a host name: `.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostKeyError {
+    /// Nothing (or only white space); also a name that is only a dot.
+    Empty,
+    /// A scheme or a path around the host (`https://a.example/`).
+    SchemeOrPath,
+    /// User information before the host (`user@a.example`).
+    UserInfo,
+    /// A `[` without its `]`.
+    UnclosedBracket,
+    /// Something other than `:PORT` after an IPv6 address's `]`.
+    AfterBracket,
+    /// An IPv6 address without its brackets (`::1`).
+    BareIpv6,
+    /// More than one `:` outside brackets.
+    ManyColons,
+    /// A port that is not a number from 1 to 65535.
+    BadPort,
+    /// Brackets around what is not an IPv6 address (what is inside them).
+    NotIpv6(String),
+    /// A Unicode name that has no IDNA form.
+    NotIdna,
+    /// A name longer than 253 bytes (its length).
+    NameTooLong(usize),
+    /// An empty label: two dots in a row, or a dot first.
+    EmptyLabel,
+    /// A label longer than 63 bytes (its length).
+    LabelTooLong(usize),
+    /// A character that is not a letter, digit, `-` or `_` in a label.
+    BadChar(char),
+    /// A label that starts or ends with `-` (the label).
+    Hyphen(String),
+}
+
+impl fmt::Display for HostKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostKeyError::Empty => f.write_str("empty"),
+            HostKeyError::SchemeOrPath => {
+                f.write_str("give the host alone, without scheme or path")
+            }
+            HostKeyError::UserInfo => {
+                f.write_str("give the host alone, without user information (user@)")
+            }
+            HostKeyError::UnclosedBracket => {
+                f.write_str("an IPv6 address in brackets lacks its ']'")
+            }
+            HostKeyError::AfterBracket => {
+                f.write_str("only \":PORT\" may follow an IPv6 address's ']'")
+            }
+            HostKeyError::BareIpv6 => f.write_str("an IPv6 address goes in brackets, e.g. [::1]"),
+            HostKeyError::ManyColons => {
+                f.write_str("more than one ':' (a host has one port at most)")
+            }
+            HostKeyError::BadPort => f.write_str("the port is not a number from 1 to 65535"),
+            HostKeyError::NotIpv6(inner) => write!(f, "[{inner}] is not an IPv6 address"),
+            HostKeyError::NotIdna => {
+                f.write_str("not a valid internationalised domain name (IDNA)")
+            }
+            HostKeyError::NameTooLong(len) => {
+                write!(f, "{len} bytes long: a host name has at most 253")
+            }
+            HostKeyError::EmptyLabel => {
+                f.write_str("an empty label (two dots in a row, or a dot first)")
+            }
+            HostKeyError::LabelTooLong(len) => {
+                write!(f, "a label of {len} bytes: a label has at most 63")
+            }
+            HostKeyError::BadChar(c) => write!(
+                f,
+                "{c:?} in a label: a host name is dot-separated labels of letters, digits, \
+                 '-' and '_'"
+            ),
+            HostKeyError::Hyphen(label) => {
+                write!(f, "the label {label:?} starts or ends with '-'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HostKeyError {}
+
+/// Whether a fetch result is a redirect to its own host key (another
+/// scheme or path on the same host): such a result never replaces another
+/// one of the same host (see [`StoreBuilder`](crate::StoreBuilder) on duplicates).
+pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool {
+    (300..=399).contains(&status)
+        && location
+            .and_then(|l| HostKey::of_url(l.as_bytes()))
+            .is_some_and(|k| k.to_key() == key)
+}
+
+/// Whether a URL (`scheme://authority…` or `//authority…`) names a host's
+/// robots.txt: its path, before any `?` or `#`, is exactly `/robots.txt`
+/// (RFC 9309 §2.3). What a WARC capture must be to count as its host's
+/// robots.txt, and what a redirect's target must be to be followed within
+/// the input: the inputs hold robots.txt files only, never the document at
+/// another path.
+pub fn is_robots_txt_url(url: &str) -> bool {
+    let rest = match url.split_once("://") {
+        Some((_, rest)) => rest,
+        None => match url.strip_prefix("//") {
+            Some(rest) => rest,
+            None => return false,
+        },
+    };
+    let Some(start) = rest.find(['/', '?', '#', ';']) else {
+        return false;
+    };
+    let path = &rest[start..];
+    let end = path.find(['?', '#']).unwrap_or(path.len());
+    &path[..end] == "/robots.txt"
+}
+
+/// The host key a redirect leads to within the input: the `location`'s
+/// host, when the location is a robots.txt ([`is_robots_txt_url`]). A
+/// redirect to any other document has no target in the input (only
+/// robots.txt captures are inputs), so it resolves as one to a host not in
+/// the input: unreachable.
+pub fn redirect_target(location: Option<&str>) -> Option<String> {
+    let location = location.filter(|l| is_robots_txt_url(l))?;
+    HostKey::of_url(location.as_bytes()).map(|k| k.to_key())
+}
+
+/// A `Location` made absolute against `origin` (`scheme://authority`) of
+/// the response to `origin/robots.txt`, as a browser resolves it (RFC 3986
+/// §5.2, dot segments removed): a relative `/robots.txt` from `a.example`
+/// is `scheme://a.example/robots.txt`. An absolute URL is kept as written.
+pub fn absolute_location(location: &str, origin: &str) -> String {
+    let location = location.trim();
+    if location.contains("://") {
+        return location.to_string();
+    }
+    if let Some(rest) = location.strip_prefix("//") {
+        let scheme = origin.split("://").next().unwrap_or("http");
+        return format!("{scheme}://{rest}");
+    }
+    // Path, query and fragment of the reference; the base path is
+    // `/robots.txt`, whose directory is `/`.
+    let split = location.find(['?', '#']).unwrap_or(location.len());
+    let (path, tail) = location.split_at(split);
+    let merged = if path.is_empty() {
+        // "?x" or "#x": the base path with the reference's query.
+        "/robots.txt".to_string()
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/{path}")
+    };
+    format!("{origin}{}{tail}", remove_dot_segments(&merged))
+}
+
+/// RFC 3986 §5.2.4 on an absolute path.
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    for (i, s) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        match *s {
+            "." => {
+                if last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                out.pop();
+                if last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    format!("/{}", out.join("/"))
+}
+
+/// The shard of a store set of `shards` shards that a host key (as
+/// [`host_key`] returns it) belongs to: FNV-1a 64 of the key, mod `shards`
+/// (docs/artifact.md, "Store sets").
+pub fn shard_of_key(key: &str, shards: usize) -> usize {
+    let hash = HostKey::of_key(key).map_or(0, |k| k.hash());
+    robocc_engine::shard_of_hash(hash, shards.max(1))
+}
+
+/// For each host whose status is a redirect, the other hosts its
+/// resolution may read (the chain of redirect targets present in the table,
+/// up to one hop past [`MAX_REDIRECTS`]), in order. `table` is every host
+/// of a build as (host key, status, location): no bodies, so a driver can
+/// hold it for millions of hosts. A job that builds one shard at a time
+/// gives each shard these hosts too ([`StoreBuilder::build_shard`](crate::StoreBuilder::build_shard)). Give each host
+/// once (duplicates resolved as a build does).
+pub fn redirect_dependencies(
+    table: &[(String, u16, Option<String>)],
+) -> HashMap<String, Vec<String>> {
+    let mut by_key: HashMap<&str, (u16, Option<&str>)> = HashMap::new();
+    for (key, status, location) in table {
+        by_key.insert(key, (*status, location.as_deref()));
+    }
+    let target = |status: u16, location: Option<&str>| -> Option<String> {
+        if !(300..=399).contains(&status) {
+            return None;
+        }
+        let key = redirect_target(location)?;
+        by_key.contains_key(key.as_str()).then_some(key)
+    };
+    let mut out = HashMap::new();
+    for (key, &(status, location)) in &by_key {
+        let mut chain: Vec<String> = Vec::new();
+        let mut next = target(status, location);
+        while let Some(t) = next {
+            if chain.len() > MAX_REDIRECTS || chain.contains(&t) {
+                break;
+            }
+            let (s, l) = by_key[t.as_str()];
+            next = target(s, l);
+            chain.push(t);
+        }
+        chain.retain(|t| t != key);
+        if !chain.is_empty() {
+            out.insert(key.to_string(), chain);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A URL whose host is a Unicode name is looked up at its IDNA key
+    /// instead, with the port the engine reads from the URL; any other URL
+    /// as written (ASCII hosts need nothing, and no key is invented for a
+    /// host no build accepts).
+    #[test]
+    fn idna_lookup_url_is_the_key_a_build_stores() {
+        let cases: [(&[u8], Option<&str>); 11] = [
+            (
+                b"http://b\xc3\xbccher.example:08080/p",
+                Some("//xn--bcher-kva.example:8080/"),
+            ),
+            // Another scheme's default port is a port, as for ASCII hosts.
+            (
+                b"http://b\xc3\xbccher.example:443/p",
+                Some("//xn--bcher-kva.example:443/"),
+            ),
+            (
+                b"ftp://b\xc3\xbccher.example:80/p",
+                Some("//xn--bcher-kva.example:80/"),
+            ),
+            (
+                b"https://B\xc3\xbccher.example/p?q",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (
+                b"http://b\xc3\xbccher.example:8080/p",
+                Some("//xn--bcher-kva.example:8080/"),
+            ),
+            (
+                b"https://b\xc3\xbccher.example:443/p",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (
+                b"//b\xc3\xbccher.example./p",
+                Some("//xn--bcher-kva.example/"),
+            ),
+            (b"https://Buecher.example/p", None),
+            (b"https://xn--bcher-kva.example/p", None),
+            (b"https://a..b\xc3\xbc/p", None),
+            (b"/b\xc3\xbccher/p", None),
+        ];
+        for (url, want) in cases {
+            let got = idna_lookup_url(url);
+            assert_eq!(got.as_deref(), want, "{}", String::from_utf8_lossy(url));
+            if let Some(k) = got {
+                // The engine reads there the port it reads from `url`, and
+                // the name a build stores for the host written in `url`.
+                let (w, a) = (
+                    HostKey::of_url(url).unwrap(),
+                    HostKey::of_url(k.as_bytes()).unwrap(),
+                );
+                assert_eq!(w.port, a.port, "{k}");
+                let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+                assert_eq!(host_key(&text(w.host)), Ok(text(a.host)), "{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn host_keys_are_validated() {
+        assert_eq!(host_key("Example.COM").as_deref(), Ok("example.com"));
+        assert_eq!(host_key("example.com:443").as_deref(), Ok("example.com"));
+        assert_eq!(
+            host_key("example.com:8080").as_deref(),
+            Ok("example.com:8080")
+        );
+        assert_eq!(host_key("[::1]:8443").as_deref(), Ok("[::1]:8443"));
+        assert_eq!(host_key("10.0.0.1").as_deref(), Ok("10.0.0.1"));
+        assert_eq!(
+            host_key("Bücher.Example:8080").as_deref(),
+            Ok("xn--bcher-kva.example:8080")
+        );
+        // As URL parsers read hosts (stores audit F14, F21).
+        for (given, key) in [
+            ("my_blog.Example.com", "my_blog.example.com"),
+            ("_dmarc.example.com", "_dmarc.example.com"),
+            ("dot.example.", "dot.example"),
+            ("Dot.Example.:8080", "dot.example:8080"),
+            ("zero.example:080", "zero.example"),
+            ("zero.example:08080", "zero.example:8080"),
+            ("zero.example:", "zero.example"),
+            ("[2001:DB8:0:0::1]", "[2001:db8::1]"),
+            ("[2001:db8::1]:0443", "[2001:db8::1]"),
+            ("[::FFFF:1.2.3.4]:8080", "[::ffff:1.2.3.4]:8080"),
+            ("Bücher.Example.", "xn--bcher-kva.example"),
+        ] {
+            assert_eq!(host_key(given).as_deref(), Ok(key), "{given}");
+            // The key a URL of that host looks up (http: 80 is its
+            // default; 443 is https's).
+            if given.is_ascii() {
+                let scheme = if given.contains("443") {
+                    "https"
+                } else {
+                    "http"
+                };
+                let url = format!("{scheme}://{given}/p");
+                let k = HostKey::of_url(url.as_bytes()).unwrap();
+                assert_eq!(k.to_key(), key, "{url}");
+            }
+        }
+        // Refused, with the reason.
+        for (bad, why) in [
+            ("dots.example..", "an empty label"),
+            ("[]", "[] is not an IPv6 address"),
+            ("[1.2.3]", "is not an IPv6 address"),
+            ("[::1", "lacks its ']'"),
+            ("[::1]x", "may follow"),
+            ("::1", "in brackets"),
+            ("user:pw@ui.example", "without user information"),
+            ("a.example:8080:80", "more than one ':'"),
+            (
+                &format!("{}.example", "a".repeat(64)),
+                "a label of 64 bytes",
+            ),
+            ("a.example:0080a", "not a number"),
+            ("a.example:065536", "not a number"),
+            ("a*b.example", "'*' in a label"),
+        ] {
+            let e = host_key(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+        for bad in [
+            "",
+            "https://b.com/",
+            "protego++github.com",
+            "a..b",
+            "-a.com",
+            "exa mple.com",
+            "a\u{0}b.com",
+            "a.com:0",
+            "a.com:99999",
+        ] {
+            assert!(host_key(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    /// Which URLs are a host's robots.txt, and how a `Location` is made
+    /// absolute.
+    #[test]
+    fn robots_txt_urls_and_locations() {
+        for yes in [
+            "https://a.com/robots.txt",
+            "HTTP://A.COM:8080/robots.txt",
+            "//a.com/robots.txt",
+            "https://u@a.com/robots.txt?x#y",
+            "https://a.com/robots.txt#f",
+        ] {
+            assert!(is_robots_txt_url(yes), "{yes}");
+        }
+        for no in [
+            "https://a.com/",
+            "https://a.com",
+            "https://a.com/robots_a.txt",
+            "https://a.com/ROBOTS.TXT",
+            "https://a.com/x/robots.txt",
+            "https://a.com/robots.txt/",
+            "/robots.txt",
+            "dns:a.com",
+        ] {
+            assert!(!is_robots_txt_url(no), "{no}");
+        }
+        let o = "https://a.com:8443";
+        for (l, want) in [
+            ("/robots.txt", "https://a.com:8443/robots.txt"),
+            ("robots.txt", "https://a.com:8443/robots.txt"),
+            ("./x/../robots.txt", "https://a.com:8443/robots.txt"),
+            ("/a/../../robots.txt?q", "https://a.com:8443/robots.txt?q"),
+            ("?lang=en", "https://a.com:8443/robots.txt?lang=en"),
+            ("//b.com/robots.txt", "https://b.com/robots.txt"),
+            ("http://c.com/robots.txt", "http://c.com/robots.txt"),
+            ("/x/", "https://a.com:8443/x/"),
+        ] {
+            assert_eq!(absolute_location(l, o), want, "{l}");
+        }
+        assert_eq!(
+            redirect_target(Some("https://B.com:443/robots.txt")).as_deref(),
+            Some("b.com")
+        );
+        assert_eq!(redirect_target(Some("https://b.com/")), None);
+    }
+}
