@@ -8,9 +8,9 @@
 //! decided later, in [`crate::acap`]; docs/dialects.md ("acap") gives every
 //! choice.
 
+use super::agent_value::{is_global_value, value_names, value_token};
 use super::keys::{classify, split_line, KeyKind};
 use super::lines::{Line, Lines};
-use crate::agent::{is_global_value, value_names, value_token};
 use crate::diag::{DiagCode, Diagnostic};
 use robocc_engine::Usage;
 
