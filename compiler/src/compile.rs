@@ -5,6 +5,7 @@ use crate::agent::{validate_agent, validate_token, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, LowerError};
+use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
@@ -263,11 +264,11 @@ fn compile_source(
         };
         let (rules, info) = crate::acap::rules(f, &robots, &selection, input, &mut diagnostics);
         rule_set.rules = rules;
-        rule_set.acap = Some(info);
+        rule_set.resolution = Resolution::Acap(info);
     }
     // AI-usage preferences (rfc9309): their statements join the rule set,
-    // which is then lowered in set mode with four channels.
-    if options.dialect == Dialect::Rfc9309 {
+    // which is then lowered in set mode with the dialect's signal channels.
+    if !sem.signal_channels.is_empty() {
         crate::signals::add(
             &mut rule_set,
             &robots,
@@ -279,10 +280,10 @@ fn compile_source(
     }
     let lowered = match lower(&rule_set, &options.budget, source_len) {
         Ok(l) => l,
-        Err(e) if rule_set.signals.is_some() => {
+        Err(e) if rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
             // unknown, and say so.
-            let n = rule_set.signals.as_ref().map_or(0, |s| {
+            let n = rule_set.signals().map_or(0, |s| {
                 s.rules
                     .iter()
                     .filter(|r| r.family != crate::signals::Family::Crawl)
@@ -298,7 +299,7 @@ fn compile_source(
             ));
             let crawl_rules = rule_set.rules.len() - n;
             rule_set.rules.truncate(crawl_rules);
-            rule_set.signals = None;
+            rule_set.resolution = Resolution::Ranked;
             lower(&rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
@@ -314,8 +315,8 @@ fn compile_source(
             .cloned(),
     );
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
-    meta.acap = rule_set.acap.as_ref().map(acap_data);
-    meta.signals = rule_set.signals.as_ref().map(signals_data);
+    meta.acap = rule_set.acap().map(acap_data);
+    meta.signals = rule_set.signals().map(signals_data);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots, g);
@@ -365,13 +366,13 @@ fn compile_source(
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: if rule_set.signals.is_some() {
-                ["crawl", "search", "train-ai", "ai-input"]
-                    .map(str::to_string)
-                    .to_vec()
-            } else {
-                sem.channels.iter().map(|c| c.to_string()).collect()
-            },
+            channels: match rule_set.resolution {
+                Resolution::Signals(_) => sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => sem.channels,
+            }
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
             split_reason: lowered
                 .split_reason
                 .map(|why| why.to_string())

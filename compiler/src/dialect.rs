@@ -241,6 +241,11 @@ pub struct Semantics {
     pub index_htm: bool,
     /// Usage channels the outcomes carry, in order.
     pub channels: &'static [&'static str],
+    /// The channels when the rules carry AI-usage preference statements
+    /// ([`crate::signals`]): crawl, then the preference channels in
+    /// [`crate::signals::SignalRule::prefs`] order. Empty: the dialect
+    /// reads no such statements.
+    pub signal_channels: &'static [&'static str],
 }
 
 impl Semantics {
@@ -273,6 +278,7 @@ pub const RFC9309: Semantics = Semantics {
     self_path: PatternSyntax::Glob,
     index_htm: true,
     channels: &["crawl"],
+    signal_channels: &["crawl", "search", "train-ai", "ai-input"],
 };
 
 /// Koster's 1996 draft (also /data.txt). Cache expiry: §3.4 ("default to an
@@ -294,6 +300,7 @@ pub const DRAFT1996: Semantics = Semantics {
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],
+    signal_channels: &[],
 };
 
 /// The proposed "robots.txt 2.0": the draft's records, agent choice, URL
@@ -316,6 +323,7 @@ pub const ROBOTS2: Semantics = Semantics {
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],
+    signal_channels: &[],
 };
 
 /// ACAP 1.0 robots.txt extensions: RFC 9309's reading of the conventional
@@ -346,6 +354,7 @@ pub const ACAP: Semantics = Semantics {
         "present-link",
         "other",
     ],
+    signal_channels: &[],
     ..RFC9309
 };
 
@@ -473,6 +482,14 @@ mod tests {
             .map(|u| u.name())
             .collect();
         assert_eq!(semantics(Dialect::Acap).channels, names.as_slice());
+        // The preference channels are the signal usages, in order, after
+        // crawl.
+        let signals: Vec<&str> = robocc_engine::Usage::SIGNALS
+            .iter()
+            .map(|u| u.name())
+            .collect();
+        let rfc = semantics(Dialect::Rfc9309).signal_channels;
+        assert_eq!((rfc[0], &rfc[1..]), ("crawl", signals.as_slice()));
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub mod lower;
 #[doc(hidden)]
 pub mod normalize;
 #[doc(hidden)]
+pub mod outcome;
+#[doc(hidden)]
 pub mod output;
 pub mod page;
 #[doc(hidden)]

@@ -259,7 +259,8 @@ fn acap_findings(
     options: &CompileOptions,
     out: &mut Vec<Finding>,
 ) {
-    use crate::acap::{expand, field_diagnostics, narrower, Scope};
+    use crate::acap::{expand, field_diagnostics};
+    use crate::outcome::acap::{narrower, Scope};
     let compiled = field_diagnostics(file, &options.references, options.parse.max_bytes);
     for d in file.diagnostics.iter().chain(&compiled) {
         out.push(Finding {

@@ -42,7 +42,8 @@
 //! this module does its own subset construction.
 
 use crate::glob::{Atom, ByteSet, Glob};
-use crate::ruleset::{self, RuleSet};
+use crate::outcome::{self, Canonical};
+use crate::ruleset::RuleSet;
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
 use std::collections::HashMap;
@@ -390,8 +391,9 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
         first_failure: None,
     };
     // Outcome 0 is the outcome of matching nothing.
-    ctx.table.intern(ruleset::state_outcome(set, None, &[]));
-    if set.acap.is_some() || set.signals.is_some() {
+    ctx.table
+        .intern(set.resolution.outcome(&set.rules, None, &[]));
+    if set.resolution.by_sets() {
         // Set mode: resolution is not by rank, so the rules cannot be split
         // over automata combined by rank, nor kept in a rank register. One
         // plain automaton within the budget, or a refusal.
@@ -798,7 +800,7 @@ struct Patterns<'a> {
     register: bool,
     /// Set mode (acap): no rank, so nothing is pruned by rank; a state keeps
     /// the set of patterns matched for good, and its outcome is resolved
-    /// from that set ([`ruleset::state_outcome`]).
+    /// from that set ([`crate::outcome::Resolution::outcome`]).
     sets: bool,
     /// Set mode: which matched rules still matter ([`Canonical`]).
     canon: Option<Box<dyn Canonical>>,
@@ -809,7 +811,7 @@ struct Patterns<'a> {
     /// Rule id of each pattern.
     rule: Vec<usize>,
     /// Place of each pattern when sorted by rank, best first (rules break
-    /// ties by id: [`ruleset::beats`]).
+    /// ties by id: [`outcome::beats`]).
     place: Vec<u32>,
     /// Where each pattern's positions start in `kind` (its first thread).
     offset: Vec<u32>,
@@ -831,12 +833,12 @@ const KIND_SET: u16 = u16::MAX - 2;
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
     fn beats(&self, a: u32, b: u32) -> bool {
-        // `place` orders the patterns as [`ruleset::beats`] orders their
+        // `place` orders the patterns as [`outcome::beats`] orders their
         // rules (checked in debug builds).
         debug_assert!(
             b == NONE
                 || (self.place[a as usize] < self.place[b as usize])
-                    == ruleset::beats(
+                    == outcome::beats(
                         &self.set.rules,
                         self.rule[a as usize],
                         self.rule[b as usize],
@@ -1381,7 +1383,7 @@ fn build_one(
 ) -> Result<Automaton, BudgetExceeded> {
     let started = Instant::now();
     let set = ctx.set;
-    let sets = set.acap.is_some() || set.signals.is_some();
+    let sets = set.resolution.by_sets();
     // A rule equal to an earlier one in atoms, anchoring and rank never wins
     // (in set mode every rule counts: its usage and tier matter).
     let mut seen = FxHashSet::default();
@@ -1400,11 +1402,7 @@ fn build_one(
     let mut pats = Patterns {
         register,
         sets,
-        canon: match (&set.acap, &set.signals) {
-            (Some(acap), _) => Some(Box::new(crate::acap::Canon::new(&set.rules, acap))),
-            (None, Some(signals)) => Some(Box::new(crate::signals::Canon::new(set, signals))),
-            (None, None) => None,
-        },
+        canon: set.resolution.canon(&set.rules),
         body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
         dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
         rule: simplified.iter().map(|&(_, i)| i).collect(),
@@ -1464,7 +1462,7 @@ fn build_one(
         for (k, &p) in order.iter().enumerate() {
             prio[p as usize] = k as u32 + 1;
             let rule = Some(pats.rule[p as usize]);
-            ranked.push(ctx.table.intern(ruleset::outcome(&set.rules, rule)));
+            ranked.push(ctx.table.intern(outcome::ranked(&set.rules, rule)));
         }
     }
     let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
@@ -1560,13 +1558,13 @@ fn build_one(
             let matched = pats.matched_rules(&key);
             outcome.push(
                 ctx.table
-                    .intern(ruleset::state_outcome(set, None, &matched)),
+                    .intern(set.resolution.outcome(&set.rules, None, &matched)),
             );
         } else {
             let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
             if winner_outcome[slot] == u32::MAX {
                 let winner = pats.rule.get(slot).copied();
-                winner_outcome[slot] = ctx.table.intern(ruleset::outcome(&set.rules, winner));
+                winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
             }
             outcome.push(winner_outcome[slot]);
         }
@@ -1605,18 +1603,6 @@ fn build_one(
 /// States above which set-mode automata are not minimized (the refinement
 /// is O(states × classes) per round).
 const MINIMIZE_LIMIT: usize = 100_000;
-
-/// What a set-mode state keeps of the rules it matched for good: the
-/// dialect's (or the signals') knowledge of which matched rules can still
-/// change an outcome.
-pub trait Canonical {
-    /// Could matching rule `rule` still change an outcome, given the rules
-    /// `matched` (sorted rule ids, already reduced)?
-    fn matters(&self, rule: usize, matched: &[usize]) -> bool;
-    /// Drops from `matched` (sorted rule ids) the rules that no longer
-    /// matter.
-    fn reduce(&self, matched: &mut Vec<usize>);
-}
 
 /// Moore's partition refinement: states with the same outcome whose
 /// successors on every class (the end class aside: it leads to the state's
