@@ -103,7 +103,7 @@ pub enum Ranking {
     /// every path, first in file order within a class.
     Robots2Precedence,
     /// ACAP 2.4.5: no rank; the narrowest scope among the matching rules,
-    /// resolved over sets ([`crate::acap::outcome`]). Every rule gets the
+    /// resolved over sets ([`crate::outcome::acap::outcome`]). Every rule gets the
     /// same rank, which nothing reads.
     NarrowestScope,
 }
