@@ -4,7 +4,8 @@
 //! may match nothing" and prunes what can no longer decide (rank, star
 //! dominance, set mode's [`Canonical`]).
 
-use crate::glob::Atom;
+use super::{FxHashSet, Mode};
+use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
 use crate::ruleset::RuleSet;
 use std::hash::{Hash, Hasher};
@@ -47,13 +48,12 @@ pub(super) const NONE: u32 = u32::MAX;
 
 /// The patterns of one automaton, in the form the construction needs.
 pub(super) struct Patterns<'a> {
-    /// Build a register automaton: a state's `best` is only what completes
-    /// on entering it (its emit), not carried to its successors.
-    pub(super) register: bool,
-    /// Set mode (acap): no rank, so nothing is pruned by rank; a state keeps
-    /// the set of patterns matched for good, and its outcome is resolved
-    /// from that set ([`crate::outcome::Resolution::outcome`]).
-    pub(super) sets: bool,
+    /// What the states keep ([`Mode::Register`]: a state's `best` is only
+    /// what completes on entering it, not carried to its successors;
+    /// [`Mode::Sets`]: no rank, so nothing is pruned by rank, and a state
+    /// keeps the set of patterns matched for good, its outcome resolved
+    /// from that set by [`crate::outcome::Resolution::outcome`]).
+    pub(super) mode: Mode,
     /// Set mode: which matched rules still matter ([`Canonical`]).
     pub(super) canon: Option<Box<dyn Canonical>>,
     /// Atoms of each (simplified) pattern.
@@ -81,6 +81,52 @@ pub(super) const KIND_END: u16 = u16::MAX;
 pub(super) const KIND_STAR: u16 = u16::MAX - 1;
 /// [`Patterns::kind`]: a set or any byte (the atom says which classes).
 pub(super) const KIND_SET: u16 = u16::MAX - 2;
+
+impl<'a> Patterns<'a> {
+    /// The patterns of rules `ids` of `set` (`simple`: every rule's glob,
+    /// simplified), built in `mode`; positions are indexed once the byte
+    /// classes are known. A rule equal to an earlier one in atoms, anchoring
+    /// and rank never wins, so it is left out (in set mode every rule
+    /// counts: its usage and tier matter).
+    pub(super) fn new(set: &'a RuleSet, simple: &'a [Glob], ids: &[usize], mode: Mode) -> Self {
+        let mut seen = FxHashSet::default();
+        let mut simplified: Vec<(&Glob, usize)> = Vec::new();
+        for &i in ids {
+            let glob = &simple[i];
+            let key = if mode == Mode::Sets {
+                i as u64
+            } else {
+                u64::from(set.rules[i].rank)
+            };
+            if seen.insert((glob, key)) {
+                simplified.push((glob, i));
+            }
+        }
+        Patterns {
+            mode,
+            canon: set.resolution.canon(&set.rules),
+            body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
+            dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
+            rule: simplified.iter().map(|&(_, i)| i).collect(),
+            place: {
+                let mut order: Vec<usize> = (0..simplified.len()).collect();
+                order.sort_unstable_by_key(|&p| {
+                    let rule = simplified[p].1;
+                    (std::cmp::Reverse(set.rules[rule].rank), rule)
+                });
+                let mut place = vec![0u32; order.len()];
+                for (k, &p) in order.iter().enumerate() {
+                    place[p] = k as u32;
+                }
+                place
+            },
+            offset: Vec::new(),
+            pat: Vec::new(),
+            kind: Vec::new(),
+            set,
+        }
+    }
+}
 
 impl Patterns<'_> {
     /// Does pattern `a` beat pattern `b`?
@@ -119,6 +165,57 @@ impl Patterns<'_> {
         self.kind[t as usize]
     }
 
+    /// The closure of `threads` under "a `*` may match nothing", into
+    /// `closed` (overwritten); `ended` is called with the pattern of each
+    /// thread that reaches its pattern's end. Sorted threads close into
+    /// sorted, distinct threads when `sorted` says so: a thread at or before
+    /// the last closed one is inside its pattern's `*` run, whose closure is
+    /// the rest of that run, already there, so it is skipped.
+    #[inline]
+    fn close(
+        &self,
+        threads: &[Thread],
+        sorted: bool,
+        closed: &mut Vec<Thread>,
+        mut ended: impl FnMut(u32),
+    ) {
+        closed.clear();
+        for &t in threads {
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
+            loop {
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
+                    KIND_END => {
+                        ended(self.pat(t));
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    /// Ranked mode: [`Patterns::close`], folding each completed pattern
+    /// without `$` into `best`.
+    #[inline]
+    fn close_ranked(
+        &self,
+        threads: &[Thread],
+        sorted: bool,
+        best: &mut u32,
+        closed: &mut Vec<Thread>,
+    ) {
+        self.close(threads, sorted, closed, |i| {
+            if !self.dollar[i as usize] && self.beats(i, *best) {
+                *best = i;
+            }
+        });
+    }
+
     /// Closes `threads` under "a `*` may match nothing", records permanent
     /// matches (set mode: in `matched`; ranked: in `best`, by
     /// `normalize_ranked`), and prunes threads that can no longer decide.
@@ -130,40 +227,21 @@ impl Patterns<'_> {
         matched: &mut Vec<u32>,
         closed: &mut Vec<Thread>,
     ) {
-        if !self.sets {
+        if self.mode != Mode::Sets {
             self.normalize_ranked(threads, best, closed);
             return;
         }
-        closed.clear();
         // Sorted threads (as `successors` makes them) close into sorted,
-        // distinct threads when a thread already inside the `*` run closed
-        // before it is skipped: its closure is the rest of that run.
+        // distinct threads. A finished pattern without `$` is matched for
+        // good.
         let sorted = threads.is_sorted();
-        for &t in threads.iter() {
-            // Sorted: a thread at or before the last closed one is inside its
-            // pattern's `*` run.
-            if sorted && closed.last().is_some_and(|&l| l >= t) {
-                continue;
-            }
-            let mut t = t;
-            loop {
-                closed.push(t);
-                if self.kind(t) == KIND_STAR {
-                    t += 1;
-                } else {
-                    break;
-                }
-            }
-        }
-        for &t in closed.iter() {
-            let i = self.pat(t);
-            let done = self.kind(t) == KIND_END;
-            if done && !self.dollar[i as usize] {
+        self.close(threads, sorted, closed, |i| {
+            if !self.dollar[i as usize] {
                 if let Err(at) = matched.binary_search(&i) {
                     matched.insert(at, i);
                 }
             }
-        }
+        });
         closed.retain(|&t| {
             let i = self.pat(t);
             // A finished pattern without `$` was put in `matched` above; a
@@ -213,29 +291,8 @@ impl Patterns<'_> {
         best: &mut u32,
         closed: &mut Vec<Thread>,
     ) {
-        closed.clear();
-        // As in `normalize`: sorted threads close into sorted, distinct ones.
         let sorted = threads.is_sorted();
-        for &t in threads.iter() {
-            if sorted && closed.last().is_some_and(|&l| l >= t) {
-                continue;
-            }
-            let mut t = t;
-            loop {
-                closed.push(t);
-                match self.kind(t) {
-                    KIND_STAR => t += 1,
-                    KIND_END => {
-                        let i = self.pat(t);
-                        if !self.dollar[i as usize] && self.beats(i, *best) {
-                            *best = i;
-                        }
-                        break;
-                    }
-                    _ => break,
-                }
-            }
-        }
+        self.close_ranked(threads, sorted, best, closed);
         if !sorted && !closed.windows(2).all(|w| w[0] < w[1]) {
             closed.sort_unstable();
             closed.dedup();
@@ -254,7 +311,7 @@ impl Patterns<'_> {
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
             // (the register remembers that).
-            if self.register || self.beats(i, *best) {
+            if self.mode == Mode::Register || self.beats(i, *best) {
                 let group = &closed[k..end];
                 // Star dominance: positions at or after the last active `*`.
                 let floor = group
@@ -286,31 +343,9 @@ impl Patterns<'_> {
         group: &mut Vec<Thread>,
     ) -> Option<StateKey> {
         debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
-        closed.clear();
         let mut best = base_best;
-        for &t in extra {
-            // As in `normalize`: sorted threads close into sorted, distinct
-            // ones.
-            if closed.last().is_some_and(|&l| l >= t) {
-                continue;
-            }
-            let mut t = t;
-            loop {
-                closed.push(t);
-                match self.kind(t) {
-                    KIND_STAR => t += 1,
-                    KIND_END => {
-                        let i = self.pat(t);
-                        if !self.dollar[i as usize] && self.beats(i, best) {
-                            best = i;
-                        }
-                        break;
-                    }
-                    _ => break,
-                }
-            }
-        }
-        if !self.register && best != base_best {
+        self.close_ranked(extra, true, &mut best, closed);
+        if self.mode != Mode::Register && best != base_best {
             return None;
         }
         let mut out = Vec::with_capacity(base.len() + closed.len());
@@ -328,7 +363,7 @@ impl Patterns<'_> {
             let a_start = cur + base[cur..].partition_point(|&t| t < first);
             let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
             out.extend_from_slice(&base[cur..a_start]);
-            if self.register || self.beats(i, best) {
+            if self.mode == Mode::Register || self.beats(i, best) {
                 // The union of both, then what `normalize_ranked` keeps of a
                 // pattern (what `base` dropped of it by its own last `*`, a
                 // later one drops too).

@@ -5,8 +5,8 @@
 use super::closure::{Patterns, StateKey, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{finish, Register};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
-use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet};
-use crate::glob::{Atom, ByteSet, Glob};
+use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
+use crate::glob::{Atom, ByteSet};
 use crate::outcome;
 use robocc_engine::artifact::Automaton;
 use std::io::Write as _;
@@ -182,14 +182,18 @@ impl Patterns<'_> {
         }
         // Ranked mode: the star threads go to every successor; normalize
         // them once.
-        let mut base_best = if self.register { NONE } else { key.best };
-        if !self.sets {
+        let mut base_best = if self.mode == Mode::Register {
+            NONE
+        } else {
+            key.best
+        };
+        if self.mode != Mode::Sets {
             base.clear();
             base.extend_from_slice(stars);
             self.normalize_ranked(base, &mut base_best, closed);
         }
         let mut make = |extra: &[Thread]| {
-            if !self.sets {
+            if self.mode != Mode::Sets {
                 if let Some(next) = self.join_ranked(base, base_best, extra, closed, group) {
                     return next;
                 }
@@ -209,7 +213,11 @@ impl Patterns<'_> {
             }
             next.extend_from_slice(&stars[a..]);
             next.extend_from_slice(&extra[b..]);
-            let mut best = if self.register { NONE } else { key.best };
+            let mut best = if self.mode == Mode::Register {
+                NONE
+            } else {
+                key.best
+            };
             let mut matched = key.matched.clone();
             self.normalize(&mut next, &mut best, &mut matched, closed);
             StateKey {
@@ -232,54 +240,20 @@ impl Patterns<'_> {
     }
 }
 
+/// One automaton of the rules `ids` in `mode`, by subset construction
+/// within `budget`: states are numbered by first appearance, each state's
+/// outcome resolved once; then set-mode automata are minimised and the
+/// automaton is written as a program ([`finish`]).
 pub(super) fn build_one(
     ctx: &mut Ctx<'_>,
     ids: &[usize],
     budget: &Budget,
-    register: bool,
+    mode: Mode,
 ) -> Result<Automaton, BudgetExceeded> {
     let started = Instant::now();
     let set = ctx.set;
-    let sets = set.resolution.by_sets();
-    // A rule equal to an earlier one in atoms, anchoring and rank never wins
-    // (in set mode every rule counts: its usage and tier matter).
-    let mut seen = FxHashSet::default();
-    let mut simplified: Vec<(&Glob, usize)> = Vec::new();
-    for &i in ids {
-        let glob = &ctx.simple[i];
-        let key = if sets {
-            i as u64
-        } else {
-            u64::from(set.rules[i].rank)
-        };
-        if seen.insert((glob, key)) {
-            simplified.push((glob, i));
-        }
-    }
-    let mut pats = Patterns {
-        register,
-        sets,
-        canon: set.resolution.canon(&set.rules),
-        body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
-        dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
-        rule: simplified.iter().map(|&(_, i)| i).collect(),
-        place: {
-            let mut order: Vec<usize> = (0..simplified.len()).collect();
-            order.sort_unstable_by_key(|&p| {
-                let rule = simplified[p].1;
-                (std::cmp::Reverse(set.rules[rule].rank), rule)
-            });
-            let mut place = vec![0u32; order.len()];
-            for (k, &p) in order.iter().enumerate() {
-                place[p] = k as u32;
-            }
-            place
-        },
-        offset: Vec::new(),
-        pat: Vec::new(),
-        kind: Vec::new(),
-        set,
-    };
+    debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
+    let mut pats = Patterns::new(set, ctx.simple, ids, mode);
     let classes = byte_classes(&pats.body);
     pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
@@ -304,24 +278,11 @@ pub(super) fn build_one(
     let mut outcome: Vec<u32> = Vec::new();
     // Register automata: priority of each pattern (1 + its place in rank
     // order; 0 is no match), and each state's emit.
-    let mut prio = vec![0u32; pats.rule.len()];
-    let mut ranked = Vec::new();
-    if register {
-        let mut order: Vec<u32> = (0..pats.rule.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            if pats.beats(b, a) {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
-            }
-        });
-        ranked.push(0);
-        for (k, &p) in order.iter().enumerate() {
-            prio[p as usize] = k as u32 + 1;
-            let rule = Some(pats.rule[p as usize]);
-            ranked.push(ctx.table.intern(outcome::ranked(&set.rules, rule)));
-        }
-    }
+    let (prio, ranked) = if mode == Mode::Register {
+        register_priorities(ctx, &pats)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
@@ -332,16 +293,15 @@ pub(super) fn build_one(
     let mut i = 0;
     while i < keys.len() {
         if keys.len() > budget.max_states {
-            if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "lower: {} patterns FAIL {} states (register: {register}, {} classes, {:?})",
+            note(
+                ctx,
+                format_args!(
+                    "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
                     keys.len(),
-                    nclasses,
                     started.elapsed()
-                );
-            }
+                ),
+            );
             return Err(BudgetExceeded::States(budget.max_states));
         }
         if i % 256 == 0 && ctx.past_deadline() {
@@ -351,17 +311,15 @@ pub(super) fn build_one(
         let key = std::mem::take(&mut keys[i]);
         threads_total += key.threads.len() + key.matched.len();
         if threads_total > budget.max_threads {
-            if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "lower: {} patterns FAIL {} threads at {} states (register: {register}, {} classes, {:?})",
+            note(
+                ctx,
+                format_args!(
+                    "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
-                    threads_total,
                     keys.len(),
-                    nclasses,
                     started.elapsed()
-                );
-            }
+                ),
+            );
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         let mut row = vec![0usize; nclasses];
@@ -407,54 +365,85 @@ pub(super) fn build_one(
             }
             fill_shared(&mut row, from, nclasses, &mut intern);
         }
-        if register {
-            outcome.push(priority(pats.winning_pattern(&key)));
-            emit.push(priority((key.best != NONE).then_some(key.best)));
-            dead.push(key.threads.is_empty());
-        } else if sets {
-            let matched = pats.matched_rules(&key);
-            outcome.push(
-                ctx.table
-                    .intern(set.resolution.outcome(&set.rules, None, &matched)),
-            );
-        } else {
-            let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
-            if winner_outcome[slot] == u32::MAX {
-                let winner = pats.rule.get(slot).copied();
-                winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
+        match mode {
+            Mode::Register => {
+                outcome.push(priority(pats.winning_pattern(&key)));
+                emit.push(priority((key.best != NONE).then_some(key.best)));
+                dead.push(key.threads.is_empty());
             }
-            outcome.push(winner_outcome[slot]);
+            Mode::Sets => {
+                let matched = pats.matched_rules(&key);
+                outcome.push(
+                    ctx.table
+                        .intern(set.resolution.outcome(&set.rules, None, &matched)),
+                );
+            }
+            Mode::Plain => {
+                let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
+                if winner_outcome[slot] == u32::MAX {
+                    let winner = pats.rule.get(slot).copied();
+                    winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
+                }
+                outcome.push(winner_outcome[slot]);
+            }
         }
         succ.push(row);
         i += 1;
     }
-    if std::env::var_os("ROBOCC_DEBUG_LOWER").is_some() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "lower: {} patterns -> {} states, {} threads (register: {register}, {} classes, {:?})",
+    note(
+        ctx,
+        format_args!(
+            "{} patterns -> {} states, {threads_total} threads ({mode:?}, {nclasses} classes, {:?})",
             pats.rule.len(),
             keys.len(),
-            threads_total,
-            nclasses,
             started.elapsed()
-        );
-    }
+        ),
+    );
     let outcomes = ctx.table.ids.len();
     // Set mode keeps every matched rule in its states, so states that
     // differ only in rules that no longer change any outcome abound:
     // merge states with the same outcome and the same future.
-    let (succ, outcome) = if sets && succ.len() <= MINIMIZE_LIMIT {
+    let (succ, outcome) = if mode == Mode::Sets && succ.len() <= MINIMIZE_LIMIT {
         minimize(&succ, &outcome, end_class)
     } else {
         (succ, outcome)
     };
-    let register = register.then_some(Register { emit, dead, ranked });
+    let register = (mode == Mode::Register).then_some(Register { emit, dead, ranked });
     let mut a = finish(succ, outcome, classes.of, end_class, outcomes, register);
     // Set mode resolves by scope, not rank: no automaton may be skipped.
-    if !sets {
+    if mode != Mode::Sets {
         a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);
     }
     Ok(a)
+}
+
+/// Register automata: each pattern's priority (1 + its place in rank
+/// order; 0 is no match) and, per priority, its outcome id.
+fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>) -> (Vec<u32>, Vec<u32>) {
+    let mut prio = vec![0u32; pats.rule.len()];
+    let mut ranked = Vec::new();
+    let mut order: Vec<u32> = (0..pats.rule.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        if pats.beats(b, a) {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Greater
+        }
+    });
+    ranked.push(0);
+    for (k, &p) in order.iter().enumerate() {
+        prio[p as usize] = k as u32 + 1;
+        let rule = Some(pats.rule[p as usize]);
+        ranked.push(ctx.table.intern(outcome::ranked(&ctx.set.rules, rule)));
+    }
+    (prio, ranked)
+}
+
+/// `ROBOCC_DEBUG_LOWER`: one line on stderr.
+fn note(ctx: &Ctx<'_>, what: std::fmt::Arguments<'_>) {
+    if ctx.debug {
+        let _ = writeln!(std::io::stderr(), "lower: {what}");
+    }
 }
 
 #[cfg(test)]

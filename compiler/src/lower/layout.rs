@@ -234,23 +234,20 @@ const HOT_EXCEPTIONS: usize = 2;
 /// A state's default target and its exceptions (class, target).
 type Shape = (usize, Vec<(u8, usize)>);
 
-/// Marks decided states, then writes the undecided ones as a program
-/// ([`robocc_engine::program`]): breadth-first from the start, runs of
-/// single-exception states as chains, others sparse or dense, and every
-/// transition into a decided state as that state's outcome.
-pub(super) fn finish(
-    succ: Vec<Vec<usize>>,
-    outcome: Vec<u32>,
-    class_of: [u8; 256],
+/// Which states are undecided: some state reachable from them has another
+/// outcome (a register automaton: they have live threads, since what the
+/// register holds is known only at run time). The others are decided, and
+/// a transition into one is written as its outcome.
+fn undecided(
+    succ: &[Vec<usize>],
+    outcome: &[u32],
     end_class: usize,
-    outcomes: usize,
-    register: Option<Register>,
-) -> Automaton {
+    register: Option<&Register>,
+) -> Vec<bool> {
     let n = succ.len();
-    let nclasses = succ.first().map_or(2, Vec::len);
     let live = |c: usize| c != end_class;
     let mut undecided = vec![false; n];
-    if let Some(r) = &register {
+    if let Some(r) = register {
         // What the register holds is known only at run time: a state is
         // decided when nothing can happen after it.
         for (u, &dead) in undecided.iter_mut().zip(&r.dead) {
@@ -283,6 +280,25 @@ pub(super) fn finish(
             }
         }
     }
+    undecided
+}
+
+/// Marks decided states ([`undecided`]), then writes the undecided ones as a program
+/// ([`robocc_engine::program`]): breadth-first from the start, runs of
+/// single-exception states as chains, others sparse or dense, and every
+/// transition into a decided state as that state's outcome.
+pub(super) fn finish(
+    succ: Vec<Vec<usize>>,
+    outcome: Vec<u32>,
+    class_of: [u8; 256],
+    end_class: usize,
+    outcomes: usize,
+    register: Option<Register>,
+) -> Automaton {
+    let n = succ.len();
+    let nclasses = succ.first().map_or(2, Vec::len);
+    let live = |c: usize| c != end_class;
+    let undecided = undecided(&succ, &outcome, end_class, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);

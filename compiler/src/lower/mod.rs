@@ -292,6 +292,21 @@ impl OutcomeTable {
     }
 }
 
+/// What one automaton's construction keeps in its states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Ranked rules; a state keeps the best permanent match (rank pruning).
+    Plain,
+    /// Ranked rules; the engine keeps the best match in a register, and a
+    /// state is its live threads and what completed on entering it (its
+    /// emit). See [`Registers`].
+    Register,
+    /// Set mode (acap, AI-usage preferences): no rank; a state keeps the
+    /// rules matched for good, resolved by the rule set's
+    /// [`Resolution`](crate::outcome::Resolution).
+    Sets,
+}
+
 /// What a lowering run shares across its automata.
 struct Ctx<'a> {
     set: &'a RuleSet,
@@ -305,6 +320,9 @@ struct Ctx<'a> {
     automata: Vec<Automaton>,
     spent_bytes: usize,
     first_failure: Option<BudgetExceeded>,
+    /// `ROBOCC_DEBUG_LOWER` is set: each construction says on stderr what
+    /// it built or ran out of.
+    debug: bool,
 }
 
 impl Ctx<'_> {
@@ -344,6 +362,7 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
         automata: Vec::new(),
         spent_bytes: 0,
         first_failure: None,
+        debug: std::env::var_os("ROBOCC_DEBUG_LOWER").is_some(),
     };
     // Outcome 0 is the outcome of matching nothing.
     ctx.table
@@ -353,7 +372,7 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
         // over automata combined by rank, nor kept in a rank register. One
         // plain automaton within the budget, or a refusal.
         let all: Vec<usize> = (0..set.rules.len()).collect();
-        let a = build_one(&mut ctx, &all, budget, false).map_err(|exceeded| LowerError {
+        let a = build_one(&mut ctx, &all, budget, Mode::Sets).map_err(|exceeded| LowerError {
             exceeded,
             rule_line: None,
         })?;
@@ -511,7 +530,7 @@ fn build_best(
     let blown_up =
         |a: &Automaton| a.prog.len() > BLOWUP_FLOOR && a.prog.len() > BLOWUP_FACTOR * pattern_bytes;
     if budget.registers == Registers::Never {
-        return build_one(ctx, ids, budget, false);
+        return build_one(ctx, ids, budget, Mode::Plain);
     }
     // Register automata that need more than the quick budget are not the
     // small ones they are for: give up on them early.
@@ -523,19 +542,19 @@ fn build_best(
     if register_first {
         // Past the quick budget the caller halves the rules: cheaper than
         // a plain automaton of patterns known to multiply each other.
-        return build_one(ctx, ids, &register_budget, true);
+        return build_one(ctx, ids, &register_budget, Mode::Register);
     }
     let plain = match budget.registers {
         Registers::Always => Err(BudgetExceeded::States(0)),
-        _ => build_one(ctx, ids, budget, false),
+        _ => build_one(ctx, ids, budget, Mode::Plain),
     };
     match plain {
-        Ok(a) if blown_up(&a) => match build_one(ctx, ids, &register_budget, true) {
+        Ok(a) if blown_up(&a) => match build_one(ctx, ids, &register_budget, Mode::Register) {
             Ok(r) if 2 * r.prog.len() <= a.prog.len() => Ok(r),
             _ => Ok(a),
         },
         Ok(a) => Ok(a),
-        Err(why) => build_one(ctx, ids, &register_budget, true).map_err(|_| why),
+        Err(why) => build_one(ctx, ids, &register_budget, Mode::Register).map_err(|_| why),
     }
 }
 
