@@ -140,8 +140,6 @@ pub enum CompileError {
     BadTrainingAgent(BadAgent),
     /// The automata do not fit the budget even on the fallback path.
     Budget(LowerError),
-    /// The dialect is not implemented yet.
-    UnsupportedDialect(Dialect),
     /// The output would exceed a size limit.
     TooLarge(String),
 }
@@ -153,11 +151,6 @@ impl fmt::Display for CompileError {
             CompileError::BadTrainingAgent(e) => write!(f, "training agent: {e}"),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
             CompileError::TooLarge(why) => f.write_str(why),
-            CompileError::UnsupportedDialect(d) => write!(
-                f,
-                "dialect {} is not implemented yet (supported: rfc9309, draft1996, robots2)",
-                d.name()
-            ),
         }
     }
 }
@@ -227,9 +220,6 @@ fn compile_source(
     options.check_tokens(agent)?;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let sem = semantics(options.dialect);
-    if !sem.supported {
-        return Err(CompileError::UnsupportedDialect(options.dialect));
-    }
     let input = crate::input::read(robots_txt);
     let mut diagnostics = input.diagnostics.clone();
     // acap: ACAP records are read first; the conventional parser sees the

@@ -203,9 +203,6 @@ impl UrlModeRule {
 pub struct Semantics {
     /// The dialect described.
     pub dialect: Dialect,
-    /// Whether this build of the compiler implements it (an unsupported
-    /// dialect is refused, never compiled with the wrong semantics).
-    pub supported: bool,
     /// Which groups apply to an agent.
     pub selection: RecordSelection,
     /// Which names the caller's agent may have.
@@ -264,7 +261,6 @@ impl Semantics {
 /// 24 hours").
 pub const RFC9309: Semantics = Semantics {
     dialect: Dialect::Rfc9309,
-    supported: true,
     selection: RecordSelection::GoogleGroups,
     agent_token: TokenRule::Rfc9309,
     blank_lines_end_records: false,
@@ -285,7 +281,6 @@ pub const RFC9309: Semantics = Semantics {
 /// expiry of 7 days").
 pub const DRAFT1996: Semantics = Semantics {
     dialect: Dialect::Draft1996,
-    supported: true,
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
@@ -307,7 +302,6 @@ pub const DRAFT1996: Semantics = Semantics {
 /// decoding and expiry, with versioned rule sets.
 pub const ROBOTS2: Semantics = Semantics {
     dialect: Dialect::Robots2,
-    supported: true,
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
@@ -334,7 +328,6 @@ pub const ROBOTS2: Semantics = Semantics {
 /// nothing). No implicit rules (no `index.htm`, no own-path allow).
 pub const ACAP: Semantics = Semantics {
     dialect: Dialect::Acap,
-    supported: true,
     ranking: Ranking::NarrowestScope,
     url_mode: UrlModeRule::Fixed(UrlMode::Google),
     index_htm: false,
