@@ -4,9 +4,10 @@
 use crate::agent::{validate_agent, validate_token, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, semantics, Dialect};
-use crate::lower::{lower, Budget, LowerError};
+use crate::lower::{lower, Budget, Layout, LowerError, Registers};
+use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
-use crate::parse::{parse, ParseOptions, RobotsTxt};
+use crate::parse::{parse, LineGrammar, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
 use robocc_engine::artifact::{
     fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
@@ -139,8 +140,6 @@ pub enum CompileError {
     BadTrainingAgent(BadAgent),
     /// The automata do not fit the budget even on the fallback path.
     Budget(LowerError),
-    /// The dialect is not implemented yet.
-    UnsupportedDialect(Dialect),
     /// The output would exceed a size limit.
     TooLarge(String),
 }
@@ -152,11 +151,6 @@ impl fmt::Display for CompileError {
             CompileError::BadTrainingAgent(e) => write!(f, "training agent: {e}"),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
             CompileError::TooLarge(why) => f.write_str(why),
-            CompileError::UnsupportedDialect(d) => write!(
-                f,
-                "dialect {} is not implemented yet (supported: rfc9309, draft1996, robots2)",
-                d.name()
-            ),
         }
     }
 }
@@ -226,9 +220,6 @@ fn compile_source(
     options.check_tokens(agent)?;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let sem = semantics(options.dialect);
-    if !sem.supported {
-        return Err(CompileError::UnsupportedDialect(options.dialect));
-    }
     let input = crate::input::read(robots_txt);
     let mut diagnostics = input.diagnostics.clone();
     // acap: ACAP records are read first; the conventional parser sees the
@@ -263,11 +254,11 @@ fn compile_source(
         };
         let (rules, info) = crate::acap::rules(f, &robots, &selection, input, &mut diagnostics);
         rule_set.rules = rules;
-        rule_set.acap = Some(info);
+        rule_set.resolution = Resolution::Acap(info);
     }
     // AI-usage preferences (rfc9309): their statements join the rule set,
-    // which is then lowered in set mode with four channels.
-    if options.dialect == Dialect::Rfc9309 {
+    // which is then lowered in set mode with the dialect's signal channels.
+    if !sem.signal_channels.is_empty() {
         crate::signals::add(
             &mut rule_set,
             &robots,
@@ -279,10 +270,10 @@ fn compile_source(
     }
     let lowered = match lower(&rule_set, &options.budget, source_len) {
         Ok(l) => l,
-        Err(e) if rule_set.signals.is_some() => {
+        Err(e) if rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
             // unknown, and say so.
-            let n = rule_set.signals.as_ref().map_or(0, |s| {
+            let n = rule_set.signals().map_or(0, |s| {
                 s.rules
                     .iter()
                     .filter(|r| r.family != crate::signals::Family::Crawl)
@@ -298,7 +289,7 @@ fn compile_source(
             ));
             let crawl_rules = rule_set.rules.len() - n;
             rule_set.rules.truncate(crawl_rules);
-            rule_set.signals = None;
+            rule_set.resolution = Resolution::Ranked;
             lower(&rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
@@ -314,8 +305,8 @@ fn compile_source(
             .cloned(),
     );
     let mut meta = metadata(&robots, &selection, &mut diagnostics);
-    meta.acap = rule_set.acap.as_ref().map(acap_data);
-    meta.signals = rule_set.signals.as_ref().map(signals_data);
+    meta.acap = rule_set.acap().map(acap_data);
+    meta.signals = rule_set.signals().map(signals_data);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
             let version = dialect::robots2_version(&robots, g);
@@ -365,13 +356,13 @@ fn compile_source(
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: if rule_set.signals.is_some() {
-                ["crawl", "search", "train-ai", "ai-input"]
-                    .map(str::to_string)
-                    .to_vec()
-            } else {
-                sem.channels.iter().map(|c| c.to_string()).collect()
-            },
+            channels: match rule_set.resolution {
+                Resolution::Signals(_) => sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => sem.channels,
+            }
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
             split_reason: lowered
                 .split_reason
                 .map(|why| why.to_string())
@@ -568,9 +559,103 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
 }
 
 /// Fingerprint of everything besides the source bytes that a compiled
-/// policy depends on.
+/// policy depends on: the agent, every compile option and the compiler
+/// version. A store build reuses a policy of its `--base` when this and
+/// the source's SHA-256 match, so it is computed from the fields one by
+/// one in a fixed order and encoding ([`fingerprint`]), never from a
+/// `Debug` form, and pinned by a test.
 pub fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
-    fnv1a64(format!("{agent}\n{options:?}\n{}", env!("CARGO_PKG_VERSION")).as_bytes())
+    fingerprint(agent, options, env!("CARGO_PKG_VERSION"))
+}
+
+/// FNV-1a 64 of `agent`, `options` and `version`, written in this order:
+/// integers (`usize` too) as 8 bytes little-endian, flags as one byte 0 or
+/// 1, enums as one byte (their artifact numbers, or the numbers written
+/// here), a duration as its seconds (8 bytes) and nanoseconds (4 bytes),
+/// strings and byte strings as their length then their bytes, lists as
+/// their length then their items. A new option fails to compile here
+/// until it is written too (the destructuring is exhaustive).
+fn fingerprint(agent: &str, options: &CompileOptions, version: &str) -> u64 {
+    let CompileOptions {
+        dialect,
+        url_mode,
+        robots_txt_allowed,
+        data_txt,
+        parse,
+        budget,
+        training_agents,
+        purposes,
+        references,
+    } = options;
+    let ParseOptions {
+        max_bytes,
+        records_close_groups,
+        blank_lines_end_records,
+        max_line_len,
+        max_rules_per_group,
+        line_grammar,
+    } = parse;
+    let Budget {
+        max_states,
+        max_threads,
+        total_bytes,
+        time,
+        max_automata,
+        registers,
+        layout,
+    } = budget;
+    let mut out = Vec::with_capacity(256);
+    let int = |out: &mut Vec<u8>, n: u64| out.extend_from_slice(&n.to_le_bytes());
+    let bytes = |out: &mut Vec<u8>, b: &[u8]| {
+        int(out, b.len() as u64);
+        out.extend_from_slice(b);
+    };
+    bytes(&mut out, agent.as_bytes());
+    out.push(*dialect as u8);
+    out.push(*url_mode as u8);
+    out.push(u8::from(*robots_txt_allowed));
+    out.push(u8::from(*data_txt));
+    int(&mut out, *max_bytes as u64);
+    out.push(u8::from(*records_close_groups));
+    out.push(u8::from(*blank_lines_end_records));
+    int(&mut out, *max_line_len as u64);
+    int(&mut out, *max_rules_per_group as u64);
+    out.push(match line_grammar {
+        LineGrammar::Google => 0,
+        LineGrammar::Draft => 1,
+        LineGrammar::Robots2 => 2,
+    });
+    int(&mut out, *max_states as u64);
+    int(&mut out, *max_threads as u64);
+    int(&mut out, *total_bytes as u64);
+    int(&mut out, time.as_secs());
+    out.extend_from_slice(&time.subsec_nanos().to_le_bytes());
+    int(&mut out, *max_automata as u64);
+    out.push(match registers {
+        Registers::Auto => 0,
+        Registers::Always => 1,
+        Registers::Never => 2,
+    });
+    out.push(match layout {
+        Layout::Auto => 0,
+        Layout::Compact => 1,
+        Layout::Dense => 2,
+    });
+    int(&mut out, training_agents.len() as u64);
+    for t in training_agents {
+        bytes(&mut out, t.as_bytes());
+    }
+    int(&mut out, purposes.len() as u64);
+    for p in purposes {
+        bytes(&mut out, p.as_bytes());
+    }
+    int(&mut out, references.len() as u64);
+    for (path, body) in references {
+        bytes(&mut out, path.as_bytes());
+        bytes(&mut out, body);
+    }
+    bytes(&mut out, version.as_bytes());
+    fnv1a64(&out)
 }
 
 /// `HHMM-HHMM` (also `HH:MM-HH:MM`, and `HHMM HHMM`: two times apart, as
@@ -639,8 +724,70 @@ pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{compile, parse_rate, parse_window, CompileError, CompileOptions};
-    use robocc_engine::TimeWindow;
+    use super::{compile, fingerprint, parse_rate, parse_window, CompileError, CompileOptions};
+    use crate::lower::{Layout, Registers};
+    use robocc_engine::{Dialect, TimeWindow, UrlMode};
+    use std::time::Duration;
+
+    /// The options fingerprint decides what a store rebuild reuses: it must
+    /// not move unless the options (or the compiler version) do. If this
+    /// fails, every store's `--base` reuse is lost: change the encoding only
+    /// on purpose, and update the pinned values.
+    #[test]
+    fn options_fingerprint_is_pinned() {
+        let defaults = CompileOptions::default();
+        let mut other = CompileOptions {
+            dialect: Dialect::Acap,
+            url_mode: UrlMode::Rfc,
+            robots_txt_allowed: false,
+            data_txt: true,
+            training_agents: vec!["Google-Extended".into(), "CCBot".into()],
+            purposes: vec!["news".into()],
+            references: vec![("/acap.txt".into(), b"ACAP-crawler: *\n".to_vec())],
+            ..CompileOptions::default()
+        };
+        other.parse.max_bytes = 1 << 20;
+        other.parse.records_close_groups = true;
+        other.budget.time = Duration::from_millis(1500);
+        other.budget.registers = Registers::Never;
+        other.budget.layout = Layout::Dense;
+        assert_eq!(
+            (
+                fingerprint("Googlebot", &defaults, "0.1.0"),
+                fingerprint("ExampleBot", &other, "0.1.0")
+            ),
+            (PINNED_DEFAULT, PINNED_OTHER)
+        );
+        // Every part counts: agent, options, version.
+        let h = |agent, o: &CompileOptions, v| fingerprint(agent, o, v);
+        assert_ne!(h("googlebot", &defaults, "0.1.0"), PINNED_DEFAULT);
+        assert_ne!(h("Googlebot", &defaults, "0.1.1"), PINNED_DEFAULT);
+        for change in [
+            |o: &mut CompileOptions| o.budget.max_automata += 1,
+            |o: &mut CompileOptions| o.parse.max_line_len -= 1,
+            |o: &mut CompileOptions| o.purposes.push(String::new()),
+            |o: &mut CompileOptions| o.budget.time += Duration::from_nanos(1),
+        ] {
+            let mut o = defaults.clone();
+            change(&mut o);
+            assert_ne!(h("Googlebot", &o, "0.1.0"), PINNED_DEFAULT);
+        }
+        // A list's items cannot shift between its neighbours.
+        let split = |t: &[&str], p: &[&str]| CompileOptions {
+            training_agents: t.iter().map(|s| s.to_string()).collect(),
+            purposes: p.iter().map(|s| s.to_string()).collect(),
+            ..CompileOptions::default()
+        };
+        assert_ne!(
+            h("a", &split(&["x"], &[]), "0.1.0"),
+            h("a", &split(&[], &["x"]), "0.1.0")
+        );
+    }
+
+    /// `fingerprint` of the default options for `Googlebot`, and of the
+    /// other set above for `ExampleBot`, at version 0.1.0.
+    const PINNED_DEFAULT: u64 = 0x57d602ab08faa195;
+    const PINNED_OTHER: u64 = 0x3eea1d2be5ad127f;
 
     /// A training agent that is not a product token is refused, as the
     /// agent is: it would match no group, and train-ai would stay unknown.

@@ -103,7 +103,7 @@ pub enum Ranking {
     /// every path, first in file order within a class.
     Robots2Precedence,
     /// ACAP 2.4.5: no rank; the narrowest scope among the matching rules,
-    /// resolved over sets ([`crate::acap::outcome`]). Every rule gets the
+    /// resolved over sets ([`crate::outcome::acap::outcome`]). Every rule gets the
     /// same rank, which nothing reads.
     NarrowestScope,
 }
@@ -203,9 +203,6 @@ impl UrlModeRule {
 pub struct Semantics {
     /// The dialect described.
     pub dialect: Dialect,
-    /// Whether this build of the compiler implements it (an unsupported
-    /// dialect is refused, never compiled with the wrong semantics).
-    pub supported: bool,
     /// Which groups apply to an agent.
     pub selection: RecordSelection,
     /// Which names the caller's agent may have.
@@ -241,6 +238,11 @@ pub struct Semantics {
     pub index_htm: bool,
     /// Usage channels the outcomes carry, in order.
     pub channels: &'static [&'static str],
+    /// The channels when the rules carry AI-usage preference statements
+    /// ([`crate::signals`]): crawl, then the preference channels in
+    /// [`crate::signals::SignalRule::prefs`] order. Empty: the dialect
+    /// reads no such statements.
+    pub signal_channels: &'static [&'static str],
 }
 
 impl Semantics {
@@ -259,7 +261,6 @@ impl Semantics {
 /// 24 hours").
 pub const RFC9309: Semantics = Semantics {
     dialect: Dialect::Rfc9309,
-    supported: true,
     selection: RecordSelection::GoogleGroups,
     agent_token: TokenRule::Rfc9309,
     blank_lines_end_records: false,
@@ -273,13 +274,13 @@ pub const RFC9309: Semantics = Semantics {
     self_path: PatternSyntax::Glob,
     index_htm: true,
     channels: &["crawl"],
+    signal_channels: &["crawl", "search", "train-ai", "ai-input"],
 };
 
 /// Koster's 1996 draft (also /data.txt). Cache expiry: §3.4 ("default to an
 /// expiry of 7 days").
 pub const DRAFT1996: Semantics = Semantics {
     dialect: Dialect::Draft1996,
-    supported: true,
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
@@ -294,13 +295,13 @@ pub const DRAFT1996: Semantics = Semantics {
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],
+    signal_channels: &[],
 };
 
 /// The proposed "robots.txt 2.0": the draft's records, agent choice, URL
 /// decoding and expiry, with versioned rule sets.
 pub const ROBOTS2: Semantics = Semantics {
     dialect: Dialect::Robots2,
-    supported: true,
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
@@ -316,6 +317,7 @@ pub const ROBOTS2: Semantics = Semantics {
     self_path: PatternSyntax::Exact,
     index_htm: false,
     channels: &["crawl"],
+    signal_channels: &[],
 };
 
 /// ACAP 1.0 robots.txt extensions: RFC 9309's reading of the conventional
@@ -326,7 +328,6 @@ pub const ROBOTS2: Semantics = Semantics {
 /// nothing). No implicit rules (no `index.htm`, no own-path allow).
 pub const ACAP: Semantics = Semantics {
     dialect: Dialect::Acap,
-    supported: true,
     ranking: Ranking::NarrowestScope,
     url_mode: UrlModeRule::Fixed(UrlMode::Google),
     index_htm: false,
@@ -346,6 +347,7 @@ pub const ACAP: Semantics = Semantics {
         "present-link",
         "other",
     ],
+    signal_channels: &[],
     ..RFC9309
 };
 
@@ -473,6 +475,14 @@ mod tests {
             .map(|u| u.name())
             .collect();
         assert_eq!(semantics(Dialect::Acap).channels, names.as_slice());
+        // The preference channels are the signal usages, in order, after
+        // crawl.
+        let signals: Vec<&str> = robocc_engine::Usage::SIGNALS
+            .iter()
+            .map(|u| u.name())
+            .collect();
+        let rfc = semantics(Dialect::Rfc9309).signal_channels;
+        assert_eq!((rfc[0], &rfc[1..]), ("crawl", signals.as_slice()));
     }
 
     #[test]

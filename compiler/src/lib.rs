@@ -46,6 +46,7 @@ pub mod input;
 pub mod lint;
 pub mod lower;
 pub mod normalize;
+pub mod outcome;
 pub mod parse;
 pub mod ruleset;
 pub mod signals;

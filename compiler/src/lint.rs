@@ -163,10 +163,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         signals_not_read(&robots, options.dialect, &mut out);
     }
     // The pattern analyses assume Google's glob and longest match.
-    if sem.supported
-        && sem.patterns == PatternRule::GoogleGlob
-        && sem.ranking == Ranking::LongestMatch
-    {
+    if sem.patterns == PatternRule::GoogleGlob && sem.ranking == Ranking::LongestMatch {
         patterns(&robots, &mut out);
         // A repeat is reported as one; it is not also "shadowed".
         let repeats: BTreeSet<u32> = out
@@ -259,7 +256,8 @@ fn acap_findings(
     options: &CompileOptions,
     out: &mut Vec<Finding>,
 ) {
-    use crate::acap::{expand, field_diagnostics, narrower, Scope};
+    use crate::acap::{expand, field_diagnostics};
+    use crate::outcome::acap::{narrower, Scope};
     let compiled = field_diagnostics(file, &options.references, options.parse.max_bytes);
     for d in file.diagnostics.iter().chain(&compiled) {
         out.push(Finding {

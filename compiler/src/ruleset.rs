@@ -4,24 +4,22 @@
 //! normalisation), with its priority, so the lowering and the reference
 //! matcher see exactly the same rules. Implicit rules are added here too:
 //! Google's `index.htm` rule and the `/robots.txt` allow. Every rule gets its
-//! dialect's rank (see [`dialect::Ranking`]), and the functions the lowering
-//! resolves conflicts with ([`beats`], [`outcome`]) live here, beside the
-//! rules they compare.
+//! dialect's rank (see [`dialect::Ranking`]) and the set its
+//! [`Resolution`]: how the lowering resolves conflicts between them
+//! ([`crate::outcome`]).
 
 use crate::agent::Selection;
 use crate::dialect::{self, Dialect, PatternRule, RankClass};
 use crate::glob::Glob;
 use crate::normalize::normalize_pattern;
+use crate::outcome::{acap::AcapRules, signals::SignalRules, Resolution, RuleFacts};
 use crate::parse::escape::google_escape;
 use crate::parse::{RobotsTxt, Rule, RuleKind};
-use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE};
+use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
 use robocc_engine::UrlMode;
 
 /// Priority of the implicit `/robots.txt` allow: above any real pattern.
 pub const ROBOTS_TXT_PRIORITY: u32 = 1 << 30;
-
-/// Outcome when no rule matches: allowed, decided by no rule.
-pub const DEFAULT_ALLOW: u32 = outcome_word(true, NO_RULE);
 
 /// A rule ready to be matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,19 +78,47 @@ pub struct RuleSet {
     /// robots2: the rule set follows version 2.0 (explicit and wildcard
     /// patterns); false for 1.0 rule sets and every other dialect.
     pub robots2_v2: bool,
-    /// acap: usage, tier and scope of every rule (its conflicts are
-    /// resolved by [`crate::acap::outcome`], not by rank).
-    pub acap: Option<crate::acap::AcapRules>,
-    /// AI-usage preferences: the family of every rule (crawl rules, then
-    /// Content-Usage, Content-Signal and training-token rules), resolved by
-    /// [`crate::signals::outcome`].
-    pub signals: Option<crate::signals::SignalRules>,
+    /// How conflicts are resolved: by rank; acap's usage, tier and scope of
+    /// every rule ([`crate::outcome::acap`]); or the AI-usage preferences'
+    /// family of every rule (crawl rules, then Content-Usage,
+    /// Content-Signal and training-token rules: [`crate::outcome::signals`]).
+    pub resolution: Resolution,
+}
+
+impl RuleFacts for SetRule {
+    #[inline]
+    fn allow(&self) -> bool {
+        self.allow
+    }
+    #[inline]
+    fn priority(&self) -> u32 {
+        self.priority
+    }
+    #[inline]
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    #[inline]
+    fn line(&self) -> u32 {
+        self.line
+    }
 }
 
 impl RuleSet {
     /// The encoded patterns, in rule order (what URL workloads are made from).
     pub fn patterns(&self) -> impl Iterator<Item = &[u8]> {
         self.rules.iter().map(|r| r.pattern.as_slice())
+    }
+
+    /// acap: the acap side of the rules ([`Resolution::Acap`]).
+    pub fn acap(&self) -> Option<&AcapRules> {
+        self.resolution.acap()
+    }
+
+    /// AI-usage preferences: the signal side of the rules
+    /// ([`Resolution::Signals`]).
+    pub fn signals(&self) -> Option<&SignalRules> {
+        self.resolution.signals()
     }
 
     /// Collects the rules of the selected groups.
@@ -130,8 +156,7 @@ impl RuleSet {
             url_mode,
             dialect: opts.dialect,
             robots2_v2,
-            acap: None,
-            signals: None,
+            resolution: Resolution::Ranked,
         }
     }
 }
@@ -144,31 +169,6 @@ fn assign_ranks(ranking: dialect::Ranking, rules: &mut [SetRule]) {
         r.class = ranking.class(self_path, r.allow, r.syntax, &r.glob);
         r.rank = ranking.rank(r.class, r.allow, r.priority, position, count);
     }
-}
-
-/// Does rule `a` beat rule `b` (ids into `rules`)? The higher rank wins;
-/// on equal ranks, the earlier rule.
-pub fn beats(rules: &[SetRule], a: usize, b: usize) -> bool {
-    let (ra, rb) = (rules[a].rank, rules[b].rank);
-    ra > rb || (ra == rb && a < b)
-}
-
-/// The outcome (one word per channel) of a state whose matched rules are
-/// `matched` (sorted ids) and, for a ranked dialect, whose best is `winner`.
-pub fn state_outcome(set: &RuleSet, winner: Option<usize>, matched: &[usize]) -> Vec<u32> {
-    match (&set.acap, &set.signals) {
-        (Some(acap), _) => crate::acap::outcome(&set.rules, acap, matched),
-        (None, Some(signals)) => crate::signals::outcome(set, signals, matched),
-        (None, None) => outcome(&set.rules, winner),
-    }
-}
-
-/// The outcome (one word per channel) when `winner` decides.
-pub fn outcome(rules: &[SetRule], winner: Option<usize>) -> Vec<u32> {
-    vec![match winner {
-        None => DEFAULT_ALLOW,
-        Some(i) => outcome_word(rules[i].allow, i as u32),
-    }]
 }
 
 /// A rule read as written (every dialect but rfc9309), in `syntax`.

@@ -5,62 +5,20 @@
 //! tri-state channels `search`, `train-ai`, `ai-input`
 //! (docs/dialects.md, "AI-usage preferences").
 //!
-//! Each statement is a rule of the rule set with a family; the lowering runs
-//! in set mode (a state keeps what it matched) and [`outcome`] resolves the
-//! four channels of a state. [`Canon`] keeps the states as small as rank
-//! pruning would: per family only what can still decide.
+//! Each statement is a rule of the rule set with a family ([`SignalRules`]);
+//! [`crate::outcome::signals`] resolves the four channels of a state.
 
 use crate::agent::{select, Selection, Via};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::glob::Glob;
+use crate::outcome::signals::channel;
+pub use crate::outcome::signals::{Family, Pref, SignalRule, SignalRules};
+use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
 use crate::parse::RobotsTxt;
 use crate::ruleset::{self, RuleSet, SetRule};
-use robocc_engine::artifact::{outcome_word, PatternSyntax, RuleOrigin, NO_RULE, UNKNOWN_RULE};
+use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
 use robocc_engine::{RankClass, UrlMode, Usage};
-
-/// A channel's statement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Pref {
-    /// Nothing stated.
-    #[default]
-    Unknown,
-    /// Allowed (`y`, `yes`).
-    Allow,
-    /// Disallowed (`n`, `no`, a training token's Disallow).
-    Disallow,
-}
-
-/// What a rule of a rule set with signals is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    /// An Allow/Disallow of the agent: decides crawl.
-    Crawl,
-    /// A Content-Usage line.
-    ContentUsage,
-    /// A Content-Signal line.
-    ContentSignal,
-    /// An Allow/Disallow of training token number `.0`.
-    Training(u16),
-}
-
-/// The signal side of one rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SignalRule {
-    /// What the rule is.
-    pub family: Family,
-    /// Its statement per channel (search, train-ai, ai-input).
-    pub prefs: [Pref; 3],
-}
-
-/// The signal side of a rule set: one entry per rule.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SignalRules {
-    /// One per rule of the rule set, in rule order.
-    pub rules: Vec<SignalRule>,
-    /// The training tokens compiled for.
-    pub training_agents: Vec<String>,
-}
 
 /// A syntax that states preferences with labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,12 +114,6 @@ pub fn labels(syntax: Syntax) -> String {
         .join(", ")
 }
 
-/// The index of a preference channel in [`SignalRule::prefs`].
-fn channel(usage: Usage) -> usize {
-    debug_assert!(usage.is_signal());
-    usage as usize - Usage::Search as usize
-}
-
 /// Adds the agent's signal statements to `set` (an rfc9309 rule set) as
 /// rules; returns whether there were any (else `set` is unchanged).
 pub fn add(
@@ -244,7 +196,7 @@ pub fn add(
         set.rules.push(rule);
         rules.push(signal);
     }
-    set.signals = Some(SignalRules {
+    set.resolution = Resolution::Signals(SignalRules {
         rules,
         training_agents: training_agents.to_vec(),
     });
@@ -613,153 +565,6 @@ impl Sf<'_> {
         }
         Some(())
     }
-}
-
-/// What a set-mode state must remember of the rules it matched, as rank
-/// pruning would: the best crawl rule (longest match), the Content-Usage
-/// lines of the longest matching path, every Content-Signal line, and each
-/// training token's best rule.
-pub struct Canon {
-    family: Vec<Family>,
-    rank: Vec<u32>,
-    priority: Vec<u32>,
-}
-
-impl Canon {
-    /// The families and ranks of `set`'s rules.
-    pub fn new(set: &RuleSet, signals: &SignalRules) -> Canon {
-        Canon {
-            family: signals.rules.iter().map(|r| r.family).collect(),
-            rank: set.rules.iter().map(|r| r.rank).collect(),
-            priority: set.rules.iter().map(|r| r.priority).collect(),
-        }
-    }
-
-    /// Does rule `a` beat rule `b` of the same ranked family (crawl or one
-    /// token): higher rank, then the earlier rule.
-    fn beats(&self, a: usize, b: usize) -> bool {
-        self.rank[a] > self.rank[b] || (self.rank[a] == self.rank[b] && a < b)
-    }
-}
-
-impl crate::lower::Canonical for Canon {
-    fn matters(&self, r: usize, matched: &[usize]) -> bool {
-        let f = self.family[r];
-        let same = matched.iter().filter(|&&m| self.family[m] == f);
-        match f {
-            Family::ContentSignal => true,
-            Family::ContentUsage => same
-                .into_iter()
-                .all(|&m| self.priority[m] <= self.priority[r]),
-            Family::Crawl | Family::Training(_) => {
-                same.into_iter().all(|&m| m == r || self.beats(r, m))
-            }
-        }
-    }
-
-    fn reduce(&self, matched: &mut Vec<usize>) {
-        let all = matched.clone();
-        matched.retain(|&r| {
-            let f = self.family[r];
-            let mut same = all.iter().filter(|&&m| m != r && self.family[m] == f);
-            match f {
-                Family::ContentSignal => true,
-                Family::ContentUsage => same.all(|&m| self.priority[m] <= self.priority[r]),
-                Family::Crawl | Family::Training(_) => same.all(|&m| self.beats(r, m)),
-            }
-        });
-    }
-}
-
-/// The outcome words of a state that matched `matched` (sorted ids):
-/// crawl, then search, train-ai, ai-input.
-pub fn outcome(set: &RuleSet, signals: &SignalRules, matched: &[usize]) -> Vec<u32> {
-    let fam = |i: usize| signals.rules[i].family;
-    let beats = |a: usize, b: usize| ruleset::beats(&set.rules, a, b);
-    // Crawl: Google's longest match among the crawl rules.
-    let mut crawl: Option<usize> = None;
-    for &i in matched.iter().filter(|&&i| fam(i) == Family::Crawl) {
-        if crawl.is_none_or(|b| beats(i, b)) {
-            crawl = Some(i);
-        }
-    }
-    let crawl_word = ruleset::outcome(&set.rules, crawl)[0];
-    let crawlable = crawl.is_none_or(|i| set.rules[i].allow);
-    let mut words = vec![crawl_word];
-    // The statements of each source, per channel: (pref, first rule).
-    let mut sources: Vec<[(Pref, u32); 3]> = Vec::new();
-    // Content-Usage: the lines of the longest matching path.
-    let cu: Vec<usize> = matched
-        .iter()
-        .copied()
-        .filter(|&i| fam(i) == Family::ContentUsage)
-        .collect();
-    let longest = cu.iter().map(|&i| set.rules[i].priority).max();
-    let combine = |ids: &mut dyn Iterator<Item = usize>| {
-        let mut out = [(Pref::Unknown, NO_RULE); 3];
-        for i in ids {
-            for (c, o) in out.iter_mut().enumerate() {
-                let p = signals.rules[i].prefs[c];
-                let stronger = matches!(
-                    (o.0, p),
-                    (Pref::Unknown, Pref::Allow | Pref::Disallow) | (Pref::Allow, Pref::Disallow)
-                );
-                if stronger {
-                    *o = (p, i as u32);
-                }
-            }
-        }
-        out
-    };
-    if let Some(len) = longest {
-        sources.push(combine(
-            &mut cu.iter().copied().filter(|&i| set.rules[i].priority == len),
-        ));
-    }
-    sources.push(combine(
-        &mut matched
-            .iter()
-            .copied()
-            .filter(|&i| fam(i) == Family::ContentSignal),
-    ));
-    // Training tokens: each token's longest match; of the tokens that
-    // disallow, the lowest line is named.
-    let mut token_disallow: Option<usize> = None;
-    for t in 0..signals.training_agents.len() {
-        let mut best: Option<usize> = None;
-        for &i in matched
-            .iter()
-            .filter(|&&i| fam(i) == Family::Training(t as u16))
-        {
-            if best.is_none_or(|b| beats(i, b)) {
-                best = Some(i);
-            }
-        }
-        if let Some(b) = best.filter(|&b| !set.rules[b].allow) {
-            if token_disallow.is_none_or(|d| set.rules[b].line < set.rules[d].line) {
-                token_disallow = Some(b);
-            }
-        }
-    }
-    let mut out = [(Pref::Unknown, NO_RULE); 3];
-    if let Some(b) = token_disallow {
-        out[channel(Usage::TrainAi)] = (Pref::Disallow, b as u32);
-    }
-    sources.push(out);
-    for c in 0..3 {
-        let first = |p: Pref| sources.iter().find(|s| s[c].0 == p).map(|s| s[c].1);
-        let word = if !crawlable {
-            outcome_word(false, UNKNOWN_RULE)
-        } else if let Some(rule) = first(Pref::Disallow) {
-            outcome_word(false, rule)
-        } else if let Some(rule) = first(Pref::Allow) {
-            outcome_word(true, rule)
-        } else {
-            outcome_word(false, UNKNOWN_RULE)
-        };
-        words.push(word);
-    }
-    words
 }
 
 #[cfg(test)]

@@ -110,7 +110,7 @@ pub fn check_one(data: &[u8]) {
     };
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).expect("compiler output must load");
-    if compiled.rule_set.acap.is_some() {
+    if compiled.rule_set.acap().is_some() {
         // acap: the engine against the independent ACAP oracle, every usage.
         let oracle = robocc_reference::AcapOracle::new(body, agent(sel), &[], &[]);
         for url in urls.split(|&b| b == 0xFE) {

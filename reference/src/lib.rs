@@ -108,8 +108,7 @@ fn check_path_longest(set: &RuleSet, path: &[u8]) -> RefVerdict {
     // AI-usage preference statements are rules of the set too; crawl is
     // decided by the agent's Allow/Disallow rules only.
     let crawl = |id: usize| {
-        set.signals
-            .as_ref()
+        set.signals()
             .is_none_or(|s| s.rules[id].family == robocc_compiler::signals::Family::Crawl)
     };
     for (id, rule) in set.rules.iter().enumerate().filter(|&(id, _)| crawl(id)) {

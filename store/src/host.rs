@@ -385,6 +385,15 @@ pub fn redirect_dependencies(
     out
 }
 
+/// A host whose body took the split path or failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostNote {
+    /// Host key.
+    pub host: String,
+    /// What happened.
+    pub note: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

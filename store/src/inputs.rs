@@ -2,8 +2,7 @@
 //! manifest's lines, a directory of `<host>.txt` files, body files read
 //! whole or as the prefix the parser reads, and [`InputError`].
 
-use crate::host::{absolute_location, host_key, HostKeyError};
-use crate::report::HostNote;
+use crate::host::{absolute_location, host_key, HostKeyError, HostNote};
 use std::borrow::Cow;
 use std::fmt;
 

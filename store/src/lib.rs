@@ -39,14 +39,14 @@ pub mod warc;
 pub use build::{BuiltSet, OnFailure, StoreBuilder};
 pub use host::{
     absolute_location, host_key, idna_lookup_url, is_robots_txt_url, is_self_redirect,
-    redirect_dependencies, redirect_target, shard_of_key, url_host_key, HostKeyError,
+    redirect_dependencies, redirect_target, shard_of_key, url_host_key, HostKeyError, HostNote,
     MAX_REDIRECTS,
 };
 pub use inputs::{
     dir_inputs, hex, inputs_from_dir, manifest_inputs, manifest_inputs_from, manifest_line,
     DirInputs, HostInput, InputError, InputErrorKind,
 };
-pub use report::{HostNote, SourceCounts, StoreError, StoreReport};
+pub use report::{SourceCounts, StoreError, StoreReport};
 
 #[cfg(test)]
 mod test_support {

@@ -1,19 +1,11 @@
 //! What a build did ([`StoreReport`], with [`HostNote`]s and
 //! [`SourceCounts`]) and why one could not be done ([`StoreError`]).
 
+use crate::host::HostNote;
 use crate::inputs::InputError;
 use robocc_compiler::CompileError;
 use robocc_engine::HostSource;
 use std::fmt;
-
-/// A host whose body took the split path or failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostNote {
-    /// Host key.
-    pub host: String,
-    /// What happened.
-    pub note: String,
-}
 
 /// Hosts per [`HostSource`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

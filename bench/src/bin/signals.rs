@@ -78,7 +78,7 @@ fn main() {
             dropped += 1;
             continue;
         }
-        if w.compiled.rule_set.signals.is_none() {
+        if w.compiled.rule_set.signals().is_none() {
             silent += 1;
             continue;
         }

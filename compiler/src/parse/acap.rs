@@ -8,10 +8,11 @@
 //! decided later, in [`crate::acap`]; docs/dialects.md ("acap") gives every
 //! choice.
 
+use super::agent_value::{is_global_value, value_names, value_token};
 use super::keys::{classify, split_line, KeyKind};
 use super::lines::{Line, Lines};
-use crate::agent::{is_global_value, value_names, value_token};
 use crate::diag::{DiagCode, Diagnostic};
+pub use crate::outcome::acap::RequestField;
 use robocc_engine::Usage;
 
 /// A usage as a rule or a definition names it.
@@ -44,18 +45,6 @@ pub struct RuleField {
     /// applies only when one of `purposes` matches a declared purpose (none
     /// may be valid: then it never applies).
     pub in_sub_record: bool,
-}
-
-/// An action request field (§2.6): kept, never a rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestField {
-    /// The action, lower-cased: `take-down` or `re-crawl` (§3; another
-    /// action is not kept).
-    pub action: String,
-    /// The resource path.
-    pub path: String,
-    /// 1-based line.
-    pub line: u32,
 }
 
 /// An ACAP record (§2.3).

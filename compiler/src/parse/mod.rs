@@ -2,8 +2,10 @@
 //!
 //! The stages are one module each: [`lines`] splits the body, [`keys`] splits
 //! a line into key and value and says what the key means, [`escape`] encodes
-//! rule values, and this module assembles groups. Everything borrows from the
-//! input; only rule values that need encoding are copied.
+//! rule values, [`agent_value`] is the User-agent value grammar (product
+//! tokens, the part of a value that names one), and this module assembles
+//! groups. Everything borrows from the input; only rule values that need
+//! encoding are copied.
 //!
 //! Grouping follows Google's robotstxt library (its reading of RFC 9309
 //! §2.2.4): consecutive user-agent lines form one group, and a group ends only
@@ -12,6 +14,7 @@
 //! end a group unless [`ParseOptions::records_close_groups`] is set.
 
 pub mod acap;
+pub mod agent_value;
 pub mod escape;
 pub mod keys;
 pub mod lines;

@@ -125,7 +125,7 @@ fn assert_agree(
 /// and a token's Allow.
 fn assert_statements(what: &str, compiled: &robocc_compiler::Compiled, policy: &Policy<'_>) {
     use robocc_compiler::signals::{Family, Pref as P};
-    let Some(signals) = &compiled.rule_set.signals else {
+    let Some(signals) = compiled.rule_set.signals() else {
         return;
     };
     for (id, r) in signals.rules.iter().enumerate() {

@@ -10,9 +10,9 @@ mod spill;
 #[cfg(test)]
 mod tests;
 
-use crate::host::shard_of_key;
+use crate::host::{shard_of_key, HostNote};
 use crate::inputs::{HostInput, InputError};
-use crate::report::{HostNote, StoreError, StoreReport};
+use crate::report::{StoreError, StoreReport};
 use collect::{Collected, HostRows};
 use compile::{compile_bodies, distinct_reused, reusable, Built};
 use resolve::resolve;

@@ -1,0 +1,445 @@
+//! Threads and their closure: a thread is a position in a pattern; a DFA
+//! state under construction ([`StateKey`]) is the live threads and what
+//! matched for good. [`Patterns::normalize`] closes threads under "a `*`
+//! may match nothing" and prunes what can no longer decide (rank, star
+//! dominance, set mode's [`Canonical`]).
+
+use super::{FxHashSet, Mode};
+use crate::glob::{Atom, Glob};
+use crate::outcome::{self, Canonical};
+use crate::ruleset::RuleSet;
+use std::hash::{Hash, Hasher};
+
+/// A thread: a position in a pattern, numbered over all the automaton's
+/// patterns in order ([`Patterns::offset`]: pattern `i`'s position `j` is
+/// `offset[i] + j`), so that threads sort by pattern, then position.
+pub(super) type Thread = u32;
+
+/// A DFA state under construction: live threads (sorted) and the best
+/// permanently matched pattern (`NONE` if none); in *set* mode (acap),
+/// every permanently matched pattern instead (sorted).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(super) struct StateKey {
+    pub(super) threads: Vec<Thread>,
+    pub(super) best: u32,
+    pub(super) matched: Vec<u32>,
+}
+
+impl Hash for StateKey {
+    /// Two threads per word.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_usize(self.threads.len());
+        let mut pairs = self.threads.chunks_exact(2);
+        for pair in &mut pairs {
+            h.write_u64((u64::from(pair[0]) << 32) | u64::from(pair[1]));
+        }
+        if let [last] = pairs.remainder() {
+            h.write_u32(*last);
+        }
+        h.write_u32(self.best);
+        h.write_usize(self.matched.len());
+        for &m in &self.matched {
+            h.write_u32(m);
+        }
+    }
+}
+
+pub(super) const NONE: u32 = u32::MAX;
+
+/// The patterns of one automaton, in the form the construction needs.
+pub(super) struct Patterns<'a> {
+    /// What the states keep ([`Mode::Register`]: a state's `best` is only
+    /// what completes on entering it, not carried to its successors;
+    /// [`Mode::Sets`]: no rank, so nothing is pruned by rank, and a state
+    /// keeps the set of patterns matched for good, its outcome resolved
+    /// from that set by [`crate::outcome::Resolution::outcome`]).
+    pub(super) mode: Mode,
+    /// Set mode: which matched rules still matter ([`Canonical`]).
+    pub(super) canon: Option<Box<dyn Canonical>>,
+    /// Atoms of each (simplified) pattern.
+    pub(super) body: Vec<&'a [Atom]>,
+    /// Must the pattern reach the end of the path?
+    pub(super) dollar: Vec<bool>,
+    /// Rule id of each pattern.
+    pub(super) rule: Vec<usize>,
+    /// Place of each pattern when sorted by rank, best first (rules break
+    /// ties by id: [`outcome::beats`]).
+    pub(super) place: Vec<u32>,
+    /// Where each pattern's positions start in `kind` (its first thread).
+    pub(super) offset: Vec<u32>,
+    /// The pattern of each position.
+    pub(super) pat: Vec<u32>,
+    /// What each position of each pattern (its end included) reads: see
+    /// [`Patterns::kind`].
+    pub(super) kind: Vec<u16>,
+    pub(super) set: &'a RuleSet,
+}
+
+/// [`Patterns::kind`]: the end of the pattern.
+pub(super) const KIND_END: u16 = u16::MAX;
+/// [`Patterns::kind`]: a `*`.
+pub(super) const KIND_STAR: u16 = u16::MAX - 1;
+/// [`Patterns::kind`]: a set or any byte (the atom says which classes).
+pub(super) const KIND_SET: u16 = u16::MAX - 2;
+
+impl<'a> Patterns<'a> {
+    /// The patterns of rules `ids` of `set` (`simple`: every rule's glob,
+    /// simplified), built in `mode`; positions are indexed once the byte
+    /// classes are known. A rule equal to an earlier one in atoms, anchoring
+    /// and rank never wins, so it is left out (in set mode every rule
+    /// counts: its usage and tier matter).
+    pub(super) fn new(set: &'a RuleSet, simple: &'a [Glob], ids: &[usize], mode: Mode) -> Self {
+        let mut seen = FxHashSet::default();
+        let mut simplified: Vec<(&Glob, usize)> = Vec::new();
+        for &i in ids {
+            let glob = &simple[i];
+            let key = if mode == Mode::Sets {
+                i as u64
+            } else {
+                u64::from(set.rules[i].rank)
+            };
+            if seen.insert((glob, key)) {
+                simplified.push((glob, i));
+            }
+        }
+        Patterns {
+            mode,
+            canon: set.resolution.canon(&set.rules),
+            body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
+            dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
+            rule: simplified.iter().map(|&(_, i)| i).collect(),
+            place: {
+                let mut order: Vec<usize> = (0..simplified.len()).collect();
+                order.sort_unstable_by_key(|&p| {
+                    let rule = simplified[p].1;
+                    (std::cmp::Reverse(set.rules[rule].rank), rule)
+                });
+                let mut place = vec![0u32; order.len()];
+                for (k, &p) in order.iter().enumerate() {
+                    place[p] = k as u32;
+                }
+                place
+            },
+            offset: Vec::new(),
+            pat: Vec::new(),
+            kind: Vec::new(),
+            set,
+        }
+    }
+}
+
+impl Patterns<'_> {
+    /// Does pattern `a` beat pattern `b`?
+    pub(super) fn beats(&self, a: u32, b: u32) -> bool {
+        // `place` orders the patterns as [`outcome::beats`] orders their
+        // rules (checked in debug builds).
+        debug_assert!(
+            b == NONE
+                || (self.place[a as usize] < self.place[b as usize])
+                    == outcome::beats(
+                        &self.set.rules,
+                        self.rule[a as usize],
+                        self.rule[b as usize],
+                    )
+        );
+        b == NONE || self.place[a as usize] < self.place[b as usize]
+    }
+
+    /// The atom thread `t` reads (none at the end of its pattern).
+    pub(super) fn at(&self, t: Thread) -> Option<Atom> {
+        let i = self.pat(t);
+        let j = t - self.offset[i as usize];
+        self.body[i as usize].get(j as usize).copied()
+    }
+
+    /// The pattern of thread `t`.
+    #[inline]
+    pub(super) fn pat(&self, t: Thread) -> u32 {
+        self.pat[t as usize]
+    }
+
+    /// What thread `t` reads next: the class of its byte, or [`KIND_END`],
+    /// [`KIND_STAR`], [`KIND_SET`].
+    #[inline]
+    pub(super) fn kind(&self, t: Thread) -> u16 {
+        self.kind[t as usize]
+    }
+
+    /// The closure of `threads` under "a `*` may match nothing", into
+    /// `closed` (overwritten); `ended` is called with the pattern of each
+    /// thread that reaches its pattern's end. Sorted threads close into
+    /// sorted, distinct threads when `sorted` says so: a thread at or before
+    /// the last closed one is inside its pattern's `*` run, whose closure is
+    /// the rest of that run, already there, so it is skipped.
+    #[inline]
+    fn close(
+        &self,
+        threads: &[Thread],
+        sorted: bool,
+        closed: &mut Vec<Thread>,
+        mut ended: impl FnMut(u32),
+    ) {
+        closed.clear();
+        for &t in threads {
+            if sorted && closed.last().is_some_and(|&l| l >= t) {
+                continue;
+            }
+            let mut t = t;
+            loop {
+                closed.push(t);
+                match self.kind(t) {
+                    KIND_STAR => t += 1,
+                    KIND_END => {
+                        ended(self.pat(t));
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    /// Ranked mode: [`Patterns::close`], folding each completed pattern
+    /// without `$` into `best`.
+    #[inline]
+    fn close_ranked(
+        &self,
+        threads: &[Thread],
+        sorted: bool,
+        best: &mut u32,
+        closed: &mut Vec<Thread>,
+    ) {
+        self.close(threads, sorted, closed, |i| {
+            if !self.dollar[i as usize] && self.beats(i, *best) {
+                *best = i;
+            }
+        });
+    }
+
+    /// Closes `threads` under "a `*` may match nothing", records permanent
+    /// matches (set mode: in `matched`; ranked: in `best`, by
+    /// `normalize_ranked`), and prunes threads that can no longer decide.
+    /// `closed` is scratch space (its contents are overwritten).
+    pub(super) fn normalize(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        matched: &mut Vec<u32>,
+        closed: &mut Vec<Thread>,
+    ) {
+        if self.mode != Mode::Sets {
+            self.normalize_ranked(threads, best, closed);
+            return;
+        }
+        // Sorted threads (as `successors` makes them) close into sorted,
+        // distinct threads. A finished pattern without `$` is matched for
+        // good.
+        let sorted = threads.is_sorted();
+        self.close(threads, sorted, closed, |i| {
+            if !self.dollar[i as usize] {
+                if let Err(at) = matched.binary_search(&i) {
+                    matched.insert(at, i);
+                }
+            }
+        });
+        closed.retain(|&t| {
+            let i = self.pat(t);
+            // A finished pattern without `$` was put in `matched` above; a
+            // pattern matched for good has nothing left to say.
+            let permanent = self.kind(t) == KIND_END && !self.dollar[i as usize];
+            !permanent && matched.binary_search(&i).is_err()
+        });
+        if let Some(canon) = &self.canon {
+            // Set mode: forget matched rules that no longer change any
+            // outcome, and threads of rules that could not either.
+            let mut ids: Vec<usize> = matched.iter().map(|&p| self.rule[p as usize]).collect();
+            canon.reduce(&mut ids);
+            matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
+            closed.retain(|&t| canon.matters(self.rule[self.pat(t) as usize], &ids));
+        }
+        if !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
+        // Star dominance: keep, per pattern, only positions at or after its
+        // furthest active `*`.
+        let out = threads;
+        out.clear();
+        let mut k = 0;
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            let end = k + closed[k..]
+                .iter()
+                .take_while(|&&t| self.pat(t) == i)
+                .count();
+            let floor = closed[k..end]
+                .iter()
+                .rev()
+                .find(|&&t| self.kind(t) == KIND_STAR)
+                .map_or(0, |&t| t);
+            out.extend(closed[k..end].iter().filter(|&&t| t >= floor));
+            k = end;
+        }
+    }
+
+    /// [`Patterns::normalize`] for ranked rules (not set mode), in two
+    /// passes: close (and fold completed patterns into `best`), then drop
+    /// per pattern what is beaten, completed, or behind its last `*`.
+    pub(super) fn normalize_ranked(
+        &self,
+        threads: &mut Vec<Thread>,
+        best: &mut u32,
+        closed: &mut Vec<Thread>,
+    ) {
+        let sorted = threads.is_sorted();
+        self.close_ranked(threads, sorted, best, closed);
+        if !sorted && !closed.windows(2).all(|w| w[0] < w[1]) {
+            closed.sort_unstable();
+            closed.dedup();
+        }
+        let out = threads;
+        out.clear();
+        let mut k = 0;
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            // The pattern's end position; its threads are up to there.
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end] <= last {
+                end += 1;
+            }
+            // A register automaton prunes nothing by rank: its states must
+            // depend on the recent input only, not on what matched before
+            // (the register remembers that).
+            if self.mode == Mode::Register || self.beats(i, *best) {
+                let group = &closed[k..end];
+                // Star dominance: positions at or after the last active `*`.
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |&t| t);
+                // A finished pattern without `$` was folded into `best`.
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+            }
+            k = end;
+        }
+    }
+
+    /// Ranked mode: the successor whose threads are the star threads and
+    /// `extra` (sorted), given the star threads normalized alone (`base`,
+    /// with `base_best`): as [`Patterns::normalize`] of both, which it
+    /// equals, but only the patterns `extra` reaches are merged and
+    /// filtered again. `None` when, in a plain automaton, `extra` completes
+    /// a pattern that beats `base_best` (any pattern of `base` may then be
+    /// beaten: the caller normalizes the whole).
+    pub(super) fn join_ranked(
+        &self,
+        base: &[Thread],
+        base_best: u32,
+        extra: &[Thread],
+        closed: &mut Vec<Thread>,
+        group: &mut Vec<Thread>,
+    ) -> Option<StateKey> {
+        debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
+        let mut best = base_best;
+        self.close_ranked(extra, true, &mut best, closed);
+        if self.mode != Mode::Register && best != base_best {
+            return None;
+        }
+        let mut out = Vec::with_capacity(base.len() + closed.len());
+        let (mut cur, mut k) = (0, 0);
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            let first = self.offset[i as usize];
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < closed.len() && closed[end] <= last {
+                end += 1;
+            }
+            // Pattern `i`'s threads in `base`: they were kept with the same
+            // best, so `i` is not beaten if it has any.
+            let a_start = cur + base[cur..].partition_point(|&t| t < first);
+            let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
+            out.extend_from_slice(&base[cur..a_start]);
+            if self.mode == Mode::Register || self.beats(i, best) {
+                // The union of both, then what `normalize_ranked` keeps of a
+                // pattern (what `base` dropped of it by its own last `*`, a
+                // later one drops too).
+                group.clear();
+                let (a, b) = (&base[a_start..a_end], &closed[k..end]);
+                let (mut x, mut y) = (0, 0);
+                while x < a.len() && y < b.len() {
+                    match a[x].cmp(&b[y]) {
+                        std::cmp::Ordering::Less => {
+                            group.push(a[x]);
+                            x += 1;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            group.push(b[y]);
+                            y += 1;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            group.push(a[x]);
+                            x += 1;
+                            y += 1;
+                        }
+                    }
+                }
+                group.extend_from_slice(&a[x..]);
+                group.extend_from_slice(&b[y..]);
+                let floor = group
+                    .iter()
+                    .rev()
+                    .find(|&&t| self.kind(t) == KIND_STAR)
+                    .map_or(0, |&t| t);
+                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
+                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+            }
+            cur = a_end;
+            k = end;
+        }
+        out.extend_from_slice(&base[cur..]);
+        Some(StateKey {
+            threads: out,
+            best,
+            matched: Vec::new(),
+        })
+    }
+
+    /// Set mode: the rules matched if the path ends in state `key` (sorted
+    /// rule ids).
+    pub(super) fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
+        let ended = key
+            .threads
+            .iter()
+            .filter(|&&t| self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize])
+            .map(|&t| self.pat(t));
+        let mut rules: Vec<usize> = key
+            .matched
+            .iter()
+            .copied()
+            .chain(ended)
+            .map(|p| self.rule[p as usize])
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    }
+
+    /// The winning pattern if the path ends in state `key` (a register
+    /// automaton: among the emit and the `$` patterns completed there).
+    pub(super) fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
+        let mut best = key.best;
+        for &t in &key.threads {
+            if self.kind(t) == KIND_END {
+                let i = self.pat(t);
+                if self.dollar[i as usize] && self.beats(i, best) {
+                    best = i;
+                }
+            }
+        }
+        (best != NONE).then_some(best)
+    }
+}

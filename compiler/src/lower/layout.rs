@@ -1,0 +1,624 @@
+//! Laying out: which states are decided, and the automaton written as a
+//! program ([`finish`]: compact nodes and dense rows); then, per
+//! [`Layout`], automata rewritten as rows ([`densify`]).
+
+use super::{Ctx, FxHashMap, Layout};
+use robocc_engine::artifact::Automaton;
+use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
+
+/// [`Layout::Auto`]: rows only while one automaton's stay within this many
+/// bytes, where they and the rest of a check's reads stay in a 48 KiB L1
+/// data cache (measured: files whose rows pass 32 KiB gained least).
+pub const AUTO_MAX_ROWS: usize = 32 << 10;
+
+/// [`Layout::Auto`]: a policy's programs may grow to this many times its
+/// source (counted as at least 1 KiB), which keeps the corpus's p99
+/// artifact/source ratio far inside issue 12's 20× (docs/artifact.md).
+pub const AUTO_ROWS_PER_SOURCE_BYTE: usize = 12;
+
+/// Whether a walk of `a` can leave a row for a fallback node (a `*`
+/// pattern's literal, read against its scanning row) and come back: the
+/// node dispatch and the row loop's exit that rows would save.
+fn has_fallback(a: &Automaton) -> bool {
+    decode(a).is_some_and(|(_, nodes, _)| {
+        nodes.iter().any(|n| {
+            matches!(
+                n,
+                Node::Sparse { fallback: true, .. } | Node::Chain { fallback: true, .. }
+            )
+        })
+    })
+}
+
+impl Ctx<'_> {
+    /// The last stage: with [`Layout::Dense`], each automaton rewritten as
+    /// rows ([`densify`]) where the rows stay within the table budget; with
+    /// [`Layout::Auto`], only automata with fallback nodes, within the auto
+    /// limits too (`source_len`: the length of the source, as given). The
+    /// form (plain or register, one automaton or split) was chosen, and the
+    /// budget met, on compact sizes: a file that compiles compact compiles
+    /// in any layout.
+    pub(super) fn lay_out(&mut self, source_len: usize) {
+        let auto = match self.budget.layout {
+            Layout::Compact => return,
+            Layout::Auto => true,
+            Layout::Dense => false,
+        };
+        let allowance = AUTO_ROWS_PER_SOURCE_BYTE.saturating_mul(source_len.max(1024));
+        let mut programs: usize = self.automata.iter().map(|a| a.prog.len()).sum();
+        let outcomes = self.table.ids.len();
+        for a in &mut self.automata {
+            // Rows are never smaller than the nodes they replace: a program
+            // past the cap is not decoded at all (it may be megabytes).
+            if auto && (a.prog.len() > AUTO_MAX_ROWS || !has_fallback(a)) {
+                continue;
+            }
+            let Some(d) = densify(a, outcomes) else {
+                continue;
+            };
+            let grown = d.prog.len().saturating_sub(a.prog.len());
+            if auto && (d.prog.len() > AUTO_MAX_ROWS || programs + grown > allowance) {
+                continue;
+            }
+            let spent = self.spent_bytes + grown;
+            if spent <= self.budget.total_bytes {
+                self.spent_bytes = spent;
+                programs += grown;
+                *a = d;
+            }
+        }
+    }
+}
+
+/// `a` (of a policy with `outcomes` outcome ids) with a dense row for
+/// every state ([`Layout::Dense`]): every chain position becomes a row of
+/// its own, and what a compact node leaves to its default (consumed, or
+/// read again at the default's row) is written into the row. `None` when the dense program would need 4-byte targets (it
+/// would no longer be the small, cache-resident table that makes it fast)
+/// or `a` does not decode.
+fn densify(a: &Automaton, outcomes: usize) -> Option<Automaton> {
+    // Rows are never smaller than the nodes they replace.
+    if a.prog.len() > 0xFFFF {
+        return None;
+    }
+    let (start, nodes, emits) = decode(a)?;
+    let classes_len = usize::from(a.classes_len);
+    let register = !a.ranked.is_empty();
+    // The row of each node's first state; chains take one per class.
+    let mut first = Vec::with_capacity(nodes.len());
+    let mut states = 0usize;
+    for node in &nodes {
+        first.push(states as u32);
+        states += match node {
+            Node::Chain { classes, .. } => classes.len(),
+            _ => 1,
+        };
+    }
+    let row_bytes = 2 * (classes_len + 1 + usize::from(register));
+    // Decided targets are offsets past the program: they must fit too.
+    let outcomes = if register { a.ranked.len() } else { outcomes };
+    let rows_already = nodes.iter().all(|n| matches!(n, Node::Dense { .. }));
+    if rows_already || states.checked_mul(row_bytes)? + outcomes > 0xFFFF {
+        return None;
+    }
+    let map = |t: Target| match t {
+        Target::Node(i) => Target::Node(first[i as usize]),
+        decided => decided,
+    };
+    // A fallback reads the class again at its default, a dense row (the
+    // validator admits no other); checked here rather than assumed.
+    let fallbacks_ok = nodes.iter().all(|n| match n {
+        Node::Sparse {
+            fallback: true,
+            default,
+            ..
+        }
+        | Node::Chain {
+            fallback: true,
+            default,
+            ..
+        } => matches!(default, Target::Node(d) if matches!(nodes[*d as usize], Node::Dense { .. })),
+        _ => true,
+    });
+    if !fallbacks_ok {
+        return None;
+    }
+    // Where class `c` goes when a compact node does not list it.
+    let miss = |default: Target, fallback: bool, c: usize| -> Target {
+        match (fallback, default) {
+            (true, Target::Node(d)) => match &nodes[d as usize] {
+                Node::Dense { row, .. } => map(row[c]),
+                // Excluded by `fallbacks_ok`.
+                _ => map(default),
+            },
+            _ => map(default),
+        }
+    };
+    let end = usize::from(PROGRAM_END_CLASS);
+    let mut rows = Vec::with_capacity(states);
+    let mut row_emits = Vec::with_capacity(if register { states } else { 0 });
+    for (i, node) in nodes.iter().enumerate() {
+        match node {
+            Node::Dense { outcome, row } => rows.push(Node::Dense {
+                outcome: *outcome,
+                row: row.iter().map(|&t| map(t)).collect(),
+            }),
+            Node::Sparse {
+                outcome,
+                default,
+                fallback,
+                exceptions,
+            } => rows.push(Node::Dense {
+                outcome: *outcome,
+                row: (0..classes_len)
+                    .map(
+                        |c| match exceptions.iter().find(|e| usize::from(e.0) == c) {
+                            _ if c == end => Target::Outcome(*outcome),
+                            Some(e) => map(e.1),
+                            None => miss(*default, *fallback, c),
+                        },
+                    )
+                    .collect(),
+            }),
+            Node::Chain {
+                outcome,
+                default,
+                fallback,
+                classes,
+                next,
+            } => {
+                for (j, &want) in classes.iter().enumerate() {
+                    rows.push(Node::Dense {
+                        outcome: *outcome,
+                        row: (0..classes_len)
+                            .map(|c| {
+                                if c == end {
+                                    Target::Outcome(*outcome)
+                                } else if c != usize::from(want) {
+                                    miss(*default, *fallback, c)
+                                } else if j + 1 < classes.len() {
+                                    Target::Node(first[i] + j as u32 + 1)
+                                } else {
+                                    map(*next)
+                                }
+                            })
+                            .collect(),
+                    });
+                }
+            }
+        }
+        if register {
+            // Chains hold only states without an emit after their head.
+            let k = rows.len() - row_emits.len();
+            row_emits.push(emits[i]);
+            row_emits.extend(std::iter::repeat_n(0, k - 1));
+        }
+    }
+    let classes: [u8; 256] = a.classes.as_slice().try_into().ok()?;
+    let mut d = encode(
+        classes,
+        a.classes_len,
+        map(start),
+        &rows,
+        &row_emits,
+        a.ranked.clone(),
+        outcomes,
+    );
+    d.max_rank = a.max_rank;
+    Some(d)
+}
+
+/// What a register automaton adds to its states (see
+/// [`robocc_engine::program`]); its `outcome`s are priorities.
+pub(super) struct Register {
+    /// Priority completed on entering each state (0: none).
+    pub(super) emit: Vec<u32>,
+    /// States without live threads: nothing can change after them.
+    pub(super) dead: Vec<bool>,
+    /// Priority → outcome id.
+    pub(super) ranked: Vec<u32>,
+}
+
+/// States with more exceptions to their default target than this are
+/// written as dense rows whatever the size (a sparse node is a linear scan;
+/// the node format holds at most 63).
+const SPARSE_LIMIT: usize = 12;
+/// A state is written dense when its row costs at most this many times its
+/// sparse form: a branchy state is cheap to make one lookup.
+const DENSE_FACTOR: usize = 3;
+/// The first nodes in breadth-first order (the first bytes of every path)
+/// are dense from this many exceptions on; the start state always is.
+const HOT_NODES: usize = 4;
+const HOT_EXCEPTIONS: usize = 2;
+
+/// A state's default target and its exceptions (class, target).
+type Shape = (usize, Vec<(u8, usize)>);
+
+/// Which states are undecided: some state reachable from them has another
+/// outcome (a register automaton: they have live threads, since what the
+/// register holds is known only at run time). The others are decided, and
+/// a transition into one is written as its outcome.
+fn undecided(
+    succ: &[Vec<usize>],
+    outcome: &[u32],
+    end_class: usize,
+    register: Option<&Register>,
+) -> Vec<bool> {
+    let n = succ.len();
+    let live = |c: usize| c != end_class;
+    let mut undecided = vec![false; n];
+    if let Some(r) = register {
+        // What the register holds is known only at run time: a state is
+        // decided when nothing can happen after it.
+        for (u, &dead) in undecided.iter_mut().zip(&r.dead) {
+            *u = !dead;
+        }
+    } else {
+        // A state is undecided when some reachable state has another
+        // outcome: seed with states that have such a successor, propagate
+        // backwards.
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut queue = Vec::new();
+        for s in 0..n {
+            for (c, &t) in succ[s].iter().enumerate() {
+                if !live(c) {
+                    continue;
+                }
+                preds[t].push(s);
+                if outcome[t] != outcome[s] && !undecided[s] {
+                    undecided[s] = true;
+                    queue.push(s);
+                }
+            }
+        }
+        while let Some(t) = queue.pop() {
+            for &p in &preds[t] {
+                if !undecided[p] {
+                    undecided[p] = true;
+                    queue.push(p);
+                }
+            }
+        }
+    }
+    undecided
+}
+
+/// Marks decided states ([`undecided`]), then writes the undecided ones as a program
+/// ([`robocc_engine::program`]): breadth-first from the start, runs of
+/// single-exception states as chains, others sparse or dense, and every
+/// transition into a decided state as that state's outcome.
+pub(super) fn finish(
+    succ: Vec<Vec<usize>>,
+    outcome: Vec<u32>,
+    class_of: [u8; 256],
+    end_class: usize,
+    outcomes: usize,
+    register: Option<Register>,
+) -> Automaton {
+    let n = succ.len();
+    let nclasses = succ.first().map_or(2, Vec::len);
+    let live = |c: usize| c != end_class;
+    let undecided = undecided(&succ, &outcome, end_class, register.as_ref());
+    // Register automata: the walk reads an emit only when it moves to a
+    // node, so a chain may absorb only states without one.
+    let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
+    // Edges into each undecided state from undecided states: a chain may
+    // absorb a state only if its one way in is the chain itself.
+    let mut indegree = vec![0usize; n];
+    for s in (0..n).filter(|&s| undecided[s]) {
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) {
+                indegree[t] += 1;
+            }
+        }
+    }
+    // Per undecided state: its default (most frequent live target) and its
+    // exceptions.
+    // One map for every state (cleared): allocating one per state showed.
+    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut consume_shape = |s: usize| -> Shape {
+        counts.clear();
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) {
+                *counts.entry(t).or_default() += 1;
+            }
+        }
+        let default = counts
+            .iter()
+            .max_by_key(|&(&t, &k)| (k, std::cmp::Reverse(t)))
+            .map_or(s, |(&t, _)| t);
+        let exceptions = succ[s]
+            .iter()
+            .enumerate()
+            .filter(|&(c, &t)| live(c) && t != default)
+            .map(|(c, &t)| (c as u8, t))
+            .collect();
+        (default, exceptions)
+    };
+    // Breadth-first rank of each undecided state: how early paths reach it.
+    let mut rank = vec![usize::MAX; n];
+    let mut order = Vec::new();
+    if undecided[0] {
+        rank[0] = 0;
+        order.push(0);
+    }
+    let mut k = 0;
+    while k < order.len() {
+        let s = order[k];
+        k += 1;
+        for (c, &t) in succ[s].iter().enumerate() {
+            if live(c) && undecided[t] && rank[t] == usize::MAX {
+                rank[t] = order.len();
+                order.push(t);
+            }
+        }
+    }
+    // Which states get a dense row. Row sizes with 2-byte targets: a
+    // sparse node is tag, outcome, default and per exception a class byte
+    // and a target; a dense row is a target per class and the outcome.
+    let consume: Vec<Option<Shape>> = (0..n)
+        .map(|s| undecided[s].then(|| consume_shape(s)))
+        .collect();
+    // Register automata are Aho-Corasick-like: a state inside a word
+    // differs from the scanning state only where the word goes on, but
+    // names every word's first byte; count what a fallback node lists.
+    let scanning = |s: usize| match &consume[s] {
+        Some((default, _)) => *default == s,
+        None => false,
+    };
+    let differ_count = |s: usize, d: usize| {
+        (0..nclasses)
+            .filter(|&c| live(c) && succ[s][c] != succ[d][c])
+            .count()
+    };
+    let is_dense: Vec<bool> = (0..n)
+        .map(|s| match &consume[s] {
+            None => false,
+            Some((default, exceptions)) => {
+                let mut m = exceptions.len();
+                if register.is_some() && *default != s && scanning(*default) {
+                    m = m.min(differ_count(s, *default));
+                }
+                let sparse_size = 5 + 3 * m;
+                let dense_size = 2 * (nclasses + 1);
+                // A state whose default is itself is where a `*` scans the
+                // path: every byte of it passes there.
+                m > SPARSE_LIMIT
+                    || *default == s
+                    || dense_size <= DENSE_FACTOR * sparse_size
+                    || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
+                    // Every walk starts here: a chain or sparse node would
+                    // cost each check a dispatch.
+                    || rank[s] == 0
+            }
+        })
+        .collect();
+    // The others: listed exceptions and a consuming default, or only the
+    // classes where they differ from their default's dense row (fallback),
+    // whichever lists fewer.
+    let shape = |s: usize| -> (bool, usize, Vec<(u8, usize)>) {
+        let (default, exceptions) = consume[s].clone().unwrap_or((s, Vec::new()));
+        if undecided[default] && is_dense[default] && default != s {
+            let differ: Vec<(u8, usize)> = succ[s]
+                .iter()
+                .enumerate()
+                .filter(|&(c, &t)| live(c) && t != succ[default][c])
+                .map(|(c, &t)| (c as u8, t))
+                .collect();
+            if differ.len() < exceptions.len() {
+                return (true, default, differ);
+            }
+        }
+        (false, default, exceptions)
+    };
+    // Lay out nodes breadth-first; `node_of[s]` is the node a state starts.
+    let mut node_of: Vec<Option<u32>> = vec![None; n];
+    let mut absorbed = vec![false; n];
+    enum Plan {
+        Dense(usize),
+        /// State, fallback, default, exceptions.
+        Sparse(usize, bool, usize, Vec<(u8, usize)>),
+        /// Head state, fallback, default, classes, next state.
+        Chain(usize, bool, usize, Vec<u8>, usize),
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for &s in &order {
+        if absorbed[s] {
+            continue;
+        }
+        node_of[s] = Some(plans.len() as u32);
+        if is_dense[s] {
+            plans.push(Plan::Dense(s));
+            continue;
+        }
+        let (fallback, default, exceptions) = shape(s);
+        if exceptions.len() != 1 {
+            plans.push(Plan::Sparse(s, fallback, default, exceptions));
+            continue;
+        }
+        // Extend a chain while the next state has one way in (from here),
+        // the same default, kind and outcome, and one exception.
+        let mut classes = vec![exceptions[0].0];
+        let mut next = exceptions[0].1;
+        while classes.len() < robocc_engine::program::MAX_CHAIN
+            && undecided[next]
+            && !is_dense[next]
+            && next != 0
+            && indegree[next] == 1
+            && !absorbed[next]
+            && node_of[next].is_none()
+            && outcome[next] == outcome[s]
+            && emit_of(next) == 0
+        {
+            let (f, d, e) = shape(next);
+            if f != fallback || d != default || e.len() != 1 {
+                break;
+            }
+            absorbed[next] = true;
+            classes.push(e[0].0);
+            next = e[0].1;
+        }
+        plans.push(Plan::Chain(s, fallback, default, classes, next));
+    }
+    let target = |t: usize| -> Target {
+        match node_of[t] {
+            Some(node) if undecided[t] => Target::Node(node),
+            _ => Target::Outcome(outcome[t]),
+        }
+    };
+    let nodes: Vec<Node> = plans
+        .iter()
+        .map(|plan| match plan {
+            Plan::Dense(s) => Node::Dense {
+                outcome: outcome[*s],
+                row: succ[*s]
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &t)| {
+                        if live(c) {
+                            target(t)
+                        } else {
+                            // The path ends here: this state's outcome.
+                            Target::Outcome(outcome[*s])
+                        }
+                    })
+                    .collect(),
+            },
+            Plan::Chain(s, fallback, default, classes, next) => Node::Chain {
+                outcome: outcome[*s],
+                default: target(*default),
+                fallback: *fallback,
+                classes: classes.clone(),
+                next: target(*next),
+            },
+            Plan::Sparse(s, fallback, default, exceptions) => Node::Sparse {
+                outcome: outcome[*s],
+                default: target(*default),
+                fallback: *fallback,
+                exceptions: exceptions.iter().map(|&(c, t)| (c, target(t))).collect(),
+            },
+        })
+        .collect();
+    let (emits, ranked, outcomes) = match register {
+        Some(r) => {
+            let emits = plans
+                .iter()
+                .map(|plan| match plan {
+                    Plan::Dense(s) | Plan::Sparse(s, ..) | Plan::Chain(s, ..) => r.emit[*s],
+                })
+                .collect();
+            let count = r.ranked.len();
+            (emits, r.ranked, count)
+        }
+        None => (Vec::new(), Vec::new(), outcomes),
+    };
+    encode(
+        class_of,
+        nclasses as u16,
+        target(0),
+        &nodes,
+        &emits,
+        ranked,
+        outcomes,
+    )
+}
+
+/// `Layout::Auto`'s two limits, each shown deciding on its own.
+#[cfg(test)]
+mod auto_layout {
+    use super::{Layout, AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
+    use crate::{compile, CompileOptions};
+
+    /// Twitter's Googlebot rules: `*` scans whose rows are ~30 KB.
+    const RULES: &str = "User-agent: Googlebot\nAllow: /?_escaped_fragment_\nAllow: /*?lang=\n\
+        Allow: /hashtag/*?src=\nAllow: /search?q=%23\nAllow: /i/api/\nDisallow: /search/realtime\n\
+        Disallow: /search/users\nDisallow: /search/*/grid\nAllow: /*?ref_src=\nAllow: /*?src=\n\
+        Disallow: /*?\nDisallow: /*/followers\nDisallow: /*/following\n\
+        Disallow: /account/deactivated\nDisallow: /settings/deactivated\n";
+
+    /// Program bytes of each automaton of `body` compiled in `layout`.
+    fn automata(body: &str, layout: Layout) -> Vec<usize> {
+        let mut opts = CompileOptions::default();
+        opts.budget.layout = layout;
+        let c = compile(body.as_bytes(), "Googlebot", &opts).unwrap();
+        c.data.automata.iter().map(|a| a.prog.len()).collect()
+    }
+
+    fn programs(body: &str, layout: Layout) -> usize {
+        automata(body, layout).iter().sum()
+    }
+
+    /// `body` padded with a comment to `len` bytes: the same rules.
+    fn padded(body: &str, len: usize) -> String {
+        format!(
+            "{body}#{}\n",
+            "x".repeat(len.saturating_sub(body.len() + 2))
+        )
+    }
+
+    #[test]
+    fn the_source_allowance_decides_with_the_rules_unchanged() {
+        let (compact, dense) = (
+            programs(RULES, Layout::Compact),
+            programs(RULES, Layout::Dense),
+        );
+        // The premise: rows past a short source's allowance, under the cap.
+        assert!(dense > AUTO_ROWS_PER_SOURCE_BYTE * 1024, "{dense}");
+        assert!(
+            dense <= AUTO_MAX_ROWS && compact < dense,
+            "{compact} {dense}"
+        );
+        assert_eq!(programs(RULES, Layout::Auto), compact);
+        // The same rules in a longer file (a comment): within the allowance.
+        let long = padded(RULES, dense.div_ceil(AUTO_ROWS_PER_SOURCE_BYTE));
+        assert_eq!(programs(&long, Layout::Auto), dense);
+        let short = padded(RULES, dense / AUTO_ROWS_PER_SOURCE_BYTE - 64);
+        assert_eq!(programs(&short, Layout::Auto), compact);
+    }
+
+    #[test]
+    fn rows_past_the_cap_stay_compact_whatever_the_source() {
+        let more: String = (0..8)
+            .map(|w| format!("Disallow: /settings/section{w}/page\n"))
+            .collect();
+        let body = format!("{RULES}{more}");
+        let (compact, dense) = (
+            programs(&body, Layout::Compact),
+            programs(&body, Layout::Dense),
+        );
+        // The premise: rows past the cap, yet rewritable (2-byte targets).
+        assert!(dense > AUTO_MAX_ROWS && dense <= 0xFFFF, "{dense}");
+        let long = padded(&body, 100_000);
+        assert_eq!(programs(&long, Layout::Auto), compact);
+    }
+
+    /// A split policy shares one allowance: the automata are rewritten in
+    /// order while the policy's programs fit, not each against it alone.
+    #[test]
+    fn split_automata_share_the_allowance() {
+        let more: String = (0..8)
+            .map(|w| format!("Disallow: /*/section{w}/\nAllow: /*/section{w}/*?lang=\n"))
+            .collect();
+        let body = format!("{RULES}{more}");
+        let (compact, dense) = (
+            automata(&body, Layout::Compact),
+            automata(&body, Layout::Dense),
+        );
+        // The premise: several automata that rows would rewrite, each
+        // within the cap.
+        let rewritable = compact.iter().zip(&dense).filter(|(c, d)| c != d).count();
+        assert!(rewritable >= 2, "{compact:?} {dense:?}");
+        assert!(dense.iter().all(|&d| d <= AUTO_MAX_ROWS), "{dense:?}");
+        // An allowance halfway between all compact and all rows.
+        let (c, d): (usize, usize) = (compact.iter().sum(), dense.iter().sum());
+        let len = (c + d) / 2 / AUTO_ROWS_PER_SOURCE_BYTE;
+        assert!(len > 1024 && dense.iter().all(|&x| x <= len * AUTO_ROWS_PER_SOURCE_BYTE));
+        let auto = automata(&padded(&body, len), Layout::Auto);
+        let total: usize = auto.iter().sum();
+        assert!(total <= len * AUTO_ROWS_PER_SOURCE_BYTE, "{auto:?}");
+        assert!(total > c && auto != dense, "{auto:?}");
+        for ((a, c), d) in auto.iter().zip(&compact).zip(&dense) {
+            assert!(a == c || a == d, "{auto:?}");
+        }
+    }
+}

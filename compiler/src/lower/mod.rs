@@ -1,0 +1,616 @@
+//! Rules → automata whose states carry resolved outcomes.
+//!
+//! Every dialect's pattern is a [`Glob`]: bytes, byte sets, any byte, `*` (any
+//! run), and whether it must reach the end of the path. Its NFA is the
+//! pattern itself: a thread is a position in a pattern. We
+//! determinize the union of all patterns ourselves (subset construction) so
+//! that we can prune while we go, which a general regex determinizer cannot:
+//!
+//! * **Rank pruning.** The outcome is the matching rule of highest rank
+//!   ([`SetRule::rank`](crate::ruleset::SetRule::rank), from
+//!   [`Ranking::rank`](crate::dialect::Ranking::rank)). Once an unanchored pattern has matched, it matches
+//!   every continuation, so every thread of a rule that ranks below it can
+//!   never decide anything: it is dropped. The state remembers only that best
+//!   permanent match.
+//! * **Star dominance.** Once a thread of a pattern has passed a `*`, that `*`
+//!   stays active forever and accepts everything an earlier position of the
+//!   same pattern would: earlier threads of that pattern are dropped.
+//!
+//! A DFA state is the set of live threads plus the best permanent match. Its
+//! outcome (what holds if the path ends there) is resolved once, here. A state
+//! with no live thread can never change its outcome; more generally a state is
+//! *decided* when every state reachable from it has its outcome, and decided
+//! states are numbered last so the engine stops at the first one. `#` and NUL,
+//! which end a path in Google's reading of a URL, get a class of their own
+//! that leads to a decided state with the current state's outcome.
+//!
+//! * **Registers.** Rank pruning makes a state remember the best permanent
+//!   match, which multiplies the states of rule sets such as many `/*word`
+//!   patterns. A *register automaton* ([`Registers`]) does not: its state is
+//!   the live threads and what completed on entering it (its emit), and the
+//!   engine keeps the best emit in a register while it walks
+//!   ([`robocc_engine::program`]).
+//!
+//! When a DFA of all rules exceeds the budget, the rules are split in halves
+//! until each part fits; because the outcome is a maximum by rank, the engine
+//! combines the parts' outcomes exactly (the fallback path, recorded in the
+//! artifact header and the diagnostics).
+//!
+//! regex-automata's dense DFA builder was the first implementation; on the
+//! real corpus it took from 1 s to over a minute for 16 of 54 files with
+//! wildcard rules (it tracks every thread of every pattern), which is why
+//! this module does its own subset construction.
+//!
+//! The stages, one module each, in the order [`lower`] runs them:
+//!
+//! * `closure`: threads, their closure under `*` and pruning (rank, star
+//!   dominance, [`Canonical`](crate::outcome::Canonical));
+//! * `determinise`: byte classes, a state's successors and the subset
+//!   construction of one automaton;
+//! * `minimise`: set-mode automata's equal states merged;
+//! * `layout`: decided states, and the automaton written as a program
+//!   (compact nodes or dense rows).
+//!
+//! This module chooses the form (plain or register, one automaton or the
+//! rules split over several) within the budget.
+
+mod closure;
+mod determinise;
+mod layout;
+mod minimise;
+
+use crate::glob::{Atom, Glob};
+use crate::ruleset::RuleSet;
+use determinise::build_one;
+pub use layout::{AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
+use robocc_engine::artifact::Automaton;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::{Duration, Instant};
+
+/// The multiply-rotate hasher of rustc (`rustc-hash` 2): the subset
+/// construction hashes every successor of every state (vectors of small
+/// integers), where SipHash dominated the profile. Not DoS-resistant, which
+/// does not matter here: the keys are pattern and position numbers, and the
+/// budgets bound the work whatever the input.
+#[derive(Clone, Copy, Default)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = self.hash.wrapping_add(word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash.rotate_left(26)
+    }
+}
+
+/// A hash map with [`FxHasher`]. Nothing iterates these maps where the order
+/// could reach the output: lookups and insertions, and one maximum with a
+/// total tie-break (`finish`).
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`] (only insertions).
+type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
+
+/// Limits on what lowering may spend per automaton and in total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// States of one automaton.
+    pub max_states: usize,
+    /// Live threads summed over the states of one automaton (bounds the
+    /// memory of the construction: 8 bytes each).
+    pub max_threads: usize,
+    /// Transition-table bytes over all automata of a policy.
+    pub total_bytes: usize,
+    /// Wall-clock time for the whole lowering.
+    pub time: Duration,
+    /// Automata of one policy: the engine runs each of them per check, so
+    /// this bounds the cost of a check (the real corpus needs at most 18).
+    pub max_automata: usize,
+    /// When to build a register automaton (see [`Registers`]).
+    pub registers: Registers,
+    /// How the states are laid out (see [`Layout`]).
+    pub layout: Layout,
+}
+
+/// How the lowering lays out an automaton's states in the artifact
+/// (docs/artifact.md). Both answer the same; they trade bytes for speed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// [`Layout::Compact`], except that an automaton whose `*` patterns
+    /// make its walks leave a scanning row for a compact node and come
+    /// back (it has fallback nodes) is written as rows, while its rows
+    /// stay within [`AUTO_MAX_ROWS`] bytes and the policy's programs within
+    /// [`AUTO_ROWS_PER_SOURCE_BYTE`] times its source (counted as at least
+    /// 1 KiB). Measured on the shared corpus: such files check 1.29×
+    /// faster (median), for +0.17 on the median artifact/source ratio
+    /// (docs/artifact.md, "Layout").
+    #[default]
+    Auto,
+    /// Dense rows for the states every path passes through, compact nodes
+    /// (sparse lists, chains of literal bytes) for the rest: artifacts
+    /// about the size of their robots.txt. For the smallest stores.
+    Compact,
+    /// A dense row for every state — one table lookup per path byte and no
+    /// node dispatch, the fastest checks — for each automaton whose dense
+    /// program fits 2-byte targets (under 64 KiB) and the table budget;
+    /// others stay compact. Typically 3–7× the compact artifact: for a
+    /// crawler checking against few policies.
+    Dense,
+}
+
+/// When the lowering builds a *register* automaton, which keeps the best
+/// match so far in a register during the walk instead of in its states
+/// (smaller where many `*` patterns multiply the states, one more read per
+/// byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Registers {
+    /// Where the plain automaton is over budget or blown up (larger than
+    /// 4 KiB and 8× its rules' pattern bytes) and the register one is at
+    /// most half its size.
+    #[default]
+    Auto,
+    /// Always (tests, measurements).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            max_states: 200_000,
+            max_threads: 4_000_000,
+            total_bytes: 256 << 20,
+            time: Duration::from_secs(30),
+            max_automata: 1024,
+            registers: Registers::Auto,
+            layout: Layout::Auto,
+        }
+    }
+}
+
+/// The lowering's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lowered {
+    /// The automata (one unless split).
+    pub automata: Vec<Automaton>,
+    /// Outcome table, `channels` words per outcome id; id 0 is "no match".
+    pub outcomes: Vec<u32>,
+    /// Why one automaton of all rules was not possible, when the rules were
+    /// split over several.
+    pub split_reason: Option<BudgetExceeded>,
+}
+
+/// Which budget a lowering ran out of, with the limit in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetExceeded {
+    /// One automaton needed more states than this.
+    States(usize),
+    /// One automaton's construction tracked more live threads than this.
+    Threads(usize),
+    /// The lowering took longer than this.
+    Time(Duration),
+    /// The rules needed more automata than this.
+    Automata(usize),
+    /// The automata needed more table bytes than this in total.
+    TableBytes(usize),
+}
+
+impl std::fmt::Display for BudgetExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BudgetExceeded::States(n) => write!(f, "one automaton needs more than {n} states"),
+            BudgetExceeded::Threads(n) => {
+                write!(f, "one automaton tracks more than {n} pattern positions")
+            }
+            BudgetExceeded::Time(d) => write!(f, "lowering takes longer than {d:?}"),
+            BudgetExceeded::Automata(n) => write!(
+                f,
+                "the rules need more than {n} automata (a check runs every one)"
+            ),
+            BudgetExceeded::TableBytes(n) => {
+                write!(f, "the automata need more than {n} bytes of tables")
+            }
+        }
+    }
+}
+
+/// Lowering failed within the budget even with the rules split.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerError {
+    /// The budget that was exceeded.
+    pub exceeded: BudgetExceeded,
+    /// The line of a rule that is over the budget on its own.
+    pub rule_line: Option<u32>,
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.rule_line {
+            // Line 0: the implicit allow of the file's own path.
+            Some(0) => write!(
+                f,
+                "the implicit rule that allows the file's own path (/robots.txt or \
+                 /data.txt) alone: {}",
+                self.exceeded
+            ),
+            Some(line) => write!(f, "the rule on line {line} alone: {}", self.exceeded),
+            None => self.exceeded.fmt(f),
+        }
+    }
+}
+
+/// Interns per-state outcomes so that equal outcomes share an id.
+struct OutcomeTable {
+    ids: FxHashMap<Vec<u32>, u32>,
+    flat: Vec<u32>,
+}
+
+impl OutcomeTable {
+    fn intern(&mut self, o: Vec<u32>) -> u32 {
+        if let Some(&id) = self.ids.get(&o) {
+            return id;
+        }
+        let id = self.ids.len() as u32;
+        self.flat.extend_from_slice(&o);
+        self.ids.insert(o, id);
+        id
+    }
+}
+
+/// What one automaton's construction keeps in its states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Ranked rules; a state keeps the best permanent match (rank pruning).
+    Plain,
+    /// Ranked rules; the engine keeps the best match in a register, and a
+    /// state is its live threads and what completed on entering it (its
+    /// emit). See [`Registers`].
+    Register,
+    /// Set mode (acap, AI-usage preferences): no rank; a state keeps the
+    /// rules matched for good, resolved by the rule set's
+    /// [`Resolution`](crate::outcome::Resolution).
+    Sets,
+}
+
+/// What a lowering run shares across its automata.
+struct Ctx<'a> {
+    set: &'a RuleSet,
+    /// Each rule's glob, simplified (once: every attempt reads them).
+    simple: &'a [Glob],
+    budget: &'a Budget,
+    /// None: the time budget is beyond what the clock can represent (no
+    /// limit in practice).
+    deadline: Option<Instant>,
+    table: OutcomeTable,
+    automata: Vec<Automaton>,
+    spent_bytes: usize,
+    first_failure: Option<BudgetExceeded>,
+    /// `ROBOCC_DEBUG_LOWER` is set: each construction says on stderr what
+    /// it built or ran out of.
+    debug: bool,
+}
+
+impl Ctx<'_> {
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() > d)
+    }
+
+    /// Adds an automaton if the policy's automata count and table bytes
+    /// stay within the budget (the one-automaton path included).
+    fn admit(&mut self, a: Automaton) -> Result<(), BudgetExceeded> {
+        if self.automata.len() >= self.budget.max_automata {
+            return Err(BudgetExceeded::Automata(self.budget.max_automata));
+        }
+        self.spent_bytes += a.prog.len() + a.classes.len();
+        if self.spent_bytes > self.budget.total_bytes {
+            return Err(BudgetExceeded::TableBytes(self.budget.total_bytes));
+        }
+        self.automata.push(a);
+        Ok(())
+    }
+}
+
+/// Lowers `set` (its rules carry their dialect's ranks), read from a source
+/// of `source_len` bytes (which [`Layout::Auto`]'s allowance scales with:
+/// the footprint is judged against the file as fetched).
+pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
+    let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
+    let mut ctx = Ctx {
+        set,
+        simple: &simple,
+        budget,
+        deadline: Instant::now().checked_add(budget.time),
+        table: OutcomeTable {
+            ids: FxHashMap::default(),
+            flat: Vec::new(),
+        },
+        automata: Vec::new(),
+        spent_bytes: 0,
+        first_failure: None,
+        debug: std::env::var_os("ROBOCC_DEBUG_LOWER").is_some(),
+    };
+    // Outcome 0 is the outcome of matching nothing.
+    ctx.table
+        .intern(set.resolution.outcome(&set.rules, None, &[]));
+    if set.resolution.by_sets() {
+        // Set mode: resolution is not by rank, so the rules cannot be split
+        // over automata combined by rank, nor kept in a rank register. One
+        // plain automaton within the budget, or a refusal.
+        let all: Vec<usize> = (0..set.rules.len()).collect();
+        let a = build_one(&mut ctx, &all, budget, Mode::Sets).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?;
+        ctx.admit(a).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?;
+        ctx.lay_out(source_len);
+        return Ok(Lowered {
+            automata: ctx.automata,
+            outcomes: ctx.table.flat,
+            split_reason: None,
+        });
+    }
+    // First try one automaton of everything, on a small budget: real files
+    // almost always fit. Past it, plan groups that do not multiply each
+    // other's states and give them the full budget.
+    let all: Vec<usize> = (0..set.rules.len()).collect();
+    let quick = Budget {
+        max_states: budget.max_states.min(QUICK_STATES),
+        max_threads: budget.max_threads.min(QUICK_THREADS),
+        ..*budget
+    };
+    match build_best(&mut ctx, &all, &quick, false) {
+        Ok(a) => ctx.admit(a).map_err(|exceeded| LowerError {
+            exceeded,
+            rule_line: None,
+        })?,
+        Err(why) => {
+            ctx.first_failure = Some(why);
+            // Highest rank first, so that each bin's `max_rank` is below the
+            // previous bins' and checks can stop early (`Automaton::max_rank`).
+            let mut by_rank = all.clone();
+            by_rank.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i].rank), i));
+            let bins = plan_bins(&simple, &by_rank, budget.registers != Registers::Never);
+            for bin in bins {
+                build_split(&mut ctx, &bin)?;
+            }
+        }
+    }
+    let split_reason = if ctx.automata.len() > 1 {
+        ctx.first_failure
+    } else {
+        None
+    };
+    // The engine stops at the first automaton that cannot outrank the best
+    // outcome so far (`Automaton::max_rank`). Stable: equal ranks keep the
+    // order they were built in.
+    ctx.automata.sort_by_key(|a| std::cmp::Reverse(a.max_rank));
+    ctx.lay_out(source_len);
+    Ok(Lowered {
+        automata: ctx.automata,
+        outcomes: ctx.table.flat,
+        split_reason,
+    })
+}
+
+/// A program larger than this many times its rules' pattern bytes (and
+/// than [`BLOWUP_FLOOR`]) is rebuilt as a register automaton, which is kept
+/// when it is at most half the size.
+const BLOWUP_FACTOR: usize = 8;
+const BLOWUP_FLOOR: usize = 4096;
+
+/// Most independent progress one automaton may have to track (the product of
+/// its patterns' floating segments); see [`plan_bins`].
+const BIN_PROGRESS_LIMIT: u64 = 16;
+
+/// Patterns with one floating segment per automaton on the split path.
+const SINGLE_CHUNK: usize = 32;
+/// The same for register automata.
+const REGISTER_CHUNK: usize = 128;
+
+/// Budget of the first attempt, one automaton of all rules.
+const QUICK_STATES: usize = 60_000;
+/// Threads budget of the first attempt.
+const QUICK_THREADS: usize = 500_000;
+
+/// Number of literal runs that follow a `*`: each is a progress counter the
+/// automaton must keep independently of every other pattern's, so their
+/// product bounds how many states a set of such patterns can need.
+fn floating_segments(body: &[Atom]) -> usize {
+    let mut n = 0;
+    let mut after_star = false;
+    let mut in_run = false;
+    for &a in body {
+        if a == Atom::Star {
+            after_star = true;
+            in_run = false;
+        } else if !in_run {
+            in_run = true;
+            if after_star {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Splits the rules into groups that are lowered separately when one
+/// automaton of all of them is over budget. Literal patterns (a trie, linear
+/// in their bytes) form one group; patterns with one floating segment
+/// (`/dir/*.pdf`, `*.gif$`, an Aho-Corasick-like automaton) another; patterns
+/// with several floating segments are packed so that the product of their
+/// segment counts — the independent progress one automaton tracks — stays
+/// under [`BIN_PROGRESS_LIMIT`].
+fn plan_bins(simple: &[Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
+    let mut literal = Vec::new();
+    let mut single = Vec::new();
+    let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
+    for &id in ids {
+        let glob = &simple[id];
+        match floating_segments(&glob.atoms) as u64 {
+            0 => literal.push(id),
+            1 => single.push(id),
+            segs => match bins
+                .iter_mut()
+                .find(|(_, cost)| cost.saturating_mul(segs) <= BIN_PROGRESS_LIMIT)
+            {
+                Some((bin, cost)) => {
+                    bin.push(id);
+                    *cost *= segs;
+                }
+                None => bins.push((vec![id], segs)),
+            },
+        }
+    }
+    // Single-floating patterns multiply with the best match so far (a state
+    // must remember which rule to name): chunk them. A register automaton
+    // does not multiply (Aho-Corasick size) but tracks every pattern in
+    // every state: its chunks are larger.
+    let chunk = if registers {
+        REGISTER_CHUNK
+    } else {
+        SINGLE_CHUNK
+    };
+    let singles = single.chunks(chunk).map(<[usize]>::to_vec);
+    std::iter::once(literal)
+        .chain(singles)
+        .chain(bins.into_iter().map(|(bin, _)| bin))
+        .filter(|bin| !bin.is_empty())
+        .collect()
+}
+
+/// One automaton of the rules `ids`: the plain one, or the register one
+/// where the plain one is over budget or blown up (see [`Registers`]).
+/// `register_first`: only the register one, within the quick budget (on the
+/// split path, for rules whose plain automaton multiplies its states).
+fn build_best(
+    ctx: &mut Ctx<'_>,
+    ids: &[usize],
+    budget: &Budget,
+    register_first: bool,
+) -> Result<Automaton, BudgetExceeded> {
+    let pattern_bytes: usize = ids.iter().map(|&i| ctx.set.rules[i].pattern.len()).sum();
+    let blown_up =
+        |a: &Automaton| a.prog.len() > BLOWUP_FLOOR && a.prog.len() > BLOWUP_FACTOR * pattern_bytes;
+    if budget.registers == Registers::Never {
+        return build_one(ctx, ids, budget, Mode::Plain);
+    }
+    // Register automata that need more than the quick budget are not the
+    // small ones they are for: give up on them early.
+    let register_budget = Budget {
+        max_states: budget.max_states.min(QUICK_STATES),
+        max_threads: budget.max_threads.min(QUICK_THREADS),
+        ..*budget
+    };
+    if register_first {
+        // Past the quick budget the caller halves the rules: cheaper than
+        // a plain automaton of patterns known to multiply each other.
+        return build_one(ctx, ids, &register_budget, Mode::Register);
+    }
+    let plain = match budget.registers {
+        Registers::Always => Err(BudgetExceeded::States(0)),
+        _ => build_one(ctx, ids, budget, Mode::Plain),
+    };
+    match plain {
+        Ok(a) if blown_up(&a) => match build_one(ctx, ids, &register_budget, Mode::Register) {
+            Ok(r) if 2 * r.prog.len() <= a.prog.len() => Ok(r),
+            _ => Ok(a),
+        },
+        Ok(a) => Ok(a),
+        Err(why) => build_one(ctx, ids, &register_budget, Mode::Register).map_err(|_| why),
+    }
+}
+
+fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
+    let budget = *ctx.budget;
+    let fail = |exceeded| LowerError {
+        exceeded,
+        rule_line: None,
+    };
+    // Patterns with one floating segment are where a plain automaton
+    // multiplies its states by the rules it may have matched.
+    let floating = ids.iter().any(|&i| {
+        let glob = &ctx.simple[i];
+        floating_segments(&glob.atoms) == 1
+    });
+    match build_best(ctx, ids, &budget, floating) {
+        Ok(a) => ctx.admit(a).map_err(fail),
+        Err(e) if ids.len() > 1 && !ctx.past_deadline() => {
+            ctx.first_failure.get_or_insert(e);
+            let (a, b) = ids.split_at(ids.len() / 2);
+            build_split(ctx, a)?;
+            build_split(ctx, b)
+        }
+        // Past the deadline, the deadline is why lowering stops, whatever
+        // this group ran into; and it is the whole file's, so no rule is
+        // named (not the one being lowered when it passed).
+        Err(_) if ctx.past_deadline() => Err(LowerError {
+            exceeded: BudgetExceeded::Time(budget.time),
+            rule_line: None,
+        }),
+        // A rule alone over a size budget is named.
+        Err(e) => Err(LowerError {
+            rule_line: (ids.len() == 1).then(|| ctx.set.rules[ids[0]].line),
+            exceeded: e,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floating_segments;
+    use crate::glob::Glob;
+    use robocc_engine::artifact::PatternSyntax;
+    use robocc_engine::UrlMode;
+
+    fn atoms(p: &str) -> Vec<crate::glob::Atom> {
+        Glob::parse(p.as_bytes(), PatternSyntax::Glob, UrlMode::Google)
+            .simplified()
+            .atoms
+    }
+
+    #[test]
+    fn segments() {
+        assert_eq!(floating_segments(&atoms("/a/b")), 0);
+        assert_eq!(floating_segments(&atoms("*.pdf")), 1);
+        assert_eq!(floating_segments(&atoms("/dir/*.pdf")), 1);
+        assert_eq!(floating_segments(&atoms("*/*max-price=")), 2);
+    }
+}
