@@ -524,8 +524,7 @@ impl CompileFlags {
         if !self.dialect_auto() {
             return Ok(());
         }
-        let text = robocc_compiler::input::read(body).text;
-        options.dialect = robocc_compiler::acap::detect_dialect(&text);
+        options.dialect = robocc_compiler::dialect::detect(body);
         diag!(
             "{}: read as dialect {} (--dialect auto)",
             path.display(),

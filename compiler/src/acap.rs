@@ -594,28 +594,6 @@ pub fn field_diagnostics(
     out
 }
 
-/// `--dialect auto`: the dialect a file is written in — acap when a line's
-/// key starts with `ACAP-`, robots2 when one is `Robot-version`, else
-/// rfc9309.
-pub fn detect_dialect(body: &[u8]) -> robocc_engine::Dialect {
-    use crate::parse::keys::{classify, split_line, KeyKind};
-    let mut robots2 = false;
-    for line in crate::parse::lines::Lines::new(body) {
-        let t = line.text.trim_ascii();
-        if t.len() >= 5 && t[..5].eq_ignore_ascii_case(b"acap-") {
-            return robocc_engine::Dialect::Acap;
-        }
-        if let Ok((key, _)) = split_line(line.text) {
-            robots2 |= classify(key).kind == KeyKind::RobotVersion;
-        }
-    }
-    if robots2 {
-        robocc_engine::Dialect::Robots2
-    } else {
-        robocc_engine::Dialect::Rfc9309
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::diag::DiagCode;

@@ -455,6 +455,30 @@ pub fn robots2_version(robots: &RobotsTxt<'_>, g: usize) -> Robots2Version {
     out
 }
 
+/// `--dialect auto`: the dialect a robots.txt body is written in — acap
+/// when a line's key starts with `ACAP-`, robots2 when one is
+/// `Robot-version`, else rfc9309. The body is read as [`compile`](crate::compile())
+/// reads it (a UTF-16 body decoded first).
+pub fn detect(body: &[u8]) -> Dialect {
+    use crate::parse::keys::{classify, split_line};
+    let text = crate::input::read(body).text;
+    let mut robots2 = false;
+    for line in crate::parse::lines::Lines::new(&text) {
+        let t = line.text.trim_ascii();
+        if t.len() >= 5 && t[..5].eq_ignore_ascii_case(b"acap-") {
+            return Dialect::Acap;
+        }
+        if let Ok((key, _)) = split_line(line.text) {
+            robots2 |= classify(key).kind == KeyKind::RobotVersion;
+        }
+    }
+    if robots2 {
+        Dialect::Robots2
+    } else {
+        Dialect::Rfc9309
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

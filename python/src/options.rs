@@ -329,9 +329,7 @@ impl Options<'_> {
         let dialect: Dialect = match (auto, body) {
             // As `--dialect auto`: acap when a key starts with ACAP-,
             // robots2 when one is Robot-version, else rfc9309.
-            (true, Some(body)) => {
-                robocc_compiler::acap::detect_dialect(&robocc_compiler::input::read(body).text)
-            }
+            (true, Some(body)) => robocc_compiler::dialect::detect(body),
             (true, None) => {
                 return Err(PyValueError::new_err(
                     "dialect=\"auto\" reads one robots.txt, and a store compiles every host \
