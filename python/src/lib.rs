@@ -21,6 +21,7 @@ mod convert;
 mod options;
 mod policy;
 mod set;
+mod slot;
 mod store;
 
 use pyo3::create_exception;

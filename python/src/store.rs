@@ -5,7 +5,8 @@ use crate::options::{
     Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
     DEFAULT_MAX_RULES_ARG,
 };
-use crate::policy::{closed, signal_usage, states_dict, verdict, Policy, Verdict};
+use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
+use crate::slot::Slot;
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -17,7 +18,7 @@ use robocc_store::{
     StoreOptions,
 };
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 /// The policies of many hosts in one memory-mapped file (built by
 /// :func:`robocc.build_store` or ``robocc store build``), or in a store set:
@@ -37,21 +38,20 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// its first use no longer matches the index read at open, and is refused.
 #[pyclass(frozen, module = "robocc")]
 pub struct Store {
-    /// `None` once closed; see `Policy`'s `file` (a batch holds its `Arc`).
-    inner: RwLock<Option<Arc<Inner>>>,
+    /// The store or set, until closed.
+    inner: Slot<Inner>,
 }
 
 impl Store {
     fn new(inner: Inner) -> Store {
         Store {
-            inner: RwLock::new(Some(Arc::new(inner))),
+            inner: Slot::new("Store", inner),
         }
     }
 
     /// The store, or a `ValueError` once closed.
     fn inner(&self) -> PyResult<Arc<Inner>> {
-        let inner = self.inner.read().unwrap_or_else(PoisonError::into_inner);
-        inner.clone().ok_or_else(|| closed("Store"))
+        self.inner.get()
     }
 }
 
@@ -417,21 +417,13 @@ impl Store {
     /// :meth:`policy_for` owns its bytes and stays usable. Closing again
     /// does nothing.
     fn close(&self) {
-        let taken = self
-            .inner
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        drop(taken);
+        self.inner.close();
     }
 
     /// Whether :meth:`close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.inner
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
+        self.inner.is_closed()
     }
 
     /// ``with robocc.Store.open(path) as store:`` closes it at the end.
