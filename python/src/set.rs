@@ -356,15 +356,7 @@ fn build_opts(
 ) -> PyResult<BuildOpts> {
     let compile = crate::options::kwargs_options(func, options)?;
     crate::check_agent(py, agent, compile.dialect)?;
-    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
-        "disallow" => OnFailure::Disallow,
-        "allow" => OnFailure::Allow,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
-            )))
-        }
-    };
+    let on_failure = crate::store::on_failure_arg(on_failure)?;
     Ok(BuildOpts {
         compile,
         on_failure,

@@ -518,6 +518,17 @@ fn build_error(e: impl std::fmt::Display) -> PyErr {
     StoreBuildError::new_err(e.to_string())
 }
 
+/// `on_failure` as `build_store` and the store-set pieces take it.
+pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
+    match on_failure.to_ascii_lowercase().as_str() {
+        "disallow" => Ok(OnFailure::Disallow),
+        "allow" => Ok(OnFailure::Allow),
+        _ => Err(PyValueError::new_err(format!(
+            "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
+        ))),
+    }
+}
+
 /// Builds a store for ``agent`` from ``manifest_path`` and writes it to
 /// ``out_path``; returns a :class:`StoreReport`.
 ///
@@ -616,15 +627,7 @@ pub fn build_store(
     .compile_options(None)?;
     crate::check_agent(py, agent, options.dialect)?;
     let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
-    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
-        "disallow" => OnFailure::Disallow,
-        "allow" => OnFailure::Allow,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
-            )))
-        }
-    };
+    let on_failure = on_failure_arg(on_failure)?;
     let base = match base {
         Some(p) => {
             convert::open_input(&p)?;
