@@ -392,13 +392,7 @@ impl Policy {
     /// ``None``. Read in every dialect (robots 2.0 defines it).
     #[getter]
     fn request_rate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .request_rates()
-            .next()
-            .map(|r| convert::request_rate(py, &r))
-            .transpose()
+        Ok(self.request_rates(py)?.into_iter().next())
     }
 
     /// Every valid Request-rate of the agent, in file order.
@@ -416,13 +410,7 @@ impl Policy {
     /// or ``None``.
     #[getter]
     fn visit_time<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .visit_times()
-            .next()
-            .map(|w| convert::visit_time(py, &w))
-            .transpose()
+        Ok(self.visit_times(py)?.into_iter().next())
     }
 
     /// Every valid Visit-time of the agent, in file order.
