@@ -45,9 +45,9 @@ fn main() {
         robocc_bench::args::Args::new("signals [FILE...] [--urls N] [--files N] [--rounds R]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.number("--urls", 1..=10_000_000),
+            "--urls" => count = args.urls(),
             "--files" => sample = args.number("--files", 1..=100_000),
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--rounds" => rounds = args.rounds(),
             _ => files.push(PathBuf::from(args.operand(a))),
         }
     }
