@@ -702,14 +702,7 @@ fn million_hosts(
 
 /// The process's peak resident set (Linux), or "unknown".
 fn peak_memory() -> String {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .map(|l| l["VmHWM:".len()..].trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    robocc_bench::peak_rss().unwrap_or_else(|| "unknown".into())
 }
 
 fn main() {
