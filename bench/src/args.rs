@@ -43,6 +43,32 @@ impl Args {
         n
     }
 
+    /// The value after `--urls`: URLs per workload.
+    pub fn urls(&mut self) -> usize {
+        self.number("--urls", 1..=10_000_000)
+    }
+
+    /// The value after `--rounds`: timed rounds.
+    pub fn rounds(&mut self) -> usize {
+        self.number("--rounds", 1..=100_000)
+    }
+
+    /// The FILE operands, in turn: each one's file name and bytes, read
+    /// when the loop reaches it (an unreadable one ends the process then).
+    /// No FILE at all ends the process now.
+    pub fn files(&self, files: Vec<String>) -> impl Iterator<Item = (String, Vec<u8>)> {
+        if files.is_empty() {
+            self.fail("no FILE given");
+        }
+        files.into_iter().map(|file| {
+            let body = read(&file);
+            let name = std::path::Path::new(&file)
+                .file_name()
+                .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+            (name, body)
+        })
+    }
+
     /// `a`, an operand: an argument that starts with `-` is an option this
     /// binary does not know.
     pub fn operand(&self, a: String) -> String {

@@ -77,6 +77,14 @@ impl Workload {
     }
 }
 
+/// The process's peak resident set as Linux says it (`VmHWM` in
+/// /proc/self/status, e.g. "10240 kB"); `None` elsewhere.
+pub fn peak_rss() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line["VmHWM:".len()..].trim().to_string())
+}
+
 /// The workspace's corpus/real directory.
 pub fn corpus_real() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real")

@@ -2,8 +2,8 @@
 
 use super::compile::compile_source;
 use super::{
-    error, open_policy, open_store, open_store_set, parse_usage_arg, printable, Built,
-    CompileFlags, Given, UsageArg, EXIT_USAGE,
+    error, parse_usage_arg, printable, CompileFlags, Given, Input, PolicyInput, Stores, UsageArg,
+    EXIT_USAGE,
 };
 use clap::{Args, ValueEnum};
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
@@ -13,23 +13,8 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// The robots.txt to check against (compiled on the fly; `-`: standard
-    /// input).
-    #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
-    robots: Option<PathBuf>,
-    /// A compiled policy to check against (robocc compile).
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "robots",
-        help_heading = "Input (one of)"
-    )]
-    policy: Option<PathBuf>,
-    /// A policy store, or a store set's directory: each URL is checked
-    /// against its host's policy.
-    #[arg(long, value_name = "STORE|DIR", conflicts_with_all = ["robots", "policy"],
-          help_heading = "Input (one of)")]
-    store: Option<PathBuf>,
+    #[command(flatten, next_help_heading = "Input (one of)")]
+    input: Input,
     /// With --store: the verdict for hosts the store does not have. A URL
     /// without a host (a.ex/p, /p) is unknown whatever this says.
     #[arg(
@@ -704,59 +689,34 @@ fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Resul
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     let urls_from_stdin =
         args.url.is_empty() && args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
-    if urls_from_stdin && args.robots.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+    let Input {
+        site: PolicyInput { robots, policy },
+        store,
+    } = &args.input;
+    if urls_from_stdin && robots.as_deref().is_some_and(|p| p.as_os_str() == "-") {
         return Err(
             "--robots - reads the robots.txt from standard input, which then cannot hold the \
              URLs too: give them as arguments or with --urls FILE"
                 .into(),
         );
     }
-    if given.has("missing") && args.store.is_none() {
+    if given.has("missing") && store.is_none() {
         return Err("--missing applies to --store only (hosts the store does not have)".into());
     }
-    let source = match (&args.robots, &args.policy, &args.store) {
+    let source = match (robots, policy, store) {
         (_, Some(path), _) => {
-            let file = open_policy(path)?;
-            let p = file.policy();
-            let h = p.header();
-            let built = Built {
-                agent: h.agent,
-                dialect: h.dialect,
-                policy: Some(h),
-            };
-            args.flags
-                .check_against(given, &path.display().to_string(), &built)?;
-            note_cut_policy(path, &p);
+            let file = args.flags.open_policy(path, given)?;
+            note_cut_policy(path, &file.policy());
             Source::Policy(file)
         }
-        (_, None, Some(path)) if path.is_dir() => {
-            let set = open_store_set(path)?;
-            let built = Built {
-                agent: set.agent(),
-                dialect: set.dialect(),
-                policy: None,
-            };
-            args.flags
-                .check_against(given, &path.display().to_string(), &built)?;
-            Source::Set(set)
-        }
-        (_, None, Some(path)) => {
-            let store = open_store(path)?;
-            let built = Built {
-                agent: store.agent(),
-                dialect: store.dialect(),
-                policy: None,
-            };
-            args.flags
-                .check_against(given, &path.display().to_string(), &built)?;
-            Source::Store(store)
-        }
+        (_, None, Some(path)) => match args.flags.open_stores(path, given)? {
+            Stores::One(store) => Source::Store(store),
+            Stores::Set(set) => Source::Set(set),
+        },
         (Some(path), None, None) => {
             let src = compile_source(path, &args.flags, given)?;
             src.report(false, args.verbose);
-            Source::Policy(
-                PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?,
-            )
+            Source::Policy(src.policy_file()?)
         }
         (None, None, None) => {
             return Err(

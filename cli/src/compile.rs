@@ -3,6 +3,7 @@
 use super::{read_robots, CompileFlags, Given};
 use clap::Args;
 use robocc_compiler::Compiled;
+use robocc_engine::PolicyFile;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -61,6 +62,11 @@ pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Resul
 }
 
 impl Source {
+    /// The compiled policy, loaded from its artifact bytes.
+    pub fn policy_file(&self) -> Result<PolicyFile, String> {
+        PolicyFile::from_slice(&self.compiled.to_bytes()).map_err(|e| e.to_string())
+    }
+
     /// Prints the diagnostics that can change a verdict (all of them with
     /// `all`), once, on stderr.
     pub fn report(&self, all: bool, verbose: bool) {

@@ -1,7 +1,7 @@
 //! `robocc explain`: why a URL is allowed or not.
 
 use super::compile::{compile_source, Source};
-use super::{open_policy, printable, Built, CompileFlags, Given};
+use super::{printable, CompileFlags, Given, Input, PolicyInput, Stores};
 use clap::Args;
 use robocc_compiler::dialect::{semantics, RecordSelection};
 use robocc_compiler::normalize::matched_path;
@@ -10,26 +10,8 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// The robots.txt to explain (compiled on the fly; `-`: standard input).
-    #[arg(long, value_name = "FILE", help_heading = "Input (one of)")]
-    robots: Option<PathBuf>,
-    /// A compiled policy (robocc compile).
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "robots",
-        help_heading = "Input (one of)"
-    )]
-    policy: Option<PathBuf>,
-    /// A store (or a store set's directory): each URL is explained by the
-    /// policy of its host.
-    #[arg(
-        long,
-        value_name = "STORE|DIR",
-        conflicts_with_all = ["robots", "policy"],
-        help_heading = "Input (one of)"
-    )]
-    store: Option<PathBuf>,
+    #[command(flatten, next_help_heading = "Input (one of)")]
+    input: Input,
     /// URLs to explain. In the explanation, controls (C0, DEL, C1),
     /// bidirectional and zero-width characters and bytes that are not UTF-8
     /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
@@ -181,35 +163,13 @@ fn explain_store(
     args: &ExplainArgs,
     given: &Given,
 ) -> Result<i32, String> {
-    enum Opened {
-        One(robocc_engine::Store),
-        Set(robocc_engine::StoreSet),
-    }
-    let opened = if path.is_dir() {
-        Opened::Set(super::open_store_set(path)?)
-    } else {
-        Opened::One(super::open_store(path)?)
-    };
-    let built = match &opened {
-        Opened::Set(set) => Built {
-            agent: set.agent(),
-            dialect: set.dialect(),
-            policy: None,
-        },
-        Opened::One(store) => Built {
-            agent: store.agent(),
-            dialect: store.dialect(),
-            policy: None,
-        },
-    };
-    args.flags
-        .check_against(given, &path.display().to_string(), &built)?;
+    let opened = args.flags.open_stores(path, given)?;
     for url in urls {
         let key_url = robocc_store::idna_lookup_url(url.as_bytes());
         let lookup = key_url.as_deref().unwrap_or(url).as_bytes();
         let store = match &opened {
-            Opened::One(s) => Some(s),
-            Opened::Set(set) => set.store_for(lookup).map_err(|e| e.to_string())?,
+            Stores::One(s) => Some(s),
+            Stores::Set(set) => set.store_for(lookup).map_err(|e| e.to_string())?,
         };
         let host = match store {
             Some(s) => s.host(lookup).map_err(|e| e.to_string())?,
@@ -563,8 +523,12 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     if let Some(i) = args.url.iter().position(String::is_empty) {
         return Err(format!("URL argument {} is empty", i + 1));
     }
+    let Input {
+        site: PolicyInput { robots, policy },
+        store,
+    } = &args.input;
     if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
-        && args.robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
+        && robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
     {
         return Err("--urls - and --robots - cannot both read standard input".into());
     }
@@ -573,20 +537,12 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     // Whether the compile dropped the file's preference statements for the
     // budget (known when compiling here, not from an artifact).
     let mut signals_dropped = false;
-    if let Some(path) = &args.store {
+    if let Some(path) = store {
         return explain_store(path, urls, args, given);
     }
-    let (file, whole, cut_note) = match (&args.robots, &args.policy) {
+    let (file, whole, cut_note) = match (robots, policy) {
         (_, Some(p)) => {
-            let file = open_policy(p)?;
-            let h = file.policy().header();
-            let built = Built {
-                agent: h.agent,
-                dialect: h.dialect,
-                policy: Some(h),
-            };
-            args.flags
-                .check_against(given, &p.display().to_string(), &built)?;
+            let file = args.flags.open_policy(p, given)?;
             let note = cut_policy_note(&file.policy());
             (file, None, note)
         }
@@ -599,9 +555,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
                 .iter()
                 .any(|d| d.code == robocc_compiler::DiagCode::SignalsDropped);
             let whole = Whole::of(&src);
-            let file =
-                PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?;
-            (file, whole, None)
+            (src.policy_file()?, whole, None)
         }
         (None, None) => {
             return Err(

@@ -72,14 +72,7 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if let Some(ms) = m.crawl_delay_ms() {
         println!("{indent}crawl-delay: {ms} ms");
     }
-    for r in m.records() {
-        println!(
-            "{indent}record (line {}): {}: {}",
-            r.line,
-            printable(r.key.as_bytes()),
-            printable(r.value.as_bytes())
-        );
-    }
+    print_records(indent, "record", m.records());
     for r in m.global_records() {
         println!(
             "{indent}{} (line {}): {}",
@@ -159,14 +152,7 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
                 if a.conventional { ", conventional" } else { "" },
             );
         }
-        for q in m.acap_requests() {
-            println!(
-                "{indent}action request (line {}): {}: {}",
-                q.line,
-                printable(q.key.as_bytes()),
-                printable(q.value.as_bytes())
-            );
-        }
+        print_records(indent, "action request", m.acap_requests());
     }
     let hhmm = |m: u16| format!("{:02}{:02}", m / 60, m % 60);
     for w in m.visit_times() {
@@ -183,12 +169,58 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     }
 }
 
+/// One line per record: `{what} (line N): KEY: VALUE`.
+fn print_records<'a>(
+    indent: &str,
+    what: &str,
+    records: impl Iterator<Item = robocc_engine::RecordRef<'a>>,
+) {
+    for r in records {
+        println!(
+            "{indent}{what} (line {}): {}: {}",
+            r.line,
+            printable(r.key.as_bytes()),
+            printable(r.value.as_bytes())
+        );
+    }
+}
+
 #[derive(Default)]
 struct Sum {
     automata: usize,
     program_bytes: usize,
     rules: usize,
     outcomes: usize,
+}
+
+impl std::ops::AddAssign for Sum {
+    fn add_assign(&mut self, s: Sum) {
+        self.program_bytes += s.program_bytes;
+        self.automata += s.automata;
+        self.rules += s.rules;
+        self.outcomes += s.outcomes;
+    }
+}
+
+impl From<robocc_engine::Sizes> for Sum {
+    fn from(s: robocc_engine::Sizes) -> Sum {
+        Sum {
+            automata: s.automata,
+            program_bytes: s.program_bytes,
+            rules: s.rules,
+            outcomes: s.outcomes,
+        }
+    }
+}
+
+impl Sum {
+    /// `inspect --sizes`: the sums' line.
+    fn print_sizes(&self) {
+        println!(
+            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
+            self.automata, self.program_bytes, self.rules, self.outcomes
+        );
+    }
 }
 
 fn describe_store(args: &InspectArgs) -> Result<i32, String> {
@@ -226,10 +258,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         sum.program_bytes
     );
     if args.sizes {
-        println!(
-            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
-            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
-        );
+        sum.print_sizes();
         let [slots, strings, policies] = store.index_sizes();
         println!(
             "index: host slots {slots} B, long keys and fetch times {strings} B, policy records {policies} B ({:.1} B per host)",
@@ -250,11 +279,7 @@ fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
     for i in 0..store.policy_count() {
         let p = store.policy(i).map_err(|e| e.to_string())?;
         split += usize::from(p.header().automata > 1);
-        let s = p.sizes();
-        sum.program_bytes += s.program_bytes;
-        sum.automata += s.automata;
-        sum.rules += s.rules;
-        sum.outcomes += s.outcomes;
+        sum += Sum::from(p.sizes());
     }
     Ok((split, sum))
 }
@@ -316,10 +341,7 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
                 let (sp, s) = policy_sums(&store)?;
                 policies += store.policy_count();
                 split += sp;
-                sum.program_bytes += s.program_bytes;
-                sum.automata += s.automata;
-                sum.rules += s.rules;
-                sum.outcomes += s.outcomes;
+                sum += s;
                 "ok".to_string()
             }
             Err(e) => {
@@ -340,10 +362,7 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
         sum.program_bytes
     );
     if args.sizes {
-        println!(
-            "sizes over all policies: automata {} B (programs {} B), rules {} B, outcomes {} B",
-            sum.automata, sum.program_bytes, sum.rules, sum.outcomes
-        );
+        sum.print_sizes();
     }
     if let Some(first) = failed.first() {
         return Err(format!(

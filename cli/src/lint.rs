@@ -103,45 +103,20 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
     // The gate's answer does not depend on the output being read whole
     // (`| head` closes it early).
     let code = gate(args, findings.iter().map(|f| f.severity));
-    let mut text = String::new();
-    for f in &findings {
-        if args.format == Format::Json {
-            let obj = serde_json::json!({
-                "file": path.display().to_string(),
-                "line": f.line,
-                "severity": f.severity.name(),
-                "code": f.code,
-                "message": f.message,
-                "fix": f.fix,
-            });
-            let _ = writeln!(text, "{obj}");
-        } else {
-            let _ = writeln!(
-                text,
-                "{}:{}: {}: {}: {} (fix: {})",
-                super::printable(path.as_os_str().as_encoded_bytes()),
-                f.line,
-                f.severity.name(),
-                f.code,
-                // A message may quote a rule value as written (a control
-                // byte in the file); the JSON form is escaped by serde.
-                super::printable(f.message.as_bytes()),
-                super::printable(f.fix.as_bytes())
-            );
-        }
-    }
-    super::write_stdout(text.as_bytes())?;
-    if args.format == Format::Text {
-        let count = |s| findings.iter().filter(|f| f.severity == s).count();
-        diag!(
-            "{}: {} findings ({} errors, {} warnings, {} info)",
-            path.display(),
-            findings.len(),
-            count(Severity::Error),
-            count(Severity::Warning),
-            count(Severity::Info)
-        );
-    }
+    let shown = findings.iter().map(|f| Shown {
+        line: f.line as usize,
+        offset: None,
+        severity: f.severity,
+        code: f.code,
+        message: &f.message,
+        fix: &f.fix,
+    });
+    print_findings(
+        args,
+        path,
+        shown,
+        &[Severity::Error, Severity::Warning, Severity::Info],
+    )?;
     Ok(code)
 }
 
@@ -165,45 +140,94 @@ fn lint_html(
     let html = super::read_file(path, "HTML")?;
     let findings = robocc_page::lint(&html, agent);
     let code = gate(args, findings.iter().map(|f| f.severity));
+    let shown = findings.iter().map(|f| Shown {
+        line: f.line,
+        offset: Some(f.offset),
+        severity: f.severity,
+        code: f.code,
+        message: &f.message,
+        fix: f.fix,
+    });
+    // A page has no finding of severity error.
+    print_findings(args, path, shown, &[Severity::Warning, Severity::Info])?;
+    Ok(code)
+}
+
+/// A finding as `lint` prints it: a robots.txt's, or a page's (with the
+/// byte offset of its tag).
+struct Shown<'a> {
+    line: usize,
+    offset: Option<usize>,
+    severity: Severity,
+    code: &'a str,
+    message: &'a str,
+    fix: &'a str,
+}
+
+/// Prints the findings on the file at `path`: one line (or JSON object)
+/// each on stdout; in text, how many there are of each severity in
+/// `counted` on stderr.
+fn print_findings<'a>(
+    args: &LintArgs,
+    path: &std::path::Path,
+    findings: impl Iterator<Item = Shown<'a>>,
+    counted: &[Severity],
+) -> Result<(), String> {
     let mut text = String::new();
-    for f in &findings {
+    let mut counts = vec![0; counted.len()];
+    let mut total = 0;
+    for f in findings {
+        total += 1;
+        if let Some(i) = counted.iter().position(|&s| s == f.severity) {
+            counts[i] += 1;
+        }
         if args.format == Format::Json {
-            let obj = serde_json::json!({
+            let mut obj = serde_json::json!({
                 "file": path.display().to_string(),
                 "line": f.line,
-                "offset": f.offset,
                 "severity": f.severity.name(),
                 "code": f.code,
                 "message": f.message,
                 "fix": f.fix,
             });
+            if let Some(offset) = f.offset {
+                obj["offset"] = offset.into();
+            }
             let _ = writeln!(text, "{obj}");
         } else {
             let _ = writeln!(
                 text,
-                "{}:{}: {}: {}: {} (byte {}; fix: {})",
+                "{}:{}: {}: {}: {} ({}fix: {})",
                 super::printable(path.as_os_str().as_encoded_bytes()),
                 f.line,
                 f.severity.name(),
                 f.code,
+                // A message may quote a rule value as written (a control
+                // byte in the file); the JSON form is escaped by serde.
                 super::printable(f.message.as_bytes()),
-                f.offset,
+                f.offset.map_or(String::new(), |o| format!("byte {o}; ")),
                 super::printable(f.fix.as_bytes())
             );
         }
     }
     super::write_stdout(text.as_bytes())?;
     if args.format == Format::Text {
-        let count = |s| findings.iter().filter(|f| f.severity == s).count();
+        let counts: Vec<String> = counted
+            .iter()
+            .zip(counts)
+            .map(|(s, n)| match s {
+                Severity::Error => format!("{n} errors"),
+                Severity::Warning => format!("{n} warnings"),
+                Severity::Info => format!("{n} info"),
+            })
+            .collect();
         diag!(
-            "{}: {} findings ({} warnings, {} info)",
+            "{}: {total} findings ({})",
             path.display(),
-            findings.len(),
-            count(Severity::Warning),
-            count(Severity::Info)
+            counts.join(", ")
         );
     }
-    Ok(code)
+    Ok(())
 }
 
 /// `--fail-on`'s exit code for findings of these severities.

@@ -42,7 +42,7 @@ use robocc_compiler::lower::Budget;
 use robocc_compiler::{CompileOptions, ParseOptions};
 use robocc_engine::{Dialect, PolicyFile, Store, UrlMode};
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use output::write_output;
 
@@ -303,6 +303,30 @@ pub struct CompileFlags {
     dialect: DialectArgs,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// `--robots FILE` or `--policy FILE`: the policy URLs are judged by
+/// (`check`, `explain`, `page`); the help heading is the command's.
+#[derive(Args)]
+pub struct PolicyInput {
+    /// The robots.txt (compiled on the fly; `-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    pub robots: Option<PathBuf>,
+    /// A compiled policy (robocc compile).
+    #[arg(long, value_name = "FILE", conflicts_with = "robots")]
+    pub policy: Option<PathBuf>,
+}
+
+/// [`PolicyInput`], or `--store STORE|DIR`: each URL judged by its host's
+/// policy (`check`, `explain`).
+#[derive(Args)]
+pub struct Input {
+    #[command(flatten)]
+    pub site: PolicyInput,
+    /// A policy store, or a store set's directory: each URL is judged by
+    /// its host's policy.
+    #[arg(long, value_name = "STORE|DIR", conflicts_with_all = ["robots", "policy"])]
+    pub store: Option<PathBuf>,
 }
 
 /// The flags given on the command line (not defaults), by argument id.
@@ -660,15 +684,16 @@ impl CompileFlags {
         Ok(out)
     }
 
-    /// With an artifact (`what` names it) instead of a robots.txt: a compile
+    /// With an artifact (at `path`) instead of a robots.txt: a compile
     /// flag is honoured when it agrees with what the artifact was compiled
     /// with, and refused otherwise (never ignored).
     pub fn check_against(
         &self,
         given: &Given,
-        what: &str,
+        path: &Path,
         built: &Built<'_>,
     ) -> Result<(), String> {
+        let what = path.display();
         // A store (or set) records no policy header.
         let how = if built.policy.is_some() {
             "compile from the robots.txt with the flags you want (--robots FILE)"
@@ -731,6 +756,38 @@ impl CompileFlags {
     }
 }
 
+impl CompileFlags {
+    /// `--policy FILE`, opened, once the flags `given` agree with what it
+    /// was compiled with ([`CompileFlags::check_against`]).
+    pub fn open_policy(&self, path: &Path, given: &Given) -> Result<PolicyFile, String> {
+        let file = open_policy(path)?;
+        self.check_against(given, path, &Built::policy(file.policy().header()))?;
+        Ok(file)
+    }
+
+    /// `--store STORE|DIR`, opened (a directory as a store set), once the
+    /// flags `given` agree with what it was built with.
+    pub fn open_stores(&self, path: &Path, given: &Given) -> Result<Stores, String> {
+        let stores = if path.is_dir() {
+            Stores::Set(open_store_set(path)?)
+        } else {
+            Stores::One(open_store(path)?)
+        };
+        let built = match &stores {
+            Stores::One(s) => Built::store(s.agent(), s.dialect()),
+            Stores::Set(s) => Built::store(s.agent(), s.dialect()),
+        };
+        self.check_against(given, path, &built)?;
+        Ok(stores)
+    }
+}
+
+/// What `--store` names: one store file, or a store set's directory.
+pub enum Stores {
+    One(Store),
+    Set(robocc_engine::StoreSet),
+}
+
 /// What an artifact was compiled with, for [`CompileFlags::check_against`].
 pub struct Built<'a> {
     /// The product token.
@@ -739,6 +796,26 @@ pub struct Built<'a> {
     pub dialect: Dialect,
     /// A policy's header (a store records only agent and dialect).
     pub policy: Option<robocc_engine::Header<'a>>,
+}
+
+impl<'a> Built<'a> {
+    /// A policy's: its header says it all.
+    pub fn policy(h: robocc_engine::Header<'a>) -> Built<'a> {
+        Built {
+            agent: h.agent,
+            dialect: h.dialect,
+            policy: Some(h),
+        }
+    }
+
+    /// A store's or a store set's: agent and dialect only.
+    pub fn store(agent: &'a str, dialect: Dialect) -> Built<'a> {
+        Built {
+            agent,
+            dialect,
+            policy: None,
+        }
+    }
 }
 
 pub use robocc_compiler::diag::printable;

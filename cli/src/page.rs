@@ -2,9 +2,7 @@
 //! robots.txt policy (docs/dialects.md, "Page level").
 
 use super::compile::compile_source;
-use super::{
-    flag, open_policy, parse_usage_arg, Built, CompileFlags, Given, UsageArg, COMPILE_ONLY,
-};
+use super::{flag, parse_usage_arg, CompileFlags, Given, PolicyInput, UsageArg, COMPILE_ONLY};
 use clap::{Args, ValueEnum};
 use robocc_engine::{Policy, PolicyFile, Usage};
 use robocc_page::{
@@ -36,21 +34,8 @@ pub struct PageArgs {
     /// 2026-11-23T20:00:00Z). Without it no date is past.
     #[arg(long, value_name = "RFC3339", help_heading = "Page")]
     now: Option<String>,
-    /// The site's robots.txt (compiled on the fly; --dialect applies).
-    #[arg(
-        long,
-        value_name = "FILE",
-        help_heading = "Site policy (one of, optional)"
-    )]
-    robots: Option<PathBuf>,
-    /// The site's compiled policy (robocc compile).
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "robots",
-        help_heading = "Site policy (one of, optional)"
-    )]
-    policy: Option<PathBuf>,
+    #[command(flatten, next_help_heading = "Site policy (one of, optional)")]
+    site: PolicyInput,
     /// The usage to answer for (crawl, follow, index, preserve, present,
     /// present-snippet, …, other; search, train-ai, ai-input): prints
     /// `VERDICT<TAB>URL` (a preference channel may say `unknown`). Default
@@ -306,23 +291,17 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     // it is checked against the purposes the policy was compiled for.
     let mut site_given = given.clone();
     site_given.0.remove("purpose");
-    let file: Option<PolicyFile> = match (&args.robots, &args.policy) {
+    let PolicyInput { robots, policy } = &args.site;
+    let file: Option<PolicyFile> = match (robots, policy) {
         (Some(path), _) => {
             let src = compile_source(path, &args.flags, given)?;
             src.report(false, args.verbose);
-            Some(PolicyFile::from_slice(&src.compiled.to_bytes()).map_err(|e| e.to_string())?)
+            Some(src.policy_file()?)
         }
         (None, Some(path)) => {
-            let file = open_policy(path)?;
+            let file = args.flags.open_policy(path, &site_given)?;
             let p = file.policy();
             let h = p.header();
-            let built = Built {
-                agent: h.agent,
-                dialect: h.dialect,
-                policy: Some(h),
-            };
-            args.flags
-                .check_against(&site_given, &path.display().to_string(), &built)?;
             if given.has("purpose") && h.dialect == robocc_engine::Dialect::Acap {
                 let compiled: Vec<&str> = p.meta().acap_purposes().collect();
                 let mut want: Vec<&str> = purposes.iter().map(String::as_str).collect();
@@ -359,7 +338,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     };
     // A policy's dialect says which names its agent may have (MJ12bot in
     // draft1996); otherwise the flags' dialect does.
-    let agent = match (&args.robots, &file) {
+    let agent = match (robots, &file) {
         (None, Some(f)) => args.flags.agent_in(f.policy().header().dialect)?,
         _ => args.flags.agent()?,
     };

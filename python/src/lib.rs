@@ -21,6 +21,7 @@ mod convert;
 mod options;
 mod policy;
 mod set;
+mod slot;
 mod store;
 
 use pyo3::create_exception;
@@ -118,6 +119,13 @@ fn token_from_header(header: &str) -> Option<String> {
     robocc_compiler::agent::token_from_header(header)
 }
 
+/// Adds the `#[pyfunction]`s at these paths to module `m`, in order.
+macro_rules! add_functions {
+    ($m:ident: $($f:path),* $(,)?) => {
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)*
+    };
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -135,23 +143,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Diagnostic>()?;
     m.add_class::<store::Store>()?;
     m.add_class::<store::StoreReport>()?;
-    m.add_function(wrap_pyfunction!(policy::compile, m)?)?;
-    m.add_function(wrap_pyfunction!(store::build_store, m)?)?;
-    m.add_function(wrap_pyfunction!(token_from_header, m)?)?;
-    m.add_function(wrap_pyfunction!(set::host_key, m)?)?;
-    m.add_function(wrap_pyfunction!(set::shard_of, m)?)?;
-    m.add_function(wrap_pyfunction!(set::is_self_redirect, m)?)?;
-    m.add_function(wrap_pyfunction!(set::read_warc, m)?)?;
-    m.add_function(wrap_pyfunction!(set::iter_warc, m)?)?;
-    m.add_function(wrap_pyfunction!(set::url_host_key, m)?)?;
+    add_functions! { m:
+        policy::compile, store::build_store, token_from_header, set::host_key, set::shard_of,
+        set::is_self_redirect, set::read_warc, set::iter_warc, set::url_host_key,
+    }
     m.add_class::<set::WarcIter>()?;
     m.add_class::<set::ManifestRange>()?;
-    m.add_function(wrap_pyfunction!(set::read_manifest_line, m)?)?;
-    m.add_function(wrap_pyfunction!(set::redirect_dependencies, m)?)?;
-    m.add_function(wrap_pyfunction!(set::build_store_shard, m)?)?;
-    m.add_function(wrap_pyfunction!(set::build_store_set, m)?)?;
-    m.add_function(wrap_pyfunction!(set::store_set_index, m)?)?;
-    m.add_function(wrap_pyfunction!(set::read_manifest_range, m)?)?;
+    add_functions! { m:
+        set::read_manifest_line, set::redirect_dependencies, set::build_store_shard,
+        set::build_store_set, set::store_set_index, set::read_manifest_range,
+    }
     for name in ["compile", "build_store"] {
         let signature: String = m.getattr(name)?.getattr("__text_signature__")?.extract()?;
         options::check_signature_defaults(name, &signature).map_err(PyImportError::new_err)?;

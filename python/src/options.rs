@@ -274,6 +274,32 @@ pub struct Options<'a> {
     pub references: References,
 }
 
+/// The defaults of `compile`'s and `build_store`'s signatures (which spell
+/// them out), and of `**options`.
+impl Default for Options<'static> {
+    fn default() -> Options<'static> {
+        let b = Budget::default();
+        Options {
+            dialect: "rfc9309",
+            url_mode: None,
+            robots_txt: "allow",
+            data_txt: false,
+            max_bytes: DEFAULT_MAX_BYTES_ARG,
+            max_line_len: DEFAULT_MAX_LINE_LEN_ARG,
+            max_rules: DEFAULT_MAX_RULES_ARG,
+            max_states: Limit::new(b.max_states),
+            max_table_bytes: Limit::new(b.total_bytes),
+            max_automata: Limit::new(b.max_automata),
+            compile_timeout: Seconds::new(b.time.as_secs_f64()),
+            records_close_groups: false,
+            training_agents: Strings::default(),
+            purposes: Strings::default(),
+            layout: "auto",
+            references: References::default(),
+        }
+    }
+}
+
 /// The defaults, shared by the signatures of both functions.
 pub const DEFAULT_MAX_BYTES_ARG: Limit = Limit::new(DEFAULT_MAX_BYTES);
 pub const DEFAULT_MAX_LINE_LEN_ARG: Limit = Limit::new(MAX_LINE_LEN);
@@ -467,67 +493,42 @@ impl Options<'_> {
 /// store-set pieces `robocc.spark` calls), each read as `compile` reads it,
 /// with its defaults; an unknown keyword is a `TypeError` naming `func`.
 pub fn kwargs_options(func: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<CompileOptions> {
-    let b = Budget::default();
-    let (mut dialect, mut url_mode, mut robots_txt, mut layout) = (
-        "rfc9309".to_string(),
-        None::<String>,
-        "allow".to_string(),
-        "auto".to_string(),
-    );
-    let (mut data_txt, mut records_close_groups) = (false, false);
-    let mut max_bytes = DEFAULT_MAX_BYTES_ARG;
-    let mut max_line_len = DEFAULT_MAX_LINE_LEN_ARG;
-    let mut max_rules = DEFAULT_MAX_RULES_ARG;
-    let mut max_states = Limit::new(b.max_states);
-    let mut max_table_bytes = Limit::new(b.total_bytes);
-    let mut max_automata = Limit::new(b.max_automata);
-    let mut compile_timeout = Seconds::new(b.time.as_secs_f64());
-    let (mut training_agents, mut purposes) = (Strings::default(), Strings::default());
-    let mut references = References::default();
+    // The string options, owned here and lent to `Options`.
+    let [mut dialect, mut url_mode, mut robots_txt, mut layout]: [Option<String>; 4] =
+        Default::default();
+    let mut o = Options::default();
     for (key, value) in kwargs.into_iter().flatten() {
         let key: String = key.extract()?;
-        match key.as_str() {
-            "dialect" => dialect = value.extract()?,
-            "url_mode" => url_mode = value.extract()?,
-            "robots_txt" => robots_txt = value.extract()?,
-            "layout" => layout = value.extract()?,
-            "data_txt" => data_txt = value.extract()?,
-            "records_close_groups" => records_close_groups = value.extract()?,
-            "max_bytes" => max_bytes = value.extract()?,
-            "max_line_len" => max_line_len = value.extract()?,
-            "max_rules" => max_rules = value.extract()?,
-            "max_states" => max_states = value.extract()?,
-            "max_table_bytes" => max_table_bytes = value.extract()?,
-            "max_automata" => max_automata = value.extract()?,
-            "compile_timeout" => compile_timeout = value.extract()?,
-            "training_agents" => training_agents = value.extract()?,
-            "purposes" => purposes = value.extract()?,
-            "references" => references = value.extract()?,
-            _ => {
-                return Err(PyTypeError::new_err(format!(
-                    "{func}() got an unexpected keyword argument {key:?} (it takes \
-                     robocc.compile's)"
-                )))
-            }
+        // One arm per keyword: the string ones, owned here; the others,
+        // each read into `o`'s field of its name.
+        macro_rules! read_fields {
+            ($($field:ident)*) => {
+                match key.as_str() {
+                    "dialect" => dialect = Some(value.extract()?),
+                    "url_mode" => url_mode = value.extract()?,
+                    "robots_txt" => robots_txt = Some(value.extract()?),
+                    "layout" => layout = Some(value.extract()?),
+                    $(stringify!($field) => o.$field = value.extract()?,)*
+                    _ => {
+                        return Err(PyTypeError::new_err(format!(
+                            "{func}() got an unexpected keyword argument {key:?} (it takes \
+                             robocc.compile's)"
+                        )))
+                    }
+                }
+            };
         }
+        read_fields!(
+            data_txt records_close_groups max_bytes max_line_len max_rules max_states
+            max_table_bytes max_automata compile_timeout training_agents purposes references
+        );
     }
     Options {
-        dialect: &dialect,
+        dialect: dialect.as_deref().unwrap_or(o.dialect),
         url_mode: url_mode.as_deref(),
-        robots_txt: &robots_txt,
-        data_txt,
-        max_bytes,
-        max_line_len,
-        max_rules,
-        max_states,
-        max_table_bytes,
-        max_automata,
-        compile_timeout,
-        records_close_groups,
-        training_agents,
-        purposes,
-        layout: &layout,
-        references,
+        robots_txt: robots_txt.as_deref().unwrap_or(o.robots_txt),
+        layout: layout.as_deref().unwrap_or(o.layout),
+        ..o
     }
     .compile_options(None)
 }

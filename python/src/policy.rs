@@ -7,13 +7,14 @@ use crate::options::{
     budget_keyword, Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG,
     DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
+use crate::slot::Slot;
 use crate::CompileError;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use robocc_compiler::Budget;
 use robocc_engine::{Dialect, PolicyFile, Usage, UsageStates};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 /// A compiled robots.txt policy for one agent.
 ///
@@ -28,10 +29,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// False
 #[pyclass(frozen, module = "robocc")]
 pub struct Policy {
-    /// `None` once closed. Checks take their own `Arc` (a batch holds it
-    /// while the GIL is released), so `close` never unmaps what a check in
-    /// another thread reads: the last holder drops the mapping.
-    file: RwLock<Option<Arc<PolicyFile>>>,
+    /// The artifact, until closed.
+    file: Slot<PolicyFile>,
     /// What the compiler reported, when this object was compiled here
     /// (artifacts do not keep diagnostics).
     diagnostics: Vec<robocc_compiler::Diagnostic>,
@@ -40,24 +39,15 @@ pub struct Policy {
 impl Policy {
     pub fn from_file(file: PolicyFile) -> Policy {
         Policy {
-            file: RwLock::new(Some(Arc::new(file))),
+            file: Slot::new("Policy", file),
             diagnostics: Vec::new(),
         }
     }
 
     /// The artifact, or a `ValueError` once closed.
     fn file(&self) -> PyResult<Arc<PolicyFile>> {
-        let file = self.file.read().unwrap_or_else(PoisonError::into_inner);
-        file.clone().ok_or_else(|| closed("Policy"))
+        self.file.get()
     }
-}
-
-/// The error of every method of a closed `Policy` or `Store` (`what`), as
-/// Python's own files raise `ValueError` once closed.
-pub(crate) fn closed(what: &str) -> PyErr {
-    PyValueError::new_err(format!(
-        "the {what} is closed (close() or the end of its with block): open it again"
-    ))
 }
 
 /// The usage called `name` (case-insensitive), or a `ValueError` naming
@@ -215,21 +205,13 @@ impl Policy {
     /// method then raises ``ValueError``. A batch check running in another
     /// thread finishes first on what it holds. Closing again does nothing.
     fn close(&self) {
-        let taken = self
-            .file
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        drop(taken);
+        self.file.close();
     }
 
     /// Whether :meth:`close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.file
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
+        self.file.is_closed()
     }
 
     /// ``with robocc.Policy.open(path) as policy:`` closes it at the end.
@@ -410,13 +392,7 @@ impl Policy {
     /// ``None``. Read in every dialect (robots 2.0 defines it).
     #[getter]
     fn request_rate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .request_rates()
-            .next()
-            .map(|r| convert::request_rate(py, &r))
-            .transpose()
+        Ok(self.request_rates(py)?.into_iter().next())
     }
 
     /// Every valid Request-rate of the agent, in file order.
@@ -434,13 +410,7 @@ impl Policy {
     /// or ``None``.
     #[getter]
     fn visit_time<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .visit_times()
-            .next()
-            .map(|w| convert::visit_time(py, &w))
-            .transpose()
+        Ok(self.visit_times(py)?.into_iter().next())
     }
 
     /// Every valid Visit-time of the agent, in file order.
@@ -748,7 +718,7 @@ pub fn compile(
         CompileError::new_err(format!("the compiled artifact was refused: {e}"))
     })?;
     Ok(Policy {
-        file: RwLock::new(Some(Arc::new(file))),
+        file: Slot::new("Policy", file),
         diagnostics: compiled.diagnostics,
     })
 }

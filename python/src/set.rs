@@ -9,7 +9,7 @@ use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use robocc_store::{HostInput, OnFailure, StoreBuilder, StoreReport};
+use robocc_store::{HostInput, StoreBuilder, StoreReport};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 
@@ -350,15 +350,7 @@ fn builder(
 ) -> PyResult<StoreBuilder<'static>> {
     let compile = crate::options::kwargs_options(func, options)?;
     crate::check_agent(py, agent, compile.dialect)?;
-    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
-        "disallow" => OnFailure::Disallow,
-        "allow" => OnFailure::Allow,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
-            )))
-        }
-    };
+    let on_failure = crate::store::on_failure_arg(on_failure)?;
     let mut builder = StoreBuilder::new(agent);
     builder.compile_options(compile).on_failure(on_failure);
     Ok(builder)

@@ -5,7 +5,8 @@ use crate::options::{
     Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
     DEFAULT_MAX_RULES_ARG,
 };
-use crate::policy::{closed, signal_usage, states_dict, verdict, Policy, Verdict};
+use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
+use crate::slot::Slot;
 use crate::StoreBuildError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -16,7 +17,7 @@ use robocc_store::{
     inputs_from_dir, manifest_inputs_from, HostInput, InputError, OnFailure, StoreBuilder,
 };
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 /// The policies of many hosts in one memory-mapped file (built by
 /// :func:`robocc.build_store` or ``robocc store build``), or in a store set:
@@ -36,21 +37,20 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// its first use no longer matches the index read at open, and is refused.
 #[pyclass(frozen, module = "robocc")]
 pub struct Store {
-    /// `None` once closed; see `Policy`'s `file` (a batch holds its `Arc`).
-    inner: RwLock<Option<Arc<Inner>>>,
+    /// The store or set, until closed.
+    inner: Slot<Inner>,
 }
 
 impl Store {
     fn new(inner: Inner) -> Store {
         Store {
-            inner: RwLock::new(Some(Arc::new(inner))),
+            inner: Slot::new("Store", inner),
         }
     }
 
     /// The store, or a `ValueError` once closed.
     fn inner(&self) -> PyResult<Arc<Inner>> {
-        let inner = self.inner.read().unwrap_or_else(PoisonError::into_inner);
-        inner.clone().ok_or_else(|| closed("Store"))
+        self.inner.get()
     }
 }
 
@@ -416,21 +416,13 @@ impl Store {
     /// :meth:`policy_for` owns its bytes and stays usable. Closing again
     /// does nothing.
     fn close(&self) {
-        let taken = self
-            .inner
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        drop(taken);
+        self.inner.close();
     }
 
     /// Whether :meth:`close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.inner
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
+        self.inner.is_closed()
     }
 
     /// ``with robocc.Store.open(path) as store:`` closes it at the end.
@@ -523,6 +515,17 @@ impl StoreReport {
 
 fn build_error(e: impl std::fmt::Display) -> PyErr {
     StoreBuildError::new_err(e.to_string())
+}
+
+/// `on_failure` as `build_store` and the store-set pieces take it.
+pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
+    match on_failure.to_ascii_lowercase().as_str() {
+        "disallow" => Ok(OnFailure::Disallow),
+        "allow" => Ok(OnFailure::Allow),
+        _ => Err(PyValueError::new_err(format!(
+            "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
+        ))),
+    }
 }
 
 /// Builds a store for ``agent`` from ``manifest_path`` and writes it to
@@ -623,15 +626,7 @@ pub fn build_store(
     .compile_options(None)?;
     crate::check_agent(py, agent, options.dialect)?;
     let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
-    let on_failure = match on_failure.to_ascii_lowercase().as_str() {
-        "disallow" => OnFailure::Disallow,
-        "allow" => OnFailure::Allow,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "on_failure={on_failure:?}: expected \"disallow\" or \"allow\""
-            )))
-        }
-    };
+    let on_failure = on_failure_arg(on_failure)?;
     let base = match base {
         Some(p) => {
             convert::open_input(&p)?;

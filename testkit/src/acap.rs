@@ -17,30 +17,13 @@ use proptest::prelude::*;
 use robocc_compiler::parse::keys::split_line;
 use robocc_compiler::parse::lines::Lines;
 use robocc_compiler::parse::{parse, ParseOptions};
+use robocc_compiler::Usage;
 
 /// The named crawler of the synthesised and generated records.
 pub const AGENT: &str = "acapbot";
 
 /// The purposes the synthesised and generated sub-records name.
 pub const PURPOSES: &[&str] = &["news", "images"];
-
-/// The 14 usage types, by name.
-pub const USAGES: &[&str] = &[
-    "crawl",
-    "follow",
-    "index",
-    "preserve",
-    "present",
-    "present-original",
-    "present-currentcopy",
-    "present-oldcopy",
-    "present-snippet",
-    "present-thumbnail",
-    "present-oldsnippet",
-    "present-oldthumbnail",
-    "present-link",
-    "other",
-];
 
 /// The conventional Allow/Disallow values of `body` (non-empty, as
 /// written, deduplicated, in file order).
@@ -96,8 +79,9 @@ fn record_rules(rng: &mut Rng, values: &[Vec<u8>], out: &mut Vec<u8>, count: usi
         let usage = match rng.below(6) {
             0 | 1 => "crawl",
             2 => "present",
-            3 => *rng.pick(&USAGES[4..13]),
-            _ => *rng.pick(USAGES),
+            // `present` and its sub-types; any of the 14.
+            3 => rng.pick(&Usage::ACAP[4..13]).name(),
+            _ => rng.pick(Usage::ACAP).name(),
         };
         let allow = rng.one_in(2);
         let tail = if allow && rng.one_in(4) {

@@ -190,14 +190,17 @@ fn group() -> impl Strategy<Value = String> {
         prop::collection::vec(agent, 1..3),
         prop::collection::vec(group_line(), 0..6),
     )
-        .prop_map(|(agents, lines)| {
-            let mut s = String::new();
-            agents
-                .iter()
-                .for_each(|a| s.push_str(&format!("User-agent: {a}\n")));
-            lines.iter().for_each(|l| s.push_str(l));
-            s
-        })
+        .prop_map(|(agents, lines)| key_lines_then("User-agent", &agents, &lines))
+}
+
+/// A `key: value` line per value, then `rest` (whole lines).
+fn key_lines_then(key: &str, values: &[&str], rest: &[String]) -> String {
+    let mut s = String::new();
+    values
+        .iter()
+        .for_each(|v| s.push_str(&format!("{key}: {v}\n")));
+    rest.iter().for_each(|l| s.push_str(l));
+    s
 }
 
 /// Small random files: maybe file-level Content-Signal lines, then one to
@@ -208,12 +211,7 @@ pub fn signals_file() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(group(), 1..4),
     )
         .prop_map(|(signals, groups)| {
-            let mut s = String::new();
-            signals
-                .iter()
-                .for_each(|v| s.push_str(&format!("Content-Signal: {v}\n")));
-            groups.iter().for_each(|g| s.push_str(g));
-            s.into_bytes()
+            key_lines_then("Content-Signal", &signals, &groups).into_bytes()
         })
 }
 

@@ -26,8 +26,8 @@ fn main() {
     );
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.number("--urls", 1..=10_000_000),
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--urls" => count = args.urls(),
+            "--rounds" => rounds = args.rounds(),
             "--agent" => agent = args.value("--agent"),
             "--purpose" => purposes.push(args.value("--purpose")),
             _ => file = Some(args.operand(a)),

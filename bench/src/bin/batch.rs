@@ -34,23 +34,17 @@ fn main() {
     let mut shuffle = false;
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.number("--urls", 1..=10_000_000),
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--urls" => count = args.urls(),
+            "--rounds" => rounds = args.rounds(),
             "--layout" => options.budget.layout = args.layout(),
             "--shuffle" => shuffle = true,
             _ => files.push(args.operand(a)),
         }
     }
-    if files.is_empty() {
-        args.fail("no FILE given");
-    }
+    let files = args.files(files);
     println!("| file | program bytes | check M/s | check_batch M/s | batch ÷ check | each URL repeated M/s | repeated ÷ check |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for file in files {
-        let body = robocc_bench::args::read(&file);
-        let name = std::path::Path::new(&file)
-            .file_name()
-            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    for (name, body) in files {
         let w = Workload::with_options(&name, body, "Googlebot", count, &options);
         let urls = w.absolute_urls();
         let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();

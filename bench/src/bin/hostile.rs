@@ -14,14 +14,10 @@ use robocc_testkit::hostile::inputs;
 use std::process::Command;
 use std::time::Instant;
 
+/// The process's peak resident set in KiB (0 where Linux does not say).
 fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
+    robocc_bench::peak_rss()
+        .and_then(|kb| kb.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
 }
 

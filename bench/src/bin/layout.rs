@@ -191,16 +191,10 @@ fn main() {
             _ => files.push(args.operand(a)),
         }
     }
-    if files.is_empty() {
-        args.fail("no FILE given");
-    }
+    let files = args.files(files);
     println!("| file | dense u32 table bytes | program bytes | dense walks/s | program walks/s | walk ratio (program/dense) | program checks/s (Policy::check) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for file in files {
-        let body = robocc_bench::args::read(&file);
-        let name = std::path::Path::new(&file)
-            .file_name()
-            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    for (name, body) in files {
         let w = Workload::with_options(&name, body, "Googlebot", robocc_bench::URLS, &options);
         if w.compiled.data.automata.len() > 1 {
             println!("| {name} | — | — | — | — | (split path: several automata) | |");

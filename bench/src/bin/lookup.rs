@@ -33,7 +33,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--sample" => sample = args.number("--sample", 1..=usize::MAX),
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--rounds" => rounds = args.rounds(),
             "--check-only" | "--batch-only" => {
                 let batch = a == "--batch-only";
                 if only.is_some_and(|b| b != batch) {

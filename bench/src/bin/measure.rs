@@ -17,7 +17,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--agent" => agent = args.value("--agent"),
-            "--urls" => count = args.number("--urls", 1..=10_000_000),
+            "--urls" => count = args.urls(),
             "--dialect" => {
                 let d: String = args.value("--dialect");
                 options.dialect = robocc_compiler::dialect::from_name(&d)
@@ -26,16 +26,10 @@ fn main() {
             _ => files.push(args.operand(a)),
         }
     }
-    if files.is_empty() {
-        args.fail("no FILE given");
-    }
+    let files = args.files(files);
     println!("| file | bytes | rules | compile ms | automata | program bytes | artifact bytes | engine checks/s | reference checks/s | speed-up | avg path bytes read | avg URL bytes |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for file in files {
-        let body = robocc_bench::args::read(&file);
-        let name = std::path::Path::new(&file)
-            .file_name()
-            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    for (name, body) in files {
         let compile_time = median_time(5, || {
             black_box(robocc_compiler::compile(&body, &agent, &options).unwrap());
         });

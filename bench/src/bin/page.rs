@@ -53,7 +53,7 @@ fn main() {
     let mut args = robocc_bench::args::Args::new("page [FILE...] [--rounds R] [--big MB]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--rounds" => rounds = args.rounds(),
             "--big" => big_mb = args.number("--big", 1..=4096),
             _ => files.push(std::path::PathBuf::from(args.operand(a))),
         }

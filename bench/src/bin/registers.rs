@@ -18,16 +18,10 @@ fn main() {
     while let Some(a) = args.next() {
         files.push(args.operand(a));
     }
-    if files.is_empty() {
-        args.fail("no FILE given");
-    }
+    let files = args.files(files);
     println!("| file | never: automata | never: bytes | auto: automata (register) | auto: bytes | never checks/s | auto checks/s | auto/never |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for file in files {
-        let body = robocc_bench::args::read(&file);
-        let name = std::path::Path::new(&file)
-            .file_name()
-            .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+    for (name, body) in files {
         let w = Workload::new(&name, body.clone(), "Googlebot", robocc_bench::URLS);
         let never = CompileOptions {
             budget: Budget {

@@ -45,9 +45,9 @@ fn main() {
         robocc_bench::args::Args::new("signals [FILE...] [--urls N] [--files N] [--rounds R]");
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--urls" => count = args.number("--urls", 1..=10_000_000),
+            "--urls" => count = args.urls(),
             "--files" => sample = args.number("--files", 1..=100_000),
-            "--rounds" => rounds = args.number("--rounds", 1..=100_000),
+            "--rounds" => rounds = args.rounds(),
             _ => files.push(PathBuf::from(args.operand(a))),
         }
     }
@@ -109,52 +109,40 @@ fn main() {
     // busy moment of a shared machine does not always hit the same one.
     let ops: [&dyn Fn(); 6] = [
         &|| {
-            for (p, us) in policies.iter().zip(&urls) {
-                for u in us {
-                    black_box(p.check(black_box(u)));
-                }
-            }
+            each_url(&policies, &urls, |p, u| {
+                black_box(p.check(black_box(u)));
+            })
         },
         &|| {
-            for (p, us) in policies.iter().zip(&urls) {
-                for u in us {
-                    black_box(p.preference(black_box(u), black_box(Usage::TrainAi)));
-                }
-            }
+            each_url(&policies, &urls, |p, u| {
+                black_box(p.preference(black_box(u), black_box(Usage::TrainAi)));
+            })
         },
         &|| {
-            for (p, us) in policies.iter().zip(&urls) {
-                for u in us {
-                    black_box(p.usage_states(black_box(u)));
-                }
-            }
+            each_url(&policies, &urls, |p, u| {
+                black_box(p.usage_states(black_box(u)));
+            })
         },
         &|| {
-            for (p, us) in policies.iter().zip(&urls) {
-                for u in us {
-                    black_box(p.check(black_box(u)));
-                    for &s in Usage::SIGNALS {
-                        black_box(p.preference(black_box(u), black_box(s)));
-                    }
+            each_url(&policies, &urls, |p, u| {
+                black_box(p.check(black_box(u)));
+                for &s in Usage::SIGNALS {
+                    black_box(p.preference(black_box(u), black_box(s)));
                 }
-            }
+            })
         },
         &|| {
-            for (o, us) in oracles.iter().zip(&few) {
-                for u in us.iter() {
-                    black_box(o.check(black_box(u), Channel::TrainAi));
-                }
-            }
+            each_url(&oracles, &few, |o, u| {
+                black_box(o.check(black_box(u), Channel::TrainAi));
+            })
         },
         &|| {
-            for (o, us) in oracles.iter().zip(&few) {
-                for u in us.iter() {
-                    black_box(o.crawl_allowed(black_box(u)));
-                    for &c in &channels {
-                        black_box(o.check(black_box(u), c));
-                    }
+            each_url(&oracles, &few, |o, u| {
+                black_box(o.crawl_allowed(black_box(u)));
+                for &c in &channels {
+                    black_box(o.check(black_box(u), c));
                 }
-            }
+            })
         },
     ];
     let mut times: [Vec<Duration>; 6] = Default::default();
@@ -212,6 +200,16 @@ fn main() {
     row("four calls (check + 3 preference)", four, Some(oracle_all));
     row("oracle, train-ai", oracle_one, Some(oracle_one));
     row("oracle, crawl + 3 channels", oracle_all, Some(oracle_all));
+}
+
+/// `f` on each file's checker (a policy, an oracle) and each of its URLs.
+#[inline(always)]
+fn each_url<'a, C, U: AsRef<[&'a [u8]]>>(checkers: &[C], urls: &[U], f: impl Fn(&C, &[u8])) {
+    for (c, us) in checkers.iter().zip(urls) {
+        for u in us.as_ref() {
+            f(c, u);
+        }
+    }
 }
 
 /// `n` with thousands separators.
