@@ -13,7 +13,7 @@ use robocc_engine::artifact::{
     fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
     RuleData, SignalRuleData, SignalsData, WindowData,
 };
-use robocc_engine::{frame, FileKind, RecordKind, TimeWindow, UrlMode, FRAME_LEN};
+use robocc_engine::{frame, AlignedBytes, FileKind, RecordKind, TimeWindow, UrlMode, FRAME_LEN};
 use std::fmt;
 use std::time::Duration;
 
@@ -172,10 +172,10 @@ pub struct Compiled {
 
 impl Compiled {
     /// The artifact bytes (16-byte aligned, ready for `Policy::from_bytes`).
-    pub fn to_bytes(&self) -> rkyv::util::AlignedVec<16> {
+    pub fn to_bytes(&self) -> AlignedBytes {
         let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
             .expect("serialising plain owned data cannot fail");
-        let mut out = rkyv::util::AlignedVec::<16>::with_capacity(archive.len() + FRAME_LEN);
+        let mut out = AlignedBytes::with_capacity(archive.len() + FRAME_LEN);
         out.extend_from_slice(&frame(FileKind::Policy, &archive));
         out.extend_from_slice(&archive);
         out

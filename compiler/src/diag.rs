@@ -107,35 +107,7 @@ pub enum DiagCode {
 impl DiagCode {
     /// How much a finding of this kind matters (the same for every instance).
     pub fn severity(self) -> Severity {
-        match self {
-            DiagCode::TypoKey
-            | DiagCode::NoGroup
-            | DiagCode::EmptyGroup
-            | DiagCode::SplitPath
-            | DiagCode::DialectChosen => Severity::Info,
-            DiagCode::ParseLimit
-            | DiagCode::LineTooLong
-            | DiagCode::NulByte
-            | DiagCode::NoSeparator
-            | DiagCode::EmptyKey
-            | DiagCode::AfterBlankLine
-            | DiagCode::RulesPerGroupLimit
-            | DiagCode::RuleBeforeAgent
-            | DiagCode::Robots2Version
-            | DiagCode::TimingValue
-            | DiagCode::Utf16
-            | DiagCode::NotText
-            | DiagCode::Html
-            | DiagCode::RoboccFile
-            | DiagCode::AcapIgnored
-            | DiagCode::AcapDefinition
-            | DiagCode::AcapUndefined
-            | DiagCode::AcapQualifier
-            | DiagCode::AcapReference
-            | DiagCode::AcapRecord
-            | DiagCode::SignalIgnored
-            | DiagCode::SignalsDropped => Severity::Warning,
-        }
+        self.traits().0
     }
 
     /// Whether a finding of this kind means part of the file was not read
@@ -143,34 +115,41 @@ impl DiagCode {
     /// was decoded), so that a verdict may differ from what its author
     /// meant. Commands that answer from a robots.txt report these.
     pub fn can_change_verdict(self) -> bool {
+        self.traits().1
+    }
+
+    /// Each kind's severity and whether it can change a verdict, side by
+    /// side: one exhaustive table, so a new kind states both.
+    fn traits(self) -> (Severity, bool) {
+        use Severity::{Info, Warning};
         match self {
-            DiagCode::ParseLimit
-            | DiagCode::LineTooLong
-            | DiagCode::NulByte
-            | DiagCode::NoSeparator
-            | DiagCode::EmptyKey
-            | DiagCode::RulesPerGroupLimit
-            | DiagCode::RuleBeforeAgent
-            | DiagCode::Utf16
-            | DiagCode::NotText
-            | DiagCode::Html
-            | DiagCode::RoboccFile
-            | DiagCode::AcapIgnored
-            | DiagCode::AcapDefinition
-            | DiagCode::AcapUndefined
-            | DiagCode::AcapReference
-            | DiagCode::SignalsDropped => true,
-            DiagCode::TypoKey
-            | DiagCode::AcapQualifier
-            | DiagCode::AcapRecord
-            | DiagCode::DialectChosen
-            | DiagCode::SignalIgnored
-            | DiagCode::AfterBlankLine
-            | DiagCode::NoGroup
-            | DiagCode::EmptyGroup
-            | DiagCode::Robots2Version
-            | DiagCode::TimingValue
-            | DiagCode::SplitPath => false,
+            DiagCode::ParseLimit => (Warning, true),
+            DiagCode::LineTooLong => (Warning, true),
+            DiagCode::NulByte => (Warning, true),
+            DiagCode::NoSeparator => (Warning, true),
+            DiagCode::EmptyKey => (Warning, true),
+            DiagCode::TypoKey => (Info, false),
+            DiagCode::AfterBlankLine => (Warning, false),
+            DiagCode::RulesPerGroupLimit => (Warning, true),
+            DiagCode::RuleBeforeAgent => (Warning, true),
+            DiagCode::NoGroup => (Info, false),
+            DiagCode::EmptyGroup => (Info, false),
+            DiagCode::Robots2Version => (Warning, false),
+            DiagCode::TimingValue => (Warning, false),
+            DiagCode::SplitPath => (Info, false),
+            DiagCode::Utf16 => (Warning, true),
+            DiagCode::NotText => (Warning, true),
+            DiagCode::Html => (Warning, true),
+            DiagCode::RoboccFile => (Warning, true),
+            DiagCode::AcapIgnored => (Warning, true),
+            DiagCode::AcapDefinition => (Warning, true),
+            DiagCode::AcapUndefined => (Warning, true),
+            DiagCode::AcapQualifier => (Warning, false),
+            DiagCode::AcapReference => (Warning, true),
+            DiagCode::AcapRecord => (Warning, false),
+            DiagCode::DialectChosen => (Info, false),
+            DiagCode::SignalIgnored => (Warning, false),
+            DiagCode::SignalsDropped => (Warning, true),
         }
     }
 

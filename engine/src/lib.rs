@@ -64,6 +64,7 @@
 pub mod artifact;
 #[cfg(not(feature = "build"))]
 mod artifact;
+mod bytes;
 mod format;
 mod load;
 pub mod normalize;
@@ -78,6 +79,7 @@ mod types;
 pub mod url;
 mod visit;
 
+pub use bytes::AlignedBytes;
 #[cfg(feature = "build")]
 pub use format::frame;
 pub use format::{

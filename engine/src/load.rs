@@ -9,6 +9,7 @@
 use crate::artifact::{
     ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
+use crate::bytes::AlignedBytes;
 use crate::format::{frame_checksum, FileKind, ARCHIVE_ALIGN, FRAME_LEN};
 use std::fmt;
 use std::sync::Arc;
@@ -632,7 +633,7 @@ pub(crate) fn read_or_map(
             .map_err(|e| named(LoadError::io(kind, e)))?;
         // A file that grew past the bound meanwhile is mapped instead.
         if (bytes.len() as u64) < read_below {
-            return Ok(Storage::Heap(aligned_copy(&bytes)));
+            return Ok(Storage::Heap(AlignedBytes::copy_from_slice(&bytes)));
         }
     }
     map_open(&file, path, kind).map(Storage::Mapped)
@@ -644,7 +645,7 @@ pub(crate) fn read_or_map(
 pub(crate) enum Storage {
     /// A file mapped read-only, or a large copy ([`owned_copy`]).
     Mapped(memmap2::Mmap),
-    Heap(rkyv::util::AlignedVec<16>),
+    Heap(AlignedBytes),
 }
 
 impl Storage {
@@ -679,14 +680,7 @@ pub(crate) fn owned_copy(bytes: &[u8]) -> Storage {
             }
         }
     }
-    Storage::Heap(aligned_copy(bytes))
-}
-
-/// Copies bytes into a 16-byte aligned buffer.
-pub(crate) fn aligned_copy(bytes: &[u8]) -> rkyv::util::AlignedVec<16> {
-    let mut v = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
-    v.extend_from_slice(bytes);
-    v
+    Storage::Heap(AlignedBytes::copy_from_slice(bytes))
 }
 
 /// The root of a policy archive that already passed [`validate_policy`],

@@ -914,7 +914,7 @@ impl PolicyFile {
     ///
     /// As [`Policy::from_bytes`].
     pub fn from_slice(bytes: &[u8]) -> Result<PolicyFile, LoadError> {
-        let copy = load::aligned_copy(bytes);
+        let copy = crate::AlignedBytes::copy_from_slice(bytes);
         load::validate_policy(&copy)?;
         Ok(PolicyFile {
             storage: load::Storage::Heap(copy),

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 /// One compiled file of the sample.
 struct Case {
     body: Vec<u8>,
-    bytes: rkyv::util::AlignedVec,
+    bytes: robocc_engine::AlignedBytes,
     urls: Vec<String>,
 }
 

@@ -6,6 +6,7 @@ use super::layout::{
     HEAD_LEN, HINTS, INLINE_KEY, MAX_PROBE, POLICY_REC, SEEDS, SLOT,
 };
 use super::{HostKey, HostSource};
+use crate::bytes::AlignedBytes;
 use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
 use crate::types::Dialect;
 use std::cmp::Ordering;
@@ -55,7 +56,7 @@ pub fn write_store(
     meta: &StoreMeta,
     hosts: Vec<HostEntry<'_>>,
     policies: &[&[u8]],
-) -> Result<rkyv::util::AlignedVec<16>, String> {
+) -> Result<AlignedBytes, String> {
     let mut out = rkyv::util::AlignedVec::<16>::new();
     out.extend_from_slice(&[0u8; format::FRAME_LEN + HEAD_LEN]);
     let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
@@ -137,7 +138,7 @@ pub fn write_store(
     // Last: the frame's checksum covers everything after it.
     let frame = format::frame(FileKind::Store, &out[format::FRAME_LEN..]);
     out[..format::FRAME_LEN].copy_from_slice(&frame);
-    Ok(out)
+    Ok(AlignedBytes::from_rkyv(out))
 }
 
 /// What the index keeps of a host's fetch time: its first 255 bytes, cut at

@@ -236,7 +236,7 @@ impl Prepared {
         which: impl IntoIterator<Item = usize>,
         builder: &StoreBuilder<'_>,
         report: &mut StoreReport,
-    ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u32>), StoreError> {
+    ) -> Result<(robocc_engine::AlignedBytes, Vec<u32>), StoreError> {
         let (agent, options) = (builder.agent.as_str(), &builder.options);
         // A policy is stored once per body, or per base policy reused.
         let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
@@ -465,7 +465,7 @@ impl<'a> StoreBuilder<'a> {
     pub fn build<I>(
         &self,
         inputs: I,
-    ) -> Result<(rkyv::util::AlignedVec<16>, StoreReport), StoreError>
+    ) -> Result<(robocc_engine::AlignedBytes, StoreReport), StoreError>
     where
         I: IntoIterator<Item = Result<HostInput, InputError>>,
     {
@@ -554,7 +554,7 @@ impl<'a> StoreBuilder<'a> {
         which: usize,
     ) -> Result<
         (
-            rkyv::util::AlignedVec<16>,
+            robocc_engine::AlignedBytes,
             robocc_engine::ShardInfo,
             StoreReport,
         ),
@@ -627,7 +627,7 @@ impl<'a> StoreBuilder<'a> {
 /// names them (docs/artifact.md, "Store sets").
 pub struct BuiltSet {
     /// Shard `i`'s store, to be written as `shard_file_name(i)`.
-    pub shards: Vec<rkyv::util::AlignedVec<16>>,
+    pub shards: Vec<robocc_engine::AlignedBytes>,
     /// The text of `index.txt`.
     pub index: String,
 }

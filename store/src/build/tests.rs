@@ -7,7 +7,7 @@ use crate::test_support::TempDir;
 use crate::{hex, host_key, redirect_dependencies};
 
 /// A store of `inputs` for Googlebot, everything else by default.
-fn build_default(inputs: &[HostInput]) -> (rkyv::util::AlignedVec<16>, StoreReport) {
+fn build_default(inputs: &[HostInput]) -> (robocc_engine::AlignedBytes, StoreReport) {
     StoreBuilder::new("Googlebot")
         .build(inputs.iter().cloned().map(Ok))
         .unwrap()
