@@ -3,27 +3,10 @@
 //! (one test in this binary, so nothing else allocates meanwhile).
 
 use robocc_page::{PageOptions, PageRules};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
+use robocc_testkit::heap::{self, PeakHeap};
 
 #[global_allocator]
-static A: Counting = Counting;
+static ALLOC: PeakHeap = PeakHeap;
 
 /// Peak heap growth (bytes) while reading `html` (and dropping what was
 /// read), with a past `now` and a declared purpose so that dated and
@@ -35,22 +18,22 @@ fn peak_growth(html: &[u8]) -> usize {
 /// [`peak_growth`] with response headers.
 fn peak_growth_with(html: &[u8], headers: &[(&str, &str)]) -> usize {
     let purposes = ["news".to_string(), "x".repeat(64)];
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let page = PageRules::read(
-        html,
-        headers.iter().copied(),
-        &PageOptions {
-            agent: "bot",
-            url: "http://a/",
-            purposes: &purposes,
-            now: Some(2_000_000_000),
-            head_only: false,
-            tdmrep: None,
-        },
-    );
-    std::hint::black_box(&page);
-    PEAK.load(Ordering::Relaxed) - base
+    let ((), peak) = heap::peak_growth(|| {
+        let page = PageRules::read(
+            html,
+            headers.iter().copied(),
+            &PageOptions {
+                agent: "bot",
+                url: "http://a/",
+                purposes: &purposes,
+                now: Some(2_000_000_000),
+                head_only: false,
+                tdmrep: None,
+            },
+        );
+        std::hint::black_box(&page);
+    });
+    peak
 }
 
 /// One META whose content is `token` repeated to about `size` bytes

@@ -8,37 +8,13 @@
 use robocc_testkit::paths::root;
 
 use robocc_compiler::compile;
+use robocc_testkit::heap::{peak_growth, PeakHeap};
 use robocc_testkit::hostile::inputs;
 use robocc_testkit::urlgen;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Counts live and peak heap bytes (process-wide: this test binary runs one
-/// test).
-struct Peak;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: defers to the system allocator; only counts.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: same layout contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Peak = Peak;
+static ALLOC: PeakHeap = PeakHeap;
 
 const TIME_BOUND: Duration = Duration::from_secs(60);
 const HEAP_BOUND: usize = 2 << 30;
@@ -47,12 +23,9 @@ const HEAP_BOUND: usize = 2 << 30;
 fn hostile_inputs_compile_within_bounds() {
     let mut compiled = 0;
     for h in inputs() {
-        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-        let before = LIVE.load(Ordering::Relaxed);
         let start = Instant::now();
-        let result = compile(&h.body, "Googlebot", &h.options);
+        let (result, peak) = peak_growth(|| compile(&h.body, "Googlebot", &h.options));
         let took = start.elapsed();
-        let peak = PEAK.load(Ordering::Relaxed) - before;
         assert!(took < TIME_BOUND, "{}: {took:?}", h.name);
         assert!(peak < HEAP_BOUND, "{}: peak heap {peak} bytes", h.name);
         eprintln!("{}: {took:?}, peak heap {} MiB", h.name, peak >> 20);

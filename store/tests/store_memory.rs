@@ -5,34 +5,10 @@
 
 use robocc_engine::Store;
 use robocc_store::{HostInput, StoreBuilder};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Counts live and peak heap bytes (process-wide: this binary runs one
-/// test).
-struct Peak;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: defers to the system allocator; only counts.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: same layout contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use robocc_testkit::heap::{peak_growth, PeakHeap};
 
 #[global_allocator]
-static ALLOC: Peak = Peak;
+static ALLOC: PeakHeap = PeakHeap;
 
 /// Body `i`: its own rule, then comments to `len` bytes.
 fn body(i: usize, len: usize) -> Vec<u8> {
@@ -62,10 +38,8 @@ fn distinct_bodies_do_not_stay_in_memory() {
                 ..HostInput::default()
             })
         });
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let (bytes, report) = StoreBuilder::new("Googlebot").build(inputs).unwrap();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (built, peak) = peak_growth(|| StoreBuilder::new("Googlebot").build(inputs));
+    let (bytes, report) = built.unwrap();
     assert_eq!(report.hosts, N + 1);
     assert_eq!(report.unique_policies, N, "{report:?}");
     assert!(report.failures.is_empty(), "{:?}", report.failures);

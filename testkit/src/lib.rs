@@ -18,6 +18,9 @@
 //!   Content-Signal) added to real files, and a proptest strategy for small
 //!   random ones, for the signals differential tests.
 //!
+//! * [`heap`]: a global allocator counting peak heap bytes, for the tests
+//!   that bound memory.
+//!
 //! * [`paths`]: the workspace root and the shared corpus beside it.
 //!
 //! All are written against `robocc-compiler`'s public API only.
@@ -26,6 +29,7 @@
 
 pub mod acap;
 pub mod corpus;
+pub mod heap;
 pub mod hostile;
 pub mod paths;
 pub mod signals;
