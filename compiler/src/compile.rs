@@ -199,7 +199,7 @@ pub fn compile(
 /// [`compile`] of a body of which `prefix` holds only the first bytes, the
 /// whole being `len` bytes of SHA-256 `sha256`: the policy compiling the
 /// whole body makes, byte for byte, when `prefix` reads as the whole
-/// ([`crate::store::prefix_reads_as_whole`]: the parse limit cuts both at
+/// (`robocc_store`'s `prefix_reads_as_whole`: the parse limit cuts both at
 /// the same line). A store build keeps only that much of a large body.
 pub fn compile_prefix(
     prefix: &[u8],
@@ -562,7 +562,7 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
 /// policy depends on: the agent, every compile option and the compiler
 /// version. A store build reuses a policy of its `--base` when this and
 /// the source's SHA-256 match, so it is computed from the fields one by
-/// one in a fixed order and encoding ([`fingerprint`]), never from a
+/// one in a fixed order and encoding (`fingerprint`), never from a
 /// `Debug` form, and pinned by a test.
 pub fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
     fingerprint(agent, options, env!("CARGO_PKG_VERSION"))
