@@ -38,6 +38,7 @@ impl AlignedBytes {
         self.0.as_slice()
     }
 
+    #[cfg(feature = "build")]
     pub(crate) fn from_rkyv(v: rkyv::util::AlignedVec<16>) -> AlignedBytes {
         AlignedBytes(v)
     }

@@ -57,6 +57,11 @@
 //!   what it links is the check path alone, as regex-automata's
 //!   `dfa-search` is without `dfa-build`. The artifacts and stores are the
 //!   same bytes either way.
+//! * `idna` (off by default): host names as a store build files them
+//!   (`host_key`, `HostKeyError`, `url_host_key`) and `idna_lookup_url`,
+//!   which a crawler needs to look up a host written in Unicode
+//!   (`https://Bücher.example/`: a store holds its `xn--` form). It brings
+//!   the `idna` crate; the check path never uses it.
 
 #![deny(missing_docs)]
 
@@ -96,6 +101,8 @@ pub use set::SetIndex;
 pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
 #[cfg(feature = "build")]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
+#[cfg(feature = "idna")]
+pub use store::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store};
 pub use types::{
     Dialect, PatternSyntax, RankClass, Rate, RecordKind, RequestRate, RuleOrigin, Selection,

@@ -33,6 +33,8 @@
 
 mod batch;
 mod host_key;
+#[cfg(feature = "idna")]
+mod host_names;
 mod layout;
 mod read;
 #[cfg(feature = "build")]
@@ -41,6 +43,8 @@ mod write;
 pub(crate) use batch::check_batch_in;
 pub use batch::BatchError;
 pub use host_key::HostKey;
+#[cfg(feature = "idna")]
+pub use host_names::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 #[cfg(feature = "build")]
 pub use layout::MAX_PROBE;
 pub use read::Store;

@@ -507,7 +507,7 @@ impl Store {
     /// answers unknown for a URL without a host, whatever `--missing` says).
     /// The host is read as written: a Unicode name, which a build stores in
     /// its `xn--` form, is not found here; look it up at
-    /// `robocc_compiler::store::idna_lookup_url(url)` (docs/artifact.md,
+    /// `idna_lookup_url(url)` (this crate's `idna` feature; docs/artifact.md,
     /// "Keys"), as the CLI and the Python binding do.
     ///
     /// # Errors
