@@ -37,6 +37,27 @@ pub fn robocc(args: &[&str]) -> Output {
     robocc_in(&root(), args, None)
 }
 
+/// Runs `robocc ARGS…` (no standard input), killed and the test failed if
+/// it has not ended within a minute: a command that waits on a FIFO would
+/// hang the suite, while a refusal takes milliseconds.
+pub fn robocc_bounded(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().ok();
+    panic!("robocc {args:?} did not end within a minute (a FIFO waited on?)");
+}
+
 /// Standard output, lossily decoded.
 pub fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -4,7 +4,7 @@
 //! bodies over 256 MiB, an output that cannot be written, more shards than
 //! hosts.
 
-use crate::common::{err, s, scratch};
+use crate::common::{err, robocc_bounded, s, scratch};
 use robocc_engine::{HostSource, Store, StoreSet};
 use robocc_store::{HostInput, StoreBuilder};
 use std::process::{Command, Output};
@@ -13,20 +13,7 @@ use std::process::{Command, Output};
 /// failed) if it does not end within a minute: a FIFO must never be
 /// waited on.
 fn build(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
-        .args([&["store", "build", "--agent", "Googlebot"], args].concat())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    for _ in 0..600 {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    child.kill().ok();
-    panic!("robocc store build {args:?} did not end");
+    robocc_bounded(&[&["store", "build", "--agent", "Googlebot"], args].concat())
 }
 
 #[track_caller]

@@ -3,7 +3,7 @@
 //! the inputs, a damaged set is an error naming the file (never a panic),
 //! and the command line keeps its contract.
 
-use crate::common::{assert_exit, err, out, robocc, s, scratch};
+use crate::common::{assert_exit, err, out, robocc, robocc_bounded, s, scratch};
 use robocc_testkit::paths::{root, shared_real};
 
 use robocc_compiler::{compile, Budget, CompileOptions};
@@ -1169,25 +1169,6 @@ fn store_build_refuses_a_damaged_base() {
     assert!(err(&o).contains("build without --base"), "{}", err(&o));
     assert!(!new.exists());
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// `robocc ARGS`, killed if it has not ended within a minute (a command
-/// that waits on a FIFO would hang the suite; a refusal takes milliseconds).
-fn robocc_bounded(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robocc"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    for _ in 0..600 {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    child.kill().ok();
-    panic!("robocc {args:?} did not end: it waits on a FIFO");
 }
 
 /// A FIFO given as a store, policy, `--base`, a set's shard or index is
