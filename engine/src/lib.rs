@@ -49,6 +49,8 @@
 //! * `build` (off by default): the writer side, for compilers, store
 //!   builders and tools. It makes public the `artifact` module (the owned
 //!   types a policy is archived from, and the outcome word's encoding),
+//!   the `answer` module (how outcome words answer usages, for paths that
+//!   answer without an artifact: the compiler's `Checker`),
 //!   the `program` module's encoder and decoder, `frame`, the store
 //!   writer (`write_store`, `HostEntry`, `StoreMeta`, `fetched_at_kept`,
 //!   `MAX_PROBE`), a store set's `SetIndex`, and a few inspection hooks
@@ -65,6 +67,10 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "build")]
+pub mod answer;
+#[cfg(not(feature = "build"))]
+mod answer;
 #[cfg(feature = "build")]
 pub mod artifact;
 #[cfg(not(feature = "build"))]

@@ -1,9 +1,9 @@
 //! [`Policy`]: a view over a validated artifact, and the check path;
 //! [`PolicyFile`]: the owner of the bytes a policy is read from.
 
+use crate::answer::{self, verdict};
 use crate::artifact::{
-    ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, NO_RULE,
-    OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
+    ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, OUTCOME_RULE_MASK,
 };
 use crate::format::FileKind;
 use crate::load::{self, LoadError, READ_SHARDS_BELOW};
@@ -163,11 +163,11 @@ impl<'a> Policy<'a> {
     ///   prohibits it). [`Policy::preference`] tells unknown apart.
     #[inline]
     pub fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
-        match self.channel_of(usage) {
-            Some(0) => self.check(url),
-            Some(c) => verdict(self.word(url, c).0),
-            None => verdict(DEFAULT_ALLOW),
+        let (acap, channels) = self.channel_shape();
+        if usage == Usage::Crawl {
+            return self.check(url);
         }
+        answer::usage_verdict(acap, channels, usage, |c| self.word(url, c).0)
     }
 
     /// The tri-state answer for `url` on `usage`: `Some(verdict)` when
@@ -178,29 +178,15 @@ impl<'a> Policy<'a> {
     /// types of an `acap` policy, are always decided.
     #[inline]
     pub fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
-        match self.channel_of(usage)? {
-            0 => Some(self.check(url)),
-            c => {
-                let w = self.word(url, c).0;
-                (w & OUTCOME_RULE_MASK != UNKNOWN_RULE).then(|| verdict(w))
-            }
-        }
+        let (acap, channels) = self.channel_shape();
+        answer::preference(acap, channels, usage, |c| self.word(url, c).0)
     }
 
-    /// The channel that answers `usage`, if the policy has one.
+    /// Is this an acap policy, and how many channels has it?
     #[inline]
-    fn channel_of(&self, usage: Usage) -> Option<usize> {
-        let channels = self.data.header.channels.len();
-        let acap = self.data.header.dialect == Dialect::Acap as u8;
-        match usage {
-            Usage::Crawl => Some(0),
-            // Validation: an acap policy has one channel per usage type.
-            u if acap => (!u.is_signal()).then_some(u as usize),
-            // Validation: the others have crawl, or crawl and the three
-            // signal channels in `Usage::SIGNALS` order.
-            u if u.is_signal() && channels == 4 => Some(1 + (u as usize - Usage::Search as usize)),
-            _ => None,
-        }
+    fn channel_shape(&self) -> (bool, usize) {
+        let h = &self.data.header;
+        (h.dialect == Dialect::Acap as u8, h.channels.len())
     }
 
     /// The usages [`Policy::check_usage`] allows for `url`, all from one
@@ -222,42 +208,13 @@ impl<'a> Policy<'a> {
         };
         if !single || channels == 1 {
             // Crawl only (several automata: crawl only, by validation).
-            let crawl = self.check(url).allowed;
-            let mut bits = 1u32 << (Usage::Crawl as u8);
-            let allowed = UsageSet::from_bits(if crawl { bits } else { 0 });
-            bits = if crawl { 0 } else { bits };
-            return UsageStates {
-                allowed,
-                disallowed: UsageSet::from_bits(bits),
-            };
+            return answer::crawl_only(self.check(url).allowed);
         }
         let base = o as usize * channels;
         // Validation: `o` is a valid outcome id.
         let words = d.outcomes.get(base..base + channels).unwrap_or(&[]);
         let acap = d.header.dialect == Dialect::Acap as u8;
-        let (mut allowed, mut disallowed) = (0u32, 0u32);
-        for (c, w) in words.iter().enumerate() {
-            let w = w.to_native();
-            let usage = if acap {
-                c
-            } else if c == 0 {
-                0
-            } else {
-                Usage::Search as usize + c - 1
-            };
-            if w & OUTCOME_RULE_MASK == UNKNOWN_RULE && c != 0 {
-                continue;
-            }
-            if w & OUTCOME_ALLOWED != 0 {
-                allowed |= 1 << usage;
-            } else {
-                disallowed |= 1 << usage;
-            }
-        }
-        UsageStates {
-            allowed: UsageSet::from_bits(allowed),
-            disallowed: UsageSet::from_bits(disallowed),
-        }
+        answer::usage_states(acap, words.iter().map(|w| w.to_native()))
     }
 
     /// AI-usage preferences: what kind of statement rule `id` is (`None`
@@ -496,8 +453,6 @@ impl<'a> Policy<'a> {
 }
 
 const NO_OUTCOME: u32 = u32::MAX;
-/// The outcome word of "allowed, no rule decided".
-const DEFAULT_ALLOW: u32 = OUTCOME_ALLOWED | NO_RULE;
 
 /// What kind of statement a rule of a policy with AI-usage preference
 /// channels is ([`Policy::signal_source`]).
@@ -532,19 +487,6 @@ pub struct AcapRuleRef<'a> {
     /// How the rule was written when not plainly: `(local-usage)`,
     /// `the-acap:resource-set:name`, a permissions reference.
     pub via: &'a str,
-}
-
-#[inline(always)]
-fn verdict(word: u32) -> Verdict {
-    let rule = word & OUTCOME_RULE_MASK;
-    if rule == UNKNOWN_RULE {
-        // An AI-usage preference nothing stated: allowed by default.
-        return verdict(DEFAULT_ALLOW);
-    }
-    Verdict {
-        allowed: word & OUTCOME_ALLOWED != 0,
-        rule: (rule != NO_RULE).then_some(rule),
-    }
 }
 
 /// Runs automaton `a` over the path of each of `urls`, calling `f(index,
@@ -918,6 +860,19 @@ impl PolicyFile {
         load::validate_policy(&copy)?;
         Ok(PolicyFile {
             storage: load::Storage::Heap(copy),
+        })
+    }
+
+    /// Takes aligned artifact bytes (what a compiler's `to_bytes` returns)
+    /// without copying them, and validates them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::from_bytes`].
+    pub fn from_aligned(bytes: crate::AlignedBytes) -> Result<PolicyFile, LoadError> {
+        load::validate_policy(&bytes)?;
+        Ok(PolicyFile {
+            storage: load::Storage::Heap(bytes),
         })
     }
 
