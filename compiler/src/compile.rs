@@ -211,12 +211,30 @@ pub fn compile_prefix(
     compile_source(prefix, Some((len, sha256)), agent, options)
 }
 
-fn compile_source(
+/// What compiling reads before it lowers: the file parsed, the groups
+/// selected, the rules made (the same for [`compile`] and the
+/// [`Checker`](crate::Checker), which answers from the rules).
+pub(crate) struct Front<'a> {
+    pub(crate) sem: &'static dialect::Semantics,
+    /// The ACAP records (acap only).
+    pub(crate) acap_file: Option<&'a crate::parse::acap::AcapFile>,
+    pub(crate) robots: &'a RobotsTxt<'a>,
+    pub(crate) selection: Selection,
+    pub(crate) rule_set: RuleSet,
+    /// Findings so far (the input's, ACAP's and the signals'; the parser's
+    /// are in `robots`).
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads `robots_txt` for `agent` up to its rules, and hands them to
+/// `then` (the parse borrows the decoded text, which lives here).
+pub(crate) fn front<R>(
     robots_txt: &[u8],
     whole: Option<(u64, [u8; 32])>,
     agent: &str,
     options: &CompileOptions,
-) -> Result<Compiled, CompileError> {
+    then: impl FnOnce(Front<'_>) -> Result<R, CompileError>,
+) -> Result<R, CompileError> {
     options.check_tokens(agent)?;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let sem = semantics(options.dialect);
@@ -268,6 +286,44 @@ fn compile_source(
             &mut diagnostics,
         );
     }
+    then(Front {
+        sem,
+        acap_file: acap_file.as_ref(),
+        robots: &robots,
+        selection,
+        rule_set,
+        diagnostics,
+    })
+}
+
+fn compile_source(
+    robots_txt: &[u8],
+    whole: Option<(u64, [u8; 32])>,
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    front(robots_txt, whole, agent, options, |f| {
+        lower_front(f, robots_txt, whole, agent, options)
+    })
+}
+
+/// The rest of compiling: lowers the rules and assembles the artifact.
+fn lower_front(
+    f: Front<'_>,
+    robots_txt: &[u8],
+    whole: Option<(u64, [u8; 32])>,
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let Front {
+        sem,
+        acap_file,
+        robots,
+        selection,
+        mut rule_set,
+        mut diagnostics,
+    } = f;
+    let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let lowered = match lower(&rule_set, &options.budget, source_len) {
         Ok(l) => l,
         Err(e) if rule_set.signals().is_some() => {
@@ -304,12 +360,12 @@ fn compile_source(
             .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
             .cloned(),
     );
-    let mut meta = metadata(&robots, &selection, &mut diagnostics);
+    let mut meta = metadata(robots, &selection, &mut diagnostics);
     meta.acap = rule_set.acap().map(acap_data);
     meta.signals = rule_set.signals().map(signals_data);
     if sem.patterns.reads_robot_version() {
         if let Some(&g) = selection.groups.first() {
-            let version = dialect::robots2_version(&robots, g);
+            let version = dialect::robots2_version(robots, g);
             for (line, note) in version.notes {
                 diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
             }
