@@ -4,6 +4,7 @@
 mod common;
 
 mod acap_differential;
+mod checker;
 mod conformance;
 mod differential;
 mod fuzz_regressions;

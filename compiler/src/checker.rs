@@ -1,0 +1,521 @@
+//! Answers from a fetched body at once: [`Checker`].
+//!
+//! Lowering rules to an automaton costs far more than reading them (the
+//! median real file: ~1 µs to parse, ~150 µs to lower), and pays off only
+//! over many checks. A crawler that fetched a robots.txt a moment ago and
+//! has a handful of URLs for the host should not pay it. A [`Checker`]
+//! answers from the rules themselves (each check tries the rules in rank
+//! order until one matches) and lowers them to the automaton once the
+//! checks so far have cost about what lowering will: the ski-rental rule,
+//! which never costs more than twice the better of "interpret every check"
+//! and "compile first" chosen in hindsight, to within how well the cost of
+//! lowering is estimated ([`Checker::new`] does that from the rules).
+//!
+//! Both paths answer alike: the same [`Verdict`] and deciding rule, on
+//! every channel (the interpreter resolves through the same
+//! [`Resolution`] the lowering does, and the same
+//! [`robocc_engine::answer`] reads the outcome words). A policy the
+//! lowering could not build as written (over its budget, or only with the
+//! AI-usage preferences dropped) is never switched to: the checker keeps
+//! interpreting, so no answer ever changes.
+
+use crate::compile::{compile, front, CompileError, CompileOptions};
+use crate::diag::DiagCode;
+use crate::glob::Atom;
+use crate::outcome::Resolution;
+use crate::ruleset::RuleSet;
+use robocc_engine::answer;
+use robocc_engine::artifact::{outcome_word, NO_RULE};
+use robocc_engine::normalize::{feed_decoded, feed_rfc};
+use robocc_engine::url::path_parts;
+use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// Answers checks for one agent straight from a robots.txt body: by
+/// interpreting its rules while checks are few, from the compiled automaton
+/// once they have cost about what compiling does (see the module
+/// documentation). `Send + Sync`: share it between threads by reference.
+///
+/// ```
+/// use robocc_compiler::{Checker, CompileOptions};
+/// let body = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
+/// let checker = Checker::new(body, "ExampleBot", &CompileOptions::default()).unwrap();
+/// assert!(!checker.check(b"https://example.com/private/x").allowed);
+/// assert!(checker.check(b"https://example.com/private/ok").allowed);
+/// ```
+pub struct Checker {
+    rules: Rules,
+    /// What promotion compiles.
+    body: Vec<u8>,
+    agent: String,
+    options: CompileOptions,
+    /// The compiled policy once promoted; `None` inside when it could not
+    /// be built as written (the checker then interprets for good).
+    compiled: OnceLock<Option<PolicyFile>>,
+    /// What the interpreted checks have cost so far, in estimated
+    /// nanoseconds.
+    spent: AtomicU64,
+    /// What compiling is estimated to cost, in the same unit: promotion
+    /// happens once `spent` reaches it.
+    price: u64,
+}
+
+/// When a [`Checker`] lowers its rules to an automaton.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Promotion {
+    /// Once the interpreted checks have cost about what compiling will
+    /// (the ski-rental rule).
+    #[default]
+    Auto,
+    /// Before the first check ([`Checker::new`] compiles): a checker that
+    /// will answer many URLs.
+    Now,
+    /// Never: interpret every check (measurements, and callers that answer
+    /// a few URLs and drop the checker).
+    Never,
+}
+
+impl Checker {
+    /// Reads `body` for product token `agent` as [`compile`] would, up to
+    /// the rules, and answers from them; nothing is lowered yet.
+    ///
+    /// # Errors
+    ///
+    /// An invalid product token (as [`compile`]).
+    pub fn new(
+        body: &[u8],
+        agent: &str,
+        options: &CompileOptions,
+    ) -> Result<Checker, CompileError> {
+        Checker::with_promotion(body, agent, options, Promotion::Auto)
+    }
+
+    /// [`Checker::new`], promoting as `promotion` says.
+    ///
+    /// # Errors
+    ///
+    /// As [`Checker::new`].
+    pub fn with_promotion(
+        body: &[u8],
+        agent: &str,
+        options: &CompileOptions,
+        promotion: Promotion,
+    ) -> Result<Checker, CompileError> {
+        let rules = front(body, None, agent, options, |f| {
+            let channels = match f.rule_set.resolution {
+                Resolution::Signals(_) => f.sem.signal_channels.len(),
+                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels.len(),
+            };
+            Ok(Rules::new(f.rule_set, channels, options.dialect))
+        })?;
+        let price = match promotion {
+            Promotion::Auto => rules.compile_cost_ns(),
+            Promotion::Now => 0,
+            Promotion::Never => u64::MAX,
+        };
+        let checker = Checker {
+            rules,
+            body: body.to_vec(),
+            agent: agent.to_string(),
+            options: options.clone(),
+            compiled: OnceLock::new(),
+            spent: AtomicU64::new(0),
+            price,
+        };
+        if promotion == Promotion::Now {
+            checker.promote();
+        }
+        Ok(checker)
+    }
+
+    /// The verdict for `url` on crawl, naming the deciding rule (see
+    /// [`Checker::rule`]): what [`robocc_engine::Policy::check`] of the
+    /// compiled policy says.
+    pub fn check(&self, url: &[u8]) -> Verdict {
+        if let Some(p) = self.policy() {
+            return p.policy().check(url);
+        }
+        answer::verdict(self.interpret(url, |words| words[0]))
+    }
+
+    /// The verdict for `url` on `usage`, as
+    /// [`robocc_engine::Policy::check_usage`].
+    pub fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
+        if let Some(p) = self.policy() {
+            return p.policy().check_usage(url, usage);
+        }
+        let (acap, channels) = (self.rules.acap, self.rules.channels);
+        match answer::channel_of(acap, channels, usage) {
+            Some(c) => answer::verdict(self.interpret(url, |words| words[c])),
+            None => answer::usage_verdict(acap, channels, usage, |_| NO_RULE),
+        }
+    }
+
+    /// The tri-state answer for `url` on `usage`, as
+    /// [`robocc_engine::Policy::preference`].
+    pub fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
+        if let Some(p) = self.policy() {
+            return p.policy().preference(url, usage);
+        }
+        let (acap, channels) = (self.rules.acap, self.rules.channels);
+        let c = answer::channel_of(acap, channels, usage)?;
+        let w = self.interpret(url, |words| words[c]);
+        answer::preference(acap, channels, usage, |_| w)
+    }
+
+    /// Every usage's tri-state answer for `url`, as
+    /// [`robocc_engine::Policy::usage_states`].
+    pub fn usage_states(&self, url: &[u8]) -> UsageStates {
+        if let Some(p) = self.policy() {
+            return p.policy().usage_states(url);
+        }
+        let acap = self.rules.acap;
+        self.interpret(url, |words| {
+            answer::usage_states(acap, words.iter().copied())
+        })
+    }
+
+    /// The usages [`Checker::check_usage`] allows for `url`.
+    pub fn usages(&self, url: &[u8]) -> UsageSet {
+        let s = self.usage_states(url);
+        UsageSet::from_bits(UsageSet::ALL.bits() & !s.disallowed.bits())
+    }
+
+    /// Rule `id` (a [`Verdict::rule`]), as the compiled policy's
+    /// [`robocc_engine::Policy::rule`] shows it.
+    pub fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
+        let r = self.rules.set.rules.get(id as usize)?;
+        Some(RuleRef {
+            allow: r.allow,
+            pattern: &r.pattern,
+            line: r.line,
+            group: r.group,
+            rank: r.rank,
+            origin: r.origin,
+            syntax: r.syntax,
+            class: r.class,
+        })
+    }
+
+    /// Has the checker switched to the compiled automaton?
+    pub fn is_compiled(&self) -> bool {
+        matches!(self.compiled.get(), Some(Some(_)))
+    }
+
+    /// Compiles now (if not yet done) and answers from the automaton from
+    /// then on; `false` when the rules cannot be lowered as written within
+    /// the budget (the checker then keeps interpreting).
+    pub fn promote(&self) -> bool {
+        self.compiled
+            .get_or_init(|| {
+                let c = compile(&self.body, &self.agent, &self.options).ok()?;
+                // Lowering that had to drop the AI-usage preferences would
+                // answer them "unknown" where the rules state them.
+                if c.diagnostics
+                    .iter()
+                    .any(|d| d.code == DiagCode::SignalsDropped)
+                {
+                    return None;
+                }
+                PolicyFile::from_aligned(c.to_bytes()).ok()
+            })
+            .is_some()
+    }
+
+    /// The compiled policy, promoting first when the checks so far have
+    /// paid for it.
+    #[inline]
+    fn policy(&self) -> Option<&PolicyFile> {
+        match self.compiled.get() {
+            Some(p) => p.as_ref(),
+            None if self.spent.load(Ordering::Relaxed) >= self.price => {
+                self.promote();
+                self.compiled.get().and_then(Option::as_ref)
+            }
+            None => None,
+        }
+    }
+
+    /// Interprets the rules for `url` and hands `read` the outcome words
+    /// (one per channel); counts the cost.
+    fn interpret<R>(&self, url: &[u8], read: impl FnOnce(&[u32]) -> R) -> R {
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch { path, matched } = &mut *scratch;
+            path_of(url, self.rules.set.url_mode, path);
+            let (words, tried) = self.rules.outcome(path, matched);
+            let cost = CHECK_NS + TRY_NS * tried as u64 + PATH_NS_PER_BYTE * path.len() as u64 / 8;
+            self.spent.fetch_add(cost, Ordering::Relaxed);
+            match words {
+                Words::One(w) => read(&[w]),
+                Words::Row(row) => read(&row),
+            }
+        })
+    }
+}
+
+/// Estimated cost of an interpreted check besides its rules: finding and
+/// copying the path, the bookkeeping (measured: `bench --bin first`).
+const CHECK_NS: u64 = 25;
+/// Estimated cost of trying one rule.
+const TRY_NS: u64 = 3;
+/// Estimated cost of eight path bytes.
+const PATH_NS_PER_BYTE: u64 = 1;
+
+/// Buffers a thread's interpreted checks reuse: no allocation once they
+/// have grown to the longest path seen.
+#[derive(Default)]
+struct Scratch {
+    path: Vec<u8>,
+    matched: Vec<usize>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The path `url` is matched by, into `out`: as the engine reads it (the
+/// fragment dropped; `#` and NUL end it; encoded per `mode`).
+fn path_of(url: &[u8], mode: UrlMode, out: &mut Vec<u8>) {
+    out.clear();
+    let parts = path_parts(url);
+    if parts.slash {
+        out.push(b'/');
+    }
+    let mut push = |b: u8| {
+        if b == b'#' || b == 0 {
+            return true;
+        }
+        out.push(b);
+        false
+    };
+    match mode {
+        UrlMode::Google => {
+            for &b in parts.rest {
+                if push(b) {
+                    break;
+                }
+            }
+        }
+        UrlMode::Rfc => {
+            feed_rfc(parts.rest, push);
+        }
+        UrlMode::Decode => {
+            feed_decoded(parts.rest, push);
+        }
+    }
+}
+
+/// The outcome words of one interpreted check.
+enum Words {
+    /// Ranked rules: crawl only.
+    One(u32),
+    /// Set mode: a word per channel.
+    Row(Vec<u32>),
+}
+
+/// The rules, as the interpreter reads them.
+struct Rules {
+    set: RuleSet,
+    /// Ranked rules: rule ids by rank, best first (the first rule on ties),
+    /// so that the first one that matches decides.
+    order: Vec<u32>,
+    /// Channels of the compiled policy.
+    channels: usize,
+    acap: bool,
+}
+
+impl Rules {
+    fn new(set: RuleSet, channels: usize, dialect: Dialect) -> Rules {
+        let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
+        Rules {
+            set,
+            order,
+            channels,
+            acap: dialect == Dialect::Acap,
+        }
+    }
+
+    /// The outcome for `path` and how many rules were tried.
+    fn outcome(&self, path: &[u8], matched: &mut Vec<usize>) -> (Words, usize) {
+        let rules = &self.set.rules;
+        if !self.set.resolution.by_sets() {
+            for (k, &i) in self.order.iter().enumerate() {
+                let r = &rules[i as usize];
+                if glob_matches(&r.glob.atoms, r.glob.anchored, path) {
+                    return (Words::One(outcome_word(r.allow, i)), k + 1);
+                }
+            }
+            return (Words::One(outcome_word(true, NO_RULE)), self.order.len());
+        }
+        matched.clear();
+        matched.extend(
+            (0..rules.len())
+                .filter(|&i| glob_matches(&rules[i].glob.atoms, rules[i].glob.anchored, path)),
+        );
+        let row = self.set.resolution.outcome(rules, None, matched);
+        (Words::Row(row), rules.len())
+    }
+
+    /// What lowering these rules is estimated to cost, in nanoseconds
+    /// (fitted on the real corpus: `bench --bin first --fit`).
+    fn compile_cost_ns(&self) -> u64 {
+        let (mut atoms, mut stars) = (0u64, 0u64);
+        for r in &self.set.rules {
+            atoms += r.glob.atoms.len() as u64;
+            stars += r.glob.atoms.iter().filter(|a| **a == Atom::Star).count() as u64;
+        }
+        let rules = self.set.rules.len() as u64;
+        COMPILE_BASE_NS
+            + COMPILE_NS_PER_ATOM * atoms
+            + COMPILE_NS_PER_STAR * stars * stars.min(rules)
+    }
+}
+
+/// Fixed cost of a compile (the parse again, the artifact, its validation).
+const COMPILE_BASE_NS: u64 = 20_000;
+/// Per pattern atom.
+const COMPILE_NS_PER_ATOM: u64 = 150;
+/// Per `*`, times the number of `*` (their threads multiply).
+const COMPILE_NS_PER_STAR: u64 = 100;
+
+/// Does a pattern of `atoms` (`anchored`: it must reach the end of the
+/// path) match `path` from its first byte? [`crate::glob::Glob::matches`]
+/// without allocating: wildcard matching that backtracks to the last `*`
+/// only, which suffices when every other atom reads exactly one byte.
+fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
+    let (mut a, mut p) = (0usize, 0usize);
+    // After the last `*` seen: (the atom after it, the path byte it would
+    // take next).
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        match atoms.get(a) {
+            None if !anchored || p == path.len() => return true,
+            Some(Atom::Star) => {
+                a += 1;
+                star = Some((a, p));
+                continue;
+            }
+            Some(atom) if p < path.len() && atom.accepts(path[p]) => {
+                a += 1;
+                p += 1;
+                continue;
+            }
+            _ => {}
+        }
+        // A mismatch: let the last `*` take one more byte.
+        match star {
+            Some((after, taken)) if taken < path.len() => {
+                star = Some((after, taken + 1));
+                a = after;
+                p = taken + 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glob::Glob;
+    use robocc_engine::PatternSyntax;
+
+    fn both(pattern: &[u8], path: &[u8]) -> (bool, bool) {
+        let g = Glob::parse(pattern, PatternSyntax::Glob, UrlMode::Google);
+        (g.matches(path), glob_matches(&g.atoms, g.anchored, path))
+    }
+
+    #[test]
+    fn glob_matching_agrees_with_the_reachability_matcher() {
+        let patterns: &[&[u8]] = &[
+            b"/", b"/a", b"/a*b", b"/a*b$", b"*", b"*$", b"/a$", b"/*a*a*a", b"/**b", b"$", b"",
+            b"/a*", b"/a*$", b"/*.php$", b"/*/x*y$",
+        ];
+        let paths: &[&[u8]] = &[
+            b"/",
+            b"/a",
+            b"/ab",
+            b"/aab",
+            b"/abb",
+            b"/abab",
+            b"/aaa",
+            b"/baaa",
+            b"/x.php",
+            b"/x.php?y",
+            b"/q/xzy",
+            b"/q/xyzy",
+            b"",
+        ];
+        for p in patterns {
+            for q in paths {
+                let (want, got) = both(p, q);
+                assert_eq!(
+                    want,
+                    got,
+                    "{} on {}",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(q)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn answers_the_same_before_and_after_promotion() {
+        let body = b"User-agent: *\nDisallow: /a\nAllow: /a/b*c$\nDisallow: /*.gif$\n";
+        let o = CompileOptions::default();
+        let interp = Checker::with_promotion(body, "Bot", &o, Promotion::Never).unwrap();
+        let now = Checker::with_promotion(body, "Bot", &o, Promotion::Now).unwrap();
+        assert!(!interp.is_compiled());
+        assert!(now.is_compiled());
+        for url in [
+            "/a",
+            "/a/bxc",
+            "/a/bxc?",
+            "/x.gif",
+            "/x.gif?1",
+            "/",
+            "/robots.txt",
+            "/a#x",
+        ] {
+            assert_eq!(
+                interp.check(url.as_bytes()),
+                now.check(url.as_bytes()),
+                "{url}"
+            );
+        }
+        assert_eq!(
+            interp
+                .check(b"/a/bxc")
+                .rule
+                .map(|i| interp.rule(i).unwrap().line),
+            Some(3)
+        );
+        assert!(!interp.check(b"/x.gif").allowed);
+    }
+
+    #[test]
+    fn promotes_once_checks_have_paid() {
+        let body = b"User-agent: *\nDisallow: /a\n";
+        let c = Checker::new(body, "Bot", &CompileOptions::default()).unwrap();
+        assert!(!c.is_compiled());
+        let mut n = 0;
+        while !c.is_compiled() {
+            c.check(b"/a/b");
+            n += 1;
+            assert!(n < 100_000, "never promoted");
+        }
+        assert!(n > 1, "promoted at the first check");
+        assert!(!c.check(b"/a/b").allowed);
+    }
+
+    #[test]
+    fn checker_is_send_and_sync() {
+        fn both<T: Send + Sync>() {}
+        both::<Checker>();
+    }
+}
