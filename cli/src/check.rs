@@ -1,10 +1,10 @@
 //! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
-use super::compile::compile_source;
-use super::{
-    error, parse_usage_arg, printable, CompileFlags, Given, Input, PolicyInput, Stores, UsageArg,
-    EXIT_USAGE,
-};
+use crate::artifacts::Stores;
+use crate::compile::compile_source;
+use crate::diagnostics::{error, printable};
+use crate::options::{parse_usage_arg, CompileFlags, Given, Input, PolicyInput, UsageArg};
+use crate::EXIT_USAGE;
 use clap::{Args, ValueEnum};
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use robocc_page::tdmrep::Tdmrep;
@@ -545,7 +545,7 @@ impl<W: Write> Printer<'_, W> {
                     for (u, a) in urls.iter().zip(allowed) {
                         self.line(u, a, None)?;
                     }
-                    return Err(self.fail(super::kind_hint(e.error)));
+                    return Err(self.fail(crate::artifacts::kind_hint(e.error)));
                 }
                 allowed
             }
@@ -683,7 +683,7 @@ fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Resul
             "--tdmrep speaks of train-ai only: add --usage train-ai (or --usage all)".into(),
         );
     }
-    super::read_tdmrep(path)
+    crate::input::read_tdmrep(path)
 }
 
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {

@@ -1,7 +1,9 @@
 //! `robocc explain`: why a URL is allowed or not.
 
-use super::compile::{compile_source, Source};
-use super::{printable, CompileFlags, Given, Input, PolicyInput, Stores};
+use crate::artifacts::Stores;
+use crate::compile::{compile_source, Source};
+use crate::diagnostics::printable;
+use crate::options::{CompileFlags, Given, Input, PolicyInput};
 use clap::Args;
 use robocc_compiler::dialect::{semantics, RecordSelection};
 use robocc_compiler::normalize::matched_path;
@@ -500,7 +502,7 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
 /// The URLs of `--urls FILE`: its lines that are not blank or comments,
 /// each UTF-8 (explain is read by people; `check` takes any bytes).
 fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let bytes = super::read_file(path, "URL list")?;
+    let bytes = crate::input::read_file(path, "URL list")?;
     let mut urls = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii();
