@@ -3,43 +3,26 @@
 use crate::artifacts::Stores;
 use crate::compile::{compile_source, Source};
 use crate::diagnostics::printable;
-use crate::options::{CompileFlags, Given, Input, PolicyInput};
+use crate::options::{
+    CompileFlags, Format, Given, Input, PolicyInput, ShowDiagnostics, UrlArgs, UrlWording,
+};
 use clap::Args;
 use robocc_compiler::dialect::{semantics, RecordSelection};
 use robocc_compiler::normalize::matched_path;
 use robocc_engine::{Policy, PolicyFile, RuleOrigin, RuleRef, Selection, UrlMode};
-use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ExplainArgs {
     #[command(flatten, next_help_heading = "Input (one of)")]
     input: Input,
-    /// URLs to explain. In the explanation, controls (C0, DEL, C1),
-    /// bidirectional and zero-width characters and bytes that are not UTF-8
-    /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
-    /// shown as %XX.
-    #[arg(
-        value_name = "URL",
-        required_unless_present = "urls",
-        help_heading = "URLs"
-    )]
-    url: Vec<String>,
-    /// A file of URLs to explain, one per line (`-`: standard input; blank
-    /// lines and lines starting with `#` are skipped), instead of arguments.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "url",
-        help_heading = "URLs"
-    )]
-    urls: Option<PathBuf>,
+    #[command(flatten)]
+    urls: UrlArgs<ExplainUrls>,
     /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
     /// default: now.
     #[arg(long, value_name = "HH:MM", help_heading = "Output")]
     at: Option<String>,
-    /// Print every diagnostic of the robots.txt, not three per kind.
-    #[arg(short, long, help_heading = "Output")]
-    verbose: bool,
+    #[command(flatten)]
+    diagnostics: ShowDiagnostics,
     /// Output: `text` (for people) or `json`: one object per URL with the
     /// verdict, the path as matched, the deciding rule (line, kind,
     /// pattern, origin, why it wins), the groups read, what the limits did
@@ -54,10 +37,18 @@ pub struct ExplainArgs {
     flags: CompileFlags,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
+/// `explain`'s URLs: text, each line of `--urls` trimmed; required.
+struct ExplainUrls;
+
+impl UrlWording for ExplainUrls {
+    const URL: &'static str = "URLs to explain. In the explanation, controls (C0, DEL, C1), \
+                               bidirectional and zero-width characters and bytes that are not \
+                               UTF-8 in URLs, paths (draft1996 and robots2 decode %xx) and \
+                               patterns are shown as %XX";
+    const URLS: &'static str = "A file of URLs to explain, one per line (`-`: standard input; \
+                                blank lines and lines starting with `#` are skipped), instead \
+                                of arguments";
+    const REQUIRED_UNLESS: &'static [&'static str] = &["urls"];
 }
 
 /// The largest file `explain` compiles a second time, read whole, to say
@@ -522,20 +513,19 @@ fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
 }
 
 pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
-    if let Some(i) = args.url.iter().position(String::is_empty) {
-        return Err(format!("URL argument {} is empty", i + 1));
-    }
+    args.urls.refuse_empty()?;
     let Input {
         site: PolicyInput { robots, policy },
         store,
     } = &args.input;
-    if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
+    let list = args.urls.file.as_deref();
+    if list.is_some_and(|u| u.as_os_str() == "-")
         && robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
     {
         return Err("--urls - and --robots - cannot both read standard input".into());
     }
-    let listed = args.urls.as_deref().map(url_list).transpose()?;
-    let urls = listed.as_ref().unwrap_or(&args.url);
+    let listed = list.map(url_list).transpose()?;
+    let urls = listed.as_ref().unwrap_or(&args.urls.args);
     // Whether the compile dropped the file's preference statements for the
     // budget (known when compiling here, not from an artifact).
     let mut signals_dropped = false;
@@ -550,7 +540,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         }
         (Some(path), None) => {
             let src = compile_source(path, &args.flags, given)?;
-            src.report(false, args.verbose);
+            src.report(false, args.diagnostics.verbose);
             signals_dropped = src
                 .compiled
                 .diagnostics

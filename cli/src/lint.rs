@@ -1,18 +1,12 @@
 //! `robocc lint`: findings a site owner can act on.
 
 use crate::diagnostics::printable;
-use crate::options::{CompileFlags, Given};
+use crate::options::{CompileFlags, Format, Given};
 use clap::{Args, ValueEnum};
 use robocc_compiler::diag::{DiagCode, Severity};
 use robocc_compiler::lint::lint;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// The least severe finding that makes `lint --fail-on` exit 1.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]

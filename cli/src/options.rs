@@ -211,6 +211,64 @@ pub struct Input {
     pub store: Option<PathBuf>,
 }
 
+/// `URL...` or `--urls FILE`: the URLs a command judges (`check`,
+/// `explain`), under the help heading "URLs". The commands read a list
+/// differently (`check` streams lines of any bytes, whitespace kept;
+/// `explain` reads UTF-8 lines, trimmed), so each words the help of both
+/// arguments, and says whether URLs are required, with its [`UrlWording`].
+#[derive(Args)]
+pub struct UrlArgs<W: UrlWording> {
+    /// The URL arguments (argument id `url`).
+    #[arg(id = "url", value_name = "URL", help = W::URL,
+          required_unless_present_any = W::REQUIRED_UNLESS, help_heading = "URLs")]
+    pub args: Vec<String>,
+    /// `--urls FILE` (argument id `urls`).
+    #[arg(id = "urls", long = "urls", value_name = "FILE", help = W::URLS,
+          conflicts_with = "url", help_heading = "URLs")]
+    pub file: Option<PathBuf>,
+    #[arg(skip)]
+    wording: std::marker::PhantomData<W>,
+}
+
+/// How a command words its [`UrlArgs`] (a help text is shown as written:
+/// no final period, as clap shows a one-paragraph doc comment).
+pub trait UrlWording: 'static {
+    /// The help of `URL...`.
+    const URL: &'static str;
+    /// The help of `--urls FILE`.
+    const URLS: &'static str;
+    /// `["urls"]` when URLs must be given, as arguments or with `--urls`;
+    /// `[]` when the command has a default (standard input).
+    const REQUIRED_UNLESS: &'static [&'static str];
+}
+
+impl<W: UrlWording> UrlArgs<W> {
+    /// Refuses an empty URL argument, naming its place.
+    pub fn refuse_empty(&self) -> Result<(), String> {
+        match self.args.iter().position(String::is_empty) {
+            Some(i) => Err(format!("URL argument {} is empty", i + 1)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `--format`: text for people, or JSON (`check`, `explain`, `lint`,
+/// `page`; each words what its two forms hold).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// `-v, --verbose` of the commands that compile a robots.txt on the fly
+/// and show its diagnostics (`check`, `explain`).
+#[derive(Args)]
+pub struct ShowDiagnostics {
+    /// Print every diagnostic of the robots.txt, not three per kind.
+    #[arg(short, long, help_heading = "Output")]
+    pub verbose: bool,
+}
+
 /// The flags given on the command line (not defaults), by argument id.
 #[derive(Clone, Debug, Default)]
 pub struct Given(BTreeSet<String>);

@@ -4,8 +4,8 @@
 use crate::compile::compile_source;
 use crate::compile_flags::COMPILE_ONLY;
 use crate::diagnostics::printable;
-use crate::options::{flag, parse_usage_arg, CompileFlags, Given, PolicyInput, UsageArg};
-use clap::{Args, ValueEnum};
+use crate::options::{flag, parse_usage_arg, CompileFlags, Format, Given, PolicyInput, UsageArg};
+use clap::Args;
 use robocc_engine::{Policy, PolicyFile, Usage};
 use robocc_page::{
     combine, parse_date, Combined, Final, FinalSource, PageOptions, PageRules, Source,
@@ -53,12 +53,6 @@ pub struct PageArgs {
     verbose: bool,
     #[command(flatten)]
     flags: CompileFlags,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 /// Headers `page` reads (the others are skipped as they are read).
