@@ -179,6 +179,11 @@ mod tests {
             .to_bytes()
     }
 
+    /// `body` compiled with the default options (rfc9309).
+    fn rfc9309(body: &str) -> robocc_engine::AlignedBytes {
+        compiled(body, &CompileOptions::default())
+    }
+
     fn with_token(token: &str) -> CompileOptions {
         CompileOptions {
             training_agents: vec![token.into()],
@@ -198,11 +203,10 @@ mod tests {
 
     #[test]
     fn a_longer_content_usage_path_shadows_a_shorter_one() {
-        let bytes = compiled(
+        let bytes = rfc9309(
             "User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n\
              Content-Usage: /docs/ train-ai=y\nContent-Usage: /docs/ search=n\n\
              Content-Usage: /other/ train-ai=n\n",
-            &CompileOptions::default(),
         );
         let p = Policy::from_bytes(&bytes).unwrap();
         let s = statements(&p, b"https://example.com/docs/a");
@@ -220,9 +224,8 @@ mod tests {
 
     #[test]
     fn content_signal_lines_all_apply() {
-        let bytes = compiled(
+        let bytes = rfc9309(
             "Content-Signal: search=yes\nUser-agent: *\nAllow: /\nContent-Signal: ai-train=no\n",
-            &CompileOptions::default(),
         );
         let p = Policy::from_bytes(&bytes).unwrap();
         let s = statements(&p, b"https://example.com/a");
@@ -292,7 +295,7 @@ mod tests {
 
     #[test]
     fn no_statements_without_preference_channels() {
-        let bytes = compiled("User-agent: *\nDisallow: /a\n", &CompileOptions::default());
+        let bytes = rfc9309("User-agent: *\nDisallow: /a\n");
         let p = Policy::from_bytes(&bytes).unwrap();
         assert!(statements(&p, b"https://example.com/a").is_empty());
         // Other dialects do not read the preference lines.
@@ -316,10 +319,7 @@ mod tests {
 
     #[test]
     fn why_the_longest_match_wins() {
-        let bytes = compiled(
-            "User-agent: *\nDisallow: /private\nAllow: /private/ok\n",
-            &CompileOptions::default(),
-        );
+        let bytes = rfc9309("User-agent: *\nDisallow: /private\nAllow: /private/ok\n");
         let p = Policy::from_bytes(&bytes).unwrap();
         assert_eq!(
             decided(&p, "https://example.com/private/ok/1"),
