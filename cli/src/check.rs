@@ -1,10 +1,13 @@
 //! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
-use super::compile::compile_source;
-use super::{
-    error, parse_usage_arg, printable, CompileFlags, Given, Input, PolicyInput, Stores, UsageArg,
-    EXIT_USAGE,
+use crate::artifacts::Stores;
+use crate::compile::compile_source;
+use crate::diagnostics::{error, printable};
+use crate::options::{
+    parse_usage_arg, CompileFlags, Format, Given, Input, PolicyInput, ShowDiagnostics, UrlArgs,
+    UrlWording, UsageArg,
 };
+use crate::EXIT_USAGE;
 use clap::{Args, ValueEnum};
 use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
 use robocc_page::tdmrep::Tdmrep;
@@ -24,21 +27,8 @@ pub struct CheckArgs {
         help_heading = "Input (one of)"
     )]
     missing: Missing,
-    /// Read URLs from FILE (- for stdin), one per line; blank lines and lines
-    /// whose first non-blank character is # are skipped. Only the line break
-    /// (LF or CRLF) is removed: other whitespace is part of the URL, as in an
-    /// argument. Default: the URL arguments, else stdin.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "url",
-        help_heading = "URLs"
-    )]
-    urls: Option<PathBuf>,
-    /// URLs to check (echoed byte for byte in the text output; one with a
-    /// line break needs --format json).
-    #[arg(value_name = "URL", help_heading = "URLs")]
-    url: Vec<String>,
+    #[command(flatten)]
+    urls: UrlArgs<CheckUrls>,
     /// Output: `text` (verdict<TAB>URL) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
@@ -63,11 +53,25 @@ pub struct CheckArgs {
     /// unknown (one per URL, or per URL and usage with `--usage all`).
     #[arg(long, help_heading = "Output")]
     summary: bool,
-    /// Print every diagnostic of the robots.txt, not three per kind.
-    #[arg(short, long, help_heading = "Output")]
-    verbose: bool,
+    #[command(flatten)]
+    diagnostics: ShowDiagnostics,
     #[command(flatten)]
     flags: CompileFlags,
+}
+
+/// `check`'s URLs: any bytes, a line of `--urls` as it is but for its line
+/// break; standard input by default.
+struct CheckUrls;
+
+impl UrlWording for CheckUrls {
+    const URL: &'static str = "URLs to check (echoed byte for byte in the text output; one \
+                               with a line break needs --format json)";
+    const URLS: &'static str = "Read URLs from FILE (- for stdin), one per line; blank lines \
+                                and lines whose first non-blank character is # are skipped. \
+                                Only the line break (LF or CRLF) is removed: other whitespace \
+                                is part of the URL, as in an argument. Default: the URL \
+                                arguments, else stdin";
+    const REQUIRED_UNLESS: &'static [&'static str] = &[];
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -78,12 +82,6 @@ enum Missing {
     Disallow,
     /// Print `unknown` for them.
     Unknown,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 /// Where verdicts come from.
@@ -545,7 +543,7 @@ impl<W: Write> Printer<'_, W> {
                     for (u, a) in urls.iter().zip(allowed) {
                         self.line(u, a, None)?;
                     }
-                    return Err(self.fail(super::kind_hint(e.error)));
+                    return Err(self.fail(crate::artifacts::kind_hint(e.error)));
                 }
                 allowed
             }
@@ -683,12 +681,12 @@ fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Resul
             "--tdmrep speaks of train-ai only: add --usage train-ai (or --usage all)".into(),
         );
     }
-    super::read_tdmrep(path)
+    crate::input::read_tdmrep(path)
 }
 
 pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
-    let urls_from_stdin =
-        args.url.is_empty() && args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    let (url_args, list) = (&args.urls.args, args.urls.file.as_deref());
+    let urls_from_stdin = url_args.is_empty() && list.is_none_or(|p| p.as_os_str() == "-");
     let Input {
         site: PolicyInput { robots, policy },
         store,
@@ -715,7 +713,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         },
         (Some(path), None, None) => {
             let src = compile_source(path, &args.flags, given)?;
-            src.report(false, args.verbose);
+            src.report(false, args.diagnostics.verbose);
             Source::Policy(src.policy_file()?)
         }
         (None, None, None) => {
@@ -760,13 +758,11 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         Some(path) => Some(tdmrep_for(path, &source, args.usage)?),
         None => None,
     };
-    if let Some(i) = args.url.iter().position(String::is_empty) {
-        return Err(format!("URL argument {} is empty", i + 1));
-    }
+    args.urls.refuse_empty()?;
     // The text output is one line per URL, the URL echoed as given: a line
     // break in an argument would split it (a --urls line cannot hold one).
     if args.format == Format::Text {
-        if let Some(i) = args.url.iter().position(|u| u.contains('\n')) {
+        if let Some(i) = url_args.iter().position(|u| u.contains('\n')) {
             return Err(format!(
                 "URL argument {} contains a line break, which the text output (one line \
                  per URL, echoed as given) cannot hold: percent-encode it (%0A), or use \
@@ -791,14 +787,14 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         ends: Vec::new(),
         no_host: 0,
     };
-    let from_stdin = args.urls.as_deref().is_none_or(|p| p.as_os_str() == "-");
-    let io_result = if args.urls.is_none() && !args.url.is_empty() {
-        args.url
+    let from_stdin = list.is_none_or(|p| p.as_os_str() == "-");
+    let io_result = if list.is_none() && !url_args.is_empty() {
+        url_args
             .iter()
             .try_for_each(|u| printer.url(u.as_bytes()))
             .and_then(|()| printer.flush_batch())
     } else {
-        let reader: Box<dyn Read> = match &args.urls {
+        let reader: Box<dyn Read> = match list {
             Some(path) if !from_stdin => Box::new(std::fs::File::open(path).map_err(|e| {
                 // `--urls https://…` (as clap suggests for `--url`): say
                 // where a URL goes.
@@ -850,7 +846,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
                 Err(e) => {
                     // Answer what was read before the error.
                     let _ = printer.flush_batch().and_then(|()| printer.out.flush());
-                    let from = match &args.urls {
+                    let from = match list {
                         Some(path) if !from_stdin => format!("URL list {}", path.display()),
                         _ => "URLs from standard input".to_string(),
                     };

@@ -1,6 +1,7 @@
 //! `robocc compile`: robots.txt → policy artifact.
 
-use super::{read_robots, CompileFlags, Given};
+use crate::input::read_robots;
+use crate::options::{CompileFlags, Given};
 use clap::Args;
 use robocc_compiler::Compiled;
 use robocc_engine::PolicyFile;
@@ -76,7 +77,7 @@ impl Source {
             .iter()
             .filter(|d| all || d.code.can_change_verdict())
             .collect();
-        super::print_diagnostics(&self.path, &shown, verbose);
+        crate::diagnostics::print_diagnostics(&self.path, &shown, verbose);
         if verbose && all {
             let why = &self.compiled.data.header.split_reason;
             if !why.is_empty() {
@@ -110,14 +111,14 @@ pub fn run(args: &CompileArgs, given: &Given) -> Result<i32, String> {
         source.report(true, args.verbose);
     }
     let bytes = source.compiled.to_bytes();
-    super::write_output(&args.output, &bytes[..], "policy", &[&args.robots])?;
+    crate::output::write_output(&args.output, &bytes[..], "policy", &[&args.robots])?;
     if !args.quiet {
         let policy = robocc_engine::Policy::from_bytes(&bytes).map_err(|e| e.to_string())?;
         let sizes = policy.sizes();
         let h = policy.header();
         diag!(
             "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all",
-            super::output_name(&args.output),
+            crate::output::output_name(&args.output),
             policy.rule_count(),
             h.automata,
             if h.automata == 1 { "on" } else { "a" },

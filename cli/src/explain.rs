@@ -1,43 +1,28 @@
 //! `robocc explain`: why a URL is allowed or not.
 
-use super::compile::{compile_source, Source};
-use super::{printable, CompileFlags, Given, Input, PolicyInput, Stores};
+use crate::artifacts::Stores;
+use crate::compile::{compile_source, Source};
+use crate::diagnostics::printable;
+use crate::options::{
+    CompileFlags, Format, Given, Input, PolicyInput, ShowDiagnostics, UrlArgs, UrlWording,
+};
 use clap::Args;
 use robocc_compiler::dialect::{semantics, RecordSelection};
 use robocc_compiler::normalize::matched_path;
-use robocc_engine::{Policy, PolicyFile, RankClass, RuleOrigin, RuleRef, Selection, UrlMode};
-use std::path::PathBuf;
+use robocc_engine::{Policy, PolicyFile, RuleOrigin, RuleRef, Selection, UrlMode};
 
 #[derive(Args)]
 pub struct ExplainArgs {
     #[command(flatten, next_help_heading = "Input (one of)")]
     input: Input,
-    /// URLs to explain. In the explanation, controls (C0, DEL, C1),
-    /// bidirectional and zero-width characters and bytes that are not UTF-8
-    /// in URLs, paths (draft1996 and robots2 decode %xx) and patterns are
-    /// shown as %XX.
-    #[arg(
-        value_name = "URL",
-        required_unless_present = "urls",
-        help_heading = "URLs"
-    )]
-    url: Vec<String>,
-    /// A file of URLs to explain, one per line (`-`: standard input; blank
-    /// lines and lines starting with `#` are skipped), instead of arguments.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "url",
-        help_heading = "URLs"
-    )]
-    urls: Option<PathBuf>,
+    #[command(flatten)]
+    urls: UrlArgs<ExplainUrls>,
     /// Time of day (UTC, HH:MM) for Visit-time and Request-rate advice;
     /// default: now.
     #[arg(long, value_name = "HH:MM", help_heading = "Output")]
     at: Option<String>,
-    /// Print every diagnostic of the robots.txt, not three per kind.
-    #[arg(short, long, help_heading = "Output")]
-    verbose: bool,
+    #[command(flatten)]
+    diagnostics: ShowDiagnostics,
     /// Output: `text` (for people) or `json`: one object per URL with the
     /// verdict, the path as matched, the deciding rule (line, kind,
     /// pattern, origin, why it wins), the groups read, what the limits did
@@ -52,10 +37,18 @@ pub struct ExplainArgs {
     flags: CompileFlags,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
+/// `explain`'s URLs: text, each line of `--urls` trimmed; required.
+struct ExplainUrls;
+
+impl UrlWording for ExplainUrls {
+    const URL: &'static str = "URLs to explain. In the explanation, controls (C0, DEL, C1), \
+                               bidirectional and zero-width characters and bytes that are not \
+                               UTF-8 in URLs, paths (draft1996 and robots2 decode %xx) and \
+                               patterns are shown as %XX";
+    const URLS: &'static str = "A file of URLs to explain, one per line (`-`: standard input; \
+                                blank lines and lines starting with `#` are skipped), instead \
+                                of arguments";
+    const REQUIRED_UNLESS: &'static [&'static str] = &["urls"];
 }
 
 /// The largest file `explain` compiles a second time, read whole, to say
@@ -387,7 +380,7 @@ fn explain_urls(
             println!("  limits: {note}");
         }
         println!("  groups: {groups}");
-        explain_signals(&policy, url.as_bytes(), v.allowed, mode, signals_dropped);
+        explain_signals(&policy, url.as_bytes(), v.allowed, signals_dropped);
         let m = policy.meta();
         if let Some(ms) = m.crawl_delay_ms() {
             println!("  crawl-delay: {} s", ms as f64 / 1000.0);
@@ -500,7 +493,7 @@ fn minute_of_day(at: Option<&str>) -> Result<u16, String> {
 /// The URLs of `--urls FILE`: its lines that are not blank or comments,
 /// each UTF-8 (explain is read by people; `check` takes any bytes).
 fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let bytes = super::read_file(path, "URL list")?;
+    let bytes = crate::input::read_file(path, "URL list")?;
     let mut urls = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii();
@@ -520,20 +513,19 @@ fn url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
 }
 
 pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
-    if let Some(i) = args.url.iter().position(String::is_empty) {
-        return Err(format!("URL argument {} is empty", i + 1));
-    }
+    args.urls.refuse_empty()?;
     let Input {
         site: PolicyInput { robots, policy },
         store,
     } = &args.input;
-    if args.urls.as_deref().is_some_and(|u| u.as_os_str() == "-")
+    let list = args.urls.file.as_deref();
+    if list.is_some_and(|u| u.as_os_str() == "-")
         && robots.as_deref().is_some_and(|r| r.as_os_str() == "-")
     {
         return Err("--urls - and --robots - cannot both read standard input".into());
     }
-    let listed = args.urls.as_deref().map(url_list).transpose()?;
-    let urls = listed.as_ref().unwrap_or(&args.url);
+    let listed = list.map(url_list).transpose()?;
+    let urls = listed.as_ref().unwrap_or(&args.urls.args);
     // Whether the compile dropped the file's preference statements for the
     // budget (known when compiling here, not from an artifact).
     let mut signals_dropped = false;
@@ -548,7 +540,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
         }
         (Some(path), None) => {
             let src = compile_source(path, &args.flags, given)?;
-            src.report(false, args.verbose);
+            src.report(false, args.diagnostics.verbose);
             signals_dropped = src
                 .compiled
                 .diagnostics
@@ -705,7 +697,7 @@ fn explain_acap(
 /// every Content-Signal line, each training token's deciding rule. A
 /// policy without preference channels says they are unknown, and why when
 /// the compile dropped them.
-fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMode, dropped: bool) {
+fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, dropped: bool) {
     use robocc_engine::Usage;
     if dropped {
         println!(
@@ -727,7 +719,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
         println!("  preferences: none stated (search, train-ai, ai-input unknown)");
         return;
     }
-    let statements = applying_statements(policy, url, mode);
+    let statements = robocc_compiler::explain::statements(policy, url);
     for &u in Usage::SIGNALS {
         let v = policy.preference(url, u);
         let decider = v.and_then(|v| v.rule);
@@ -749,7 +741,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
         println!("  {u}: {text}");
         let mut listed_decider = false;
         for s in &statements {
-            let says = if s.token_allow && u == Usage::TrainAi {
+            let says = if s.is_token_allow() && u == Usage::TrainAi {
                 "nothing (a training token's Allow states nothing)"
             } else {
                 match policy.signal_says(s.id, u) {
@@ -759,9 +751,11 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
                 }
             };
             let mut marks = String::new();
-            if let Some(longer) = &s.shadowed_by {
+            if let Some(longer) = s.shadowed_by.and_then(|id| policy.rule(id)) {
                 marks.push_str(&format!(
-                    " (shadowed by the longer path {longer}: does not apply)"
+                    " (shadowed by the longer path {} (line {}): does not apply)",
+                    printable(longer.pattern),
+                    longer.line
                 ));
             } else if !crawlable {
                 marks.push_str(" (would apply; does not: crawl is disallowed)");
@@ -780,78 +774,6 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, mode: UrlMo
             );
         }
     }
-}
-
-/// A signal statement that matches the URL (and so spoke, or would speak
-/// if the URL were crawlable).
-struct Applying {
-    /// Its rule id.
-    id: u32,
-    /// Content-Usage: the longest matching path that shadows it, and its
-    /// first line (which may itself state nothing on a channel).
-    shadowed_by: Option<String>,
-    /// A training token's deciding rule that allows (states nothing).
-    token_allow: bool,
-}
-
-/// The signal statements that apply to `url`, in rule order (file order,
-/// training tokens last): every Content-Usage line whose path matches (those
-/// shorter than the longest matching path marked shadowed), every
-/// Content-Signal line, and each training token's deciding rule (Google's
-/// longest match among the token's rules that match).
-fn applying_statements(policy: &Policy<'_>, url: &[u8], mode: UrlMode) -> Vec<Applying> {
-    use robocc_compiler::glob::Glob;
-    use robocc_engine::SignalSource;
-    let path = matched_path(url, mode);
-    let matches = |r: &RuleRef<'_>| {
-        r.pattern.is_empty() || Glob::parse(r.pattern, r.syntax, mode).matches(&path)
-    };
-    let mut usage: Vec<(u32, usize)> = Vec::new();
-    let mut out: Vec<Applying> = Vec::new();
-    // Each token's best rule: (token, id, rank).
-    let mut tokens: Vec<(&str, u32, u32)> = Vec::new();
-    for id in 0..policy.rule_count() as u32 {
-        let (Some(r), Some(source)) = (policy.rule(id), policy.signal_source(id)) else {
-            continue;
-        };
-        if !matches(&r) {
-            continue;
-        }
-        match source {
-            SignalSource::Rule => {}
-            SignalSource::ContentUsage => usage.push((id, r.pattern.len())),
-            SignalSource::ContentSignal => out.push(Applying {
-                id,
-                shadowed_by: None,
-                token_allow: false,
-            }),
-            SignalSource::TrainingToken(t) => match tokens.iter_mut().find(|b| b.0 == t) {
-                // The higher rank wins, then the earlier rule.
-                Some(b) if r.rank > b.2 => *b = (t, id, r.rank),
-                Some(_) => {}
-                None => tokens.push((t, id, r.rank)),
-            },
-        }
-    }
-    let longest = usage.iter().map(|u| u.1).max().unwrap_or(0);
-    let longest_path = usage
-        .iter()
-        .find(|u| u.1 == longest)
-        .and_then(|u| policy.rule(u.0))
-        .map(|r| format!("{} (line {})", printable(r.pattern), r.line))
-        .unwrap_or_default();
-    out.extend(usage.iter().map(|&(id, len)| Applying {
-        id,
-        shadowed_by: (len < longest).then(|| longest_path.clone()),
-        token_allow: false,
-    }));
-    out.extend(tokens.iter().map(|&(_, id, _)| Applying {
-        id,
-        shadowed_by: None,
-        token_allow: policy.rule(id).is_some_and(|r| r.allow),
-    }));
-    out.sort_by_key(|a| a.id);
-    out
 }
 
 /// A signal statement in words: `line N: Content-Usage /path`, `line N:
@@ -899,22 +821,18 @@ fn cut_policy_note(p: &Policy<'_>) -> Option<String> {
     })
 }
 
-/// Why the deciding rule won, in words: the dialect's rank class, which
-/// the compiler stored with the rule.
+/// Why the deciding rule won, in words ([`robocc_compiler::explain::why`]:
+/// the dialect's rank class, which the compiler stored with the rule).
 fn reason(policy: &Policy<'_>, r: &RuleRef<'_>) -> String {
-    match r.class {
-        RankClass::LongestMatch => {
-            format!("priority {}: the longest matching pattern", r.pattern.len())
+    use robocc_compiler::explain::{why, Why};
+    match why(policy, r) {
+        Why::LongestMatch { length } => {
+            format!("priority {length}: the longest matching pattern")
         }
-        RankClass::FirstMatch => "the first matching rule".into(),
-        RankClass::ExplicitAllow => "an explicit Allow: the strongest rule".into(),
-        RankClass::Disallow => "a Disallow: beats every wildcard Allow".into(),
-        // A catch-all Disallow matches every path, so it matched here too:
-        // it ranks below the wildcard Allows (docs/dialects.md, robots2).
-        RankClass::WildcardAllow => match policy
-            .rules()
-            .find(|c| c.class == RankClass::CatchAllDisallow)
-        {
+        Why::FirstMatch => "the first matching rule".into(),
+        Why::ExplicitAllow => "an explicit Allow: the strongest rule".into(),
+        Why::Disallow => "a Disallow: beats every wildcard Allow".into(),
+        Why::WildcardAllow { catch_all } => match catch_all.and_then(|id| policy.rule(id)) {
             Some(c) => format!(
                 "a wildcard Allow: no Disallow other than the catch-all matched; the \
                  catch-all (line {}: Disallow: {}) ranks below wildcard Allows",
@@ -923,8 +841,8 @@ fn reason(policy: &Policy<'_>, r: &RuleRef<'_>) -> String {
             ),
             None => "a wildcard Allow: no Disallow matched".into(),
         },
-        RankClass::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
-        RankClass::SelfPath => "the file's own path: above every rule".into(),
-        RankClass::NarrowestScope => "the narrowest scope (ACAP 2.4.5)".into(),
+        Why::CatchAllDisallow => "the catch-all Disallow: no other rule matched".into(),
+        Why::SelfPath => "the file's own path: above every rule".into(),
+        Why::NarrowestScope => "the narrowest scope (ACAP 2.4.5)".into(),
     }
 }

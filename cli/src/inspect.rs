@@ -1,6 +1,6 @@
 //! `robocc inspect`: what a policy or store holds.
 
-use super::printable;
+use crate::diagnostics::printable;
 use clap::Args;
 use robocc_engine::{FileKind, Policy, PolicyFile};
 use std::io::Read;
@@ -224,10 +224,10 @@ impl Sum {
 }
 
 fn describe_store(args: &InspectArgs) -> Result<i32, String> {
-    let store = super::open_store(&args.path)?;
+    let store = crate::artifacts::open_store(&args.path)?;
     println!(
         "{}: robocc store, format version {}, {} bytes",
-        super::printable(args.path.as_os_str().as_encoded_bytes()),
+        printable(args.path.as_os_str().as_encoded_bytes()),
         robocc_engine::STORE_FORMAT_VERSION,
         store.len_bytes()
     );
@@ -250,7 +250,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
         } else {
             e.with_path(args.path.display().to_string())
         };
-        super::kind_hint(e)
+        crate::artifacts::kind_hint(e)
     })?;
     let (split, sum) = policy_sums(&store)?;
     println!(
@@ -309,11 +309,11 @@ fn print_hosts(store: &robocc_engine::Store, shard: Option<usize>) -> Result<(),
 /// A store set: its index, then every shard verified (checksum, policies,
 /// records, partition), one line each.
 fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String> {
-    let set = super::open_store_set(dir)?;
+    let set = crate::artifacts::open_store_set(dir)?;
     let n = set.shard_count();
     println!(
         "{}: robocc store set, format version {}, {n} shards, {} bytes",
-        super::printable(dir.as_os_str().as_encoded_bytes()),
+        printable(dir.as_os_str().as_encoded_bytes()),
         robocc_engine::STORE_SET_FORMAT_VERSION,
         set.len_bytes()
     );
@@ -404,10 +404,10 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
                     args.path.display()
                 ));
             }
-            let file = super::open_policy(&args.path)?;
+            let file = crate::artifacts::open_policy(&args.path)?;
             println!(
                 "{}: robocc policy, format version {}, {} bytes",
-                super::printable(args.path.as_os_str().as_encoded_bytes()),
+                printable(args.path.as_os_str().as_encoded_bytes()),
                 robocc_engine::POLICY_FORMAT_VERSION,
                 file.as_bytes().len()
             );

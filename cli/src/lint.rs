@@ -1,17 +1,12 @@
 //! `robocc lint`: findings a site owner can act on.
 
-use super::{CompileFlags, Given};
+use crate::diagnostics::printable;
+use crate::options::{CompileFlags, Format, Given};
 use clap::{Args, ValueEnum};
 use robocc_compiler::diag::{DiagCode, Severity};
 use robocc_compiler::lint::lint;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// The least severe finding that makes `lint --fail-on` exit 1.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -77,7 +72,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
             ),
         };
     let mut options = args.flags.options(Some(path), given)?;
-    let body = super::read_robots(path)?;
+    let body = crate::input::read_robots(path)?;
     args.flags.resolve_auto(&mut options, &body, path, given)?;
     if agent.is_some() && args.flags.dialect_auto() {
         // As `compile_source`: by the dialect the file reads as.
@@ -95,7 +90,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
         if let Some(hint) = limits
             .into_iter()
             .find(|c| c.name() == f.code)
-            .and_then(super::flag_hint)
+            .and_then(crate::diagnostics::flag_hint)
         {
             f.message = format!("{} ({hint})", f.message);
         }
@@ -127,17 +122,17 @@ fn lint_html(
     agent: Option<&str>,
     given: &Given,
 ) -> Result<i32, String> {
-    if let Some(id) = super::COMPILE_ONLY
+    if let Some(id) = crate::compile_flags::COMPILE_ONLY
         .iter()
         .chain(&["dialect", "url_mode", "robots_txt", "data_txt", "max_bytes"])
         .find(|id| given.has(id))
     {
         return Err(format!(
             "{} applies to a robots.txt (--robots FILE), not to --html: drop it",
-            super::flag(id)
+            crate::options::flag(id)
         ));
     }
-    let html = super::read_file(path, "HTML")?;
+    let html = crate::input::read_file(path, "HTML")?;
     let findings = robocc_page::lint(&html, agent);
     let code = gate(args, findings.iter().map(|f| f.severity));
     let shown = findings.iter().map(|f| Shown {
@@ -198,19 +193,19 @@ fn print_findings<'a>(
             let _ = writeln!(
                 text,
                 "{}:{}: {}: {}: {} ({}fix: {})",
-                super::printable(path.as_os_str().as_encoded_bytes()),
+                printable(path.as_os_str().as_encoded_bytes()),
                 f.line,
                 f.severity.name(),
                 f.code,
                 // A message may quote a rule value as written (a control
                 // byte in the file); the JSON form is escaped by serde.
-                super::printable(f.message.as_bytes()),
+                printable(f.message.as_bytes()),
                 f.offset.map_or(String::new(), |o| format!("byte {o}; ")),
-                super::printable(f.fix.as_bytes())
+                printable(f.fix.as_bytes())
             );
         }
     }
-    super::write_stdout(text.as_bytes())?;
+    crate::output::write_stdout(text.as_bytes())?;
     if args.format == Format::Text {
         let counts: Vec<String> = counted
             .iter()

@@ -8,6 +8,9 @@
 //! is standard output. Anything else (a directory, a block device, a
 //! socket) is refused, and so is a read-only file or the command's own
 //! input.
+//!
+//! Also how a command writes its whole output to standard output
+//! ([`write_stdout`]) and names an output path in messages ([`output_name`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -304,4 +307,26 @@ pub fn write_set(dir: &Path, was: &SetDir, shards: &[&[u8]], index: &str) -> Res
         }
     }
     Ok(())
+}
+
+/// An output path as messages name it (`-` is standard output).
+pub fn output_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard output".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Writes a command's whole output to stdout. A closed pipe (`| head`) is
+/// not an error, and leaves the command's exit code as it is.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
 }

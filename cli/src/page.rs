@@ -1,9 +1,11 @@
 //! `robocc page`: one fetched page's permissions per usage, over the site's
 //! robots.txt policy (docs/dialects.md, "Page level").
 
-use super::compile::compile_source;
-use super::{flag, parse_usage_arg, CompileFlags, Given, PolicyInput, UsageArg, COMPILE_ONLY};
-use clap::{Args, ValueEnum};
+use crate::compile::compile_source;
+use crate::compile_flags::COMPILE_ONLY;
+use crate::diagnostics::printable;
+use crate::options::{flag, parse_usage_arg, CompileFlags, Format, Given, PolicyInput, UsageArg};
+use clap::Args;
 use robocc_engine::{Policy, PolicyFile, Usage};
 use robocc_page::{
     combine, parse_date, Combined, Final, FinalSource, PageOptions, PageRules, Source,
@@ -53,12 +55,6 @@ pub struct PageArgs {
     flags: CompileFlags,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-}
-
 /// Headers `page` reads (the others are skipped as they are read).
 const READ_HEADERS: &[&str] = &[
     "x-robots-tag",
@@ -79,7 +75,7 @@ const MAX_BAD_LINES_SHOWN: usize = 10;
 /// other headers and lines without `:` are skipped; a line starting with a
 /// space or tab continues the previous value (obsolete line folding).
 fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
-    let bytes = super::read_file(path, "headers")?;
+    let bytes = crate::input::read_file(path, "headers")?;
     let text = String::from_utf8_lossy(&bytes);
     let mut out: Vec<(usize, String, String)> = Vec::new();
     // Whether the last header line was kept (its continuations are).
@@ -116,7 +112,7 @@ fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
                 if bad <= MAX_BAD_LINES_SHOWN {
                     diag!(
                         "{}:{}: warning: not a `Name: value` header line: skipped",
-                        super::printable(path.as_os_str().as_encoded_bytes()),
+                        printable(path.as_os_str().as_encoded_bytes()),
                         i + 1
                     );
                 }
@@ -126,7 +122,7 @@ fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
     if bad > MAX_BAD_LINES_SHOWN {
         diag!(
             "{}: warning: {} more lines that are not `Name: value` header lines skipped",
-            super::printable(path.as_os_str().as_encoded_bytes()),
+            printable(path.as_os_str().as_encoded_bytes()),
             bad - MAX_BAD_LINES_SHOWN
         );
     }
@@ -135,7 +131,7 @@ fn read_headers(path: &Path) -> Result<Vec<(usize, String, String)>, String> {
             "{}: warning: more than {MAX_HEADERS} X-Robots-Tag, Content-Usage and TDMRep header \
              lines: the first {MAX_HEADERS} are read, {over} more are not (a prohibition among \
              them is not applied)",
-            super::printable(path.as_os_str().as_encoded_bytes())
+            printable(path.as_os_str().as_encoded_bytes())
         );
     }
     Ok(out)
@@ -290,7 +286,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
     // --purpose serves the page's ACAP purpose patterns too: with a policy
     // it is checked against the purposes the policy was compiled for.
     let mut site_given = given.clone();
-    site_given.0.remove("purpose");
+    site_given.remove("purpose");
     let PolicyInput { robots, policy } = &args.site;
     let file: Option<PolicyFile> = match (robots, policy) {
         (Some(path), _) => {
@@ -342,14 +338,14 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
         (None, Some(f)) => args.flags.agent_in(f.policy().header().dialect)?,
         _ => args.flags.agent()?,
     };
-    let html = super::read_file(&args.html, "HTML")?;
+    let html = crate::input::read_file(&args.html, "HTML")?;
     let headers = match &args.headers {
         Some(p) => read_headers(p)?,
         None => Vec::new(),
     };
     let header_lines: Vec<usize> = headers.iter().map(|h| h.0).collect();
     let tdmrep = match &args.tdmrep {
-        Some(path) => Some(super::read_tdmrep(path)?),
+        Some(path) => Some(crate::input::read_tdmrep(path)?),
         None => None,
     };
     let page = PageRules::read(
@@ -378,7 +374,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
         diag!(
             "robocc: {}: the site policy prohibits crawling this URL{line}: the page should \
              not have been fetched; crawl stays disallowed, the other usages are answered",
-            super::printable(args.url.as_bytes())
+            printable(args.url.as_bytes())
         );
     }
     if args.verbose {
@@ -433,6 +429,6 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             }
         }
     }
-    super::write_stdout(out.as_bytes())?;
+    crate::output::write_stdout(out.as_bytes())?;
     Ok(0)
 }

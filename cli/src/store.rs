@@ -1,6 +1,7 @@
 //! `robocc store build`: many hosts' robots.txt → one policy store.
 
-use super::{open_base_store, CompileFlags, Given};
+use crate::artifacts::open_base_store;
+use crate::options::{CompileFlags, Given};
 use clap::{Args, Subcommand, ValueEnum};
 use robocc_store::warc::{warc_inputs, WarcCounts};
 use robocc_store::StoreReport;
@@ -142,7 +143,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
                     args.output.join("hosts.store").display()
                 ));
             }
-            super::output::plan_output(&args.output, "store", &inputs_read)?;
+            crate::output::plan_output(&args.output, "store", &inputs_read)?;
             None
         }
     };
@@ -282,7 +283,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             ));
         }
         let shards: Vec<&[u8]> = set.shards.iter().map(|s| &s[..]).collect();
-        super::output::write_set(&args.output, &was, &shards, &set.index)?;
+        crate::output::write_set(&args.output, &was, &shards, &set.index)?;
         if !args.quiet {
             summary(args, &report, &tally.borrow());
         }
@@ -314,7 +315,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
             args.max_store_bytes
         ));
     }
-    super::write_output(&args.output, &bytes[..], "store", &inputs_read)?;
+    crate::output::write_output(&args.output, &bytes[..], "store", &inputs_read)?;
     if !args.quiet {
         summary(args, &report, &tally.borrow());
     }
@@ -385,7 +386,7 @@ fn warnings(
     files: &[(String, WarcCounts)],
     set_aside: &[HostNote],
 ) {
-    let out = super::output_name(&args.output);
+    let out = crate::output::output_name(&args.output);
     // A file left out, or a body that could not be read, changes answers
     // (unknown, or the --on-failure policy): said even with --quiet.
     for n in set_aside
@@ -422,7 +423,7 @@ fn warnings(
     if report.hosts == 0 {
         diag!(
             "{}: warning: no host was read: the store is empty",
-            super::output_name(&args.output)
+            crate::output::output_name(&args.output)
         );
     }
     // A 304 with no policy to keep becomes disallow all: an answer the
@@ -445,7 +446,7 @@ fn warnings(
         diag!(
             "{}: warning: {} hosts answered 304 Not Modified with no policy to keep: \
              unreachable (disallow all): {}{more}",
-            super::output_name(&args.output),
+            crate::output::output_name(&args.output),
             lost.len(),
             shown.join(", ")
         );
@@ -467,7 +468,7 @@ fn check_shards(
     args: &BuildArgs,
     n: usize,
     inputs: &[&std::path::Path],
-) -> Result<super::output::SetDir, String> {
+) -> Result<crate::output::SetDir, String> {
     if n == 0 || n > robocc_engine::MAX_SHARDS {
         return Err(format!(
             "--shards {n}: a store set has 1 to {} shards",
@@ -484,7 +485,7 @@ fn check_shards(
             "--base with --shards is not supported yet: build the set without --base".into(),
         );
     }
-    super::output::check_set_dir(&args.output, n, inputs)
+    crate::output::check_set_dir(&args.output, n, inputs)
 }
 
 fn summary(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)]) {
@@ -496,7 +497,7 @@ fn summary(args: &BuildArgs, report: &StoreReport, files: &[(String, WarcCounts)
         "{}: {} hosts, {} unique policies (dedup {:.1}x), {} bytes{shards}\n  hosts: {}\n  \
          policies compiled {}, reused from the base store {}; on the split path {} \
          ({} hosts)",
-        super::output_name(&args.output),
+        crate::output::output_name(&args.output),
         report.hosts,
         report.unique_policies,
         report.dedup_ratio(),
@@ -599,7 +600,7 @@ fn guard_bodies<'a>(
             Some(parent.ok()?.join(out.file_name()?))
         });
         let in_dir = real.as_deref().is_some_and(|r| {
-            r.parent().is_some_and(|p| super::output::same_file(p, dir))
+            r.parent().is_some_and(|p| crate::output::same_file(p, dir))
                 && r.to_str().is_some_and(|n| n.ends_with(".txt"))
         });
         if in_dir {
@@ -632,7 +633,7 @@ fn guard_bodies<'a>(
         Ok(h)
             if h.body_path.as_deref().is_some_and(|p| {
                 p.file_name().is_some_and(|n| names.iter().any(|m| m == n))
-                    && super::output::same_file(p, &out)
+                    && crate::output::same_file(p, &out)
             }) =>
         {
             let body = h.body_path.unwrap_or_default();

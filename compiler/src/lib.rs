@@ -12,7 +12,8 @@
 //! reading (records, agent choice, pattern syntax, URL encoding) and the
 //! rank, by named [`dialect::RankClass`], that the lowering resolves
 //! conflicts with once per automaton state; every pattern becomes a
-//! [`glob::Glob`].
+//! [`glob::Glob`]. [`explain`] works the other way, for tools that explain
+//! an answer: from a compiled policy's rules, why it answers as it does.
 //!
 //! The crates beside this one build on these stages: `robocc-store` (many
 //! hosts in one store, WARC input), `robocc-page` (page-level permissions),
@@ -42,6 +43,7 @@ mod checker;
 mod compile;
 pub mod diag;
 pub mod dialect;
+pub mod explain;
 pub mod glob;
 pub mod input;
 pub mod lint;
