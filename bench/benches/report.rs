@@ -703,6 +703,9 @@ fn peak_memory() -> String {
     robocc_bench::peak_rss().unwrap_or_else(|| "unknown".into())
 }
 
+#[path = "shared/first_answers.rs"]
+mod first_answers;
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = if full {
@@ -805,6 +808,12 @@ fn main() {
     table_rows(&mut out, &targets);
     spread(&cfg, &mut out);
     loading(&cfg, &mut out);
+    // First answers: every 8th corpus file (≥ 500), or five in smoke mode.
+    let shared = root().join("../shared/corpus/real");
+    if shared.is_dir() {
+        let (step, urls) = if full { (8, 1_000) } else { (1_000, 50) };
+        first_answers::first_answers(&shared, step, urls, &mut out);
+    }
     if full {
         corpus_compile(&mut out);
     }
@@ -832,6 +841,7 @@ fn main() {
             assert!(r.read_bytes <= r.url_bytes + 1.0);
         }
         assert!(out.contains("## Loading, stores and threads"));
+        assert!(!shared.is_dir() || out.contains("## First answers"));
         let _ = Duration::ZERO;
         println!("report smoke test: 1 passed, 0 failed");
     }

@@ -31,7 +31,8 @@ use robocc_engine::url::path_parts;
 use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 /// Answers checks for one agent straight from a robots.txt body: by
 /// interpreting its rules while checks are few, from the compiled automaton
@@ -54,12 +55,15 @@ pub struct Checker {
     /// The compiled policy once promoted; `None` inside when it could not
     /// be built as written (the checker then interprets for good).
     compiled: OnceLock<Option<PolicyFile>>,
-    /// What the interpreted checks have cost so far, in estimated
-    /// nanoseconds.
+    /// What the interpreted checks (and failed attempts to compile) have
+    /// cost so far, in estimated nanoseconds.
     spent: AtomicU64,
-    /// What compiling is estimated to cost, in the same unit: promotion
-    /// happens once `spent` reaches it.
-    price: u64,
+    /// The next attempt to compile happens once `spent` reaches this: at
+    /// first the estimated cost of compiling, then twice what was spent
+    /// when an attempt ran out of time.
+    price: AtomicU64,
+    /// One thread attempts at a time; the others keep interpreting.
+    attempt: Mutex<()>,
 }
 
 /// When a [`Checker`] lowers its rules to an automaton.
@@ -122,7 +126,8 @@ impl Checker {
             options: options.clone(),
             compiled: OnceLock::new(),
             spent: AtomicU64::new(0),
-            price,
+            price: AtomicU64::new(price),
+            attempt: Mutex::new(()),
         };
         if promotion == Promotion::Now {
             checker.promote();
@@ -208,33 +213,77 @@ impl Checker {
     /// then on; `false` when the rules cannot be lowered as written within
     /// the budget (the checker then keeps interpreting).
     pub fn promote(&self) -> bool {
+        let _one = self.attempt.lock().unwrap_or_else(|e| e.into_inner());
         self.compiled
-            .get_or_init(|| {
-                let c = compile(&self.body, &self.agent, &self.options).ok()?;
-                // Lowering that had to drop the AI-usage preferences would
-                // answer them "unknown" where the rules state them.
-                if c.diagnostics
-                    .iter()
-                    .any(|d| d.code == DiagCode::SignalsDropped)
-                {
-                    return None;
-                }
-                PolicyFile::from_aligned(c.to_bytes()).ok()
-            })
+            .get_or_init(|| self.lower(self.options.budget.time).ok())
             .is_some()
     }
 
-    /// The compiled policy, promoting first when the checks so far have
-    /// paid for it.
+    /// Compiles with the lowering's time budget at most `time`: the policy,
+    /// or `Err(true)` when the rules cannot be built as written whatever
+    /// the time, `Err(false)` when an attempt with more time might.
+    fn lower(&self, time: Duration) -> Result<PolicyFile, bool> {
+        let mut options = self.options.clone();
+        let capped = time < options.budget.time;
+        options.budget.time = options.budget.time.min(time);
+        let Ok(c) = compile(&self.body, &self.agent, &options) else {
+            return Err(!capped);
+        };
+        // Lowering that had to drop the AI-usage preferences would answer
+        // them "unknown" where the rules state them.
+        if c.diagnostics
+            .iter()
+            .any(|d| d.code == DiagCode::SignalsDropped)
+        {
+            return Err(!capped);
+        }
+        // The compiler's own output failing validation would be a robocc
+        // bug: interpreting stays right.
+        PolicyFile::from_aligned(c.to_bytes()).map_err(|_| true)
+    }
+
+    /// The compiled policy, after an attempt to compile when the checks so
+    /// far have paid for one.
     #[inline]
     fn policy(&self) -> Option<&PolicyFile> {
-        match self.compiled.get() {
-            Some(p) => p.as_ref(),
-            None if self.spent.load(Ordering::Relaxed) >= self.price => {
-                self.promote();
-                self.compiled.get().and_then(Option::as_ref)
+        if let Some(p) = self.compiled.get() {
+            return p.as_ref();
+        }
+        let spent = self.spent.load(Ordering::Relaxed);
+        if spent >= self.price.load(Ordering::Relaxed) {
+            self.try_promote(spent);
+        }
+        self.compiled.get().and_then(Option::as_ref)
+    }
+
+    /// An automatic promotion: lowering may take as long as the checks so
+    /// far have cost (at least [`PROMOTE_MIN_TIME`]). When that is not
+    /// enough, the time is counted as spent and the next attempt comes
+    /// once twice as much has been spent: attempts that fail cost at most
+    /// what was spent in all, so a cost of lowering that the estimate
+    /// missed by any factor keeps the total within ~4× the better choice.
+    #[cold]
+    fn try_promote(&self, spent: u64) {
+        // Another thread is attempting: keep interpreting meanwhile.
+        let Ok(_one) = self.attempt.try_lock() else {
+            return;
+        };
+        if self.compiled.get().is_some() {
+            return;
+        }
+        let time = Duration::from_nanos(spent).max(PROMOTE_MIN_TIME);
+        match self.lower(time) {
+            Ok(p) => {
+                let _ = self.compiled.set(Some(p));
             }
-            None => None,
+            Err(true) => {
+                let _ = self.compiled.set(None);
+            }
+            Err(false) => {
+                let paid = time.as_nanos().min(u128::from(u64::MAX)) as u64;
+                let now = self.spent.fetch_add(paid, Ordering::Relaxed) + paid;
+                self.price.store(now.saturating_mul(2), Ordering::Relaxed);
+            }
         }
     }
 
@@ -255,6 +304,10 @@ impl Checker {
         })
     }
 }
+
+/// The least time an automatic promotion is given (the lowering looks at
+/// the clock every 256 states, and a clock tick is no budget).
+const PROMOTE_MIN_TIME: Duration = Duration::from_micros(200);
 
 /// Estimated cost of an interpreted check besides its rules: finding and
 /// copying the path, the bookkeeping (measured: `bench --bin first`).

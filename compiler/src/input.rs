@@ -161,7 +161,9 @@ fn utf16(body: &[u8]) -> Option<(bool, bool)> {
         _ => {
             let sample = &body[..body.len().min(SAMPLE) & !1];
             let units = sample.len() / 2;
-            if units < 8 {
+            // Without a zero byte it is not UTF-16 (the common case, found
+            // by one fast scan).
+            if units < 8 || memchr::memchr(0, sample).is_none() {
                 return None;
             }
             let zero_at = |first: bool| {
@@ -240,6 +242,10 @@ fn not_text_bytes(sample: &[u8]) -> usize {
 /// An HTML document: `<!doctype` or `<html` first, or `<head`/`<body` early.
 fn looks_like_html(sample: &[u8]) -> bool {
     let head = &sample[..sample.len().min(1024)];
+    // Every mark below starts with `<` (most robots.txt have none).
+    if memchr::memchr(b'<', head).is_none() {
+        return false;
+    }
     let lower = head.to_ascii_lowercase();
     let start = lower
         .strip_prefix(b"\xef\xbb\xbf")
