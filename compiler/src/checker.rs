@@ -138,6 +138,7 @@ impl Checker {
     /// The verdict for `url` on crawl, naming the deciding rule (see
     /// [`Checker::rule`]): what [`robocc_engine::Policy::check`] of the
     /// compiled policy says.
+    #[inline]
     pub fn check(&self, url: &[u8]) -> Verdict {
         if let Some(p) = self.policy() {
             return p.policy().check(url);
@@ -147,6 +148,7 @@ impl Checker {
 
     /// The verdict for `url` on `usage`, as
     /// [`robocc_engine::Policy::check_usage`].
+    #[inline]
     pub fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
         if let Some(p) = self.policy() {
             return p.policy().check_usage(url, usage);
@@ -160,6 +162,7 @@ impl Checker {
 
     /// The tri-state answer for `url` on `usage`, as
     /// [`robocc_engine::Policy::preference`].
+    #[inline]
     pub fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
         if let Some(p) = self.policy() {
             return p.policy().preference(url, usage);

@@ -649,6 +649,7 @@ pub(crate) enum Storage {
 }
 
 impl Storage {
+    #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Storage::Mapped(m) => m,
@@ -691,6 +692,7 @@ pub(crate) fn owned_copy(bytes: &[u8]) -> Storage {
 /// `bytes` must be exactly bytes that passed [`validate_policy`] before and
 /// have not changed since (an immutable buffer or a read-only mapping that
 /// the caller owns).
+#[inline]
 pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
     let body = &bytes[FRAME_LEN..];
     // SAFETY: the caller guarantees `body` is a validated archive of

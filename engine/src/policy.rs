@@ -877,6 +877,7 @@ impl PolicyFile {
     }
 
     /// The policy.
+    #[inline]
     pub fn policy(&self) -> Policy<'_> {
         // SAFETY: the bytes passed `validate_policy` when `self` was made,
         // and `Storage` never changes or moves them while `self` lives.

@@ -16,6 +16,8 @@ const COUNTS: [usize; 4] = [1, 10, 100, 1_000];
 /// The large count, measured on every `BIG_STEP`th file of the sample.
 const BIG: usize = 100_000;
 const BIG_STEP: usize = 8;
+/// URLs of the steady-state comparison.
+const STEADY_URLS: usize = 20_000;
 
 /// Nanoseconds one call of `f` takes: the median of a few batches, each
 /// long enough for the clock (≥ ~200 µs), after one warm-up call.
@@ -122,6 +124,8 @@ pub fn first_answers(dir: &Path, step: usize, urls_per_file: usize, out: &mut St
     let mut cost: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); ways.len()]; COUNTS.len() + 1];
     let mut first_verdict: Vec<(f64, f64)> = Vec::new();
     let mut compile_us: Vec<f64> = Vec::new();
+    // Promoted checker ÷ precompiled policy, per file.
+    let mut steady: Vec<f64> = Vec::new();
     let mut measured = 0usize;
     for path in files.iter().step_by(step) {
         let body = std::fs::read(path).unwrap();
@@ -162,6 +166,38 @@ pub fn first_answers(dir: &Path, step: usize, urls_per_file: usize, out: &mut St
             cost[0][0][cost[0][0].len() - 1],
         ));
         if measured % BIG_STEP == 0 {
+            // Steady state: a promoted checker against the policy it holds,
+            // on the same URLs, timed in turn.
+            let checker = Checker::with_promotion(
+                &body,
+                "Googlebot",
+                &CompileOptions::default(),
+                Promotion::Now,
+            )
+            .unwrap();
+            let file = PolicyFile::from_aligned(compiled.to_bytes()).unwrap();
+            let policy = file.policy();
+            // 20,000 shuffled URLs: more than a branch predictor learns.
+            let mut many = robocc_testkit::urlgen::workload(
+                seed ^ 1,
+                compiled.rule_set.patterns(),
+                STEADY_URLS,
+            );
+            robocc_bench::shuffle(&mut many);
+            let (c, p) = robocc_bench::median_times_paired(
+                5,
+                || {
+                    for u in &many {
+                        black_box(checker.check(black_box(u)));
+                    }
+                },
+                || {
+                    for u in &many {
+                        black_box(policy.check(black_box(u)));
+                    }
+                },
+            );
+            steady.push(c.as_secs_f64() / p.as_secs_f64());
             for (wi, &way) in ways.iter().enumerate() {
                 if matches!(way, Way::Google | Way::Interpret) {
                     continue;
@@ -235,6 +271,16 @@ pub fn first_answers(dir: &Path, step: usize, urls_per_file: usize, out: &mut St
     }
     let regret = sorted(regret);
     let fv = sorted(first_verdict.iter().map(|(c, t)| c / t).collect());
+    let steady = sorted(steady);
+    let _ = writeln!(
+        out,
+        "\nSteady state (a promoted `Checker` ÷ the precompiled `Policy`, {STEADY_URLS} shuffled \
+         URLs each, paired runs, {} files): median {:.2}×, p90 {:.2}×, max {:.2}×.",
+        steady.len(),
+        quantile(&steady, 0.5),
+        quantile(&steady, 0.9),
+        steady[steady.len() - 1]
+    );
     let cu = sorted(compile_us);
     let mean = cu.iter().sum::<f64>() / cu.len().max(1) as f64;
     let _ = writeln!(
