@@ -1,4 +1,4 @@
-//! The compiled engine must agree with the reference matcher on every input.
+//! The compiled engine must agree with the reference matchers on every input.
 //!
 //! * every file of corpus/real × generated URLs (pattern-derived hits, near
 //!   misses, encodings, random paths), for several agents, in both URL modes;
@@ -9,13 +9,16 @@
 //!   declared `Robot-version: 2.0`, which makes its patterns explicit and
 //!   wildcard ones), and random rule sets over `* ? [..] $ %xx`.
 //!
-//! For draft1996 and robots2 the reference matcher ranks with the same
-//! `rank` and `Glob` as the lowering, so every one of those comparisons is
-//! also made against the independent oracles of `reference::draft1996` and
-//! `reference::robots2`: same verdict, same deciding line
-//! (`common::DialectOracles` says which known differences are counted
-//! instead; [`known_engine_divergences`] lists them, and fails until the
-//! engine follows the oracle).
+//! Every comparison is made twice (`common::assert_agree`): against the
+//! rule-set reference (`robocc_reference::check_url` over the compiler's
+//! rule set: same verdict, same rule id), which checks the lowering and the
+//! engine; and against the dialect's independent oracle, which reads the
+//! body itself (`reference::rfc9309`, `reference::draft1996`,
+//! `reference::robots2`: same verdict, same deciding line), which checks
+//! the parse and the group or record selection too. `common::DialectOracles`
+//! says which known differences of the drafts' escapes are counted instead;
+//! [`catch_all_spellings_and_robot_version_placement`] lists readings the
+//! robots2 oracle found the engine getting wrong.
 
 use crate::common;
 
