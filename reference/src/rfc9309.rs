@@ -29,14 +29,13 @@
 //!   [`key_and_value`] and [`key_kind`] (prefixes and typos, in Google's
 //!   order).
 //! * **The agent's rules** (`RobotsMatcher::HandleUserAgent`, `HandleAllow`,
-//!   `HandleDisallow`): the matcher's flags — a user-agent line naming the
-//!   agent or `*` since the last separator, and whether any line ever named
-//!   the agent — are kept line by line; an Allow or Disallow line is a
-//!   separator, and with [`Rfc9309Options::records_close_groups`] (robocc's
-//!   option) so is any other record. The rules read while the agent is named
-//!   are its own; while only `*` is, the global ones; the first set is used
-//!   when any line named the agent, else the second. A group (user-agent
-//!   lines up to the next one after a separator) keeps at most
+//!   `HandleDisallow`, `disallow()`): a user-agent line after a separator
+//!   (an Allow or Disallow line; with
+//!   [`Rfc9309Options::records_close_groups`], robocc's option, any other
+//!   record) starts a group; the rules of groups with a user-agent line
+//!   naming the agent are its own, those of groups with a `*` line the
+//!   global ones; the first set is used when any line named the agent, else
+//!   the second. A group keeps at most
 //!   [`Rfc9309Options::max_rules_per_group`] rules (robocc's limit); see
 //!   [`walk`].
 //! * **Patterns** (`MaybeEscapePattern`): bytes ≥ 0x80 become `%XX`, the hex
@@ -351,17 +350,17 @@ pub fn read<'a>(text: &'a [u8], opts: &Rfc9309Options) -> Vec<Line<'a>> {
 // The agent's lines
 // ---------------------------------------------------------------------------
 
-/// Where a line stands for the agent when Google's matcher reads it.
+/// Where a line stands for the agent ([`walk`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     /// Before the first user-agent line.
     File,
-    /// While a user-agent line since the last separator names the agent.
+    /// In a group one of whose user-agent lines names the agent.
     Specific,
-    /// While only `*` does.
+    /// In a group with a `*` user-agent line and none naming the agent.
     Global,
-    /// While neither does (another crawler's lines), or a rule past the
-    /// per-group limit.
+    /// Another crawler's line, a rule past the per-group limit, or a
+    /// user-agent line.
     Neither,
 }
 
@@ -415,69 +414,95 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// Google's `RobotsMatcher` over `lines` for `agent`, without a path: what
-/// it would do with each line.
+/// Google's `RobotsMatcher` over `lines` for `agent`, without a path: which
+/// lines it reads as the agent's, as `*`'s, or as neither.
+///
+/// The lines are grouped first, whatever the agent: a user-agent line
+/// starts a group when it is the first one or follows a separator (an Allow
+/// or Disallow line, or with [`Rfc9309Options::records_close_groups`] any
+/// other record); every other line after the first user-agent line belongs
+/// to the group being read, and a group keeps at most
+/// [`Rfc9309Options::max_rules_per_group`] Allow and Disallow lines. A
+/// group's lines are the agent's when one of its user-agent lines names
+/// the agent, else `*`'s when one is global. For a rule that is exactly
+/// the matcher's `seen_specific_agent_` / `seen_global_agent_` when it
+/// reads the rule, since a user-agent line after a rule starts a new
+/// group; for another record (which Google ignores) it reads the record
+/// as a member of its group, later user-agent lines of the group included.
 pub fn walk<'a>(lines: Vec<Line<'a>>, agent: &str, opts: &Rfc9309Options) -> Walk<'a> {
+    /// Does one of the group's user-agent lines name the agent, `*`?
+    #[derive(Clone, Copy, Default)]
+    struct Names {
+        agent: bool,
+        global: bool,
+    }
+    /// Where a line stands.
+    #[derive(Clone, Copy)]
+    enum Place {
+        /// Before the first user-agent line.
+        File,
+        /// A rule past its group's limit.
+        Dropped,
+        /// In a group (user-agent lines included).
+        Group(usize),
+    }
     let agent = agent.as_bytes();
-    let mut specific = false;
-    let mut global = false;
-    let mut named = false;
-    let mut any_global = false;
+    let mut groups: Vec<Names> = Vec::new();
+    let mut places: Vec<Place> = Vec::with_capacity(lines.len());
     let mut separator = false;
-    let mut seen_agent_line = false;
     let mut rules_in_group = 0usize;
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        let tier = match line.key {
+    for line in &lines {
+        let place = match line.key {
             Key::UserAgent => {
-                if separator {
-                    specific = false;
-                    global = false;
+                if groups.is_empty() || separator {
+                    groups.push(Names::default());
                     separator = false;
                     rules_in_group = 0;
                 }
-                seen_agent_line = true;
+                let names = groups.last_mut().expect("a group was just started");
                 if is_global_value(line.value) {
-                    global = true;
-                    any_global = true;
+                    names.global = true;
                 } else if extract_user_agent(line.value).eq_ignore_ascii_case(agent) {
-                    specific = true;
-                    named = true;
+                    names.agent = true;
                 }
-                Tier::Neither
+                Place::Group(groups.len() - 1)
             }
-            Key::Allow | Key::Disallow if seen_agent_line => {
+            _ if groups.is_empty() => Place::File,
+            Key::Allow | Key::Disallow => {
                 separator = true;
-                if rules_in_group >= opts.max_rules_per_group {
-                    Tier::Neither
+                rules_in_group += 1;
+                if rules_in_group > opts.max_rules_per_group {
+                    Place::Dropped
                 } else {
-                    rules_in_group += 1;
-                    current(specific, global)
+                    Place::Group(groups.len() - 1)
                 }
             }
-            Key::Allow | Key::Disallow => Tier::File,
-            Key::Sitemap | Key::Other if seen_agent_line => {
+            Key::Sitemap | Key::Other => {
                 separator |= opts.records_close_groups;
-                current(specific, global)
+                Place::Group(groups.len() - 1)
             }
-            Key::Sitemap | Key::Other => Tier::File,
         };
-        out.push((line, tier));
+        places.push(place);
     }
+    let lines = lines
+        .into_iter()
+        .zip(places)
+        .map(|(line, place)| {
+            let tier = match place {
+                _ if line.key == Key::UserAgent => Tier::Neither,
+                Place::File => Tier::File,
+                Place::Dropped => Tier::Neither,
+                Place::Group(g) if groups[g].agent => Tier::Specific,
+                Place::Group(g) if groups[g].global => Tier::Global,
+                Place::Group(_) => Tier::Neither,
+            };
+            (line, tier)
+        })
+        .collect();
     Walk {
-        lines: out,
-        named,
-        any_global,
-    }
-}
-
-fn current(specific: bool, global: bool) -> Tier {
-    if specific {
-        Tier::Specific
-    } else if global {
-        Tier::Global
-    } else {
-        Tier::Neither
+        lines,
+        named: groups.iter().any(|g| g.agent),
+        any_global: groups.iter().any(|g| g.global),
     }
 }
 

@@ -42,7 +42,15 @@ fn path_params_query_is_googles() {
         // A fragment before the path leaves nothing of it; `://` after a
         // path character is no scheme.
         ("http://a#b/c", "/"),
+        ("a#b://c/d", "/"),
+        ("http#://a.com/x", "/"),
         ("a/b://c/d", "/b://c/d"),
+        ("ab:?//x", "/?//x"),
+        ("x?y://h/p", "/?y://h/p"),
+        ("x://h/p", "/p"),
+        ("://h/p", "/p"),
+        ("//x://h/p", "/p"),
+        ("http://a.com;x", "/;x"),
         ("/", "/"),
         ("//", "/"),
     ];
