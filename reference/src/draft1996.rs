@@ -56,7 +56,7 @@
 //! `GetPathParamsQuery`, tested on its own against Google's table), cut at
 //! the first `#` and the first NUL, as the engine reads it.
 
-use robocc_compiler::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, RuleKind};
+use robocc_compiler::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, Rule, RuleKind};
 use robocc_engine::url::path_parts;
 
 /// One unit of a decoded path or pattern: an octet (`0..=255`) or
@@ -152,6 +152,34 @@ pub(crate) fn parse_records<'a>(
         ..opts.parse.clone()
     };
     parse(robots, &parse_options)
+}
+
+/// Reads `robots` (UTF-16 decoded, as the compiler's input stage reads
+/// it) as the draft's records with `grammar`, chooses the record robot
+/// `name` obeys ([`select_record`]) and hands both to `read`.
+pub(crate) fn with_record<R>(
+    robots: &[u8],
+    name: &str,
+    opts: &OracleOptions,
+    grammar: LineGrammar,
+    read: impl FnOnce(&RobotsTxt<'_>, Option<usize>) -> R,
+) -> R {
+    let input = robocc_compiler::input::read(robots);
+    let file = parse_records(&input.text, opts, grammar);
+    let record = select_record(&file, name);
+    read(&file, record)
+}
+
+/// The Allow and Disallow lines of `record` with a value (an empty one is
+/// no rule), in file order; none without a record.
+pub(crate) fn record_rules<'f, 'a>(
+    file: &'f RobotsTxt<'a>,
+    record: Option<usize>,
+) -> impl Iterator<Item = &'f Rule<'a>> {
+    record
+        .into_iter()
+        .flat_map(|g| &file.groups[g].rules)
+        .filter(|r| !r.raw.is_empty())
 }
 
 fn ascii_lower(bytes: &[u8]) -> Vec<u8> {
@@ -278,24 +306,17 @@ pub struct Draft1996Oracle {
 impl Draft1996Oracle {
     /// Reads `robots` and chooses the record robot `name` obeys.
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Draft1996Oracle {
-        // The same text as the compiler reads (UTF-16 decoded).
-        let input = robocc_compiler::input::read(robots);
-        let file = parse_records(&input.text, opts, LineGrammar::Draft);
-        let record = select_record(&file, name);
-        let rules = record
-            .map(|g| {
-                file.groups[g]
-                    .rules
-                    .iter()
-                    .filter(|r| !r.raw.is_empty())
+        let (record, rules) =
+            with_record(robots, name, opts, LineGrammar::Draft, |file, record| {
+                let rules = record_rules(file, record)
                     .map(|r| PrefixRule {
                         allow: r.kind == RuleKind::Allow,
                         prefix: decode(r.raw, opts.escapes),
                         line: r.line,
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
+                    .collect();
+                (record, rules)
+            });
         Draft1996Oracle {
             record,
             rules,
