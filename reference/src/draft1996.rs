@@ -1,7 +1,7 @@
 //! An independent oracle for `--dialect draft1996`: Koster's 1996
 //! Internet-Draft (`../shared/specs/datatxt-and-1996-draft.txt`), written
-//! from its text and from docs/dialects.md, sharing nothing with the
-//! lowering but the parser.
+//! from its text and from docs/dialects.md, sharing with the compiler only
+//! its input stage (UTF-16 decoding) and its parser.
 //!
 //! It does not use `dialect`, `glob`, `ruleset`, `lower`, the pattern
 //! normalisers or `agent::select_first_record`: the record choice, the
@@ -52,12 +52,13 @@
 //!   the rules), or `/data.txt` for the data.txt variant (its §3.1), when
 //!   [`OracleOptions::self_allowed`] is set.
 //!
-//! The path of a URL is taken with `robocc_engine::url::path_parts` (Google's
-//! `GetPathParamsQuery`, tested on its own against Google's table), cut at
-//! the first `#` and the first NUL, as the engine reads it.
+//! The path of a URL is Google's `GetPathParamsQuery` as the rfc9309
+//! oracle writes it ([`crate::rfc9309::path_params_query`], tested against
+//! Google's table), cut at the first `#` and the first NUL, as the engine
+//! reads it.
 
 use robocc_compiler::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, Rule, RuleKind};
-use robocc_engine::url::path_parts;
+use robocc_engine::UrlMode;
 
 /// One unit of a decoded path or pattern: an octet (`0..=255`) or
 /// [`ENCODED_SLASH`].
@@ -269,11 +270,7 @@ pub fn decode(bytes: &[u8], escapes: Escapes) -> Vec<Sym> {
 /// The path of `url` as the draft's robot compares it (before decoding):
 /// `path;params?query`, cut at the first `#` and at the first NUL.
 pub fn url_path(url: &[u8]) -> Vec<u8> {
-    let mut path = path_parts(url).to_vec();
-    if let Some(nul) = path.iter().position(|&b| b == 0) {
-        path.truncate(nul);
-    }
-    path
+    crate::rfc9309::matched_path(url, UrlMode::Google)
 }
 
 /// The decoded path of the file itself, when it is always allowed.

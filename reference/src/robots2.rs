@@ -1,7 +1,8 @@
 //! An independent oracle for `--dialect robots2`: the proposed "robots.txt
 //! 2.0" extended standard (`../shared/specs/robots-2.0-extended-standard.txt`)
-//! as docs/dialects.md resolves it, sharing nothing with the lowering but
-//! the parser (and, with draft1996's oracle, the record choice and decoding).
+//! as docs/dialects.md resolves it, sharing with the compiler only its input
+//! stage and its parser (and, with draft1996's oracle, the record choice and
+//! decoding).
 //!
 //! * **Records and agents.** "The method hasn't changed between Version 1.0
 //!   and Version 2.0": records and the record a robot obeys are the 1996
