@@ -646,7 +646,7 @@ fn unknown_keys_and_values_are_rejected() {
         ),
         (
             r#"{"name": "c5", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "allow", "x"]]}"#,
-            "",
+            "expected [url, verdict]",
         ),
         (
             r#"{"name": "c6", "spec": "s", "agent": "a", "checks": [["/", "allow"]]}"#,
