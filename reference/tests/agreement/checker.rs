@@ -60,11 +60,7 @@ fn agree_with(
     for (k, url) in urls.iter().enumerate() {
         let shown = String::from_utf8_lossy(url);
         let want = policy.check(url);
-        for (who, c) in [
-            ("interpreted", interp),
-            ("promoted", &now),
-            ("auto", &auto),
-        ] {
+        for (who, c) in [("interpreted", interp), ("promoted", &now), ("auto", &auto)] {
             assert_eq!(c.check(url), want, "{name} {agent} {who}: {shown}");
             // The deciding rule reads the same.
             let (a, b) = (
