@@ -549,10 +549,9 @@ impl StoreSet {
     ///
     /// The host's shard cannot be opened, or its record is corrupted.
     pub fn host(&self, url: &[u8]) -> Result<Option<HostInfo<'_>>, LoadError> {
-        let Some(key) = HostKey::of_url(url) else {
+        let Some((key, store)) = self.key_and_shard(url)? else {
             return Ok(None);
         };
-        let store = self.shard(shard_of_hash(key.hash(), self.shard_count()))?;
         store.host_of_key(&key, store.slot_hash(&key))
     }
 
@@ -563,11 +562,26 @@ impl StoreSet {
     /// As [`StoreSet::check`].
     #[inline]
     pub fn policy_for(&self, url: &[u8]) -> Result<Option<Policy<'_>>, LoadError> {
-        let Some(key) = HostKey::of_url(url) else {
+        let Some((key, store)) = self.key_and_shard(url)? else {
             return Ok(None);
         };
-        let store = self.shard(shard_of_hash(key.hash(), self.shard_count()))?;
         store.policy_of_key(&key, store.slot_hash(&key))
+    }
+
+    /// The shard of the host `key` names, opened.
+    #[inline]
+    fn shard_of_key(&self, key: &HostKey<'_>) -> Result<&Store, LoadError> {
+        self.shard(shard_of_hash(key.hash(), self.shard_count()))
+    }
+
+    /// The host key of `url` and its shard, opened; `Ok(None)` when the URL
+    /// has no host.
+    #[inline]
+    fn key_and_shard<'u>(&self, url: &'u [u8]) -> Result<Option<(HostKey<'u>, &Store)>, LoadError> {
+        match HostKey::of_url(url) {
+            Some(key) => Ok(Some((key, self.shard_of_key(&key)?))),
+            None => Ok(None),
+        }
     }
 
     /// The verdict for `url` (absolute, with a host), or `Ok(None)` when its
@@ -607,9 +621,7 @@ impl StoreSet {
         out: &mut [Option<Verdict>],
     ) -> Result<(), BatchError> {
         same_length(urls.len(), out.len());
-        check_batch_in(urls, out, |key| {
-            self.shard(shard_of_hash(key.hash(), self.shard_count()))
-        })
+        check_batch_in(urls, out, |key| self.shard_of_key(key))
     }
 
     /// Checks shard `i` completely: its FNV-1a 64 against the index, every

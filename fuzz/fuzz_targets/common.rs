@@ -96,7 +96,8 @@ pub fn compile_one(data: &[u8]) {
 }
 
 /// check (differential): selector byte, robots.txt, 0xFF, URLs separated by
-/// 0xFE; engine and reference agree on verdict and deciding rule.
+/// 0xFE; engine and reference agree on verdict and deciding rule, and for
+/// rfc9309 the engine and the independent oracle on verdict and line.
 pub fn check_one(data: &[u8]) {
     let Some((&sel, rest)) = data.split_first() else {
         return;
@@ -127,6 +128,17 @@ pub fn check_one(data: &[u8]) {
         }
         return;
     }
+    // rfc9309: also the independent oracle, which reads the body itself
+    // (verdict and deciding line).
+    let opts = options(sel);
+    let oracle = (opts.dialect == Dialect::Rfc9309).then(|| {
+        let oracle_options = robocc_reference::Rfc9309Options {
+            url_mode: opts.url_mode,
+            self_allowed: opts.robots_txt_allowed,
+            ..robocc_reference::Rfc9309Options::default()
+        };
+        robocc_reference::Rfc9309Oracle::new(body, agent(sel), &oracle_options)
+    });
     for url in urls.split(|&b| b == 0xFE) {
         let got = policy.check(url);
         let want = robocc_reference::check_url(&compiled.rule_set, url);
@@ -135,6 +147,15 @@ pub fn check_one(data: &[u8]) {
             "engine {got:?} != reference {want:?} for {:?}",
             String::from_utf8_lossy(url)
         );
+        if let Some(oracle) = &oracle {
+            let want = oracle.check(url);
+            let line = got.rule.map(|id| compiled.rule_set.rules[id as usize].line);
+            assert!(
+                got.allowed == want.allowed && line == want.line,
+                "engine {got:?} (line {line:?}) != rfc9309 oracle {want:?} for {:?}",
+                String::from_utf8_lossy(url)
+            );
+        }
     }
 }
 

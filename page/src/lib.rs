@@ -1567,6 +1567,25 @@ fn overridden(statements: &[Statement]) -> Vec<bool> {
         .collect()
 }
 
+/// ACAP 2.2.8 over the statements that remain for a usage: any prohibition
+/// with a permission is a conflict (prohibited, the first prohibition
+/// decides); else the first prohibition, else the first permission; none:
+/// unspecified.
+fn conflict<'s>(set: &[&'s Statement]) -> (PageVerdict, Reason, Option<&'s Statement>) {
+    let no = set.iter().find(|s| !s.allowed);
+    let yes = set.iter().find(|s| s.allowed);
+    match (no, yes) {
+        (None, None) => (PageVerdict::Unspecified, Reason::Unspecified, None),
+        (Some(no), Some(_)) => (PageVerdict::Disallow, Reason::Conflict, Some(*no)),
+        (Some(no), None) => (
+            PageVerdict::Disallow,
+            no.reason.unwrap_or(Reason::Prohibited),
+            Some(*no),
+        ),
+        (None, Some(yes)) => (PageVerdict::Allow, Reason::Allowed, Some(*yes)),
+    }
+}
+
 /// The decision for `u`, and whether its qualifiers were cut at
 /// [`MAX_QUALIFIERS`]; `overridden[i]`: statement `i` is set aside
 /// (2.2.1, [`overridden`]). Whether a statement is set aside depends only on
@@ -1594,18 +1613,7 @@ fn resolve_usage(
         set.extend(kept().filter(|s| s.usage == Usage::Other));
     }
     let by_other = by_other && !set.is_empty();
-    let first_no = set.iter().find(|s| !s.allowed);
-    let first_yes = set.iter().find(|s| s.allowed);
-    let (element_aware, reason, decider) = match (first_no, first_yes) {
-        (None, None) => (PageVerdict::Unspecified, Reason::Unspecified, None),
-        (Some(no), Some(_)) => (PageVerdict::Disallow, Reason::Conflict, Some(*no)),
-        (Some(no), None) => (
-            PageVerdict::Disallow,
-            no.reason.unwrap_or(Reason::Prohibited),
-            Some(*no),
-        ),
-        (None, Some(yes)) => (PageVerdict::Allow, Reason::Allowed, Some(*yes)),
-    };
+    let (element_aware, reason, decider) = conflict(&set);
     // The permissions' qualifiers, at most MAX_QUALIFIERS (`capped`: more
     // were written).
     let mut qualifiers = Vec::new();
@@ -1638,20 +1646,17 @@ fn resolve_usage(
     if let Some(e) = classes.concerning(u) {
         d.verdict = PageVerdict::Disallow;
         d.reason = Reason::ElementFallback;
-        d.source = Some(Source::Class {
-            offset: e.start,
-            tag: e.tag.clone(),
-            token: format!(
-                "the-acap:{}-{}",
-                if e.allowed { "allow" } else { "disallow" },
-                e.usage.name()
-            ),
-        });
-        d.written = Some(format!(
+        let token = format!(
             "the-acap:{}-{}",
             if e.allowed { "allow" } else { "disallow" },
             e.usage.name()
-        ));
+        );
+        d.source = Some(Source::Class {
+            offset: e.start,
+            tag: e.tag.clone(),
+            token: token.clone(),
+        });
+        d.written = Some(token);
         d.qualifiers.clear();
     }
     (d, capped)
@@ -1755,7 +1760,9 @@ mod tests {
     }
 
     /// The statement part of `resolve_usage` as first written (no
-    /// elements): verdict, reason, deciding statement, qualifiers.
+    /// elements): verdict, reason, deciding statement, qualifiers. Its
+    /// overriding is its own (each statement against every other); the
+    /// conflict rule (`conflict`) is the one `resolve_usage` uses.
     fn resolve_reference(u: Usage, statements: &[Statement]) -> String {
         let base: Vec<&Statement> = statements
             .iter()
@@ -1771,18 +1778,7 @@ mod tests {
             let all = set.clone();
             set.retain(|s| !overridden_reference(s, &all));
         }
-        let no = set.iter().find(|s| !s.allowed);
-        let yes = set.iter().find(|s| s.allowed);
-        let (verdict, reason, decider) = match (no, yes) {
-            (None, None) => (PageVerdict::Unspecified, Reason::Unspecified, None),
-            (Some(no), Some(_)) => (PageVerdict::Disallow, Reason::Conflict, Some(*no)),
-            (Some(no), None) => (
-                PageVerdict::Disallow,
-                no.reason.unwrap_or(Reason::Prohibited),
-                Some(*no),
-            ),
-            (None, Some(yes)) => (PageVerdict::Allow, Reason::Allowed, Some(*yes)),
-        };
+        let (verdict, reason, decider) = conflict(&set);
         let qualifiers: Vec<&str> = if verdict == PageVerdict::Allow {
             set.iter()
                 .filter(|s| s.allowed)

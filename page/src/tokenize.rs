@@ -227,13 +227,7 @@ impl Foreign {
             if breakout && self.deeper == 0 {
                 // Pop to an integration point or HTML, then the tag is
                 // HTML's (reprocessed).
-                while self
-                    .stack
-                    .last()
-                    .is_some_and(|f| matches!(f.point, Point::None | Point::AnnotationXml))
-                {
-                    self.stack.pop();
-                }
+                self.pop_to_html();
                 continue;
             }
             if breakout {
@@ -260,6 +254,19 @@ impl Foreign {
         }
     }
 
+    /// Pops the foreign elements that are not integration points: what
+    /// remains open is HTML or an integration point (WHATWG 13.2.6.5's
+    /// breakout, and `</br>` / `</p>` in foreign content).
+    fn pop_to_html(&mut self) {
+        while self
+            .stack
+            .last()
+            .is_some_and(|f| matches!(f.point, Point::None | Point::AnnotationXml))
+        {
+            self.stack.pop();
+        }
+    }
+
     /// An end tag.
     fn end(&mut self, name: &[u8]) {
         if self.deeper > 0 {
@@ -282,13 +289,7 @@ impl Foreign {
             return;
         }
         if (name == b"br" || name == b"p") && top.point == Point::None {
-            while self
-                .stack
-                .last()
-                .is_some_and(|f| matches!(f.point, Point::None | Point::AnnotationXml))
-            {
-                self.stack.pop();
-            }
+            self.pop_to_html();
             return;
         }
         // 13.2.6.5 "any other end tag": the innermost open foreign element

@@ -2,10 +2,11 @@
 //! the robots.txt extensions (`../shared/specs/acap-1.0-part1-robots-txt.txt`),
 //! as the "acap" section of docs/dialects.md resolves it.
 //!
-//! It shares with the compiler only the line and key/value splitters, the
-//! conventional-record parser with Google's group selection (for the conventional records, read
-//! from a copy of the body whose ACAP lines are blanked), Google's pattern
-//! encoding and [`super::pattern_matches`].
+//! It shares no code with the compiler. It reads lines, keys and values,
+//! and the conventional records with Google's group selection (from a copy
+//! of the body whose ACAP lines are blanked), with the rfc9309 oracle
+//! ([`super::rfc9309`]: also its input stage, parse limit, Google's pattern
+//! encoding and URL path), and matches with [`super::pattern_matches`].
 //! Everything ACAP is written here, plainly:
 //!
 //! * one walk over the lines builds a flat list of [`AcapRule`]s, each with
@@ -28,7 +29,7 @@
 //!   typos). An ACAP record also ends the conventional record before it:
 //!   `User-agent: a`, an ACAP record, `User-agent: b` and rules are two
 //!   groups, `a`'s without rules. A crawler name is matched as a
-//!   User-agent value is (the agent module's matching, shared: `*` alone
+//!   User-agent value is (the rfc9309 oracle's reading: `*` alone
 //!   or before whitespace for any crawler, else the value's leading
 //!   product token equal to the agent's, ASCII case ignored).
 //! * **`ACAP-ignore-conventional-records`** counts anywhere in the file, in
@@ -73,12 +74,11 @@
 //!   too. A URL's path stops at its first `#` and first NUL.
 
 use super::pattern_matches;
-use robocc_compiler::agent::{select, Via};
-use robocc_compiler::parse::escape::google_escape;
-use robocc_compiler::parse::keys::{classify, split_line, KeyKind};
-use robocc_compiler::parse::lines::Lines;
-use robocc_compiler::parse::{parse, ParseOptions, DEFAULT_MAX_BYTES};
-use robocc_engine::url::path_parts;
+use super::rfc9309::{
+    self, body_text, google_pattern, key_and_value, key_kind, Key, Rfc9309Options,
+    DEFAULT_MAX_BYTES,
+};
+use robocc_engine::UrlMode;
 use robocc_engine::Usage;
 use std::collections::HashMap;
 
@@ -299,7 +299,7 @@ fn is_ignore_conventional(text: &[u8]) -> bool {
     if bare.eq_ignore_ascii_case(KEY) {
         return true;
     }
-    matches!(split_line(text), Ok((key, _)) if key.eq_ignore_ascii_case(KEY))
+    matches!(key_and_value(text), Some((key, _)) if key.eq_ignore_ascii_case(KEY))
 }
 
 /// A rule read from an ACAP record, before tiers are assigned.
@@ -355,16 +355,15 @@ fn walk(
     let mut out = Walk::default();
     let mut rec = RecordState::default();
     let mut seen_crawler = false;
-    for line in Lines::new(body) {
-        let number = line.number;
-        if is_ignore_conventional(line.text) {
+    for (number, text) in rfc9309::lines(body, rfc9309::DEFAULT_MAX_LINE_LEN) {
+        if is_ignore_conventional(text) {
             out.ignore_conventional = true;
             if rec.open {
                 out.acap_lines.push(number);
             }
             continue;
         }
-        let Ok((key, value)) = split_line(line.text) else {
+        let Some((key, value)) = key_and_value(text) else {
             if rec.open {
                 out.acap_lines.push(number);
             }
@@ -380,27 +379,21 @@ fn walk(
                 out.acap_starts.push(number);
             }
             out.acap_lines.push(number);
-            // Written out here, not shared with the reader: `*` alone or
-            // before whitespace is any crawler; otherwise the value's
-            // leading run of letters, `-` and `_` is the name (2.3.1: "
-            // semantically equivalent to a user agent field").
-            let global = value == b"*"
-                || (value.len() > 1
-                    && value[0] == b'*'
-                    && (value[1].is_ascii_whitespace() || value[1] == 0x0b));
-            let name_len = value
-                .iter()
-                .take_while(|&&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
-                .count();
+            // `*` alone or before whitespace is any crawler; otherwise the
+            // value's leading run of letters, `-` and `_` is the name
+            // (2.3.1: "semantically equivalent to a user agent field"), as
+            // the rfc9309 oracle reads a User-agent value.
+            let global = rfc9309::is_global_value(value);
             if global {
                 rec.any = true;
-            } else if !agent.is_empty() && value[..name_len].eq_ignore_ascii_case(agent.as_bytes())
+            } else if !agent.is_empty()
+                && rfc9309::extract_user_agent(value).eq_ignore_ascii_case(agent.as_bytes())
             {
                 rec.named = true;
             }
             continue;
         }
-        if classify(key).kind == KeyKind::UserAgent {
+        if key_kind(key) == Key::UserAgent {
             // A conventional record starts: the ACAP record ends.
             rec = RecordState::default();
             continue;
@@ -540,14 +533,7 @@ fn sub_applies(rec: &RecordState, purposes: &[String]) -> bool {
 /// The bytes of `body` that are read: rfc9309's parse limit (the default
 /// 500 KiB), cut after the last line end within it, as the parser cuts.
 fn within_limit(body: &[u8]) -> &[u8] {
-    if body.len() <= DEFAULT_MAX_BYTES {
-        return body;
-    }
-    let head = &body[..DEFAULT_MAX_BYTES];
-    match head.iter().rposition(|&b| b == b'\n' || b == b'\r') {
-        Some(i) => &head[..=i],
-        None => &[],
-    }
+    rfc9309::within_limit(body, DEFAULT_MAX_BYTES)
 }
 
 /// The oracle for one robots.txt, agent, set of purposes and references.
@@ -568,12 +554,12 @@ impl AcapOracle {
     ) -> AcapOracle {
         // The input stage every dialect shares (docs/dialects.md, "Input"):
         // a UTF-16 body is read decoded.
-        let decoded = robocc_compiler::input::read(body).text;
+        let decoded = body_text(body);
         let body = within_limit(&decoded);
         let references: Vec<(String, Vec<u8>)> = references
             .iter()
             .map(|(path, text)| {
-                let text = robocc_compiler::input::read(text).text;
+                let text = body_text(text);
                 (path.clone(), within_limit(&text).to_vec())
             })
             .collect();
@@ -587,7 +573,7 @@ impl AcapOracle {
                         named: tier,
                         usage: read.usage,
                         allow: read.allow,
-                        matched: google_escape(&read.written).to_ascii_lowercase(),
+                        matched: google_pattern(&read.written).to_ascii_lowercase(),
                         written: read.written.clone(),
                         conventional: false,
                         qualified: read.qualified,
@@ -634,10 +620,7 @@ impl AcapOracle {
     /// url: absolute (http://host/path?q) or a path. Plain rule walk,
     /// pairwise narrowest-scope comparison.
     pub fn check(&self, url: &[u8], usage: Usage) -> AcapAnswer {
-        let mut path = path_parts(url).to_vec();
-        if let Some(nul) = path.iter().position(|&b| b == 0) {
-            path.truncate(nul);
-        }
+        let path = rfc9309::matched_path(url, UrlMode::Google);
         let lower = path.to_ascii_lowercase();
         // Named over any: the named tier when one of its rules concerns the
         // usage and matches (an `other` rule concerns every usage when no
@@ -801,29 +784,18 @@ fn conventional_rules(
         }
         blanked.extend_from_slice(&body[e..next]);
     }
-    let robots = parse(&blanked, &ParseOptions::default());
-    let selection = select(&robots, agent);
-    let named = match selection.via {
-        Via::Named => true,
-        Via::Global => false,
-        Via::None => return Vec::new(),
-    };
-    let mut out = Vec::new();
-    for &g in &selection.groups {
-        for rule in &robots.groups[g].rules {
-            if rule.pattern.is_empty() {
-                continue;
-            }
-            out.push(Conventional {
-                named,
-                allow: rule.kind == robocc_compiler::parse::RuleKind::Allow,
-                raw: rule.raw.to_vec(),
-                encoded: rule.pattern.to_vec(),
-                line: rule.line,
-            });
-        }
-    }
-    out
+    let opts = Rfc9309Options::default();
+    let walk = rfc9309::walk(rfc9309::read(&blanked, &opts), agent, &opts);
+    walk.applying()
+        .filter(|l| matches!(l.key, Key::Allow | Key::Disallow) && !l.value.is_empty())
+        .map(|l| Conventional {
+            named: walk.named,
+            allow: l.key == Key::Allow,
+            raw: l.value.to_vec(),
+            encoded: google_pattern(l.value),
+            line: l.number,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! An independent oracle for `--dialect draft1996`: Koster's 1996
 //! Internet-Draft (`../shared/specs/datatxt-and-1996-draft.txt`), written
-//! from its text and from docs/dialects.md, sharing nothing with the
-//! lowering but the parser.
+//! from its text and from docs/dialects.md, sharing with the compiler only
+//! its input stage (UTF-16 decoding) and its parser.
 //!
 //! It does not use `dialect`, `glob`, `ruleset`, `lower`, the pattern
 //! normalisers or `agent::select_first_record`: the record choice, the
@@ -52,12 +52,13 @@
 //!   the rules), or `/data.txt` for the data.txt variant (its §3.1), when
 //!   [`OracleOptions::self_allowed`] is set.
 //!
-//! The path of a URL is taken with `robocc_engine::url::path_parts` (Google's
-//! `GetPathParamsQuery`, tested on its own against Google's table), cut at
-//! the first `#` and the first NUL, as the engine reads it.
+//! The path of a URL is Google's `GetPathParamsQuery` as the rfc9309
+//! oracle writes it ([`crate::rfc9309::path_params_query`], tested against
+//! Google's table), cut at the first `#` and the first NUL, as the engine
+//! reads it.
 
-use robocc_compiler::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, RuleKind};
-use robocc_engine::url::path_parts;
+use robocc_compiler::parse::{parse, LineGrammar, ParseOptions, RobotsTxt, Rule, RuleKind};
+use robocc_engine::UrlMode;
 
 /// One unit of a decoded path or pattern: an octet (`0..=255`) or
 /// [`ENCODED_SLASH`].
@@ -154,6 +155,34 @@ pub(crate) fn parse_records<'a>(
     parse(robots, &parse_options)
 }
 
+/// Reads `robots` (UTF-16 decoded, as the compiler's input stage reads
+/// it) as the draft's records with `grammar`, chooses the record robot
+/// `name` obeys ([`select_record`]) and hands both to `read`.
+pub(crate) fn with_record<R>(
+    robots: &[u8],
+    name: &str,
+    opts: &OracleOptions,
+    grammar: LineGrammar,
+    read: impl FnOnce(&RobotsTxt<'_>, Option<usize>) -> R,
+) -> R {
+    let input = robocc_compiler::input::read(robots);
+    let file = parse_records(&input.text, opts, grammar);
+    let record = select_record(&file, name);
+    read(&file, record)
+}
+
+/// The Allow and Disallow lines of `record` with a value (an empty one is
+/// no rule), in file order; none without a record.
+pub(crate) fn record_rules<'f, 'a>(
+    file: &'f RobotsTxt<'a>,
+    record: Option<usize>,
+) -> impl Iterator<Item = &'f Rule<'a>> {
+    record
+        .into_iter()
+        .flat_map(|g| &file.groups[g].rules)
+        .filter(|r| !r.raw.is_empty())
+}
+
 fn ascii_lower(bytes: &[u8]) -> Vec<u8> {
     bytes.iter().map(u8::to_ascii_lowercase).collect()
 }
@@ -241,11 +270,7 @@ pub fn decode(bytes: &[u8], escapes: Escapes) -> Vec<Sym> {
 /// The path of `url` as the draft's robot compares it (before decoding):
 /// `path;params?query`, cut at the first `#` and at the first NUL.
 pub fn url_path(url: &[u8]) -> Vec<u8> {
-    let mut path = path_parts(url).to_vec();
-    if let Some(nul) = path.iter().position(|&b| b == 0) {
-        path.truncate(nul);
-    }
-    path
+    crate::rfc9309::matched_path(url, UrlMode::Google)
 }
 
 /// The decoded path of the file itself, when it is always allowed.
@@ -278,24 +303,17 @@ pub struct Draft1996Oracle {
 impl Draft1996Oracle {
     /// Reads `robots` and chooses the record robot `name` obeys.
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Draft1996Oracle {
-        // The same text as the compiler reads (UTF-16 decoded).
-        let input = robocc_compiler::input::read(robots);
-        let file = parse_records(&input.text, opts, LineGrammar::Draft);
-        let record = select_record(&file, name);
-        let rules = record
-            .map(|g| {
-                file.groups[g]
-                    .rules
-                    .iter()
-                    .filter(|r| !r.raw.is_empty())
+        let (record, rules) =
+            with_record(robots, name, opts, LineGrammar::Draft, |file, record| {
+                let rules = record_rules(file, record)
                     .map(|r| PrefixRule {
                         allow: r.kind == RuleKind::Allow,
                         prefix: decode(r.raw, opts.escapes),
                         line: r.line,
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
+                    .collect();
+                (record, rules)
+            });
         Draft1996Oracle {
             record,
             rules,

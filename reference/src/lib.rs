@@ -1,27 +1,31 @@
-//! The reference matcher: a plain, obviously-correct rule walk.
+//! The reference matchers the compiled engine is tested against.
 //!
-//! It is the oracle for the compiled engine (the differential tests compare
-//! the two on every input) and the "naive matcher" of the benchmarks. It
-//! mirrors Google's `RobotsMatcher` step by step — test every rule, keep the
-//! first rule of the highest priority per kind, Disallow wins only when
-//! strictly longer — and shares nothing with the automaton but the rule list.
-//!
-//! For draft1996 and robots2, [`check_url`] ranks the rule set's rules by the
-//! same `rank` and matches them with the same `Glob` as the lowering, so it
-//! cannot catch a ranking or pattern bug there. [`draft1996`] and
-//! [`robots2`] are the independent oracles for those dialects: written from
-//! the specifications' text and docs/dialects.md, they share only the parser
-//! with the compiler and answer with the deciding rule's source line.
-//! [`acap`] is the oracle for ACAP 1.0's robots.txt extensions: one answer
-//! per usage type, from a plain walk over the rules that apply.
+//! * [`check_url`] is the rule-set reference: a plain, obviously-correct
+//!   walk over the compiler's [`RuleSet`] (for rfc9309 it mirrors Google's
+//!   `RobotsMatcher` step by step — test every rule, keep the first rule of
+//!   the highest priority per kind, Disallow wins only when strictly
+//!   longer). It shares the rule list with the automaton, so it checks the
+//!   lowering and the engine (to the exact rule id), not the parse or the
+//!   group selection; it is also the "naive matcher" of the benchmarks. For
+//!   draft1996 and robots2 it ranks with the same `rank` and `Glob` as the
+//!   lowering.
+//! * The independent oracles read the body themselves and answer with the
+//!   deciding rule's source line: [`rfc9309`] (Google's robotstxt library,
+//!   sharing no code with the compiler), [`draft1996`] and [`robots2`]
+//!   (written from the specifications' text; they share the compiler's
+//!   input stage and parser), [`acap`] (ACAP 1.0's robots.txt extensions:
+//!   one answer per usage type) and [`signals`] (the AI-usage preferences).
+//!   Each module says what it shares.
 
 pub mod acap;
 pub mod draft1996;
+pub mod rfc9309;
 pub mod robots2;
 pub mod signals;
 
 pub use acap::{AcapAnswer, AcapOracle};
 pub use draft1996::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict};
+pub use rfc9309::{Rfc9309Options, Rfc9309Oracle};
 pub use robots2::Robots2Oracle;
 pub use signals::{Channel, Pref, SignalAnswer, SignalsOracle};
 

@@ -1,11 +1,12 @@
 //! An independent oracle for `--dialect robots2`: the proposed "robots.txt
 //! 2.0" extended standard (`../shared/specs/robots-2.0-extended-standard.txt`)
-//! as docs/dialects.md resolves it, sharing nothing with the lowering but
-//! the parser (and, with draft1996's oracle, the record choice and decoding).
+//! as docs/dialects.md resolves it, sharing with the compiler only its input
+//! stage and its parser (and, with draft1996's oracle, the record choice and
+//! decoding).
 //!
 //! * **Records and agents.** "The method hasn't changed between Version 1.0
 //!   and Version 2.0": records and the record a robot obeys are the 1996
-//!   draft's ([`select_record`]), and URLs
+//!   draft's ([`super::draft1996::select_record`]), and URLs
 //!   are decoded as there ([`decode`]).
 //! * **Comments.** "Any text following a "#" up to the end of a line is
 //!   to be ignored. The "#" character can appear at any portion only after
@@ -54,8 +55,8 @@
 //! * **Always allowed.** The file's own path, exactly, above every rule.
 
 use super::draft1996::{
-    decode, parse_records, select_record, self_path, url_path, Escapes, OracleOptions,
-    OracleVerdict, Sym, ENCODED_SLASH,
+    decode, record_rules, self_path, url_path, with_record, Escapes, OracleOptions, OracleVerdict,
+    Sym, ENCODED_SLASH,
 };
 use robocc_compiler::parse::keys::KeyKind;
 use robocc_compiler::parse::{LineGrammar, RobotsTxt, RuleKind};
@@ -351,37 +352,30 @@ impl Robots2Oracle {
     /// Reads `robots`, chooses the record robot `name` obeys and reads its
     /// version and patterns.
     pub fn new(robots: &[u8], name: &str, opts: &OracleOptions) -> Robots2Oracle {
-        // The same text as the compiler reads (UTF-16 decoded).
-        let input = robocc_compiler::input::read(robots);
-        let file = parse_records(&input.text, opts, LineGrammar::Robots2);
-        let record = select_record(&file, name);
-        let version2 = record.is_some_and(|g| declares_version_2(&file, g));
-        let rules = record
-            .map(|g| {
-                file.groups[g]
-                    .rules
-                    .iter()
-                    .filter(|r| !r.raw.is_empty())
-                    .map(|r| {
-                        let allow = r.kind == RuleKind::Allow;
-                        let pattern = Pattern::read(r.raw, version2, opts.escapes);
-                        let catch_all = pattern.matches_every_path(opts.escapes);
-                        let precedence = match (allow, &pattern) {
-                            (true, Pattern::Wildcard(_)) => Precedence::WildcardAllow,
-                            (true, _) => Precedence::ExplicitAllow,
-                            (false, _) if catch_all => Precedence::CatchAllDisallow,
-                            (false, _) => Precedence::Disallow,
-                        };
-                        Robots2Rule {
-                            allow,
-                            pattern,
-                            precedence,
-                            line: r.line,
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let read = |file: &RobotsTxt<'_>, record: Option<usize>| {
+            let version2 = record.is_some_and(|g| declares_version_2(file, g));
+            let rules = record_rules(file, record)
+                .map(|r| {
+                    let allow = r.kind == RuleKind::Allow;
+                    let pattern = Pattern::read(r.raw, version2, opts.escapes);
+                    let catch_all = pattern.matches_every_path(opts.escapes);
+                    let precedence = match (allow, &pattern) {
+                        (true, Pattern::Wildcard(_)) => Precedence::WildcardAllow,
+                        (true, _) => Precedence::ExplicitAllow,
+                        (false, _) if catch_all => Precedence::CatchAllDisallow,
+                        (false, _) => Precedence::Disallow,
+                    };
+                    Robots2Rule {
+                        allow,
+                        pattern,
+                        precedence,
+                        line: r.line,
+                    }
+                })
+                .collect();
+            (record, version2, rules)
+        };
+        let (record, version2, rules) = with_record(robots, name, opts, LineGrammar::Robots2, read);
         Robots2Oracle {
             record,
             version2,

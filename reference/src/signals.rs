@@ -4,13 +4,13 @@
 //! Signals Policy) and training tokens, as the section "AI-usage preferences
 //! (signals)" of docs/dialects.md specifies them.
 //!
-//! It shares with the compiler only the input stage, the conventional
-//! parser and Google's group selection (which place every `Content-Usage`
-//! and `Content-Signal` line in its group, or before the first group),
-//! Google's pattern escaping, [`super::pattern_matches`] and, for the crawl
-//! verdict and the training tokens' Allow/Disallow, the Google longest-match
-//! reference ([`super::check_url`] over [`RuleSet::build`]). Everything
-//! about the signals is written here, plainly: the Content-Usage value
+//! It shares no code with the compiler. It reads the file with the rfc9309
+//! oracle ([`super::rfc9309`]): its input stage, lines and groups (which
+//! place every `Content-Usage` and `Content-Signal` line in its group, or
+//! before the first group), Google's pattern escaping and path, and its
+//! verdicts for the crawl and the training tokens' Allow/Disallow; and
+//! [`super::pattern_matches`]. Everything about the signals is written
+//! here, plainly: the Content-Usage value
 //! split, an RFC 9651 Dictionary parser (§4.2.2 and the algorithms it
 //! calls), the Content-Signal pairs, the longest match with the tie rule,
 //! crawlability and the combination with its deciding line.
@@ -23,7 +23,7 @@
 //!
 //! Where the texts leave room, this oracle reads them so:
 //!
-//! * **Lines.** A line is read by the shared line splitter, so the
+//! * **Lines.** A line is read by the rfc9309 oracle's splitter, so the
 //!   colon-less form Google accepts (`Content-Usage train-ai=n`, exactly
 //!   two whitespace-separated tokens) is a Content-Usage line too, and the
 //!   value ends at the first `#` (and at a NUL) and is trimmed of ASCII
@@ -51,9 +51,9 @@
 //!   empty Content-Signal value states nothing.
 //! * **Content-Signal before the first group** applies to every agent and
 //!   path; a Content-Signal line after the first `User-agent` line belongs
-//!   to its group only (the parser's grouping: it never ends a group).
+//!   to its group only (the rfc9309 grouping: it never ends a group).
 //! * **Training tokens.** A token's groups are chosen by Google's matching
-//!   ([`select`]) and count only when some group names the token. Their
+//!   (the rfc9309 oracle's) and count only when some group names the token. Their
 //!   verdict is the same Google longest match as the crawl verdict, with
 //!   robocc's rfc9309 defaults (`/robots.txt` always allowed, Google's
 //!   `index.htm` allow), so a token never disallows `/robots.txt`. When
@@ -67,14 +67,9 @@
 //!   for Content-Signal, the first applying line that states it (file-level
 //!   lines come first in file order). `unknown` has no line.
 
-use super::{check_url, pattern_matches};
-use robocc_compiler::agent::{select, Via};
-use robocc_compiler::parse::escape::google_escape;
-use robocc_compiler::parse::keys::KeyKind;
-use robocc_compiler::parse::{parse, ParseOptions, Record, RobotsTxt};
-use robocc_compiler::ruleset::RuleSet;
-use robocc_compiler::CompileOptions;
-use robocc_engine::url::path_parts;
+use super::pattern_matches;
+use super::rfc9309::{self, Chosen, Key, Rfc9309Options, Rfc9309Oracle, Tier};
+use robocc_engine::UrlMode;
 
 /// A preference for one channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,70 +171,47 @@ struct SignalLine {
 
 /// The signals oracle for one robots.txt and one agent.
 pub struct SignalsOracle {
-    crawl: RuleSet,
+    crawl: Rfc9309Oracle,
     usage: Vec<UsageLine>,
     signals: Vec<SignalLine>,
-    /// One rule set per training token that some group names.
-    training: Vec<RuleSet>,
-}
-
-fn is_key(record: &Record<'_>, name: &str) -> bool {
-    record.key.eq_ignore_ascii_case(name.as_bytes())
-}
-
-fn rule_set(robots: &RobotsTxt<'_>, agent: &str) -> (Via, RuleSet) {
-    let selection = select(robots, agent);
-    let set = RuleSet::build(
-        robots,
-        &selection,
-        CompileOptions::default().rule_set_options(),
-    );
-    (selection.via, set)
+    /// The rfc9309 oracle of each training token that some group names.
+    training: Vec<Rfc9309Oracle>,
 }
 
 impl SignalsOracle {
     /// Reads `body` for product token `agent`, with the given training
     /// tokens (`--training-agent`).
     pub fn new(body: &[u8], agent: &str, training_agents: &[String]) -> SignalsOracle {
-        let input = robocc_compiler::input::read(body);
-        let robots = parse(&input.text, &ParseOptions::default());
-        let selection = select(&robots, agent);
-        let (_, crawl) = rule_set(&robots, agent);
+        let opts = Rfc9309Options::default();
+        let text = rfc9309::body_text(body);
+        let walk = rfc9309::walk(rfc9309::read(&text, &opts), agent, &opts);
+        let chosen = walk.chosen();
         let mut usage = Vec::new();
         let mut signals = Vec::new();
         // File-level Content-Signal lines (before the first user-agent
-        // line); a Content-Usage line there belongs to no group.
-        for record in &robots.global {
-            if record.kind == KeyKind::ContentSignal {
+        // line) apply to every agent; a Content-Usage line there belongs to
+        // no group.
+        for (line, tier) in &walk.lines {
+            let is = |name: &str| line.key_text.eq_ignore_ascii_case(name.as_bytes());
+            if line.key != Key::Other {
+                continue;
+            }
+            if is("content-signal") && (*tier == Tier::File || *tier == chosen) {
                 signals.push(SignalLine {
-                    line: record.line,
-                    prefs: content_signal(record.value),
+                    line: line.number,
+                    prefs: content_signal(line.value),
                 });
+            } else if is("content-usage") && *tier == chosen {
+                usage.push(content_usage(line.number, line.value));
             }
         }
-        for &g in &selection.groups {
-            for record in &robots.groups[g].records {
-                if record.kind == KeyKind::ContentSignal {
-                    signals.push(SignalLine {
-                        line: record.line,
-                        prefs: content_signal(record.value),
-                    });
-                } else if record.kind == KeyKind::Unknown && is_key(record, "content-usage") {
-                    usage.push(content_usage(record.line, record.value));
-                }
-            }
-        }
-        usage.sort_by_key(|u| u.line);
-        signals.sort_by_key(|s| s.line);
         let training = training_agents
             .iter()
-            .filter_map(|token| match rule_set(&robots, token) {
-                (Via::Named, set) => Some(set),
-                _ => None,
-            })
+            .map(|token| Rfc9309Oracle::new(body, token, &opts))
+            .filter(|o| o.chosen() == Chosen::Named)
             .collect();
         SignalsOracle {
-            crawl,
+            crawl: Rfc9309Oracle::new(body, agent, &opts),
             usage,
             signals,
             training,
@@ -249,7 +221,7 @@ impl SignalsOracle {
     /// May the agent crawl `url` (rfc9309 as Google reads it, robocc's
     /// defaults)?
     pub fn crawl_allowed(&self, url: &[u8]) -> bool {
-        check_url(&self.crawl, url).allowed
+        self.crawl.check(url).allowed
     }
 
     /// The Content-Usage lines of the agent's groups, in file order.
@@ -262,7 +234,7 @@ impl SignalsOracle {
         if !self.crawl_allowed(url) {
             return SignalAnswer::UNKNOWN;
         }
-        let path = url_path(url);
+        let path = rfc9309::matched_path(url, UrlMode::Google);
         let sources = [
             self.content_usage(&path, channel),
             self.content_signal(channel),
@@ -305,11 +277,12 @@ impl SignalsOracle {
         if channel != Channel::TrainAi {
             return SignalAnswer::UNKNOWN;
         }
-        let lines = self.training.iter().filter_map(|set| {
-            let verdict = check_url(set, url);
-            match (verdict.allowed, verdict.rule) {
-                (false, Some(id)) => Some(set.rules[id as usize].line),
-                _ => None,
+        let lines = self.training.iter().filter_map(|oracle| {
+            let verdict = oracle.check(url);
+            if verdict.allowed {
+                None
+            } else {
+                verdict.line
             }
         });
         match lines.min() {
@@ -350,16 +323,6 @@ fn combine(prefs: impl Iterator<Item = (u32, Pref)>) -> SignalAnswer {
     }
 }
 
-/// The path of `url` as matched: Google's `path;params?query` (cut at `#`),
-/// ended at a NUL.
-fn url_path(url: &[u8]) -> Vec<u8> {
-    let mut path = path_parts(url).to_vec();
-    if let Some(nul) = path.iter().position(|&b| b == 0) {
-        path.truncate(nul);
-    }
-    path
-}
-
 fn is_ws(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -380,7 +343,7 @@ fn content_usage(line: u32, value: &[u8]) -> UsageLine {
     let (path, preference) = split_usage_value(value);
     UsageLine {
         line,
-        pattern: path.map(|p| google_escape(p).into_owned()),
+        pattern: path.map(rfc9309::google_pattern),
         prefs: usage_preference(preference),
     }
 }

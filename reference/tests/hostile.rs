@@ -1,6 +1,7 @@
 //! Every hostile input (robocc_testkit::hostile) compiles, or is refused
 //! with a clear error, within generous bounds of time and peak heap — and
-//! when it compiles, the engine agrees with the reference matcher. The real
+//! when it compiles, the engine agrees with the reference matcher (and, for
+//! rfc9309, with the independent oracle). The real
 //! figures come from `cargo run -p robocc-bench --release --bin hostile`
 //! (docs/RELIABILITY.md); the bounds here only catch a regression by an
 //! order of magnitude on a noisy CI machine.
@@ -8,6 +9,7 @@
 use robocc_testkit::paths::root;
 
 use robocc_compiler::compile;
+use robocc_reference::{Rfc9309Options, Rfc9309Oracle};
 use robocc_testkit::heap::{peak_growth, PeakHeap};
 use robocc_testkit::hostile::inputs;
 use robocc_testkit::urlgen;
@@ -49,6 +51,21 @@ fn hostile_inputs_compile_within_bounds() {
                 let bytes = c.to_bytes();
                 let policy = robocc_engine::Policy::from_bytes(&bytes).unwrap();
                 let urls = urlgen::workload(3, c.rule_set.patterns().take(200), 40);
+                // rfc9309: the independent oracle too, which reads the body
+                // under the same limits.
+                let o = &h.options;
+                let oracle = (o.dialect == robocc_engine::Dialect::Rfc9309).then(|| {
+                    let limits = Rfc9309Options {
+                        url_mode: o.url_mode,
+                        self_allowed: o.robots_txt_allowed,
+                        data_txt: o.data_txt,
+                        records_close_groups: o.parse.records_close_groups,
+                        max_bytes: o.parse.max_bytes,
+                        max_line_len: o.parse.max_line_len,
+                        max_rules_per_group: o.parse.max_rules_per_group,
+                    };
+                    Rfc9309Oracle::new(&h.body, "Googlebot", &limits)
+                });
                 for url in &urls {
                     let want = robocc_reference::check_url(&c.rule_set, url);
                     let got = policy.check(url);
@@ -58,6 +75,11 @@ fn hostile_inputs_compile_within_bounds() {
                         "{}",
                         h.name
                     );
+                    if let Some(oracle) = &oracle {
+                        let line = got.rule.map(|id| c.rule_set.rules[id as usize].line);
+                        let want = oracle.check(url);
+                        assert_eq!((got.allowed, line), (want.allowed, want.line), "{}", h.name);
+                    }
                 }
             }
             Err(e) => {

@@ -1,7 +1,7 @@
 //! acap: the compiled engine against the independent ACAP oracle
-//! (`reference::acap`, written from docs/dialects.md's contract, sharing
-//! only the line splitter and the conventional parser), for every usage
-//! type, on:
+//! (`reference::acap`, written from docs/dialects.md's contract, reading
+//! lines and conventional records with `reference::rfc9309`), for every
+//! usage type, on:
 //!
 //! * the realistic publisher file and the spec's overview file, several
 //!   agents and purposes;
@@ -12,9 +12,9 @@
 //!   (proptest).
 //!
 //! And: conventional lines alone (beside an ACAP record that says nothing
-//! of `crawl`) decide `crawl` as rfc9309 does, against the Google
-//! longest-match reference, whatever the lines' verdicts, lengths and
-//! encodings (ACAP 2.9.2: "interpreted as normal").
+//! of `crawl`) decide `crawl` as rfc9309 does, against the rfc9309 oracle,
+//! whatever the lines' verdicts, lengths and encodings (ACAP 2.9.2:
+//! "interpreted as normal").
 //!
 //! Every disagreement fails with the file, agent, purposes, URL and usage.
 //! The verdict must agree, the undecidable flag must agree, and the deciding
@@ -25,7 +25,7 @@ use crate::common;
 use proptest::prelude::*;
 use robocc_compiler::{compile, Budget, CompileOptions, Layout};
 use robocc_engine::{Dialect, Policy, Usage};
-use robocc_reference::AcapOracle;
+use robocc_reference::{AcapOracle, Rfc9309Options, Rfc9309Oracle};
 use robocc_testkit::urlgen;
 
 /// Compiles `body` for `agent`/`purposes` and compares every usage of
@@ -272,7 +272,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
 
     /// The acap dialect's `crawl` over conventional lines alone is rfc9309's
-    /// longest match (Allow on a tie), judged by the reference matcher.
+    /// longest match (Allow on a tie), judged by the rfc9309 oracle.
     #[test]
     fn conventional_lines_decide_crawl_as_rfc9309_does(
         lines in proptest::collection::vec(conventional_line(), 1..8),
@@ -296,20 +296,12 @@ proptest! {
         let compiled = compile(body.as_bytes(), "bot", &options).unwrap();
         let bytes = compiled.to_bytes();
         let policy = Policy::from_bytes(&bytes).unwrap();
-        // The Google reference over the rfc9309 reading of the same lines
-        // (the ACAP lines are unknown keys there).
-        let robots = robocc_compiler::parse::parse(
-            body.as_bytes(),
-            &robocc_compiler::ParseOptions::default(),
-        );
-        let set = robocc_compiler::ruleset::RuleSet::build(
-            &robots,
-            &robocc_compiler::agent::select(&robots, "bot"),
-            CompileOptions::default().rule_set_options(),
-        );
+        // The rfc9309 oracle's reading of the same lines (the ACAP lines
+        // are unknown keys there).
+        let rfc9309 = Rfc9309Oracle::new(body.as_bytes(), "bot", &Rfc9309Options::default());
         for url in &urls {
             let acap = policy.check_usage(url.as_bytes(), Usage::Crawl).allowed;
-            let google = robocc_reference::check_url(&set, url.as_bytes()).allowed;
+            let google = rfc9309.check(url.as_bytes()).allowed;
             prop_assert_eq!(acap, google, "{}\nURL {}", body, url);
         }
     }

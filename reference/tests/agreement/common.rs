@@ -3,7 +3,10 @@
 
 use robocc_compiler::{compile, CompileOptions, Compiled};
 use robocc_engine::{Dialect, Policy};
-use robocc_reference::{Draft1996Oracle, Escapes, OracleOptions, OracleVerdict, Robots2Oracle};
+use robocc_reference::{
+    Draft1996Oracle, Escapes, OracleOptions, OracleVerdict, Rfc9309Options, Rfc9309Oracle,
+    Robots2Oracle,
+};
 use std::cell::Cell;
 use std::path::PathBuf;
 
@@ -21,10 +24,11 @@ pub fn all_real_files() -> Vec<PathBuf> {
     files
 }
 
-/// Compiles and checks that the engine and the reference agree on every URL,
-/// and, for draft1996 and robots2, that the engine and the independent
-/// oracle agree on the verdict and the deciding rule's line (see
-/// [`DialectOracles`]); returns the number of URLs checked.
+/// Compiles and checks that the engine agrees on every URL with the
+/// rule-set reference (`robocc_reference::check_url` over the compiler's
+/// rule set: same verdict, same rule id) and with the independent oracle
+/// of the dialect (rfc9309, draft1996, robots2: same verdict, same deciding
+/// line; see [`DialectOracles`]); returns the number of URLs checked.
 pub fn assert_agree(
     name: &str,
     body: &[u8],
@@ -35,7 +39,8 @@ pub fn assert_agree(
     let compiled: Compiled = compile(body, agent, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let oracles = DialectOracles::new(body, agent, opts);
+    let oracles = DialectOracles::new(body, agent, opts)
+        .unwrap_or_else(|| panic!("{name}: no independent oracle for {:?}", opts.dialect));
     let rules = || {
         compiled
             .rule_set
@@ -82,24 +87,22 @@ pub fn assert_agree(
             String::from_utf8_lossy(url),
             rules()
         );
-        if let Some(oracles) = &oracles {
-            let engine = OracleVerdict {
-                allowed: got.allowed,
-                line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
-            };
-            if let Err(why) = oracles.judge(engine, url) {
-                panic!(
-                    "{name} agent={agent} url={:?}: {why}\nrules (line, allow, pattern): {:#?}",
-                    String::from_utf8_lossy(url),
-                    rules()
-                );
-            }
+        let engine = OracleVerdict {
+            allowed: got.allowed,
+            line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
+        };
+        if let Err(why) = oracles.judge(engine, url) {
+            panic!(
+                "{name} agent={agent} url={:?}: {why}\nrules (line, allow, pattern): {:#?}",
+                String::from_utf8_lossy(url),
+                rules()
+            );
         }
     }
     urls.len()
 }
 
-/// The compile options' counterpart for the oracles.
+/// The compile options' counterpart for the draft1996 and robots2 oracles.
 pub fn oracle_options(opts: &CompileOptions) -> OracleOptions {
     OracleOptions {
         parse: opts.parse.clone(),
@@ -109,8 +112,27 @@ pub fn oracle_options(opts: &CompileOptions) -> OracleOptions {
     }
 }
 
-/// One of the independent oracles of `robocc_compiler::reference`.
+/// The compile options' counterpart for the rfc9309 oracle.
+pub fn rfc9309_options(opts: &CompileOptions) -> Rfc9309Options {
+    assert!(
+        !opts.parse.blank_lines_end_records,
+        "blank lines ending records is the drafts' grammar, not an rfc9309 option"
+    );
+    Rfc9309Options {
+        url_mode: opts.url_mode,
+        self_allowed: opts.robots_txt_allowed,
+        data_txt: opts.data_txt,
+        records_close_groups: opts.parse.records_close_groups,
+        max_bytes: opts.parse.max_bytes,
+        max_line_len: opts.parse.max_line_len,
+        max_rules_per_group: opts.parse.max_rules_per_group,
+    }
+}
+
+/// One of the independent oracles of `robocc_reference`.
 pub enum Oracle {
+    /// `reference::rfc9309`.
+    Rfc9309(Rfc9309Oracle),
     /// `reference::draft1996`.
     Draft1996(Draft1996Oracle),
     /// `reference::robots2`.
@@ -118,12 +140,28 @@ pub enum Oracle {
 }
 
 impl Oracle {
-    /// The oracle of `opts.dialect` (none for rfc9309, whose reference is
-    /// independent already), reading escapes and catch-alls as given.
-    pub fn new(body: &[u8], agent: &str, opts: &OracleOptions, dialect: Dialect) -> Option<Oracle> {
-        match dialect {
-            Dialect::Draft1996 => Some(Oracle::Draft1996(Draft1996Oracle::new(body, agent, opts))),
-            Dialect::Robots2 => Some(Oracle::Robots2(Robots2Oracle::new(body, agent, opts))),
+    /// The oracle of `opts.dialect` (none for acap, whose oracle answers
+    /// per usage), reading escapes as given (draft1996 and robots2).
+    pub fn new(
+        body: &[u8],
+        agent: &str,
+        opts: &CompileOptions,
+        escapes: Escapes,
+    ) -> Option<Oracle> {
+        let drafts = OracleOptions {
+            escapes,
+            ..oracle_options(opts)
+        };
+        match opts.dialect {
+            Dialect::Rfc9309 => Some(Oracle::Rfc9309(Rfc9309Oracle::new(
+                body,
+                agent,
+                &rfc9309_options(opts),
+            ))),
+            Dialect::Draft1996 => Some(Oracle::Draft1996(Draft1996Oracle::new(
+                body, agent, &drafts,
+            ))),
+            Dialect::Robots2 => Some(Oracle::Robots2(Robots2Oracle::new(body, agent, &drafts))),
             _ => None,
         }
     }
@@ -131,6 +169,7 @@ impl Oracle {
     /// The oracle's verdict.
     pub fn check(&self, url: &[u8]) -> OracleVerdict {
         match self {
+            Oracle::Rfc9309(o) => o.check(url),
             Oracle::Draft1996(o) => o.check(url),
             Oracle::Robots2(o) => o.check(url),
         }
@@ -153,11 +192,12 @@ pub fn take_known_differences() -> usize {
     OCTET_READING_DIFFERENCES.with(|c| c.replace(0))
 }
 
-/// The oracles one draft1996 or robots2 compilation is judged by.
+/// The oracles one rfc9309, draft1996 or robots2 compilation is judged by.
 ///
-/// The engine must give the verdict and deciding line of the oracle in its
-/// default reading (canonical escapes; "a Disallow that matches every path"
-/// is the catch-all). Counted, not failed: where the draft's literal octet reading of
+/// The engine must give the verdict and deciding line of the dialect's
+/// oracle (for draft1996 and robots2 in its default reading: canonical
+/// escapes; "a Disallow that matches every path" is the catch-all).
+/// Counted, not failed: where the draft's literal octet reading of
 /// escapes ([`Escapes::Octets`]: `%25` is one octet `%`, `%2F` one encoded
 /// slash) gives another verdict than the canonical form. That can only
 /// happen to robots2 2.0 wildcards (`?`, `[...]`, and `*` followed by hex
@@ -165,24 +205,24 @@ pub fn take_known_differences() -> usize {
 /// and 1.0 rule sets the two readings must agree, as docs/dialects.md says.
 pub struct DialectOracles {
     main: Oracle,
-    octets: Oracle,
+    /// The octet reading (draft1996 and robots2 only).
+    octets: Option<Oracle>,
 }
 
 impl DialectOracles {
-    /// The oracles for a compilation with `opts`; none for rfc9309.
+    /// The oracles for a compilation with `opts`; none for acap.
     pub fn new(body: &[u8], agent: &str, opts: &CompileOptions) -> Option<DialectOracles> {
-        let base = oracle_options(opts);
-        let with = |escapes| {
-            let o = OracleOptions {
-                escapes,
-                ..base.clone()
-            };
-            Oracle::new(body, agent, &o, opts.dialect)
+        let main = Oracle::new(body, agent, opts, Escapes::Canonical)?;
+        let octets = match main {
+            Oracle::Rfc9309(_) => None,
+            _ => Oracle::new(body, agent, opts, Escapes::Octets),
         };
-        Some(DialectOracles {
-            main: with(Escapes::Canonical)?,
-            octets: with(Escapes::Octets)?,
-        })
+        Some(DialectOracles { main, octets })
+    }
+
+    /// The verdict of the dialect's oracle (in the canonical reading).
+    pub fn check(&self, url: &[u8]) -> OracleVerdict {
+        self.main.check(url)
     }
 
     /// Checks the engine's verdict for `url` (see the type's documentation).
@@ -191,7 +231,10 @@ impl DialectOracles {
         if engine != want {
             return Err(format!("engine {engine:?}, oracle {want:?}"));
         }
-        let octets = self.octets.check(url);
+        let Some(octets) = &self.octets else {
+            return Ok(());
+        };
+        let octets = octets.check(url);
         if octets != want {
             if !self.main.is_robots2_v2() {
                 return Err(format!(
@@ -208,17 +251,15 @@ impl DialectOracles {
 /// Agents worth checking a file for: the tokens it names (up to `max`) and
 /// one it does not.
 pub fn agents_of(body: &[u8], max: usize) -> Vec<String> {
-    let text = robocc_compiler::input::read(body).text;
-    let robots = robocc_compiler::parse::parse(&text, &Default::default());
+    use robocc_reference::rfc9309::{body_text, extract_user_agent, read, Key};
+    let text = body_text(body);
     let mut agents = vec!["UnlistedBot".to_string()];
-    for g in &robots.groups {
-        for a in &g.agents {
-            let t = robocc_compiler::agent::value_token(a.value);
-            if !t.is_empty() {
-                let t = String::from_utf8_lossy(t).into_owned();
-                if !agents.iter().any(|x| x.eq_ignore_ascii_case(&t)) && agents.len() < max {
-                    agents.push(t);
-                }
+    for line in read(&text, &Rfc9309Options::default()) {
+        let t = extract_user_agent(line.value);
+        if line.key == Key::UserAgent && !t.is_empty() {
+            let t = String::from_utf8_lossy(t).into_owned();
+            if !agents.iter().any(|x| x.eq_ignore_ascii_case(&t)) && agents.len() < max {
+                agents.push(t);
             }
         }
     }

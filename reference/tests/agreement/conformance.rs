@@ -1,8 +1,8 @@
 //! Runs the data-driven cases of corpus/conformance/ through the compiled
-//! engine, the reference matcher and, for draft1996 and robots2, the
-//! independent oracle of `reference::draft1996` / `reference::robots2`; all
-//! must give the expected verdict, and the engine must name the rule the
-//! oracle names. The acap cases (one verdict per usage type) run through
+//! engine, the rule-set reference and the independent oracle of the
+//! dialect (`reference::rfc9309`, `reference::draft1996`,
+//! `reference::robots2`); all must give the expected verdict, and the
+//! engine must name the rule the oracle names. The acap cases (one verdict per usage type) run through
 //! `reference::acap`'s oracle. The signals cases (a preference per channel:
 //! `search`, `train-ai`, `ai-input`, and `crawl`) run through
 //! `reference::signals`'s oracle.
@@ -13,7 +13,7 @@
 
 use crate::common;
 
-use common::{oracle_options, DialectOracles, Oracle};
+use common::DialectOracles;
 use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::{Dialect, Policy, UrlMode, Usage};
 use robocc_reference::{AcapOracle, Channel, OracleVerdict, Pref, SignalsOracle};
@@ -558,35 +558,29 @@ fn conformance_cases() {
                 .unwrap_or_else(|e| panic!("{file}: {name}: {e}"));
             let bytes = compiled.to_bytes();
             let policy = Policy::from_bytes(&bytes).unwrap();
-            let oracle = Oracle::new(&body, &case.agent, &oracle_options(&opts), opts.dialect);
-            let judges = DialectOracles::new(&body, &case.agent, &opts);
+            let oracles = DialectOracles::new(&body, &case.agent, &opts)
+                .unwrap_or_else(|| panic!("{file}: {name}: no oracle for {dialect:?}"));
             for Check { url, expect, .. } in &case_checks {
                 checks += 1;
+                oracle_checks += 1;
                 let want = *expect == Expect::Allow;
                 let got = policy.check(url.as_bytes());
                 let reference =
                     robocc_reference::check_url(&compiled.rule_set, url.as_bytes()).allowed;
-                if got.allowed != want || reference != want {
+                let verdict = oracles.check(url.as_bytes());
+                if got.allowed != want || reference != want || verdict.allowed != want {
                     failures.push(format!(
-                        "{file}: {name}: {url:?} expected {expect:?}, engine {}, reference {}",
+                        "{file}: {name}: {url:?} expected {expect:?}, engine {}, reference {}, \
+                         oracle {verdict:?}",
                         got.allowed, reference
                     ));
                 }
-                if let (Some(oracle), Some(judges)) = (&oracle, &judges) {
-                    oracle_checks += 1;
-                    let verdict = oracle.check(url.as_bytes());
-                    if verdict.allowed != want {
-                        failures.push(format!(
-                            "{file}: {name}: {url:?} expected {expect:?}, oracle {verdict:?}"
-                        ));
-                    }
-                    let engine = OracleVerdict {
-                        allowed: got.allowed,
-                        line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
-                    };
-                    if let Err(why) = judges.judge(engine, url.as_bytes()) {
-                        failures.push(format!("{file}: {name}: {url:?}: {why}"));
-                    }
+                let engine = OracleVerdict {
+                    allowed: got.allowed,
+                    line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
+                };
+                if let Err(why) = oracles.judge(engine, url.as_bytes()) {
+                    failures.push(format!("{file}: {name}: {url:?}: {why}"));
                 }
             }
             for (t, allowed_now, rate) in &case.visits {
@@ -652,7 +646,7 @@ fn unknown_keys_and_values_are_rejected() {
         ),
         (
             r#"{"name": "c5", "spec": "s", "agent": "a", "robots": "", "checks": [["/", "allow", "x"]]}"#,
-            "",
+            "expected [url, verdict]",
         ),
         (
             r#"{"name": "c6", "spec": "s", "agent": "a", "checks": [["/", "allow"]]}"#,

@@ -1,21 +1,28 @@
-//! The compiled engine must agree with the reference matcher on every input.
+//! The compiled engine must agree with the reference matchers on every input.
 //!
 //! * every file of corpus/real × generated URLs (pattern-derived hits, near
 //!   misses, encodings, random paths), for several agents, in both URL modes;
 //! * a sample of ../shared/corpus/real (all of it with ROBOCC_FULL=1);
 //! * random rule sets over a small alphabet full of `*` and `$` (proptest);
+//! * random whole files (user-agent lines as Google reads them, other
+//!   records, prefixes and typos of keys, lines without a colon, comments,
+//!   any line ends, byte-order marks) under small parse limits, for the
+//!   parse and the group selection (proptest);
 //! * the same for draft1996 and robots2: corpus files read in those dialects
 //!   (robots2 twice: as written — 1.0 rule sets — and with every record
 //!   declared `Robot-version: 2.0`, which makes its patterns explicit and
 //!   wildcard ones), and random rule sets over `* ? [..] $ %xx`.
 //!
-//! For draft1996 and robots2 the reference matcher ranks with the same
-//! `rank` and `Glob` as the lowering, so every one of those comparisons is
-//! also made against the independent oracles of `reference::draft1996` and
-//! `reference::robots2`: same verdict, same deciding line
-//! (`common::DialectOracles` says which known differences are counted
-//! instead; [`known_engine_divergences`] lists them, and fails until the
-//! engine follows the oracle).
+//! Every comparison is made twice (`common::assert_agree`): against the
+//! rule-set reference (`robocc_reference::check_url` over the compiler's
+//! rule set: same verdict, same rule id), which checks the lowering and the
+//! engine; and against the dialect's independent oracle, which reads the
+//! body itself (`reference::rfc9309`, `reference::draft1996`,
+//! `reference::robots2`: same verdict, same deciding line), which checks
+//! the parse and the group or record selection too. `common::DialectOracles`
+//! says which known differences of the drafts' escapes are counted instead;
+//! [`catch_all_spellings_and_robot_version_placement`] lists readings the
+//! robots2 oracle found the engine getting wrong.
 
 use crate::common;
 
@@ -429,6 +436,98 @@ proptest! {
         };
         let urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
         assert_agree("proptest (dense layout)", body.as_bytes(), "AnyBot", &opts, &urls);
+    }
+}
+
+/// A line of a whole robots.txt: rules, user-agent lines naming the
+/// agent (`AnyBot`) in the ways Google reads them or not, other records,
+/// keys Google reads by prefix or typo, lines it reads without a colon or
+/// not at all, comments and blank lines.
+fn file_line() -> impl Strategy<Value = String> {
+    let agent_line = prop_oneof![
+        Just("User-agent: *"),
+        Just("User-agent: AnyBot"),
+        Just("user-agent: anybot/2.1"),
+        Just("User-agent: AnyBot Images"),
+        Just("User-agent: AnyBot-Extra"),
+        Just("User-agent: Other"),
+        Just("User-agent: * other"),
+        Just("User-agent: *bot"),
+        Just("useragent: AnyBot"),
+        Just("User agent: *"),
+        Just("User-agent AnyBot"),
+        Just("User-agent:"),
+    ];
+    let other_line = prop_oneof![
+        Just(""),
+        Just("   "),
+        Just("# comment"),
+        Just("Sitemap: https://example.com/s.xml"),
+        Just("Crawl-delay: 5"),
+        Just("Content-Signal: search=yes"),
+        Just("Unknown-key: x"),
+        Just("Disallow /b"),
+        Just("Disallow /b /c"),
+        Just("Disallowed: /a"),
+        Just("Dissallow: /b*"),
+        Just("Allowance: /b"),
+        Just("Disallow: /a # c"),
+        Just("Allow:\t/a\x0b"),
+        Just(": /x"),
+        Just("Disallow: /a\0/b"),
+        Just("Disallow:"),
+        Just("Allow: /a/index.html"),
+        Just("Disallow: /\u{e9}"),
+        Just("\u{feff}Disallow: /b"),
+    ];
+    prop_oneof![
+        4 => rule_line(),
+        2 => agent_line.prop_map(str::to_string),
+        2 => other_line.prop_map(str::to_string),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
+
+    /// Whole files, for the parse and the group selection: every line
+    /// shape above, any line ends, a byte-order mark or part of one, and
+    /// small limits (bytes, line length, rules per group) that cut them.
+    #[test]
+    fn random_files_engine_matches_rfc9309_oracle(
+        lines in proptest::collection::vec(file_line(), 0..16),
+        ends in proptest::collection::vec(0..3usize, 16),
+        bom in 0..4usize,
+        agent in 0..3usize,
+        urls in proptest::collection::vec(url(), 1..16),
+        rfc in any::<bool>(),
+        robots_txt in any::<bool>(),
+        records_close_groups in any::<bool>(),
+        max_bytes in prop_oneof![Just(0usize), 10..200usize],
+        max_line_len in prop_oneof![Just(usize::MAX), 4..30usize],
+        max_rules_per_group in prop_oneof![Just(usize::MAX), 1..4usize],
+    ) {
+        let mut body = b"\xef\xbb\xbf"[..bom].to_vec();
+        for (line, end) in lines.iter().zip(&ends) {
+            body.extend_from_slice(line.as_bytes());
+            body.extend_from_slice(["\n", "\r\n", "\r"][*end].as_bytes());
+        }
+        let opts = CompileOptions {
+            url_mode: if rfc { UrlMode::Rfc } else { UrlMode::Google },
+            robots_txt_allowed: robots_txt,
+            parse: robocc_compiler::ParseOptions {
+                max_bytes,
+                max_line_len,
+                max_rules_per_group,
+                records_close_groups,
+                ..robocc_compiler::ParseOptions::default()
+            },
+            ..CompileOptions::default()
+        };
+        let mut urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
+        urls.extend([&b"/robots.txt"[..], b"/a/", b"/a/index.html", b"/b"].map(<[u8]>::to_vec));
+        let agent = ["AnyBot", "Other", "Unlisted"][agent];
+        assert_agree("proptest (files)", &body, agent, &opts, &urls);
     }
 }
 

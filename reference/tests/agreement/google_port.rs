@@ -7,18 +7,17 @@
 //! match `/aab` there, though Google's algorithm matches it) and it trims
 //! Unicode whitespace such as U+00A0 from values, where Google trims ASCII
 //! only. So this test compares on ASCII files and on the agents whose rules
-//! have no `*`; it checks parsing, grouping and agent selection end to end.
+//! have no `*`; it checks parsing, grouping and agent selection end to end,
+//! of the engine and of the independent oracle `reference::rfc9309` alike.
 //! Wildcard matching is covered against Google's algorithm by the reference
 //! matcher (differential.rs) and the conformance cases.
 
 use crate::common;
 
 use common::{agents_of, txt_files};
-use robocc_compiler::agent::select;
-use robocc_compiler::parse::parse;
-use robocc_compiler::ruleset::RuleSet;
 use robocc_compiler::{compile, CompileOptions, ParseOptions};
 use robocc_engine::Policy;
+use robocc_reference::{Rfc9309Options, Rfc9309Oracle};
 use robocc_testkit::urlgen;
 
 fn google_options() -> CompileOptions {
@@ -45,9 +44,8 @@ fn agrees_with_the_google_port_on_corpus_real() {
         let text = std::str::from_utf8(&body).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for agent in agents_of(&body, 3) {
-            let robots = parse(&body, &opts.parse);
-            let set = RuleSet::build(&robots, &select(&robots, &agent), opts.rule_set_options());
-            if set.rules.iter().any(|r| r.pattern.contains(&b'*')) {
+            let oracle = Rfc9309Oracle::new(&body, &agent, &Rfc9309Options::google());
+            if oracle.rules().iter().any(|r| r.pattern.contains(&b'*')) {
                 continue;
             }
             let compiled = compile(&body, &agent, &opts).unwrap();
@@ -61,10 +59,12 @@ fn agrees_with_the_google_port_on_corpus_real() {
                 let mut matcher = robotstxt::DefaultMatcher::default();
                 let google = matcher.one_agent_allowed_by_robots(text, &agent, &url);
                 let ours = policy.is_allowed(&url);
+                let oracle = oracle.check(url.as_bytes()).allowed;
                 checked += 1;
-                if google != ours {
+                if google != ours || google != oracle {
                     disagreements.push(format!(
-                        "{name} {agent} {url:?}: google {google}, robocc {ours}"
+                        "{name} {agent} {url:?}: google {google}, robocc {ours}, \
+                         reference::rfc9309 {oracle}"
                     ));
                 }
             }
