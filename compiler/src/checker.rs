@@ -18,14 +18,20 @@
 //! lowering could not build as written (over its budget, or only with the
 //! AI-usage preferences dropped) is never switched to: the checker keeps
 //! interpreting, so no answer ever changes.
+//!
+//! What else the compiled policy would say is there too, without lowering:
+//! its header's agent, dialect, URL mode and channels, its records
+//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), and the compiled
+//! policy itself with the compiler's findings once it is needed
+//! ([`Checker::promoted`]: to write the artifact).
 
-use crate::compile::{compile, front, CompileError, CompileOptions};
-use crate::diag::DiagCode;
+use crate::compile::{compile_as_written, front, front_metadata, CompileError, CompileOptions};
+use crate::diag::Diagnostic;
 use crate::glob::Atom;
 use crate::outcome::Resolution;
 use crate::ruleset::RuleSet;
 use robocc_engine::answer;
-use robocc_engine::artifact::{outcome_word, NO_RULE};
+use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
 use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
@@ -51,15 +57,27 @@ pub struct Checker {
     body: Vec<u8>,
     agent: String,
     options: CompileOptions,
-    /// The compiled policy once promoted; `None` inside when it could not
-    /// be built as written (the checker then interprets for good).
-    compiled: OnceLock<Option<PolicyFile>>,
+    /// The compiled policy once promoted; an error inside when it could
+    /// not be built as written (the checker then interprets for good).
+    compiled: OnceLock<Result<Promoted, CompileError>>,
+    /// The compiled policy's records, read when first asked for.
+    metadata: OnceLock<MetaData>,
     /// What the interpreted checks have cost so far, in estimated
     /// nanoseconds.
     spent: AtomicU64,
     /// What compiling is estimated to cost, in the same unit: promotion
     /// happens once `spent` reaches it.
     price: u64,
+}
+
+/// The policy a [`Checker`] compiled: the one it answers from since it
+/// promoted ([`Checker::promoted`]).
+pub struct Promoted {
+    /// The artifact ([`PolicyFile::as_bytes`] are the bytes
+    /// [`crate::Compiled::to_bytes`] gives).
+    pub file: PolicyFile,
+    /// What the compiler reported, as [`crate::Compiled::diagnostics`].
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// When a [`Checker`] lowers its rules to an automaton.
@@ -105,8 +123,8 @@ impl Checker {
     ) -> Result<Checker, CompileError> {
         let rules = front(body, None, agent, options, |f| {
             let channels = match f.rule_set.resolution {
-                Resolution::Signals(_) => f.sem.signal_channels.len(),
-                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels.len(),
+                Resolution::Signals(_) => f.sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
             Ok(Rules::new(f.rule_set, channels, options.dialect))
         })?;
@@ -121,6 +139,7 @@ impl Checker {
             agent: agent.to_string(),
             options: options.clone(),
             compiled: OnceLock::new(),
+            metadata: OnceLock::new(),
             spent: AtomicU64::new(0),
             price,
         };
@@ -199,29 +218,98 @@ impl Checker {
         })
     }
 
+    /// The product token the checker answers for.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The dialect, as the compiled policy's header says it.
+    pub fn dialect(&self) -> Dialect {
+        self.options.dialect
+    }
+
+    /// How URLs are read, as the compiled policy's header says it.
+    pub fn url_mode(&self) -> UrlMode {
+        self.rules.set.url_mode
+    }
+
+    /// The usage channels the compiled policy answers, in order (as its
+    /// [`robocc_engine::Policy::channels`]).
+    pub fn channels(&self) -> &'static [&'static str] {
+        self.rules.channel_names
+    }
+
+    /// How many rules there are (ids `0..rule_count()`, see
+    /// [`Checker::rule`]), as the compiled policy's
+    /// [`robocc_engine::Policy::rule_count`].
+    pub fn rule_count(&self) -> usize {
+        self.rules.set.rules.len()
+    }
+
+    /// The compiled policy's records (Crawl-delay, Sitemap, Host,
+    /// Visit-time, Request-rate, the agent's and the file's other records;
+    /// [`robocc_engine::Policy::meta`] reads the same from the artifact),
+    /// read from the body when first asked for: no lowering.
+    pub fn metadata(&self) -> &MetaData {
+        self.metadata.get_or_init(|| {
+            front(&self.body, None, &self.agent, &self.options, |f| {
+                Ok(front_metadata(f))
+            })
+            // `new` read the same body with the same options.
+            .expect("a body the checker read reads again")
+        })
+    }
+
     /// Has the checker switched to the compiled automaton?
     pub fn is_compiled(&self) -> bool {
-        matches!(self.compiled.get(), Some(Some(_)))
+        self.compiled().is_some()
+    }
+
+    /// The compiled policy it answers from, once promoted (never
+    /// compiles).
+    pub fn compiled(&self) -> Option<&PolicyFile> {
+        match self.compiled.get() {
+            Some(Ok(p)) => Some(&p.file),
+            _ => None,
+        }
+    }
+
+    /// Whether the next check compiles first (the checks so far have paid
+    /// for it and nothing was compiled yet): a caller that holds a lock
+    /// other threads wait on (Python's GIL) releases it for that check.
+    pub fn promotion_due(&self) -> bool {
+        self.compiled.get().is_none() && self.spent.load(Ordering::Relaxed) >= self.price
     }
 
     /// Compiles now (if not yet done) and answers from the automaton from
     /// then on; `false` when the rules cannot be lowered as written within
     /// the budget (the checker then keeps interpreting).
     pub fn promote(&self) -> bool {
+        self.promoted().is_ok()
+    }
+
+    /// [`Checker::promote`], returning the compiled policy with the
+    /// compiler's findings (what writing the artifact needs), or why the
+    /// rules cannot be lowered as written within the budget: the
+    /// [`compile`](crate::compile()) error, or, where that compile would
+    /// drop the AI-usage preference statements to fit
+    /// (`DiagCode::SignalsDropped`), the budget they do not fit. Compiles
+    /// once; later calls return the same.
+    pub fn promoted(&self) -> Result<&Promoted, &CompileError> {
         self.compiled
             .get_or_init(|| {
-                let c = compile(&self.body, &self.agent, &self.options).ok()?;
-                // Lowering that had to drop the AI-usage preferences would
+                // Lowering that dropped the AI-usage preferences would
                 // answer them "unknown" where the rules state them.
-                if c.diagnostics
-                    .iter()
-                    .any(|d| d.code == DiagCode::SignalsDropped)
-                {
-                    return None;
-                }
-                PolicyFile::from_aligned(c.to_bytes()).ok()
+                let c = compile_as_written(&self.body, &self.agent, &self.options)?;
+                let file = PolicyFile::from_aligned(c.to_bytes()).map_err(|e| {
+                    CompileError::TooLarge(format!("the artifact was refused: {e}"))
+                })?;
+                Ok(Promoted {
+                    file,
+                    diagnostics: c.diagnostics,
+                })
             })
-            .is_some()
+            .as_ref()
     }
 
     /// The compiled policy, promoting first when the checks so far have
@@ -229,10 +317,9 @@ impl Checker {
     #[inline]
     fn policy(&self) -> Option<&PolicyFile> {
         match self.compiled.get() {
-            Some(p) => p.as_ref(),
+            Some(p) => p.as_ref().ok().map(|p| &p.file),
             None if self.spent.load(Ordering::Relaxed) >= self.price => {
-                self.promote();
-                self.compiled.get().and_then(Option::as_ref)
+                self.promoted().ok().map(|p| &p.file)
             }
             None => None,
         }
@@ -324,17 +411,19 @@ struct Rules {
     order: Vec<u32>,
     /// Channels of the compiled policy.
     channels: usize,
+    channel_names: &'static [&'static str],
     acap: bool,
 }
 
 impl Rules {
-    fn new(set: RuleSet, channels: usize, dialect: Dialect) -> Rules {
+    fn new(set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
         let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
         Rules {
             set,
             order,
-            channels,
+            channels: channel_names.len(),
+            channel_names,
             acap: dialect == Dialect::Acap,
         }
     }
@@ -421,6 +510,7 @@ fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile;
     use crate::glob::Glob;
     use robocc_engine::PatternSyntax;
 
@@ -511,6 +601,101 @@ mod tests {
         }
         assert!(n > 1, "promoted at the first check");
         assert!(!c.check(b"/a/b").allowed);
+    }
+
+    /// Bodies whose records and findings cover what the metadata holds, in
+    /// each dialect that reads them.
+    fn readings() -> Vec<(&'static [u8], CompileOptions)> {
+        let o = CompileOptions::default();
+        let with = |dialect| CompileOptions {
+            dialect,
+            ..CompileOptions::default()
+        };
+        vec![
+            (
+                b"Sitemap: https://a.example/s.xml\nHost: a.example\nUser-agent: *\nCrawl-delay: 2.5\n\
+                  Crawl-delay: 9\nVisit-time: 0400-0845\nVisit-time: nope\nRequest-rate: 1/10s 0100-0200\n\
+                  Disallow: /a*b\nAlow: /typo\nClean-param: x /\n",
+                o.clone(),
+            ),
+            (
+                b"User-agent: *\nDisallow: /x\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n",
+                o.clone(),
+            ),
+            (
+                b"User-agent: *\nRobot-version: 2.0\nAllow: /a*\nDisallow: *\nVisit-time: 0100-0300\n",
+                with(Dialect::Robots2),
+            ),
+            (
+                b"User-agent: *\nDisallow: /a%2Fb\nCrawl-delay: 1\n",
+                with(Dialect::Draft1996),
+            ),
+            (
+                b"##ACAP version=1.0\nACAP-crawler: *\nACAP-disallow-crawl: /x\nACAP-allow-index: /x/y\n",
+                with(Dialect::Acap),
+            ),
+        ]
+    }
+
+    #[test]
+    fn says_what_the_compiled_policy_says_without_lowering() {
+        for (body, o) in readings() {
+            let shown = String::from_utf8_lossy(body);
+            let c = Checker::with_promotion(body, "Bot", &o, Promotion::Never).unwrap();
+            let compiled = compile(body, "Bot", &o).unwrap();
+            let file = PolicyFile::from_aligned(compiled.to_bytes()).unwrap();
+            let p = file.policy();
+            let h = p.header();
+            assert_eq!(c.metadata(), &compiled.data.meta, "{shown}");
+            assert_eq!(
+                (c.agent(), c.dialect(), c.url_mode(), c.rule_count()),
+                (h.agent, h.dialect, h.url_mode, p.rule_count()),
+                "{shown}"
+            );
+            assert_eq!(
+                c.channels().to_vec(),
+                p.channels().collect::<Vec<_>>(),
+                "{shown}"
+            );
+            assert!(!c.is_compiled() && c.compiled().is_none() && !c.promotion_due());
+            // Forced: the same artifact and findings as compiling.
+            let promoted = c.promoted().unwrap();
+            assert_eq!(promoted.file.as_bytes(), file.as_bytes(), "{shown}");
+            assert_eq!(promoted.diagnostics, compiled.diagnostics, "{shown}");
+            assert!(c.is_compiled() && c.compiled().is_some() && !c.promotion_due());
+        }
+    }
+
+    #[test]
+    fn never_promotes_to_a_policy_that_dropped_the_preferences() {
+        // Over the budget with its preference statements, within it without:
+        // compiling drops them, the checker keeps them and says why it
+        // cannot promote.
+        let body = b"User-agent: *\nDisallow: /*a*b\nContent-Usage: /*c*d train-ai=n\n";
+        let tight = (1..200).find_map(|max_states| {
+            let o = CompileOptions {
+                budget: crate::Budget {
+                    max_states,
+                    max_automata: 1,
+                    ..crate::Budget::default()
+                },
+                ..CompileOptions::default()
+            };
+            let c = compile(body, "Bot", &o).ok()?;
+            c.diagnostics
+                .iter()
+                .any(|d| d.code == crate::DiagCode::SignalsDropped)
+                .then_some(o)
+        });
+        let o = tight.expect("a budget that drops the preferences");
+        let c = Checker::new(body, "Bot", &o).unwrap();
+        assert!(matches!(c.promoted(), Err(CompileError::Budget(_))));
+        assert!(!c.promote() && !c.is_compiled() && !c.promotion_due());
+        assert_eq!(c.channels().len(), 4);
+        assert_eq!(
+            c.preference(b"/c-d", Usage::TrainAi).map(|v| v.allowed),
+            Some(false)
+        );
     }
 
     #[test]
