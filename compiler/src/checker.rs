@@ -27,7 +27,7 @@
 
 use crate::compile::{compile_as_written, front, front_metadata, CompileError, CompileOptions};
 use crate::diag::Diagnostic;
-use crate::glob::Atom;
+use crate::glob::{Atom, ByteSet};
 use crate::outcome::Resolution;
 use crate::ruleset::RuleSet;
 use robocc_engine::answer;
@@ -129,7 +129,7 @@ impl Checker {
             Ok(Rules::new(f.rule_set, channels, options.dialect))
         })?;
         let price = match promotion {
-            Promotion::Auto => rules.compile_cost_ns(),
+            Promotion::Auto => rules.compile_cost_ns,
             Promotion::Now => 0,
             Promotion::Never => u64::MAX,
         };
@@ -405,7 +405,12 @@ enum Words {
 
 /// The rules, as the interpreter reads them.
 struct Rules {
+    /// The rules, their globs' atoms moved to `patterns`.
     set: RuleSet,
+    /// Each rule's pattern, compact ([`compact`]).
+    patterns: Vec<Box<[u32]>>,
+    /// The byte sets `patterns` name.
+    sets: Vec<ByteSet>,
     /// Ranked rules: rule ids by rank, best first (the first rule on ties),
     /// so that the first one that matches decides.
     order: Vec<u32>,
@@ -413,19 +418,38 @@ struct Rules {
     channels: usize,
     channel_names: &'static [&'static str],
     acap: bool,
+    /// What lowering these rules is estimated to cost, in nanoseconds.
+    compile_cost_ns: u64,
 }
 
 impl Rules {
-    fn new(set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
         let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
+        let compile_cost_ns = compile_cost_ns(&set);
+        let mut sets = Vec::new();
+        let patterns = set
+            .rules
+            .iter_mut()
+            .map(|r| compact(&std::mem::take(&mut r.glob.atoms), &mut sets))
+            .collect();
         Rules {
             set,
+            patterns,
+            sets,
             order,
             channels: channel_names.len(),
             channel_names,
             acap: dialect == Dialect::Acap,
+            compile_cost_ns,
         }
+    }
+
+    /// Does rule `i` match `path`?
+    #[inline]
+    fn matches(&self, i: usize, path: &[u8]) -> bool {
+        let anchored = self.set.rules[i].glob.anchored;
+        glob_matches(&self.patterns[i], anchored, path, &self.sets)
     }
 
     /// The outcome for `path` and how many rules were tried.
@@ -433,34 +457,65 @@ impl Rules {
         let rules = &self.set.rules;
         if !self.set.resolution.by_sets() {
             for (k, &i) in self.order.iter().enumerate() {
-                let r = &rules[i as usize];
-                if glob_matches(&r.glob.atoms, r.glob.anchored, path) {
-                    return (Words::One(outcome_word(r.allow, i)), k + 1);
+                if self.matches(i as usize, path) {
+                    let allow = rules[i as usize].allow;
+                    return (Words::One(outcome_word(allow, i)), k + 1);
                 }
             }
             return (Words::One(outcome_word(true, NO_RULE)), self.order.len());
         }
         matched.clear();
-        matched.extend(
-            (0..rules.len())
-                .filter(|&i| glob_matches(&rules[i].glob.atoms, rules[i].glob.anchored, path)),
-        );
+        matched.extend((0..rules.len()).filter(|&i| self.matches(i, path)));
         let row = self.set.resolution.outcome(rules, None, matched);
         (Words::Row(row), rules.len())
     }
+}
 
-    /// What lowering these rules is estimated to cost, in nanoseconds
-    /// (fitted on the real corpus: `bench --bin first --fit`).
-    fn compile_cost_ns(&self) -> u64 {
-        let (mut atoms, mut stars) = (0u64, 0u64);
-        for r in &self.set.rules {
-            atoms += r.glob.atoms.len() as u64;
-            stars += r.glob.atoms.iter().filter(|a| **a == Atom::Star).count() as u64;
-        }
-        let rules = self.set.rules.len() as u64;
-        COMPILE_BASE_NS
-            + COMPILE_NS_PER_ATOM * atoms
-            + COMPILE_NS_PER_STAR * stars * stars.min(rules)
+/// What lowering `set` is estimated to cost, in nanoseconds (fitted on the
+/// real corpus: `bench --bin first --fit`).
+fn compile_cost_ns(set: &RuleSet) -> u64 {
+    let (mut atoms, mut stars) = (0u64, 0u64);
+    for r in &set.rules {
+        atoms += r.glob.atoms.len() as u64;
+        stars += r.glob.atoms.iter().filter(|a| **a == Atom::Star).count() as u64;
+    }
+    let rules = set.rules.len() as u64;
+    COMPILE_BASE_NS + COMPILE_NS_PER_ATOM * atoms + COMPILE_NS_PER_STAR * stars * stars.min(rules)
+}
+
+/// A compact atom: a byte (0–255), [`ANY`], [`STAR`], or [`SET`] + the
+/// index of a byte set. Four bytes where an [`Atom`] takes forty (its byte
+/// set inline): a checker then holds about what its compiled policy does,
+/// not ten times more (a crawler keeps one per site).
+const ANY: u32 = 256;
+/// `*`.
+const STAR: u32 = 257;
+/// The first byte set.
+const SET: u32 = 258;
+
+/// `atoms` as compact atoms, their byte sets appended to `sets`.
+fn compact(atoms: &[Atom], sets: &mut Vec<ByteSet>) -> Box<[u32]> {
+    atoms
+        .iter()
+        .map(|a| match a {
+            Atom::Byte(b) => u32::from(*b),
+            Atom::Any => ANY,
+            Atom::Star => STAR,
+            Atom::Set(s) => {
+                sets.push(*s);
+                SET + (sets.len() - 1) as u32
+            }
+        })
+        .collect()
+}
+
+/// Does compact atom `atom` take byte `b`? (`*` takes any, repeatedly.)
+#[inline]
+fn accepts(atom: u32, b: u8, sets: &[ByteSet]) -> bool {
+    match atom {
+        0..=255 => atom == u32::from(b),
+        ANY | STAR => true,
+        s => sets[(s - SET) as usize].contains(b),
     }
 }
 
@@ -471,11 +526,11 @@ const COMPILE_NS_PER_ATOM: u64 = 150;
 /// Per `*`, times the number of `*` (their threads multiply).
 const COMPILE_NS_PER_STAR: u64 = 100;
 
-/// Does a pattern of `atoms` (`anchored`: it must reach the end of the
+/// Does a pattern of compact `atoms` (`anchored`: it must reach the end of the
 /// path) match `path` from its first byte? [`crate::glob::Glob::matches`]
 /// without allocating: wildcard matching that backtracks to the last `*`
 /// only, which suffices when every other atom reads exactly one byte.
-fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
+fn glob_matches(atoms: &[u32], anchored: bool, path: &[u8], sets: &[ByteSet]) -> bool {
     let (mut a, mut p) = (0usize, 0usize);
     // After the last `*` seen: (the atom after it, the path byte it would
     // take next).
@@ -483,12 +538,12 @@ fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
     loop {
         match atoms.get(a) {
             None if !anchored || p == path.len() => return true,
-            Some(Atom::Star) => {
+            Some(&STAR) => {
                 a += 1;
                 star = Some((a, p));
                 continue;
             }
-            Some(atom) if p < path.len() && atom.accepts(path[p]) => {
+            Some(&atom) if p < path.len() && accepts(atom, path[p], sets) => {
                 a += 1;
                 p += 1;
                 continue;
@@ -515,8 +570,17 @@ mod tests {
     use robocc_engine::PatternSyntax;
 
     fn both(pattern: &[u8], path: &[u8]) -> (bool, bool) {
-        let g = Glob::parse(pattern, PatternSyntax::Glob, UrlMode::Google);
-        (g.matches(path), glob_matches(&g.atoms, g.anchored, path))
+        both_as(pattern, PatternSyntax::Glob, path)
+    }
+
+    fn both_as(pattern: &[u8], syntax: PatternSyntax, path: &[u8]) -> (bool, bool) {
+        let g = Glob::parse(pattern, syntax, UrlMode::Google);
+        let mut sets = Vec::new();
+        let atoms = compact(&g.atoms, &mut sets);
+        (
+            g.matches(path),
+            glob_matches(&atoms, g.anchored, path, &sets),
+        )
     }
 
     #[test]
@@ -543,6 +607,20 @@ mod tests {
         for p in patterns {
             for q in paths {
                 let (want, got) = both(p, q);
+                assert_eq!(
+                    want,
+                    got,
+                    "{} on {}",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(q)
+                );
+            }
+        }
+        // Shell patterns (robots2 "wildcard"): `?` and byte sets too.
+        let shell: &[&[u8]] = &[b"/[ab]*", b"/?a*", b"/*[!a]b", b"/[a-c]?[xy]*", b"*.[pP]hp"];
+        for p in shell {
+            for q in paths {
+                let (want, got) = both_as(p, PatternSyntax::Shell, q);
                 assert_eq!(
                     want,
                     got,
