@@ -50,7 +50,8 @@ enum Source {
     /// `compile`'s: the rules, interpreted until the checks have cost
     /// about what compiling does, then the automaton (the checker's ski
     /// rental); the artifact is compiled once, when something needs it
-    /// ([`artifact`]), and the checks go to it from then on.
+    /// ([`artifact`]), and the checks go to it from then on. A checker that
+    /// has compiled is replaced by its artifact ([`Policy::source`]).
     Rules(Box<Checker>),
 }
 
@@ -68,9 +69,30 @@ impl Policy {
         }
     }
 
-    /// What it answers from, or a `ValueError` once closed.
+    /// What it answers from, or a `ValueError` once closed. A checker that
+    /// has compiled gives way to its artifact here: the policy then holds
+    /// what `compile(..., eager=True)`'s does, not the rules besides.
     fn source(&self) -> PyResult<Arc<Source>> {
-        self.source.get()
+        let source = self.source.get()?;
+        match &*source {
+            Source::Rules(c) if c.is_compiled() => {
+                self.source.replace(|now| match now {
+                    Source::Rules(c) => {
+                        let p = c.promoted().ok()?;
+                        // Copied (the checker owns it): validated again,
+                        // once.
+                        let file = PolicyFile::from_slice(p.file.as_bytes()).ok()?;
+                        Some(Source::File {
+                            file,
+                            diagnostics: p.diagnostics.clone(),
+                        })
+                    }
+                    Source::File { .. } => None,
+                });
+                self.source.get()
+            }
+            _ => Ok(source),
+        }
     }
 }
 
