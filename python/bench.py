@@ -10,6 +10,15 @@ Not a test: a measurement. Run it with the package installed (pip install
 robotexclusionrulesparser fast-robotstxt`; those not installed are left out.
 
     python python/bench.py [--urls 20000] [--repeat 5] [--markdown]
+    python python/bench.py --first [--corpus DIR] [--every 8]
+
+`--first` measures the first answer instead, per file of a corpus (the
+shared corpus, ../shared/corpus/real, when there is one; every 8th file):
+`robocc.compile(body, agent).allowed(url)` against
+`Protego.parse(text).can_fetch(url, agent)`, both from the bytes, and the
+same with `compile(..., eager=True)` (the automaton compiled before the
+first answer, as compile did before it answered from the rules); it prints
+the median, p90 and p99 of the per-file ratios.
 
 Every parser is given the same robots.txt and the same absolute URLs, agent
 "Googlebot". Parse time is one parse (robocc: compile); check rates are the
@@ -36,6 +45,7 @@ import robocc
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "corpus" / "real"
+SHARED_REAL = ROOT.parent / "shared" / "corpus" / "real"
 AGENT = "Googlebot"
 
 WORKLOADS = [
@@ -160,12 +170,65 @@ def google_matcher() -> Optional[Callable]:
     return RobotsMatcher if hasattr(RobotsMatcher, "is_allowed") else None
 
 
+def first_answer_ns(fn: Callable[[], object], reps: int = 3, runs: int = 3) -> float:
+    """Median over `runs` of the mean CPU time of `reps` calls (each call
+    starts from the bytes)."""
+    times = []
+    for _ in range(runs):
+        t = time.thread_time_ns()
+        for _ in range(reps):
+            fn()
+        times.append((time.thread_time_ns() - t) / reps)
+    return sorted(times)[len(times) // 2]
+
+
+def percentile(xs: List[float], p: int) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, len(xs) * p // 100)]
+
+
+def first(corpus: Path, every: int) -> int:
+    """First answers: robocc.compile + allowed against Protego.parse +
+    can_fetch, per file (see the module documentation)."""
+    try:
+        from protego import Protego
+    except ImportError:
+        print("--first compares with Protego: pip install protego", file=sys.stderr)
+        return 2
+    files = sorted(p for p in corpus.iterdir() if p.suffix == ".txt")[::every]
+    url = "https://example.com/some/path?x=1"
+    lazy: List[float] = []
+    eager: List[float] = []
+    skipped = 0
+    for path in files:
+        body = path.read_bytes()
+        try:
+            robocc.compile(body, AGENT, eager=True)
+        except robocc.CompileError:
+            skipped += 1  # over the budget: no eager figure to compare
+            continue
+        protego = first_answer_ns(lambda: Protego.parse(body.decode("utf-8", "replace")).can_fetch(url, AGENT))
+        lazy.append(first_answer_ns(lambda: robocc.compile(body, AGENT).allowed(url)) / protego)
+        eager.append(first_answer_ns(lambda: robocc.compile(body, AGENT, eager=True).allowed(url)) / protego)
+    print(f"First answer per file, {len(lazy)} files of {corpus} (every {every}th; {skipped} over the "
+          f"budget left out), ratio to Protego.parse + can_fetch (lower is better; CPU time, median of 3):")
+    for name, ratios in (("robocc.compile + allowed", lazy), ("robocc.compile(eager=True) + allowed", eager)):
+        print(f"  {name}: median {percentile(ratios, 50):.2f}, p90 {percentile(ratios, 90):.2f}, "
+              f"p99 {percentile(ratios, 99):.2f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--urls", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--markdown", action="store_true", help="print markdown tables")
+    ap.add_argument("--first", action="store_true", help="measure first answers over a corpus instead")
+    ap.add_argument("--corpus", type=Path, default=SHARED_REAL if SHARED_REAL.is_dir() else REAL)
+    ap.add_argument("--every", type=int, default=8, help="--first: every Nth file of the corpus")
     args = ap.parse_args()
+    if args.first:
+        return first(args.corpus, args.every)
 
     rows = []
     agreement: Dict[str, Tuple[int, int]] = {}

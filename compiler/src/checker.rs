@@ -18,14 +18,20 @@
 //! lowering could not build as written (over its budget, or only with the
 //! AI-usage preferences dropped) is never switched to: the checker keeps
 //! interpreting, so no answer ever changes.
+//!
+//! What else the compiled policy would say is there too, without lowering:
+//! its header's agent, dialect, URL mode and channels, its records
+//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), and the compiled
+//! policy itself with the compiler's findings once it is needed
+//! ([`Checker::promoted`]: to write the artifact).
 
-use crate::compile::{compile, front, CompileError, CompileOptions};
-use crate::diag::DiagCode;
-use crate::glob::Atom;
+use crate::compile::{compile_as_written, front, front_metadata, CompileError, CompileOptions};
+use crate::diag::Diagnostic;
+use crate::glob::{Atom, ByteSet};
 use crate::outcome::Resolution;
 use crate::ruleset::RuleSet;
 use robocc_engine::answer;
-use robocc_engine::artifact::{outcome_word, NO_RULE};
+use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
 use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
@@ -52,9 +58,11 @@ pub struct Checker {
     body: Vec<u8>,
     agent: String,
     options: CompileOptions,
-    /// The compiled policy once promoted; `None` inside when it could not
-    /// be built as written (the checker then interprets for good).
-    compiled: OnceLock<Option<PolicyFile>>,
+    /// The compiled policy once promoted; an error inside when it could
+    /// not be built as written (the checker then interprets for good).
+    compiled: OnceLock<Result<Promoted, CompileError>>,
+    /// The compiled policy's records, read when first asked for.
+    metadata: OnceLock<MetaData>,
     /// What the interpreted checks (and failed attempts to compile) have
     /// cost so far, in estimated nanoseconds.
     spent: AtomicU64,
@@ -64,6 +72,16 @@ pub struct Checker {
     price: AtomicU64,
     /// One thread attempts at a time; the others keep interpreting.
     attempt: Mutex<()>,
+}
+
+/// The policy a [`Checker`] compiled: the one it answers from since it
+/// promoted ([`Checker::promoted`]).
+pub struct Promoted {
+    /// The artifact ([`PolicyFile::as_bytes`] are the bytes
+    /// [`crate::Compiled::to_bytes`] gives).
+    pub file: PolicyFile,
+    /// What the compiler reported, as [`crate::Compiled::diagnostics`].
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// When a [`Checker`] lowers its rules to an automaton.
@@ -109,13 +127,13 @@ impl Checker {
     ) -> Result<Checker, CompileError> {
         let rules = front(body, None, agent, options, |f| {
             let channels = match f.rule_set.resolution {
-                Resolution::Signals(_) => f.sem.signal_channels.len(),
-                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels.len(),
+                Resolution::Signals(_) => f.sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
             Ok(Rules::new(f.rule_set, channels, options.dialect))
         })?;
         let price = match promotion {
-            Promotion::Auto => rules.compile_cost_ns(),
+            Promotion::Auto => rules.compile_cost_ns,
             Promotion::Now => 0,
             Promotion::Never => u64::MAX,
         };
@@ -125,6 +143,7 @@ impl Checker {
             agent: agent.to_string(),
             options: options.clone(),
             compiled: OnceLock::new(),
+            metadata: OnceLock::new(),
             spent: AtomicU64::new(0),
             price: AtomicU64::new(price),
             attempt: Mutex::new(()),
@@ -207,42 +226,104 @@ impl Checker {
         })
     }
 
+    /// The product token the checker answers for.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The dialect, as the compiled policy's header says it.
+    pub fn dialect(&self) -> Dialect {
+        self.options.dialect
+    }
+
+    /// How URLs are read, as the compiled policy's header says it.
+    pub fn url_mode(&self) -> UrlMode {
+        self.rules.set.url_mode
+    }
+
+    /// The usage channels the compiled policy answers, in order (as its
+    /// [`robocc_engine::Policy::channels`]).
+    pub fn channels(&self) -> &'static [&'static str] {
+        self.rules.channel_names
+    }
+
+    /// How many rules there are (ids `0..rule_count()`, see
+    /// [`Checker::rule`]), as the compiled policy's
+    /// [`robocc_engine::Policy::rule_count`].
+    pub fn rule_count(&self) -> usize {
+        self.rules.set.rules.len()
+    }
+
+    /// The compiled policy's records (Crawl-delay, Sitemap, Host,
+    /// Visit-time, Request-rate, the agent's and the file's other records;
+    /// [`robocc_engine::Policy::meta`] reads the same from the artifact),
+    /// read from the body when first asked for: no lowering.
+    pub fn metadata(&self) -> &MetaData {
+        self.metadata.get_or_init(|| {
+            front(&self.body, None, &self.agent, &self.options, |f| {
+                Ok(front_metadata(f))
+            })
+            // `new` read the same body with the same options.
+            .expect("a body the checker read reads again")
+        })
+    }
+
     /// Has the checker switched to the compiled automaton?
     pub fn is_compiled(&self) -> bool {
-        matches!(self.compiled.get(), Some(Some(_)))
+        self.compiled().is_some()
+    }
+
+    /// The compiled policy it answers from, once promoted (never
+    /// compiles).
+    pub fn compiled(&self) -> Option<&PolicyFile> {
+        match self.compiled.get() {
+            Some(Ok(p)) => Some(&p.file),
+            _ => None,
+        }
+    }
+
+    /// Whether the next check compiles first (the checks so far have paid
+    /// for it and nothing was compiled yet): a caller that holds a lock
+    /// other threads wait on (Python's GIL) releases it for that check.
+    pub fn promotion_due(&self) -> bool {
+        self.compiled.get().is_none()
+            && self.spent.load(Ordering::Relaxed) >= self.price.load(Ordering::Relaxed)
     }
 
     /// Compiles now (if not yet done) and answers from the automaton from
     /// then on; `false` when the rules cannot be lowered as written within
     /// the budget (the checker then keeps interpreting).
     pub fn promote(&self) -> bool {
-        let _one = self.attempt.lock().unwrap_or_else(|e| e.into_inner());
-        self.compiled
-            .get_or_init(|| self.lower(self.options.budget.time).ok())
-            .is_some()
+        self.promoted().is_ok()
     }
 
-    /// Compiles with the lowering's time budget at most `time`: the policy,
-    /// or `Err(true)` when the rules cannot be built as written whatever
-    /// the time, `Err(false)` when an attempt with more time might.
-    fn lower(&self, time: Duration) -> Result<PolicyFile, bool> {
-        let mut options = self.options.clone();
-        let capped = time < options.budget.time;
-        options.budget.time = options.budget.time.min(time);
-        let Ok(c) = compile(&self.body, &self.agent, &options) else {
-            return Err(!capped);
-        };
-        // Lowering that had to drop the AI-usage preferences would answer
-        // them "unknown" where the rules state them.
-        if c.diagnostics
-            .iter()
-            .any(|d| d.code == DiagCode::SignalsDropped)
-        {
-            return Err(!capped);
-        }
-        // The compiler's own output failing validation would be a robocc
-        // bug: interpreting stays right.
-        PolicyFile::from_aligned(c.to_bytes()).map_err(|_| true)
+    /// [`Checker::promote`], returning the compiled policy with the
+    /// compiler's findings (what writing the artifact needs), or why the
+    /// rules cannot be lowered as written within the budget: the
+    /// [`compile`](crate::compile()) error, or, where that compile would
+    /// drop the AI-usage preference statements to fit
+    /// (`DiagCode::SignalsDropped`), the budget they do not fit. Compiles
+    /// once, within the whole time budget; later calls return the same.
+    pub fn promoted(&self) -> Result<&Promoted, &CompileError> {
+        let _one = self.attempt.lock().unwrap_or_else(|e| e.into_inner());
+        self.compiled
+            .get_or_init(|| self.lower(&self.options))
+            .as_ref()
+    }
+
+    /// Compiles as written with `options`: the policy and the compiler's
+    /// findings, or why not (the [`compile`](crate::compile()) error, or
+    /// the budget the AI-usage preference statements do not fit: a
+    /// lowering that dropped them would answer them "unknown" where the
+    /// rules state them).
+    fn lower(&self, options: &CompileOptions) -> Result<Promoted, CompileError> {
+        let c = compile_as_written(&self.body, &self.agent, options)?;
+        let file = PolicyFile::from_aligned(c.to_bytes())
+            .map_err(|e| CompileError::TooLarge(format!("the artifact was refused: {e}")))?;
+        Ok(Promoted {
+            file,
+            diagnostics: c.diagnostics,
+        })
     }
 
     /// The compiled policy, after an attempt to compile when the checks so
@@ -250,13 +331,13 @@ impl Checker {
     #[inline]
     fn policy(&self) -> Option<&PolicyFile> {
         if let Some(p) = self.compiled.get() {
-            return p.as_ref();
+            return p.as_ref().ok().map(|p| &p.file);
         }
         let spent = self.spent.load(Ordering::Relaxed);
         if spent >= self.price.load(Ordering::Relaxed) {
             self.try_promote(spent);
         }
-        self.compiled.get().and_then(Option::as_ref)
+        self.compiled.get()?.as_ref().ok().map(|p| &p.file)
     }
 
     /// An automatic promotion: lowering may take as long as the checks so
@@ -275,17 +356,19 @@ impl Checker {
             return;
         }
         let time = Duration::from_nanos(spent).max(PROMOTE_MIN_TIME);
-        match self.lower(time) {
-            Ok(p) => {
-                let _ = self.compiled.set(Some(p));
-            }
-            Err(true) => {
-                let _ = self.compiled.set(None);
-            }
-            Err(false) => {
+        let mut options = self.options.clone();
+        let capped = time < options.budget.time;
+        options.budget.time = options.budget.time.min(time);
+        match self.lower(&options) {
+            // Within less time than the budget allows, a failure may be
+            // the time's: try again once the checks have paid for more.
+            Err(_) if capped => {
                 let paid = time.as_nanos().min(u128::from(u64::MAX)) as u64;
                 let now = self.spent.fetch_add(paid, Ordering::Relaxed) + paid;
                 self.price.store(now.saturating_mul(2), Ordering::Relaxed);
+            }
+            done => {
+                let _ = self.compiled.set(done);
             }
         }
     }
@@ -374,25 +457,51 @@ enum Words {
 
 /// The rules, as the interpreter reads them.
 struct Rules {
+    /// The rules, their globs' atoms moved to `patterns`.
     set: RuleSet,
+    /// Each rule's pattern, compact ([`compact`]).
+    patterns: Vec<Box<[u32]>>,
+    /// The byte sets `patterns` name.
+    sets: Vec<ByteSet>,
     /// Ranked rules: rule ids by rank, best first (the first rule on ties),
     /// so that the first one that matches decides.
     order: Vec<u32>,
     /// Channels of the compiled policy.
     channels: usize,
+    channel_names: &'static [&'static str],
     acap: bool,
+    /// What lowering these rules is estimated to cost, in nanoseconds.
+    compile_cost_ns: u64,
 }
 
 impl Rules {
-    fn new(set: RuleSet, channels: usize, dialect: Dialect) -> Rules {
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
         let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
+        let compile_cost_ns = compile_cost_ns(&set);
+        let mut sets = Vec::new();
+        let patterns = set
+            .rules
+            .iter_mut()
+            .map(|r| compact(&std::mem::take(&mut r.glob.atoms), &mut sets))
+            .collect();
         Rules {
             set,
+            patterns,
+            sets,
             order,
-            channels,
+            channels: channel_names.len(),
+            channel_names,
             acap: dialect == Dialect::Acap,
+            compile_cost_ns,
         }
+    }
+
+    /// Does rule `i` match `path`?
+    #[inline]
+    fn matches(&self, i: usize, path: &[u8]) -> bool {
+        let anchored = self.set.rules[i].glob.anchored;
+        glob_matches(&self.patterns[i], anchored, path, &self.sets)
     }
 
     /// The outcome for `path` and how many rules were tried.
@@ -400,34 +509,65 @@ impl Rules {
         let rules = &self.set.rules;
         if !self.set.resolution.by_sets() {
             for (k, &i) in self.order.iter().enumerate() {
-                let r = &rules[i as usize];
-                if glob_matches(&r.glob.atoms, r.glob.anchored, path) {
-                    return (Words::One(outcome_word(r.allow, i)), k + 1);
+                if self.matches(i as usize, path) {
+                    let allow = rules[i as usize].allow;
+                    return (Words::One(outcome_word(allow, i)), k + 1);
                 }
             }
             return (Words::One(outcome_word(true, NO_RULE)), self.order.len());
         }
         matched.clear();
-        matched.extend(
-            (0..rules.len())
-                .filter(|&i| glob_matches(&rules[i].glob.atoms, rules[i].glob.anchored, path)),
-        );
+        matched.extend((0..rules.len()).filter(|&i| self.matches(i, path)));
         let row = self.set.resolution.outcome(rules, None, matched);
         (Words::Row(row), rules.len())
     }
+}
 
-    /// What lowering these rules is estimated to cost, in nanoseconds
-    /// (fitted on the real corpus: `bench --bin first --fit`).
-    fn compile_cost_ns(&self) -> u64 {
-        let (mut atoms, mut stars) = (0u64, 0u64);
-        for r in &self.set.rules {
-            atoms += r.glob.atoms.len() as u64;
-            stars += r.glob.atoms.iter().filter(|a| **a == Atom::Star).count() as u64;
-        }
-        let rules = self.set.rules.len() as u64;
-        COMPILE_BASE_NS
-            + COMPILE_NS_PER_ATOM * atoms
-            + COMPILE_NS_PER_STAR * stars * stars.min(rules)
+/// What lowering `set` is estimated to cost, in nanoseconds (fitted on the
+/// real corpus: `bench --bin first --fit`).
+fn compile_cost_ns(set: &RuleSet) -> u64 {
+    let (mut atoms, mut stars) = (0u64, 0u64);
+    for r in &set.rules {
+        atoms += r.glob.atoms.len() as u64;
+        stars += r.glob.atoms.iter().filter(|a| **a == Atom::Star).count() as u64;
+    }
+    let rules = set.rules.len() as u64;
+    COMPILE_BASE_NS + COMPILE_NS_PER_ATOM * atoms + COMPILE_NS_PER_STAR * stars * stars.min(rules)
+}
+
+/// A compact atom: a byte (0–255), [`ANY`], [`STAR`], or [`SET`] + the
+/// index of a byte set. Four bytes where an [`Atom`] takes forty (its byte
+/// set inline): a checker then holds about what its compiled policy does,
+/// not ten times more (a crawler keeps one per site).
+const ANY: u32 = 256;
+/// `*`.
+const STAR: u32 = 257;
+/// The first byte set.
+const SET: u32 = 258;
+
+/// `atoms` as compact atoms, their byte sets appended to `sets`.
+fn compact(atoms: &[Atom], sets: &mut Vec<ByteSet>) -> Box<[u32]> {
+    atoms
+        .iter()
+        .map(|a| match a {
+            Atom::Byte(b) => u32::from(*b),
+            Atom::Any => ANY,
+            Atom::Star => STAR,
+            Atom::Set(s) => {
+                sets.push(*s);
+                SET + (sets.len() - 1) as u32
+            }
+        })
+        .collect()
+}
+
+/// Does compact atom `atom` take byte `b`? (`*` takes any, repeatedly.)
+#[inline]
+fn accepts(atom: u32, b: u8, sets: &[ByteSet]) -> bool {
+    match atom {
+        0..=255 => atom == u32::from(b),
+        ANY | STAR => true,
+        s => sets[(s - SET) as usize].contains(b),
     }
 }
 
@@ -438,11 +578,11 @@ const COMPILE_NS_PER_ATOM: u64 = 150;
 /// Per `*`, times the number of `*` (their threads multiply).
 const COMPILE_NS_PER_STAR: u64 = 100;
 
-/// Does a pattern of `atoms` (`anchored`: it must reach the end of the
+/// Does a pattern of compact `atoms` (`anchored`: it must reach the end of the
 /// path) match `path` from its first byte? [`crate::glob::Glob::matches`]
 /// without allocating: wildcard matching that backtracks to the last `*`
 /// only, which suffices when every other atom reads exactly one byte.
-fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
+fn glob_matches(atoms: &[u32], anchored: bool, path: &[u8], sets: &[ByteSet]) -> bool {
     let (mut a, mut p) = (0usize, 0usize);
     // After the last `*` seen: (the atom after it, the path byte it would
     // take next).
@@ -450,12 +590,12 @@ fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
     loop {
         match atoms.get(a) {
             None if !anchored || p == path.len() => return true,
-            Some(Atom::Star) => {
+            Some(&STAR) => {
                 a += 1;
                 star = Some((a, p));
                 continue;
             }
-            Some(atom) if p < path.len() && atom.accepts(path[p]) => {
+            Some(&atom) if p < path.len() && accepts(atom, path[p], sets) => {
                 a += 1;
                 p += 1;
                 continue;
@@ -477,12 +617,22 @@ fn glob_matches(atoms: &[Atom], anchored: bool, path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile;
     use crate::glob::Glob;
     use robocc_engine::PatternSyntax;
 
     fn both(pattern: &[u8], path: &[u8]) -> (bool, bool) {
-        let g = Glob::parse(pattern, PatternSyntax::Glob, UrlMode::Google);
-        (g.matches(path), glob_matches(&g.atoms, g.anchored, path))
+        both_as(pattern, PatternSyntax::Glob, path)
+    }
+
+    fn both_as(pattern: &[u8], syntax: PatternSyntax, path: &[u8]) -> (bool, bool) {
+        let g = Glob::parse(pattern, syntax, UrlMode::Google);
+        let mut sets = Vec::new();
+        let atoms = compact(&g.atoms, &mut sets);
+        (
+            g.matches(path),
+            glob_matches(&atoms, g.anchored, path, &sets),
+        )
     }
 
     #[test]
@@ -509,6 +659,20 @@ mod tests {
         for p in patterns {
             for q in paths {
                 let (want, got) = both(p, q);
+                assert_eq!(
+                    want,
+                    got,
+                    "{} on {}",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(q)
+                );
+            }
+        }
+        // Shell patterns (robots2 "wildcard"): `?` and byte sets too.
+        let shell: &[&[u8]] = &[b"/[ab]*", b"/?a*", b"/*[!a]b", b"/[a-c]?[xy]*", b"*.[pP]hp"];
+        for p in shell {
+            for q in paths {
+                let (want, got) = both_as(p, PatternSyntax::Shell, q);
                 assert_eq!(
                     want,
                     got,
@@ -567,6 +731,101 @@ mod tests {
         }
         assert!(n > 1, "promoted at the first check");
         assert!(!c.check(b"/a/b").allowed);
+    }
+
+    /// Bodies whose records and findings cover what the metadata holds, in
+    /// each dialect that reads them.
+    fn readings() -> Vec<(&'static [u8], CompileOptions)> {
+        let o = CompileOptions::default();
+        let with = |dialect| CompileOptions {
+            dialect,
+            ..CompileOptions::default()
+        };
+        vec![
+            (
+                b"Sitemap: https://a.example/s.xml\nHost: a.example\nUser-agent: *\nCrawl-delay: 2.5\n\
+                  Crawl-delay: 9\nVisit-time: 0400-0845\nVisit-time: nope\nRequest-rate: 1/10s 0100-0200\n\
+                  Disallow: /a*b\nAlow: /typo\nClean-param: x /\n",
+                o.clone(),
+            ),
+            (
+                b"User-agent: *\nDisallow: /x\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n",
+                o.clone(),
+            ),
+            (
+                b"User-agent: *\nRobot-version: 2.0\nAllow: /a*\nDisallow: *\nVisit-time: 0100-0300\n",
+                with(Dialect::Robots2),
+            ),
+            (
+                b"User-agent: *\nDisallow: /a%2Fb\nCrawl-delay: 1\n",
+                with(Dialect::Draft1996),
+            ),
+            (
+                b"##ACAP version=1.0\nACAP-crawler: *\nACAP-disallow-crawl: /x\nACAP-allow-index: /x/y\n",
+                with(Dialect::Acap),
+            ),
+        ]
+    }
+
+    #[test]
+    fn says_what_the_compiled_policy_says_without_lowering() {
+        for (body, o) in readings() {
+            let shown = String::from_utf8_lossy(body);
+            let c = Checker::with_promotion(body, "Bot", &o, Promotion::Never).unwrap();
+            let compiled = compile(body, "Bot", &o).unwrap();
+            let file = PolicyFile::from_aligned(compiled.to_bytes()).unwrap();
+            let p = file.policy();
+            let h = p.header();
+            assert_eq!(c.metadata(), &compiled.data.meta, "{shown}");
+            assert_eq!(
+                (c.agent(), c.dialect(), c.url_mode(), c.rule_count()),
+                (h.agent, h.dialect, h.url_mode, p.rule_count()),
+                "{shown}"
+            );
+            assert_eq!(
+                c.channels().to_vec(),
+                p.channels().collect::<Vec<_>>(),
+                "{shown}"
+            );
+            assert!(!c.is_compiled() && c.compiled().is_none() && !c.promotion_due());
+            // Forced: the same artifact and findings as compiling.
+            let promoted = c.promoted().unwrap();
+            assert_eq!(promoted.file.as_bytes(), file.as_bytes(), "{shown}");
+            assert_eq!(promoted.diagnostics, compiled.diagnostics, "{shown}");
+            assert!(c.is_compiled() && c.compiled().is_some() && !c.promotion_due());
+        }
+    }
+
+    #[test]
+    fn never_promotes_to_a_policy_that_dropped_the_preferences() {
+        // Over the budget with its preference statements, within it without:
+        // compiling drops them, the checker keeps them and says why it
+        // cannot promote.
+        let body = b"User-agent: *\nDisallow: /*a*b\nContent-Usage: /*c*d train-ai=n\n";
+        let tight = (1..200).find_map(|max_states| {
+            let o = CompileOptions {
+                budget: crate::Budget {
+                    max_states,
+                    max_automata: 1,
+                    ..crate::Budget::default()
+                },
+                ..CompileOptions::default()
+            };
+            let c = compile(body, "Bot", &o).ok()?;
+            c.diagnostics
+                .iter()
+                .any(|d| d.code == crate::DiagCode::SignalsDropped)
+                .then_some(o)
+        });
+        let o = tight.expect("a budget that drops the preferences");
+        let c = Checker::new(body, "Bot", &o).unwrap();
+        assert!(matches!(c.promoted(), Err(CompileError::Budget(_))));
+        assert!(!c.promote() && !c.is_compiled() && !c.promotion_due());
+        assert_eq!(c.channels().len(), 4);
+        assert_eq!(
+            c.preference(b"/c-d", Usage::TrainAi).map(|v| v.allowed),
+            Some(false)
+        );
     }
 
     #[test]

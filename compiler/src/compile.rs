@@ -193,7 +193,29 @@ pub fn compile(
     agent: &str,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    compile_source(robots_txt, None, agent, options)
+    compile_source(robots_txt, None, agent, options, Degrade::Signals)
+}
+
+/// [`compile`], failing where it would drop the AI-usage preference
+/// statements to fit the budget (`DiagCode::SignalsDropped`): the policy
+/// answers every channel as the rules are written, or the budget error
+/// says why it cannot. What a [`Checker`](crate::Checker) promotes to.
+pub(crate) fn compile_as_written(
+    robots_txt: &[u8],
+    agent: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    compile_source(robots_txt, None, agent, options, Degrade::Never)
+}
+
+/// Whether lowering may give up part of the rules to fit the budget.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Degrade {
+    /// The AI-usage preference statements, with a `SignalsDropped`
+    /// finding ([`compile`]).
+    Signals,
+    /// Nothing: over the budget is an error.
+    Never,
 }
 
 /// [`compile`] of a body of which `prefix` holds only the first bytes, the
@@ -208,7 +230,13 @@ pub fn compile_prefix(
     agent: &str,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    compile_source(prefix, Some((len, sha256)), agent, options)
+    compile_source(
+        prefix,
+        Some((len, sha256)),
+        agent,
+        options,
+        Degrade::Signals,
+    )
 }
 
 /// What compiling reads before it lowers: the file parsed, the groups
@@ -301,10 +329,32 @@ fn compile_source(
     whole: Option<(u64, [u8; 32])>,
     agent: &str,
     options: &CompileOptions,
+    degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
     front(robots_txt, whole, agent, options, |f| {
-        lower_front(f, robots_txt, whole, agent, options)
+        lower_front(f, robots_txt, whole, agent, options, degrade)
     })
+}
+
+/// The policy's non-rule records ([`MetaData`]) from the front alone: what
+/// [`lower_front`] writes when nothing was dropped to fit the budget.
+pub(crate) fn front_metadata(f: Front<'_>) -> MetaData {
+    let Front {
+        sem,
+        acap_file,
+        robots,
+        selection,
+        rule_set,
+        mut diagnostics,
+    } = f;
+    records(
+        sem,
+        acap_file,
+        robots,
+        &selection,
+        &rule_set,
+        &mut diagnostics,
+    )
 }
 
 /// The rest of compiling: lowers the rules and assembles the artifact.
@@ -314,6 +364,7 @@ fn lower_front(
     whole: Option<(u64, [u8; 32])>,
     agent: &str,
     options: &CompileOptions,
+    degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
     let Front {
         sem,
@@ -326,7 +377,7 @@ fn lower_front(
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let lowered = match lower(&rule_set, &options.budget, source_len) {
         Ok(l) => l,
-        Err(e) if rule_set.signals().is_some() => {
+        Err(e) if degrade == Degrade::Signals && rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
             // unknown, and say so.
             let n = rule_set.signals().map_or(0, |s| {
@@ -350,28 +401,14 @@ fn lower_front(
         }
         Err(e) => return Err(CompileError::Budget(e)),
     };
-    // acap: a file of ACAP records only has no conventional group, and
-    // that is no finding ("no rules apply" would be false).
-    let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
-    diagnostics.extend(
-        robots
-            .diagnostics
-            .iter()
-            .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
-            .cloned(),
+    let meta = records(
+        sem,
+        acap_file,
+        robots,
+        &selection,
+        &rule_set,
+        &mut diagnostics,
     );
-    let mut meta = metadata(robots, &selection, &mut diagnostics);
-    meta.acap = rule_set.acap().map(acap_data);
-    meta.signals = rule_set.signals().map(signals_data);
-    if sem.patterns.reads_robot_version() {
-        if let Some(&g) = selection.groups.first() {
-            let version = dialect::robots2_version(robots, g);
-            for (line, note) in version.notes {
-                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
-            }
-            meta.robot_version = version.written;
-        }
-    }
     if lowered.split_reason.is_some() {
         // One plain sentence; the budget that forced it is in the header
         // (`split_reason`) for whoever wants the detail.
@@ -435,6 +472,41 @@ fn lower_front(
         selection,
         diagnostics,
     })
+}
+
+/// The artifact's metadata from the parse and the rules as lowered, after
+/// the parser's findings (and the records' own) join `diagnostics`.
+fn records(
+    sem: &dialect::Semantics,
+    acap_file: Option<&crate::parse::acap::AcapFile>,
+    robots: &RobotsTxt<'_>,
+    selection: &Selection,
+    rule_set: &RuleSet,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> MetaData {
+    // acap: a file of ACAP records only has no conventional group, and
+    // that is no finding ("no rules apply" would be false).
+    let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
+    diagnostics.extend(
+        robots
+            .diagnostics
+            .iter()
+            .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
+            .cloned(),
+    );
+    let mut meta = metadata(robots, selection, diagnostics);
+    meta.acap = rule_set.acap().map(acap_data);
+    meta.signals = rule_set.signals().map(signals_data);
+    if sem.patterns.reads_robot_version() {
+        if let Some(&g) = selection.groups.first() {
+            let version = dialect::robots2_version(robots, g);
+            for (line, note) in version.notes {
+                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
+            }
+            meta.robot_version = version.written;
+        }
+    }
+    meta
 }
 
 /// SHA-256 of a source: what a policy records of the bytes it was compiled

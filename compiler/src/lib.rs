@@ -54,7 +54,7 @@ pub mod parse;
 pub mod ruleset;
 pub mod signals;
 
-pub use checker::{Checker, Promotion};
+pub use checker::{Checker, Promoted, Promotion};
 pub use compile::{
     compile, compile_prefix, options_hash, parse_delay_ms, parse_rate, parse_window, sha256,
     timeout_from_secs, unread_summary, zero_is_unlimited, CompileError, CompileOptions, Compiled,

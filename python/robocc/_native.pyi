@@ -66,7 +66,9 @@ class Diagnostic:
     def message(self) -> str: ...
 
 class Policy:
-    """A compiled robots.txt policy for one agent."""
+    """A robots.txt policy for one agent: compile()'s answers from the
+    rules at once and compiles the automaton when the checks pay for it or
+    the artifact is needed; from_bytes() and open() read an artifact."""
 
     @staticmethod
     def from_bytes(data: _Bytes) -> Policy: ...
@@ -83,9 +85,10 @@ class Policy:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> bool: ...
-    def to_bytes(self) -> bytes: ...
+    def to_bytes(self) -> bytes:
+        """The artifact (compile()'s policy is compiled now if not yet: CompileError over the budget)."""
     def save(self, path: _Path) -> None:
-        """Writes the artifact through a temporary file and a rename."""
+        """Writes the artifact through a temporary file and a rename (compiles first as to_bytes)."""
     def allowed(self, url: _Url) -> bool: ...
     def check(self, url: _Url) -> Verdict: ...
     def allowed_many(self, urls: Iterable[_Url]) -> List[bool]: ...
@@ -118,7 +121,11 @@ class Policy:
     @property
     def visit_times(self) -> List[VisitTime]: ...
     @property
-    def diagnostics(self) -> List[Diagnostic]: ...
+    def diagnostics(self) -> List[Diagnostic]:
+        """The compiler's findings (compile()'s policy is compiled now if not yet, as for to_bytes)."""
+    @property
+    def compiled(self) -> bool:
+        """Whether the automaton is built (else the policy answers from its rules, alike)."""
 
 class Store:
     """The policies of many hosts in one memory-mapped file, or a store set (a directory)."""
@@ -210,6 +217,7 @@ def compile(
     purposes: Sequence[str] = (),
     layout: str = "auto",
     references: Mapping[str, _Body] = {},
+    eager: bool = False,
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,

@@ -9,8 +9,9 @@ directly::
     list(rp.sitemaps), rp.preferred_host
 
 Each user agent is reduced to a product token (``"mybot"``,
-``"Mozilla/5.0 (compatible; MyBot/1.0)"`` → ``MyBot``) and the file is
-compiled for it once. Verdicts follow RFC 9309 as Google's library
+``"Mozilla/5.0 (compatible; MyBot/1.0)"`` → ``MyBot``), which gets one
+:func:`robocc.compile` policy: it answers at once from the file's rules,
+and compiles the automaton once the checks have paid for it. Verdicts follow RFC 9309 as Google's library
 implements it, which Protego also aims at; where the two differ, robocc
 follows Google. Known differences: Protego matches a group whose name occurs
 anywhere in the user-agent string (the longest such name wins), robocc
@@ -26,10 +27,11 @@ Crawl-delay line does not end a group). ``request_rate()`` and
 tuples with Protego's fields, equal to Protego's as tuples but not
 instances of its classes. A user agent that is not ``str`` or ``bytes`` is
 a ``TypeError`` (Protego fails with an ``AttributeError``). A file over
-robocc's budget is handled as :mod:`robocc.scrapy` says (compiled without
-the automata limit, or every URL disallowed with a WARNING naming the
-keyword to pass to :meth:`Protego.parse`). Objects pickle (their policies
-as artifact bytes).
+robocc's automaton budget is handled as :mod:`robocc.scrapy` says (the
+automata limit lifted; a file over the others answered from its rules,
+or, with ``eager=True``, every URL disallowed with a WARNING naming the
+keyword to pass to :meth:`Protego.parse`). Objects pickle (as the file
+and the options: the policies are read again on first use).
 """
 
 from __future__ import annotations

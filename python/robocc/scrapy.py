@@ -9,23 +9,27 @@ In the project's settings::
 
 Scrapy calls :meth:`RobotParser.from_crawler` with the robots.txt body of
 each site and :meth:`RobotParser.allowed` per request, with the
-``ROBOTSTXT_USER_AGENT`` setting or the request's User-Agent header. The
-body is compiled per user-agent token on first use (a full header is reduced
-to its product token: ``"Scrapy/2.13 (+https://scrapy.org)"`` is
-``Scrapy``) and cached; a check is one pass of the URL through the
-automaton. Matching follows RFC 9309 as Google's robotstxt library
+``ROBOTSTXT_USER_AGENT`` setting or the request's User-Agent header. Each
+user-agent token (a full header is reduced to its product token:
+``"Scrapy/2.13 (+https://scrapy.org)"`` is ``Scrapy``) gets a
+:func:`robocc.compile` policy on first use, cached: it answers the first
+requests from the file's rules and compiles the automaton once they have
+cost about what compiling does; a check is then one pass of the URL
+through the automaton. Matching follows RFC 9309 as Google's robotstxt library
 implements it (longest match, Allow wins ties), which differs from
 Scrapy's default parser, Protego, on about 0.28 % of checks (Google's
 grouping, the first Crawl-delay, product-token matching, percent-encoding,
 the 500 KiB limit, /robots.txt always allowed: python/README.md, "Scrapy").
 
-A file that needs more automata than ``max_automata`` (1024; a check runs
-every one) is compiled again with no automata limit, so the crawl gets
-Google's answers (an INFO line names the site). A file over the memory and
-time limits (``max_states``, ``max_table_bytes``, ``compile_timeout``)
-disallows its whole site, and a WARNING names the site, the limit and the
-setting that raises it, e.g. ``ROBOCC_OPTIONS = {'max_states': 0}``; a
-limit set in ``ROBOCC_OPTIONS`` is kept as given.
+The automata limit (``max_automata``; each check runs every automaton) is
+lifted unless ``ROBOCC_OPTIONS`` sets it, so a file that needs more than
+1024 automata gets Google's answers with slower checks. A file whose
+automaton does not fit the memory and time limits (``max_states``,
+``max_table_bytes``, ``compile_timeout``) is answered from its rules. With
+``ROBOCC_OPTIONS = {'eager': True}`` (compile each site's file before its
+first answer) such a file disallows its whole site instead, and a WARNING
+names the site, the limit and the setting that raises it, e.g.
+``ROBOCC_OPTIONS = {'eager': True, 'max_states': 0}``.
 """
 
 from __future__ import annotations

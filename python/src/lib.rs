@@ -3,7 +3,9 @@
 //!
 //! Every Python object owns what its checks read: a `Policy`
 //! holds a [`robocc_engine::PolicyFile`] (mapped or copied artifact bytes) and
-//! makes the engine's `Policy<'_>` view per call, which is free; a
+//! makes the engine's `Policy<'_>` view per call, which is free, or, made by
+//! `compile`, a [`robocc_compiler::Checker`] that answers from the rules
+//! until it has compiled (then the artifact replaces it); a
 //! `Store` holds a [`robocc_engine::Store`]. Both are frozen Python
 //! classes, so they can be shared between threads, and the batch checks run
 //! with the GIL released; `close()` empties a lock-guarded slot whose `Arc`

@@ -12,13 +12,18 @@ use crate::CompileError;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
-use robocc_compiler::Budget;
-use robocc_engine::{Dialect, PolicyFile, Usage, UsageStates};
+use robocc_compiler::{Budget, Checker};
+use robocc_engine::artifact::MetaData;
+use robocc_engine::{
+    Dialect, PolicyFile, RecordKind, RequestRate, RuleRef, TimeWindow, UrlMode, Usage, UsageStates,
+};
 use std::sync::Arc;
 
-/// A compiled robots.txt policy for one agent.
+/// A robots.txt policy for one agent.
 ///
-/// Made by :func:`robocc.compile`, :meth:`Policy.from_bytes` or
+/// Made by :func:`robocc.compile` (which answers at once from the file's
+/// rules and compiles the automaton when the checks have paid for it, or
+/// when something needs the artifact), :meth:`Policy.from_bytes` or
 /// :meth:`Policy.open` (memory-mapped). Immutable and safe to share between
 /// threads; checks never allocate in the engine. A context manager:
 /// ``with robocc.Policy.open(path) as policy:`` unmaps the file at the end
@@ -29,24 +34,283 @@ use std::sync::Arc;
 /// False
 #[pyclass(frozen, module = "robocc")]
 pub struct Policy {
-    /// The artifact, until closed.
-    file: Slot<PolicyFile>,
-    /// What the compiler reported, when this object was compiled here
-    /// (artifacts do not keep diagnostics).
-    diagnostics: Vec<robocc_compiler::Diagnostic>,
+    /// What it answers from, until closed.
+    source: Slot<Source>,
+}
+
+/// What a [`Policy`] answers from.
+enum Source {
+    /// An artifact: read (`from_bytes`, `open`, a store's) or compiled at
+    /// once (`compile(..., eager=True)`, with what the compiler reported;
+    /// artifacts do not keep diagnostics).
+    File {
+        file: PolicyFile,
+        diagnostics: Vec<robocc_compiler::Diagnostic>,
+    },
+    /// `compile`'s: the rules, interpreted until the checks have cost
+    /// about what compiling does, then the automaton (the checker's ski
+    /// rental); the artifact is compiled once, when something needs it
+    /// ([`artifact`]), and the checks go to it from then on. A checker that
+    /// has compiled is replaced by its artifact ([`Policy::source`]).
+    Rules(Box<Checker>),
 }
 
 impl Policy {
     pub fn from_file(file: PolicyFile) -> Policy {
-        Policy {
-            file: Slot::new("Policy", file),
+        Policy::new(Source::File {
+            file,
             diagnostics: Vec::new(),
+        })
+    }
+
+    fn new(source: Source) -> Policy {
+        Policy {
+            source: Slot::new("Policy", source),
         }
     }
 
-    /// The artifact, or a `ValueError` once closed.
-    fn file(&self) -> PyResult<Arc<PolicyFile>> {
-        self.file.get()
+    /// What it answers from, or a `ValueError` once closed. A checker that
+    /// has compiled gives way to its artifact here: the policy then holds
+    /// what `compile(..., eager=True)`'s does, not the rules besides.
+    fn source(&self) -> PyResult<Arc<Source>> {
+        let source = self.source.get()?;
+        match &*source {
+            Source::Rules(c) if c.is_compiled() => {
+                self.source.replace(|now| match now {
+                    Source::Rules(c) => {
+                        let p = c.promoted().ok()?;
+                        // Copied (the checker owns it): validated again,
+                        // once.
+                        let file = PolicyFile::from_slice(p.file.as_bytes()).ok()?;
+                        Some(Source::File {
+                            file,
+                            diagnostics: p.diagnostics.clone(),
+                        })
+                    }
+                    Source::File { .. } => None,
+                });
+                self.source.get()
+            }
+            _ => Ok(source),
+        }
+    }
+}
+
+/// Answers for one call: the artifact's engine view, or the checker while
+/// it interprets. Both answer alike (the checker is tested against the
+/// compiled policy, verdict and deciding rule, on every channel).
+#[derive(Clone, Copy)]
+enum Answerer<'a> {
+    Compiled(robocc_engine::Policy<'a>),
+    Rules(&'a Checker),
+}
+
+impl<'a> Answerer<'a> {
+    fn of(source: &'a Source) -> Answerer<'a> {
+        match source {
+            Source::File { file, .. } => Answerer::Compiled(file.policy()),
+            Source::Rules(c) => match c.compiled() {
+                Some(file) => Answerer::Compiled(file.policy()),
+                None => Answerer::Rules(c),
+            },
+        }
+    }
+
+    /// `f` on the checker. A check may compile first (the checks so far
+    /// have paid for it): the GIL is released for that one, as `compile`
+    /// releases it, so that other threads run meanwhile; an interpreted
+    /// check (tens of nanoseconds to microseconds) keeps it.
+    fn interpret<R: Send>(py: Python<'_>, c: &Checker, f: impl FnOnce(&Checker) -> R + Send) -> R {
+        if c.promotion_due() {
+            py.detach(|| f(c))
+        } else {
+            f(c)
+        }
+    }
+
+    fn check(self, py: Python<'_>, url: &[u8]) -> robocc_engine::Verdict {
+        match self {
+            Answerer::Compiled(p) => p.check(url),
+            Answerer::Rules(c) => Self::interpret(py, c, |c| c.check(url)),
+        }
+    }
+
+    fn check_usage(self, py: Python<'_>, url: &[u8], usage: Usage) -> robocc_engine::Verdict {
+        match self {
+            Answerer::Compiled(p) => p.check_usage(url, usage),
+            Answerer::Rules(c) => Self::interpret(py, c, |c| c.check_usage(url, usage)),
+        }
+    }
+
+    fn preference(self, py: Python<'_>, url: &[u8], usage: Usage) -> Option<bool> {
+        let v = match self {
+            Answerer::Compiled(p) => p.preference(url, usage),
+            Answerer::Rules(c) => Self::interpret(py, c, |c| c.preference(url, usage)),
+        };
+        v.map(|v| v.allowed)
+    }
+
+    fn usage_states(self, py: Python<'_>, url: &[u8]) -> UsageStates {
+        match self {
+            Answerer::Compiled(p) => p.usage_states(url),
+            Answerer::Rules(c) => Self::interpret(py, c, |c| c.usage_states(url)),
+        }
+    }
+
+    fn rule(self, id: u32) -> Option<RuleRef<'a>> {
+        match self {
+            Answerer::Compiled(p) => p.rule(id),
+            Answerer::Rules(c) => c.rule(id),
+        }
+    }
+
+    /// The verdict as Python sees it, naming the deciding rule.
+    fn verdict(self, v: robocc_engine::Verdict) -> Verdict {
+        verdict_of(v, v.rule.and_then(|id| self.rule(id)))
+    }
+
+    fn dialect(self) -> Dialect {
+        match self {
+            Answerer::Compiled(p) => p.header().dialect,
+            Answerer::Rules(c) => c.dialect(),
+        }
+    }
+
+    fn url_mode(self) -> UrlMode {
+        match self {
+            Answerer::Compiled(p) => p.header().url_mode,
+            Answerer::Rules(c) => c.url_mode(),
+        }
+    }
+
+    fn agent(self) -> &'a str {
+        match self {
+            Answerer::Compiled(p) => p.header().agent,
+            Answerer::Rules(c) => c.agent(),
+        }
+    }
+
+    fn channels(self) -> Vec<&'a str> {
+        match self {
+            Answerer::Compiled(p) => p.channels().collect(),
+            Answerer::Rules(c) => c.channels().to_vec(),
+        }
+    }
+
+    fn rule_count(self) -> usize {
+        match self {
+            Answerer::Compiled(p) => p.rule_count(),
+            Answerer::Rules(c) => c.rule_count(),
+        }
+    }
+
+    /// The policy's records (Crawl-delay, Sitemap, …): the artifact's, or
+    /// the checker's, read from the body without compiling.
+    fn records(self) -> Records<'a> {
+        match self {
+            Answerer::Compiled(p) => Records::Artifact(p.meta()),
+            Answerer::Rules(c) => Records::Read(c.metadata()),
+        }
+    }
+}
+
+/// A policy's records, as [`robocc_engine::Meta`] reads them from an
+/// artifact and as the same data before it is written.
+enum Records<'a> {
+    Artifact(robocc_engine::Meta<'a>),
+    Read(&'a MetaData),
+}
+
+impl<'a> Records<'a> {
+    fn crawl_delay_ms(&self) -> Option<u64> {
+        match self {
+            Records::Artifact(m) => m.crawl_delay_ms(),
+            Records::Read(m) => m.crawl_delay_ms,
+        }
+    }
+
+    /// The values of the file's global records of `kind`, in file order
+    /// (`Meta::sitemaps`, `Meta::hosts`).
+    fn global(&self, kind: RecordKind) -> Vec<&'a str> {
+        match self {
+            Records::Artifact(m) => m
+                .global_records()
+                .filter(|r| r.kind == kind)
+                .map(|r| r.value)
+                .collect(),
+            Records::Read(m) => m
+                .global_records
+                .iter()
+                .filter(|r| r.kind == kind as u8)
+                .map(|r| r.value.as_str())
+                .collect(),
+        }
+    }
+
+    fn request_rates(&self) -> Vec<RequestRate> {
+        match self {
+            Records::Artifact(m) => m.request_rates().collect(),
+            Records::Read(m) => m
+                .request_rates
+                .iter()
+                .map(|r| RequestRate {
+                    rate: robocc_engine::Rate {
+                        documents: r.documents,
+                        seconds: r.seconds,
+                    },
+                    window: r.window.as_ref().map(|w| TimeWindow {
+                        start: w.start,
+                        end: w.end,
+                    }),
+                    line: r.line,
+                })
+                .collect(),
+        }
+    }
+
+    fn visit_times(&self) -> Vec<TimeWindow> {
+        match self {
+            Records::Artifact(m) => m.visit_times().collect(),
+            Records::Read(m) => m
+                .visit_times
+                .iter()
+                .map(|w| TimeWindow {
+                    start: w.start,
+                    end: w.end,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The artifact and the compiler's findings, compiling them now (once,
+/// the GIL released) for a policy of `compile`'s; a `CompileError` naming
+/// the keyword that raises the limit when the rules cannot be compiled as
+/// written within the budget (the policy still answers every check, from
+/// its rules).
+fn artifact<'s>(
+    py: Python<'_>,
+    source: &'s Source,
+) -> PyResult<(&'s PolicyFile, &'s [robocc_compiler::Diagnostic])> {
+    match source {
+        Source::File { file, diagnostics } => Ok((file, diagnostics)),
+        Source::Rules(c) => {
+            let promoted = match c.compiled() {
+                Some(_) => c.promoted(),
+                None => py.detach(|| c.promoted()),
+            };
+            promoted
+                .map(|p| (&p.file, &p.diagnostics[..]))
+                .map_err(|e| {
+                    // compile(eager=True) would drop the preferences to fit
+                    // (when the rules fit alone): say so, it may be what
+                    // the caller wants.
+                    let signals = c.channels().iter().any(|u| *u == Usage::TrainAi.name());
+                    let eager = "or compile with eager=True, which drops the AI-usage \
+                                 preference statements if the rules fit without them";
+                    compile_error_advising(py, e, signals.then_some(eager))
+                })
+        }
     }
 }
 
@@ -107,9 +371,18 @@ pub(crate) fn states_dict<'py>(
     policy: robocc_engine::Policy<'_>,
     states: UsageStates,
 ) -> PyResult<Bound<'py, PyDict>> {
+    channel_states(py, policy.channels(), states)
+}
+
+/// [`states_dict`] for the usages `channels` names.
+fn channel_states<'py, 'c>(
+    py: Python<'py>,
+    channels: impl IntoIterator<Item = &'c str>,
+    states: UsageStates,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     // Validation: a policy's channels are usage names.
-    for usage in policy.channels().filter_map(|c| c.parse::<Usage>().ok()) {
+    for usage in channels.into_iter().filter_map(|c| c.parse::<Usage>().ok()) {
         let state = if states.allowed.contains(usage) {
             Some(true)
         } else if states.disallowed.contains(usage) {
@@ -124,7 +397,11 @@ pub(crate) fn states_dict<'py>(
 
 /// The verdict of one policy on a URL, with the deciding rule.
 pub fn verdict(policy: robocc_engine::Policy<'_>, v: robocc_engine::Verdict) -> Verdict {
-    let rule = v.rule.and_then(|id| policy.rule(id));
+    verdict_of(v, v.rule.and_then(|id| policy.rule(id)))
+}
+
+/// A verdict as Python sees it; `rule` is its deciding rule.
+fn verdict_of(v: robocc_engine::Verdict, rule: Option<RuleRef<'_>>) -> Verdict {
     Verdict {
         allowed: v.allowed,
         rule: v.rule,
@@ -172,9 +449,13 @@ impl Policy {
     }
 
     /// The artifact bytes (what :meth:`from_bytes` and ``robocc check
-    /// --policy`` read).
+    /// --policy`` read). A policy of :func:`compile` is compiled now if it
+    /// was not yet (once; :class:`robocc.CompileError` when its rules do
+    /// not fit the automaton budget).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.file()?.as_bytes()))
+        let source = self.source()?;
+        let (file, _) = artifact(py, &source)?;
+        Ok(PyBytes::new(py, file.as_bytes()))
     }
 
     /// Writes the artifact bytes to ``path`` through a temporary file and a
@@ -183,40 +464,40 @@ impl Policy {
     /// a link is followed (and kept), the old file's permissions are kept;
     /// a directory, a read-only file or another kind of file is refused,
     /// and a failed write raises, each as the usual ``OSError`` subclass
-    /// naming ``path``.
-    fn save(&self, path: FsPath) -> PyResult<()> {
-        convert::write_replacing(&path.0, self.file()?.as_bytes())
+    /// naming ``path``. Compiles first as :meth:`to_bytes` does.
+    fn save(&self, py: Python<'_>, path: FsPath) -> PyResult<()> {
+        let source = self.source()?;
+        let (file, _) = artifact(py, &source)?;
+        convert::write_replacing(&path.0, file.as_bytes())
     }
 
     /// Pickles as its artifact bytes (:meth:`from_bytes` reads them back;
-    /// :attr:`diagnostics` are not kept, as in a saved artifact).
+    /// :attr:`diagnostics` are not kept, as in a saved artifact). Compiles
+    /// first as :meth:`to_bytes` does.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let py = slf.py();
         let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((
-            from_bytes,
-            (PyBytes::new(py, slf.get().file()?.as_bytes()),),
-        ))
+        Ok((from_bytes, (slf.get().to_bytes(py)?,)))
     }
 
     /// Releases the artifact (unmaps the file of :meth:`open`); every
     /// method then raises ``ValueError``. A batch check running in another
     /// thread finishes first on what it holds. Closing again does nothing.
     fn close(&self) {
-        self.file.close();
+        self.source.close();
     }
 
     /// Whether :meth:`close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.file.is_closed()
+        self.source.is_closed()
     }
 
     /// ``with robocc.Policy.open(path) as policy:`` closes it at the end.
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        slf.get().file()?;
+        slf.get().source()?;
         Ok(slf)
     }
 
@@ -232,30 +513,41 @@ impl Policy {
 
     /// Whether ``url`` (absolute, or a path; ``str`` or ``bytes``) may be
     /// crawled.
-    fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let file = self.file()?;
-        let policy = file.policy();
-        with_url(url, |u| policy.check(u).allowed)
+    fn allowed(&self, py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        with_url(url, |u| a.check(py, u).allowed)
     }
 
     /// The :class:`Verdict` for ``url``, naming the deciding rule.
-    fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-        let file = self.file()?;
-        let policy = file.policy();
-        with_url(url, |u| verdict(policy, policy.check(u)))
+    fn check(&self, py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        with_url(url, |u| a.verdict(a.check(py, u)))
     }
 
     /// ``[policy.allowed(u) for u in urls]`` in one call: the URLs are read
     /// first, then checked in Rust with the GIL released.
     fn allowed_many(&self, py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let urls = convert::urls(urls)?;
-        let file = self.file()?;
+        let source = self.source()?;
         Ok(py.detach(|| {
-            let policy = file.policy();
             let refs: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
-            let mut out = vec![policy.check(b"/"); refs.len()];
-            policy.check_batch(&refs, &mut out);
-            out.iter().map(|v| v.allowed).collect()
+            let mut out = Vec::with_capacity(refs.len());
+            // A checker that interprets: one URL at a time until it has
+            // compiled (then the rest as one batch).
+            if let Source::Rules(c) = &*source {
+                while out.len() < refs.len() && !c.is_compiled() {
+                    out.push(c.check(refs[out.len()]).allowed);
+                }
+            }
+            let rest = &refs[out.len()..];
+            if let Answerer::Compiled(policy) = Answerer::of(&source) {
+                let mut verdicts = vec![policy.check(b"/"); rest.len()];
+                policy.check_batch(rest, &mut verdicts);
+                out.extend(verdicts.iter().map(|v| v.allowed));
+            }
+            out
         }))
     }
 
@@ -270,11 +562,11 @@ impl Policy {
     /// one: compile with ``dialect="acap"``), and for an AI-usage preference
     /// channel (``"search"``, ``"train-ai"``, ``"ai-input"``: tri-state, ask
     /// :meth:`preference`).
-    fn usage(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<bool> {
-        let file = self.file()?;
-        let policy = file.policy();
-        let usage = verdict_usage(usage, policy.header().dialect)?;
-        with_url(url, |u| policy.check_usage(u, usage).allowed)
+    fn usage(&self, py: Python<'_>, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<bool> {
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        let usage = verdict_usage(usage, a.dialect())?;
+        with_url(url, |u| a.check_usage(py, u, usage).allowed)
     }
 
     /// The AI-usage preference for ``url`` on ``usage`` (``"search"``,
@@ -292,11 +584,16 @@ impl Policy {
     /// Raises ``ValueError`` for an unknown usage name and for a usage that
     /// is not a preference channel (``"crawl"``, the ACAP usage types: ask
     /// :meth:`usage`).
-    fn preference(&self, url: &Bound<'_, PyAny>, usage: &str) -> PyResult<Option<bool>> {
+    fn preference(
+        &self,
+        py: Python<'_>,
+        url: &Bound<'_, PyAny>,
+        usage: &str,
+    ) -> PyResult<Option<bool>> {
         let usage = signal_usage(usage)?;
-        let file = self.file()?;
-        let policy = file.policy();
-        with_url(url, |u| policy.preference(u, usage).map(|v| v.allowed))
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        with_url(url, |u| a.preference(py, u, usage))
     }
 
     /// Every usage the policy answers for ``url``, from one pass over it:
@@ -314,10 +611,10 @@ impl Policy {
         py: Python<'py>,
         url: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let file = self.file()?;
-        let policy = file.policy();
-        let states = with_url(url, |u| policy.usage_states(u))?;
-        states_dict(py, policy, states)
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        let states = with_url(url, |u| a.usage_states(py, u))?;
+        channel_states(py, a.channels(), states)
     }
 
     /// The usages this policy answers for, in order: ``("crawl",)``;
@@ -326,66 +623,50 @@ impl Policy {
     /// for an ``acap`` policy.
     #[getter]
     fn usages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.file()?.policy().channels().collect::<Vec<_>>())
+        let source = self.source()?;
+        PyTuple::new(py, Answerer::of(&source).channels())
     }
 
     /// The product token the policy was compiled for.
     #[getter]
     fn agent(&self) -> PyResult<String> {
-        Ok(self.file()?.policy().header().agent.to_string())
+        Ok(Answerer::of(&*self.source()?).agent().to_string())
     }
 
     /// The dialect it was compiled with (``"rfc9309"``, ``"draft1996"``,
     /// ``"robots2"``, ``"acap"``).
     #[getter]
     fn dialect(&self) -> PyResult<&'static str> {
-        Ok(self.file()?.policy().header().dialect.name())
+        Ok(Answerer::of(&*self.source()?).dialect().name())
     }
 
     /// How URLs are encoded before matching (``"google"``, ``"rfc"`` or
     /// ``"decode"``).
     #[getter]
     fn url_mode(&self) -> PyResult<&'static str> {
-        Ok(self.file()?.policy().header().url_mode.name())
+        Ok(Answerer::of(&*self.source()?).url_mode().name())
     }
 
     /// The agent's Crawl-delay in seconds (the first valid one), or ``None``.
     #[getter]
     fn crawl_delay(&self) -> PyResult<Option<f64>> {
-        Ok(self
-            .file()?
-            .policy()
-            .meta()
-            .crawl_delay_ms()
-            .map(|ms| ms as f64 / 1000.0))
+        let source = self.source()?;
+        let ms = Answerer::of(&source).records().crawl_delay_ms();
+        Ok(ms.map(|ms| ms as f64 / 1000.0))
     }
 
     /// Sitemap URLs of the file, in file order. A ``Sitemap:`` line with
     /// no value names no sitemap and is left out (as Protego does).
     #[getter]
     fn sitemaps(&self) -> PyResult<Vec<String>> {
-        Ok(self
-            .file()?
-            .policy()
-            .meta()
-            .sitemaps()
-            .filter(|s| !s.trim().is_empty())
-            .map(str::to_string)
-            .collect())
+        self.global_values(RecordKind::Sitemap)
     }
 
     /// Host records of the file (Yandex's preferred host), in file order;
     /// a ``Host:`` line with no value is left out.
     #[getter]
     fn hosts(&self) -> PyResult<Vec<String>> {
-        Ok(self
-            .file()?
-            .policy()
-            .meta()
-            .hosts()
-            .filter(|s| !s.trim().is_empty())
-            .map(str::to_string)
-            .collect())
+        self.global_values(RecordKind::Host)
     }
 
     /// The agent's first valid Request-rate as a :class:`RequestRate`, or
@@ -398,12 +679,9 @@ impl Policy {
     /// Every valid Request-rate of the agent, in file order.
     #[getter]
     fn request_rates<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .request_rates()
-            .map(|r| convert::request_rate(py, &r))
-            .collect()
+        let source = self.source()?;
+        let rates = Answerer::of(&source).records().request_rates();
+        rates.iter().map(|r| convert::request_rate(py, r)).collect()
     }
 
     /// The agent's first valid Visit-time as a :class:`VisitTime` (UTC),
@@ -416,20 +694,22 @@ impl Policy {
     /// Every valid Visit-time of the agent, in file order.
     #[getter]
     fn visit_times<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.file()?
-            .policy()
-            .meta()
-            .visit_times()
-            .map(|w| convert::visit_time(py, &w))
-            .collect()
+        let source = self.source()?;
+        let windows = Answerer::of(&source).records().visit_times();
+        windows.iter().map(|w| convert::visit_time(py, w)).collect()
     }
 
     /// What the compiler reported (ignored lines, limits reached, …) when
     /// this policy was compiled by :func:`robocc.compile`; empty for a
-    /// policy read from bytes or a file.
+    /// policy read from bytes or a file. They are the whole compile's, so
+    /// a policy of :func:`compile` is compiled now if it was not yet, as
+    /// for :meth:`to_bytes` (:class:`robocc.CompileError` when its rules do
+    /// not fit the automaton budget).
     #[getter]
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics
+    fn diagnostics(&self, py: Python<'_>) -> PyResult<Vec<Diagnostic>> {
+        let source = self.source()?;
+        let (_, diagnostics) = artifact(py, &source)?;
+        Ok(diagnostics
             .iter()
             .map(|d| Diagnostic {
                 line: d.line,
@@ -437,22 +717,53 @@ impl Policy {
                 severity: d.severity.name(),
                 message: d.message.clone(),
             })
-            .collect()
+            .collect())
+    }
+
+    /// Whether the automaton is built: always for a policy read from
+    /// bytes or a file or compiled with ``eager=True``; for one of
+    /// :func:`compile`, once its checks have cost about what compiling
+    /// does, or once something needed the artifact (:meth:`to_bytes`,
+    /// :meth:`save`, pickling, :attr:`diagnostics`). Until then (and for
+    /// good when its rules do not fit the automaton budget) it answers
+    /// from the rules, alike.
+    #[getter]
+    fn compiled(&self) -> PyResult<bool> {
+        Ok(match &*self.source()? {
+            Source::File { .. } => true,
+            Source::Rules(c) => c.is_compiled(),
+        })
     }
 
     fn __repr__(&self) -> String {
-        let Ok(file) = self.file() else {
+        let Ok(source) = self.source() else {
             return "<robocc.Policy closed>".to_string();
         };
-        let p = file.policy();
-        let h = p.header();
+        let a = Answerer::of(&source);
+        let automata = match a {
+            Answerer::Compiled(p) => p.header().automata.to_string(),
+            Answerer::Rules(_) => "(not compiled yet)".to_string(),
+        };
         format!(
-            "<robocc.Policy agent={:?} dialect={} rules={} automata={}>",
-            h.agent,
-            h.dialect,
-            p.rule_count(),
-            h.automata
+            "<robocc.Policy agent={:?} dialect={} rules={} automata={automata}>",
+            a.agent(),
+            a.dialect(),
+            a.rule_count(),
         )
+    }
+}
+
+impl Policy {
+    /// The values of the file's global records of `kind` with a value, in
+    /// file order.
+    fn global_values(&self, kind: RecordKind) -> PyResult<Vec<String>> {
+        let source = self.source()?;
+        let values = Answerer::of(&source).records().global(kind);
+        Ok(values
+            .into_iter()
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+            .collect())
     }
 }
 
@@ -598,6 +909,18 @@ impl Diagnostic {
 /// Compiles a robots.txt for the product token ``agent`` into a
 /// :class:`Policy`.
 ///
+/// The policy answers at once: ``compile`` reads the file up to its rules
+/// (microseconds for a typical file) and the first checks are answered
+/// from them; once those have cost about what compiling the automaton
+/// does, it is compiled (the GIL released) and answers the rest. Every
+/// answer is the one the compiled policy gives (verdict and deciding rule,
+/// every usage). What needs the artifact compiles it at once, once:
+/// :meth:`Policy.to_bytes`, :meth:`Policy.save`, pickling and
+/// :attr:`Policy.diagnostics`; the records (:attr:`Policy.crawl_delay`,
+/// :attr:`Policy.sitemaps`, …) do not. ``eager=True`` compiles before
+/// returning, as ``compile`` did before it answered from the rules (the
+/// budget errors below are then raised here).
+///
 /// ``robots`` is the file's contents: ``bytes``, or text (encoded as
 /// UTF-8). A ``str`` of one line that names an existing file, or that no
 /// robots.txt line could be (no ``:`` or space: ``"robots.txt"``), is a
@@ -641,10 +964,19 @@ impl Diagnostic {
 /// ``training_agents`` or ``purposes`` with a dialect they do not apply
 /// to, ``training_agents`` that are not product tokens); ``TypeError`` for
 /// an argument of the wrong type (a ``bool`` as a limit, a ``str`` as a
-/// list); :class:`robocc.CompileError` when the file cannot be compiled
-/// within the budget: its message names the keyword that raises the limit
-/// (``max_automata=0`` …), which its ``limit`` attribute holds.
-/// The GIL is released while compiling.
+/// list).
+///
+/// A file whose rules do not fit the automaton budget (``max_states``,
+/// ``max_table_bytes``, ``max_automata``, ``compile_timeout``) is answered
+/// from its rules for every check (what the automaton compiled with that
+/// limit lifted answers), and what needs the artifact raises
+/// :class:`robocc.CompileError`: its message names the keyword that raises
+/// the limit (``max_automata=0`` …), which its ``limit`` attribute holds.
+/// So does a file whose AI-usage preference statements do not fit beside
+/// its rules (the policy answers them as written); with ``eager=True``,
+/// ``compile`` raises the first and compiles the second without its
+/// preferences (``crawl`` only, every preference unknown: the
+/// ``signals-dropped`` diagnostic), as before.
 #[pyfunction]
 #[pyo3(signature = (
     robots, agent, *,
@@ -656,6 +988,7 @@ impl Diagnostic {
     compile_timeout = Seconds::new(Budget::default().time.as_secs_f64()),
     records_close_groups = false, training_agents = Strings::default(),
     purposes = Strings::default(), layout = "auto", references = References::default(),
+    eager = false,
 ))]
 // Written out: PyO3 would show the defaults that are not literals as `...`
 // (checked against the library's constants at import:
@@ -665,7 +998,7 @@ impl Diagnostic {
                       data_txt=False, max_bytes=512000, max_line_len=16663, max_rules=100000, \
                       max_states=200000, max_table_bytes=268435456, max_automata=1024, \
                       compile_timeout=30.0, records_close_groups=False, training_agents=(), \
-                      purposes=(), layout='auto', references={})"
+                      purposes=(), layout='auto', references={}, eager=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -688,6 +1021,7 @@ pub fn compile(
     purposes: Strings,
     layout: &str,
     references: References,
+    eager: bool,
 ) -> PyResult<Policy> {
     let body = convert::robots_body(robots, "robots")?;
     let options = Options {
@@ -710,18 +1044,35 @@ pub fn compile(
     }
     .compile_options(Some(&body))?;
     crate::check_agent(py, agent, options.dialect)?;
+    if !eager {
+        // Reading a file up to its rules takes microseconds: the GIL is
+        // kept (releasing it can cost another thread's switch interval)
+        // but for a large file.
+        let read = || Checker::new(&body, agent, &options);
+        let checker = if body.len() > READ_WITH_GIL {
+            py.detach(read)
+        } else {
+            read()
+        };
+        return checker
+            .map(|c| Policy::new(Source::Rules(Box::new(c))))
+            .map_err(|e| compile_error(py, &e));
+    }
     let compiled = py
         .detach(|| robocc_compiler::compile(&body, agent, &options))
         .map_err(|e| compile_error(py, &e))?;
-    let file = PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| {
+    let file = PolicyFile::from_aligned(compiled.to_bytes()).map_err(|e| {
         // The compiler's own output failing validation is a robocc bug.
         CompileError::new_err(format!("the compiled artifact was refused: {e}"))
     })?;
-    Ok(Policy {
-        file: Slot::new("Policy", file),
+    Ok(Policy::new(Source::File {
+        file,
         diagnostics: compiled.diagnostics,
-    })
+    }))
 }
+
+/// Bodies up to this size are read for a checker with the GIL held.
+const READ_WITH_GIL: usize = 64 * 1024;
 
 /// A compile error as `robocc.CompileError` (`robocc.AgentError` for a bad
 /// agent). A budget's message ends with the keyword that raises it, as the
@@ -729,12 +1080,22 @@ pub fn compile(
 /// that keyword (`None` for other errors): the Scrapy and Protego adapters
 /// read it.
 pub fn compile_error(py: Python<'_>, e: &robocc_compiler::CompileError) -> PyErr {
+    compile_error_advising(py, e, None)
+}
+
+/// [`compile_error`], with `more` advice after the budget's.
+fn compile_error_advising(
+    py: Python<'_>,
+    e: &robocc_compiler::CompileError,
+    more: Option<&str>,
+) -> PyErr {
     if let robocc_compiler::CompileError::BadAgent(why) = e {
         return crate::agent_error(py, why);
     }
     let keyword = budget_keyword(e);
+    let more = more.map_or(String::new(), |m| format!("; {m}"));
     let message = match keyword {
-        Some(k) => format!("{e} (raise the limit with {k}=N, or {k}=0 for no limit)"),
+        Some(k) => format!("{e} (raise the limit with {k}=N, or {k}=0 for no limit{more})"),
         None => e.to_string(),
     };
     let err = CompileError::new_err(message);

@@ -34,6 +34,17 @@ impl<T> Slot<T> {
         })
     }
 
+    /// Replaces what it holds by `f`'s answer when there is one (and the
+    /// slot is not closed); a check holding the old `Arc` finishes on it.
+    pub(crate) fn replace(&self, f: impl FnOnce(&T) -> Option<T>) {
+        let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(new) = held.as_deref().and_then(f) {
+            let old = held.replace(Arc::new(new));
+            drop(held);
+            drop(old);
+        }
+    }
+
     /// Empties the slot (closing again does nothing); a check holding an
     /// `Arc` finishes first on what it holds.
     pub(crate) fn close(&self) {

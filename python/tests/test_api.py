@@ -382,12 +382,18 @@ def test_compile_errors_carry_the_rust_message():
     # acap compiles (its crawl channel answers through the binding).
     acap = robocc.compile(b"ACAP-crawler: *\nACAP-disallow-crawl: /x\n", "Bot", dialect="acap")
     assert not acap.allowed("/x/1") and acap.allowed("/y")
+    # Over the budget: raised where the automaton is needed (eager=True:
+    # at once; otherwise the policy answers from its rules and to_bytes
+    # raises).
+    over = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300))
     with pytest.raises(robocc.CompileError, match="budget"):
-        robocc.compile(b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300)), "Bot", max_states=10, max_automata=1)
+        robocc.compile(over, "Bot", max_states=10, max_automata=1, eager=True)
+    with pytest.raises(robocc.CompileError, match="budget"):
+        robocc.compile(over, "Bot", max_states=10, max_automata=1).to_bytes()
     # A deadline is the file's, not the rule lowered when it passed.
     many = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b*c%d\n" % (i, i) for i in range(20000))
     with pytest.raises(robocc.CompileError, match="lowering takes longer than") as e:
-        robocc.compile(many, "Bot", compile_timeout=0.001)
+        robocc.compile(many, "Bot", compile_timeout=0.001, eager=True)
     assert "alone" not in str(e.value) and "implicit rule" not in str(e.value)
 
 
@@ -674,18 +680,26 @@ def test_signatures_show_the_real_defaults(name):
 def test_a_budget_error_names_the_keyword_that_raises_it():
     """As the CLI names --max-automata (python audit F1)."""
     body = (pathlib.Path(__file__).resolve().parents[2] / "corpus/hostile/overlapping-star-dollar.txt").read_bytes()
-    with pytest.raises(robocc.CompileError) as e:
-        robocc.compile(body, "Bot")
-    assert e.value.limit == "max_automata"
-    assert "(raise the limit with max_automata=N, or max_automata=0 for no limit)" in str(e.value)
+    # Raised by compile(eager=True), and by what needs the artifact of a
+    # policy that answers from its rules: the same error.
+    lazy = robocc.compile(body, "Bot")
+    for needs in (lambda: robocc.compile(body, "Bot", eager=True), lazy.to_bytes):
+        with pytest.raises(robocc.CompileError) as e:
+            needs()
+        assert e.value.limit == "max_automata"
+        assert "(raise the limit with max_automata=N, or max_automata=0 for no limit)" in str(e.value)
     assert robocc.compile(body, "Bot", max_automata=0).allowed("/") is True
+    assert lazy.allowed("/") is True
     with pytest.raises(robocc.AgentError) as e:
         robocc.compile(body, "Bot/1")
     assert e.value.limit is None
     many = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b*c%d\n" % (i, i) for i in range(20000))
     with pytest.raises(robocc.CompileError) as e:
-        robocc.compile(many, "Bot", compile_timeout=0.001)
+        robocc.compile(many, "Bot", compile_timeout=0.001, eager=True)
     assert e.value.limit == "compile_timeout" and "compile_timeout=0 for no limit" in str(e.value)
+    with pytest.raises(robocc.CompileError) as e:
+        robocc.compile(many, "Bot", compile_timeout=0.001).diagnostics
+    assert e.value.limit == "compile_timeout"
 
 
 def test_a_corrupted_policy_says_so_plainly():

@@ -105,11 +105,29 @@ def test_crawl_delay_and_options():
         RobotParser(b"", None, no_such_option=1)
 
 
-def test_a_file_that_cannot_compile_disallows_everything(caplog):
-    """Over a memory or time limit: the site is disallowed, and the log line
-    says which site, which limit and how to raise it (python audit F1)."""
+def test_a_file_over_the_budget_is_answered_from_its_rules(caplog):
+    """robocc.compile answers from the rules and compiles the automaton only
+    when the checks pay for it: a file whose automaton does not fit the
+    memory or time limits is answered as written, with nothing to warn
+    about (it used to disallow its site: a compile error left no answer)."""
     body = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300))
     rp = RobotParser(body, None, max_states=10, max_automata=1)
+    unlimited = robocc.compile(body, "bot", max_states=0, eager=True)
+    with caplog.at_level(logging.INFO, logger="robocc"):
+        for path in ("/", "/xa7yb", "/a7b", "/xa300b", "/b"):
+            url = "https://shop.example:8080" + path
+            assert rp.allowed(url, "bot") is unlimited.allowed(path), path
+        assert rp.crawl_delay("bot") is None
+    assert [r for r in caplog.records if r.name == "robocc"] == []
+
+
+def test_eager_compiling_disallows_a_file_over_the_budget(caplog):
+    """With eager=True (compile before the first answer) a file over the
+    memory or time limits cannot be answered: the site is disallowed, and
+    the log line says which site, which limit and how to raise it (python
+    audit F1)."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /*a%d*b\n" % i for i in range(300))
+    rp = RobotParser(body, None, max_states=10, max_automata=1, eager=True)
     with caplog.at_level(logging.WARNING, logger="robocc"):
         assert rp.allowed("https://shop.example:8080/", "bot") is False
     [record] = [r for r in caplog.records if r.name == "robocc"]
@@ -121,26 +139,29 @@ def test_a_file_that_cannot_compile_disallows_everything(caplog):
 
 
 def test_a_file_over_the_automata_limit_is_read_as_google_reads_it(caplog):
-    """A file that needs more than 1024 automata is compiled again with no
-    automata limit: the crawler gets Google's answers (Protego fetches
-    these URLs too), at the cost of slower checks (python audit F1)."""
+    """A file that needs more than 1024 automata gets Google's answers
+    (Protego fetches these URLs too), at the cost of slower checks (python
+    audit F1): the adapters lift the automata limit unless it is set, so
+    its automaton, once the checks pay for it, is built too."""
     body = (CORPUS / "hostile" / "overlapping-star-dollar.txt").read_bytes()
     with pytest.raises(robocc.CompileError, match="max_automata=0"):
-        robocc.compile(body, "Scrapy")
-    rp = RobotParser.from_crawler(None, body)
-    with caplog.at_level(logging.INFO, logger="robocc"):
-        assert rp.allowed("https://hostile.example/", "Scrapy/2.13 (+https://scrapy.org)") is True
-        assert rp.allowed("https://hostile.example/page.html", "Scrapy") is True
-    [record] = [r for r in caplog.records if r.name == "robocc"]
-    assert record.levelno == logging.INFO
-    assert "robots.txt of hostile.example" in record.getMessage()
-    assert "compiled with max_automata=0 instead" in record.getMessage()
-    ours = robocc.compile(body, "Scrapy", max_automata=0)
-    for path in ("/", "/page.html", "/a/b$", "/x.php"):
-        assert rp.allowed("https://hostile.example" + path, "Scrapy") is ours.allowed(path)
-    # A limit the project set is the project's: kept, and the site disallowed.
+        robocc.compile(body, "Scrapy", eager=True)
+    ours = robocc.compile(body, "Scrapy", max_automata=0, eager=True)
+    for options in ({}, {"eager": True}):
+        rp = RobotParser.from_crawler(None, body) if not options else RobotParser(body, None, **options)
+        with caplog.at_level(logging.INFO, logger="robocc"):
+            assert rp.allowed("https://hostile.example/", "Scrapy/2.13 (+https://scrapy.org)") is True
+            assert rp.allowed("https://hostile.example/page.html", "Scrapy") is True
+            for path in ("/", "/page.html", "/a/b$", "/x.php"):
+                assert rp.allowed("https://hostile.example" + path, "Scrapy") is ours.allowed(path)
+        assert [r for r in caplog.records if r.name == "robocc"] == [], options
+    # A limit the project set is the project's: it bounds the automaton;
+    # the checks are answered from the rules (with eager=True, which must
+    # build it first, the site is disallowed).
     strict = RobotParser(body, None, max_automata=1024)
-    caplog.clear()
+    assert strict.allowed("https://hostile.example/", "Scrapy") is True
+    assert strict.allowed("https://hostile.example/x.php", "Scrapy") is ours.allowed("/x.php")
+    strict = RobotParser(body, None, max_automata=1024, eager=True)
     with caplog.at_level(logging.WARNING, logger="robocc"):
         assert strict.allowed("https://hostile.example/", "Scrapy") is False
     assert "ROBOCC_OPTIONS = {'max_automata': 0}" in caplog.text
