@@ -1,48 +1,22 @@
 //! Threads and their closure: a thread is a position in a pattern; a DFA
-//! state under construction ([`StateKey`]) is the live threads and what
-//! matched for good. [`Patterns::normalize`] closes threads under "a `*`
-//! may match nothing" and prunes what can no longer decide (rank, star
-//! dominance, set mode's [`Canonical`]).
+//! state under construction is the live threads and what matched for good
+//! (kept in [`States`](super::states::States)). [`Patterns::normalize`]
+//! closes threads under "a `*` may match nothing" and prunes what can no
+//! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
 use super::{FxHashSet, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
 use crate::ruleset::RuleSet;
-use std::hash::{Hash, Hasher};
 
 /// A thread: a position in a pattern, numbered over all the automaton's
 /// patterns in order ([`Patterns::offset`]: pattern `i`'s position `j` is
 /// `offset[i] + j`), so that threads sort by pattern, then position.
+///
+/// A DFA state under construction is its live threads (sorted) and the
+/// best permanently matched pattern (`NONE` if none); in *set* mode
+/// (acap), every permanently matched pattern instead (sorted).
 pub(super) type Thread = u32;
-
-/// A DFA state under construction: live threads (sorted) and the best
-/// permanently matched pattern (`NONE` if none); in *set* mode (acap),
-/// every permanently matched pattern instead (sorted).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub(super) struct StateKey {
-    pub(super) threads: Vec<Thread>,
-    pub(super) best: u32,
-    pub(super) matched: Vec<u32>,
-}
-
-impl Hash for StateKey {
-    /// Two threads per word.
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_usize(self.threads.len());
-        let mut pairs = self.threads.chunks_exact(2);
-        for pair in &mut pairs {
-            h.write_u64((u64::from(pair[0]) << 32) | u64::from(pair[1]));
-        }
-        if let [last] = pairs.remainder() {
-            h.write_u32(*last);
-        }
-        h.write_u32(self.best);
-        h.write_usize(self.matched.len());
-        for &m in &self.matched {
-            h.write_u32(m);
-        }
-    }
-}
 
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -331,9 +305,15 @@ impl Patterns<'_> {
     /// `extra` (sorted), given the star threads normalized alone (`base`,
     /// with `base_best`): as [`Patterns::normalize`] of both, which it
     /// equals, but only the patterns `extra` reaches are merged and
-    /// filtered again. `None` when, in a plain automaton, `extra` completes
-    /// a pattern that beats `base_best` (any pattern of `base` may then be
-    /// beaten: the caller normalizes the whole).
+    /// filtered again. Its threads go to `out` (overwritten) and its best
+    /// is returned.
+    ///
+    /// When, in a plain automaton, `extra` completes a pattern that beats
+    /// `base_best`, the patterns of `base` it beats are dropped too:
+    /// closing is a union, so the best of both is the better of the two
+    /// bests, and a pattern `base` kept beats `base_best`, so only the new
+    /// best can beat it (and one `base` dropped for rank is beaten by the
+    /// new best as well).
     pub(super) fn join_ranked(
         &self,
         base: &[Thread],
@@ -341,14 +321,14 @@ impl Patterns<'_> {
         extra: &[Thread],
         closed: &mut Vec<Thread>,
         group: &mut Vec<Thread>,
-    ) -> Option<StateKey> {
+        out: &mut Vec<Thread>,
+    ) -> u32 {
         debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
         let mut best = base_best;
         self.close_ranked(extra, true, &mut best, closed);
-        if self.mode != Mode::Register && best != base_best {
-            return None;
-        }
-        let mut out = Vec::with_capacity(base.len() + closed.len());
+        // Is `base` filtered by the new best?
+        let beaten = self.mode != Mode::Register && best != base_best;
+        out.clear();
         let (mut cur, mut k) = (0, 0);
         while k < closed.len() {
             let i = self.pat(closed[k]);
@@ -359,10 +339,11 @@ impl Patterns<'_> {
                 end += 1;
             }
             // Pattern `i`'s threads in `base`: they were kept with the same
-            // best, so `i` is not beaten if it has any.
-            let a_start = cur + base[cur..].partition_point(|&t| t < first);
-            let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
-            out.extend_from_slice(&base[cur..a_start]);
+            // best, so `i` is not beaten if it has any. The patterns come
+            // in order: search forward from the last one.
+            let a_start = cur + gallop(&base[cur..], |t| t < first);
+            let a_end = a_start + gallop(&base[a_start..], |t| t <= last);
+            self.copy_unbeaten(&base[cur..a_start], beaten, best, out);
             if self.mode == Mode::Register || self.beats(i, best) {
                 // The union of both, then what `normalize_ranked` keeps of a
                 // pattern (what `base` dropped of it by its own last `*`, a
@@ -400,24 +381,41 @@ impl Patterns<'_> {
             cur = a_end;
             k = end;
         }
-        out.extend_from_slice(&base[cur..]);
-        Some(StateKey {
-            threads: out,
-            best,
-            matched: Vec::new(),
-        })
+        self.copy_unbeaten(&base[cur..], beaten, best, out);
+        best
     }
 
-    /// Set mode: the rules matched if the path ends in state `key` (sorted
-    /// rule ids).
-    pub(super) fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
-        let ended = key
-            .threads
+    /// Appends `part` (whole patterns' threads of a normalized state) to
+    /// `out`; when `beaten`, only the patterns that beat `best`.
+    #[inline]
+    fn copy_unbeaten(&self, part: &[Thread], beaten: bool, best: u32, out: &mut Vec<Thread>) {
+        if !beaten {
+            out.extend_from_slice(part);
+            return;
+        }
+        let mut k = 0;
+        while k < part.len() {
+            let i = self.pat(part[k]);
+            let last = self.offset[i as usize + 1] - 1;
+            let mut end = k + 1;
+            while end < part.len() && part[end] <= last {
+                end += 1;
+            }
+            if self.beats(i, best) {
+                out.extend_from_slice(&part[k..end]);
+            }
+            k = end;
+        }
+    }
+
+    /// Set mode: the rules matched if the path ends in the state of
+    /// `threads` and `matched` (sorted rule ids).
+    pub(super) fn matched_rules(&self, threads: &[Thread], matched: &[u32]) -> Vec<usize> {
+        let ended = threads
             .iter()
             .filter(|&&t| self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize])
             .map(|&t| self.pat(t));
-        let mut rules: Vec<usize> = key
-            .matched
+        let mut rules: Vec<usize> = matched
             .iter()
             .copied()
             .chain(ended)
@@ -428,11 +426,12 @@ impl Patterns<'_> {
         rules
     }
 
-    /// The winning pattern if the path ends in state `key` (a register
-    /// automaton: among the emit and the `$` patterns completed there).
-    pub(super) fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
-        let mut best = key.best;
-        for &t in &key.threads {
+    /// The winning pattern if the path ends in the state of `threads` and
+    /// `best` (a register automaton: among the emit and the `$` patterns
+    /// completed there).
+    pub(super) fn winning_pattern(&self, threads: &[Thread], best: u32) -> Option<u32> {
+        let mut best = best;
+        for &t in threads {
             if self.kind(t) == KIND_END {
                 let i = self.pat(t);
                 if self.dollar[i as usize] && self.beats(i, best) {
@@ -441,5 +440,35 @@ impl Patterns<'_> {
             }
         }
         (best != NONE).then_some(best)
+    }
+}
+
+/// How many leading elements of `s` (sorted) satisfy `pred` (true on a
+/// prefix of `s`): an exponential search, in steps of the logarithm of the
+/// answer rather than of `s`'s length.
+#[inline]
+fn gallop(s: &[Thread], pred: impl Fn(Thread) -> bool) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step <= s.len() && pred(s[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step - 1).min(s.len());
+    lo + s[lo..hi].partition_point(|&t| pred(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gallop;
+
+    #[test]
+    fn gallop_is_partition_point() {
+        let s: Vec<u32> = (0..100).map(|k| k * 2).collect();
+        for n in 0..s.len() {
+            for x in 0..=200 {
+                let p = |t: u32| t < x;
+                assert_eq!(gallop(&s[..n], p), s[..n].partition_point(|&t| p(t)));
+            }
+        }
     }
 }

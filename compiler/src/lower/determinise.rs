@@ -1,10 +1,11 @@
 //! Determinisation: the byte classes of one automaton's patterns, and the
 //! subset construction over them ([`build_one`]), which interns each state
-//! ([`StateKey`]) by first appearance and resolves its outcome once.
+//! ([`States`]) by first appearance and resolves its outcome once.
 
-use super::closure::{Patterns, StateKey, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
+use super::closure::{Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{finish, Register};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
+use super::states::States;
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
 use crate::outcome;
@@ -99,6 +100,14 @@ pub(super) struct Scratch {
     base: Vec<Thread>,
     /// [`Patterns::join_ranked`]'s threads of one pattern.
     group: Vec<Thread>,
+    /// The successor being made: its threads and (set mode) matched
+    /// patterns.
+    next: Vec<Thread>,
+    next_matched: Vec<u32>,
+    /// A copy of the state whose successors are made (the interning
+    /// appends to the arena it is in).
+    own: Vec<Thread>,
+    own_matched: Vec<u32>,
 }
 
 impl Scratch {
@@ -110,6 +119,10 @@ impl Scratch {
             closed: Vec::new(),
             base: Vec::new(),
             group: Vec::new(),
+            next: Vec::new(),
+            next_matched: Vec::new(),
+            own: Vec::new(),
+            own_matched: Vec::new(),
         }
     }
 }
@@ -134,32 +147,82 @@ impl Patterns<'_> {
         self.offset.push(self.kind.len() as u32);
     }
 
-    /// The states reached from `key` on every class at once: a thread at a
-    /// `*` goes to every class, a thread at byte `c` only to `c`'s class, a
-    /// thread at a set to the classes inside it, so classes no thread names
-    /// share one successor, computed once. Fills `named` with (class,
-    /// successor) for the classes some thread names, in class order, and
-    /// returns the shared successor if a class (the end class aside) needs
-    /// it. The end class's successor is not computed: it ends the path.
+    /// The successor of the state (`threads`, `key_best`, `key_matched`)
+    /// whose threads are the star threads (`stars`; normalized alone:
+    /// `base`, `base_best`, ranked mode) and `extra`, into `next` and
+    /// `next_matched`; returns its best.
+    #[allow(clippy::too_many_arguments)]
+    fn make(
+        &self,
+        key_best: u32,
+        key_matched: &[u32],
+        stars: &[Thread],
+        base: &[Thread],
+        base_best: u32,
+        extra: &[Thread],
+        s: &mut Scratch,
+    ) -> u32 {
+        if self.mode != Mode::Sets {
+            return self.join_ranked(
+                base,
+                base_best,
+                extra,
+                &mut s.closed,
+                &mut s.group,
+                &mut s.next,
+            );
+        }
+        // Both are sorted: merge them (normalize is quicker on sorted
+        // threads).
+        let next = &mut s.next;
+        next.clear();
+        let (mut a, mut b) = (0, 0);
+        while a < stars.len() && b < extra.len() {
+            if stars[a] <= extra[b] {
+                next.push(stars[a]);
+                a += 1;
+            } else {
+                next.push(extra[b]);
+                b += 1;
+            }
+        }
+        next.extend_from_slice(&stars[a..]);
+        next.extend_from_slice(&extra[b..]);
+        // Set mode.
+        let mut best = key_best;
+        s.next_matched.clear();
+        s.next_matched.extend_from_slice(key_matched);
+        self.normalize(next, &mut best, &mut s.next_matched, &mut s.closed);
+        best
+    }
+
+    /// The states reached from state `i` of `states` on every class at
+    /// once, interned in class order (states are numbered by first
+    /// appearance) and written to `row`: a thread at a `*` goes to every
+    /// class, a thread at byte `c` only to `c`'s class, a thread at a set
+    /// to the classes inside it, so classes no thread names share one
+    /// successor, computed once and interned where its first class comes.
+    /// The end class's entry is left alone: it ends the path.
     pub(super) fn successors(
         &self,
-        key: &StateKey,
+        states: &mut States,
+        i: usize,
         classes: &Classes,
-        scratch: &mut Scratch,
-        named: &mut Vec<(usize, StateKey)>,
-    ) -> Option<StateKey> {
-        let Scratch {
-            stars,
-            by_class,
-            touched,
-            closed,
-            base,
-            group,
-        } = scratch;
-        stars.clear();
-        named.clear();
-        for &t in &key.threads {
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        s.stars.clear();
+        let mut own = std::mem::take(&mut s.own);
+        let mut own_matched = std::mem::take(&mut s.own_matched);
+        own.clear();
+        own.extend_from_slice(states.threads(i));
+        own_matched.clear();
+        own_matched.extend_from_slice(states.matched(i));
+        let key_best = states.best(i);
+        for &t in &own {
             let step = t + 1;
+            let by_class = &mut s.by_class;
+            let touched = &mut s.touched;
             let mut push = |c: usize| {
                 if by_class[c].is_empty() {
                     touched.push(c);
@@ -167,7 +230,7 @@ impl Patterns<'_> {
                 by_class[c].push(step);
             };
             match self.kind(t) {
-                KIND_STAR => stars.push(t),
+                KIND_STAR => s.stars.push(t),
                 KIND_END => {}
                 KIND_SET => {
                     let atom = self.at(t).expect("a set or any byte");
@@ -185,58 +248,70 @@ impl Patterns<'_> {
         let mut base_best = if self.mode == Mode::Register {
             NONE
         } else {
-            key.best
+            key_best
         };
+        let stars = std::mem::take(&mut s.stars);
+        let mut base = std::mem::take(&mut s.base);
         if self.mode != Mode::Sets {
             base.clear();
-            base.extend_from_slice(stars);
-            self.normalize_ranked(base, &mut base_best, closed);
+            base.extend_from_slice(&stars);
+            self.normalize_ranked(&mut base, &mut base_best, &mut s.closed);
         }
-        let mut make = |extra: &[Thread]| {
-            if self.mode != Mode::Sets {
-                if let Some(next) = self.join_ranked(base, base_best, extra, closed, group) {
-                    return next;
+        s.touched.sort_unstable();
+        let touched = std::mem::take(&mut s.touched);
+        // The first live class no thread names: where the shared successor
+        // is interned, if any class needs it.
+        let mut shared_at = None;
+        {
+            let mut k = 0;
+            for c in 0..classes.count {
+                if k < touched.len() && touched[k] == c {
+                    k += 1;
+                } else if c != END_CLASS {
+                    shared_at = Some(c);
+                    break;
                 }
             }
-            // Both are sorted: merge them (normalize is quicker on sorted
-            // threads).
-            let mut next = Vec::with_capacity(stars.len() + extra.len());
-            let (mut a, mut b) = (0, 0);
-            while a < stars.len() && b < extra.len() {
-                if stars[a] <= extra[b] {
-                    next.push(stars[a]);
-                    a += 1;
-                } else {
-                    next.push(extra[b]);
-                    b += 1;
-                }
-            }
-            next.extend_from_slice(&stars[a..]);
-            next.extend_from_slice(&extra[b..]);
-            let mut best = if self.mode == Mode::Register {
-                NONE
-            } else {
-                key.best
-            };
-            let mut matched = key.matched.clone();
-            self.normalize(&mut next, &mut best, &mut matched, closed);
-            StateKey {
-                threads: next,
-                best,
-                matched,
-            }
+        }
+        let mut shared_id = None;
+        let intern_shared = |s: &mut Scratch, states: &mut States| {
+            let best = self.make(key_best, &own_matched, &stars, &base, base_best, &[], s);
+            states.intern(&s.next, best, &s.next_matched) as u32
         };
-        touched.sort_unstable();
-        for &c in touched.iter() {
-            if c != END_CLASS {
-                named.push((c, make(&by_class[c])));
+        for &c in &touched {
+            if c == END_CLASS {
+                s.by_class[c].clear();
+                continue;
             }
-            by_class[c].clear();
+            if shared_id.is_none() && shared_at.is_some_and(|at| at < c) {
+                shared_id = Some(intern_shared(s, states));
+            }
+            let extra = std::mem::take(&mut s.by_class[c]);
+            let best = self.make(key_best, &own_matched, &stars, &base, base_best, &extra, s);
+            row[c] = states.intern(&s.next, best, &s.next_matched) as u32;
+            s.by_class[c] = extra;
+            s.by_class[c].clear();
         }
-        let live_named = named.len();
-        touched.clear();
-        // Live classes: all but the end class.
-        (live_named < classes.count - 1).then(|| make(&[]))
+        if shared_at.is_some() {
+            let id = match shared_id {
+                Some(id) => id,
+                None => intern_shared(s, states),
+            };
+            let mut k = 0;
+            for (c, r) in row.iter_mut().enumerate() {
+                if k < touched.len() && touched[k] == c {
+                    k += 1;
+                } else if c != END_CLASS {
+                    *r = id;
+                }
+            }
+        }
+        s.touched = touched;
+        s.touched.clear();
+        s.stars = stars;
+        s.base = base;
+        s.own = own;
+        s.own_matched = own_matched;
     }
 }
 
@@ -258,22 +333,14 @@ pub(super) fn build_one(
     pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
-    let mut start = StateKey {
-        threads: pats.offset[..pats.rule.len()].to_vec(),
-        best: NONE,
-        matched: Vec::new(),
-    };
     let mut scratch = Scratch::new(nclasses);
-    pats.normalize(
-        &mut start.threads,
-        &mut start.best,
-        &mut start.matched,
-        &mut scratch.closed,
-    );
-
-    let mut index: FxHashMap<StateKey, usize> = FxHashMap::default();
-    let mut keys: Vec<StateKey> = vec![start.clone()];
-    index.insert(start, 0);
+    let mut states = States::new();
+    {
+        let mut threads = pats.offset[..pats.rule.len()].to_vec();
+        let (mut best, mut matched) = (NONE, Vec::new());
+        pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
+        states.intern(&threads, best, &matched);
+    }
     let mut succ: Vec<Vec<usize>> = Vec::new();
     let mut outcome: Vec<u32> = Vec::new();
     // Register automata: priority of each pattern (1 + its place in rank
@@ -287,18 +354,18 @@ pub(super) fn build_one(
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
-    let mut named = Vec::new();
+    let mut row = vec![0u32; nclasses];
     // Outcome id of each winning pattern (index `npatterns`: no winner).
     let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
     let mut i = 0;
-    while i < keys.len() {
-        if keys.len() > budget.max_states {
+    while i < states.len() {
+        if states.len() > budget.max_states {
             note(
                 ctx,
                 format_args!(
                     "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
-                    keys.len(),
+                    states.len(),
                     started.elapsed()
                 ),
             );
@@ -307,79 +374,49 @@ pub(super) fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        // The index keeps its own copy of the key.
-        let key = std::mem::take(&mut keys[i]);
-        threads_total += key.threads.len() + key.matched.len();
+        let live = states.threads(i).len();
+        threads_total += live + states.matched(i).len();
         if threads_total > budget.max_threads {
             note(
                 ctx,
                 format_args!(
                     "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
-                    keys.len(),
+                    states.len(),
                     started.elapsed()
                 ),
             );
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
-        let mut row = vec![0usize; nclasses];
-        if key.threads.is_empty() {
+        row.fill(0);
+        if live == 0 {
             // Nothing left to match: the state loops on itself.
             for (c, r) in row.iter_mut().enumerate() {
                 if c != end_class {
-                    *r = i;
+                    *r = i as u32;
                 }
             }
         } else {
-            let mut intern = |next: StateKey| {
-                let n = keys.len();
-                *index.entry(next).or_insert_with_key(|k| {
-                    keys.push(k.clone());
-                    n
-                })
-            };
-            // Interned in class order, as states are numbered by first
-            // appearance.
-            let mut shared = pats.successors(&key, &classes, &mut scratch, &mut named);
-            let mut shared_id = None;
-            // Classes `from..to` (the end class aside) go to the shared
-            // successor, interned where its first class comes.
-            let mut fill_shared =
-                |row: &mut [usize],
-                 from: usize,
-                 to: usize,
-                 intern: &mut dyn FnMut(StateKey) -> usize| {
-                    for (c, r) in row.iter_mut().enumerate().take(to).skip(from) {
-                        if c != end_class {
-                            *r = *shared_id.get_or_insert_with(|| {
-                                intern(shared.take().expect("a class needs it"))
-                            });
-                        }
-                    }
-                };
-            let mut from = 0;
-            for (c, next) in named.drain(..) {
-                fill_shared(&mut row, from, c, &mut intern);
-                row[c] = intern(next);
-                from = c + 1;
-            }
-            fill_shared(&mut row, from, nclasses, &mut intern);
+            pats.successors(&mut states, i, &classes, &mut scratch, &mut row);
         }
+        let (threads, best) = (states.threads(i), states.best(i));
         match mode {
             Mode::Register => {
-                outcome.push(priority(pats.winning_pattern(&key)));
-                emit.push(priority((key.best != NONE).then_some(key.best)));
-                dead.push(key.threads.is_empty());
+                outcome.push(priority(pats.winning_pattern(threads, best)));
+                emit.push(priority((best != NONE).then_some(best)));
+                dead.push(threads.is_empty());
             }
             Mode::Sets => {
-                let matched = pats.matched_rules(&key);
+                let matched = pats.matched_rules(threads, states.matched(i));
                 outcome.push(
                     ctx.table
                         .intern(set.resolution.outcome(&set.rules, None, &matched)),
                 );
             }
             Mode::Plain => {
-                let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
+                let slot = pats
+                    .winning_pattern(threads, best)
+                    .unwrap_or(pats.rule.len() as u32) as usize;
                 if winner_outcome[slot] == u32::MAX {
                     let winner = pats.rule.get(slot).copied();
                     winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
@@ -387,7 +424,7 @@ pub(super) fn build_one(
                 outcome.push(winner_outcome[slot]);
             }
         }
-        succ.push(row);
+        succ.push(row.iter().map(|&t| t as usize).collect());
         i += 1;
     }
     note(
@@ -395,7 +432,7 @@ pub(super) fn build_one(
         format_args!(
             "{} patterns -> {} states, {threads_total} threads ({mode:?}, {nclasses} classes, {:?})",
             pats.rule.len(),
-            keys.len(),
+            states.len(),
             started.elapsed()
         ),
     );

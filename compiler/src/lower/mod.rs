@@ -58,6 +58,7 @@ mod closure;
 mod determinise;
 mod layout;
 mod minimise;
+mod states;
 
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
