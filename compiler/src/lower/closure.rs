@@ -4,6 +4,7 @@
 //! closes threads under "a `*` may match nothing" and prunes what can no
 //! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
+use super::states::thread_hash;
 use super::{FxHashSet, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
@@ -305,8 +306,9 @@ impl Patterns<'_> {
     /// `extra` (sorted), given the star threads normalized alone (`base`,
     /// with `base_best`): as [`Patterns::normalize`] of both, which it
     /// equals, but only the patterns `extra` reaches are merged and
-    /// filtered again. Its threads go to `out` (overwritten) and its best
-    /// is returned.
+    /// filtered again. Its threads go to `out` (overwritten); its best and
+    /// the sum of its threads' hashes are returned (`bsum`: the prefix sums
+    /// of `base`'s, [`thread_hash`]).
     ///
     /// When, in a plain automaton, `extra` completes a pattern that beats
     /// `base_best`, the patterns of `base` it beats are dropped too:
@@ -314,21 +316,24 @@ impl Patterns<'_> {
     /// bests, and a pattern `base` kept beats `base_best`, so only the new
     /// best can beat it (and one `base` dropped for rank is beaten by the
     /// new best as well).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn join_ranked(
         &self,
         base: &[Thread],
+        bsum: &[u64],
         base_best: u32,
         extra: &[Thread],
         closed: &mut Vec<Thread>,
         group: &mut Vec<Thread>,
         out: &mut Vec<Thread>,
-    ) -> u32 {
+    ) -> (u32, u64) {
         debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
         let mut best = base_best;
         self.close_ranked(extra, true, &mut best, closed);
         // Is `base` filtered by the new best?
         let beaten = self.mode != Mode::Register && best != base_best;
         out.clear();
+        let mut h = 0u64;
         let (mut cur, mut k) = (0, 0);
         while k < closed.len() {
             let i = self.pat(closed[k]);
@@ -343,7 +348,7 @@ impl Patterns<'_> {
             // in order: search forward from the last one.
             let a_start = cur + gallop(&base[cur..], |t| t < first);
             let a_end = a_start + gallop(&base[a_start..], |t| t <= last);
-            self.copy_unbeaten(&base[cur..a_start], beaten, best, out);
+            h = h.wrapping_add(self.copy_unbeaten(base, bsum, cur, a_start, beaten, best, out));
             if self.mode == Mode::Register || self.beats(i, best) {
                 // The union of both, then what `normalize_ranked` keeps of a
                 // pattern (what `base` dropped of it by its own last `*`, a
@@ -376,36 +381,56 @@ impl Patterns<'_> {
                     .find(|&&t| self.kind(t) == KIND_STAR)
                     .map_or(0, |&t| t);
                 let permanent = |t: Thread| t == last && !self.dollar[i as usize];
-                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+                for &t in group.iter() {
+                    if t >= floor && !permanent(t) {
+                        out.push(t);
+                        h = h.wrapping_add(thread_hash(t));
+                    }
+                }
             }
             cur = a_end;
             k = end;
         }
-        self.copy_unbeaten(&base[cur..], beaten, best, out);
-        best
+        let h = h.wrapping_add(self.copy_unbeaten(base, bsum, cur, base.len(), beaten, best, out));
+        (best, h)
     }
 
-    /// Appends `part` (whole patterns' threads of a normalized state) to
-    /// `out`; when `beaten`, only the patterns that beat `best`.
+    /// Appends `base[from..to]` (whole patterns' threads of a normalized
+    /// state) to `out`; when `beaten`, only the patterns that beat `best`.
+    /// Returns the sum of the appended threads' hashes (`bsum`: the prefix
+    /// sums of `base`'s).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn copy_unbeaten(&self, part: &[Thread], beaten: bool, best: u32, out: &mut Vec<Thread>) {
+    fn copy_unbeaten(
+        &self,
+        base: &[Thread],
+        bsum: &[u64],
+        from: usize,
+        to: usize,
+        beaten: bool,
+        best: u32,
+        out: &mut Vec<Thread>,
+    ) -> u64 {
         if !beaten {
-            out.extend_from_slice(part);
-            return;
+            out.extend_from_slice(&base[from..to]);
+            return bsum[to].wrapping_sub(bsum[from]);
         }
-        let mut k = 0;
-        while k < part.len() {
-            let i = self.pat(part[k]);
+        let mut h = 0u64;
+        let mut k = from;
+        while k < to {
+            let i = self.pat(base[k]);
             let last = self.offset[i as usize + 1] - 1;
             let mut end = k + 1;
-            while end < part.len() && part[end] <= last {
+            while end < to && base[end] <= last {
                 end += 1;
             }
             if self.beats(i, best) {
-                out.extend_from_slice(&part[k..end]);
+                out.extend_from_slice(&base[k..end]);
+                h = h.wrapping_add(bsum[end].wrapping_sub(bsum[k]));
             }
             k = end;
         }
+        h
     }
 
     /// Set mode: the rules matched if the path ends in the state of

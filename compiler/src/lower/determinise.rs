@@ -5,7 +5,7 @@
 use super::closure::{Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{finish, Register};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
-use super::states::States;
+use super::states::{rest_hash, state_hash, thread_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
 use crate::outcome;
@@ -96,8 +96,15 @@ pub(super) struct Scratch {
     touched: Vec<usize>,
     /// [`Patterns::normalize`]'s closure.
     pub(super) closed: Vec<Thread>,
-    /// Ranked mode: the star threads normalized alone.
+    /// Ranked mode: the star threads normalized alone (`base_best` their
+    /// best, `bsum` the prefix sums of their hashes), for the stars
+    /// `base_stars` and the best `base_key` they were normalized from
+    /// (consecutive states often share them).
     base: Vec<Thread>,
+    base_best: u32,
+    bsum: Vec<u64>,
+    base_stars: Vec<Thread>,
+    base_key: Option<u32>,
     /// [`Patterns::join_ranked`]'s threads of one pattern.
     group: Vec<Thread>,
     /// The successor being made: its threads and (set mode) matched
@@ -118,6 +125,10 @@ impl Scratch {
             touched: Vec::new(),
             closed: Vec::new(),
             base: Vec::new(),
+            base_best: NONE,
+            bsum: Vec::new(),
+            base_stars: Vec::new(),
+            base_key: None,
             group: Vec::new(),
             next: Vec::new(),
             next_matched: Vec::new(),
@@ -150,7 +161,7 @@ impl Patterns<'_> {
     /// The successor of the state (`threads`, `key_best`, `key_matched`)
     /// whose threads are the star threads (`stars`; normalized alone:
     /// `base`, `base_best`, ranked mode) and `extra`, into `next` and
-    /// `next_matched`; returns its best.
+    /// `next_matched`; returns its best and its hash.
     #[allow(clippy::too_many_arguments)]
     fn make(
         &self,
@@ -158,19 +169,22 @@ impl Patterns<'_> {
         key_matched: &[u32],
         stars: &[Thread],
         base: &[Thread],
+        bsum: &[u64],
         base_best: u32,
         extra: &[Thread],
         s: &mut Scratch,
-    ) -> u32 {
+    ) -> (u32, u64) {
         if self.mode != Mode::Sets {
-            return self.join_ranked(
+            let (best, h) = self.join_ranked(
                 base,
+                bsum,
                 base_best,
                 extra,
                 &mut s.closed,
                 &mut s.group,
                 &mut s.next,
             );
+            return (best, h.wrapping_add(rest_hash(best, &[])));
         }
         // Both are sorted: merge them (normalize is quicker on sorted
         // threads).
@@ -193,7 +207,7 @@ impl Patterns<'_> {
         s.next_matched.clear();
         s.next_matched.extend_from_slice(key_matched);
         self.normalize(next, &mut best, &mut s.next_matched, &mut s.closed);
-        best
+        (best, state_hash(next, best, &s.next_matched))
     }
 
     /// The states reached from state `i` of `states` on every class at
@@ -244,19 +258,32 @@ impl Patterns<'_> {
             }
         }
         // Ranked mode: the star threads go to every successor; normalize
-        // them once.
-        let mut base_best = if self.mode == Mode::Register {
+        // them once (unless the previous state had the same).
+        let base_key = if self.mode == Mode::Register {
             NONE
         } else {
             key_best
         };
         let stars = std::mem::take(&mut s.stars);
-        let mut base = std::mem::take(&mut s.base);
-        if self.mode != Mode::Sets {
-            base.clear();
-            base.extend_from_slice(&stars);
-            self.normalize_ranked(&mut base, &mut base_best, &mut s.closed);
+        if self.mode != Mode::Sets && (s.base_key != Some(base_key) || s.base_stars != stars) {
+            s.base.clear();
+            s.base.extend_from_slice(&stars);
+            s.base_best = base_key;
+            self.normalize_ranked(&mut s.base, &mut s.base_best, &mut s.closed);
+            s.bsum.clear();
+            s.bsum.push(0);
+            let mut h = 0u64;
+            for &t in &s.base {
+                h = h.wrapping_add(thread_hash(t));
+                s.bsum.push(h);
+            }
+            s.base_stars.clear();
+            s.base_stars.extend_from_slice(&stars);
+            s.base_key = Some(base_key);
         }
+        let base = std::mem::take(&mut s.base);
+        let bsum = std::mem::take(&mut s.bsum);
+        let base_best = s.base_best;
         s.touched.sort_unstable();
         let touched = std::mem::take(&mut s.touched);
         // The first live class no thread names: where the shared successor
@@ -275,8 +302,17 @@ impl Patterns<'_> {
         }
         let mut shared_id = None;
         let intern_shared = |s: &mut Scratch, states: &mut States| {
-            let best = self.make(key_best, &own_matched, &stars, &base, base_best, &[], s);
-            states.intern(&s.next, best, &s.next_matched) as u32
+            let (best, h) = self.make(
+                key_best,
+                &own_matched,
+                &stars,
+                &base,
+                &bsum,
+                base_best,
+                &[],
+                s,
+            );
+            states.intern(&s.next, best, &s.next_matched, h) as u32
         };
         for &c in &touched {
             if c == END_CLASS {
@@ -287,8 +323,17 @@ impl Patterns<'_> {
                 shared_id = Some(intern_shared(s, states));
             }
             let extra = std::mem::take(&mut s.by_class[c]);
-            let best = self.make(key_best, &own_matched, &stars, &base, base_best, &extra, s);
-            row[c] = states.intern(&s.next, best, &s.next_matched) as u32;
+            let (best, h) = self.make(
+                key_best,
+                &own_matched,
+                &stars,
+                &base,
+                &bsum,
+                base_best,
+                &extra,
+                s,
+            );
+            row[c] = states.intern(&s.next, best, &s.next_matched, h) as u32;
             s.by_class[c] = extra;
             s.by_class[c].clear();
         }
@@ -310,6 +355,7 @@ impl Patterns<'_> {
         s.touched.clear();
         s.stars = stars;
         s.base = base;
+        s.bsum = bsum;
         s.own = own;
         s.own_matched = own_matched;
     }
@@ -339,7 +385,12 @@ pub(super) fn build_one(
         let mut threads = pats.offset[..pats.rule.len()].to_vec();
         let (mut best, mut matched) = (NONE, Vec::new());
         pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
-        states.intern(&threads, best, &matched);
+        states.intern(
+            &threads,
+            best,
+            &matched,
+            state_hash(&threads, best, &matched),
+        );
     }
     let mut succ: Vec<Vec<usize>> = Vec::new();
     let mut outcome: Vec<u32> = Vec::new();

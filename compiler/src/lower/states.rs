@@ -31,40 +31,41 @@ pub(super) struct States {
 
 const EMPTY: u64 = u64::MAX;
 
-/// The hash of a state: the threads four words (eight threads) at a time
-/// in independent lanes, then mixed so that the low bits (the slot) depend
-/// on every input bit.
+/// murmur3's 64-bit finaliser: every input bit moves every output bit.
 #[inline]
-fn hash_state(threads: &[Thread], best: u32, matched: &[u32]) -> u64 {
-    const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut lanes = [
-        threads.len() as u64,
-        u64::from(best),
-        matched.len() as u64,
-        0x9e37_79b9_7f4a_7c15,
-    ];
-    let mut chunks = threads.chunks_exact(8);
-    for c in &mut chunks {
-        for (k, lane) in lanes.iter_mut().enumerate() {
-            let w = u64::from(c[2 * k]) | (u64::from(c[2 * k + 1]) << 32);
-            *lane = (*lane ^ w).wrapping_mul(K);
-        }
-    }
-    for (k, &t) in chunks.remainder().iter().enumerate() {
-        lanes[k & 3] = (lanes[k & 3] ^ u64::from(t)).wrapping_mul(K);
-    }
-    for &m in matched {
-        lanes[3] = (lanes[3] ^ u64::from(m)).wrapping_mul(K);
-    }
-    let mut h =
-        lanes[0] ^ lanes[1].rotate_left(16) ^ lanes[2].rotate_left(32) ^ lanes[3].rotate_left(48);
-    // murmur3's finaliser.
+pub(super) fn mix(mut h: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^= h >> 33;
     h
+}
+
+/// The hash of thread `t` ([`Patterns::thread_hash`](super::closure::Patterns)).
+#[inline]
+pub(super) fn thread_hash(t: Thread) -> u64 {
+    mix(u64::from(t) ^ 0x9e37_79b9_7f4a_7c15)
+}
+
+/// The part of a state's hash that is not its threads': its best and its
+/// matched patterns. A state's hash is this plus the (wrapping) sum of its
+/// threads' hashes, so that a successor made of pieces of another state
+/// sums the pieces' hashes instead of reading every thread again.
+#[inline]
+pub(super) fn rest_hash(best: u32, matched: &[u32]) -> u64 {
+    let mut h = mix(u64::from(best) ^ 0x2545_f491_4f6c_dd1d);
+    for &m in matched {
+        h = h.wrapping_add(mix(u64::from(m) ^ 0x6a09_e667_f3bc_c909));
+    }
+    h
+}
+
+/// The hash of a state, read whole (see [`rest_hash`]).
+pub(super) fn state_hash(threads: &[Thread], best: u32, matched: &[u32]) -> u64 {
+    threads.iter().fold(rest_hash(best, matched), |h, &t| {
+        h.wrapping_add(thread_hash(t))
+    })
 }
 
 impl States {
@@ -104,11 +105,17 @@ impl States {
         &self.matched[self.matched_at[i]..self.matched_at[i + 1]]
     }
 
-    /// The id of the state of `threads`, `best` and `matched`, a new one
-    /// (the next number) if there is none yet.
+    /// The id of the state of `threads`, `best` and `matched`, whose hash
+    /// is `h` ([`state_hash`]), a new one (the next number) if there is none
+    /// yet.
     #[inline]
-    pub(super) fn intern(&mut self, threads: &[Thread], best: u32, matched: &[u32]) -> usize {
-        let h = hash_state(threads, best, matched);
+    pub(super) fn intern(
+        &mut self,
+        threads: &[Thread],
+        best: u32,
+        matched: &[u32],
+        h: u64,
+    ) -> usize {
         let mask = self.slots.len() - 1;
         let tag = h & 0xFFFF_FFFF_0000_0000;
         let mut at = (h as usize) & mask;
@@ -163,7 +170,27 @@ impl States {
 
 #[cfg(test)]
 mod tests {
-    use super::States;
+    use super::{state_hash, Thread};
+
+    struct States(super::States);
+
+    impl States {
+        fn new() -> States {
+            States(super::States::new())
+        }
+        fn intern(&mut self, t: &[Thread], best: u32, m: &[u32]) -> usize {
+            self.0.intern(t, best, m, state_hash(t, best, m))
+        }
+        fn threads(&self, i: usize) -> &[Thread] {
+            self.0.threads(i)
+        }
+        fn matched(&self, i: usize) -> &[u32] {
+            self.0.matched(i)
+        }
+        fn best(&self, i: usize) -> u32 {
+            self.0.best(i)
+        }
+    }
 
     #[test]
     fn interns_by_content_in_order_of_appearance() {
