@@ -3,7 +3,7 @@
 //! ([`States`]) by first appearance and resolves its outcome once.
 
 use super::closure::{Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
-use super::layout::{finish, Register};
+use super::layout::{finish, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, state_hash, thread_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
@@ -392,7 +392,10 @@ pub(super) fn build_one(
             state_hash(&threads, best, &matched),
         );
     }
-    let mut succ: Vec<Vec<usize>> = Vec::new();
+    let mut succ = Succ {
+        table: Vec::new(),
+        nclasses,
+    };
     let mut outcome: Vec<u32> = Vec::new();
     // Register automata: priority of each pattern (1 + its place in rank
     // order; 0 is no match), and each state's emit.
@@ -475,7 +478,7 @@ pub(super) fn build_one(
                 outcome.push(winner_outcome[slot]);
             }
         }
-        succ.push(row.iter().map(|&t| t as usize).collect());
+        succ.table.extend_from_slice(&row);
         i += 1;
     }
     note(
@@ -497,7 +500,7 @@ pub(super) fn build_one(
         (succ, outcome)
     };
     let register = (mode == Mode::Register).then_some(Register { emit, dead, ranked });
-    let mut a = finish(succ, outcome, classes.of, end_class, outcomes, register);
+    let mut a = finish(&succ, &outcome, classes.of, end_class, outcomes, register);
     // Set mode resolves by scope, not rank: no automaton may be skipped.
     if mode != Mode::Sets {
         a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);

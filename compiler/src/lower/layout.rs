@@ -2,7 +2,7 @@
 //! program ([`finish`]: compact nodes and dense rows); then, per
 //! [`Layout`], automata rewritten as rows ([`densify`]).
 
-use super::{Ctx, FxHashMap, Layout};
+use super::{Ctx, Layout};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
 
@@ -231,15 +231,12 @@ const DENSE_FACTOR: usize = 3;
 const HOT_NODES: usize = 4;
 const HOT_EXCEPTIONS: usize = 2;
 
-/// A state's default target and its exceptions (class, target).
-type Shape = (usize, Vec<(u8, usize)>);
-
 /// Which states are undecided: some state reachable from them has another
 /// outcome (a register automaton: they have live threads, since what the
 /// register holds is known only at run time). The others are decided, and
 /// a transition into one is written as its outcome.
 fn undecided(
-    succ: &[Vec<usize>],
+    succ: &Succ,
     outcome: &[u32],
     end_class: usize,
     register: Option<&Register>,
@@ -256,25 +253,40 @@ fn undecided(
     } else {
         // A state is undecided when some reachable state has another
         // outcome: seed with states that have such a successor, propagate
-        // backwards.
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // backwards (over the predecessors, one array: `pred_at[t]..
+        // pred_at[t + 1]` are `t`'s).
+        let mut pred_at = vec![0u32; n + 1];
         let mut queue = Vec::new();
         for s in 0..n {
-            for (c, &t) in succ[s].iter().enumerate() {
+            for (c, &t) in succ.row(s).iter().enumerate() {
                 if !live(c) {
                     continue;
                 }
-                preds[t].push(s);
-                if outcome[t] != outcome[s] && !undecided[s] {
+                pred_at[t as usize + 1] += 1;
+                if outcome[t as usize] != outcome[s] && !undecided[s] {
                     undecided[s] = true;
-                    queue.push(s);
+                    queue.push(s as u32);
+                }
+            }
+        }
+        for t in 0..n {
+            pred_at[t + 1] += pred_at[t];
+        }
+        let mut fill = pred_at.clone();
+        let mut preds = vec![0u32; pred_at[n] as usize];
+        for s in 0..n {
+            for (c, &t) in succ.row(s).iter().enumerate() {
+                if live(c) {
+                    preds[fill[t as usize] as usize] = s as u32;
+                    fill[t as usize] += 1;
                 }
             }
         }
         while let Some(t) = queue.pop() {
-            for &p in &preds[t] {
-                if !undecided[p] {
-                    undecided[p] = true;
+            let t = t as usize;
+            for &p in &preds[pred_at[t] as usize..pred_at[t + 1] as usize] {
+                if !undecided[p as usize] {
+                    undecided[p as usize] = true;
                     queue.push(p);
                 }
             }
@@ -283,58 +295,97 @@ fn undecided(
     undecided
 }
 
+/// An automaton's transitions: `nclasses` successors per state, one array.
+pub(super) struct Succ {
+    pub(super) table: Vec<u32>,
+    pub(super) nclasses: usize,
+}
+
+impl Succ {
+    /// Number of states.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.table.len() / self.nclasses
+    }
+
+    /// State `s`'s successor on each class.
+    #[inline]
+    pub(super) fn row(&self, s: usize) -> &[u32] {
+        &self.table[s * self.nclasses..(s + 1) * self.nclasses]
+    }
+}
+
 /// Marks decided states ([`undecided`]), then writes the undecided ones as a program
 /// ([`robocc_engine::program`]): breadth-first from the start, runs of
 /// single-exception states as chains, others sparse or dense, and every
 /// transition into a decided state as that state's outcome.
 pub(super) fn finish(
-    succ: Vec<Vec<usize>>,
-    outcome: Vec<u32>,
+    succ: &Succ,
+    outcome: &[u32],
     class_of: [u8; 256],
     end_class: usize,
     outcomes: usize,
     register: Option<Register>,
 ) -> Automaton {
     let n = succ.len();
-    let nclasses = succ.first().map_or(2, Vec::len);
+    let nclasses = succ.nclasses;
     let live = |c: usize| c != end_class;
-    let undecided = undecided(&succ, &outcome, end_class, register.as_ref());
+    let undecided = undecided(succ, outcome, end_class, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
     // Edges into each undecided state from undecided states: a chain may
     // absorb a state only if its one way in is the chain itself.
-    let mut indegree = vec![0usize; n];
+    let mut indegree = vec![0u32; n];
     for s in (0..n).filter(|&s| undecided[s]) {
-        for (c, &t) in succ[s].iter().enumerate() {
+        for (c, &t) in succ.row(s).iter().enumerate() {
             if live(c) {
-                indegree[t] += 1;
+                indegree[t as usize] += 1;
             }
         }
     }
-    // Per undecided state: its default (most frequent live target) and its
-    // exceptions.
-    // One map for every state (cleared): allocating one per state showed.
-    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut consume_shape = |s: usize| -> Shape {
-        counts.clear();
-        for (c, &t) in succ[s].iter().enumerate() {
-            if live(c) {
-                *counts.entry(t).or_default() += 1;
+    // Per undecided state: its default (the most frequent live target, the
+    // lowest of those) and its exceptions (`exc_at[s]..exc_at[s + 1]` in
+    // `exc`: class and target, in class order).
+    let mut default = vec![0u32; n];
+    let mut exc_at = vec![0u32; n + 1];
+    let mut exc: Vec<(u8, u32)> = Vec::new();
+    {
+        // Occurrences of each target in the row being read, and the
+        // targets seen (to clear them).
+        let mut count = vec![0u32; n];
+        let mut seen: Vec<u32> = Vec::new();
+        for s in 0..n {
+            if undecided[s] {
+                let row = succ.row(s);
+                for (c, &t) in row.iter().enumerate() {
+                    if live(c) {
+                        if count[t as usize] == 0 {
+                            seen.push(t);
+                        }
+                        count[t as usize] += 1;
+                    }
+                }
+                let d = seen
+                    .iter()
+                    .max_by_key(|&&t| (count[t as usize], std::cmp::Reverse(t)))
+                    .map_or(s as u32, |&t| t);
+                for &t in &seen {
+                    count[t as usize] = 0;
+                }
+                seen.clear();
+                default[s] = d;
+                exc.extend(
+                    row.iter()
+                        .enumerate()
+                        .filter(|&(c, &t)| live(c) && t != d)
+                        .map(|(c, &t)| (c as u8, t)),
+                );
             }
+            exc_at[s + 1] = exc.len() as u32;
         }
-        let default = counts
-            .iter()
-            .max_by_key(|&(&t, &k)| (k, std::cmp::Reverse(t)))
-            .map_or(s, |(&t, _)| t);
-        let exceptions = succ[s]
-            .iter()
-            .enumerate()
-            .filter(|&(c, &t)| live(c) && t != default)
-            .map(|(c, &t)| (c as u8, t))
-            .collect();
-        (default, exceptions)
-    };
+    }
+    let exceptions = |s: usize| &exc[exc_at[s] as usize..exc_at[s + 1] as usize];
     // Breadth-first rank of each undecided state: how early paths reach it.
     let mut rank = vec![usize::MAX; n];
     let mut order = Vec::new();
@@ -346,7 +397,8 @@ pub(super) fn finish(
     while k < order.len() {
         let s = order[k];
         k += 1;
-        for (c, &t) in succ[s].iter().enumerate() {
+        for (c, &t) in succ.row(s).iter().enumerate() {
+            let t = t as usize;
             if live(c) && undecided[t] && rank[t] == usize::MAX {
                 rank[t] = order.len();
                 order.push(t);
@@ -356,60 +408,58 @@ pub(super) fn finish(
     // Which states get a dense row. Row sizes with 2-byte targets: a
     // sparse node is tag, outcome, default and per exception a class byte
     // and a target; a dense row is a target per class and the outcome.
-    let consume: Vec<Option<Shape>> = (0..n)
-        .map(|s| undecided[s].then(|| consume_shape(s)))
-        .collect();
     // Register automata are Aho-Corasick-like: a state inside a word
     // differs from the scanning state only where the word goes on, but
     // names every word's first byte; count what a fallback node lists.
-    let scanning = |s: usize| match &consume[s] {
-        Some((default, _)) => *default == s,
-        None => false,
-    };
+    let scanning = |s: usize| undecided[s] && default[s] as usize == s;
     let differ_count = |s: usize, d: usize| {
-        (0..nclasses)
-            .filter(|&c| live(c) && succ[s][c] != succ[d][c])
-            .count()
+        let (a, b) = (succ.row(s), succ.row(d));
+        (0..nclasses).filter(|&c| live(c) && a[c] != b[c]).count()
     };
     let is_dense: Vec<bool> = (0..n)
-        .map(|s| match &consume[s] {
-            None => false,
-            Some((default, exceptions)) => {
-                let mut m = exceptions.len();
-                if register.is_some() && *default != s && scanning(*default) {
-                    m = m.min(differ_count(s, *default));
-                }
-                let sparse_size = 5 + 3 * m;
-                let dense_size = 2 * (nclasses + 1);
-                // A state whose default is itself is where a `*` scans the
-                // path: every byte of it passes there.
-                m > SPARSE_LIMIT
-                    || *default == s
-                    || dense_size <= DENSE_FACTOR * sparse_size
-                    || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
-                    // Every walk starts here: a chain or sparse node would
-                    // cost each check a dispatch.
-                    || rank[s] == 0
+        .map(|s| {
+            if !undecided[s] {
+                return false;
             }
+            let d = default[s] as usize;
+            let mut m = exceptions(s).len();
+            if register.is_some() && d != s && scanning(d) {
+                m = m.min(differ_count(s, d));
+            }
+            let sparse_size = 5 + 3 * m;
+            let dense_size = 2 * (nclasses + 1);
+            // A state whose default is itself is where a `*` scans the
+            // path: every byte of it passes there.
+            m > SPARSE_LIMIT
+                || d == s
+                || dense_size <= DENSE_FACTOR * sparse_size
+                || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
+                // Every walk starts here: a chain or sparse node would
+                // cost each check a dispatch.
+                || rank[s] == 0
         })
         .collect();
     // The others: listed exceptions and a consuming default, or only the
     // classes where they differ from their default's dense row (fallback),
-    // whichever lists fewer.
-    let shape = |s: usize| -> (bool, usize, Vec<(u8, usize)>) {
-        let (default, exceptions) = consume[s].clone().unwrap_or((s, Vec::new()));
-        if undecided[default] && is_dense[default] && default != s {
-            let differ: Vec<(u8, usize)> = succ[s]
-                .iter()
-                .enumerate()
-                .filter(|&(c, &t)| live(c) && t != succ[default][c])
-                .map(|(c, &t)| (c as u8, t))
-                .collect();
-            if differ.len() < exceptions.len() {
-                return (true, default, differ);
+    // whichever lists fewer. Into `out`; returns fallback and default.
+    let shape = |s: usize, out: &mut Vec<(u8, u32)>| -> (bool, usize) {
+        let d = default[s] as usize;
+        let listed = exceptions(s);
+        out.clear();
+        if undecided[d] && is_dense[d] && d != s {
+            let (a, b) = (succ.row(s), succ.row(d));
+            out.extend(
+                (0..nclasses)
+                    .filter(|&c| live(c) && a[c] != b[c])
+                    .map(|c| (c as u8, a[c])),
+            );
+            if out.len() < listed.len() {
+                return (true, d);
             }
+            out.clear();
         }
-        (false, default, exceptions)
+        out.extend_from_slice(listed);
+        (false, d)
     };
     // Lay out nodes breadth-first; `node_of[s]` is the node a state starts.
     let mut node_of: Vec<Option<u32>> = vec![None; n];
@@ -417,11 +467,12 @@ pub(super) fn finish(
     enum Plan {
         Dense(usize),
         /// State, fallback, default, exceptions.
-        Sparse(usize, bool, usize, Vec<(u8, usize)>),
+        Sparse(usize, bool, usize, Vec<(u8, u32)>),
         /// Head state, fallback, default, classes, next state.
         Chain(usize, bool, usize, Vec<u8>, usize),
     }
     let mut plans: Vec<Plan> = Vec::new();
+    let (mut listed, mut next_listed) = (Vec::new(), Vec::new());
     for &s in &order {
         if absorbed[s] {
             continue;
@@ -431,15 +482,15 @@ pub(super) fn finish(
             plans.push(Plan::Dense(s));
             continue;
         }
-        let (fallback, default, exceptions) = shape(s);
-        if exceptions.len() != 1 {
-            plans.push(Plan::Sparse(s, fallback, default, exceptions));
+        let (fallback, default) = shape(s, &mut listed);
+        if listed.len() != 1 {
+            plans.push(Plan::Sparse(s, fallback, default, listed.clone()));
             continue;
         }
         // Extend a chain while the next state has one way in (from here),
         // the same default, kind and outcome, and one exception.
-        let mut classes = vec![exceptions[0].0];
-        let mut next = exceptions[0].1;
+        let mut classes = vec![listed[0].0];
+        let mut next = listed[0].1 as usize;
         while classes.len() < robocc_engine::program::MAX_CHAIN
             && undecided[next]
             && !is_dense[next]
@@ -450,13 +501,13 @@ pub(super) fn finish(
             && outcome[next] == outcome[s]
             && emit_of(next) == 0
         {
-            let (f, d, e) = shape(next);
-            if f != fallback || d != default || e.len() != 1 {
+            let (f, d) = shape(next, &mut next_listed);
+            if f != fallback || d != default || next_listed.len() != 1 {
                 break;
             }
             absorbed[next] = true;
-            classes.push(e[0].0);
-            next = e[0].1;
+            classes.push(next_listed[0].0);
+            next = next_listed[0].1 as usize;
         }
         plans.push(Plan::Chain(s, fallback, default, classes, next));
     }
@@ -471,12 +522,13 @@ pub(super) fn finish(
         .map(|plan| match plan {
             Plan::Dense(s) => Node::Dense {
                 outcome: outcome[*s],
-                row: succ[*s]
+                row: succ
+                    .row(*s)
                     .iter()
                     .enumerate()
                     .map(|(c, &t)| {
                         if live(c) {
-                            target(t)
+                            target(t as usize)
                         } else {
                             // The path ends here: this state's outcome.
                             Target::Outcome(outcome[*s])
@@ -495,7 +547,10 @@ pub(super) fn finish(
                 outcome: outcome[*s],
                 default: target(*default),
                 fallback: *fallback,
-                exceptions: exceptions.iter().map(|&(c, t)| (c, target(t))).collect(),
+                exceptions: exceptions
+                    .iter()
+                    .map(|&(c, t)| (c, target(t as usize)))
+                    .collect(),
             },
         })
         .collect();
