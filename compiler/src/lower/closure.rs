@@ -306,9 +306,8 @@ impl Patterns<'_> {
     /// `extra` (sorted), given the star threads normalized alone (`base`,
     /// with `base_best`): as [`Patterns::normalize`] of both, which it
     /// equals, but only the patterns `extra` reaches are merged and
-    /// filtered again. Its threads go to `out` (overwritten); its best and
-    /// the sum of its threads' hashes are returned (`bsum`: the prefix sums
-    /// of `base`'s, [`thread_hash`]).
+    /// filtered again. Its threads go to `out` (overwritten); its best is
+    /// returned.
     ///
     /// When, in a plain automaton, `extra` completes a pattern that beats
     /// `base_best`, the patterns of `base` it beats are dropped too:
@@ -316,121 +315,185 @@ impl Patterns<'_> {
     /// bests, and a pattern `base` kept beats `base_best`, so only the new
     /// best can beat it (and one `base` dropped for rank is beaten by the
     /// new best as well).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn join_ranked(
         &self,
         base: &[Thread],
-        bsum: &[u64],
         base_best: u32,
         extra: &[Thread],
         closed: &mut Vec<Thread>,
         group: &mut Vec<Thread>,
         out: &mut Vec<Thread>,
-    ) -> (u32, u64) {
+    ) -> u32 {
         debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
         let mut best = base_best;
         self.close_ranked(extra, true, &mut best, closed);
         // Is `base` filtered by the new best?
         let beaten = self.mode != Mode::Register && best != base_best;
         out.clear();
-        let mut h = 0u64;
         let (mut cur, mut k) = (0, 0);
         while k < closed.len() {
             let i = self.pat(closed[k]);
-            let first = self.offset[i as usize];
-            let last = self.offset[i as usize + 1] - 1;
-            let mut end = k + 1;
-            while end < closed.len() && closed[end] <= last {
-                end += 1;
-            }
+            let (first, last) = self.span(i);
+            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
             // Pattern `i`'s threads in `base`: they were kept with the same
             // best, so `i` is not beaten if it has any. The patterns come
             // in order: search forward from the last one.
             let a_start = cur + gallop(&base[cur..], |t| t < first);
             let a_end = a_start + gallop(&base[a_start..], |t| t <= last);
-            h = h.wrapping_add(self.copy_unbeaten(base, bsum, cur, a_start, beaten, best, out));
+            self.copy_unbeaten(&base[cur..a_start], beaten, best, out);
             if self.mode == Mode::Register || self.beats(i, best) {
-                // The union of both, then what `normalize_ranked` keeps of a
-                // pattern (what `base` dropped of it by its own last `*`, a
-                // later one drops too).
-                group.clear();
-                let (a, b) = (&base[a_start..a_end], &closed[k..end]);
-                let (mut x, mut y) = (0, 0);
-                while x < a.len() && y < b.len() {
-                    match a[x].cmp(&b[y]) {
-                        std::cmp::Ordering::Less => {
-                            group.push(a[x]);
-                            x += 1;
-                        }
-                        std::cmp::Ordering::Greater => {
-                            group.push(b[y]);
-                            y += 1;
-                        }
-                        std::cmp::Ordering::Equal => {
-                            group.push(a[x]);
-                            x += 1;
-                            y += 1;
-                        }
-                    }
-                }
-                group.extend_from_slice(&a[x..]);
-                group.extend_from_slice(&b[y..]);
-                let floor = group
-                    .iter()
-                    .rev()
-                    .find(|&&t| self.kind(t) == KIND_STAR)
-                    .map_or(0, |&t| t);
-                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
-                for &t in group.iter() {
-                    if t >= floor && !permanent(t) {
-                        out.push(t);
-                        h = h.wrapping_add(thread_hash(t));
-                    }
-                }
+                self.join_group(i, &base[a_start..a_end], &closed[k..end], group);
+                out.extend_from_slice(group);
             }
             cur = a_end;
             k = end;
         }
-        let h = h.wrapping_add(self.copy_unbeaten(base, bsum, cur, base.len(), beaten, best, out));
-        (best, h)
+        self.copy_unbeaten(&base[cur..], beaten, best, out);
+        best
     }
 
-    /// Appends `base[from..to]` (whole patterns' threads of a normalized
-    /// state) to `out`; when `beaten`, only the patterns that beat `best`.
-    /// Returns the sum of the appended threads' hashes (`bsum`: the prefix
-    /// sums of `base`'s).
+    /// Ranked mode, the common case of [`Patterns::join_ranked`]: its
+    /// successor as the threads by which it differs from `base` (the star
+    /// threads normalized alone, with best `key_best`; `index`: where each
+    /// pattern's threads are in it), into `diff` (overwritten), with its
+    /// best and the sum of `diff`'s hashes; or `None` when the successor's
+    /// base is another (its best is not `key_best`, in a plain automaton,
+    /// or a pattern `extra` reaches gains, loses or moves its `*`): the
+    /// caller makes it whole. Only the patterns `extra` reaches can differ
+    /// from `base`, and only they are read.
+    ///
+    /// A pattern's threads in `base` start at its `*` (its last: `base` is
+    /// normalized), and what `extra` adds keeps that `*` unless it brings a
+    /// later one; so the pattern's threads in the successor are those of
+    /// `base` and those `extra` brings from the `*` on, but for its end
+    /// (without `$`: folded into the best), and the difference is the
+    /// latter less the former.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn copy_unbeaten(
+    pub(super) fn join_diff(
         &self,
         base: &[Thread],
-        bsum: &[u64],
-        from: usize,
-        to: usize,
-        beaten: bool,
-        best: u32,
-        out: &mut Vec<Thread>,
-    ) -> u64 {
-        if !beaten {
-            out.extend_from_slice(&base[from..to]);
-            return bsum[to].wrapping_sub(bsum[from]);
+        index: &BaseIndex,
+        base_best: u32,
+        key_best: u32,
+        extra: &[Thread],
+        closed: &mut Vec<Thread>,
+        diff: &mut Vec<Thread>,
+    ) -> Option<(u32, u64)> {
+        debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
+        let mut best = base_best;
+        self.close_ranked(extra, true, &mut best, closed);
+        if self.mode != Mode::Register && best != key_best {
+            return None;
         }
+        diff.clear();
         let mut h = 0u64;
-        let mut k = from;
-        while k < to {
-            let i = self.pat(base[k]);
+        let mut k = 0;
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
             let last = self.offset[i as usize + 1] - 1;
-            let mut end = k + 1;
-            while end < to && base[end] <= last {
-                end += 1;
+            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
+            let old = index.get(base, i);
+            if self.mode != Mode::Register && !self.beats(i, best) {
+                // Dropped whole: not in `base` either (it was normalized
+                // with the same best), or the caller decides.
+                if !old.is_empty() {
+                    return None;
+                }
+                k = end;
+                continue;
             }
-            if self.beats(i, best) {
-                out.extend_from_slice(&base[k..end]);
-                h = h.wrapping_add(bsum[end].wrapping_sub(bsum[k]));
+            debug_assert!(old.first().is_none_or(|&t| self.kind(t) == KIND_STAR));
+            let floor = old.first().copied().unwrap_or(0);
+            let permanent = if self.dollar[i as usize] { NONE } else { last };
+            let mut y = 0;
+            for &t in &closed[k..end] {
+                if t < floor {
+                    continue;
+                }
+                if self.kind(t) == KIND_STAR && (old.is_empty() || t > floor) {
+                    return None;
+                }
+                if t == permanent {
+                    continue;
+                }
+                while y < old.len() && old[y] < t {
+                    y += 1;
+                }
+                if y < old.len() && old[y] == t {
+                    continue;
+                }
+                diff.push(t);
+                h = h.wrapping_add(thread_hash(t));
             }
             k = end;
         }
-        h
+        Some((best, h))
+    }
+
+    /// The first and last positions of pattern `i` (its end).
+    #[inline]
+    fn span(&self, i: u32) -> (Thread, Thread) {
+        (self.offset[i as usize], self.offset[i as usize + 1] - 1)
+    }
+
+    /// What `normalize_ranked` keeps of pattern `i` (not beaten) whose
+    /// threads are `a` and `b` (sorted, distinct), into `group`
+    /// (overwritten): their union from its last `*` on, without its end
+    /// unless it has `$`. (What `a` or `b` dropped of it by its own last
+    /// `*`, a later one drops too.)
+    #[inline]
+    fn join_group(&self, i: u32, a: &[Thread], b: &[Thread], group: &mut Vec<Thread>) {
+        group.clear();
+        let (mut x, mut y) = (0, 0);
+        while x < a.len() && y < b.len() {
+            match a[x].cmp(&b[y]) {
+                std::cmp::Ordering::Less => {
+                    group.push(a[x]);
+                    x += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    group.push(b[y]);
+                    y += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    group.push(a[x]);
+                    x += 1;
+                    y += 1;
+                }
+            }
+        }
+        group.extend_from_slice(&a[x..]);
+        group.extend_from_slice(&b[y..]);
+        let floor = group
+            .iter()
+            .rposition(|&t| self.kind(t) == KIND_STAR)
+            .unwrap_or(0);
+        group.drain(..floor);
+        let last = self.offset[i as usize + 1] - 1;
+        if !self.dollar[i as usize] && group.last() == Some(&last) {
+            // A finished pattern without `$` was folded into the best.
+            group.pop();
+        }
+    }
+
+    /// Appends `part` (whole patterns' threads of a normalized state) to
+    /// `out`; when `beaten`, only the patterns that beat `best`.
+    #[inline]
+    fn copy_unbeaten(&self, part: &[Thread], beaten: bool, best: u32, out: &mut Vec<Thread>) {
+        if !beaten {
+            out.extend_from_slice(part);
+            return;
+        }
+        let mut k = 0;
+        while k < part.len() {
+            let i = self.pat(part[k]);
+            let last = self.offset[i as usize + 1] - 1;
+            let end = k + 1 + part[k + 1..].iter().take_while(|&&t| t <= last).count();
+            if self.beats(i, best) {
+                out.extend_from_slice(&part[k..end]);
+            }
+            k = end;
+        }
     }
 
     /// Set mode: the rules matched if the path ends in the state of
@@ -494,6 +557,54 @@ mod tests {
                 let p = |t: u32| t < x;
                 assert_eq!(gallop(&s[..n], p), s[..n].partition_point(|&t| p(t)));
             }
+        }
+    }
+}
+
+/// Where each pattern's threads are in a normalized set of threads (a
+/// base): built in the size of the set, read in constant time.
+pub(super) struct BaseIndex {
+    /// Per pattern: its threads' range, valid when its stamp is `stamp`.
+    range: Vec<(u32, u32)>,
+    stamps: Vec<u32>,
+    stamp: u32,
+}
+
+impl BaseIndex {
+    pub(super) fn new(patterns: usize) -> BaseIndex {
+        BaseIndex {
+            range: vec![(0, 0); patterns],
+            stamps: vec![0; patterns],
+            stamp: 0,
+        }
+    }
+
+    /// Indexes `base` (of `pats`), forgetting what was indexed before.
+    pub(super) fn build(&mut self, pats: &Patterns<'_>, base: &[Thread]) {
+        self.stamp += 1;
+        if self.stamp == u32::MAX {
+            self.stamps.fill(0);
+            self.stamp = 1;
+        }
+        let mut k = 0;
+        while k < base.len() {
+            let i = pats.pat(base[k]) as usize;
+            let last = pats.offset[i + 1] - 1;
+            let end = k + 1 + base[k + 1..].iter().take_while(|&&t| t <= last).count();
+            self.range[i] = (k as u32, end as u32);
+            self.stamps[i] = self.stamp;
+            k = end;
+        }
+    }
+
+    /// Pattern `i`'s threads in `base` (as indexed).
+    #[inline]
+    fn get<'b>(&self, base: &'b [Thread], i: u32) -> &'b [Thread] {
+        if self.stamps[i as usize] == self.stamp {
+            let (a, b) = self.range[i as usize];
+            &base[a as usize..b as usize]
+        } else {
+            &[]
         }
     }
 }

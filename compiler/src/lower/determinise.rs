@@ -2,10 +2,10 @@
 //! subset construction over them ([`build_one`]), which interns each state
 //! ([`States`]) by first appearance and resolves its outcome once.
 
-use super::closure::{Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
+use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{finish, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
-use super::states::{rest_hash, state_hash, thread_hash, States};
+use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
 use crate::outcome;
@@ -96,29 +96,30 @@ pub(super) struct Scratch {
     touched: Vec<usize>,
     /// [`Patterns::normalize`]'s closure.
     pub(super) closed: Vec<Thread>,
-    /// Ranked mode: the star threads normalized alone (`base_best` their
-    /// best, `bsum` the prefix sums of their hashes), for the stars
-    /// `base_stars` and the best `base_key` they were normalized from
-    /// (consecutive states often share them).
+    /// The base of the state whose successors are made (a copy: bases are
+    /// interned meanwhile), its best, and its id.
     base: Vec<Thread>,
     base_best: u32,
-    bsum: Vec<u64>,
-    base_stars: Vec<Thread>,
-    base_key: Option<u32>,
+    base_id: u32,
+    /// Where each pattern's threads are in the base `indexed`.
+    index: BaseIndex,
+    indexed: Option<u32>,
     /// [`Patterns::join_ranked`]'s threads of one pattern.
     group: Vec<Thread>,
-    /// The successor being made: its threads and (set mode) matched
-    /// patterns.
+    /// The successor being made: its threads beyond its base and (set
+    /// mode) its matched patterns.
     next: Vec<Thread>,
     next_matched: Vec<u32>,
-    /// A copy of the state whose successors are made (the interning
-    /// appends to the arena it is in).
+    /// A successor's threads, whole, when it has another base.
+    whole: Vec<Thread>,
+    /// The state whose successors are made: its threads, whole, and its
+    /// matched patterns.
     own: Vec<Thread>,
     own_matched: Vec<u32>,
 }
 
 impl Scratch {
-    pub(super) fn new(nclasses: usize) -> Scratch {
+    pub(super) fn new(nclasses: usize, npatterns: usize) -> Scratch {
         Scratch {
             stars: Vec::new(),
             by_class: vec![Vec::new(); nclasses],
@@ -126,15 +127,69 @@ impl Scratch {
             closed: Vec::new(),
             base: Vec::new(),
             base_best: NONE,
-            bsum: Vec::new(),
-            base_stars: Vec::new(),
-            base_key: None,
+            base_id: 0,
+            index: BaseIndex::new(npatterns),
+            indexed: None,
             group: Vec::new(),
             next: Vec::new(),
             next_matched: Vec::new(),
+            whole: Vec::new(),
             own: Vec::new(),
             own_matched: Vec::new(),
         }
+    }
+}
+
+/// The bases of one construction's states (see [`States`]): the star
+/// threads of a state normalized alone with its best (ranked mode; a
+/// register automaton's with none), interned by stars and best. Set mode
+/// has one base, empty.
+pub(super) struct Bases {
+    /// The stars and the best of each base.
+    keys: States,
+    /// Each base's threads (`at[i]..at[i + 1]`), and its best after
+    /// normalizing.
+    threads: Vec<Thread>,
+    at: Vec<usize>,
+    best: Vec<u32>,
+}
+
+impl Bases {
+    pub(super) fn new() -> Bases {
+        Bases {
+            keys: States::new(),
+            threads: Vec::new(),
+            at: vec![0],
+            best: Vec::new(),
+        }
+    }
+
+    /// The id of the base of the star threads `stars` and the best `key`
+    /// (`NONE` in a register automaton).
+    fn intern(
+        &mut self,
+        pats: &Patterns<'_>,
+        stars: &[Thread],
+        key: u32,
+        closed: &mut Vec<Thread>,
+    ) -> u32 {
+        let h = rest_hash(0, key, &[]).wrapping_add(threads_hash(stars));
+        let id = self.keys.intern(stars, 0, key, &[], h);
+        if id == self.best.len() {
+            let mut threads = stars.to_vec();
+            let mut best = key;
+            if pats.mode != Mode::Sets {
+                pats.normalize_ranked(&mut threads, &mut best, closed);
+            }
+            self.threads.extend_from_slice(&threads);
+            self.at.push(self.threads.len());
+            self.best.push(best);
+        }
+        id as u32
+    }
+
+    fn threads(&self, id: u32) -> &[Thread] {
+        &self.threads[self.at[id as usize]..self.at[id as usize + 1]]
     }
 }
 
@@ -158,37 +213,88 @@ impl Patterns<'_> {
         self.offset.push(self.kind.len() as u32);
     }
 
-    /// The successor of the state (`threads`, `key_best`, `key_matched`)
-    /// whose threads are the star threads (`stars`; normalized alone:
-    /// `base`, `base_best`, ranked mode) and `extra`, into `next` and
-    /// `next_matched`; returns its best and its hash.
-    #[allow(clippy::too_many_arguments)]
+    /// Interns the state of `threads` (whole, normalized), `best` and
+    /// `matched`, keeping it as its base and the threads beyond it.
+    fn intern_whole(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        s: &mut Scratch,
+        best: u32,
+    ) -> u32 {
+        let base = if self.mode == Mode::Sets {
+            0
+        } else {
+            s.stars.clear();
+            s.stars
+                .extend(s.whole.iter().filter(|&&t| self.kind(t) == KIND_STAR));
+            let key = if self.mode == Mode::Register {
+                NONE
+            } else {
+                best
+            };
+            bases.intern(self, &s.stars, key, &mut s.closed)
+        };
+        symmetric_difference(&s.whole, bases.threads(base), &mut s.next);
+        let h = rest_hash(base, best, &s.next_matched).wrapping_add(threads_hash(&s.next));
+        states.intern(&s.next, base, best, &s.next_matched, h) as u32
+    }
+
+    /// Loads state `i` into `s`: its threads, whole, its matched patterns
+    /// and its base.
+    pub(super) fn load(&self, states: &States, bases: &Bases, i: usize, s: &mut Scratch) {
+        let base = states.base(i);
+        s.base_id = base;
+        s.base.clear();
+        s.base.extend_from_slice(bases.threads(base));
+        s.base_best = bases.best[base as usize];
+        symmetric_difference(&s.base, states.threads(i), &mut s.own);
+        s.own_matched.clear();
+        s.own_matched.extend_from_slice(states.matched(i));
+    }
+
+    /// The successor of the loaded state (best `key_best`) whose threads
+    /// are its star threads (`stars`) and `extra`, interned.
     fn make(
         &self,
+        states: &mut States,
+        bases: &mut Bases,
         key_best: u32,
-        key_matched: &[u32],
         stars: &[Thread],
-        base: &[Thread],
-        bsum: &[u64],
-        base_best: u32,
         extra: &[Thread],
         s: &mut Scratch,
-    ) -> (u32, u64) {
+    ) -> u32 {
         if self.mode != Mode::Sets {
-            let (best, h) = self.join_ranked(
-                base,
-                bsum,
-                base_best,
+            if s.indexed != Some(s.base_id) {
+                s.index.build(self, &s.base);
+                s.indexed = Some(s.base_id);
+            }
+            if let Some((best, h)) = self.join_diff(
+                &s.base,
+                &s.index,
+                s.base_best,
+                key_best,
+                extra,
+                &mut s.closed,
+                &mut s.next,
+            ) {
+                let h = h.wrapping_add(rest_hash(s.base_id, best, &[]));
+                return states.intern(&s.next, s.base_id, best, &[], h) as u32;
+            }
+            let best = self.join_ranked(
+                &s.base,
+                s.base_best,
                 extra,
                 &mut s.closed,
                 &mut s.group,
-                &mut s.next,
+                &mut s.whole,
             );
-            return (best, h.wrapping_add(rest_hash(best, &[])));
+            s.next_matched.clear();
+            return self.intern_whole(states, bases, s, best);
         }
-        // Both are sorted: merge them (normalize is quicker on sorted
-        // threads).
-        let next = &mut s.next;
+        // Set mode. Both are sorted: merge them (normalize is quicker on
+        // sorted threads).
+        let next = &mut s.whole;
         next.clear();
         let (mut a, mut b) = (0, 0);
         while a < stars.len() && b < extra.len() {
@@ -202,38 +308,33 @@ impl Patterns<'_> {
         }
         next.extend_from_slice(&stars[a..]);
         next.extend_from_slice(&extra[b..]);
-        // Set mode.
         let mut best = key_best;
         s.next_matched.clear();
-        s.next_matched.extend_from_slice(key_matched);
+        s.next_matched.extend_from_slice(&s.own_matched);
         self.normalize(next, &mut best, &mut s.next_matched, &mut s.closed);
-        (best, state_hash(next, best, &s.next_matched))
+        self.intern_whole(states, bases, s, best)
     }
 
-    /// The states reached from state `i` of `states` on every class at
-    /// once, interned in class order (states are numbered by first
-    /// appearance) and written to `row`: a thread at a `*` goes to every
-    /// class, a thread at byte `c` only to `c`'s class, a thread at a set
-    /// to the classes inside it, so classes no thread names share one
+    /// The states reached from the loaded state (state `i` of `states`) on
+    /// every class at once, interned in class order (states are numbered
+    /// by first appearance) and written to `row`: a thread at a `*` goes to
+    /// every class, a thread at byte `c` only to `c`'s class, a thread at a
+    /// set to the classes inside it, so classes no thread names share one
     /// successor, computed once and interned where its first class comes.
     /// The end class's entry is left alone: it ends the path.
     pub(super) fn successors(
         &self,
         states: &mut States,
+        bases: &mut Bases,
         i: usize,
         classes: &Classes,
         s: &mut Scratch,
         row: &mut [u32],
     ) {
-        s.stars.clear();
-        let mut own = std::mem::take(&mut s.own);
-        let mut own_matched = std::mem::take(&mut s.own_matched);
-        own.clear();
-        own.extend_from_slice(states.threads(i));
-        own_matched.clear();
-        own_matched.extend_from_slice(states.matched(i));
         let key_best = states.best(i);
-        for &t in &own {
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
+        for &t in &s.own {
             let step = t + 1;
             let by_class = &mut s.by_class;
             let touched = &mut s.touched;
@@ -244,7 +345,7 @@ impl Patterns<'_> {
                 by_class[c].push(step);
             };
             match self.kind(t) {
-                KIND_STAR => s.stars.push(t),
+                KIND_STAR => stars.push(t),
                 KIND_END => {}
                 KIND_SET => {
                     let atom = self.at(t).expect("a set or any byte");
@@ -257,33 +358,6 @@ impl Patterns<'_> {
                 class => push(usize::from(class)),
             }
         }
-        // Ranked mode: the star threads go to every successor; normalize
-        // them once (unless the previous state had the same).
-        let base_key = if self.mode == Mode::Register {
-            NONE
-        } else {
-            key_best
-        };
-        let stars = std::mem::take(&mut s.stars);
-        if self.mode != Mode::Sets && (s.base_key != Some(base_key) || s.base_stars != stars) {
-            s.base.clear();
-            s.base.extend_from_slice(&stars);
-            s.base_best = base_key;
-            self.normalize_ranked(&mut s.base, &mut s.base_best, &mut s.closed);
-            s.bsum.clear();
-            s.bsum.push(0);
-            let mut h = 0u64;
-            for &t in &s.base {
-                h = h.wrapping_add(thread_hash(t));
-                s.bsum.push(h);
-            }
-            s.base_stars.clear();
-            s.base_stars.extend_from_slice(&stars);
-            s.base_key = Some(base_key);
-        }
-        let base = std::mem::take(&mut s.base);
-        let bsum = std::mem::take(&mut s.bsum);
-        let base_best = s.base_best;
         s.touched.sort_unstable();
         let touched = std::mem::take(&mut s.touched);
         // The first live class no thread names: where the shared successor
@@ -301,46 +375,23 @@ impl Patterns<'_> {
             }
         }
         let mut shared_id = None;
-        let intern_shared = |s: &mut Scratch, states: &mut States| {
-            let (best, h) = self.make(
-                key_best,
-                &own_matched,
-                &stars,
-                &base,
-                &bsum,
-                base_best,
-                &[],
-                s,
-            );
-            states.intern(&s.next, best, &s.next_matched, h) as u32
-        };
         for &c in &touched {
             if c == END_CLASS {
                 s.by_class[c].clear();
                 continue;
             }
             if shared_id.is_none() && shared_at.is_some_and(|at| at < c) {
-                shared_id = Some(intern_shared(s, states));
+                shared_id = Some(self.make(states, bases, key_best, &stars, &[], s));
             }
             let extra = std::mem::take(&mut s.by_class[c]);
-            let (best, h) = self.make(
-                key_best,
-                &own_matched,
-                &stars,
-                &base,
-                &bsum,
-                base_best,
-                &extra,
-                s,
-            );
-            row[c] = states.intern(&s.next, best, &s.next_matched, h) as u32;
+            row[c] = self.make(states, bases, key_best, &stars, &extra, s);
             s.by_class[c] = extra;
             s.by_class[c].clear();
         }
         if shared_at.is_some() {
             let id = match shared_id {
                 Some(id) => id,
-                None => intern_shared(s, states),
+                None => self.make(states, bases, key_best, &stars, &[], s),
             };
             let mut k = 0;
             for (c, r) in row.iter_mut().enumerate() {
@@ -354,10 +405,6 @@ impl Patterns<'_> {
         s.touched = touched;
         s.touched.clear();
         s.stars = stars;
-        s.base = base;
-        s.bsum = bsum;
-        s.own = own;
-        s.own_matched = own_matched;
     }
 }
 
@@ -379,18 +426,19 @@ pub(super) fn build_one(
     pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
-    let mut scratch = Scratch::new(nclasses);
+    let mut scratch = Scratch::new(nclasses, pats.rule.len());
     let mut states = States::new();
+    let mut bases = Bases::new();
+    if mode == Mode::Sets {
+        bases.intern(&pats, &[], NONE, &mut scratch.closed);
+    }
     {
         let mut threads = pats.offset[..pats.rule.len()].to_vec();
         let (mut best, mut matched) = (NONE, Vec::new());
         pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
-        states.intern(
-            &threads,
-            best,
-            &matched,
-            state_hash(&threads, best, &matched),
-        );
+        scratch.whole = threads;
+        scratch.next_matched = matched;
+        pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
     }
     let mut succ = Succ {
         table: Vec::new(),
@@ -428,8 +476,9 @@ pub(super) fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        let live = states.threads(i).len();
-        threads_total += live + states.matched(i).len();
+        pats.load(&states, &bases, i, &mut scratch);
+        let live = scratch.own.len();
+        threads_total += live + scratch.own_matched.len();
         if threads_total > budget.max_threads {
             note(
                 ctx,
@@ -451,9 +500,9 @@ pub(super) fn build_one(
                 }
             }
         } else {
-            pats.successors(&mut states, i, &classes, &mut scratch, &mut row);
+            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, &mut row);
         }
-        let (threads, best) = (states.threads(i), states.best(i));
+        let (threads, best) = (scratch.own.as_slice(), states.best(i));
         match mode {
             Mode::Register => {
                 outcome.push(priority(pats.winning_pattern(threads, best)));
@@ -461,7 +510,7 @@ pub(super) fn build_one(
                 dead.push(threads.is_empty());
             }
             Mode::Sets => {
-                let matched = pats.matched_rules(threads, states.matched(i));
+                let matched = pats.matched_rules(threads, &scratch.own_matched);
                 outcome.push(
                     ctx.table
                         .intern(set.resolution.outcome(&set.rules, None, &matched)),
