@@ -502,6 +502,8 @@ pub(super) fn build_one(
         } else {
             pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, &mut row);
         }
+        // See `Succ`.
+        row[end_class] = row[0];
         let (threads, best) = (scratch.own.as_slice(), states.best(i));
         match mode {
             Mode::Register => {

@@ -235,14 +235,8 @@ const HOT_EXCEPTIONS: usize = 2;
 /// outcome (a register automaton: they have live threads, since what the
 /// register holds is known only at run time). The others are decided, and
 /// a transition into one is written as its outcome.
-fn undecided(
-    succ: &Succ,
-    outcome: &[u32],
-    end_class: usize,
-    register: Option<&Register>,
-) -> Vec<bool> {
+fn undecided(succ: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
     let n = succ.len();
-    let live = |c: usize| c != end_class;
     let mut undecided = vec![false; n];
     if let Some(r) = register {
         // What the register holds is known only at run time: a state is
@@ -254,14 +248,18 @@ fn undecided(
         // A state is undecided when some reachable state has another
         // outcome: seed with states that have such a successor, propagate
         // backwards (over the predecessors, one array: `pred_at[t]..
-        // pred_at[t + 1]` are `t`'s).
+        // pred_at[t + 1]` are `t`'s). A row repeats its targets in runs
+        // (the classes no thread names share one): a run is one edge. (The
+        // end class's entry repeats the first class's: see `Succ`.)
         let mut pred_at = vec![0u32; n + 1];
         let mut queue = Vec::new();
         for s in 0..n {
-            for (c, &t) in succ.row(s).iter().enumerate() {
-                if !live(c) {
+            let mut prev = u32::MAX;
+            for &t in succ.row(s) {
+                if t == prev {
                     continue;
                 }
+                prev = t;
                 pred_at[t as usize + 1] += 1;
                 if outcome[t as usize] != outcome[s] && !undecided[s] {
                     undecided[s] = true;
@@ -275,11 +273,14 @@ fn undecided(
         let mut fill = pred_at.clone();
         let mut preds = vec![0u32; pred_at[n] as usize];
         for s in 0..n {
-            for (c, &t) in succ.row(s).iter().enumerate() {
-                if live(c) {
-                    preds[fill[t as usize] as usize] = s as u32;
-                    fill[t as usize] += 1;
+            let mut prev = u32::MAX;
+            for &t in succ.row(s) {
+                if t == prev {
+                    continue;
                 }
+                prev = t;
+                preds[fill[t as usize] as usize] = s as u32;
+                fill[t as usize] += 1;
             }
         }
         while let Some(t) = queue.pop() {
@@ -296,6 +297,10 @@ fn undecided(
 }
 
 /// An automaton's transitions: `nclasses` successors per state, one array.
+/// The end class (class 1) ends the path: its entry repeats class 0's
+/// (which is never the end class), so that a pass that reads a row as a
+/// set of edges needs no test per class, and a count of a row's entries
+/// counts class 0's target once too many.
 pub(super) struct Succ {
     pub(super) table: Vec<u32>,
     pub(super) nclasses: usize,
@@ -318,7 +323,8 @@ impl Succ {
 /// Marks decided states ([`undecided`]), then writes the undecided ones as a program
 /// ([`robocc_engine::program`]): breadth-first from the start, runs of
 /// single-exception states as chains, others sparse or dense, and every
-/// transition into a decided state as that state's outcome.
+/// transition into a decided state as that state's outcome. The end class
+/// is class 1 (its entries in `succ` are not read).
 pub(super) fn finish(
     succ: &Succ,
     outcome: &[u32],
@@ -327,50 +333,55 @@ pub(super) fn finish(
     outcomes: usize,
     register: Option<Register>,
 ) -> Automaton {
+    assert_eq!(end_class, 1, "the end class is class 1");
     let n = succ.len();
     let nclasses = succ.nclasses;
-    let live = |c: usize| c != end_class;
-    let undecided = undecided(succ, outcome, end_class, register.as_ref());
+    let is_live = |c: usize| c != end_class;
+    let undecided = undecided(succ, outcome, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
-    // Edges into each undecided state from undecided states: a chain may
-    // absorb a state only if its one way in is the chain itself.
-    let mut indegree = vec![0u32; n];
-    for s in (0..n).filter(|&s| undecided[s]) {
-        for (c, &t) in succ.row(s).iter().enumerate() {
-            if live(c) {
-                indegree[t as usize] += 1;
-            }
-        }
-    }
     // Per undecided state: its default (the most frequent live target, the
     // lowest of those) and its exceptions (`exc_at[s]..exc_at[s + 1]` in
-    // `exc`: class and target, in class order).
+    // `exc`: class and target, in class order); and the edges into each
+    // state from undecided states (`indegree`: a chain may absorb a state
+    // only if its one way in is the chain itself).
+    let mut indegree = vec![0u32; n];
     let mut default = vec![0u32; n];
     let mut exc_at = vec![0u32; n + 1];
     let mut exc: Vec<(u8, u32)> = Vec::new();
     {
-        // Occurrences of each target in the row being read, and the
+        // Occurrences in the row being read of each target but its first
+        // class's (counted apart: usually most of the row), and the
         // targets seen (to clear them).
         let mut count = vec![0u32; n];
         let mut seen: Vec<u32> = Vec::new();
         for s in 0..n {
             if undecided[s] {
                 let row = succ.row(s);
-                for (c, &t) in row.iter().enumerate() {
-                    if live(c) {
+                debug_assert_eq!(row[0], row[end_class]);
+                let first = row[0];
+                // Class 0's target, counted twice (the end class's entry).
+                let mut firsts = 0u32.wrapping_sub(1);
+                for &t in row {
+                    if t == first {
+                        firsts += 1;
+                    } else {
                         if count[t as usize] == 0 {
                             seen.push(t);
                         }
                         count[t as usize] += 1;
                     }
                 }
-                let d = seen
-                    .iter()
-                    .max_by_key(|&&t| (count[t as usize], std::cmp::Reverse(t)))
-                    .map_or(s as u32, |&t| t);
+                let mut d = first;
+                let mut most = firsts;
+                indegree[first as usize] += firsts;
                 for &t in &seen {
+                    let k = count[t as usize];
+                    if k > most || (k == most && t < d) {
+                        (d, most) = (t, k);
+                    }
+                    indegree[t as usize] += k;
                     count[t as usize] = 0;
                 }
                 seen.clear();
@@ -378,7 +389,7 @@ pub(super) fn finish(
                 exc.extend(
                     row.iter()
                         .enumerate()
-                        .filter(|&(c, &t)| live(c) && t != d)
+                        .filter(|&(c, &t)| is_live(c) && t != d)
                         .map(|(c, &t)| (c as u8, t)),
                 );
             }
@@ -397,9 +408,14 @@ pub(super) fn finish(
     while k < order.len() {
         let s = order[k];
         k += 1;
-        for (c, &t) in succ.row(s).iter().enumerate() {
+        let mut prev = u32::MAX;
+        for &t in succ.row(s) {
+            if t == prev {
+                continue;
+            }
+            prev = t;
             let t = t as usize;
-            if live(c) && undecided[t] && rank[t] == usize::MAX {
+            if undecided[t] && rank[t] == usize::MAX {
                 rank[t] = order.len();
                 order.push(t);
             }
@@ -414,7 +430,8 @@ pub(super) fn finish(
     let scanning = |s: usize| undecided[s] && default[s] as usize == s;
     let differ_count = |s: usize, d: usize| {
         let (a, b) = (succ.row(s), succ.row(d));
-        (0..nclasses).filter(|&c| live(c) && a[c] != b[c]).count()
+        let all = a.iter().zip(b).filter(|(x, y)| x != y).count();
+        all - usize::from(a[end_class] != b[end_class])
     };
     let is_dense: Vec<bool> = (0..n)
         .map(|s| {
@@ -448,12 +465,18 @@ pub(super) fn finish(
         out.clear();
         if undecided[d] && is_dense[d] && d != s {
             let (a, b) = (succ.row(s), succ.row(d));
-            out.extend(
-                (0..nclasses)
-                    .filter(|&c| live(c) && a[c] != b[c])
-                    .map(|c| (c as u8, a[c])),
-            );
-            if out.len() < listed.len() {
+            // Only used if shorter than `listed`: stop when it is not.
+            let mut shorter = !listed.is_empty();
+            if shorter {
+                for c in (0..nclasses).filter(|&c| is_live(c) && a[c] != b[c]) {
+                    out.push((c as u8, a[c]));
+                    if out.len() >= listed.len() {
+                        shorter = false;
+                        break;
+                    }
+                }
+            }
+            if shorter {
                 return (true, d);
             }
             out.clear();
@@ -527,7 +550,7 @@ pub(super) fn finish(
                     .iter()
                     .enumerate()
                     .map(|(c, &t)| {
-                        if live(c) {
+                        if is_live(c) {
                             target(t as usize)
                         } else {
                             // The path ends here: this state's outcome.
