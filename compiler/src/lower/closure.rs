@@ -5,7 +5,7 @@
 //! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
 use super::states::thread_hash;
-use super::{FxHashSet, Mode};
+use super::{FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
 use crate::ruleset::RuleSet;
@@ -62,19 +62,24 @@ impl<'a> Patterns<'a> {
     /// simplified), built in `mode`; positions are indexed once the byte
     /// classes are known. A rule equal to an earlier one in atoms, anchoring
     /// and rank never wins, so it is left out (in set mode every rule
-    /// counts: its usage and tier matter).
-    pub(super) fn new(set: &'a RuleSet, simple: &'a [Glob], ids: &[usize], mode: Mode) -> Self {
-        let mut seen = FxHashSet::default();
+    /// counts: its usage and tier matter). `same`: per rule, the first rule
+    /// equal to it in those (see [`same_rules`]).
+    pub(super) fn new(
+        set: &'a RuleSet,
+        simple: &'a [Glob],
+        same: &[u32],
+        ids: &[usize],
+        mode: Mode,
+    ) -> Self {
         let mut simplified: Vec<(&Glob, usize)> = Vec::new();
-        for &i in ids {
-            let glob = &simple[i];
-            let key = if mode == Mode::Sets {
-                i as u64
-            } else {
-                u64::from(set.rules[i].rank)
-            };
-            if seen.insert((glob, key)) {
-                simplified.push((glob, i));
+        if mode == Mode::Sets {
+            simplified.extend(ids.iter().map(|&i| (&simple[i], i)));
+        } else {
+            let mut seen = FxHashSet::default();
+            for &i in ids {
+                if seen.insert(same[i]) {
+                    simplified.push((&simple[i], i));
+                }
             }
         }
         Patterns {
@@ -101,6 +106,20 @@ impl<'a> Patterns<'a> {
             set,
         }
     }
+}
+
+/// Per rule of `set`, the first rule with the same simplified glob
+/// (`simple`) and rank: of rules equal in both, only the first of a
+/// construction's can win.
+pub(super) fn same_rules(set: &RuleSet, simple: &[Glob]) -> Vec<u32> {
+    let mut first: FxHashMap<(&Glob, u32), u32> = FxHashMap::default();
+    (0..set.rules.len())
+        .map(|i| {
+            *first
+                .entry((&simple[i], set.rules[i].rank))
+                .or_insert(i as u32)
+        })
+        .collect()
 }
 
 impl Patterns<'_> {

@@ -36,21 +36,23 @@ const OTHER_CLASS: usize = 0;
 pub(super) const END_CLASS: usize = 1;
 
 fn byte_classes(bodies: &[&[Atom]]) -> Classes {
+    // A literal byte is a one-byte set of its own (marked in `literal`);
+    // the other sets are kept once each. The classes are the same whatever
+    // the order of the sets: two bytes are in the same class when they are
+    // in the same sets.
+    let mut literal = [false; 256];
     let mut sets: Vec<ByteSet> = Vec::new();
     let mut seen = FxHashSet::default();
     for body in bodies {
         for &a in body.iter() {
-            let set = match a {
-                Atom::Byte(b) => {
-                    let mut s = ByteSet::EMPTY;
-                    s.insert(b);
-                    s
+            match a {
+                Atom::Byte(b) => literal[usize::from(b)] = true,
+                Atom::Set(set) => {
+                    if seen.insert(set) {
+                        sets.push(set);
+                    }
                 }
-                Atom::Set(s) => s,
-                Atom::Any | Atom::Star => continue,
-            };
-            if seen.insert(set) {
-                sets.push(set);
+                Atom::Any | Atom::Star => {}
             }
         }
     }
@@ -62,8 +64,10 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
             representative[END_CLASS] = Some(b);
             END_CLASS
         } else {
-            let sig: Vec<u32> = (0..sets.len() as u32)
-                .filter(|&k| sets[k as usize].contains(b))
+            let own = literal[usize::from(b)].then_some(u32::MAX - u32::from(b));
+            let sig: Vec<u32> = own
+                .into_iter()
+                .chain((0..sets.len() as u32).filter(|&k| sets[k as usize].contains(b)))
                 .collect();
             if sig.is_empty() {
                 representative[OTHER_CLASS].get_or_insert(b);
@@ -421,7 +425,7 @@ pub(super) fn build_one(
     let started = Instant::now();
     let set = ctx.set;
     debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
-    let mut pats = Patterns::new(set, ctx.simple, ids, mode);
+    let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
     let classes = byte_classes(&pats.body);
     pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);

@@ -313,6 +313,9 @@ struct Ctx<'a> {
     set: &'a RuleSet,
     /// Each rule's glob, simplified (once: every attempt reads them).
     simple: &'a [Glob],
+    /// Per rule, the first rule with the same simplified glob and rank
+    /// (`closure::same_rules`).
+    same: &'a [u32],
     budget: &'a Budget,
     /// None: the time budget is beyond what the clock can represent (no
     /// limit in practice).
@@ -351,9 +354,15 @@ impl Ctx<'_> {
 /// the footprint is judged against the file as fetched).
 pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
     let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
+    let same = if set.resolution.by_sets() {
+        Vec::new()
+    } else {
+        closure::same_rules(set, &simple)
+    };
     let mut ctx = Ctx {
         set,
         simple: &simple,
+        same: &same,
         budget,
         deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
