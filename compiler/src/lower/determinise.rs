@@ -120,6 +120,8 @@ pub(super) struct Scratch {
     /// matched patterns.
     own: Vec<Thread>,
     own_matched: Vec<u32>,
+    /// Its threads beyond its base.
+    own_diff: Vec<Thread>,
 }
 
 impl Scratch {
@@ -140,6 +142,7 @@ impl Scratch {
             whole: Vec::new(),
             own: Vec::new(),
             own_matched: Vec::new(),
+            own_diff: Vec::new(),
         }
     }
 }
@@ -156,6 +159,47 @@ pub(super) struct Bases {
     threads: Vec<Thread>,
     at: Vec<usize>,
     best: Vec<u32>,
+    /// Ranked mode: what each base's threads read, and its successors,
+    /// once a state of it has been expanded.
+    steps: Vec<Option<Box<BaseSteps>>>,
+}
+
+/// What the threads of a base read on each class, advanced (as
+/// [`Patterns::distribute`] makes them), and the successors made from those
+/// alone, per class and (last) for the classes none of them reads.
+pub(super) struct BaseSteps {
+    /// `steps[at[c]..at[c + 1]]`: class `c`'s.
+    at: Vec<u32>,
+    steps: Vec<Thread>,
+    /// Per class and one more: the successor, or `u32::MAX` until made.
+    memo: Vec<u32>,
+}
+
+impl BaseSteps {
+    fn new(pats: &Patterns<'_>, base: &[Thread], classes: &Classes, s: &mut Scratch) -> BaseSteps {
+        let mut stars = Vec::new();
+        pats.distribute(base, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        s.touched.clear();
+        let mut at = Vec::with_capacity(classes.count + 1);
+        let mut steps = Vec::new();
+        at.push(0);
+        for list in &mut s.by_class[..classes.count] {
+            steps.extend_from_slice(list);
+            list.clear();
+            at.push(steps.len() as u32);
+        }
+        BaseSteps {
+            at,
+            steps,
+            memo: vec![u32::MAX; classes.count + 1],
+        }
+    }
+
+    /// What the base's threads read on class `c`, advanced.
+    #[inline]
+    fn on(&self, c: usize) -> &[Thread] {
+        &self.steps[self.at[c] as usize..self.at[c + 1] as usize]
+    }
 }
 
 impl Bases {
@@ -165,6 +209,7 @@ impl Bases {
             threads: Vec::new(),
             at: vec![0],
             best: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -188,6 +233,7 @@ impl Bases {
             self.threads.extend_from_slice(&threads);
             self.at.push(self.threads.len());
             self.best.push(best);
+            self.steps.push(None);
         }
         id as u32
     }
@@ -335,13 +381,27 @@ impl Patterns<'_> {
         s: &mut Scratch,
         row: &mut [u32],
     ) {
-        let key_best = states.best(i);
-        let mut stars = std::mem::take(&mut s.stars);
-        stars.clear();
-        for &t in &s.own {
+        if self.mode == Mode::Sets {
+            self.successors_sets(states, bases, i, classes, s, row);
+        } else {
+            self.successors_ranked(states, bases, i, classes, s, row);
+        }
+    }
+
+    /// Steps `threads` (sorted): into `by_class`, per class, the threads
+    /// reading it, advanced (sorted), with `touched` the classes whose list
+    /// was empty (in order of appearance); into `stars` the threads at a
+    /// `*`.
+    fn distribute(
+        &self,
+        threads: &[Thread],
+        classes: &Classes,
+        by_class: &mut [Vec<Thread>],
+        touched: &mut Vec<usize>,
+        stars: &mut Vec<Thread>,
+    ) {
+        for &t in threads {
             let step = t + 1;
-            let by_class = &mut s.by_class;
-            let touched = &mut s.touched;
             let mut push = |c: usize| {
                 if by_class[c].is_empty() {
                     touched.push(c);
@@ -362,6 +422,116 @@ impl Patterns<'_> {
                 class => push(usize::from(class)),
             }
         }
+    }
+
+    /// [`Patterns::successors`] in ranked mode. A successor is a function
+    /// of the state's base and of what its threads read on the class (its
+    /// `extra`): the base's threads read the same in every state of the
+    /// base ([`BaseSteps`]), so on a class none of the threads beyond the
+    /// base reads, the successor is the base's for that class, made once
+    /// per base (the base implies the best in a plain automaton; a register
+    /// automaton's successors do not depend on it).
+    fn successors_ranked(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        i: usize,
+        classes: &Classes,
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        let key_best = states.best(i);
+        let b = states.base(i) as usize;
+        // Taken out while the successors are made (bases are interned
+        // meanwhile); put back at the end.
+        let mut steps = match bases.steps[b].take() {
+            Some(steps) => steps,
+            None => Box::new(BaseSteps::new(self, bases.threads(b as u32), classes, s)),
+        };
+        let mut diff = std::mem::take(&mut s.own_diff);
+        diff.clear();
+        diff.extend_from_slice(states.threads(i));
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
+        self.distribute(&diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        debug_assert!(stars.is_empty(), "the base has the stars");
+        s.touched.sort_unstable();
+        let touched = std::mem::take(&mut s.touched);
+        // On the classes the threads beyond the base read, what all the
+        // state's threads read: the symmetric difference of the two (a
+        // thread beyond the base may be one the state does not have).
+        let mut tmp = std::mem::take(&mut s.group);
+        for &c in &touched {
+            symmetric_difference(steps.on(c), &s.by_class[c], &mut tmp);
+            std::mem::swap(&mut s.by_class[c], &mut tmp);
+        }
+        let shared = classes.count;
+        let mut shared_id = None;
+        let mut k = 0;
+        for c in 0..classes.count {
+            let by_diff = k < touched.len() && touched[k] == c;
+            if by_diff {
+                k += 1;
+            }
+            if c == END_CLASS {
+                continue;
+            }
+            let id = if by_diff && !s.by_class[c].is_empty() {
+                let extra = std::mem::take(&mut s.by_class[c]);
+                let id = self.make(states, bases, key_best, &[], &extra, s);
+                s.by_class[c] = extra;
+                Some(id)
+            } else if !by_diff && !steps.on(c).is_empty() {
+                Some(match steps.memo[c] {
+                    u32::MAX => {
+                        let id = self.make(states, bases, key_best, &[], steps.on(c), s);
+                        steps.memo[c] = id;
+                        id
+                    }
+                    id => id,
+                })
+            } else {
+                None
+            };
+            row[c] = match id {
+                Some(id) => id,
+                // A class no thread names: the shared successor, made
+                // where its first class comes.
+                None => *shared_id.get_or_insert_with(|| match steps.memo[shared] {
+                    u32::MAX => {
+                        let id = self.make(states, bases, key_best, &[], &[], s);
+                        steps.memo[shared] = id;
+                        id
+                    }
+                    id => id,
+                }),
+            };
+        }
+        for &c in &touched {
+            s.by_class[c].clear();
+        }
+        bases.steps[b] = Some(steps);
+        s.group = tmp;
+        s.touched = touched;
+        s.touched.clear();
+        s.stars = stars;
+        s.own_diff = diff;
+    }
+
+    /// [`Patterns::successors`] in set mode.
+    fn successors_sets(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        i: usize,
+        classes: &Classes,
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        let key_best = states.best(i);
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
+        self.distribute(&s.own, classes, &mut s.by_class, &mut s.touched, &mut stars);
         s.touched.sort_unstable();
         let touched = std::mem::take(&mut s.touched);
         // The first live class no thread names: where the shared successor
