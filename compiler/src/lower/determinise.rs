@@ -105,6 +105,8 @@ pub(super) struct Scratch {
     base: Vec<Thread>,
     base_best: u32,
     base_id: u32,
+    /// Whether `base` holds base `base_id`'s threads.
+    base_loaded: bool,
     /// Where each pattern's threads are in the base `indexed`.
     index: BaseIndex,
     indexed: Option<u32>,
@@ -134,6 +136,7 @@ impl Scratch {
             base: Vec::new(),
             base_best: NONE,
             base_id: 0,
+            base_loaded: false,
             index: BaseIndex::new(npatterns),
             indexed: None,
             group: Vec::new(),
@@ -159,6 +162,10 @@ pub(super) struct Bases {
     threads: Vec<Thread>,
     at: Vec<usize>,
     best: Vec<u32>,
+    /// Each base's threads at the end of a pattern with `$`
+    /// (`ends[end_at[i]..end_at[i + 1]]`).
+    ends: Vec<Thread>,
+    end_at: Vec<usize>,
     /// Ranked mode: what each base's threads read, and its successors,
     /// once a state of it has been expanded.
     steps: Vec<Option<Box<BaseSteps>>>,
@@ -209,6 +216,8 @@ impl Bases {
             threads: Vec::new(),
             at: vec![0],
             best: Vec::new(),
+            ends: Vec::new(),
+            end_at: vec![0],
             steps: Vec::new(),
         }
     }
@@ -233,6 +242,12 @@ impl Bases {
             self.threads.extend_from_slice(&threads);
             self.at.push(self.threads.len());
             self.best.push(best);
+            self.ends.extend(
+                threads
+                    .iter()
+                    .filter(|&&t| pats.kind(t) == KIND_END && pats.dollar[pats.pat(t) as usize]),
+            );
+            self.end_at.push(self.ends.len());
             self.steps.push(None);
         }
         id as u32
@@ -240,6 +255,10 @@ impl Bases {
 
     fn threads(&self, id: u32) -> &[Thread] {
         &self.threads[self.at[id as usize]..self.at[id as usize + 1]]
+    }
+
+    fn ends(&self, id: u32) -> &[Thread] {
+        &self.ends[self.end_at[id as usize]..self.end_at[id as usize + 1]]
     }
 }
 
@@ -290,17 +309,54 @@ impl Patterns<'_> {
         states.intern(&s.next, base, best, &s.next_matched, h) as u32
     }
 
-    /// Loads state `i` into `s`: its threads, whole, its matched patterns
-    /// and its base.
-    pub(super) fn load(&self, states: &States, bases: &Bases, i: usize, s: &mut Scratch) {
+    /// Loads state `i` into `s` (its base; in set mode its threads, whole,
+    /// and its matched patterns) and returns its number of threads and its
+    /// winning pattern if the path ends there. In ranked mode the state's
+    /// threads are not made whole: it has those of its base and those
+    /// beyond it (`diff`) but for those in both.
+    pub(super) fn load(
+        &self,
+        states: &States,
+        bases: &Bases,
+        i: usize,
+        s: &mut Scratch,
+    ) -> (usize, Option<u32>) {
         let base = states.base(i);
-        s.base_id = base;
-        s.base.clear();
-        s.base.extend_from_slice(bases.threads(base));
-        s.base_best = bases.best[base as usize];
-        symmetric_difference(&s.base, states.threads(i), &mut s.own);
-        s.own_matched.clear();
-        s.own_matched.extend_from_slice(states.matched(i));
+        if !s.base_loaded || s.base_id != base {
+            s.base_id = base;
+            s.base.clear();
+            s.base.extend_from_slice(bases.threads(base));
+            s.base_best = bases.best[base as usize];
+            s.base_loaded = true;
+        }
+        let diff = states.threads(i);
+        let best = states.best(i);
+        if self.mode == Mode::Sets {
+            symmetric_difference(&s.base, diff, &mut s.own);
+            s.own_matched.clear();
+            s.own_matched.extend_from_slice(states.matched(i));
+            return (s.own.len(), self.winning_pattern(&s.own, best));
+        }
+        let in_base = |t: Thread| s.base.binary_search(&t).is_ok();
+        let both = diff.iter().filter(|&&t| in_base(t)).count();
+        let live = s.base.len() + diff.len() - 2 * both;
+        // The threads at the end of a `$` pattern: the base's not in
+        // `diff`, and those of `diff` not in the base.
+        let mut winner = best;
+        let ends = bases
+            .ends(base)
+            .iter()
+            .filter(|&t| diff.binary_search(t).is_err())
+            .chain(diff.iter().filter(|&&t| {
+                self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize] && !in_base(t)
+            }));
+        for &t in ends {
+            let p = self.pat(t);
+            if self.beats(p, winner) {
+                winner = p;
+            }
+        }
+        (live, (winner != NONE).then_some(winner))
     }
 
     /// The successor of the loaded state (best `key_best`) whose threads
@@ -650,9 +706,13 @@ pub(super) fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        pats.load(&states, &bases, i, &mut scratch);
-        let live = scratch.own.len();
-        threads_total += live + scratch.own_matched.len();
+        let (live, winner) = pats.load(&states, &bases, i, &mut scratch);
+        let matched = if mode == Mode::Sets {
+            scratch.own_matched.len()
+        } else {
+            0
+        };
+        threads_total += live + matched;
         if threads_total > budget.max_threads {
             note(
                 ctx,
@@ -678,24 +738,22 @@ pub(super) fn build_one(
         }
         // See `Succ`.
         row[end_class] = row[0];
-        let (threads, best) = (scratch.own.as_slice(), states.best(i));
+        let best = states.best(i);
         match mode {
             Mode::Register => {
-                outcome.push(priority(pats.winning_pattern(threads, best)));
+                outcome.push(priority(winner));
                 emit.push(priority((best != NONE).then_some(best)));
-                dead.push(threads.is_empty());
+                dead.push(live == 0);
             }
             Mode::Sets => {
-                let matched = pats.matched_rules(threads, &scratch.own_matched);
+                let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
                 outcome.push(
                     ctx.table
                         .intern(set.resolution.outcome(&set.rules, None, &matched)),
                 );
             }
             Mode::Plain => {
-                let slot = pats
-                    .winning_pattern(threads, best)
-                    .unwrap_or(pats.rule.len() as u32) as usize;
+                let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
                 if winner_outcome[slot] == u32::MAX {
                     let winner = pats.rule.get(slot).copied();
                     winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
