@@ -180,6 +180,11 @@ pub(super) struct BaseSteps {
     steps: Vec<Thread>,
     /// Per class and one more: the successor, or `u32::MAX` until made.
     memo: Vec<u32>,
+    /// The memo entries a row needs (each live class's, or the shared
+    /// one) still to make; once none, `row` is the row of a state with no
+    /// thread beyond the base.
+    missing: usize,
+    row: Vec<u32>,
 }
 
 impl BaseSteps {
@@ -195,10 +200,38 @@ impl BaseSteps {
             list.clear();
             at.push(steps.len() as u32);
         }
+        let live = (0..classes.count).filter(|&c| c != END_CLASS);
+        let read = live.clone().filter(|&c| at[c] != at[c + 1]).count();
+        let missing = read + usize::from(read < live.count());
         BaseSteps {
             at,
             steps,
             memo: vec![u32::MAX; classes.count + 1],
+            missing,
+            row: Vec::new(),
+        }
+    }
+
+    /// Records the successor `id` on class `c` (`classes`: the shared
+    /// one) of the base alone.
+    fn remember(&mut self, c: usize, id: u32, classes: usize) {
+        debug_assert_eq!(self.memo[c], u32::MAX);
+        self.memo[c] = id;
+        // The shared successor is one a row needs only if the base leaves
+        // a live class unread.
+        let needed =
+            c < classes || (0..classes).any(|k| k != END_CLASS && self.at[k] == self.at[k + 1]);
+        if !needed {
+            return;
+        }
+        self.missing -= 1;
+        if self.missing == 0 {
+            self.row = (0..classes)
+                .map(|c| match self.at[c] == self.at[c + 1] {
+                    true => self.memo[classes],
+                    false => self.memo[c],
+                })
+                .collect();
         }
     }
 
@@ -522,46 +555,80 @@ impl Patterns<'_> {
             std::mem::swap(&mut s.by_class[c], &mut tmp);
         }
         let shared = classes.count;
-        let mut shared_id = None;
-        let mut k = 0;
-        for c in 0..classes.count {
-            let by_diff = k < touched.len() && touched[k] == c;
-            if by_diff {
-                k += 1;
-            }
-            if c == END_CLASS {
-                continue;
-            }
-            let id = if by_diff && !s.by_class[c].is_empty() {
-                let extra = std::mem::take(&mut s.by_class[c]);
-                let id = self.make(states, bases, key_best, &[], &extra, s);
-                s.by_class[c] = extra;
-                Some(id)
-            } else if !by_diff && !steps.on(c).is_empty() {
-                Some(match steps.memo[c] {
-                    u32::MAX => {
-                        let id = self.make(states, bases, key_best, &[], steps.on(c), s);
-                        steps.memo[c] = id;
-                        id
+        if steps.missing == 0 {
+            // Every class but those the threads beyond the base read goes
+            // where the base alone goes; those are made in class order (on
+            // one they leave unread, the shared successor).
+            row.copy_from_slice(&steps.row);
+            for &c in &touched {
+                if c == END_CLASS {
+                    continue;
+                }
+                row[c] = if s.by_class[c].is_empty() {
+                    match steps.memo[shared] {
+                        u32::MAX => {
+                            let id = self.make(states, bases, key_best, &[], &[], s);
+                            steps.memo[shared] = id;
+                            id
+                        }
+                        id => id,
                     }
-                    id => id,
-                })
-            } else {
-                None
-            };
-            row[c] = match id {
-                Some(id) => id,
-                // A class no thread names: the shared successor, made
-                // where its first class comes.
-                None => *shared_id.get_or_insert_with(|| match steps.memo[shared] {
-                    u32::MAX => {
-                        let id = self.make(states, bases, key_best, &[], &[], s);
-                        steps.memo[shared] = id;
-                        id
-                    }
-                    id => id,
-                }),
-            };
+                } else {
+                    let extra = std::mem::take(&mut s.by_class[c]);
+                    let id = self.make(states, bases, key_best, &[], &extra, s);
+                    s.by_class[c] = extra;
+                    id
+                };
+            }
+        } else {
+            let mut shared_id = None;
+            let mut k = 0;
+            for c in 0..classes.count {
+                let by_diff = k < touched.len() && touched[k] == c;
+                if by_diff {
+                    k += 1;
+                }
+                if c == END_CLASS {
+                    continue;
+                }
+                let id = if by_diff && !s.by_class[c].is_empty() {
+                    let extra = std::mem::take(&mut s.by_class[c]);
+                    let id = self.make(states, bases, key_best, &[], &extra, s);
+                    s.by_class[c] = extra;
+                    Some(id)
+                } else if !by_diff && !steps.on(c).is_empty() {
+                    Some(match steps.memo[c] {
+                        u32::MAX => {
+                            let id = self.make(states, bases, key_best, &[], steps.on(c), s);
+                            steps.remember(c, id, shared);
+                            id
+                        }
+                        id => id,
+                    })
+                } else {
+                    None
+                };
+                row[c] = match id {
+                    Some(id) => id,
+                    // A class no thread names: the shared successor, made
+                    // where its first class comes.
+                    None => match shared_id {
+                        Some(id) => id,
+                        None => {
+                            let id = match steps.memo[shared] {
+                                u32::MAX => {
+                                    let id = self.make(states, bases, key_best, &[], &[], s);
+                                    steps.remember(shared, id, shared);
+                                    id
+                                }
+                                id => id,
+                            };
+                            shared_id = Some(id);
+                            id
+                        }
+                    },
+                };
+            }
         }
         for &c in &touched {
             s.by_class[c].clear();
