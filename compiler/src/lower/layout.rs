@@ -4,7 +4,9 @@
 
 use super::{Ctx, Layout};
 use robocc_engine::artifact::Automaton;
-use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
+use robocc_engine::program::{
+    decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS, TAG_CHAIN, TAG_FALLBACK,
+};
 
 /// [`Layout::Auto`]: rows only while one automaton's stay within this many
 /// bytes, where they and the rest of a check's reads stay in a 48 KiB L1
@@ -18,16 +20,26 @@ pub const AUTO_ROWS_PER_SOURCE_BYTE: usize = 12;
 
 /// Whether a walk of `a` can leave a row for a fallback node (a `*`
 /// pattern's literal, read against its scanning row) and come back: the
-/// node dispatch and the row loop's exit that rows would save.
+/// node dispatch and the row loop's exit that rows would save. Read from
+/// the compact nodes' tags, which follow the dense rows
+/// ([`robocc_engine::program`]).
 fn has_fallback(a: &Automaton) -> bool {
-    decode(a).is_some_and(|(_, nodes, _)| {
-        nodes.iter().any(|n| {
-            matches!(
-                n,
-                Node::Sparse { fallback: true, .. } | Node::Chain { fallback: true, .. }
-            )
-        })
-    })
+    let prog = a.prog.as_slice();
+    let w = if a.wide { 4 } else { 2 };
+    let e = if a.ranked.is_empty() { 0 } else { w };
+    let mut at = a.dense_len as usize + e;
+    while let Some(&tag) = prog.get(at) {
+        if tag & TAG_FALLBACK != 0 {
+            return true;
+        }
+        let n = usize::from(tag & !(TAG_CHAIN | TAG_FALLBACK));
+        at += e + if tag < TAG_CHAIN {
+            1 + 2 * w + n + n * w
+        } else {
+            1 + 3 * w + n + 1
+        };
+    }
+    false
 }
 
 impl Ctx<'_> {
