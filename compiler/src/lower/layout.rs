@@ -247,8 +247,8 @@ const HOT_EXCEPTIONS: usize = 2;
 /// outcome (a register automaton: they have live threads, since what the
 /// register holds is known only at run time). The others are decided, and
 /// a transition into one is written as its outcome.
-fn undecided(succ: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
-    let n = succ.len();
+fn undecided(runs: &Runs, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
+    let n = runs.states();
     let mut undecided = vec![false; n];
     if let Some(r) = register {
         // What the register holds is known only at run time: a state is
@@ -260,18 +260,11 @@ fn undecided(succ: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
         // A state is undecided when some reachable state has another
         // outcome: seed with states that have such a successor, propagate
         // backwards (over the predecessors, one array: `pred_at[t]..
-        // pred_at[t + 1]` are `t`'s). A row repeats its targets in runs
-        // (the classes no thread names share one): a run is one edge. (The
-        // end class's entry repeats the first class's: see `Succ`.)
+        // pred_at[t + 1]` are `t`'s). A run of a row is one edge.
         let mut pred_at = vec![0u32; n + 1];
         let mut queue = Vec::new();
         for s in 0..n {
-            let mut prev = u32::MAX;
-            for &t in succ.row(s) {
-                if t == prev {
-                    continue;
-                }
-                prev = t;
+            for &t in runs.targets(s) {
                 pred_at[t as usize + 1] += 1;
                 if outcome[t as usize] != outcome[s] && !undecided[s] {
                     undecided[s] = true;
@@ -285,12 +278,7 @@ fn undecided(succ: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
         let mut fill = pred_at.clone();
         let mut preds = vec![0u32; pred_at[n] as usize];
         for s in 0..n {
-            let mut prev = u32::MAX;
-            for &t in succ.row(s) {
-                if t == prev {
-                    continue;
-                }
-                prev = t;
+            for &t in runs.targets(s) {
                 preds[fill[t as usize] as usize] = s as u32;
                 fill[t as usize] += 1;
             }
@@ -306,6 +294,54 @@ fn undecided(succ: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
         }
     }
     undecided
+}
+
+/// Each row of a [`Succ`] as runs of equal targets (rows are mostly one
+/// target, the successor of the classes no thread names, and a few
+/// others): `targets(s)` and `starts(s)`, the class each run starts at (it
+/// ends where the next starts, or at the row's end). The end class's entry
+/// repeats class 0's, so it is inside the first run.
+struct Runs {
+    target: Vec<u32>,
+    start: Vec<u8>,
+    at: Vec<u32>,
+}
+
+impl Runs {
+    fn new(succ: &Succ) -> Runs {
+        let mut runs = Runs {
+            target: Vec::with_capacity(succ.table.len() / 4),
+            start: Vec::with_capacity(succ.table.len() / 4),
+            at: Vec::with_capacity(succ.len() + 1),
+        };
+        runs.at.push(0);
+        for s in 0..succ.len() {
+            let mut prev = u32::MAX;
+            for (c, &t) in succ.row(s).iter().enumerate() {
+                if t != prev {
+                    prev = t;
+                    runs.target.push(t);
+                    runs.start.push(c as u8);
+                }
+            }
+            runs.at.push(runs.target.len() as u32);
+        }
+        runs
+    }
+
+    fn states(&self) -> usize {
+        self.at.len() - 1
+    }
+
+    #[inline]
+    fn targets(&self, s: usize) -> &[u32] {
+        &self.target[self.at[s] as usize..self.at[s + 1] as usize]
+    }
+
+    #[inline]
+    fn starts(&self, s: usize) -> &[u8] {
+        &self.start[self.at[s] as usize..self.at[s + 1] as usize]
+    }
 }
 
 /// An automaton's transitions: `nclasses` successors per state, one array.
@@ -349,7 +385,8 @@ pub(super) fn finish(
     let n = succ.len();
     let nclasses = succ.nclasses;
     let is_live = |c: usize| c != end_class;
-    let undecided = undecided(succ, outcome, register.as_ref());
+    let runs = Runs::new(succ);
+    let undecided = undecided(&runs, outcome, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
@@ -363,47 +400,50 @@ pub(super) fn finish(
     let mut exc_at = vec![0u32; n + 1];
     let mut exc: Vec<(u8, u32)> = Vec::new();
     {
-        // Occurrences in the row being read of each target but its first
-        // class's (counted apart: usually most of the row), and the
+        // Occurrences in the row being read of each target, and the
         // targets seen (to clear them).
         let mut count = vec![0u32; n];
         let mut seen: Vec<u32> = Vec::new();
         for s in 0..n {
             if undecided[s] {
-                let row = succ.row(s);
-                debug_assert_eq!(row[0], row[end_class]);
-                let first = row[0];
-                // Class 0's target, counted twice (the end class's entry).
-                let mut firsts = 0u32.wrapping_sub(1);
-                for &t in row {
-                    if t == first {
-                        firsts += 1;
-                    } else {
+                let (targets, starts) = (runs.targets(s), runs.starts(s));
+                let end = |k: usize| starts.get(k + 1).map_or(nclasses, |&c| usize::from(c));
+                let first = targets[0];
+                if targets.len() == 1 {
+                    // One target: the default, no exceptions.
+                    indegree[first as usize] += nclasses as u32 - 1;
+                    default[s] = first;
+                } else {
+                    for (k, &t) in targets.iter().enumerate() {
                         if count[t as usize] == 0 {
                             seen.push(t);
                         }
-                        count[t as usize] += 1;
+                        // The first run holds the end class.
+                        count[t as usize] +=
+                            (end(k) - usize::from(starts[k])) as u32 - u32::from(k == 0);
+                    }
+                    let mut d = first;
+                    let mut most = 0;
+                    for &t in &seen {
+                        let k = count[t as usize];
+                        if k > most || (k == most && t < d) {
+                            (d, most) = (t, k);
+                        }
+                        indegree[t as usize] += k;
+                        count[t as usize] = 0;
+                    }
+                    seen.clear();
+                    default[s] = d;
+                    for (k, &t) in targets.iter().enumerate() {
+                        if t != d {
+                            exc.extend(
+                                (usize::from(starts[k])..end(k))
+                                    .filter(|&c| c != end_class)
+                                    .map(|c| (c as u8, t)),
+                            );
+                        }
                     }
                 }
-                let mut d = first;
-                let mut most = firsts;
-                indegree[first as usize] += firsts;
-                for &t in &seen {
-                    let k = count[t as usize];
-                    if k > most || (k == most && t < d) {
-                        (d, most) = (t, k);
-                    }
-                    indegree[t as usize] += k;
-                    count[t as usize] = 0;
-                }
-                seen.clear();
-                default[s] = d;
-                exc.extend(
-                    row.iter()
-                        .enumerate()
-                        .filter(|&(c, &t)| is_live(c) && t != d)
-                        .map(|(c, &t)| (c as u8, t)),
-                );
             }
             exc_at[s + 1] = exc.len() as u32;
         }
@@ -420,12 +460,7 @@ pub(super) fn finish(
     while k < order.len() {
         let s = order[k];
         k += 1;
-        let mut prev = u32::MAX;
-        for &t in succ.row(s) {
-            if t == prev {
-                continue;
-            }
-            prev = t;
+        for &t in runs.targets(s) {
             let t = t as usize;
             if undecided[t] && rank[t] == usize::MAX {
                 rank[t] = order.len();
@@ -480,11 +515,13 @@ pub(super) fn finish(
             // Only used if shorter than `listed`: stop when it is not.
             let mut shorter = !listed.is_empty();
             if shorter {
-                for c in (0..nclasses).filter(|&c| is_live(c) && a[c] != b[c]) {
-                    out.push((c as u8, a[c]));
-                    if out.len() >= listed.len() {
-                        shorter = false;
-                        break;
+                for (c, (&x, &y)) in a.iter().zip(b).enumerate() {
+                    if x != y && c != end_class {
+                        out.push((c as u8, x));
+                        if out.len() >= listed.len() {
+                            shorter = false;
+                            break;
+                        }
                     }
                 }
             }
