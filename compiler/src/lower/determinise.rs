@@ -753,7 +753,6 @@ pub(super) fn build_one(
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
-    let mut row = vec![0u32; nclasses];
     // Outcome id of each winning pattern (index `npatterns`: no winner).
     let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
     let mut i = 0;
@@ -792,7 +791,10 @@ pub(super) fn build_one(
             );
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
-        row.fill(0);
+        // The row is written in place.
+        let at = succ.table.len();
+        succ.table.resize(at + nclasses, 0);
+        let row = &mut succ.table[at..];
         if live == 0 {
             // Nothing left to match: the state loops on itself.
             for (c, r) in row.iter_mut().enumerate() {
@@ -801,7 +803,7 @@ pub(super) fn build_one(
                 }
             }
         } else {
-            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, &mut row);
+            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, row);
         }
         // See `Succ`.
         row[end_class] = row[0];
@@ -828,7 +830,6 @@ pub(super) fn build_one(
                 outcome.push(winner_outcome[slot]);
             }
         }
-        succ.table.extend_from_slice(&row);
         i += 1;
     }
     note(

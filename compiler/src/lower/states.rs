@@ -151,8 +151,8 @@ impl States {
                 let id = (slot & 0xFFFF_FFFF) as usize;
                 if self.best[id] == best
                     && self.base[id] == base
-                    && self.threads(id) == threads
-                    && self.matched(id) == matched
+                    && same(self.threads(id), threads)
+                    && same(self.matched(id), matched)
                 {
                     return id;
                 }
@@ -191,6 +191,13 @@ impl States {
             self.slots[at] = (h & 0xFFFF_FFFF_0000_0000) | id as u64;
         }
     }
+}
+
+/// `a == b`, inline: the slices compared are short (a state's threads
+/// beyond its base), where a call to `memcmp` costs more than the loop.
+#[inline]
+fn same(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The symmetric difference of `a` and `b` (sorted, distinct), sorted, into
