@@ -737,10 +737,7 @@ pub(super) fn build_one(
         scratch.next_matched = matched;
         pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
     }
-    let mut succ = Succ {
-        table: Vec::new(),
-        nclasses,
-    };
+    let mut succ = Succ::new(nclasses);
     let mut outcome: Vec<u32> = Vec::new();
     // Register automata: priority of each pattern (1 + its place in rank
     // order; 0 is no match), and each state's emit.
@@ -792,9 +789,7 @@ pub(super) fn build_one(
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
         // The row is written in place.
-        let at = succ.table.len();
-        succ.table.resize(at + nclasses, 0);
-        let row = &mut succ.table[at..];
+        let row = succ.push();
         if live == 0 {
             // Nothing left to match: the state loops on itself.
             for (c, r) in row.iter_mut().enumerate() {

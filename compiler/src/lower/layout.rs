@@ -310,8 +310,8 @@ struct Runs {
 impl Runs {
     fn new(succ: &Succ) -> Runs {
         let mut runs = Runs {
-            target: Vec::with_capacity(succ.table.len() / 4),
-            start: Vec::with_capacity(succ.table.len() / 4),
+            target: Vec::with_capacity(succ.len() * 4),
+            start: Vec::with_capacity(succ.len() * 4),
             at: Vec::with_capacity(succ.len() + 1),
         };
         runs.at.push(0);
@@ -344,27 +344,57 @@ impl Runs {
     }
 }
 
-/// An automaton's transitions: `nclasses` successors per state, one array.
+/// An automaton's transitions: `nclasses` successors per state, in chunks
+/// of [`Succ::CHUNK`] rows (a table that grows is never copied).
 /// The end class (class 1) ends the path: its entry repeats class 0's
 /// (which is never the end class), so that a pass that reads a row as a
 /// set of edges needs no test per class, and a count of a row's entries
 /// counts class 0's target once too many.
 pub(super) struct Succ {
-    pub(super) table: Vec<u32>,
+    chunks: Vec<Vec<u32>>,
+    rows: usize,
     pub(super) nclasses: usize,
 }
 
 impl Succ {
+    /// Rows per chunk.
+    const CHUNK: usize = 1024;
+
+    pub(super) fn new(nclasses: usize) -> Succ {
+        Succ {
+            chunks: Vec::new(),
+            rows: 0,
+            nclasses,
+        }
+    }
+
     /// Number of states.
     #[inline]
     pub(super) fn len(&self) -> usize {
-        self.table.len() / self.nclasses
+        self.rows
     }
 
     /// State `s`'s successor on each class.
     #[inline]
     pub(super) fn row(&self, s: usize) -> &[u32] {
-        &self.table[s * self.nclasses..(s + 1) * self.nclasses]
+        let at = (s % Self::CHUNK) * self.nclasses;
+        &self.chunks[s / Self::CHUNK][at..at + self.nclasses]
+    }
+
+    /// A new row (zeros) at the end, to fill.
+    #[inline]
+    pub(super) fn push(&mut self) -> &mut [u32] {
+        if self.rows % Self::CHUNK == 0 {
+            // The first chunk grows as needed (most automata are small);
+            // the others are allocated whole.
+            let rows = if self.rows == 0 { 16 } else { Self::CHUNK };
+            self.chunks.push(Vec::with_capacity(rows * self.nclasses));
+        }
+        self.rows += 1;
+        let chunk = self.chunks.last_mut().expect("a chunk");
+        let at = chunk.len();
+        chunk.resize(at + self.nclasses, 0);
+        &mut chunk[at..]
     }
 }
 

@@ -56,14 +56,13 @@ pub(super) fn minimize(succ: &Succ, outcome: &[u32], end_class: usize) -> (Succ,
             rep[b] = s;
         }
     }
-    let table = rep
-        .iter()
-        .flat_map(|&s| succ.row(s).iter().map(|&t| block[t as usize] as u32))
-        .collect();
-    let succ = Succ {
-        table,
-        nclasses: succ.nclasses,
-    };
+    let mut minimal = Succ::new(succ.nclasses);
+    for &s in &rep {
+        for (r, &t) in minimal.push().iter_mut().zip(succ.row(s)) {
+            *r = block[t as usize] as u32;
+        }
+    }
+    let succ = minimal;
     let outcome = rep.iter().map(|&s| outcome[s]).collect();
     (succ, outcome)
 }
