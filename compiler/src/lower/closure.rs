@@ -564,22 +564,6 @@ fn gallop(s: &[Thread], pred: impl Fn(Thread) -> bool) -> usize {
     lo + s[lo..hi].partition_point(|&t| pred(t))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::gallop;
-
-    #[test]
-    fn gallop_is_partition_point() {
-        let s: Vec<u32> = (0..100).map(|k| k * 2).collect();
-        for n in 0..s.len() {
-            for x in 0..=200 {
-                let p = |t: u32| t < x;
-                assert_eq!(gallop(&s[..n], p), s[..n].partition_point(|&t| p(t)));
-            }
-        }
-    }
-}
-
 /// Where each pattern's threads are in a normalized set of threads (a
 /// base): built in the size of the set, read in constant time.
 pub(super) struct BaseIndex {
@@ -624,6 +608,22 @@ impl BaseIndex {
             &base[a as usize..b as usize]
         } else {
             &[]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gallop;
+
+    #[test]
+    fn gallop_is_partition_point() {
+        let s: Vec<u32> = (0..100).map(|k| k * 2).collect();
+        for n in 0..s.len() {
+            for x in 0..=200 {
+                let p = |t: u32| t < x;
+                assert_eq!(gallop(&s[..n], p), s[..n].partition_point(|&t| p(t)));
+            }
         }
     }
 }

@@ -583,7 +583,7 @@ impl Patterns<'_> {
         } else {
             let mut shared_id = None;
             let mut k = 0;
-            for c in 0..classes.count {
+            for (c, slot) in row.iter_mut().enumerate() {
                 let by_diff = k < touched.len() && touched[k] == c;
                 if by_diff {
                     k += 1;
@@ -608,7 +608,7 @@ impl Patterns<'_> {
                 } else {
                     None
                 };
-                row[c] = match id {
+                *slot = match id {
                     Some(id) => id,
                     // A class no thread names: the shared successor, made
                     // where its first class comes.
