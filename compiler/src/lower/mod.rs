@@ -45,8 +45,12 @@
 //!
 //! * `closure`: threads, their closure under `*` and pruning (rank, star
 //!   dominance, [`Canonical`](crate::outcome::Canonical));
-//! * `determinise`: byte classes, a state's successors and the subset
-//!   construction of one automaton;
+//! * `states`: the states of one construction, interned (a state is kept
+//!   as its *base*, its `*` threads normalized alone, and the few threads
+//!   by which it differs from it; hashed once per candidate);
+//! * `determinise`: byte classes, a state's successors (made once per base
+//!   on the classes only the base reads) and the subset construction of
+//!   one automaton;
 //! * `minimise`: set-mode automata's equal states merged;
 //! * `layout`: decided states, and the automaton written as a program
 //!   (compact nodes or dense rows).
