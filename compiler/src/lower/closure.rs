@@ -1,48 +1,23 @@
 //! Threads and their closure: a thread is a position in a pattern; a DFA
-//! state under construction ([`StateKey`]) is the live threads and what
-//! matched for good. [`Patterns::normalize`] closes threads under "a `*`
-//! may match nothing" and prunes what can no longer decide (rank, star
-//! dominance, set mode's [`Canonical`]).
+//! state under construction is the live threads and what matched for good
+//! (kept in [`States`](super::states::States)). [`Patterns::normalize`]
+//! closes threads under "a `*` may match nothing" and prunes what can no
+//! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
-use super::{FxHashSet, Mode};
+use super::states::thread_hash;
+use super::{FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
 use crate::ruleset::RuleSet;
-use std::hash::{Hash, Hasher};
 
 /// A thread: a position in a pattern, numbered over all the automaton's
 /// patterns in order ([`Patterns::offset`]: pattern `i`'s position `j` is
 /// `offset[i] + j`), so that threads sort by pattern, then position.
+///
+/// A DFA state under construction is its live threads (sorted) and the
+/// best permanently matched pattern (`NONE` if none); in *set* mode
+/// (acap), every permanently matched pattern instead (sorted).
 pub(super) type Thread = u32;
-
-/// A DFA state under construction: live threads (sorted) and the best
-/// permanently matched pattern (`NONE` if none); in *set* mode (acap),
-/// every permanently matched pattern instead (sorted).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub(super) struct StateKey {
-    pub(super) threads: Vec<Thread>,
-    pub(super) best: u32,
-    pub(super) matched: Vec<u32>,
-}
-
-impl Hash for StateKey {
-    /// Two threads per word.
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_usize(self.threads.len());
-        let mut pairs = self.threads.chunks_exact(2);
-        for pair in &mut pairs {
-            h.write_u64((u64::from(pair[0]) << 32) | u64::from(pair[1]));
-        }
-        if let [last] = pairs.remainder() {
-            h.write_u32(*last);
-        }
-        h.write_u32(self.best);
-        h.write_usize(self.matched.len());
-        for &m in &self.matched {
-            h.write_u32(m);
-        }
-    }
-}
 
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -87,19 +62,24 @@ impl<'a> Patterns<'a> {
     /// simplified), built in `mode`; positions are indexed once the byte
     /// classes are known. A rule equal to an earlier one in atoms, anchoring
     /// and rank never wins, so it is left out (in set mode every rule
-    /// counts: its usage and tier matter).
-    pub(super) fn new(set: &'a RuleSet, simple: &'a [Glob], ids: &[usize], mode: Mode) -> Self {
-        let mut seen = FxHashSet::default();
+    /// counts: its usage and tier matter). `same`: per rule, the first rule
+    /// equal to it in those (see [`same_rules`]).
+    pub(super) fn new(
+        set: &'a RuleSet,
+        simple: &'a [Glob],
+        same: &[u32],
+        ids: &[usize],
+        mode: Mode,
+    ) -> Self {
         let mut simplified: Vec<(&Glob, usize)> = Vec::new();
-        for &i in ids {
-            let glob = &simple[i];
-            let key = if mode == Mode::Sets {
-                i as u64
-            } else {
-                u64::from(set.rules[i].rank)
-            };
-            if seen.insert((glob, key)) {
-                simplified.push((glob, i));
+        if mode == Mode::Sets {
+            simplified.extend(ids.iter().map(|&i| (&simple[i], i)));
+        } else {
+            let mut seen = FxHashSet::default();
+            for &i in ids {
+                if seen.insert(same[i]) {
+                    simplified.push((&simple[i], i));
+                }
             }
         }
         Patterns {
@@ -126,6 +106,20 @@ impl<'a> Patterns<'a> {
             set,
         }
     }
+}
+
+/// Per rule of `set`, the first rule with the same simplified glob
+/// (`simple`) and rank: of rules equal in both, only the first of a
+/// construction's can win.
+pub(super) fn same_rules(set: &RuleSet, simple: &[Glob]) -> Vec<u32> {
+    let mut first: FxHashMap<(&Glob, u32), u32> = FxHashMap::default();
+    (0..set.rules.len())
+        .map(|i| {
+            *first
+                .entry((&simple[i], set.rules[i].rank))
+                .or_insert(i as u32)
+        })
+        .collect()
 }
 
 impl Patterns<'_> {
@@ -331,9 +325,15 @@ impl Patterns<'_> {
     /// `extra` (sorted), given the star threads normalized alone (`base`,
     /// with `base_best`): as [`Patterns::normalize`] of both, which it
     /// equals, but only the patterns `extra` reaches are merged and
-    /// filtered again. `None` when, in a plain automaton, `extra` completes
-    /// a pattern that beats `base_best` (any pattern of `base` may then be
-    /// beaten: the caller normalizes the whole).
+    /// filtered again. Its threads go to `out` (overwritten); its best is
+    /// returned.
+    ///
+    /// When, in a plain automaton, `extra` completes a pattern that beats
+    /// `base_best`, the patterns of `base` it beats are dropped too:
+    /// closing is a union, so the best of both is the better of the two
+    /// bests, and a pattern `base` kept beats `base_best`, so only the new
+    /// best can beat it (and one `base` dropped for rank is beaten by the
+    /// new best as well).
     pub(super) fn join_ranked(
         &self,
         base: &[Thread],
@@ -341,83 +341,188 @@ impl Patterns<'_> {
         extra: &[Thread],
         closed: &mut Vec<Thread>,
         group: &mut Vec<Thread>,
-    ) -> Option<StateKey> {
+        out: &mut Vec<Thread>,
+    ) -> u32 {
         debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
         let mut best = base_best;
         self.close_ranked(extra, true, &mut best, closed);
-        if self.mode != Mode::Register && best != base_best {
-            return None;
-        }
-        let mut out = Vec::with_capacity(base.len() + closed.len());
+        // Is `base` filtered by the new best?
+        let beaten = self.mode != Mode::Register && best != base_best;
+        out.clear();
         let (mut cur, mut k) = (0, 0);
         while k < closed.len() {
             let i = self.pat(closed[k]);
-            let first = self.offset[i as usize];
-            let last = self.offset[i as usize + 1] - 1;
-            let mut end = k + 1;
-            while end < closed.len() && closed[end] <= last {
-                end += 1;
-            }
+            let (first, last) = self.span(i);
+            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
             // Pattern `i`'s threads in `base`: they were kept with the same
-            // best, so `i` is not beaten if it has any.
-            let a_start = cur + base[cur..].partition_point(|&t| t < first);
-            let a_end = a_start + base[a_start..].partition_point(|&t| t <= last);
-            out.extend_from_slice(&base[cur..a_start]);
+            // best, so `i` is not beaten if it has any. The patterns come
+            // in order: search forward from the last one.
+            let a_start = cur + gallop(&base[cur..], |t| t < first);
+            let a_end = a_start + gallop(&base[a_start..], |t| t <= last);
+            self.copy_unbeaten(&base[cur..a_start], beaten, best, out);
             if self.mode == Mode::Register || self.beats(i, best) {
-                // The union of both, then what `normalize_ranked` keeps of a
-                // pattern (what `base` dropped of it by its own last `*`, a
-                // later one drops too).
-                group.clear();
-                let (a, b) = (&base[a_start..a_end], &closed[k..end]);
-                let (mut x, mut y) = (0, 0);
-                while x < a.len() && y < b.len() {
-                    match a[x].cmp(&b[y]) {
-                        std::cmp::Ordering::Less => {
-                            group.push(a[x]);
-                            x += 1;
-                        }
-                        std::cmp::Ordering::Greater => {
-                            group.push(b[y]);
-                            y += 1;
-                        }
-                        std::cmp::Ordering::Equal => {
-                            group.push(a[x]);
-                            x += 1;
-                            y += 1;
-                        }
-                    }
-                }
-                group.extend_from_slice(&a[x..]);
-                group.extend_from_slice(&b[y..]);
-                let floor = group
-                    .iter()
-                    .rev()
-                    .find(|&&t| self.kind(t) == KIND_STAR)
-                    .map_or(0, |&t| t);
-                let permanent = |t: Thread| t == last && !self.dollar[i as usize];
-                out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
+                self.join_group(i, &base[a_start..a_end], &closed[k..end], group);
+                out.extend_from_slice(group);
             }
             cur = a_end;
             k = end;
         }
-        out.extend_from_slice(&base[cur..]);
-        Some(StateKey {
-            threads: out,
-            best,
-            matched: Vec::new(),
-        })
+        self.copy_unbeaten(&base[cur..], beaten, best, out);
+        best
     }
 
-    /// Set mode: the rules matched if the path ends in state `key` (sorted
-    /// rule ids).
-    pub(super) fn matched_rules(&self, key: &StateKey) -> Vec<usize> {
-        let ended = key
-            .threads
+    /// Ranked mode, the common case of [`Patterns::join_ranked`]: its
+    /// successor as the threads by which it differs from `base` (the star
+    /// threads normalized alone, with best `key_best`; `index`: where each
+    /// pattern's threads are in it), into `diff` (overwritten), with its
+    /// best and the sum of `diff`'s hashes; or `None` when the successor's
+    /// base is another (its best is not `key_best`, in a plain automaton,
+    /// or a pattern `extra` reaches gains, loses or moves its `*`): the
+    /// caller makes it whole. Only the patterns `extra` reaches can differ
+    /// from `base`, and only they are read.
+    ///
+    /// A pattern's threads in `base` start at its `*` (its last: `base` is
+    /// normalized), and what `extra` adds keeps that `*` unless it brings a
+    /// later one; so the pattern's threads in the successor are those of
+    /// `base` and those `extra` brings from the `*` on, but for its end
+    /// (without `$`: folded into the best), and the difference is the
+    /// latter less the former.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn join_diff(
+        &self,
+        base: &[Thread],
+        index: &BaseIndex,
+        base_best: u32,
+        key_best: u32,
+        extra: &[Thread],
+        closed: &mut Vec<Thread>,
+        diff: &mut Vec<Thread>,
+    ) -> Option<(u32, u64)> {
+        debug_assert!(extra.windows(2).all(|w| w[0] < w[1]));
+        let mut best = base_best;
+        self.close_ranked(extra, true, &mut best, closed);
+        if self.mode != Mode::Register && best != key_best {
+            return None;
+        }
+        diff.clear();
+        let mut h = 0u64;
+        let mut k = 0;
+        while k < closed.len() {
+            let i = self.pat(closed[k]);
+            let last = self.offset[i as usize + 1] - 1;
+            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
+            let old = index.get(base, i);
+            if self.mode != Mode::Register && !self.beats(i, best) {
+                // Dropped whole: not in `base` either (it was normalized
+                // with the same best), or the caller decides.
+                if !old.is_empty() {
+                    return None;
+                }
+                k = end;
+                continue;
+            }
+            debug_assert!(old.first().is_none_or(|&t| self.kind(t) == KIND_STAR));
+            let floor = old.first().copied().unwrap_or(0);
+            let permanent = if self.dollar[i as usize] { NONE } else { last };
+            let mut y = 0;
+            for &t in &closed[k..end] {
+                if t < floor {
+                    continue;
+                }
+                if self.kind(t) == KIND_STAR && (old.is_empty() || t > floor) {
+                    return None;
+                }
+                if t == permanent {
+                    continue;
+                }
+                while y < old.len() && old[y] < t {
+                    y += 1;
+                }
+                if y < old.len() && old[y] == t {
+                    continue;
+                }
+                diff.push(t);
+                h = h.wrapping_add(thread_hash(t));
+            }
+            k = end;
+        }
+        Some((best, h))
+    }
+
+    /// The first and last positions of pattern `i` (its end).
+    #[inline]
+    fn span(&self, i: u32) -> (Thread, Thread) {
+        (self.offset[i as usize], self.offset[i as usize + 1] - 1)
+    }
+
+    /// What `normalize_ranked` keeps of pattern `i` (not beaten) whose
+    /// threads are `a` and `b` (sorted, distinct), into `group`
+    /// (overwritten): their union from its last `*` on, without its end
+    /// unless it has `$`. (What `a` or `b` dropped of it by its own last
+    /// `*`, a later one drops too.)
+    #[inline]
+    fn join_group(&self, i: u32, a: &[Thread], b: &[Thread], group: &mut Vec<Thread>) {
+        group.clear();
+        let (mut x, mut y) = (0, 0);
+        while x < a.len() && y < b.len() {
+            match a[x].cmp(&b[y]) {
+                std::cmp::Ordering::Less => {
+                    group.push(a[x]);
+                    x += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    group.push(b[y]);
+                    y += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    group.push(a[x]);
+                    x += 1;
+                    y += 1;
+                }
+            }
+        }
+        group.extend_from_slice(&a[x..]);
+        group.extend_from_slice(&b[y..]);
+        let floor = group
+            .iter()
+            .rposition(|&t| self.kind(t) == KIND_STAR)
+            .unwrap_or(0);
+        group.drain(..floor);
+        let last = self.offset[i as usize + 1] - 1;
+        if !self.dollar[i as usize] && group.last() == Some(&last) {
+            // A finished pattern without `$` was folded into the best.
+            group.pop();
+        }
+    }
+
+    /// Appends `part` (whole patterns' threads of a normalized state) to
+    /// `out`; when `beaten`, only the patterns that beat `best`.
+    #[inline]
+    fn copy_unbeaten(&self, part: &[Thread], beaten: bool, best: u32, out: &mut Vec<Thread>) {
+        if !beaten {
+            out.extend_from_slice(part);
+            return;
+        }
+        let mut k = 0;
+        while k < part.len() {
+            let i = self.pat(part[k]);
+            let last = self.offset[i as usize + 1] - 1;
+            let end = k + 1 + part[k + 1..].iter().take_while(|&&t| t <= last).count();
+            if self.beats(i, best) {
+                out.extend_from_slice(&part[k..end]);
+            }
+            k = end;
+        }
+    }
+
+    /// Set mode: the rules matched if the path ends in the state of
+    /// `threads` and `matched` (sorted rule ids).
+    pub(super) fn matched_rules(&self, threads: &[Thread], matched: &[u32]) -> Vec<usize> {
+        let ended = threads
             .iter()
             .filter(|&&t| self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize])
             .map(|&t| self.pat(t));
-        let mut rules: Vec<usize> = key
-            .matched
+        let mut rules: Vec<usize> = matched
             .iter()
             .copied()
             .chain(ended)
@@ -428,11 +533,12 @@ impl Patterns<'_> {
         rules
     }
 
-    /// The winning pattern if the path ends in state `key` (a register
-    /// automaton: among the emit and the `$` patterns completed there).
-    pub(super) fn winning_pattern(&self, key: &StateKey) -> Option<u32> {
-        let mut best = key.best;
-        for &t in &key.threads {
+    /// The winning pattern if the path ends in the state of `threads` and
+    /// `best` (a register automaton: among the emit and the `$` patterns
+    /// completed there).
+    pub(super) fn winning_pattern(&self, threads: &[Thread], best: u32) -> Option<u32> {
+        let mut best = best;
+        for &t in threads {
             if self.kind(t) == KIND_END {
                 let i = self.pat(t);
                 if self.dollar[i as usize] && self.beats(i, best) {
@@ -441,5 +547,83 @@ impl Patterns<'_> {
             }
         }
         (best != NONE).then_some(best)
+    }
+}
+
+/// How many leading elements of `s` (sorted) satisfy `pred` (true on a
+/// prefix of `s`): an exponential search, in steps of the logarithm of the
+/// answer rather than of `s`'s length.
+#[inline]
+fn gallop(s: &[Thread], pred: impl Fn(Thread) -> bool) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step <= s.len() && pred(s[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step - 1).min(s.len());
+    lo + s[lo..hi].partition_point(|&t| pred(t))
+}
+
+/// Where each pattern's threads are in a normalized set of threads (a
+/// base): built in the size of the set, read in constant time.
+pub(super) struct BaseIndex {
+    /// Per pattern: its threads' range, valid when its stamp is `stamp`.
+    range: Vec<(u32, u32)>,
+    stamps: Vec<u32>,
+    stamp: u32,
+}
+
+impl BaseIndex {
+    pub(super) fn new(patterns: usize) -> BaseIndex {
+        BaseIndex {
+            range: vec![(0, 0); patterns],
+            stamps: vec![0; patterns],
+            stamp: 0,
+        }
+    }
+
+    /// Indexes `base` (of `pats`), forgetting what was indexed before.
+    pub(super) fn build(&mut self, pats: &Patterns<'_>, base: &[Thread]) {
+        self.stamp += 1;
+        if self.stamp == u32::MAX {
+            self.stamps.fill(0);
+            self.stamp = 1;
+        }
+        let mut k = 0;
+        while k < base.len() {
+            let i = pats.pat(base[k]) as usize;
+            let last = pats.offset[i + 1] - 1;
+            let end = k + 1 + base[k + 1..].iter().take_while(|&&t| t <= last).count();
+            self.range[i] = (k as u32, end as u32);
+            self.stamps[i] = self.stamp;
+            k = end;
+        }
+    }
+
+    /// Pattern `i`'s threads in `base` (as indexed).
+    #[inline]
+    fn get<'b>(&self, base: &'b [Thread], i: u32) -> &'b [Thread] {
+        if self.stamps[i as usize] == self.stamp {
+            let (a, b) = self.range[i as usize];
+            &base[a as usize..b as usize]
+        } else {
+            &[]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gallop;
+
+    #[test]
+    fn gallop_is_partition_point() {
+        let s: Vec<u32> = (0..100).map(|k| k * 2).collect();
+        for n in 0..s.len() {
+            for x in 0..=200 {
+                let p = |t: u32| t < x;
+                assert_eq!(gallop(&s[..n], p), s[..n].partition_point(|&t| p(t)));
+            }
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! Determinisation: the byte classes of one automaton's patterns, and the
 //! subset construction over them ([`build_one`]), which interns each state
-//! ([`StateKey`]) by first appearance and resolves its outcome once.
+//! ([`States`]) by first appearance and resolves its outcome once.
 
-use super::closure::{Patterns, StateKey, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
-use super::layout::{finish, Register};
+use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
+use super::layout::{finish, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
+use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
 use crate::outcome;
@@ -35,21 +36,23 @@ const OTHER_CLASS: usize = 0;
 pub(super) const END_CLASS: usize = 1;
 
 fn byte_classes(bodies: &[&[Atom]]) -> Classes {
+    // A literal byte is a one-byte set of its own (marked in `literal`);
+    // the other sets are kept once each. The classes are the same whatever
+    // the order of the sets: two bytes are in the same class when they are
+    // in the same sets.
+    let mut literal = [false; 256];
     let mut sets: Vec<ByteSet> = Vec::new();
     let mut seen = FxHashSet::default();
     for body in bodies {
         for &a in body.iter() {
-            let set = match a {
-                Atom::Byte(b) => {
-                    let mut s = ByteSet::EMPTY;
-                    s.insert(b);
-                    s
+            match a {
+                Atom::Byte(b) => literal[usize::from(b)] = true,
+                Atom::Set(set) => {
+                    if seen.insert(set) {
+                        sets.push(set);
+                    }
                 }
-                Atom::Set(s) => s,
-                Atom::Any | Atom::Star => continue,
-            };
-            if seen.insert(set) {
-                sets.push(set);
+                Atom::Any | Atom::Star => {}
             }
         }
     }
@@ -61,8 +64,10 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
             representative[END_CLASS] = Some(b);
             END_CLASS
         } else {
-            let sig: Vec<u32> = (0..sets.len() as u32)
-                .filter(|&k| sets[k as usize].contains(b))
+            let own = literal[usize::from(b)].then_some(u32::MAX - u32::from(b));
+            let sig: Vec<u32> = own
+                .into_iter()
+                .chain((0..sets.len() as u32).filter(|&k| sets[k as usize].contains(b)))
                 .collect();
             if sig.is_empty() {
                 representative[OTHER_CLASS].get_or_insert(b);
@@ -95,22 +100,198 @@ pub(super) struct Scratch {
     touched: Vec<usize>,
     /// [`Patterns::normalize`]'s closure.
     pub(super) closed: Vec<Thread>,
-    /// Ranked mode: the star threads normalized alone.
+    /// The base of the state whose successors are made (a copy: bases are
+    /// interned meanwhile), its best, and its id.
     base: Vec<Thread>,
+    base_best: u32,
+    base_id: u32,
+    /// Whether `base` holds base `base_id`'s threads.
+    base_loaded: bool,
+    /// Where each pattern's threads are in the base `indexed`.
+    index: BaseIndex,
+    indexed: Option<u32>,
     /// [`Patterns::join_ranked`]'s threads of one pattern.
     group: Vec<Thread>,
+    /// The successor being made: its threads beyond its base and (set
+    /// mode) its matched patterns.
+    next: Vec<Thread>,
+    next_matched: Vec<u32>,
+    /// A successor's threads, whole, when it has another base.
+    whole: Vec<Thread>,
+    /// The state whose successors are made: its threads, whole, and its
+    /// matched patterns.
+    own: Vec<Thread>,
+    own_matched: Vec<u32>,
+    /// Its threads beyond its base.
+    own_diff: Vec<Thread>,
 }
 
 impl Scratch {
-    pub(super) fn new(nclasses: usize) -> Scratch {
+    pub(super) fn new(nclasses: usize, npatterns: usize) -> Scratch {
         Scratch {
             stars: Vec::new(),
             by_class: vec![Vec::new(); nclasses],
             touched: Vec::new(),
             closed: Vec::new(),
             base: Vec::new(),
+            base_best: NONE,
+            base_id: 0,
+            base_loaded: false,
+            index: BaseIndex::new(npatterns),
+            indexed: None,
             group: Vec::new(),
+            next: Vec::new(),
+            next_matched: Vec::new(),
+            whole: Vec::new(),
+            own: Vec::new(),
+            own_matched: Vec::new(),
+            own_diff: Vec::new(),
         }
+    }
+}
+
+/// The bases of one construction's states (see [`States`]): the star
+/// threads of a state normalized alone with its best (ranked mode; a
+/// register automaton's with none), interned by stars and best. Set mode
+/// has one base, empty.
+pub(super) struct Bases {
+    /// The stars and the best of each base.
+    keys: States,
+    /// Each base's threads (`at[i]..at[i + 1]`), and its best after
+    /// normalizing.
+    threads: Vec<Thread>,
+    at: Vec<usize>,
+    best: Vec<u32>,
+    /// Each base's threads at the end of a pattern with `$`
+    /// (`ends[end_at[i]..end_at[i + 1]]`).
+    ends: Vec<Thread>,
+    end_at: Vec<usize>,
+    /// Ranked mode: what each base's threads read, and its successors,
+    /// once a state of it has been expanded.
+    steps: Vec<Option<Box<BaseSteps>>>,
+}
+
+/// What the threads of a base read on each class, advanced (as
+/// [`Patterns::distribute`] makes them), and the successors made from those
+/// alone, per class and (last) for the classes none of them reads.
+pub(super) struct BaseSteps {
+    /// `steps[at[c]..at[c + 1]]`: class `c`'s.
+    at: Vec<u32>,
+    steps: Vec<Thread>,
+    /// Per class and one more: the successor, or `u32::MAX` until made.
+    memo: Vec<u32>,
+    /// The memo entries a row needs (each live class's, or the shared
+    /// one) still to make; once none, `row` is the row of a state with no
+    /// thread beyond the base.
+    missing: usize,
+    row: Vec<u32>,
+}
+
+impl BaseSteps {
+    fn new(pats: &Patterns<'_>, base: &[Thread], classes: &Classes, s: &mut Scratch) -> BaseSteps {
+        let mut stars = Vec::new();
+        pats.distribute(base, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        s.touched.clear();
+        let mut at = Vec::with_capacity(classes.count + 1);
+        let mut steps = Vec::new();
+        at.push(0);
+        for list in &mut s.by_class[..classes.count] {
+            steps.extend_from_slice(list);
+            list.clear();
+            at.push(steps.len() as u32);
+        }
+        let live = (0..classes.count).filter(|&c| c != END_CLASS);
+        let read = live.clone().filter(|&c| at[c] != at[c + 1]).count();
+        let missing = read + usize::from(read < live.count());
+        BaseSteps {
+            at,
+            steps,
+            memo: vec![u32::MAX; classes.count + 1],
+            missing,
+            row: Vec::new(),
+        }
+    }
+
+    /// Records the successor `id` on class `c` (`classes`: the shared
+    /// one) of the base alone.
+    fn remember(&mut self, c: usize, id: u32, classes: usize) {
+        debug_assert_eq!(self.memo[c], u32::MAX);
+        self.memo[c] = id;
+        // The shared successor is one a row needs only if the base leaves
+        // a live class unread.
+        let needed =
+            c < classes || (0..classes).any(|k| k != END_CLASS && self.at[k] == self.at[k + 1]);
+        if !needed {
+            return;
+        }
+        self.missing -= 1;
+        if self.missing == 0 {
+            self.row = (0..classes)
+                .map(|c| match self.at[c] == self.at[c + 1] {
+                    true => self.memo[classes],
+                    false => self.memo[c],
+                })
+                .collect();
+        }
+    }
+
+    /// What the base's threads read on class `c`, advanced.
+    #[inline]
+    fn on(&self, c: usize) -> &[Thread] {
+        &self.steps[self.at[c] as usize..self.at[c + 1] as usize]
+    }
+}
+
+impl Bases {
+    pub(super) fn new() -> Bases {
+        Bases {
+            keys: States::new(),
+            threads: Vec::new(),
+            at: vec![0],
+            best: Vec::new(),
+            ends: Vec::new(),
+            end_at: vec![0],
+            steps: Vec::new(),
+        }
+    }
+
+    /// The id of the base of the star threads `stars` and the best `key`
+    /// (`NONE` in a register automaton).
+    fn intern(
+        &mut self,
+        pats: &Patterns<'_>,
+        stars: &[Thread],
+        key: u32,
+        closed: &mut Vec<Thread>,
+    ) -> u32 {
+        let h = rest_hash(0, key, &[]).wrapping_add(threads_hash(stars));
+        let id = self.keys.intern(stars, 0, key, &[], h);
+        if id == self.best.len() {
+            let mut threads = stars.to_vec();
+            let mut best = key;
+            if pats.mode != Mode::Sets {
+                pats.normalize_ranked(&mut threads, &mut best, closed);
+            }
+            self.threads.extend_from_slice(&threads);
+            self.at.push(self.threads.len());
+            self.best.push(best);
+            self.ends.extend(
+                threads
+                    .iter()
+                    .filter(|&&t| pats.kind(t) == KIND_END && pats.dollar[pats.pat(t) as usize]),
+            );
+            self.end_at.push(self.ends.len());
+            self.steps.push(None);
+        }
+        id as u32
+    }
+
+    fn threads(&self, id: u32) -> &[Thread] {
+        &self.threads[self.at[id as usize]..self.at[id as usize + 1]]
+    }
+
+    fn ends(&self, id: u32) -> &[Thread] {
+        &self.ends[self.end_at[id as usize]..self.end_at[id as usize + 1]]
     }
 }
 
@@ -134,31 +315,181 @@ impl Patterns<'_> {
         self.offset.push(self.kind.len() as u32);
     }
 
-    /// The states reached from `key` on every class at once: a thread at a
-    /// `*` goes to every class, a thread at byte `c` only to `c`'s class, a
-    /// thread at a set to the classes inside it, so classes no thread names
-    /// share one successor, computed once. Fills `named` with (class,
-    /// successor) for the classes some thread names, in class order, and
-    /// returns the shared successor if a class (the end class aside) needs
-    /// it. The end class's successor is not computed: it ends the path.
+    /// Interns the state of `threads` (whole, normalized), `best` and
+    /// `matched`, keeping it as its base and the threads beyond it.
+    fn intern_whole(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        s: &mut Scratch,
+        best: u32,
+    ) -> u32 {
+        let base = if self.mode == Mode::Sets {
+            0
+        } else {
+            s.stars.clear();
+            s.stars
+                .extend(s.whole.iter().filter(|&&t| self.kind(t) == KIND_STAR));
+            let key = if self.mode == Mode::Register {
+                NONE
+            } else {
+                best
+            };
+            bases.intern(self, &s.stars, key, &mut s.closed)
+        };
+        symmetric_difference(&s.whole, bases.threads(base), &mut s.next);
+        let h = rest_hash(base, best, &s.next_matched).wrapping_add(threads_hash(&s.next));
+        states.intern(&s.next, base, best, &s.next_matched, h) as u32
+    }
+
+    /// Loads state `i` into `s` (its base; in set mode its threads, whole,
+    /// and its matched patterns) and returns its number of threads and its
+    /// winning pattern if the path ends there. In ranked mode the state's
+    /// threads are not made whole: it has those of its base and those
+    /// beyond it (`diff`) but for those in both.
+    pub(super) fn load(
+        &self,
+        states: &States,
+        bases: &Bases,
+        i: usize,
+        s: &mut Scratch,
+    ) -> (usize, Option<u32>) {
+        let base = states.base(i);
+        if !s.base_loaded || s.base_id != base {
+            s.base_id = base;
+            s.base.clear();
+            s.base.extend_from_slice(bases.threads(base));
+            s.base_best = bases.best[base as usize];
+            s.base_loaded = true;
+        }
+        let diff = states.threads(i);
+        let best = states.best(i);
+        if self.mode == Mode::Sets {
+            symmetric_difference(&s.base, diff, &mut s.own);
+            s.own_matched.clear();
+            s.own_matched.extend_from_slice(states.matched(i));
+            return (s.own.len(), self.winning_pattern(&s.own, best));
+        }
+        let in_base = |t: Thread| s.base.binary_search(&t).is_ok();
+        let both = diff.iter().filter(|&&t| in_base(t)).count();
+        let live = s.base.len() + diff.len() - 2 * both;
+        // The threads at the end of a `$` pattern: the base's not in
+        // `diff`, and those of `diff` not in the base.
+        let mut winner = best;
+        let ends = bases
+            .ends(base)
+            .iter()
+            .filter(|&t| diff.binary_search(t).is_err())
+            .chain(diff.iter().filter(|&&t| {
+                self.kind(t) == KIND_END && self.dollar[self.pat(t) as usize] && !in_base(t)
+            }));
+        for &t in ends {
+            let p = self.pat(t);
+            if self.beats(p, winner) {
+                winner = p;
+            }
+        }
+        (live, (winner != NONE).then_some(winner))
+    }
+
+    /// The successor of the loaded state (best `key_best`) whose threads
+    /// are its star threads (`stars`) and `extra`, interned.
+    fn make(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        key_best: u32,
+        stars: &[Thread],
+        extra: &[Thread],
+        s: &mut Scratch,
+    ) -> u32 {
+        if self.mode != Mode::Sets {
+            if s.indexed != Some(s.base_id) {
+                s.index.build(self, &s.base);
+                s.indexed = Some(s.base_id);
+            }
+            if let Some((best, h)) = self.join_diff(
+                &s.base,
+                &s.index,
+                s.base_best,
+                key_best,
+                extra,
+                &mut s.closed,
+                &mut s.next,
+            ) {
+                let h = h.wrapping_add(rest_hash(s.base_id, best, &[]));
+                return states.intern(&s.next, s.base_id, best, &[], h) as u32;
+            }
+            let best = self.join_ranked(
+                &s.base,
+                s.base_best,
+                extra,
+                &mut s.closed,
+                &mut s.group,
+                &mut s.whole,
+            );
+            s.next_matched.clear();
+            return self.intern_whole(states, bases, s, best);
+        }
+        // Set mode. Both are sorted: merge them (normalize is quicker on
+        // sorted threads).
+        let next = &mut s.whole;
+        next.clear();
+        let (mut a, mut b) = (0, 0);
+        while a < stars.len() && b < extra.len() {
+            if stars[a] <= extra[b] {
+                next.push(stars[a]);
+                a += 1;
+            } else {
+                next.push(extra[b]);
+                b += 1;
+            }
+        }
+        next.extend_from_slice(&stars[a..]);
+        next.extend_from_slice(&extra[b..]);
+        let mut best = key_best;
+        s.next_matched.clear();
+        s.next_matched.extend_from_slice(&s.own_matched);
+        self.normalize(next, &mut best, &mut s.next_matched, &mut s.closed);
+        self.intern_whole(states, bases, s, best)
+    }
+
+    /// The states reached from the loaded state (state `i` of `states`) on
+    /// every class at once, interned in class order (states are numbered
+    /// by first appearance) and written to `row`: a thread at a `*` goes to
+    /// every class, a thread at byte `c` only to `c`'s class, a thread at a
+    /// set to the classes inside it, so classes no thread names share one
+    /// successor, computed once and interned where its first class comes.
+    /// The end class's entry is left alone: it ends the path.
     pub(super) fn successors(
         &self,
-        key: &StateKey,
+        states: &mut States,
+        bases: &mut Bases,
+        i: usize,
         classes: &Classes,
-        scratch: &mut Scratch,
-        named: &mut Vec<(usize, StateKey)>,
-    ) -> Option<StateKey> {
-        let Scratch {
-            stars,
-            by_class,
-            touched,
-            closed,
-            base,
-            group,
-        } = scratch;
-        stars.clear();
-        named.clear();
-        for &t in &key.threads {
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        if self.mode == Mode::Sets {
+            self.successors_sets(states, bases, i, classes, s, row);
+        } else {
+            self.successors_ranked(states, bases, i, classes, s, row);
+        }
+    }
+
+    /// Steps `threads` (sorted): into `by_class`, per class, the threads
+    /// reading it, advanced (sorted), with `touched` the classes whose list
+    /// was empty (in order of appearance); into `stars` the threads at a
+    /// `*`.
+    fn distribute(
+        &self,
+        threads: &[Thread],
+        classes: &Classes,
+        by_class: &mut [Vec<Thread>],
+        touched: &mut Vec<usize>,
+        stars: &mut Vec<Thread>,
+    ) {
+        for &t in threads {
             let step = t + 1;
             let mut push = |c: usize| {
                 if by_class[c].is_empty() {
@@ -180,63 +511,197 @@ impl Patterns<'_> {
                 class => push(usize::from(class)),
             }
         }
-        // Ranked mode: the star threads go to every successor; normalize
-        // them once.
-        let mut base_best = if self.mode == Mode::Register {
-            NONE
-        } else {
-            key.best
+    }
+
+    /// [`Patterns::successors`] in ranked mode. A successor is a function
+    /// of the state's base and of what its threads read on the class (its
+    /// `extra`): the base's threads read the same in every state of the
+    /// base ([`BaseSteps`]), so on a class none of the threads beyond the
+    /// base reads, the successor is the base's for that class, made once
+    /// per base (the base implies the best in a plain automaton; a register
+    /// automaton's successors do not depend on it).
+    fn successors_ranked(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        i: usize,
+        classes: &Classes,
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        let key_best = states.best(i);
+        let b = states.base(i) as usize;
+        // Taken out while the successors are made (bases are interned
+        // meanwhile); put back at the end.
+        let mut steps = match bases.steps[b].take() {
+            Some(steps) => steps,
+            None => Box::new(BaseSteps::new(self, bases.threads(b as u32), classes, s)),
         };
-        if self.mode != Mode::Sets {
-            base.clear();
-            base.extend_from_slice(stars);
-            self.normalize_ranked(base, &mut base_best, closed);
+        let mut diff = std::mem::take(&mut s.own_diff);
+        diff.clear();
+        diff.extend_from_slice(states.threads(i));
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
+        self.distribute(&diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        debug_assert!(stars.is_empty(), "the base has the stars");
+        s.touched.sort_unstable();
+        let touched = std::mem::take(&mut s.touched);
+        // On the classes the threads beyond the base read, what all the
+        // state's threads read: the symmetric difference of the two (a
+        // thread beyond the base may be one the state does not have).
+        let mut tmp = std::mem::take(&mut s.group);
+        for &c in &touched {
+            symmetric_difference(steps.on(c), &s.by_class[c], &mut tmp);
+            std::mem::swap(&mut s.by_class[c], &mut tmp);
         }
-        let mut make = |extra: &[Thread]| {
-            if self.mode != Mode::Sets {
-                if let Some(next) = self.join_ranked(base, base_best, extra, closed, group) {
-                    return next;
+        let shared = classes.count;
+        if steps.missing == 0 {
+            // Every class but those the threads beyond the base read goes
+            // where the base alone goes; those are made in class order (on
+            // one they leave unread, the shared successor).
+            row.copy_from_slice(&steps.row);
+            for &c in &touched {
+                if c == END_CLASS {
+                    continue;
                 }
-            }
-            // Both are sorted: merge them (normalize is quicker on sorted
-            // threads).
-            let mut next = Vec::with_capacity(stars.len() + extra.len());
-            let (mut a, mut b) = (0, 0);
-            while a < stars.len() && b < extra.len() {
-                if stars[a] <= extra[b] {
-                    next.push(stars[a]);
-                    a += 1;
+                row[c] = if s.by_class[c].is_empty() {
+                    match steps.memo[shared] {
+                        u32::MAX => {
+                            let id = self.make(states, bases, key_best, &[], &[], s);
+                            steps.memo[shared] = id;
+                            id
+                        }
+                        id => id,
+                    }
                 } else {
-                    next.push(extra[b]);
-                    b += 1;
+                    let extra = std::mem::take(&mut s.by_class[c]);
+                    let id = self.make(states, bases, key_best, &[], &extra, s);
+                    s.by_class[c] = extra;
+                    id
+                };
+            }
+        } else {
+            let mut shared_id = None;
+            let mut k = 0;
+            for (c, slot) in row.iter_mut().enumerate() {
+                let by_diff = k < touched.len() && touched[k] == c;
+                if by_diff {
+                    k += 1;
+                }
+                if c == END_CLASS {
+                    continue;
+                }
+                let id = if by_diff && !s.by_class[c].is_empty() {
+                    let extra = std::mem::take(&mut s.by_class[c]);
+                    let id = self.make(states, bases, key_best, &[], &extra, s);
+                    s.by_class[c] = extra;
+                    Some(id)
+                } else if !by_diff && !steps.on(c).is_empty() {
+                    Some(match steps.memo[c] {
+                        u32::MAX => {
+                            let id = self.make(states, bases, key_best, &[], steps.on(c), s);
+                            steps.remember(c, id, shared);
+                            id
+                        }
+                        id => id,
+                    })
+                } else {
+                    None
+                };
+                *slot = match id {
+                    Some(id) => id,
+                    // A class no thread names: the shared successor, made
+                    // where its first class comes.
+                    None => match shared_id {
+                        Some(id) => id,
+                        None => {
+                            let id = match steps.memo[shared] {
+                                u32::MAX => {
+                                    let id = self.make(states, bases, key_best, &[], &[], s);
+                                    steps.remember(shared, id, shared);
+                                    id
+                                }
+                                id => id,
+                            };
+                            shared_id = Some(id);
+                            id
+                        }
+                    },
+                };
+            }
+        }
+        for &c in &touched {
+            s.by_class[c].clear();
+        }
+        bases.steps[b] = Some(steps);
+        s.group = tmp;
+        s.touched = touched;
+        s.touched.clear();
+        s.stars = stars;
+        s.own_diff = diff;
+    }
+
+    /// [`Patterns::successors`] in set mode.
+    fn successors_sets(
+        &self,
+        states: &mut States,
+        bases: &mut Bases,
+        i: usize,
+        classes: &Classes,
+        s: &mut Scratch,
+        row: &mut [u32],
+    ) {
+        let key_best = states.best(i);
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
+        self.distribute(&s.own, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        s.touched.sort_unstable();
+        let touched = std::mem::take(&mut s.touched);
+        // The first live class no thread names: where the shared successor
+        // is interned, if any class needs it.
+        let mut shared_at = None;
+        {
+            let mut k = 0;
+            for c in 0..classes.count {
+                if k < touched.len() && touched[k] == c {
+                    k += 1;
+                } else if c != END_CLASS {
+                    shared_at = Some(c);
+                    break;
                 }
             }
-            next.extend_from_slice(&stars[a..]);
-            next.extend_from_slice(&extra[b..]);
-            let mut best = if self.mode == Mode::Register {
-                NONE
-            } else {
-                key.best
-            };
-            let mut matched = key.matched.clone();
-            self.normalize(&mut next, &mut best, &mut matched, closed);
-            StateKey {
-                threads: next,
-                best,
-                matched,
-            }
-        };
-        touched.sort_unstable();
-        for &c in touched.iter() {
-            if c != END_CLASS {
-                named.push((c, make(&by_class[c])));
-            }
-            by_class[c].clear();
         }
-        let live_named = named.len();
-        touched.clear();
-        // Live classes: all but the end class.
-        (live_named < classes.count - 1).then(|| make(&[]))
+        let mut shared_id = None;
+        for &c in &touched {
+            if c == END_CLASS {
+                s.by_class[c].clear();
+                continue;
+            }
+            if shared_id.is_none() && shared_at.is_some_and(|at| at < c) {
+                shared_id = Some(self.make(states, bases, key_best, &stars, &[], s));
+            }
+            let extra = std::mem::take(&mut s.by_class[c]);
+            row[c] = self.make(states, bases, key_best, &stars, &extra, s);
+            s.by_class[c] = extra;
+            s.by_class[c].clear();
+        }
+        if shared_at.is_some() {
+            let id = match shared_id {
+                Some(id) => id,
+                None => self.make(states, bases, key_best, &stars, &[], s),
+            };
+            let mut k = 0;
+            for (c, r) in row.iter_mut().enumerate() {
+                if k < touched.len() && touched[k] == c {
+                    k += 1;
+                } else if c != END_CLASS {
+                    *r = id;
+                }
+            }
+        }
+        s.touched = touched;
+        s.touched.clear();
+        s.stars = stars;
     }
 }
 
@@ -253,28 +718,26 @@ pub(super) fn build_one(
     let started = Instant::now();
     let set = ctx.set;
     debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
-    let mut pats = Patterns::new(set, ctx.simple, ids, mode);
+    let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
     let classes = byte_classes(&pats.body);
     pats.index_positions(&classes);
     let (nclasses, end_class) = (classes.count, END_CLASS);
 
-    let mut start = StateKey {
-        threads: pats.offset[..pats.rule.len()].to_vec(),
-        best: NONE,
-        matched: Vec::new(),
-    };
-    let mut scratch = Scratch::new(nclasses);
-    pats.normalize(
-        &mut start.threads,
-        &mut start.best,
-        &mut start.matched,
-        &mut scratch.closed,
-    );
-
-    let mut index: FxHashMap<StateKey, usize> = FxHashMap::default();
-    let mut keys: Vec<StateKey> = vec![start.clone()];
-    index.insert(start, 0);
-    let mut succ: Vec<Vec<usize>> = Vec::new();
+    let mut scratch = Scratch::new(nclasses, pats.rule.len());
+    let mut states = States::new();
+    let mut bases = Bases::new();
+    if mode == Mode::Sets {
+        bases.intern(&pats, &[], NONE, &mut scratch.closed);
+    }
+    {
+        let mut threads = pats.offset[..pats.rule.len()].to_vec();
+        let (mut best, mut matched) = (NONE, Vec::new());
+        pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
+        scratch.whole = threads;
+        scratch.next_matched = matched;
+        pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
+    }
+    let mut succ = Succ::new(nclasses);
     let mut outcome: Vec<u32> = Vec::new();
     // Register automata: priority of each pattern (1 + its place in rank
     // order; 0 is no match), and each state's emit.
@@ -287,18 +750,17 @@ pub(super) fn build_one(
     let mut emit: Vec<u32> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut threads_total = 0usize;
-    let mut named = Vec::new();
     // Outcome id of each winning pattern (index `npatterns`: no winner).
     let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
     let mut i = 0;
-    while i < keys.len() {
-        if keys.len() > budget.max_states {
+    while i < states.len() {
+        if states.len() > budget.max_states {
             note(
                 ctx,
                 format_args!(
                     "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
-                    keys.len(),
+                    states.len(),
                     started.elapsed()
                 ),
             );
@@ -307,79 +769,55 @@ pub(super) fn build_one(
         if i % 256 == 0 && ctx.past_deadline() {
             return Err(BudgetExceeded::Time(ctx.budget.time));
         }
-        // The index keeps its own copy of the key.
-        let key = std::mem::take(&mut keys[i]);
-        threads_total += key.threads.len() + key.matched.len();
+        let (live, winner) = pats.load(&states, &bases, i, &mut scratch);
+        let matched = if mode == Mode::Sets {
+            scratch.own_matched.len()
+        } else {
+            0
+        };
+        threads_total += live + matched;
         if threads_total > budget.max_threads {
             note(
                 ctx,
                 format_args!(
                     "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
                     pats.rule.len(),
-                    keys.len(),
+                    states.len(),
                     started.elapsed()
                 ),
             );
             return Err(BudgetExceeded::Threads(budget.max_threads));
         }
-        let mut row = vec![0usize; nclasses];
-        if key.threads.is_empty() {
+        // The row is written in place.
+        let row = succ.push();
+        if live == 0 {
             // Nothing left to match: the state loops on itself.
             for (c, r) in row.iter_mut().enumerate() {
                 if c != end_class {
-                    *r = i;
+                    *r = i as u32;
                 }
             }
         } else {
-            let mut intern = |next: StateKey| {
-                let n = keys.len();
-                *index.entry(next).or_insert_with_key(|k| {
-                    keys.push(k.clone());
-                    n
-                })
-            };
-            // Interned in class order, as states are numbered by first
-            // appearance.
-            let mut shared = pats.successors(&key, &classes, &mut scratch, &mut named);
-            let mut shared_id = None;
-            // Classes `from..to` (the end class aside) go to the shared
-            // successor, interned where its first class comes.
-            let mut fill_shared =
-                |row: &mut [usize],
-                 from: usize,
-                 to: usize,
-                 intern: &mut dyn FnMut(StateKey) -> usize| {
-                    for (c, r) in row.iter_mut().enumerate().take(to).skip(from) {
-                        if c != end_class {
-                            *r = *shared_id.get_or_insert_with(|| {
-                                intern(shared.take().expect("a class needs it"))
-                            });
-                        }
-                    }
-                };
-            let mut from = 0;
-            for (c, next) in named.drain(..) {
-                fill_shared(&mut row, from, c, &mut intern);
-                row[c] = intern(next);
-                from = c + 1;
-            }
-            fill_shared(&mut row, from, nclasses, &mut intern);
+            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, row);
         }
+        // See `Succ`.
+        row[end_class] = row[0];
+        let best = states.best(i);
         match mode {
             Mode::Register => {
-                outcome.push(priority(pats.winning_pattern(&key)));
-                emit.push(priority((key.best != NONE).then_some(key.best)));
-                dead.push(key.threads.is_empty());
+                outcome.push(priority(winner));
+                emit.push(priority((best != NONE).then_some(best)));
+                dead.push(live == 0);
             }
             Mode::Sets => {
-                let matched = pats.matched_rules(&key);
+                let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
                 outcome.push(
                     ctx.table
                         .intern(set.resolution.outcome(&set.rules, None, &matched)),
                 );
             }
             Mode::Plain => {
-                let slot = pats.winning_pattern(&key).unwrap_or(pats.rule.len() as u32) as usize;
+                let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
                 if winner_outcome[slot] == u32::MAX {
                     let winner = pats.rule.get(slot).copied();
                     winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
@@ -387,7 +825,6 @@ pub(super) fn build_one(
                 outcome.push(winner_outcome[slot]);
             }
         }
-        succ.push(row);
         i += 1;
     }
     note(
@@ -395,7 +832,7 @@ pub(super) fn build_one(
         format_args!(
             "{} patterns -> {} states, {threads_total} threads ({mode:?}, {nclasses} classes, {:?})",
             pats.rule.len(),
-            keys.len(),
+            states.len(),
             started.elapsed()
         ),
     );
@@ -409,7 +846,7 @@ pub(super) fn build_one(
         (succ, outcome)
     };
     let register = (mode == Mode::Register).then_some(Register { emit, dead, ranked });
-    let mut a = finish(succ, outcome, classes.of, end_class, outcomes, register);
+    let mut a = finish(&succ, &outcome, classes.of, end_class, outcomes, register);
     // Set mode resolves by scope, not rank: no automaton may be skipped.
     if mode != Mode::Sets {
         a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);

@@ -2,9 +2,11 @@
 //! program ([`finish`]: compact nodes and dense rows); then, per
 //! [`Layout`], automata rewritten as rows ([`densify`]).
 
-use super::{Ctx, FxHashMap, Layout};
+use super::{Ctx, Layout};
 use robocc_engine::artifact::Automaton;
-use robocc_engine::program::{decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS};
+use robocc_engine::program::{
+    decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS, TAG_CHAIN, TAG_FALLBACK,
+};
 
 /// [`Layout::Auto`]: rows only while one automaton's stay within this many
 /// bytes, where they and the rest of a check's reads stay in a 48 KiB L1
@@ -18,16 +20,26 @@ pub const AUTO_ROWS_PER_SOURCE_BYTE: usize = 12;
 
 /// Whether a walk of `a` can leave a row for a fallback node (a `*`
 /// pattern's literal, read against its scanning row) and come back: the
-/// node dispatch and the row loop's exit that rows would save.
+/// node dispatch and the row loop's exit that rows would save. Read from
+/// the compact nodes' tags, which follow the dense rows
+/// ([`robocc_engine::program`]).
 fn has_fallback(a: &Automaton) -> bool {
-    decode(a).is_some_and(|(_, nodes, _)| {
-        nodes.iter().any(|n| {
-            matches!(
-                n,
-                Node::Sparse { fallback: true, .. } | Node::Chain { fallback: true, .. }
-            )
-        })
-    })
+    let prog = a.prog.as_slice();
+    let w = if a.wide { 4 } else { 2 };
+    let e = if a.ranked.is_empty() { 0 } else { w };
+    let mut at = a.dense_len as usize + e;
+    while let Some(&tag) = prog.get(at) {
+        if tag & TAG_FALLBACK != 0 {
+            return true;
+        }
+        let n = usize::from(tag & !(TAG_CHAIN | TAG_FALLBACK));
+        at += e + if tag < TAG_CHAIN {
+            1 + 2 * w + n + n * w
+        } else {
+            1 + 3 * w + n + 1
+        };
+    }
+    false
 }
 
 impl Ctx<'_> {
@@ -231,21 +243,12 @@ const DENSE_FACTOR: usize = 3;
 const HOT_NODES: usize = 4;
 const HOT_EXCEPTIONS: usize = 2;
 
-/// A state's default target and its exceptions (class, target).
-type Shape = (usize, Vec<(u8, usize)>);
-
 /// Which states are undecided: some state reachable from them has another
 /// outcome (a register automaton: they have live threads, since what the
 /// register holds is known only at run time). The others are decided, and
 /// a transition into one is written as its outcome.
-fn undecided(
-    succ: &[Vec<usize>],
-    outcome: &[u32],
-    end_class: usize,
-    register: Option<&Register>,
-) -> Vec<bool> {
-    let n = succ.len();
-    let live = |c: usize| c != end_class;
+fn undecided(runs: &Runs, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
+    let n = runs.states();
     let mut undecided = vec![false; n];
     if let Some(r) = register {
         // What the register holds is known only at run time: a state is
@@ -256,25 +259,35 @@ fn undecided(
     } else {
         // A state is undecided when some reachable state has another
         // outcome: seed with states that have such a successor, propagate
-        // backwards.
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // backwards (over the predecessors, one array: `pred_at[t]..
+        // pred_at[t + 1]` are `t`'s). A run of a row is one edge.
+        let mut pred_at = vec![0u32; n + 1];
         let mut queue = Vec::new();
         for s in 0..n {
-            for (c, &t) in succ[s].iter().enumerate() {
-                if !live(c) {
-                    continue;
-                }
-                preds[t].push(s);
-                if outcome[t] != outcome[s] && !undecided[s] {
+            for &t in runs.targets(s) {
+                pred_at[t as usize + 1] += 1;
+                if outcome[t as usize] != outcome[s] && !undecided[s] {
                     undecided[s] = true;
-                    queue.push(s);
+                    queue.push(s as u32);
                 }
             }
         }
+        for t in 0..n {
+            pred_at[t + 1] += pred_at[t];
+        }
+        let mut fill = pred_at.clone();
+        let mut preds = vec![0u32; pred_at[n] as usize];
+        for s in 0..n {
+            for &t in runs.targets(s) {
+                preds[fill[t as usize] as usize] = s as u32;
+                fill[t as usize] += 1;
+            }
+        }
         while let Some(t) = queue.pop() {
-            for &p in &preds[t] {
-                if !undecided[p] {
-                    undecided[p] = true;
+            let t = t as usize;
+            for &p in &preds[pred_at[t] as usize..pred_at[t + 1] as usize] {
+                if !undecided[p as usize] {
+                    undecided[p as usize] = true;
                     queue.push(p);
                 }
             }
@@ -283,58 +296,189 @@ fn undecided(
     undecided
 }
 
+/// Each row of a [`Succ`] as runs of equal targets (rows are mostly one
+/// target, the successor of the classes no thread names, and a few
+/// others): `targets(s)` and `starts(s)`, the class each run starts at (it
+/// ends where the next starts, or at the row's end). The end class's entry
+/// repeats class 0's, so it is inside the first run.
+struct Runs {
+    target: Vec<u32>,
+    start: Vec<u8>,
+    at: Vec<u32>,
+}
+
+impl Runs {
+    fn new(succ: &Succ) -> Runs {
+        let mut runs = Runs {
+            target: Vec::with_capacity(succ.len() * 4),
+            start: Vec::with_capacity(succ.len() * 4),
+            at: Vec::with_capacity(succ.len() + 1),
+        };
+        runs.at.push(0);
+        for s in 0..succ.len() {
+            let mut prev = u32::MAX;
+            for (c, &t) in succ.row(s).iter().enumerate() {
+                if t != prev {
+                    prev = t;
+                    runs.target.push(t);
+                    runs.start.push(c as u8);
+                }
+            }
+            runs.at.push(runs.target.len() as u32);
+        }
+        runs
+    }
+
+    fn states(&self) -> usize {
+        self.at.len() - 1
+    }
+
+    #[inline]
+    fn targets(&self, s: usize) -> &[u32] {
+        &self.target[self.at[s] as usize..self.at[s + 1] as usize]
+    }
+
+    #[inline]
+    fn starts(&self, s: usize) -> &[u8] {
+        &self.start[self.at[s] as usize..self.at[s + 1] as usize]
+    }
+}
+
+/// An automaton's transitions: `nclasses` successors per state, in chunks
+/// of [`Succ::CHUNK`] rows (a table that grows is never copied).
+/// The end class (class 1) ends the path: its entry repeats class 0's
+/// (which is never the end class), so that a pass that reads a row as a
+/// set of edges needs no test per class, and a count of a row's entries
+/// counts class 0's target once too many.
+pub(super) struct Succ {
+    chunks: Vec<Vec<u32>>,
+    rows: usize,
+    pub(super) nclasses: usize,
+}
+
+impl Succ {
+    /// Rows per chunk.
+    const CHUNK: usize = 1024;
+
+    pub(super) fn new(nclasses: usize) -> Succ {
+        Succ {
+            chunks: Vec::new(),
+            rows: 0,
+            nclasses,
+        }
+    }
+
+    /// Number of states.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// State `s`'s successor on each class.
+    #[inline]
+    pub(super) fn row(&self, s: usize) -> &[u32] {
+        let at = (s % Self::CHUNK) * self.nclasses;
+        &self.chunks[s / Self::CHUNK][at..at + self.nclasses]
+    }
+
+    /// A new row (zeros) at the end, to fill.
+    #[inline]
+    pub(super) fn push(&mut self) -> &mut [u32] {
+        if self.rows % Self::CHUNK == 0 {
+            // The first chunk grows as needed (most automata are small);
+            // the others are allocated whole.
+            let rows = if self.rows == 0 { 16 } else { Self::CHUNK };
+            self.chunks.push(Vec::with_capacity(rows * self.nclasses));
+        }
+        self.rows += 1;
+        let chunk = self.chunks.last_mut().expect("a chunk");
+        let at = chunk.len();
+        chunk.resize(at + self.nclasses, 0);
+        &mut chunk[at..]
+    }
+}
+
 /// Marks decided states ([`undecided`]), then writes the undecided ones as a program
 /// ([`robocc_engine::program`]): breadth-first from the start, runs of
 /// single-exception states as chains, others sparse or dense, and every
-/// transition into a decided state as that state's outcome.
+/// transition into a decided state as that state's outcome. The end class
+/// is class 1 (its entries in `succ` are not read).
 pub(super) fn finish(
-    succ: Vec<Vec<usize>>,
-    outcome: Vec<u32>,
+    succ: &Succ,
+    outcome: &[u32],
     class_of: [u8; 256],
     end_class: usize,
     outcomes: usize,
     register: Option<Register>,
 ) -> Automaton {
+    assert_eq!(end_class, 1, "the end class is class 1");
     let n = succ.len();
-    let nclasses = succ.first().map_or(2, Vec::len);
-    let live = |c: usize| c != end_class;
-    let undecided = undecided(&succ, &outcome, end_class, register.as_ref());
+    let nclasses = succ.nclasses;
+    let is_live = |c: usize| c != end_class;
+    let runs = Runs::new(succ);
+    let undecided = undecided(&runs, outcome, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
-    // Edges into each undecided state from undecided states: a chain may
-    // absorb a state only if its one way in is the chain itself.
-    let mut indegree = vec![0usize; n];
-    for s in (0..n).filter(|&s| undecided[s]) {
-        for (c, &t) in succ[s].iter().enumerate() {
-            if live(c) {
-                indegree[t] += 1;
+    // Per undecided state: its default (the most frequent live target, the
+    // lowest of those) and its exceptions (`exc_at[s]..exc_at[s + 1]` in
+    // `exc`: class and target, in class order); and the edges into each
+    // state from undecided states (`indegree`: a chain may absorb a state
+    // only if its one way in is the chain itself).
+    let mut indegree = vec![0u32; n];
+    let mut default = vec![0u32; n];
+    let mut exc_at = vec![0u32; n + 1];
+    let mut exc: Vec<(u8, u32)> = Vec::new();
+    {
+        // Occurrences in the row being read of each target, and the
+        // targets seen (to clear them).
+        let mut count = vec![0u32; n];
+        let mut seen: Vec<u32> = Vec::new();
+        for s in 0..n {
+            if undecided[s] {
+                let (targets, starts) = (runs.targets(s), runs.starts(s));
+                let end = |k: usize| starts.get(k + 1).map_or(nclasses, |&c| usize::from(c));
+                let first = targets[0];
+                if targets.len() == 1 {
+                    // One target: the default, no exceptions.
+                    indegree[first as usize] += nclasses as u32 - 1;
+                    default[s] = first;
+                } else {
+                    for (k, &t) in targets.iter().enumerate() {
+                        if count[t as usize] == 0 {
+                            seen.push(t);
+                        }
+                        // The first run holds the end class.
+                        count[t as usize] +=
+                            (end(k) - usize::from(starts[k])) as u32 - u32::from(k == 0);
+                    }
+                    let mut d = first;
+                    let mut most = 0;
+                    for &t in &seen {
+                        let k = count[t as usize];
+                        if k > most || (k == most && t < d) {
+                            (d, most) = (t, k);
+                        }
+                        indegree[t as usize] += k;
+                        count[t as usize] = 0;
+                    }
+                    seen.clear();
+                    default[s] = d;
+                    for (k, &t) in targets.iter().enumerate() {
+                        if t != d {
+                            exc.extend(
+                                (usize::from(starts[k])..end(k))
+                                    .filter(|&c| c != end_class)
+                                    .map(|c| (c as u8, t)),
+                            );
+                        }
+                    }
+                }
             }
+            exc_at[s + 1] = exc.len() as u32;
         }
     }
-    // Per undecided state: its default (most frequent live target) and its
-    // exceptions.
-    // One map for every state (cleared): allocating one per state showed.
-    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut consume_shape = |s: usize| -> Shape {
-        counts.clear();
-        for (c, &t) in succ[s].iter().enumerate() {
-            if live(c) {
-                *counts.entry(t).or_default() += 1;
-            }
-        }
-        let default = counts
-            .iter()
-            .max_by_key(|&(&t, &k)| (k, std::cmp::Reverse(t)))
-            .map_or(s, |(&t, _)| t);
-        let exceptions = succ[s]
-            .iter()
-            .enumerate()
-            .filter(|&(c, &t)| live(c) && t != default)
-            .map(|(c, &t)| (c as u8, t))
-            .collect();
-        (default, exceptions)
-    };
+    let exceptions = |s: usize| &exc[exc_at[s] as usize..exc_at[s + 1] as usize];
     // Breadth-first rank of each undecided state: how early paths reach it.
     let mut rank = vec![usize::MAX; n];
     let mut order = Vec::new();
@@ -346,8 +490,9 @@ pub(super) fn finish(
     while k < order.len() {
         let s = order[k];
         k += 1;
-        for (c, &t) in succ[s].iter().enumerate() {
-            if live(c) && undecided[t] && rank[t] == usize::MAX {
+        for &t in runs.targets(s) {
+            let t = t as usize;
+            if undecided[t] && rank[t] == usize::MAX {
                 rank[t] = order.len();
                 order.push(t);
             }
@@ -356,60 +501,67 @@ pub(super) fn finish(
     // Which states get a dense row. Row sizes with 2-byte targets: a
     // sparse node is tag, outcome, default and per exception a class byte
     // and a target; a dense row is a target per class and the outcome.
-    let consume: Vec<Option<Shape>> = (0..n)
-        .map(|s| undecided[s].then(|| consume_shape(s)))
-        .collect();
     // Register automata are Aho-Corasick-like: a state inside a word
     // differs from the scanning state only where the word goes on, but
     // names every word's first byte; count what a fallback node lists.
-    let scanning = |s: usize| match &consume[s] {
-        Some((default, _)) => *default == s,
-        None => false,
-    };
+    let scanning = |s: usize| undecided[s] && default[s] as usize == s;
     let differ_count = |s: usize, d: usize| {
-        (0..nclasses)
-            .filter(|&c| live(c) && succ[s][c] != succ[d][c])
-            .count()
+        let (a, b) = (succ.row(s), succ.row(d));
+        let all = a.iter().zip(b).filter(|(x, y)| x != y).count();
+        all - usize::from(a[end_class] != b[end_class])
     };
     let is_dense: Vec<bool> = (0..n)
-        .map(|s| match &consume[s] {
-            None => false,
-            Some((default, exceptions)) => {
-                let mut m = exceptions.len();
-                if register.is_some() && *default != s && scanning(*default) {
-                    m = m.min(differ_count(s, *default));
-                }
-                let sparse_size = 5 + 3 * m;
-                let dense_size = 2 * (nclasses + 1);
-                // A state whose default is itself is where a `*` scans the
-                // path: every byte of it passes there.
-                m > SPARSE_LIMIT
-                    || *default == s
-                    || dense_size <= DENSE_FACTOR * sparse_size
-                    || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
-                    // Every walk starts here: a chain or sparse node would
-                    // cost each check a dispatch.
-                    || rank[s] == 0
+        .map(|s| {
+            if !undecided[s] {
+                return false;
             }
+            let d = default[s] as usize;
+            let mut m = exceptions(s).len();
+            if register.is_some() && d != s && scanning(d) {
+                m = m.min(differ_count(s, d));
+            }
+            let sparse_size = 5 + 3 * m;
+            let dense_size = 2 * (nclasses + 1);
+            // A state whose default is itself is where a `*` scans the
+            // path: every byte of it passes there.
+            m > SPARSE_LIMIT
+                || d == s
+                || dense_size <= DENSE_FACTOR * sparse_size
+                || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
+                // Every walk starts here: a chain or sparse node would
+                // cost each check a dispatch.
+                || rank[s] == 0
         })
         .collect();
     // The others: listed exceptions and a consuming default, or only the
     // classes where they differ from their default's dense row (fallback),
-    // whichever lists fewer.
-    let shape = |s: usize| -> (bool, usize, Vec<(u8, usize)>) {
-        let (default, exceptions) = consume[s].clone().unwrap_or((s, Vec::new()));
-        if undecided[default] && is_dense[default] && default != s {
-            let differ: Vec<(u8, usize)> = succ[s]
-                .iter()
-                .enumerate()
-                .filter(|&(c, &t)| live(c) && t != succ[default][c])
-                .map(|(c, &t)| (c as u8, t))
-                .collect();
-            if differ.len() < exceptions.len() {
-                return (true, default, differ);
+    // whichever lists fewer. Into `out`; returns fallback and default.
+    let shape = |s: usize, out: &mut Vec<(u8, u32)>| -> (bool, usize) {
+        let d = default[s] as usize;
+        let listed = exceptions(s);
+        out.clear();
+        if undecided[d] && is_dense[d] && d != s {
+            let (a, b) = (succ.row(s), succ.row(d));
+            // Only used if shorter than `listed`: stop when it is not.
+            let mut shorter = !listed.is_empty();
+            if shorter {
+                for (c, (&x, &y)) in a.iter().zip(b).enumerate() {
+                    if x != y && c != end_class {
+                        out.push((c as u8, x));
+                        if out.len() >= listed.len() {
+                            shorter = false;
+                            break;
+                        }
+                    }
+                }
             }
+            if shorter {
+                return (true, d);
+            }
+            out.clear();
         }
-        (false, default, exceptions)
+        out.extend_from_slice(listed);
+        (false, d)
     };
     // Lay out nodes breadth-first; `node_of[s]` is the node a state starts.
     let mut node_of: Vec<Option<u32>> = vec![None; n];
@@ -417,11 +569,12 @@ pub(super) fn finish(
     enum Plan {
         Dense(usize),
         /// State, fallback, default, exceptions.
-        Sparse(usize, bool, usize, Vec<(u8, usize)>),
+        Sparse(usize, bool, usize, Vec<(u8, u32)>),
         /// Head state, fallback, default, classes, next state.
         Chain(usize, bool, usize, Vec<u8>, usize),
     }
     let mut plans: Vec<Plan> = Vec::new();
+    let (mut listed, mut next_listed) = (Vec::new(), Vec::new());
     for &s in &order {
         if absorbed[s] {
             continue;
@@ -431,15 +584,15 @@ pub(super) fn finish(
             plans.push(Plan::Dense(s));
             continue;
         }
-        let (fallback, default, exceptions) = shape(s);
-        if exceptions.len() != 1 {
-            plans.push(Plan::Sparse(s, fallback, default, exceptions));
+        let (fallback, default) = shape(s, &mut listed);
+        if listed.len() != 1 {
+            plans.push(Plan::Sparse(s, fallback, default, listed.clone()));
             continue;
         }
         // Extend a chain while the next state has one way in (from here),
         // the same default, kind and outcome, and one exception.
-        let mut classes = vec![exceptions[0].0];
-        let mut next = exceptions[0].1;
+        let mut classes = vec![listed[0].0];
+        let mut next = listed[0].1 as usize;
         while classes.len() < robocc_engine::program::MAX_CHAIN
             && undecided[next]
             && !is_dense[next]
@@ -450,13 +603,13 @@ pub(super) fn finish(
             && outcome[next] == outcome[s]
             && emit_of(next) == 0
         {
-            let (f, d, e) = shape(next);
-            if f != fallback || d != default || e.len() != 1 {
+            let (f, d) = shape(next, &mut next_listed);
+            if f != fallback || d != default || next_listed.len() != 1 {
                 break;
             }
             absorbed[next] = true;
-            classes.push(e[0].0);
-            next = e[0].1;
+            classes.push(next_listed[0].0);
+            next = next_listed[0].1 as usize;
         }
         plans.push(Plan::Chain(s, fallback, default, classes, next));
     }
@@ -471,12 +624,13 @@ pub(super) fn finish(
         .map(|plan| match plan {
             Plan::Dense(s) => Node::Dense {
                 outcome: outcome[*s],
-                row: succ[*s]
+                row: succ
+                    .row(*s)
                     .iter()
                     .enumerate()
                     .map(|(c, &t)| {
-                        if live(c) {
-                            target(t)
+                        if is_live(c) {
+                            target(t as usize)
                         } else {
                             // The path ends here: this state's outcome.
                             Target::Outcome(outcome[*s])
@@ -495,7 +649,10 @@ pub(super) fn finish(
                 outcome: outcome[*s],
                 default: target(*default),
                 fallback: *fallback,
-                exceptions: exceptions.iter().map(|&(c, t)| (c, target(t))).collect(),
+                exceptions: exceptions
+                    .iter()
+                    .map(|&(c, t)| (c, target(t as usize)))
+                    .collect(),
             },
         })
         .collect();

@@ -1,6 +1,7 @@
 //! Minimisation of set-mode automata: states with the same outcome and
 //! the same future are one.
 
+use super::layout::Succ;
 use super::FxHashMap;
 
 /// States above which set-mode automata are not minimized (the refinement
@@ -11,11 +12,7 @@ pub(super) const MINIMIZE_LIMIT: usize = 100_000;
 /// successors on every class (the end class aside: it leads to the state's
 /// own outcome) are in the same blocks are one state. Block 0 holds the
 /// start state; the other blocks are numbered by first appearance.
-pub(super) fn minimize(
-    succ: &[Vec<usize>],
-    outcome: &[u32],
-    end_class: usize,
-) -> (Vec<Vec<usize>>, Vec<u32>) {
+pub(super) fn minimize(succ: &Succ, outcome: &[u32], end_class: usize) -> (Succ, Vec<u32>) {
     let n = succ.len();
     let mut block: Vec<usize> = {
         let mut ids: FxHashMap<u32, usize> = FxHashMap::default();
@@ -33,14 +30,14 @@ pub(super) fn minimize(
             FxHashMap::with_capacity_and_hasher(count * 2, Default::default());
         let mut next = Vec::with_capacity(n);
         for s in 0..n {
-            let mut sig = Vec::with_capacity(succ[s].len() + 1);
+            let mut sig = Vec::with_capacity(succ.nclasses + 1);
             sig.push(block[s]);
             sig.extend(
-                succ[s]
+                succ.row(s)
                     .iter()
                     .enumerate()
                     .filter(|&(c, _)| c != end_class)
-                    .map(|(_, &t)| block[t]),
+                    .map(|(_, &t)| block[t as usize]),
             );
             let fresh = ids.len();
             next.push(*ids.entry(sig).or_insert(fresh));
@@ -59,10 +56,13 @@ pub(super) fn minimize(
             rep[b] = s;
         }
     }
-    let succ = rep
-        .iter()
-        .map(|&s| succ[s].iter().map(|&t| block[t]).collect())
-        .collect();
+    let mut minimal = Succ::new(succ.nclasses);
+    for &s in &rep {
+        for (r, &t) in minimal.push().iter_mut().zip(succ.row(s)) {
+            *r = block[t as usize] as u32;
+        }
+    }
+    let succ = minimal;
     let outcome = rep.iter().map(|&s| outcome[s]).collect();
     (succ, outcome)
 }

@@ -45,8 +45,12 @@
 //!
 //! * `closure`: threads, their closure under `*` and pruning (rank, star
 //!   dominance, [`Canonical`](crate::outcome::Canonical));
-//! * `determinise`: byte classes, a state's successors and the subset
-//!   construction of one automaton;
+//! * `states`: the states of one construction, interned (a state is kept
+//!   as its *base*, its `*` threads normalized alone, and the few threads
+//!   by which it differs from it; hashed once per candidate);
+//! * `determinise`: byte classes, a state's successors (made once per base
+//!   on the classes only the base reads) and the subset construction of
+//!   one automaton;
 //! * `minimise`: set-mode automata's equal states merged;
 //! * `layout`: decided states, and the automaton written as a program
 //!   (compact nodes or dense rows).
@@ -58,6 +62,7 @@ mod closure;
 mod determinise;
 mod layout;
 mod minimise;
+mod states;
 
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
@@ -312,6 +317,9 @@ struct Ctx<'a> {
     set: &'a RuleSet,
     /// Each rule's glob, simplified (once: every attempt reads them).
     simple: &'a [Glob],
+    /// Per rule, the first rule with the same simplified glob and rank
+    /// (`closure::same_rules`).
+    same: &'a [u32],
     budget: &'a Budget,
     /// None: the time budget is beyond what the clock can represent (no
     /// limit in practice).
@@ -350,9 +358,15 @@ impl Ctx<'_> {
 /// the footprint is judged against the file as fetched).
 pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
     let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
+    let same = if set.resolution.by_sets() {
+        Vec::new()
+    } else {
+        closure::same_rules(set, &simple)
+    };
     let mut ctx = Ctx {
         set,
         simple: &simple,
+        same: &same,
         budget,
         deadline: Instant::now().checked_add(budget.time),
         table: OutcomeTable {
