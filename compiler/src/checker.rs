@@ -621,10 +621,6 @@ mod tests {
     use crate::glob::Glob;
     use robocc_engine::PatternSyntax;
 
-    fn both(pattern: &[u8], path: &[u8]) -> (bool, bool) {
-        both_as(pattern, PatternSyntax::Glob, path)
-    }
-
     fn both_as(pattern: &[u8], syntax: PatternSyntax, path: &[u8]) -> (bool, bool) {
         let g = Glob::parse(pattern, syntax, UrlMode::Google);
         let mut sets = Vec::new();
@@ -656,30 +652,23 @@ mod tests {
             b"/q/xyzy",
             b"",
         ];
-        for p in patterns {
-            for q in paths {
-                let (want, got) = both(p, q);
-                assert_eq!(
-                    want,
-                    got,
-                    "{} on {}",
-                    String::from_utf8_lossy(p),
-                    String::from_utf8_lossy(q)
-                );
-            }
-        }
         // Shell patterns (robots2 "wildcard"): `?` and byte sets too.
         let shell: &[&[u8]] = &[b"/[ab]*", b"/?a*", b"/*[!a]b", b"/[a-c]?[xy]*", b"*.[pP]hp"];
-        for p in shell {
-            for q in paths {
-                let (want, got) = both_as(p, PatternSyntax::Shell, q);
-                assert_eq!(
-                    want,
-                    got,
-                    "{} on {}",
-                    String::from_utf8_lossy(p),
-                    String::from_utf8_lossy(q)
-                );
+        for (syntax, patterns) in [
+            (PatternSyntax::Glob, patterns),
+            (PatternSyntax::Shell, shell),
+        ] {
+            for p in patterns {
+                for q in paths {
+                    let (want, got) = both_as(p, syntax, q);
+                    assert_eq!(
+                        want,
+                        got,
+                        "{} on {}",
+                        String::from_utf8_lossy(p),
+                        String::from_utf8_lossy(q)
+                    );
+                }
             }
         }
     }
