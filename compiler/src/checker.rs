@@ -307,17 +307,17 @@ impl Checker {
     pub fn promoted(&self) -> Result<&Promoted, &CompileError> {
         let _one = self.attempt.lock().unwrap_or_else(|e| e.into_inner());
         self.compiled
-            .get_or_init(|| self.lower(&self.options))
+            .get_or_init(|| self.lower(self.options.budget.time))
             .as_ref()
     }
 
-    /// Compiles as written with `options`: the policy and the compiler's
+    /// Compiles as written, lowering within `time` at most: the policy and the compiler's
     /// findings, or why not (the [`compile`](crate::compile()) error, or
     /// the budget the AI-usage preference statements do not fit: a
     /// lowering that dropped them would answer them "unknown" where the
     /// rules state them).
-    fn lower(&self, options: &CompileOptions) -> Result<Promoted, CompileError> {
-        let c = compile_as_written(&self.body, &self.agent, options)?;
+    fn lower(&self, time: Duration) -> Result<Promoted, CompileError> {
+        let c = compile_as_written(&self.body, &self.agent, &self.options, time)?;
         let file = PolicyFile::from_aligned(c.to_bytes())
             .map_err(|e| CompileError::TooLarge(format!("the artifact was refused: {e}")))?;
         Ok(Promoted {
@@ -356,10 +356,8 @@ impl Checker {
             return;
         }
         let time = Duration::from_nanos(spent).max(PROMOTE_MIN_TIME);
-        let mut options = self.options.clone();
-        let capped = time < options.budget.time;
-        options.budget.time = options.budget.time.min(time);
-        match self.lower(&options) {
+        let capped = time < self.options.budget.time;
+        match self.lower(time) {
             // Within less time than the budget allows, a failure may be
             // the time's: try again once the checks have paid for more.
             Err(_) if capped => {
@@ -720,6 +718,10 @@ mod tests {
         }
         assert!(n > 1, "promoted at the first check");
         assert!(!c.check(b"/a/b").allowed);
+        // Promoted within a time cap, the artifact is compile's, byte for
+        // byte (the options fingerprint included).
+        let want = compile(body, "Bot", &CompileOptions::default()).unwrap().to_bytes();
+        assert_eq!(c.compiled().unwrap().as_bytes(), &want[..]);
     }
 
     /// Bodies whose records and findings cover what the metadata holds, in

@@ -200,12 +200,16 @@ pub fn compile(
 /// statements to fit the budget (`DiagCode::SignalsDropped`): the policy
 /// answers every channel as the rules are written, or the budget error
 /// says why it cannot. What a [`Checker`](crate::Checker) promotes to.
+/// Lowering may take at most `time` (and the budget's time): a policy it
+/// makes in less is the same bytes as [`compile`]'s, the options
+/// fingerprint included.
 pub(crate) fn compile_as_written(
     robots_txt: &[u8],
     agent: &str,
     options: &CompileOptions,
+    time: Duration,
 ) -> Result<Compiled, CompileError> {
-    compile_source(robots_txt, None, agent, options, Degrade::Never)
+    compile_source(robots_txt, None, agent, options, Degrade::Never(time))
 }
 
 /// Whether lowering may give up part of the rules to fit the budget.
@@ -214,8 +218,8 @@ enum Degrade {
     /// The AI-usage preference statements, with a `SignalsDropped`
     /// finding ([`compile`]).
     Signals,
-    /// Nothing: over the budget is an error.
-    Never,
+    /// Nothing: over the budget, or past this time, is an error.
+    Never(Duration),
 }
 
 /// [`compile`] of a body of which `prefix` holds only the first bytes, the
@@ -375,7 +379,14 @@ fn lower_front(
         mut diagnostics,
     } = f;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
-    let lowered = match lower(&rule_set, &options.budget, source_len) {
+    let budget = match degrade {
+        Degrade::Signals => options.budget,
+        Degrade::Never(time) => Budget {
+            time: options.budget.time.min(time),
+            ..options.budget
+        },
+    };
+    let lowered = match lower(&rule_set, &budget, source_len) {
         Ok(l) => l,
         Err(e) if degrade == Degrade::Signals && rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
