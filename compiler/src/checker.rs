@@ -100,12 +100,12 @@ pub enum Promotion {
 }
 
 impl Checker {
-    /// Reads `body` for product token `agent` as [`compile`] would, up to
+    /// Reads `body` for product token `agent` as [`compile`](crate::compile()) would, up to
     /// the rules, and answers from them; nothing is lowered yet.
     ///
     /// # Errors
     ///
-    /// An invalid product token (as [`compile`]).
+    /// An invalid product token (as [`compile`](crate::compile())).
     pub fn new(
         body: &[u8],
         agent: &str,
@@ -720,7 +720,9 @@ mod tests {
         assert!(!c.check(b"/a/b").allowed);
         // Promoted within a time cap, the artifact is compile's, byte for
         // byte (the options fingerprint included).
-        let want = compile(body, "Bot", &CompileOptions::default()).unwrap().to_bytes();
+        let want = compile(body, "Bot", &CompileOptions::default())
+            .unwrap()
+            .to_bytes();
         assert_eq!(c.compiled().unwrap().as_bytes(), &want[..]);
     }
 
