@@ -10,8 +10,17 @@
 //! [`Policy`]: crate::Policy
 
 use crate::artifact::{NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE};
-use crate::policy::Verdict;
 use crate::types::{Usage, UsageSet, UsageStates};
+
+/// The answer to one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// May the URL be fetched (used, for other channels)?
+    pub allowed: bool,
+    /// Index of the deciding rule (see [`Policy::rule`](crate::Policy::rule)); `None` when no rule
+    /// matched and the default applies.
+    pub rule: Option<u32>,
+}
 
 /// Outcome when no rule matches: allowed, decided by no rule.
 pub(crate) const DEFAULT_ALLOW: u32 = OUTCOME_ALLOWED | NO_RULE;

@@ -90,6 +90,7 @@ mod types;
 pub mod url;
 mod visit;
 
+pub use answer::Verdict;
 pub use bytes::AlignedBytes;
 #[cfg(feature = "build")]
 pub use format::frame;
@@ -100,7 +101,6 @@ pub use format::{
 pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
-    Verdict,
 };
 #[cfg(feature = "build")]
 pub use set::SetIndex;

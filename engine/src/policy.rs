@@ -1,7 +1,7 @@
 //! [`Policy`]: a view over a validated artifact, and the check path;
 //! [`PolicyFile`]: the owner of the bytes a policy is read from.
 
-use crate::answer::{self, verdict};
+use crate::answer::{self, verdict, Verdict};
 use crate::artifact::{
     ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, OUTCOME_RULE_MASK,
 };
@@ -24,16 +24,6 @@ pub(crate) fn same_length(urls: usize, out: usize) {
         urls == out,
         "check_batch: {urls} URLs but {out} verdict slots (the slices must have the same length)"
     );
-}
-
-/// The answer to one check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// May the URL be fetched (used, for other channels)?
-    pub allowed: bool,
-    /// Index of the deciding rule (see [`Policy::rule`]); `None` when no rule
-    /// matched and the default applies.
-    pub rule: Option<u32>,
 }
 
 /// A check's verdict with the number of path bytes the automata read before

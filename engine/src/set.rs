@@ -21,10 +21,11 @@
 //! …                                     (one line per shard, in order)
 //! ```
 
+use crate::answer::Verdict;
 use crate::artifact::fnv1a64;
 use crate::format::{FileKind, SET_MAGIC, STORE_SET_FORMAT_VERSION};
 use crate::load::{LoadError, READ_SHARDS_BELOW};
-use crate::policy::{same_length, Policy, Verdict};
+use crate::policy::{same_length, Policy};
 use crate::store::{check_batch_in, BatchError, HostInfo, HostKey, Store};
 use crate::types::Dialect;
 use std::io::Read;

@@ -2,8 +2,9 @@
 //! with [`StoreSet::check_batch`](crate::StoreSet::check_batch).
 
 use super::{HostKey, Store};
+use crate::answer::Verdict;
 use crate::load::LoadError;
-use crate::policy::{same_length, Policy, Verdict};
+use crate::policy::{same_length, Policy};
 use crate::url::path_parts_after;
 
 impl Store {

@@ -7,10 +7,11 @@ use super::layout::{
     POLICY_REC, SEEDS, SLOT, SLOT_HINTS, SLOT_KEY,
 };
 use super::{HostInfo, HostKey, HostSource};
+use crate::answer::Verdict;
 use crate::artifact::ArchivedPolicyData;
 use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
 use crate::load::{self, LoadError, Storage, READ_SHARDS_BELOW};
-use crate::policy::{prefetch, Policy, Verdict};
+use crate::policy::{prefetch, Policy};
 use crate::types::Dialect;
 use crate::url::path_parts_after;
 use std::path::Path;
