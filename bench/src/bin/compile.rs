@@ -1,7 +1,8 @@
 //! Serial compile time of a corpus (issue 12): compiles every `*.txt` file of
 //! a directory for one agent, one after another on this thread, and prints
-//! the total CPU time, the median/p90/p99/max per file and the slowest
-//! files. `--hashes FILE` writes one `name fnv1a64` line per file (of the
+//! the total CPU time, the mean/median/p90/p99/max per file and the slowest
+//! files (with `ROBOCC_DEBUG_LOWER` set, each file's name on stderr before
+//! the lowering's lines about it). `--hashes FILE` writes one `name fnv1a64` line per file (of the
 //! artifact bytes, or of the error text) to check that a change to the
 //! compiler leaves every artifact byte-identical; `--sizes FILE` one
 //! `name source_bytes artifact_bytes` line per compiled file. It also prints the
@@ -68,6 +69,7 @@ fn main() {
         eprintln!("no *.txt files in {dir}");
         std::process::exit(2);
     }
+    let debug = std::env::var_os("ROBOCC_DEBUG_LOWER").is_some();
     let mut times: Vec<(Duration, String)> = Vec::with_capacity(files.len());
     let mut lines = String::new();
     let mut size_lines = String::new();
@@ -80,6 +82,10 @@ fn main() {
             || f.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
+        if debug {
+            // Names the file the lowering's lines that follow are about.
+            eprintln!("file {name}");
+        }
         let t0 = thread_cpu();
         let out = compile(&body, &agent, &opts).map(|c| c.to_bytes());
         let dt = thread_cpu() - t0;
@@ -112,9 +118,10 @@ fn main() {
         times[i].0.as_micros()
     };
     println!(
-        "{} files for {agent} ({failed} errors) in {:.1} s CPU: median {} µs, p90 {} µs, p99 {} µs, max {} µs per file",
+        "{} files for {agent} ({failed} errors) in {:.2} s CPU: mean {} µs, median {} µs, p90 {} µs, p99 {} µs, max {} µs per file",
         times.len(),
         total.as_secs_f64(),
+        total.as_micros() / times.len() as u128,
         at(0.5),
         at(0.9),
         at(0.99),
