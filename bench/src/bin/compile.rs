@@ -17,30 +17,6 @@ use robocc_compiler::{compile, CompileOptions};
 use robocc_engine::artifact::fnv1a64;
 use std::time::Duration;
 
-/// `struct timespec` on 64-bit Linux.
-#[repr(C)]
-struct Timespec {
-    tv_sec: i64,
-    tv_nsec: i64,
-}
-
-extern "C" {
-    fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-}
-
-/// CPU time of this thread (user + system).
-fn thread_cpu() -> Duration {
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut t = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec; the clock id is Linux's.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
 fn main() {
     let mut dir = String::from("../shared/corpus/real");
     let mut agent = String::from("Googlebot");
@@ -86,9 +62,9 @@ fn main() {
             // Names the file the lowering's lines that follow are about.
             eprintln!("file {name}");
         }
-        let t0 = thread_cpu();
+        let t0 = robocc_bench::cpu_time(true);
         let out = compile(&body, &agent, &opts).map(|c| c.to_bytes());
-        let dt = thread_cpu() - t0;
+        let dt = robocc_bench::cpu_time(true) - t0;
         let hash = match &out {
             Ok(bytes) => {
                 ratios.push(bytes.len() as f64 / body.len().max(1024) as f64);
