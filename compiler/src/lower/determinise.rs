@@ -715,143 +715,233 @@ pub(super) fn build_one(
     budget: &Budget,
     mode: Mode,
 ) -> Result<Automaton, BudgetExceeded> {
-    let started = Instant::now();
-    let set = ctx.set;
-    debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
-    let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
-    let classes = byte_classes(&pats.body);
-    pats.index_positions(&classes);
-    let (nclasses, end_class) = (classes.count, END_CLASS);
+    let mut c = Construction::new(ctx, ids, mode);
+    c.run(ctx, budget)?;
+    Ok(c.finish(ctx))
+}
 
-    let mut scratch = Scratch::new(nclasses, pats.rule.len());
-    let mut states = States::new();
-    let mut bases = Bases::new();
-    if mode == Mode::Sets {
-        bases.intern(&pats, &[], NONE, &mut scratch.closed);
-    }
-    {
-        let mut threads = pats.offset[..pats.rule.len()].to_vec();
-        let (mut best, mut matched) = (NONE, Vec::new());
-        pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
-        scratch.whole = threads;
-        scratch.next_matched = matched;
-        pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
-    }
-    let mut succ = Succ::new(nclasses);
-    let mut outcome: Vec<u32> = Vec::new();
-    // Register automata: priority of each pattern (1 + its place in rank
-    // order; 0 is no match), and each state's emit.
-    let (prio, ranked) = if mode == Mode::Register {
-        register_priorities(ctx, &pats)
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
-    let mut emit: Vec<u32> = Vec::new();
-    let mut dead: Vec<bool> = Vec::new();
-    let mut threads_total = 0usize;
-    // Outcome id of each winning pattern (index `npatterns`: no winner).
-    let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
-    let mut i = 0;
-    while i < states.len() {
-        if states.len() > budget.max_states {
-            note(
-                ctx,
-                format_args!(
-                    "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
-                    pats.rule.len(),
-                    states.len(),
-                    started.elapsed()
-                ),
-            );
-            return Err(BudgetExceeded::States(budget.max_states));
+/// A subset construction under way: its states are expanded in the order
+/// they were numbered, and one that ran out of a budget of states or
+/// threads can go on under a larger one ([`Construction::run`] again) and
+/// ends where a construction under that budget from the start would: the
+/// states, their numbers and what was interned in the outcome table come
+/// in the same order.
+pub(super) struct Construction<'a> {
+    mode: Mode,
+    pats: Patterns<'a>,
+    classes: Classes,
+    scratch: Scratch,
+    states: States,
+    bases: Bases,
+    succ: Succ,
+    outcome: Vec<u32>,
+    /// Register automata: priority of each pattern (1 + its place in rank
+    /// order; 0 is no match), each priority's outcome id, and each state's
+    /// emit and whether it is dead.
+    prio: Vec<u32>,
+    ranked: Vec<u32>,
+    emit: Vec<u32>,
+    dead: Vec<bool>,
+    /// Live threads summed over the states expanded so far.
+    threads_total: usize,
+    /// Plain mode: the outcome id of each winning pattern (index
+    /// `npatterns`: no winner), or `u32::MAX` until interned.
+    winner_outcome: Vec<u32>,
+    /// The next state to expand.
+    next: usize,
+    /// The highest rank of its rules (ranked modes).
+    max_rank: u32,
+    started: Instant,
+}
+
+impl<'a> Construction<'a> {
+    /// The construction of the rules `ids` in `mode`, its start state
+    /// interned (and, for a register automaton, its priorities' outcomes).
+    pub(super) fn new(ctx: &mut Ctx<'a>, ids: &[usize], mode: Mode) -> Construction<'a> {
+        let started = Instant::now();
+        let set = ctx.set;
+        debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
+        let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
+        let classes = byte_classes(&pats.body);
+        pats.index_positions(&classes);
+        let mut scratch = Scratch::new(classes.count, pats.rule.len());
+        let mut states = States::new();
+        let mut bases = Bases::new();
+        if mode == Mode::Sets {
+            bases.intern(&pats, &[], NONE, &mut scratch.closed);
         }
-        if i % 256 == 0 && ctx.past_deadline() {
-            return Err(BudgetExceeded::Time(ctx.budget.time));
+        {
+            let mut threads = pats.offset[..pats.rule.len()].to_vec();
+            let (mut best, mut matched) = (NONE, Vec::new());
+            pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
+            scratch.whole = threads;
+            scratch.next_matched = matched;
+            pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
         }
-        let (live, winner) = pats.load(&states, &bases, i, &mut scratch);
-        let matched = if mode == Mode::Sets {
-            scratch.own_matched.len()
+        let (prio, ranked) = if mode == Mode::Register {
+            register_priorities(ctx, &pats)
         } else {
-            0
+            (Vec::new(), Vec::new())
         };
-        threads_total += live + matched;
-        if threads_total > budget.max_threads {
-            note(
-                ctx,
-                format_args!(
-                    "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
-                    pats.rule.len(),
-                    states.len(),
-                    started.elapsed()
-                ),
-            );
-            return Err(BudgetExceeded::Threads(budget.max_threads));
+        Construction {
+            mode,
+            succ: Succ::new(classes.count),
+            winner_outcome: vec![u32::MAX; pats.rule.len() + 1],
+            max_rank: ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0),
+            pats,
+            classes,
+            scratch,
+            states,
+            bases,
+            outcome: Vec::new(),
+            prio,
+            ranked,
+            emit: Vec::new(),
+            dead: Vec::new(),
+            threads_total: 0,
+            next: 0,
+            started,
         }
-        // The row is written in place.
-        let row = succ.push();
-        if live == 0 {
-            // Nothing left to match: the state loops on itself.
-            for (c, r) in row.iter_mut().enumerate() {
-                if c != end_class {
-                    *r = i as u32;
-                }
-            }
-        } else {
-            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, row);
-        }
-        // See `Succ`.
-        row[end_class] = row[0];
-        let best = states.best(i);
-        match mode {
-            Mode::Register => {
-                outcome.push(priority(winner));
-                emit.push(priority((best != NONE).then_some(best)));
-                dead.push(live == 0);
-            }
-            Mode::Sets => {
-                let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
-                outcome.push(
-                    ctx.table
-                        .intern(set.resolution.outcome(&set.rules, None, &matched)),
+    }
+
+    /// Expands states until none is left, or until one more would exceed
+    /// `budget` (the construction can then go on under a larger one) or
+    /// the lowering's deadline passes.
+    pub(super) fn run(&mut self, ctx: &mut Ctx<'_>, budget: &Budget) -> Result<(), BudgetExceeded> {
+        let mode = self.mode;
+        let (pats, classes) = (&self.pats, &self.classes);
+        let (states, bases, scratch) = (&mut self.states, &mut self.bases, &mut self.scratch);
+        let nclasses = classes.count;
+        let set = ctx.set;
+        let priority = |p: Option<u32>| p.map_or(0, |p| self.prio[p as usize]);
+        while self.next < states.len() {
+            let i = self.next;
+            if states.len() > budget.max_states {
+                note(
+                    ctx,
+                    format_args!(
+                        "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
+                        pats.rule.len(),
+                        states.len(),
+                        self.started.elapsed()
+                    ),
                 );
+                return Err(BudgetExceeded::States(budget.max_states));
             }
-            Mode::Plain => {
-                let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
-                if winner_outcome[slot] == u32::MAX {
-                    let winner = pats.rule.get(slot).copied();
-                    winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
+            if i % 256 == 0 && ctx.past_deadline() {
+                return Err(BudgetExceeded::Time(ctx.budget.time));
+            }
+            let (live, winner) = pats.load(states, bases, i, scratch);
+            let matched = if mode == Mode::Sets {
+                scratch.own_matched.len()
+            } else {
+                0
+            };
+            // Counted only once within the budget: a construction that
+            // goes on expands this state again.
+            let threads_total = self.threads_total + live + matched;
+            if threads_total > budget.max_threads {
+                note(
+                    ctx,
+                    format_args!(
+                        "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
+                        pats.rule.len(),
+                        states.len(),
+                        self.started.elapsed()
+                    ),
+                );
+                return Err(BudgetExceeded::Threads(budget.max_threads));
+            }
+            self.threads_total = threads_total;
+            // The row is written in place.
+            let row = self.succ.push();
+            if live == 0 {
+                // Nothing left to match: the state loops on itself.
+                for (c, r) in row.iter_mut().enumerate() {
+                    if c != END_CLASS {
+                        *r = i as u32;
+                    }
                 }
-                outcome.push(winner_outcome[slot]);
+            } else {
+                pats.successors(states, bases, i, classes, scratch, row);
             }
+            // See `Succ`.
+            row[END_CLASS] = row[0];
+            let best = states.best(i);
+            match mode {
+                Mode::Register => {
+                    self.outcome.push(priority(winner));
+                    self.emit.push(priority((best != NONE).then_some(best)));
+                    self.dead.push(live == 0);
+                }
+                Mode::Sets => {
+                    let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
+                    self.outcome.push(
+                        ctx.table
+                            .intern(set.resolution.outcome(&set.rules, None, &matched)),
+                    );
+                }
+                Mode::Plain => {
+                    let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
+                    if self.winner_outcome[slot] == u32::MAX {
+                        let winner = pats.rule.get(slot).copied();
+                        self.winner_outcome[slot] =
+                            ctx.table.intern(outcome::ranked(&set.rules, winner));
+                    }
+                    self.outcome.push(self.winner_outcome[slot]);
+                }
+            }
+            self.next += 1;
         }
-        i += 1;
+        note(
+            ctx,
+            format_args!(
+                "{} patterns -> {} states, {} threads ({mode:?}, {nclasses} classes, {:?})",
+                pats.rule.len(),
+                states.len(),
+                self.threads_total,
+                self.started.elapsed()
+            ),
+        );
+        Ok(())
     }
-    note(
-        ctx,
-        format_args!(
-            "{} patterns -> {} states, {threads_total} threads ({mode:?}, {nclasses} classes, {:?})",
-            pats.rule.len(),
-            states.len(),
-            started.elapsed()
-        ),
-    );
-    let outcomes = ctx.table.ids.len();
-    // Set mode keeps every matched rule in its states, so states that
-    // differ only in rules that no longer change any outcome abound:
-    // merge states with the same outcome and the same future.
-    let (succ, outcome) = if mode == Mode::Sets && succ.len() <= MINIMIZE_LIMIT {
-        minimize(&succ, &outcome, end_class)
-    } else {
-        (succ, outcome)
-    };
-    let register = (mode == Mode::Register).then_some(Register { emit, dead, ranked });
-    let mut a = finish(&succ, &outcome, classes.of, end_class, outcomes, register);
-    // Set mode resolves by scope, not rank: no automaton may be skipped.
-    if mode != Mode::Sets {
-        a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);
+
+    /// The automaton of a construction that ran to its end: set-mode
+    /// automata minimised, then written as a program ([`finish`]).
+    pub(super) fn finish(self, ctx: &Ctx<'_>) -> Automaton {
+        debug_assert_eq!(
+            self.next,
+            self.states.len(),
+            "the construction ran to its end"
+        );
+        let outcomes = ctx.table.ids.len();
+        // Set mode keeps every matched rule in its states, so states that
+        // differ only in rules that no longer change any outcome abound:
+        // merge states with the same outcome and the same future.
+        let (succ, outcome) = if self.mode == Mode::Sets && self.succ.len() <= MINIMIZE_LIMIT {
+            minimize(&self.succ, &self.outcome, END_CLASS)
+        } else {
+            (self.succ, self.outcome)
+        };
+        let register = (self.mode == Mode::Register).then_some(Register {
+            emit: self.emit,
+            dead: self.dead,
+            ranked: self.ranked,
+        });
+        let mut a = finish(
+            &succ,
+            &outcome,
+            self.classes.of,
+            END_CLASS,
+            outcomes,
+            register,
+        );
+        // Set mode resolves by scope, not rank: no automaton may be skipped.
+        if self.mode != Mode::Sets {
+            a.max_rank = self.max_rank;
+        }
+        a
     }
-    Ok(a)
 }
 
 /// Register automata: each pattern's priority (1 + its place in rank
