@@ -3,7 +3,7 @@
 //! ([`States`]) by first appearance and resolves its outcome once.
 
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
-use super::layout::{finish, Register, Succ};
+use super::layout::{finish, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
@@ -124,6 +124,11 @@ pub(super) struct Scratch {
     own_matched: Vec<u32>,
     /// Its threads beyond its base.
     own_diff: Vec<Thread>,
+    /// The classes of a row that do not go where its base's row goes, and
+    /// where they go.
+    patches: Vec<(u8, u32)>,
+    /// Room for a row, whole.
+    row: Vec<u32>,
 }
 
 impl Scratch {
@@ -146,6 +151,8 @@ impl Scratch {
             own: Vec::new(),
             own_matched: Vec::new(),
             own_diff: Vec::new(),
+            patches: Vec::new(),
+            row: Vec::new(),
         }
     }
 }
@@ -182,9 +189,9 @@ pub(super) struct BaseSteps {
     memo: Vec<u32>,
     /// The memo entries a row needs (each live class's, or the shared
     /// one) still to make; once none, `row` is the row of a state with no
-    /// thread beyond the base.
+    /// thread beyond the base, as runs ([`Succ`]).
     missing: usize,
-    row: Vec<u32>,
+    row: (Vec<u32>, Vec<u8>),
 }
 
 impl BaseSteps {
@@ -208,7 +215,7 @@ impl BaseSteps {
             steps,
             memo: vec![u32::MAX; classes.count + 1],
             missing,
-            row: Vec::new(),
+            row: (Vec::new(), Vec::new()),
         }
     }
 
@@ -226,12 +233,13 @@ impl BaseSteps {
         }
         self.missing -= 1;
         if self.missing == 0 {
-            self.row = (0..classes)
+            let row: Vec<u32> = (0..classes)
                 .map(|c| match self.at[c] == self.at[c + 1] {
                     true => self.memo[classes],
                     false => self.memo[c],
                 })
                 .collect();
+            runs_of(&row, &mut self.row.0, &mut self.row.1);
         }
     }
 
@@ -456,11 +464,12 @@ impl Patterns<'_> {
 
     /// The states reached from the loaded state (state `i` of `states`) on
     /// every class at once, interned in class order (states are numbered
-    /// by first appearance) and written to `row`: a thread at a `*` goes to
-    /// every class, a thread at byte `c` only to `c`'s class, a thread at a
-    /// set to the classes inside it, so classes no thread names share one
-    /// successor, computed once and interned where its first class comes.
-    /// The end class's entry is left alone: it ends the path.
+    /// by first appearance) and appended to `succ` as its row: a thread at
+    /// a `*` goes to every class, a thread at byte `c` only to `c`'s class,
+    /// a thread at a set to the classes inside it, so classes no thread
+    /// names share one successor, computed once and interned where its
+    /// first class comes. The end class's entry repeats class 0's
+    /// ([`Succ`]): it ends the path.
     pub(super) fn successors(
         &self,
         states: &mut States,
@@ -468,13 +477,17 @@ impl Patterns<'_> {
         i: usize,
         classes: &Classes,
         s: &mut Scratch,
-        row: &mut [u32],
+        succ: &mut Succ,
     ) {
+        let mut row = std::mem::take(&mut s.row);
+        row.resize(classes.count, 0);
         if self.mode == Mode::Sets {
-            self.successors_sets(states, bases, i, classes, s, row);
+            self.successors_sets(states, bases, i, classes, s, &mut row);
+            succ.push_row(&row);
         } else {
-            self.successors_ranked(states, bases, i, classes, s, row);
+            self.successors_ranked(states, bases, i, classes, s, succ, &mut row);
         }
+        s.row = row;
     }
 
     /// Steps `threads` (sorted): into `by_class`, per class, the threads
@@ -520,6 +533,7 @@ impl Patterns<'_> {
     /// base reads, the successor is the base's for that class, made once
     /// per base (the base implies the best in a plain automaton; a register
     /// automaton's successors do not depend on it).
+    #[allow(clippy::too_many_arguments)]
     fn successors_ranked(
         &self,
         states: &mut States,
@@ -527,6 +541,7 @@ impl Patterns<'_> {
         i: usize,
         classes: &Classes,
         s: &mut Scratch,
+        succ: &mut Succ,
         row: &mut [u32],
     ) {
         let key_best = states.best(i);
@@ -559,12 +574,13 @@ impl Patterns<'_> {
             // Every class but those the threads beyond the base read goes
             // where the base alone goes; those are made in class order (on
             // one they leave unread, the shared successor).
-            row.copy_from_slice(&steps.row);
+            let mut patches = std::mem::take(&mut s.patches);
+            patches.clear();
             for &c in &touched {
                 if c == END_CLASS {
                     continue;
                 }
-                row[c] = if s.by_class[c].is_empty() {
+                let id = if s.by_class[c].is_empty() {
                     match steps.memo[shared] {
                         u32::MAX => {
                             let id = self.make(states, bases, key_best, &[], &[], s);
@@ -579,7 +595,10 @@ impl Patterns<'_> {
                     s.by_class[c] = extra;
                     id
                 };
+                patches.push((c as u8, id));
             }
+            succ.push_patched(&steps.row.0, &steps.row.1, &patches);
+            s.patches = patches;
         } else {
             let mut shared_id = None;
             let mut k = 0;
@@ -629,6 +648,7 @@ impl Patterns<'_> {
                     },
                 };
             }
+            succ.push_row(row);
         }
         for &c in &touched {
             s.by_class[c].clear();
@@ -853,20 +873,12 @@ impl<'a> Construction<'a> {
                 return Err(BudgetExceeded::Threads(budget.max_threads));
             }
             self.threads_total = threads_total;
-            // The row is written in place.
-            let row = self.succ.push();
             if live == 0 {
                 // Nothing left to match: the state loops on itself.
-                for (c, r) in row.iter_mut().enumerate() {
-                    if c != END_CLASS {
-                        *r = i as u32;
-                    }
-                }
+                self.succ.push_loop(i as u32);
             } else {
-                pats.successors(states, bases, i, classes, scratch, row);
+                pats.successors(states, bases, i, classes, scratch, &mut self.succ);
             }
-            // See `Succ`.
-            row[END_CLASS] = row[0];
             let best = states.best(i);
             match mode {
                 Mode::Register => {

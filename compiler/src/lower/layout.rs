@@ -2,6 +2,7 @@
 //! program ([`finish`]: compact nodes and dense rows); then, per
 //! [`Layout`], automata rewritten as rows ([`densify`]).
 
+use super::determinise::END_CLASS;
 use super::{Ctx, Layout};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{
@@ -247,8 +248,8 @@ const HOT_EXCEPTIONS: usize = 2;
 /// outcome (a register automaton: they have live threads, since what the
 /// register holds is known only at run time). The others are decided, and
 /// a transition into one is written as its outcome.
-fn undecided(runs: &Runs, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
-    let n = runs.states();
+fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
+    let n = runs.len();
     let mut undecided = vec![false; n];
     if let Some(r) = register {
         // What the register holds is known only at run time: a state is
@@ -296,74 +297,45 @@ fn undecided(runs: &Runs, outcome: &[u32], register: Option<&Register>) -> Vec<b
     undecided
 }
 
-/// Each row of a [`Succ`] as runs of equal targets (rows are mostly one
-/// target, the successor of the classes no thread names, and a few
-/// others): `targets(s)` and `starts(s)`, the class each run starts at (it
-/// ends where the next starts, or at the row's end). The end class's entry
-/// repeats class 0's, so it is inside the first run.
-struct Runs {
+/// An automaton's transitions: each state's row (its successor on each
+/// class) as runs of equal targets, which rows mostly are (the successor
+/// of the classes no thread names, and a few others): `targets(s)` and
+/// `starts(s)`, the class each run starts at (it ends where the next
+/// starts, or at the row's end). The end class (class 1) ends the path:
+/// its entry repeats class 0's (which is never the end class), so it is
+/// inside the first run, a pass that reads a row as a set of edges needs
+/// no test per class, and a count of a row's entries counts class 0's
+/// target once too many. (Whole rows, 4 bytes a class, were most of what
+/// a construction wrote and `finish` read.)
+pub(super) struct Succ {
     target: Vec<u32>,
     start: Vec<u8>,
     at: Vec<u32>,
-}
-
-impl Runs {
-    fn new(succ: &Succ) -> Runs {
-        let mut runs = Runs {
-            target: Vec::with_capacity(succ.len() * 4),
-            start: Vec::with_capacity(succ.len() * 4),
-            at: Vec::with_capacity(succ.len() + 1),
-        };
-        runs.at.push(0);
-        for s in 0..succ.len() {
-            let mut prev = u32::MAX;
-            for (c, &t) in succ.row(s).iter().enumerate() {
-                if t != prev {
-                    prev = t;
-                    runs.target.push(t);
-                    runs.start.push(c as u8);
-                }
-            }
-            runs.at.push(runs.target.len() as u32);
-        }
-        runs
-    }
-
-    fn states(&self) -> usize {
-        self.at.len() - 1
-    }
-
-    #[inline]
-    fn targets(&self, s: usize) -> &[u32] {
-        &self.target[self.at[s] as usize..self.at[s + 1] as usize]
-    }
-
-    #[inline]
-    fn starts(&self, s: usize) -> &[u8] {
-        &self.start[self.at[s] as usize..self.at[s + 1] as usize]
-    }
-}
-
-/// An automaton's transitions: `nclasses` successors per state, in chunks
-/// of [`Succ::CHUNK`] rows (a table that grows is never copied).
-/// The end class (class 1) ends the path: its entry repeats class 0's
-/// (which is never the end class), so that a pass that reads a row as a
-/// set of edges needs no test per class, and a count of a row's entries
-/// counts class 0's target once too many.
-pub(super) struct Succ {
-    chunks: Vec<Vec<u32>>,
-    rows: usize,
     pub(super) nclasses: usize,
 }
 
-impl Succ {
-    /// Rows per chunk.
-    const CHUNK: usize = 1024;
+/// The runs of `row` (a row whole; its end class's entry is not read: it
+/// repeats class 0's), into `target` and `start` (appended).
+pub(super) fn runs_of(row: &[u32], target: &mut Vec<u32>, start: &mut Vec<u8>) {
+    let mut prev = row[0];
+    target.push(prev);
+    start.push(0);
+    for (c, &t) in row.iter().enumerate().skip(END_CLASS + 1) {
+        if t != prev {
+            prev = t;
+            target.push(t);
+            start.push(c as u8);
+        }
+    }
+}
 
+impl Succ {
     pub(super) fn new(nclasses: usize) -> Succ {
+        debug_assert!(nclasses > END_CLASS && nclasses <= 256);
         Succ {
-            chunks: Vec::new(),
-            rows: 0,
+            target: Vec::new(),
+            start: Vec::new(),
+            at: vec![0],
             nclasses,
         }
     }
@@ -371,30 +343,157 @@ impl Succ {
     /// Number of states.
     #[inline]
     pub(super) fn len(&self) -> usize {
-        self.rows
+        self.at.len() - 1
     }
 
-    /// State `s`'s successor on each class.
+    /// State `s`'s runs' targets.
     #[inline]
-    pub(super) fn row(&self, s: usize) -> &[u32] {
-        let at = (s % Self::CHUNK) * self.nclasses;
-        &self.chunks[s / Self::CHUNK][at..at + self.nclasses]
+    pub(super) fn targets(&self, s: usize) -> &[u32] {
+        &self.target[self.at[s] as usize..self.at[s + 1] as usize]
     }
 
-    /// A new row (zeros) at the end, to fill.
+    /// The class each of state `s`'s runs starts at.
     #[inline]
-    pub(super) fn push(&mut self) -> &mut [u32] {
-        if self.rows % Self::CHUNK == 0 {
-            // The first chunk grows as needed (most automata are small);
-            // the others are allocated whole.
-            let rows = if self.rows == 0 { 16 } else { Self::CHUNK };
-            self.chunks.push(Vec::with_capacity(rows * self.nclasses));
+    pub(super) fn starts(&self, s: usize) -> &[u8] {
+        &self.start[self.at[s] as usize..self.at[s + 1] as usize]
+    }
+
+    /// State `s`'s row, whole, into `out` (`nclasses` long).
+    pub(super) fn row_into(&self, s: usize, out: &mut [u32]) {
+        let (targets, starts) = (self.targets(s), self.starts(s));
+        for (k, &t) in targets.iter().enumerate() {
+            let end = starts.get(k + 1).map_or(self.nclasses, |&c| usize::from(c));
+            out[usize::from(starts[k])..end].fill(t);
         }
-        self.rows += 1;
-        let chunk = self.chunks.last_mut().expect("a chunk");
-        let at = chunk.len();
-        chunk.resize(at + self.nclasses, 0);
-        &mut chunk[at..]
+    }
+
+    /// The classes but the end class where the rows of states `s` and `d`
+    /// differ, ascending, each with `s`'s target, to `f` until it returns
+    /// false.
+    pub(super) fn differences(&self, s: usize, d: usize, mut f: impl FnMut(usize, u32) -> bool) {
+        let (ta, sa) = (self.targets(s), self.starts(s));
+        let (tb, sb) = (self.targets(d), self.starts(d));
+        let n = self.nclasses;
+        let (mut i, mut j, mut c) = (0, 0, 0);
+        while c < n {
+            let ea = sa.get(i + 1).map_or(n, |&x| usize::from(x));
+            let eb = sb.get(j + 1).map_or(n, |&x| usize::from(x));
+            let end = ea.min(eb);
+            if ta[i] != tb[j] {
+                for k in c..end {
+                    if k != END_CLASS && !f(k, ta[i]) {
+                        return;
+                    }
+                }
+            }
+            c = end;
+            i += usize::from(ea == end);
+            j += usize::from(eb == end);
+        }
+    }
+
+    #[inline]
+    fn end_row(&mut self) {
+        self.at.push(self.target.len() as u32);
+    }
+
+    /// Appends a row whose every class goes to `t`.
+    pub(super) fn push_loop(&mut self, t: u32) {
+        self.target.push(t);
+        self.start.push(0);
+        self.end_row();
+    }
+
+    /// Appends `row` (whole; its end class's entry is not read).
+    pub(super) fn push_row(&mut self, row: &[u32]) {
+        debug_assert_eq!(row.len(), self.nclasses);
+        runs_of(row, &mut self.target, &mut self.start);
+        self.end_row();
+    }
+
+    /// Appends the row of runs `targets` and `starts` but for the classes
+    /// of `patches` (ascending, never the end class), which go where they
+    /// say: in the size of the runs and the patches, not of the row.
+    pub(super) fn push_patched(&mut self, targets: &[u32], starts: &[u8], patches: &[(u8, u32)]) {
+        let n = self.nclasses;
+        let end = |k: usize| starts.get(k + 1).map_or(n, |&c| usize::from(c));
+        let (target, start) = (&mut self.target, &mut self.start);
+        // The target of the last run pushed; state ids are below u32::MAX.
+        let mut last = u32::MAX;
+        // Class `c` on goes to `t`: a run, unless the last one goes there.
+        let emit =
+            |target: &mut Vec<u32>, start: &mut Vec<u8>, c: usize, t: u32, last: &mut u32| {
+                if t != *last {
+                    *last = t;
+                    target.push(t);
+                    start.push(c as u8);
+                }
+            };
+        // Base run `k` from class `c` on is still to push.
+        let (mut k, mut c) = (0, 0);
+        for &(pc, pt) in patches {
+            let pc = usize::from(pc);
+            debug_assert!(pc != END_CLASS && pc >= c);
+            // The run holding `pc`; the whole runs before it are pushed as
+            // they are (consecutive runs differ: only the first may join
+            // the run pushed last).
+            let kk = k + starts[k + 1..].partition_point(|&s| usize::from(s) <= pc);
+            if kk > k {
+                if c < end(k) {
+                    emit(target, start, c, targets[k], &mut last);
+                }
+                if kk > k + 1 {
+                    emit(
+                        target,
+                        start,
+                        usize::from(starts[k + 1]),
+                        targets[k + 1],
+                        &mut last,
+                    );
+                    target.extend_from_slice(&targets[k + 2..kk]);
+                    start.extend_from_slice(&starts[k + 2..kk]);
+                    last = targets[kk - 1];
+                }
+                (k, c) = (kk, usize::from(starts[kk]));
+            }
+            if c < pc {
+                emit(target, start, c, targets[k], &mut last);
+            }
+            emit(target, start, pc, pt, &mut last);
+            // Class 0's target is the end class's too.
+            c = if pc == 0 { END_CLASS + 1 } else { pc + 1 };
+        }
+        if c < end(k) {
+            emit(target, start, c, targets[k], &mut last);
+        }
+        if k + 1 < targets.len() {
+            emit(
+                target,
+                start,
+                usize::from(starts[k + 1]),
+                targets[k + 1],
+                &mut last,
+            );
+            target.extend_from_slice(&targets[k + 2..]);
+            start.extend_from_slice(&starts[k + 2..]);
+        }
+        self.end_row();
+        #[cfg(debug_assertions)]
+        {
+            // The same runs as the row whole.
+            let s = self.len() - 1;
+            let mut row = vec![0; self.nclasses];
+            for (k, &t) in targets.iter().enumerate() {
+                let end = starts.get(k + 1).map_or(self.nclasses, |&c| usize::from(c));
+                row[usize::from(starts[k])..end].fill(t);
+            }
+            for &(c, t) in patches {
+                row[usize::from(c)] = t;
+            }
+            let (mut t, mut st) = (Vec::new(), Vec::new());
+            runs_of(&row, &mut t, &mut st);
+            assert_eq!((self.targets(s), self.starts(s)), (&t[..], &st[..]));
+        }
     }
 }
 
@@ -415,8 +514,8 @@ pub(super) fn finish(
     let n = succ.len();
     let nclasses = succ.nclasses;
     let is_live = |c: usize| c != end_class;
-    let runs = Runs::new(succ);
-    let undecided = undecided(&runs, outcome, register.as_ref());
+    let runs = succ;
+    let undecided = undecided(runs, outcome, register.as_ref());
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
@@ -506,9 +605,12 @@ pub(super) fn finish(
     // names every word's first byte; count what a fallback node lists.
     let scanning = |s: usize| undecided[s] && default[s] as usize == s;
     let differ_count = |s: usize, d: usize| {
-        let (a, b) = (succ.row(s), succ.row(d));
-        let all = a.iter().zip(b).filter(|(x, y)| x != y).count();
-        all - usize::from(a[end_class] != b[end_class])
+        let mut count = 0;
+        succ.differences(s, d, |_, _| {
+            count += 1;
+            true
+        });
+        count
     };
     let is_dense: Vec<bool> = (0..n)
         .map(|s| {
@@ -541,19 +643,14 @@ pub(super) fn finish(
         let listed = exceptions(s);
         out.clear();
         if undecided[d] && is_dense[d] && d != s {
-            let (a, b) = (succ.row(s), succ.row(d));
             // Only used if shorter than `listed`: stop when it is not.
             let mut shorter = !listed.is_empty();
             if shorter {
-                for (c, (&x, &y)) in a.iter().zip(b).enumerate() {
-                    if x != y && c != end_class {
-                        out.push((c as u8, x));
-                        if out.len() >= listed.len() {
-                            shorter = false;
-                            break;
-                        }
-                    }
-                }
+                succ.differences(s, d, |c, x| {
+                    out.push((c as u8, x));
+                    shorter = out.len() < listed.len();
+                    shorter
+                });
             }
             if shorter {
                 return (true, d);
@@ -619,24 +716,27 @@ pub(super) fn finish(
             _ => Target::Outcome(outcome[t]),
         }
     };
+    let mut whole = vec![0; nclasses];
     let nodes: Vec<Node> = plans
         .iter()
         .map(|plan| match plan {
             Plan::Dense(s) => Node::Dense {
                 outcome: outcome[*s],
-                row: succ
-                    .row(*s)
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &t)| {
-                        if is_live(c) {
-                            target(t as usize)
-                        } else {
-                            // The path ends here: this state's outcome.
-                            Target::Outcome(outcome[*s])
-                        }
-                    })
-                    .collect(),
+                row: {
+                    succ.row_into(*s, &mut whole);
+                    &whole
+                }
+                .iter()
+                .enumerate()
+                .map(|(c, &t)| {
+                    if is_live(c) {
+                        target(t as usize)
+                    } else {
+                        // The path ends here: this state's outcome.
+                        Target::Outcome(outcome[*s])
+                    }
+                })
+                .collect(),
             },
             Plan::Chain(s, fallback, default, classes, next) => Node::Chain {
                 outcome: outcome[*s],
