@@ -566,6 +566,7 @@ fn gallop(s: &[Thread], pred: impl Fn(Thread) -> bool) -> usize {
 
 /// Where each pattern's threads are in a normalized set of threads (a
 /// base): built in the size of the set, read in constant time.
+#[derive(Default)]
 pub(super) struct BaseIndex {
     /// Per pattern: its threads' range, valid when its stamp is `stamp`.
     range: Vec<(u32, u32)>,
@@ -574,12 +575,13 @@ pub(super) struct BaseIndex {
 }
 
 impl BaseIndex {
-    pub(super) fn new(patterns: usize) -> BaseIndex {
-        BaseIndex {
-            range: vec![(0, 0); patterns],
-            stamps: vec![0; patterns],
-            stamp: 0,
-        }
+    /// Nothing indexed, for `patterns` patterns (the storage kept).
+    pub(super) fn reset(&mut self, patterns: usize) {
+        self.range.clear();
+        self.range.resize(patterns, (0, 0));
+        self.stamps.clear();
+        self.stamps.resize(patterns, 0);
+        self.stamp = 0;
     }
 
     /// Indexes `base` (of `pats`), forgetting what was indexed before.

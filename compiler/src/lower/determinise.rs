@@ -2,6 +2,7 @@
 //! subset construction over them ([`build_one`]), which interns each state
 //! ([`States`]) by first appearance and resolves its outcome once.
 
+use super::buffers::Buffers;
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{finish, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
@@ -91,6 +92,7 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
 }
 
 /// Buffers the subset construction reuses from state to state.
+#[derive(Default)]
 pub(super) struct Scratch {
     /// Threads at a `*`.
     stars: Vec<Thread>,
@@ -132,28 +134,21 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    pub(super) fn new(nclasses: usize, npatterns: usize) -> Scratch {
-        Scratch {
-            stars: Vec::new(),
-            by_class: vec![Vec::new(); nclasses],
-            touched: Vec::new(),
-            closed: Vec::new(),
-            base: Vec::new(),
-            base_best: NONE,
-            base_id: 0,
-            base_loaded: false,
-            index: BaseIndex::new(npatterns),
-            indexed: None,
-            group: Vec::new(),
-            next: Vec::new(),
-            next_matched: Vec::new(),
-            whole: Vec::new(),
-            own: Vec::new(),
-            own_matched: Vec::new(),
-            own_diff: Vec::new(),
-            patches: Vec::new(),
-            row: Vec::new(),
+    /// Ready for a construction of `nclasses` classes and `npatterns`
+    /// patterns, the storage kept.
+    pub(super) fn reset(&mut self, nclasses: usize, npatterns: usize) {
+        self.by_class.truncate(nclasses);
+        for list in &mut self.by_class {
+            list.clear();
         }
+        self.by_class.resize_with(nclasses, Vec::new);
+        self.touched.clear();
+        self.base_best = NONE;
+        self.base_id = 0;
+        self.base_loaded = false;
+        self.index.reset(npatterns);
+        self.indexed = None;
+        // The others are cleared where they are filled.
     }
 }
 
@@ -161,6 +156,7 @@ impl Scratch {
 /// threads of a state normalized alone with its best (ranked mode; a
 /// register automaton's with none), interned by stars and best. Set mode
 /// has one base, empty.
+#[derive(Default)]
 pub(super) struct Bases {
     /// The stars and the best of each base.
     keys: States,
@@ -176,6 +172,10 @@ pub(super) struct Bases {
     /// Ranked mode: what each base's threads read, and its successors,
     /// once a state of it has been expanded.
     steps: Vec<Option<Box<BaseSteps>>>,
+    /// Those of earlier constructions, to fill again (boxed as `steps`
+    /// holds them: they move between the two without a new allocation).
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<BaseSteps>>,
 }
 
 /// What the threads of a base read on each class, advanced (as
@@ -195,12 +195,31 @@ pub(super) struct BaseSteps {
 }
 
 impl BaseSteps {
-    fn new(pats: &Patterns<'_>, base: &[Thread], classes: &Classes, s: &mut Scratch) -> BaseSteps {
-        let mut stars = Vec::new();
+    /// Fills `into` (a spare one, or a new one) for `base`.
+    fn fill(
+        into: Option<Box<BaseSteps>>,
+        pats: &Patterns<'_>,
+        base: &[Thread],
+        classes: &Classes,
+        s: &mut Scratch,
+    ) -> Box<BaseSteps> {
+        let mut b = into.unwrap_or_else(|| {
+            Box::new(BaseSteps {
+                at: Vec::new(),
+                steps: Vec::new(),
+                memo: Vec::new(),
+                missing: 0,
+                row: (Vec::new(), Vec::new()),
+            })
+        });
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
         pats.distribute(base, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        s.stars = stars;
         s.touched.clear();
-        let mut at = Vec::with_capacity(classes.count + 1);
-        let mut steps = Vec::new();
+        let (at, steps) = (&mut b.at, &mut b.steps);
+        at.clear();
+        steps.clear();
         at.push(0);
         for list in &mut s.by_class[..classes.count] {
             steps.extend_from_slice(list);
@@ -209,14 +228,12 @@ impl BaseSteps {
         }
         let live = (0..classes.count).filter(|&c| c != END_CLASS);
         let read = live.clone().filter(|&c| at[c] != at[c + 1]).count();
-        let missing = read + usize::from(read < live.count());
-        BaseSteps {
-            at,
-            steps,
-            memo: vec![u32::MAX; classes.count + 1],
-            missing,
-            row: (Vec::new(), Vec::new()),
-        }
+        b.missing = read + usize::from(read < live.count());
+        b.memo.clear();
+        b.memo.resize(classes.count + 1, u32::MAX);
+        b.row.0.clear();
+        b.row.1.clear();
+        b
     }
 
     /// Records the successor `id` on class `c` (`classes`: the shared
@@ -251,16 +268,29 @@ impl BaseSteps {
 }
 
 impl Bases {
-    pub(super) fn new() -> Bases {
-        Bases {
-            keys: States::new(),
-            threads: Vec::new(),
-            at: vec![0],
-            best: Vec::new(),
-            ends: Vec::new(),
-            end_at: vec![0],
-            steps: Vec::new(),
-        }
+    /// No base, the storage kept.
+    pub(super) fn reset(&mut self) {
+        self.keys.reset();
+        self.threads.clear();
+        self.at.clear();
+        self.at.push(0);
+        self.best.clear();
+        self.ends.clear();
+        self.end_at.clear();
+        self.end_at.push(0);
+        self.spare.extend(self.steps.drain(..).flatten());
+    }
+
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        let steps = |b: &BaseSteps| {
+            4 * (b.at.capacity() + b.steps.capacity() + b.memo.capacity() + b.row.0.capacity())
+                + b.row.1.capacity()
+        };
+        self.keys.capacity_bytes()
+            + 4 * (self.threads.capacity() + self.best.capacity() + self.ends.capacity())
+            + 8 * (self.at.capacity() + self.end_at.capacity() + self.steps.capacity())
+            + self.spare.iter().map(|b| steps(b)).sum::<usize>()
     }
 
     /// The id of the base of the star threads `stars` and the best `key`
@@ -550,7 +580,10 @@ impl Patterns<'_> {
         // meanwhile); put back at the end.
         let mut steps = match bases.steps[b].take() {
             Some(steps) => steps,
-            None => Box::new(BaseSteps::new(self, bases.threads(b as u32), classes, s)),
+            None => {
+                let spare = bases.spare.pop();
+                BaseSteps::fill(spare, self, bases.threads(b as u32), classes, s)
+            }
         };
         let mut diff = std::mem::take(&mut s.own_diff);
         diff.clear();
@@ -750,28 +783,27 @@ pub(super) struct Construction<'a> {
     mode: Mode,
     pats: Patterns<'a>,
     classes: Classes,
-    scratch: Scratch,
-    states: States,
-    bases: Bases,
-    succ: Succ,
-    outcome: Vec<u32>,
-    /// Register automata: priority of each pattern (1 + its place in rank
-    /// order; 0 is no match), each priority's outcome id, and each state's
-    /// emit and whether it is dead.
-    prio: Vec<u32>,
+    /// Its states, their rows and outcomes, and scratch space; register
+    /// automata: each pattern's priority (1 + its place in rank order; 0
+    /// is no match), each state's emit and whether it is dead; plain mode:
+    /// the outcome id of each winning pattern (index `npatterns`: no
+    /// winner), or `u32::MAX` until interned.
+    b: Buffers,
+    /// Register automata: each priority's outcome id.
     ranked: Vec<u32>,
-    emit: Vec<u32>,
-    dead: Vec<bool>,
     /// Live threads summed over the states expanded so far.
     threads_total: usize,
-    /// Plain mode: the outcome id of each winning pattern (index
-    /// `npatterns`: no winner), or `u32::MAX` until interned.
-    winner_outcome: Vec<u32>,
     /// The next state to expand.
     next: usize,
     /// The highest rank of its rules (ranked modes).
     max_rank: u32,
     started: Instant,
+}
+
+impl Drop for Construction<'_> {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.b).give();
+    }
 }
 
 impl<'a> Construction<'a> {
@@ -784,40 +816,32 @@ impl<'a> Construction<'a> {
         let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
         let classes = byte_classes(&pats.body);
         pats.index_positions(&classes);
-        let mut scratch = Scratch::new(classes.count, pats.rule.len());
-        let mut states = States::new();
-        let mut bases = Bases::new();
+        let mut b = Buffers::take(classes.count, pats.rule.len());
         if mode == Mode::Sets {
-            bases.intern(&pats, &[], NONE, &mut scratch.closed);
+            b.bases.intern(&pats, &[], NONE, &mut b.scratch.closed);
         }
         {
-            let mut threads = pats.offset[..pats.rule.len()].to_vec();
-            let (mut best, mut matched) = (NONE, Vec::new());
-            pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
-            scratch.whole = threads;
-            scratch.next_matched = matched;
-            pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
+            let s = &mut b.scratch;
+            s.whole.clear();
+            s.whole.extend_from_slice(&pats.offset[..pats.rule.len()]);
+            s.next_matched.clear();
+            let mut best = NONE;
+            pats.normalize(&mut s.whole, &mut best, &mut s.next_matched, &mut s.closed);
+            pats.intern_whole(&mut b.states, &mut b.bases, s, best);
         }
-        let (prio, ranked) = if mode == Mode::Register {
-            register_priorities(ctx, &pats)
+        let ranked = if mode == Mode::Register {
+            register_priorities(ctx, &pats, &mut b.prio)
         } else {
-            (Vec::new(), Vec::new())
+            Vec::new()
         };
+        b.winner_outcome.resize(pats.rule.len() + 1, u32::MAX);
         Construction {
             mode,
-            succ: Succ::new(classes.count),
-            winner_outcome: vec![u32::MAX; pats.rule.len() + 1],
             max_rank: ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0),
             pats,
             classes,
-            scratch,
-            states,
-            bases,
-            outcome: Vec::new(),
-            prio,
+            b,
             ranked,
-            emit: Vec::new(),
-            dead: Vec::new(),
             threads_total: 0,
             next: 0,
             started,
@@ -830,10 +854,12 @@ impl<'a> Construction<'a> {
     pub(super) fn run(&mut self, ctx: &mut Ctx<'_>, budget: &Budget) -> Result<(), BudgetExceeded> {
         let mode = self.mode;
         let (pats, classes) = (&self.pats, &self.classes);
-        let (states, bases, scratch) = (&mut self.states, &mut self.bases, &mut self.scratch);
+        let b = &mut self.b;
+        let (states, bases, scratch) = (&mut b.states, &mut b.bases, &mut b.scratch);
         let nclasses = classes.count;
         let set = ctx.set;
-        let priority = |p: Option<u32>| p.map_or(0, |p| self.prio[p as usize]);
+        let prio = &b.prio;
+        let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
         while self.next < states.len() {
             let i = self.next;
             if states.len() > budget.max_states {
@@ -875,32 +901,32 @@ impl<'a> Construction<'a> {
             self.threads_total = threads_total;
             if live == 0 {
                 // Nothing left to match: the state loops on itself.
-                self.succ.push_loop(i as u32);
+                b.succ.push_loop(i as u32);
             } else {
-                pats.successors(states, bases, i, classes, scratch, &mut self.succ);
+                pats.successors(states, bases, i, classes, scratch, &mut b.succ);
             }
             let best = states.best(i);
             match mode {
                 Mode::Register => {
-                    self.outcome.push(priority(winner));
-                    self.emit.push(priority((best != NONE).then_some(best)));
-                    self.dead.push(live == 0);
+                    b.outcome.push(priority(winner));
+                    b.emit.push(priority((best != NONE).then_some(best)));
+                    b.dead.push(live == 0);
                 }
                 Mode::Sets => {
                     let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
-                    self.outcome.push(
+                    b.outcome.push(
                         ctx.table
                             .intern(set.resolution.outcome(&set.rules, None, &matched)),
                     );
                 }
                 Mode::Plain => {
                     let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
-                    if self.winner_outcome[slot] == u32::MAX {
+                    if b.winner_outcome[slot] == u32::MAX {
                         let winner = pats.rule.get(slot).copied();
-                        self.winner_outcome[slot] =
+                        b.winner_outcome[slot] =
                             ctx.table.intern(outcome::ranked(&set.rules, winner));
                     }
-                    self.outcome.push(self.winner_outcome[slot]);
+                    b.outcome.push(b.winner_outcome[slot]);
                 }
             }
             self.next += 1;
@@ -920,33 +946,36 @@ impl<'a> Construction<'a> {
 
     /// The automaton of a construction that ran to its end: set-mode
     /// automata minimised, then written as a program ([`finish`]).
-    pub(super) fn finish(self, ctx: &Ctx<'_>) -> Automaton {
+    pub(super) fn finish(mut self, ctx: &Ctx<'_>) -> Automaton {
         debug_assert_eq!(
             self.next,
-            self.states.len(),
+            self.b.states.len(),
             "the construction ran to its end"
         );
         let outcomes = ctx.table.ids.len();
+        let b = &mut self.b;
         // Set mode keeps every matched rule in its states, so states that
         // differ only in rules that no longer change any outcome abound:
         // merge states with the same outcome and the same future.
-        let (succ, outcome) = if self.mode == Mode::Sets && self.succ.len() <= MINIMIZE_LIMIT {
-            minimize(&self.succ, &self.outcome, END_CLASS)
-        } else {
-            (self.succ, self.outcome)
+        let minimal = (self.mode == Mode::Sets && b.succ.len() <= MINIMIZE_LIMIT)
+            .then(|| minimize(&b.succ, &b.outcome, END_CLASS));
+        let (succ, outcome) = match &minimal {
+            Some((succ, outcome)) => (succ, outcome),
+            None => (&b.succ, &b.outcome),
         };
-        let register = (self.mode == Mode::Register).then_some(Register {
-            emit: self.emit,
-            dead: self.dead,
-            ranked: self.ranked,
+        let register = (self.mode == Mode::Register).then(|| Register {
+            emit: &b.emit,
+            dead: &b.dead,
+            ranked: std::mem::take(&mut self.ranked),
         });
         let mut a = finish(
-            &succ,
-            &outcome,
+            succ,
+            outcome,
             self.classes.of,
             END_CLASS,
             outcomes,
             register,
+            &mut b.finish,
         );
         // Set mode resolves by scope, not rank: no automaton may be skipped.
         if self.mode != Mode::Sets {
@@ -957,9 +986,10 @@ impl<'a> Construction<'a> {
 }
 
 /// Register automata: each pattern's priority (1 + its place in rank
-/// order; 0 is no match) and, per priority, its outcome id.
-fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>) -> (Vec<u32>, Vec<u32>) {
-    let mut prio = vec![0u32; pats.rule.len()];
+/// order; 0 is no match), into `prio`, and per priority its outcome id.
+fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>, prio: &mut Vec<u32>) -> Vec<u32> {
+    prio.clear();
+    prio.resize(pats.rule.len(), 0);
     let mut ranked = Vec::new();
     let mut order: Vec<u32> = (0..pats.rule.len() as u32).collect();
     order.sort_by(|&a, &b| {
@@ -975,7 +1005,7 @@ fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>) -> (Vec<u32>, Vec
         let rule = Some(pats.rule[p as usize]);
         ranked.push(ctx.table.intern(outcome::ranked(&ctx.set.rules, rule)));
     }
-    (prio, ranked)
+    ranked
 }
 
 /// `ROBOCC_DEBUG_LOWER`: one line on stderr.

@@ -223,11 +223,11 @@ fn densify(a: &Automaton, outcomes: usize) -> Option<Automaton> {
 
 /// What a register automaton adds to its states (see
 /// [`robocc_engine::program`]); its `outcome`s are priorities.
-pub(super) struct Register {
+pub(super) struct Register<'a> {
     /// Priority completed on entering each state (0: none).
-    pub(super) emit: Vec<u32>,
+    pub(super) emit: &'a [u32],
     /// States without live threads: nothing can change after them.
-    pub(super) dead: Vec<bool>,
+    pub(super) dead: &'a [bool],
     /// Priority → outcome id.
     pub(super) ranked: Vec<u32>,
 }
@@ -244,17 +244,28 @@ const DENSE_FACTOR: usize = 3;
 const HOT_NODES: usize = 4;
 const HOT_EXCEPTIONS: usize = 2;
 
-/// Which states are undecided: some state reachable from them has another
-/// outcome (a register automaton: they have live threads, since what the
-/// register holds is known only at run time). The others are decided, and
-/// a transition into one is written as its outcome.
-fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<bool> {
+/// Which states are undecided (into `undecided`): some state reachable
+/// from them has another outcome (a register automaton: they have live
+/// threads, since what the register holds is known only at run time). The
+/// others are decided, and a transition into one is written as its
+/// outcome. `pred_at`, `fill`, `preds` and `queue` are scratch space.
+#[allow(clippy::too_many_arguments)]
+fn mark_undecided(
+    runs: &Succ,
+    outcome: &[u32],
+    register: Option<&Register<'_>>,
+    undecided: &mut Vec<bool>,
+    pred_at: &mut Vec<u32>,
+    fill: &mut Vec<u32>,
+    preds: &mut Vec<u32>,
+    queue: &mut Vec<u32>,
+) {
     let n = runs.len();
-    let mut undecided = vec![false; n];
+    let undecided = filled(undecided, n, false);
     if let Some(r) = register {
         // What the register holds is known only at run time: a state is
         // decided when nothing can happen after it.
-        for (u, &dead) in undecided.iter_mut().zip(&r.dead) {
+        for (u, &dead) in undecided.iter_mut().zip(r.dead) {
             *u = !dead;
         }
     } else {
@@ -262,8 +273,8 @@ fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
         // outcome: seed with states that have such a successor, propagate
         // backwards (over the predecessors, one array: `pred_at[t]..
         // pred_at[t + 1]` are `t`'s). A run of a row is one edge.
-        let mut pred_at = vec![0u32; n + 1];
-        let mut queue = Vec::new();
+        let pred_at = filled(pred_at, n + 1, 0);
+        queue.clear();
         for s in 0..n {
             for &t in runs.targets(s) {
                 pred_at[t as usize + 1] += 1;
@@ -276,8 +287,9 @@ fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
         for t in 0..n {
             pred_at[t + 1] += pred_at[t];
         }
-        let mut fill = pred_at.clone();
-        let mut preds = vec![0u32; pred_at[n] as usize];
+        fill.clear();
+        fill.extend_from_slice(pred_at);
+        let preds = filled(preds, pred_at[n] as usize, 0);
         for s in 0..n {
             for &t in runs.targets(s) {
                 preds[fill[t as usize] as usize] = s as u32;
@@ -294,7 +306,6 @@ fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
             }
         }
     }
-    undecided
 }
 
 /// An automaton's transitions: each state's row (its successor on each
@@ -307,6 +318,7 @@ fn undecided(runs: &Succ, outcome: &[u32], register: Option<&Register>) -> Vec<b
 /// no test per class, and a count of a row's entries counts class 0's
 /// target once too many. (Whole rows, 4 bytes a class, were most of what
 /// a construction wrote and `finish` read.)
+#[derive(Default)]
 pub(super) struct Succ {
     target: Vec<u32>,
     start: Vec<u8>,
@@ -338,6 +350,21 @@ impl Succ {
             at: vec![0],
             nclasses,
         }
+    }
+
+    /// No row, for `nclasses` classes (the storage kept).
+    pub(super) fn reset(&mut self, nclasses: usize) {
+        debug_assert!(nclasses > END_CLASS && nclasses <= 256);
+        self.target.clear();
+        self.start.clear();
+        self.at.clear();
+        self.at.push(0);
+        self.nclasses = nclasses;
+    }
+
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        4 * (self.target.capacity() + self.at.capacity()) + self.start.capacity()
     }
 
     /// Number of states.
@@ -497,6 +524,81 @@ impl Succ {
     }
 }
 
+/// What [`finish`] fills per state and per node, kept from one automaton
+/// to the next.
+#[derive(Default)]
+pub(super) struct FinishBuffers {
+    undecided: Vec<bool>,
+    pred_at: Vec<u32>,
+    fill: Vec<u32>,
+    preds: Vec<u32>,
+    queue: Vec<u32>,
+    indegree: Vec<u32>,
+    default: Vec<u32>,
+    exc_at: Vec<u32>,
+    exc: Vec<(u8, u32)>,
+    count: Vec<u32>,
+    seen: Vec<u32>,
+    rank: Vec<u32>,
+    order: Vec<u32>,
+    is_dense: Vec<bool>,
+    node_of: Vec<u32>,
+    absorbed: Vec<bool>,
+    plans: Vec<Plan>,
+    /// The plans' exceptions and chain classes.
+    plan_exc: Vec<(u8, u32)>,
+    plan_classes: Vec<u8>,
+    listed: Vec<(u8, u32)>,
+    next_listed: Vec<(u8, u32)>,
+    whole: Vec<u32>,
+}
+
+impl FinishBuffers {
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        self.undecided.capacity()
+            + self.is_dense.capacity()
+            + self.absorbed.capacity()
+            + self.plan_classes.capacity()
+            + 4 * (self.pred_at.capacity()
+                + self.fill.capacity()
+                + self.preds.capacity()
+                + self.queue.capacity()
+                + self.indegree.capacity()
+                + self.default.capacity()
+                + self.exc_at.capacity()
+                + self.count.capacity()
+                + self.seen.capacity()
+                + self.rank.capacity()
+                + self.order.capacity()
+                + self.node_of.capacity()
+                + self.whole.capacity())
+            + 8 * (self.exc.capacity()
+                + self.plan_exc.capacity()
+                + self.listed.capacity()
+                + self.next_listed.capacity())
+            + std::mem::size_of::<Plan>() * self.plans.capacity()
+    }
+}
+
+/// `v` as `n` copies of `x`, its storage kept.
+fn filled<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
+/// How [`finish`] writes an undecided state.
+#[derive(Clone, Copy)]
+enum Plan {
+    Dense(usize),
+    /// State, fallback, default, and its exceptions: `plan_exc[from..to]`.
+    Sparse(usize, bool, usize, u32, u32),
+    /// Head state, fallback, default, its classes (`plan_classes[from..to]`)
+    /// and the next state.
+    Chain(usize, bool, usize, u32, u32, usize),
+}
+
 /// Marks decided states ([`undecided`]), then writes the undecided ones as a program
 /// ([`robocc_engine::program`]): breadth-first from the start, runs of
 /// single-exception states as chains, others sparse or dense, and every
@@ -508,14 +610,49 @@ pub(super) fn finish(
     class_of: [u8; 256],
     end_class: usize,
     outcomes: usize,
-    register: Option<Register>,
+    register: Option<Register<'_>>,
+    bufs: &mut FinishBuffers,
 ) -> Automaton {
     assert_eq!(end_class, 1, "the end class is class 1");
+    let FinishBuffers {
+        undecided,
+        pred_at,
+        fill,
+        preds,
+        queue,
+        indegree,
+        default,
+        exc_at,
+        exc,
+        count,
+        seen,
+        rank,
+        order,
+        is_dense,
+        node_of,
+        absorbed,
+        plans,
+        plan_exc,
+        plan_classes,
+        listed,
+        next_listed,
+        whole,
+    } = bufs;
     let n = succ.len();
     let nclasses = succ.nclasses;
     let is_live = |c: usize| c != end_class;
     let runs = succ;
-    let undecided = undecided(runs, outcome, register.as_ref());
+    mark_undecided(
+        runs,
+        outcome,
+        register.as_ref(),
+        undecided,
+        pred_at,
+        fill,
+        preds,
+        queue,
+    );
+    let undecided = &*undecided;
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
@@ -524,15 +661,15 @@ pub(super) fn finish(
     // `exc`: class and target, in class order); and the edges into each
     // state from undecided states (`indegree`: a chain may absorb a state
     // only if its one way in is the chain itself).
-    let mut indegree = vec![0u32; n];
-    let mut default = vec![0u32; n];
-    let mut exc_at = vec![0u32; n + 1];
-    let mut exc: Vec<(u8, u32)> = Vec::new();
+    let indegree = filled(indegree, n, 0);
+    let default = filled(default, n, 0);
+    let exc_at = filled(exc_at, n + 1, 0);
+    exc.clear();
     {
         // Occurrences in the row being read of each target, and the
         // targets seen (to clear them).
-        let mut count = vec![0u32; n];
-        let mut seen: Vec<u32> = Vec::new();
+        let count = filled(count, n, 0);
+        seen.clear();
         for s in 0..n {
             if undecided[s] {
                 let (targets, starts) = (runs.targets(s), runs.starts(s));
@@ -553,7 +690,7 @@ pub(super) fn finish(
                     }
                     let mut d = first;
                     let mut most = 0;
-                    for &t in &seen {
+                    for &t in seen.iter() {
                         let k = count[t as usize];
                         if k > most || (k == most && t < d) {
                             (d, most) = (t, k);
@@ -577,26 +714,28 @@ pub(super) fn finish(
             exc_at[s + 1] = exc.len() as u32;
         }
     }
+    let (indegree, default, exc_at, exc) = (&*indegree, &*default, &*exc_at, &*exc);
     let exceptions = |s: usize| &exc[exc_at[s] as usize..exc_at[s + 1] as usize];
     // Breadth-first rank of each undecided state: how early paths reach it.
-    let mut rank = vec![usize::MAX; n];
-    let mut order = Vec::new();
+    let rank = filled(rank, n, u32::MAX);
+    order.clear();
     if undecided[0] {
         rank[0] = 0;
         order.push(0);
     }
     let mut k = 0;
     while k < order.len() {
-        let s = order[k];
+        let s = order[k] as usize;
         k += 1;
         for &t in runs.targets(s) {
             let t = t as usize;
-            if undecided[t] && rank[t] == usize::MAX {
-                rank[t] = order.len();
-                order.push(t);
+            if undecided[t] && rank[t] == u32::MAX {
+                rank[t] = order.len() as u32;
+                order.push(t as u32);
             }
         }
     }
+    let rank = &*rank;
     // Which states get a dense row. Row sizes with 2-byte targets: a
     // sparse node is tag, outcome, default and per exception a class byte
     // and a target; a dense row is a target per class and the outcome.
@@ -612,29 +751,29 @@ pub(super) fn finish(
         });
         count
     };
-    let is_dense: Vec<bool> = (0..n)
-        .map(|s| {
-            if !undecided[s] {
-                return false;
-            }
-            let d = default[s] as usize;
-            let mut m = exceptions(s).len();
-            if register.is_some() && d != s && scanning(d) {
-                m = m.min(differ_count(s, d));
-            }
-            let sparse_size = 5 + 3 * m;
-            let dense_size = 2 * (nclasses + 1);
-            // A state whose default is itself is where a `*` scans the
-            // path: every byte of it passes there.
-            m > SPARSE_LIMIT
-                || d == s
-                || dense_size <= DENSE_FACTOR * sparse_size
-                || (rank[s] < HOT_NODES && m >= HOT_EXCEPTIONS)
-                // Every walk starts here: a chain or sparse node would
-                // cost each check a dispatch.
-                || rank[s] == 0
-        })
-        .collect();
+    is_dense.clear();
+    is_dense.extend((0..n).map(|s| {
+        if !undecided[s] {
+            return false;
+        }
+        let d = default[s] as usize;
+        let mut m = exceptions(s).len();
+        if register.is_some() && d != s && scanning(d) {
+            m = m.min(differ_count(s, d));
+        }
+        let sparse_size = 5 + 3 * m;
+        let dense_size = 2 * (nclasses + 1);
+        // A state whose default is itself is where a `*` scans the
+        // path: every byte of it passes there.
+        m > SPARSE_LIMIT
+            || d == s
+            || dense_size <= DENSE_FACTOR * sparse_size
+            || (rank[s] < HOT_NODES as u32 && m >= HOT_EXCEPTIONS)
+            // Every walk starts here: a chain or sparse node would
+            // cost each check a dispatch.
+            || rank[s] == 0
+    }));
+    let is_dense = &*is_dense;
     // The others: listed exceptions and a consuming default, or only the
     // classes where they differ from their default's dense row (fallback),
     // whichever lists fewer. Into `out`; returns fallback and default.
@@ -660,71 +799,78 @@ pub(super) fn finish(
         out.extend_from_slice(listed);
         (false, d)
     };
-    // Lay out nodes breadth-first; `node_of[s]` is the node a state starts.
-    let mut node_of: Vec<Option<u32>> = vec![None; n];
-    let mut absorbed = vec![false; n];
-    enum Plan {
-        Dense(usize),
-        /// State, fallback, default, exceptions.
-        Sparse(usize, bool, usize, Vec<(u8, u32)>),
-        /// Head state, fallback, default, classes, next state.
-        Chain(usize, bool, usize, Vec<u8>, usize),
-    }
-    let mut plans: Vec<Plan> = Vec::new();
-    let (mut listed, mut next_listed) = (Vec::new(), Vec::new());
-    for &s in &order {
+    // Lay out nodes breadth-first; `node_of[s]` is the node a state starts
+    // (`u32::MAX`: none).
+    let node_of = filled(node_of, n, u32::MAX);
+    let absorbed = filled(absorbed, n, false);
+    plans.clear();
+    plan_exc.clear();
+    plan_classes.clear();
+    for &s in order.iter() {
+        let s = s as usize;
         if absorbed[s] {
             continue;
         }
-        node_of[s] = Some(plans.len() as u32);
+        node_of[s] = plans.len() as u32;
         if is_dense[s] {
             plans.push(Plan::Dense(s));
             continue;
         }
-        let (fallback, default) = shape(s, &mut listed);
+        let (fallback, default) = shape(s, listed);
         if listed.len() != 1 {
-            plans.push(Plan::Sparse(s, fallback, default, listed.clone()));
+            let from = plan_exc.len() as u32;
+            plan_exc.extend_from_slice(listed);
+            plans.push(Plan::Sparse(
+                s,
+                fallback,
+                default,
+                from,
+                plan_exc.len() as u32,
+            ));
             continue;
         }
         // Extend a chain while the next state has one way in (from here),
         // the same default, kind and outcome, and one exception.
-        let mut classes = vec![listed[0].0];
+        let from = plan_classes.len();
+        plan_classes.push(listed[0].0);
         let mut next = listed[0].1 as usize;
-        while classes.len() < robocc_engine::program::MAX_CHAIN
+        while plan_classes.len() - from < robocc_engine::program::MAX_CHAIN
             && undecided[next]
             && !is_dense[next]
             && next != 0
             && indegree[next] == 1
             && !absorbed[next]
-            && node_of[next].is_none()
+            && node_of[next] == u32::MAX
             && outcome[next] == outcome[s]
             && emit_of(next) == 0
         {
-            let (f, d) = shape(next, &mut next_listed);
+            let (f, d) = shape(next, next_listed);
             if f != fallback || d != default || next_listed.len() != 1 {
                 break;
             }
             absorbed[next] = true;
-            classes.push(next_listed[0].0);
+            plan_classes.push(next_listed[0].0);
             next = next_listed[0].1 as usize;
         }
-        plans.push(Plan::Chain(s, fallback, default, classes, next));
+        let to = plan_classes.len() as u32;
+        plans.push(Plan::Chain(s, fallback, default, from as u32, to, next));
     }
+    let node_of = &*node_of;
     let target = |t: usize| -> Target {
         match node_of[t] {
-            Some(node) if undecided[t] => Target::Node(node),
+            node if node != u32::MAX && undecided[t] => Target::Node(node),
             _ => Target::Outcome(outcome[t]),
         }
     };
-    let mut whole = vec![0; nclasses];
+    whole.resize(nclasses, 0);
     let nodes: Vec<Node> = plans
         .iter()
-        .map(|plan| match plan {
+        .map(|&plan| match plan {
             Plan::Dense(s) => Node::Dense {
-                outcome: outcome[*s],
+                outcome: outcome[s],
                 row: {
-                    succ.row_into(*s, &mut whole);
-                    &whole
+                    succ.row_into(s, whole);
+                    &*whole
                 }
                 .iter()
                 .enumerate()
@@ -733,23 +879,23 @@ pub(super) fn finish(
                         target(t as usize)
                     } else {
                         // The path ends here: this state's outcome.
-                        Target::Outcome(outcome[*s])
+                        Target::Outcome(outcome[s])
                     }
                 })
                 .collect(),
             },
-            Plan::Chain(s, fallback, default, classes, next) => Node::Chain {
-                outcome: outcome[*s],
-                default: target(*default),
-                fallback: *fallback,
-                classes: classes.clone(),
-                next: target(*next),
+            Plan::Chain(s, fallback, default, from, to, next) => Node::Chain {
+                outcome: outcome[s],
+                default: target(default),
+                fallback,
+                classes: plan_classes[from as usize..to as usize].to_vec(),
+                next: target(next),
             },
-            Plan::Sparse(s, fallback, default, exceptions) => Node::Sparse {
-                outcome: outcome[*s],
-                default: target(*default),
-                fallback: *fallback,
-                exceptions: exceptions
+            Plan::Sparse(s, fallback, default, from, to) => Node::Sparse {
+                outcome: outcome[s],
+                default: target(default),
+                fallback,
+                exceptions: plan_exc[from as usize..to as usize]
                     .iter()
                     .map(|&(c, t)| (c, target(t as usize)))
                     .collect(),
@@ -760,8 +906,8 @@ pub(super) fn finish(
         Some(r) => {
             let emits = plans
                 .iter()
-                .map(|plan| match plan {
-                    Plan::Dense(s) | Plan::Sparse(s, ..) | Plan::Chain(s, ..) => r.emit[*s],
+                .map(|plan| match *plan {
+                    Plan::Dense(s) | Plan::Sparse(s, ..) | Plan::Chain(s, ..) => r.emit[s],
                 })
                 .collect();
             let count = r.ranked.len();

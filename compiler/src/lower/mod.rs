@@ -53,11 +53,14 @@
 //!   one automaton;
 //! * `minimise`: set-mode automata's equal states merged;
 //! * `layout`: decided states, and the automaton written as a program
-//!   (compact nodes or dense rows).
+//!   (compact nodes or dense rows);
+//! * `buffers`: the tables of a construction and its layout, kept per
+//!   thread from one automaton to the next.
 //!
 //! This module chooses the form (plain or register, one automaton or the
 //! rules split over several) within the budget.
 
+mod buffers;
 mod closure;
 mod determinise;
 mod layout;

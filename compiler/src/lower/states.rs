@@ -21,7 +21,9 @@
 
 use super::closure::Thread;
 
-/// The interned states, numbered by first appearance.
+/// The interned states, numbered by first appearance. A default `States`
+/// is empty storage: [`States::reset`] before use.
+#[derive(Default)]
 pub(super) struct States {
     /// Every state's threads (beyond its base), one after the other.
     threads: Vec<Thread>,
@@ -84,17 +86,41 @@ pub(super) fn threads_hash(threads: &[Thread]) -> u64 {
 }
 
 impl States {
+    #[cfg(test)]
     pub(super) fn new() -> States {
-        States {
-            threads: Vec::new(),
-            thread_at: vec![0],
-            base: Vec::new(),
-            best: Vec::new(),
-            matched: Vec::new(),
-            matched_at: vec![0],
-            hash: Vec::new(),
-            slots: vec![EMPTY; 64],
-        }
+        let mut s = States::default();
+        s.reset();
+        s
+    }
+
+    /// No state, the storage kept.
+    pub(super) fn reset(&mut self) {
+        self.threads.clear();
+        self.thread_at.clear();
+        self.thread_at.push(0);
+        self.base.clear();
+        self.best.clear();
+        self.matched.clear();
+        self.matched_at.clear();
+        self.matched_at.push(0);
+        self.hash.clear();
+        // The table starts small again: clearing a large one would cost
+        // more than a small construction.
+        self.slots.truncate(64);
+        self.slots.fill(EMPTY);
+        self.slots.resize(64, EMPTY);
+    }
+
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        4 * (self.threads.capacity()
+            + self.base.capacity()
+            + self.best.capacity()
+            + self.matched.capacity())
+            + 8 * (self.thread_at.capacity()
+                + self.matched_at.capacity()
+                + self.hash.capacity()
+                + self.slots.capacity())
     }
 
     /// Number of states.
