@@ -21,26 +21,28 @@ pub const AUTO_ROWS_PER_SOURCE_BYTE: usize = 12;
 
 /// Whether a walk of `a` can leave a row for a fallback node (a `*`
 /// pattern's literal, read against its scanning row) and come back: the
-/// node dispatch and the row loop's exit that rows would save. Read from
-/// the compact nodes' tags, which follow the dense rows
-/// ([`robocc_engine::program`]).
-fn has_fallback(a: &Automaton) -> bool {
+/// node dispatch and the row loop's exit that rows would save; and the
+/// rows [`densify`] would make of `a` (one per node, one per chain
+/// position). Read from the compact nodes' tags, which follow the dense
+/// rows ([`robocc_engine::program`]).
+fn compact_nodes(a: &Automaton) -> (bool, usize) {
     let prog = a.prog.as_slice();
     let w = if a.wide { 4 } else { 2 };
     let e = if a.ranked.is_empty() { 0 } else { w };
+    let mut rows = a.dense_len as usize / (e + (usize::from(a.classes_len) + 1) * w);
+    let mut fallback = false;
     let mut at = a.dense_len as usize + e;
     while let Some(&tag) = prog.get(at) {
-        if tag & TAG_FALLBACK != 0 {
-            return true;
-        }
+        fallback |= tag & TAG_FALLBACK != 0;
         let n = usize::from(tag & !(TAG_CHAIN | TAG_FALLBACK));
+        rows += if tag < TAG_CHAIN { 1 } else { n + 1 };
         at += e + if tag < TAG_CHAIN {
             1 + 2 * w + n + n * w
         } else {
             1 + 3 * w + n + 1
         };
     }
-    false
+    (fallback, rows)
 }
 
 impl Ctx<'_> {
@@ -63,22 +65,28 @@ impl Ctx<'_> {
         for a in &mut self.automata {
             // Rows are never smaller than the nodes they replace: a program
             // past the cap is not decoded at all (it may be megabytes).
-            if auto && (a.prog.len() > AUTO_MAX_ROWS || !has_fallback(a)) {
+            let (fallback, rows) = compact_nodes(a);
+            if auto && (a.prog.len() > AUTO_MAX_ROWS || !fallback) {
+                continue;
+            }
+            // The rows' size, known before they are made (most are over
+            // the limits): 2-byte targets, as `densify` makes them or none.
+            let register = usize::from(!a.ranked.is_empty());
+            let size = rows * 2 * (usize::from(a.classes_len) + 1 + register);
+            let grown = size.saturating_sub(a.prog.len());
+            let spent = self.spent_bytes + grown;
+            if auto && (size > AUTO_MAX_ROWS || programs + grown > allowance)
+                || spent > self.budget.total_bytes
+            {
                 continue;
             }
             let Some(d) = densify(a, outcomes) else {
                 continue;
             };
-            let grown = d.prog.len().saturating_sub(a.prog.len());
-            if auto && (d.prog.len() > AUTO_MAX_ROWS || programs + grown > allowance) {
-                continue;
-            }
-            let spent = self.spent_bytes + grown;
-            if spent <= self.budget.total_bytes {
-                self.spent_bytes = spent;
-                programs += grown;
-                *a = d;
-            }
+            debug_assert_eq!(d.prog.len(), size);
+            self.spent_bytes = spent;
+            programs += grown;
+            *a = d;
         }
     }
 }
