@@ -712,7 +712,12 @@ pub fn encode(
         }
     };
     let mut prog = Vec::with_capacity(at);
-    let put = |prog: &mut Vec<u8>, v: u32| prog.extend_from_slice(&v.to_le_bytes()[..w]);
+    // Two fixed-size writes rather than one of `w` bytes: a copy of a
+    // length known only at run time is a call per target.
+    let put = |prog: &mut Vec<u8>, v: u32| match wide {
+        false => prog.extend_from_slice(&(v as u16).to_le_bytes()),
+        true => prog.extend_from_slice(&v.to_le_bytes()),
+    };
     for &i in &order {
         if register {
             put(&mut prog, emits[i]);

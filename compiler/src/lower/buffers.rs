@@ -13,9 +13,10 @@ use std::cell::RefCell;
 /// quick budget may wait, holding its own, while another is built.
 const POOLED: usize = 2;
 
-/// Bytes of one set of buffers a thread keeps at most: those of an
-/// automaton of tens of thousands of states are freed (it is rare, and its
-/// construction costs far more than their allocation).
+/// Bytes of one set of buffers a thread keeps from one lowering to the
+/// next: those of an automaton of tens of thousands of states are kept
+/// only while its lowering lasts (a large file's attempts reuse them,
+/// where fresh pages would cost a third of its time).
 const POOLED_BYTES: usize = 4 << 20;
 
 /// A construction's and its layout's tables ([`Buffers::take`] them
@@ -59,17 +60,23 @@ impl Buffers {
         b
     }
 
-    /// Back to this thread's pool, unless it is full or these are large.
+    /// Back to this thread's pool, unless it is full.
     pub(super) fn give(self) {
-        if self.capacity_bytes() > POOLED_BYTES {
-            return;
-        }
         // `try_with`: while the thread ends, its pool may be gone.
         let _ = POOL.try_with(|p| {
             let mut p = p.borrow_mut();
             if p.len() < POOLED {
                 p.push(self);
             }
+        });
+    }
+
+    /// Frees the pooled buffers larger than a lowering may leave behind
+    /// (when one ends).
+    pub(super) fn trim_pool() {
+        let _ = POOL.try_with(|p| {
+            p.borrow_mut()
+                .retain(|b| b.capacity_bytes() <= POOLED_BYTES)
         });
     }
 

@@ -240,6 +240,10 @@ pub(super) struct Register<'a> {
     pub(super) ranked: Vec<u32>,
 }
 
+/// Rows of at most this many runs have their targets counted on the stack
+/// ([`finish`]).
+const FEW_RUNS: usize = 16;
+
 /// States with more exceptions to their default target than this are
 /// written as dense rows whatever the size (a sparse node is a linear scan;
 /// the node format holds at most 63).
@@ -675,8 +679,9 @@ pub(super) fn finish(
     exc.clear();
     {
         // Occurrences in the row being read of each target, and the
-        // targets seen (to clear them).
-        let count = filled(count, n, 0);
+        // targets seen (to clear them), for rows of many runs.
+        // Filled only for a row of many runs (and cleared after each).
+        count.clear();
         seen.clear();
         for s in 0..n {
             if undecided[s] {
@@ -688,25 +693,48 @@ pub(super) fn finish(
                     indegree[first as usize] += nclasses as u32 - 1;
                     default[s] = first;
                 } else {
-                    for (k, &t) in targets.iter().enumerate() {
-                        if count[t as usize] == 0 {
-                            seen.push(t);
-                        }
-                        // The first run holds the end class.
-                        count[t as usize] +=
-                            (end(k) - usize::from(starts[k])) as u32 - u32::from(k == 0);
-                    }
+                    // The first run holds the end class.
+                    let len =
+                        |k: usize| (end(k) - usize::from(starts[k])) as u32 - u32::from(k == 0);
                     let mut d = first;
                     let mut most = 0;
-                    for &t in seen.iter() {
-                        let k = count[t as usize];
+                    let mut pick = |t: u32, k: u32| {
                         if k > most || (k == most && t < d) {
                             (d, most) = (t, k);
                         }
                         indegree[t as usize] += k;
-                        count[t as usize] = 0;
+                    };
+                    if targets.len() <= FEW_RUNS {
+                        // Few runs (most rows): their targets counted
+                        // here, not in an array as long as the automaton.
+                        let mut seen = [(0u32, 0u32); FEW_RUNS];
+                        let mut m = 0;
+                        for (k, &t) in targets.iter().enumerate() {
+                            match seen[..m].iter_mut().find(|(u, _)| *u == t) {
+                                Some((_, c)) => *c += len(k),
+                                None => {
+                                    seen[m] = (t, len(k));
+                                    m += 1;
+                                }
+                            }
+                        }
+                        for &(t, k) in &seen[..m] {
+                            pick(t, k);
+                        }
+                    } else {
+                        count.resize(n, 0);
+                        for (k, &t) in targets.iter().enumerate() {
+                            if count[t as usize] == 0 {
+                                seen.push(t);
+                            }
+                            count[t as usize] += len(k);
+                        }
+                        for &t in seen.iter() {
+                            pick(t, count[t as usize]);
+                            count[t as usize] = 0;
+                        }
+                        seen.clear();
                     }
-                    seen.clear();
                     default[s] = d;
                     for (k, &t) in targets.iter().enumerate() {
                         if t != d {

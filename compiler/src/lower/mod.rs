@@ -455,6 +455,12 @@ impl Ctx<'_> {
 /// of `source_len` bytes (which [`Layout::Auto`]'s allowance scales with:
 /// the footprint is judged against the file as fetched).
 pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
+    let lowered = lower_within(set, budget, source_len);
+    buffers::Buffers::trim_pool();
+    lowered
+}
+
+fn lower_within(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
     let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
     let same = if set.resolution.by_sets() {
         Vec::new()
