@@ -240,6 +240,10 @@ pub(super) struct Register<'a> {
     pub(super) ranked: Vec<u32>,
 }
 
+/// Sweeps over the states [`mark_undecided`] makes before it searches
+/// over their predecessors instead.
+const SWEEPS: usize = 4;
+
 /// Rows of at most this many runs have their targets counted on the stack
 /// ([`finish`]).
 const FEW_RUNS: usize = 16;
@@ -280,41 +284,91 @@ fn mark_undecided(
         for (u, &dead) in undecided.iter_mut().zip(r.dead) {
             *u = !dead;
         }
-    } else {
-        // A state is undecided when some reachable state has another
-        // outcome: seed with states that have such a successor, propagate
-        // backwards (over the predecessors, one array: `pred_at[t]..
-        // pred_at[t + 1]` are `t`'s). A run of a row is one edge.
-        let pred_at = filled(pred_at, n + 1, 0);
-        queue.clear();
-        for s in 0..n {
-            for &t in runs.targets(s) {
-                pred_at[t as usize + 1] += 1;
-                if outcome[t as usize] != outcome[s] && !undecided[s] {
-                    undecided[s] = true;
-                    queue.push(s as u32);
-                }
+        return;
+    }
+    if !sweep_undecided(runs, outcome, undecided) {
+        undecided.fill(false);
+        search_undecided(runs, outcome, undecided, pred_at, fill, preds, queue);
+    }
+    #[cfg(debug_assertions)]
+    {
+        let mut searched = vec![false; n];
+        search_undecided(runs, outcome, &mut searched, pred_at, fill, preds, queue);
+        assert_eq!(*undecided, searched, "the sweeps and the search agree");
+    }
+}
+
+/// [`mark_undecided`] of a plain automaton by sweeps: a state is undecided
+/// when a successor has another outcome or is undecided. States are
+/// numbered as the construction found them, mostly after their
+/// predecessors: sweeps from the last state to the first settle most
+/// automata in two (the second changes nothing), reaching the least
+/// fixpoint, which the search finds too. False when [`SWEEPS`] did not
+/// settle it. A run of a row is one edge.
+fn sweep_undecided(runs: &Succ, outcome: &[u32], undecided: &mut [bool]) -> bool {
+    for _ in 0..SWEEPS {
+        let mut changed = false;
+        for s in (0..runs.len()).rev() {
+            if !undecided[s]
+                && runs
+                    .targets(s)
+                    .iter()
+                    .any(|&t| outcome[t as usize] != outcome[s] || undecided[t as usize])
+            {
+                undecided[s] = true;
+                changed = true;
             }
         }
-        for t in 0..n {
-            pred_at[t + 1] += pred_at[t];
+        if !changed {
+            return true;
         }
-        fill.clear();
-        fill.extend_from_slice(pred_at);
-        let preds = filled(preds, pred_at[n] as usize, 0);
-        for s in 0..n {
-            for &t in runs.targets(s) {
-                preds[fill[t as usize] as usize] = s as u32;
-                fill[t as usize] += 1;
+    }
+    false
+}
+
+/// [`mark_undecided`] of a plain automaton (`undecided` all false) by a
+/// search: seeded with the states that have a successor of another
+/// outcome, propagated backwards over the predecessors (one array:
+/// `pred_at[t]..pred_at[t + 1]` are `t`'s).
+fn search_undecided(
+    runs: &Succ,
+    outcome: &[u32],
+    undecided: &mut [bool],
+    pred_at: &mut Vec<u32>,
+    fill: &mut Vec<u32>,
+    preds: &mut Vec<u32>,
+    queue: &mut Vec<u32>,
+) {
+    let n = runs.len();
+    let pred_at = filled(pred_at, n + 1, 0);
+    queue.clear();
+    for s in 0..n {
+        for &t in runs.targets(s) {
+            pred_at[t as usize + 1] += 1;
+            if outcome[t as usize] != outcome[s] && !undecided[s] {
+                undecided[s] = true;
+                queue.push(s as u32);
             }
         }
-        while let Some(t) = queue.pop() {
-            let t = t as usize;
-            for &p in &preds[pred_at[t] as usize..pred_at[t + 1] as usize] {
-                if !undecided[p as usize] {
-                    undecided[p as usize] = true;
-                    queue.push(p);
-                }
+    }
+    for t in 0..n {
+        pred_at[t + 1] += pred_at[t];
+    }
+    fill.clear();
+    fill.extend_from_slice(pred_at);
+    let preds = filled(preds, pred_at[n] as usize, 0);
+    for s in 0..n {
+        for &t in runs.targets(s) {
+            preds[fill[t as usize] as usize] = s as u32;
+            fill[t as usize] += 1;
+        }
+    }
+    while let Some(t) = queue.pop() {
+        let t = t as usize;
+        for &p in &preds[pred_at[t] as usize..pred_at[t + 1] as usize] {
+            if !undecided[p as usize] {
+                undecided[p as usize] = true;
+                queue.push(p);
             }
         }
     }
@@ -476,7 +530,10 @@ impl Succ {
             // The run holding `pc`; the whole runs before it are pushed as
             // they are (consecutive runs differ: only the first may join
             // the run pushed last).
-            let kk = k + starts[k + 1..].partition_point(|&s| usize::from(s) <= pc);
+            let mut kk = k;
+            while starts.get(kk + 1).is_some_and(|&s| usize::from(s) <= pc) {
+                kk += 1;
+            }
             if kk > k {
                 if c < end(k) {
                     emit(target, start, c, targets[k], &mut last);
