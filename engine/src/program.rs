@@ -429,8 +429,9 @@ unsafe fn miss<W: Width>(prog: &[u8], s: usize, tag: u8, c: u8) -> u32 {
     }
 }
 
-/// Length of the compact node with tag `tag`.
-fn node_len(tag: u8, w: usize) -> usize {
+/// Length of the compact node with tag `tag` and `w`-byte targets (a
+/// register automaton's emit word before it aside).
+pub fn node_len(tag: u8, w: usize) -> usize {
     let n = usize::from(tag & TAG_COUNT);
     if tag < TAG_CHAIN {
         1 + 2 * w + n + n * w

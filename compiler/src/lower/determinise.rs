@@ -4,7 +4,7 @@
 
 use super::buffers::Buffers;
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
-use super::layout::{finish, runs_of, Register, Succ};
+use super::layout::{emit, plan, program_len, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
@@ -945,14 +945,19 @@ impl<'a> Construction<'a> {
     }
 
     /// The automaton of a construction that ran to its end: set-mode
-    /// automata minimised, then written as a program ([`finish`]).
-    pub(super) fn finish(mut self, ctx: &Ctx<'_>) -> Automaton {
+    /// automata minimised, then written as a program.
+    pub(super) fn finish(self, ctx: &Ctx<'_>) -> Automaton {
+        self.plan(ctx).emit()
+    }
+
+    /// A construction that ran to its end, its program planned ([`plan`]):
+    /// set-mode automata minimised first.
+    pub(super) fn plan(mut self, ctx: &Ctx<'_>) -> Planned<'a> {
         debug_assert_eq!(
             self.next,
             self.b.states.len(),
             "the construction ran to its end"
         );
-        let outcomes = ctx.table.ids.len();
         let b = &mut self.b;
         // Set mode keeps every matched rule in its states, so states that
         // differ only in rules that no longer change any outcome abound:
@@ -963,23 +968,74 @@ impl<'a> Construction<'a> {
             Some((succ, outcome)) => (succ, outcome),
             None => (&b.succ, &b.outcome),
         };
-        let register = (self.mode == Mode::Register).then(|| Register {
+        let register = (self.mode == Mode::Register).then_some(Register {
             emit: &b.emit,
             dead: &b.dead,
-            ranked: std::mem::take(&mut self.ranked),
+            ranked: Vec::new(),
         });
-        let mut a = finish(
+        plan(succ, outcome, END_CLASS, register.as_ref(), &mut b.finish);
+        let outcomes = match self.mode {
+            Mode::Register => self.ranked.len(),
+            _ => ctx.table.ids.len(),
+        };
+        let len = program_len(
+            &b.finish,
+            self.classes.count,
+            self.mode == Mode::Register,
+            outcomes,
+        );
+        Planned {
+            c: self,
+            minimal,
+            outcomes,
+            len,
+        }
+    }
+}
+
+/// A construction that ran to its end, its program planned but not yet
+/// written: its size is known first.
+pub(super) struct Planned<'a> {
+    c: Construction<'a>,
+    /// Set mode: the minimal automaton.
+    minimal: Option<(Succ, Vec<u32>)>,
+    /// The outcome ids there were when it was planned (a register
+    /// automaton: its priorities).
+    outcomes: usize,
+    len: usize,
+}
+
+impl Planned<'_> {
+    /// The size of its program.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The automaton, its program written.
+    pub(super) fn emit(mut self) -> Automaton {
+        let c = &mut self.c;
+        let b = &mut c.b;
+        let (succ, outcome) = match &self.minimal {
+            Some((succ, outcome)) => (succ, outcome),
+            None => (&b.succ, &b.outcome),
+        };
+        let register = (c.mode == Mode::Register).then(|| Register {
+            emit: &b.emit,
+            dead: &b.dead,
+            ranked: std::mem::take(&mut c.ranked),
+        });
+        let mut a = emit(
             succ,
             outcome,
-            self.classes.of,
-            END_CLASS,
-            outcomes,
+            c.classes.of,
+            self.outcomes,
             register,
             &mut b.finish,
         );
+        debug_assert_eq!(a.prog.len(), self.len, "the planned size");
         // Set mode resolves by scope, not rank: no automaton may be skipped.
-        if self.mode != Mode::Sets {
-            a.max_rank = self.max_rank;
+        if c.mode != Mode::Sets {
+            a.max_rank = c.max_rank;
         }
         a
     }

@@ -6,7 +6,7 @@ use super::determinise::END_CLASS;
 use super::{Ctx, Layout};
 use robocc_engine::artifact::Automaton;
 use robocc_engine::program::{
-    decode, encode, Node, Target, END_CLASS as PROGRAM_END_CLASS, TAG_CHAIN, TAG_FALLBACK,
+    decode, encode, node_len, Node, Target, END_CLASS as PROGRAM_END_CLASS, TAG_CHAIN, TAG_FALLBACK,
 };
 
 /// [`Layout::Auto`]: rows only while one automaton's stay within this many
@@ -36,11 +36,7 @@ fn compact_nodes(a: &Automaton) -> (bool, usize) {
         fallback |= tag & TAG_FALLBACK != 0;
         let n = usize::from(tag & !(TAG_CHAIN | TAG_FALLBACK));
         rows += if tag < TAG_CHAIN { 1 } else { n + 1 };
-        at += e + if tag < TAG_CHAIN {
-            1 + 2 * w + n + n * w
-        } else {
-            1 + 3 * w + n + 1
-        };
+        at += e + node_len(tag, w);
     }
     (fallback, rows)
 }
@@ -668,20 +664,21 @@ enum Plan {
     Chain(usize, bool, usize, u32, u32, usize),
 }
 
-/// Marks decided states ([`undecided`]), then writes the undecided ones as a program
+/// The first half of laying out an automaton (into `bufs`): marks decided
+/// states ([`mark_undecided`]) and plans the program
 /// ([`robocc_engine::program`]): breadth-first from the start, runs of
 /// single-exception states as chains, others sparse or dense, and every
 /// transition into a decided state as that state's outcome. The end class
-/// is class 1 (its entries in `succ` are not read).
-pub(super) fn finish(
+/// is class 1 (its entries in `succ` are not read). [`program_len`] is its
+/// program's size, [`emit`] writes it: a program that is only measured
+/// (the plain automaton a register one replaces) is never written.
+pub(super) fn plan(
     succ: &Succ,
     outcome: &[u32],
-    class_of: [u8; 256],
     end_class: usize,
-    outcomes: usize,
-    register: Option<Register<'_>>,
+    register: Option<&Register<'_>>,
     bufs: &mut FinishBuffers,
-) -> Automaton {
+) {
     assert_eq!(end_class, 1, "the end class is class 1");
     let FinishBuffers {
         undecided,
@@ -705,26 +702,18 @@ pub(super) fn finish(
         plan_classes,
         listed,
         next_listed,
-        whole,
+        whole: _,
     } = bufs;
     let n = succ.len();
     let nclasses = succ.nclasses;
-    let is_live = |c: usize| c != end_class;
     let runs = succ;
     mark_undecided(
-        runs,
-        outcome,
-        register.as_ref(),
-        undecided,
-        pred_at,
-        fill,
-        preds,
-        queue,
+        runs, outcome, register, undecided, pred_at, fill, preds, queue,
     );
     let undecided = &*undecided;
     // Register automata: the walk reads an emit only when it moves to a
     // node, so a chain may absorb only states without one.
-    let emit_of = |s: usize| register.as_ref().map_or(0, |r| r.emit[s]);
+    let emit_of = |s: usize| register.map_or(0, |r| r.emit[s]);
     // Per undecided state: its default (the most frequent live target, the
     // lowest of those) and its exceptions (`exc_at[s]..exc_at[s + 1]` in
     // `exc`: class and target, in class order); and the edges into each
@@ -948,7 +937,61 @@ pub(super) fn finish(
         let to = plan_classes.len() as u32;
         plans.push(Plan::Chain(s, fallback, default, from as u32, to, next));
     }
-    let node_of = &*node_of;
+}
+
+/// The size of the program [`plan`] planned into `bufs` (of an automaton
+/// of `nclasses` classes, a register one or not, with `outcomes` outcome
+/// ids, or priorities): what [`emit`] writes.
+pub(super) fn program_len(
+    bufs: &FinishBuffers,
+    nclasses: usize,
+    register: bool,
+    outcomes: usize,
+) -> usize {
+    let size = |w: usize| -> usize {
+        let e = if register { w } else { 0 };
+        let nodes: usize = bufs
+            .plans
+            .iter()
+            .map(|plan| match *plan {
+                Plan::Dense(_) => (nclasses + 1) * w,
+                Plan::Sparse(.., from, to) => node_len((to - from) as u8, w),
+                Plan::Chain(_, _, _, from, to, _) => node_len(TAG_CHAIN | (to - from - 1) as u8, w),
+            })
+            .sum();
+        nodes + e * bufs.plans.len()
+    };
+    // As `encode` chooses the width of targets.
+    let narrow = size(2);
+    if narrow + outcomes > 0x1_0000 {
+        size(4)
+    } else {
+        narrow
+    }
+}
+
+/// The second half of laying out an automaton: the program [`plan`]
+/// planned into `bufs`, written (`outcomes`: the outcome ids there were
+/// when it was planned).
+pub(super) fn emit(
+    succ: &Succ,
+    outcome: &[u32],
+    class_of: [u8; 256],
+    outcomes: usize,
+    register: Option<Register<'_>>,
+    bufs: &mut FinishBuffers,
+) -> Automaton {
+    let FinishBuffers {
+        undecided,
+        node_of,
+        plans,
+        plan_exc,
+        plan_classes,
+        whole,
+        ..
+    } = bufs;
+    let nclasses = succ.nclasses;
+    let is_live = |c: usize| c != END_CLASS;
     let target = |t: usize| -> Target {
         match node_of[t] {
             node if node != u32::MAX && undecided[t] => Target::Node(node),

@@ -69,7 +69,7 @@ mod states;
 
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
-use determinise::{build_one, Construction};
+use determinise::{build_one, Construction, Planned};
 pub use layout::{AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
 use robocc_engine::artifact::Automaton;
 use std::collections::HashMap;
@@ -388,8 +388,13 @@ impl<'a> Ctx<'a> {
         ids.len() == self.set.rules.len()
     }
 
-    /// The plain automaton of `ids` within `budget`.
-    fn build_plain(&mut self, ids: &[usize], budget: &Budget) -> Result<Automaton, BudgetExceeded> {
+    /// The plain automaton of `ids` within `budget`, planned (it may be
+    /// measured and dropped: [`Planned`]).
+    fn build_plain(
+        &mut self,
+        ids: &[usize],
+        budget: &Budget,
+    ) -> Result<Planned<'a>, BudgetExceeded> {
         let all = self.all_rules(ids);
         let within = |(_, states, threads): &(Construction<'a>, usize, usize)| {
             budget.max_states >= *states && budget.max_threads >= *threads
@@ -399,7 +404,7 @@ impl<'a> Ctx<'a> {
             _ => Construction::new(self, ids, Mode::Plain),
         };
         match c.run(self, budget) {
-            Ok(()) => Ok(c.finish(self)),
+            Ok(()) => Ok(c.plan(self)),
             Err(e) => {
                 if all && matches!(e, BudgetExceeded::States(_) | BudgetExceeded::Threads(_)) {
                     self.retry.plain = Some((c, budget.max_states, budget.max_threads));
@@ -631,10 +636,9 @@ fn build_best(
     register_first: bool,
 ) -> Result<Automaton, BudgetExceeded> {
     let pattern_bytes: usize = ids.iter().map(|&i| ctx.set.rules[i].pattern.len()).sum();
-    let blown_up =
-        |a: &Automaton| a.prog.len() > BLOWUP_FLOOR && a.prog.len() > BLOWUP_FACTOR * pattern_bytes;
+    let blown_up = |len: usize| len > BLOWUP_FLOOR && len > BLOWUP_FACTOR * pattern_bytes;
     if budget.registers == Registers::Never {
-        return ctx.build_plain(ids, budget);
+        return ctx.build_plain(ids, budget).map(Planned::emit);
     }
     // Register automata that need more than the quick budget are not the
     // small ones they are for: give up on them early.
@@ -653,11 +657,12 @@ fn build_best(
         _ => ctx.build_plain(ids, budget),
     };
     match plain {
-        Ok(a) if blown_up(&a) => match ctx.build_register(ids, &register_budget) {
-            Ok(r) if 2 * r.prog.len() <= a.prog.len() => Ok(r),
-            _ => Ok(a),
+        // The plain program is written only if it is kept.
+        Ok(a) if blown_up(a.len()) => match ctx.build_register(ids, &register_budget) {
+            Ok(r) if 2 * r.prog.len() <= a.len() => Ok(r),
+            _ => Ok(a.emit()),
         },
-        Ok(a) => Ok(a),
+        Ok(a) => Ok(a.emit()),
         Err(why) => ctx.build_register(ids, &register_budget).map_err(|_| why),
     }
 }
