@@ -600,8 +600,8 @@ pub(super) struct FinishBuffers {
     queue: Vec<u32>,
     indegree: Vec<u32>,
     default: Vec<u32>,
-    exc_at: Vec<u32>,
-    exc: Vec<(u8, u32)>,
+    /// Each state's number of exceptions to its default.
+    excn: Vec<u32>,
     count: Vec<u32>,
     seen: Vec<u32>,
     rank: Vec<u32>,
@@ -631,17 +631,14 @@ impl FinishBuffers {
                 + self.queue.capacity()
                 + self.indegree.capacity()
                 + self.default.capacity()
-                + self.exc_at.capacity()
+                + self.excn.capacity()
                 + self.count.capacity()
                 + self.seen.capacity()
                 + self.rank.capacity()
                 + self.order.capacity()
                 + self.node_of.capacity()
                 + self.whole.capacity())
-            + 8 * (self.exc.capacity()
-                + self.plan_exc.capacity()
-                + self.listed.capacity()
-                + self.next_listed.capacity())
+            + 8 * (self.plan_exc.capacity() + self.listed.capacity() + self.next_listed.capacity())
             + std::mem::size_of::<Plan>() * self.plans.capacity()
     }
 }
@@ -688,8 +685,7 @@ pub(super) fn plan(
         queue,
         indegree,
         default,
-        exc_at,
-        exc,
+        excn,
         count,
         seen,
         rank,
@@ -715,14 +711,13 @@ pub(super) fn plan(
     // node, so a chain may absorb only states without one.
     let emit_of = |s: usize| register.map_or(0, |r| r.emit[s]);
     // Per undecided state: its default (the most frequent live target, the
-    // lowest of those) and its exceptions (`exc_at[s]..exc_at[s + 1]` in
-    // `exc`: class and target, in class order); and the edges into each
-    // state from undecided states (`indegree`: a chain may absorb a state
-    // only if its one way in is the chain itself).
+    // lowest of those) and how many exceptions it has (the live classes
+    // that go elsewhere); and the edges into each state from undecided
+    // states (`indegree`: a chain may absorb a state only if its one way
+    // in is the chain itself).
     let indegree = filled(indegree, n, 0);
     let default = filled(default, n, 0);
-    let exc_at = filled(exc_at, n + 1, 0);
-    exc.clear();
+    let excn = filled(excn, n, 0);
     {
         // Occurrences in the row being read of each target, and the
         // targets seen (to clear them), for rows of many runs.
@@ -782,22 +777,29 @@ pub(super) fn plan(
                         seen.clear();
                     }
                     default[s] = d;
-                    for (k, &t) in targets.iter().enumerate() {
-                        if t != d {
-                            exc.extend(
-                                (usize::from(starts[k])..end(k))
-                                    .filter(|&c| c != end_class)
-                                    .map(|c| (c as u8, t)),
-                            );
-                        }
-                    }
+                    // Every live class but the default's.
+                    excn[s] = nclasses as u32 - 1 - most;
                 }
             }
-            exc_at[s + 1] = exc.len() as u32;
         }
     }
-    let (indegree, default, exc_at, exc) = (&*indegree, &*default, &*exc_at, &*exc);
-    let exceptions = |s: usize| &exc[exc_at[s] as usize..exc_at[s + 1] as usize];
+    let (indegree, default, excn) = (&*indegree, &*default, &*excn);
+    // State `s`'s exceptions, class and target in class order, into `out`
+    // (listed only for the states that may be written as lists).
+    let exceptions = |s: usize, out: &mut Vec<(u8, u32)>| {
+        let (targets, starts) = (runs.targets(s), runs.starts(s));
+        let d = default[s];
+        for (k, &t) in targets.iter().enumerate() {
+            if t != d {
+                let end = starts.get(k + 1).map_or(nclasses, |&c| usize::from(c));
+                out.extend(
+                    (usize::from(starts[k])..end)
+                        .filter(|&c| c != end_class)
+                        .map(|c| (c as u8, t)),
+                );
+            }
+        }
+    };
     // Breadth-first rank of each undecided state: how early paths reach it.
     let rank = filled(rank, n, u32::MAX);
     order.clear();
@@ -839,7 +841,7 @@ pub(super) fn plan(
             return false;
         }
         let d = default[s] as usize;
-        let mut m = exceptions(s).len();
+        let mut m = excn[s] as usize;
         if register.is_some() && d != s && scanning(d) {
             m = m.min(differ_count(s, d));
         }
@@ -861,15 +863,15 @@ pub(super) fn plan(
     // whichever lists fewer. Into `out`; returns fallback and default.
     let shape = |s: usize, out: &mut Vec<(u8, u32)>| -> (bool, usize) {
         let d = default[s] as usize;
-        let listed = exceptions(s);
+        let listed = excn[s] as usize;
         out.clear();
         if undecided[d] && is_dense[d] && d != s {
-            // Only used if shorter than `listed`: stop when it is not.
-            let mut shorter = !listed.is_empty();
+            // Only used if shorter than the list: stop when it is not.
+            let mut shorter = listed != 0;
             if shorter {
                 succ.differences(s, d, |c, x| {
                     out.push((c as u8, x));
-                    shorter = out.len() < listed.len();
+                    shorter = out.len() < listed;
                     shorter
                 });
             }
@@ -878,7 +880,8 @@ pub(super) fn plan(
             }
             out.clear();
         }
-        out.extend_from_slice(listed);
+        exceptions(s, out);
+        debug_assert_eq!(out.len(), listed);
         (false, d)
     };
     // Lay out nodes breadth-first; `node_of[s]` is the node a state starts
