@@ -66,19 +66,19 @@ impl<'a> Patterns<'a> {
     /// equal to it in those (see [`same_rules`]).
     pub(super) fn new(
         set: &'a RuleSet,
-        simple: &'a [Glob],
+        simple: &[&'a Glob],
         same: &[u32],
         ids: &[usize],
         mode: Mode,
     ) -> Self {
         let mut simplified: Vec<(&Glob, usize)> = Vec::new();
         if mode == Mode::Sets {
-            simplified.extend(ids.iter().map(|&i| (&simple[i], i)));
+            simplified.extend(ids.iter().map(|&i| (simple[i], i)));
         } else {
             let mut seen = FxHashSet::default();
             for &i in ids {
                 if seen.insert(same[i]) {
-                    simplified.push((&simple[i], i));
+                    simplified.push((simple[i], i));
                 }
             }
         }
@@ -111,12 +111,12 @@ impl<'a> Patterns<'a> {
 /// Per rule of `set`, the first rule with the same simplified glob
 /// (`simple`) and rank: of rules equal in both, only the first of a
 /// construction's can win.
-pub(super) fn same_rules(set: &RuleSet, simple: &[Glob]) -> Vec<u32> {
+pub(super) fn same_rules(set: &RuleSet, simple: &[&Glob]) -> Vec<u32> {
     let mut first: FxHashMap<(&Glob, u32), u32> = FxHashMap::default();
     (0..set.rules.len())
         .map(|i| {
             *first
-                .entry((&simple[i], set.rules[i].rank))
+                .entry((simple[i], set.rules[i].rank))
                 .or_insert(i as u32)
         })
         .collect()

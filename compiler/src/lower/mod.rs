@@ -319,7 +319,7 @@ enum Mode {
 struct Ctx<'a> {
     set: &'a RuleSet,
     /// Each rule's glob, simplified (once: every attempt reads them).
-    simple: &'a [Glob],
+    simple: &'a [&'a Glob],
     /// Per rule, the first rule with the same simplified glob and rank
     /// (`closure::same_rules`).
     same: &'a [u32],
@@ -360,7 +360,12 @@ struct Retry<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(set: &'a RuleSet, simple: &'a [Glob], same: &'a [u32], budget: &'a Budget) -> Ctx<'a> {
+    fn new(
+        set: &'a RuleSet,
+        simple: &'a [&'a Glob],
+        same: &'a [u32],
+        budget: &'a Budget,
+    ) -> Ctx<'a> {
         let mut ctx = Ctx {
             set,
             simple,
@@ -466,7 +471,8 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
 }
 
 fn lower_within(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
-    let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
+    let owned = simplified(set);
+    let simple = simple_globs(set, &owned);
     let same = if set.resolution.by_sets() {
         Vec::new()
     } else {
@@ -539,6 +545,42 @@ fn lower_within(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Low
     })
 }
 
+/// Whether [`Glob::simplified`] would change `g` (a `**`, or a trailing
+/// `*`).
+fn simplifies(g: &Glob) -> bool {
+    g.atoms.last() == Some(&Atom::Star)
+        || g.atoms
+            .windows(2)
+            .any(|w| w[0] == Atom::Star && w[1] == Atom::Star)
+}
+
+/// The simplified globs of the rules of `set` that [`simplifies`] changes,
+/// in rule order.
+fn simplified(set: &RuleSet) -> Vec<Glob> {
+    set.rules
+        .iter()
+        .filter(|r| simplifies(&r.glob))
+        .map(|r| r.glob.simplified())
+        .collect()
+}
+
+/// Each rule's glob, simplified: its own when that changes nothing (most
+/// are: a copy of every pattern's atoms, 40 bytes each, was a sizeable
+/// part of lowering a file of thousands of rules), else from `owned`
+/// ([`simplified`]).
+fn simple_globs<'a>(set: &'a RuleSet, owned: &'a [Glob]) -> Vec<&'a Glob> {
+    let mut owned = owned.iter();
+    set.rules
+        .iter()
+        .map(|r| match simplifies(&r.glob) {
+            true => owned
+                .next()
+                .expect("one simplified glob per rule that changes"),
+            false => &r.glob,
+        })
+        .collect()
+}
+
 /// A program larger than this many times its rules' pattern bytes (and
 /// than [`BLOWUP_FLOOR`]) is rebuilt as a register automaton, which is kept
 /// when it is at most half the size.
@@ -587,12 +629,12 @@ fn floating_segments(body: &[Atom]) -> usize {
 /// with several floating segments are packed so that the product of their
 /// segment counts — the independent progress one automaton tracks — stays
 /// under [`BIN_PROGRESS_LIMIT`].
-fn plan_bins(simple: &[Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
+fn plan_bins(simple: &[&Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
     let mut literal = Vec::new();
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
     for &id in ids {
-        let glob = &simple[id];
+        let glob = simple[id];
         match floating_segments(&glob.atoms) as u64 {
             0 => literal.push(id),
             1 => single.push(id),
@@ -676,7 +718,7 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     // Patterns with one floating segment are where a plain automaton
     // multiplies its states by the rules it may have matched.
     let floating = ids.iter().any(|&i| {
-        let glob = &ctx.simple[i];
+        let glob = ctx.simple[i];
         floating_segments(&glob.atoms) == 1
     });
     match build_best(ctx, ids, &budget, floating) {
@@ -750,10 +792,6 @@ mod tests {
             .collect()
     }
 
-    fn simple(set: &RuleSet) -> Vec<Glob> {
-        set.rules.iter().map(|r| r.glob.simplified()).collect()
-    }
-
     /// The automaton of rules `ids` in `mode` and the outcome table it
     /// filled, built from the start, or first on `first` and then on to
     /// the default budget.
@@ -763,7 +801,8 @@ mod tests {
         mode: Mode,
         first: Option<Budget>,
     ) -> (robocc_engine::artifact::Automaton, Vec<u32>) {
-        let simple = simple(set);
+        let owned = super::simplified(set);
+        let simple = super::simple_globs(set, &owned);
         let same = closure::same_rules(set, &simple);
         let budget = Budget::default();
         let mut ctx = Ctx::new(set, &simple, &same, &budget);
@@ -792,7 +831,8 @@ mod tests {
             by_rank.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i].rank), i));
             // Rules equal in pattern and rank stay in order: the first
             // listed is the one kept (`Patterns::new`).
-            let same = closure::same_rules(&set, &simple(&set));
+            let owned = super::simplified(&set);
+            let same = closure::same_rules(&set, &super::simple_globs(&set, &owned));
             let mut shuffled = ids.clone();
             shuffled.sort_by_key(|&i| (same[i] as usize * 7919) % ids.len());
             for mode in [Mode::Plain, Mode::Register] {
