@@ -303,7 +303,7 @@ impl Bases {
         closed: &mut Vec<Thread>,
     ) -> u32 {
         let h = rest_hash(0, key, &[]).wrapping_add(threads_hash(stars));
-        let id = self.keys.intern(stars, 0, key, &[], h);
+        let id = self.keys.intern(stars, 0, key, &[], h, 0);
         if id == self.best.len() {
             let mut threads = stars.to_vec();
             let mut best = key;
@@ -377,7 +377,8 @@ impl Patterns<'_> {
         };
         symmetric_difference(&s.whole, bases.threads(base), &mut s.next);
         let h = rest_hash(base, best, &s.next_matched).wrapping_add(threads_hash(&s.next));
-        states.intern(&s.next, base, best, &s.next_matched, h) as u32
+        let live = s.whole.len();
+        states.intern(&s.next, base, best, &s.next_matched, h, live) as u32
     }
 
     /// Loads state `i` into `s` (its base; in set mode its threads, whole,
@@ -409,8 +410,11 @@ impl Patterns<'_> {
             return (s.own.len(), self.winning_pattern(&s.own, best));
         }
         let in_base = |t: Thread| s.base.binary_search(&t).is_ok();
-        let both = diff.iter().filter(|&&t| in_base(t)).count();
-        let live = s.base.len() + diff.len() - 2 * both;
+        let live = states.live(i);
+        debug_assert_eq!(
+            live,
+            s.base.len() + diff.len() - 2 * diff.iter().filter(|&&t| in_base(t)).count()
+        );
         // The threads at the end of a `$` pattern: the base's not in
         // `diff`, and those of `diff` not in the base.
         let mut winner = best;
@@ -456,7 +460,9 @@ impl Patterns<'_> {
                 &mut s.next,
             ) {
                 let h = h.wrapping_add(rest_hash(s.base_id, best, &[]));
-                return states.intern(&s.next, s.base_id, best, &[], h) as u32;
+                // What `join_diff` adds is beyond the base, which it keeps.
+                let live = s.base.len() + s.next.len();
+                return states.intern(&s.next, s.base_id, best, &[], h, live) as u32;
             }
             let best = self.join_ranked(
                 &s.base,

@@ -34,6 +34,8 @@ pub(super) struct States {
     base: Vec<u32>,
     /// Each state's best permanent match.
     best: Vec<u32>,
+    /// Each state's number of live threads (its base's and its own).
+    live: Vec<u32>,
     /// Set mode: every state's matched patterns, one after the other.
     matched: Vec<u32>,
     /// Where each state's matched patterns start in `matched`.
@@ -100,6 +102,7 @@ impl States {
         self.thread_at.push(0);
         self.base.clear();
         self.best.clear();
+        self.live.clear();
         self.matched.clear();
         self.matched_at.clear();
         self.matched_at.push(0);
@@ -116,6 +119,7 @@ impl States {
         4 * (self.threads.capacity()
             + self.base.capacity()
             + self.best.capacity()
+            + self.live.capacity()
             + self.matched.capacity())
             + 8 * (self.thread_at.capacity()
                 + self.matched_at.capacity()
@@ -147,6 +151,12 @@ impl States {
         self.best[i]
     }
 
+    /// State `i`'s number of live threads.
+    #[inline]
+    pub(super) fn live(&self, i: usize) -> usize {
+        self.live[i] as usize
+    }
+
     /// State `i`'s matched patterns (set mode).
     #[inline]
     pub(super) fn matched(&self, i: usize) -> &[u32] {
@@ -155,8 +165,10 @@ impl States {
 
     /// The id of the state of `threads` (beyond `base`), `best` and
     /// `matched`, whose hash is `h` ([`rest_hash`] plus [`threads_hash`]),
-    /// a new one (the next number) if there is none yet.
+    /// a new one (the next number, of `live` live threads) if there is
+    /// none yet.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn intern(
         &mut self,
         threads: &[Thread],
@@ -164,6 +176,7 @@ impl States {
         best: u32,
         matched: &[u32],
         h: u64,
+        live: usize,
     ) -> usize {
         let mask = self.slots.len() - 1;
         let tag = h & 0xFFFF_FFFF_0000_0000;
@@ -194,6 +207,7 @@ impl States {
         self.thread_at.push(self.threads.len());
         self.base.push(base);
         self.best.push(best);
+        self.live.push(live as u32);
         self.matched.extend_from_slice(matched);
         self.matched_at.push(self.matched.len());
         self.hash.push(h);
@@ -263,7 +277,7 @@ mod tests {
         }
         fn intern(&mut self, t: &[Thread], best: u32, m: &[u32]) -> usize {
             let h = rest_hash(best % 2, best, m).wrapping_add(threads_hash(t));
-            self.0.intern(t, best % 2, best, m, h)
+            self.0.intern(t, best % 2, best, m, h, 0)
         }
         fn threads(&self, i: usize) -> &[Thread] {
             self.0.threads(i)
