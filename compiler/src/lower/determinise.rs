@@ -64,11 +64,14 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
         let class = if is_end_byte(b) {
             representative[END_CLASS] = Some(b);
             END_CLASS
+        } else if literal[usize::from(b)] {
+            // Its own set makes it a class alone, whatever other sets it
+            // is in.
+            representative.push(Some(b));
+            representative.len() - 1
         } else {
-            let own = literal[usize::from(b)].then_some(u32::MAX - u32::from(b));
-            let sig: Vec<u32> = own
-                .into_iter()
-                .chain((0..sets.len() as u32).filter(|&k| sets[k as usize].contains(b)))
+            let sig: Vec<u32> = (0..sets.len() as u32)
+                .filter(|&k| sets[k as usize].contains(b))
                 .collect();
             if sig.is_empty() {
                 representative[OTHER_CLASS].get_or_insert(b);

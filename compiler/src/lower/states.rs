@@ -49,6 +49,10 @@ pub(super) struct States {
 
 const EMPTY: u64 = u64::MAX;
 
+/// Slots of a table that starts (most automata have a few hundred states:
+/// growing from fewer rehashed them several times).
+const INITIAL_SLOTS: usize = 512;
+
 /// murmur3's 64-bit finaliser: every input bit moves every output bit.
 #[inline]
 pub(super) fn mix(mut h: u64) -> u64 {
@@ -109,9 +113,9 @@ impl States {
         self.hash.clear();
         // The table starts small again: clearing a large one would cost
         // more than a small construction.
-        self.slots.truncate(64);
+        self.slots.truncate(INITIAL_SLOTS);
         self.slots.fill(EMPTY);
-        self.slots.resize(64, EMPTY);
+        self.slots.resize(INITIAL_SLOTS, EMPTY);
     }
 
     /// Bytes held (for the pool's limit).
