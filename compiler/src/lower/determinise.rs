@@ -127,8 +127,6 @@ pub(super) struct Scratch {
     /// matched patterns.
     own: Vec<Thread>,
     own_matched: Vec<u32>,
-    /// Its threads beyond its base.
-    own_diff: Vec<Thread>,
     /// The classes of a row that do not go where its base's row goes, and
     /// where they go.
     patches: Vec<(u8, u32)>,
@@ -594,12 +592,11 @@ impl Patterns<'_> {
                 BaseSteps::fill(spare, self, bases.threads(b as u32), classes, s)
             }
         };
-        let mut diff = std::mem::take(&mut s.own_diff);
-        diff.clear();
-        diff.extend_from_slice(states.threads(i));
         let mut stars = std::mem::take(&mut s.stars);
         stars.clear();
-        self.distribute(&diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        // Read before any successor is interned (which may move them).
+        let diff = states.threads(i);
+        self.distribute(diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
         debug_assert!(stars.is_empty(), "the base has the stars");
         s.touched.sort_unstable();
         let touched = std::mem::take(&mut s.touched);
@@ -700,7 +697,6 @@ impl Patterns<'_> {
         s.touched = touched;
         s.touched.clear();
         s.stars = stars;
-        s.own_diff = diff;
     }
 
     /// [`Patterns::successors`] in set mode.
