@@ -9,7 +9,6 @@ use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
-use crate::outcome;
 use robocc_engine::artifact::Automaton;
 use std::io::Write as _;
 use std::time::Instant;
@@ -766,7 +765,7 @@ impl Patterns<'_> {
 /// One automaton of the rules `ids` in `mode`, by subset construction
 /// within `budget`: states are numbered by first appearance, each state's
 /// outcome resolved once; then set-mode automata are minimised and the
-/// automaton is written as a program ([`finish`]).
+/// automaton is written as a program ([`plan`], [`emit`]).
 pub(super) fn build_one(
     ctx: &mut Ctx<'_>,
     ids: &[usize],
@@ -928,8 +927,7 @@ impl<'a> Construction<'a> {
                     let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
                     if b.winner_outcome[slot] == u32::MAX {
                         let winner = pats.rule.get(slot).copied();
-                        b.winner_outcome[slot] =
-                            ctx.table.intern(outcome::ranked(&set.rules, winner));
+                        b.winner_outcome[slot] = ctx.table.ranked(&set.rules, winner);
                     }
                     b.outcome.push(b.winner_outcome[slot]);
                 }
@@ -1064,7 +1062,7 @@ fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>, prio: &mut Vec<u3
     for (k, &p) in order.iter().enumerate() {
         prio[p as usize] = k as u32 + 1;
         let rule = Some(pats.rule[p as usize]);
-        ranked.push(ctx.table.intern(outcome::ranked(&ctx.set.rules, rule)));
+        ranked.push(ctx.table.ranked(&ctx.set.rules, rule));
     }
     ranked
 }

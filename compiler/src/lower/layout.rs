@@ -1,5 +1,5 @@
 //! Laying out: which states are decided, and the automaton written as a
-//! program ([`finish`]: compact nodes and dense rows); then, per
+//! program ([`plan`], [`emit`]: compact nodes and dense rows); then, per
 //! [`Layout`], automata rewritten as rows ([`densify`]).
 
 use super::determinise::END_CLASS;
@@ -241,7 +241,7 @@ pub(super) struct Register<'a> {
 const SWEEPS: usize = 4;
 
 /// Rows of at most this many runs have their targets counted on the stack
-/// ([`finish`]).
+/// ([`plan`]).
 const FEW_RUNS: usize = 16;
 
 /// States with more exceptions to their default target than this are
@@ -589,8 +589,8 @@ impl Succ {
     }
 }
 
-/// What [`finish`] fills per state and per node, kept from one automaton
-/// to the next.
+/// What [`plan`] fills per state and per node (and [`emit`] reads), kept
+/// from one automaton to the next.
 #[derive(Default)]
 pub(super) struct FinishBuffers {
     undecided: Vec<bool>,
@@ -650,7 +650,7 @@ fn filled<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
     v
 }
 
-/// How [`finish`] writes an undecided state.
+/// How [`emit`] writes an undecided state.
 #[derive(Clone, Copy)]
 enum Plan {
     Dense(usize),

@@ -286,9 +286,25 @@ impl std::fmt::Display for LowerError {
 struct OutcomeTable {
     ids: FxHashMap<Vec<u32>, u32>,
     flat: Vec<u32>,
+    /// Ranked rule sets: each rule's outcome as the winner (and, last,
+    /// no winner's), `u32::MAX` until interned: every construction of the
+    /// rule asks again (a register automaton for each of its rules).
+    ranked: Vec<u32>,
 }
 
 impl OutcomeTable {
+    /// The id of [`crate::outcome::ranked`] of `rule` among `rules`.
+    fn ranked(&mut self, rules: &[crate::ruleset::SetRule], rule: Option<usize>) -> u32 {
+        let slot = rule.unwrap_or(rules.len());
+        if self.ranked.len() <= rules.len() {
+            self.ranked.resize(rules.len() + 1, u32::MAX);
+        }
+        if self.ranked[slot] == u32::MAX {
+            self.ranked[slot] = self.intern(crate::outcome::ranked(rules, rule));
+        }
+        self.ranked[slot]
+    }
+
     fn intern(&mut self, o: Vec<u32>) -> u32 {
         if let Some(&id) = self.ids.get(&o) {
             return id;
@@ -375,6 +391,7 @@ impl<'a> Ctx<'a> {
             table: OutcomeTable {
                 ids: FxHashMap::default(),
                 flat: Vec::new(),
+                ranked: Vec::new(),
             },
             automata: Vec::new(),
             spent_bytes: 0,
