@@ -4,6 +4,7 @@
 //! allocating these tables anew, and faulting their pages in, each time
 //! cost about a tenth of a compile (issue 43).
 
+use super::closure::PatternStorage;
 use super::determinise::{Bases, Scratch};
 use super::layout::{FinishBuffers, Succ};
 use super::states::States;
@@ -19,10 +20,11 @@ const POOLED: usize = 2;
 /// where fresh pages would cost a third of its time).
 const POOLED_BYTES: usize = 4 << 20;
 
-/// A construction's and its layout's tables ([`Buffers::take`] them
-/// reset, [`Buffers::give`] them back).
+/// A construction's and its layout's tables ([`Buffers::take`] them,
+/// [`Buffers::give`] them back).
 #[derive(Default)]
 pub(super) struct Buffers {
+    pub(super) patterns: PatternStorage,
     pub(super) scratch: Scratch,
     pub(super) states: States,
     pub(super) bases: Bases,
@@ -40,14 +42,18 @@ thread_local! {
 }
 
 impl Buffers {
-    /// Buffers from this thread's pool (new ones if it has none), ready
-    /// for a construction of `nclasses` classes and `npatterns` patterns.
-    pub(super) fn take(nclasses: usize, npatterns: usize) -> Buffers {
-        let mut b = POOL
-            .try_with(|p| p.borrow_mut().pop())
+    /// Buffers from this thread's pool (new ones if it has none).
+    pub(super) fn take() -> Buffers {
+        POOL.try_with(|p| p.borrow_mut().pop())
             .ok()
             .flatten()
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// Ready for a construction of `nclasses` classes and `npatterns`
+    /// patterns (the patterns' own storage aside: [`PatternStorage`]).
+    pub(super) fn reset(&mut self, nclasses: usize, npatterns: usize) {
+        let b = self;
         b.scratch.reset(nclasses, npatterns);
         b.states.reset();
         b.bases.reset();
@@ -57,7 +63,6 @@ impl Buffers {
         b.dead.clear();
         b.winner_outcome.clear();
         b.prio.clear();
-        b
     }
 
     /// Back to this thread's pool, unless it is full.
@@ -81,7 +86,8 @@ impl Buffers {
     }
 
     fn capacity_bytes(&self) -> usize {
-        self.states.capacity_bytes()
+        self.patterns.capacity_bytes()
+            + self.states.capacity_bytes()
             + self.bases.capacity_bytes()
             + self.succ.capacity_bytes()
             + self.finish.capacity_bytes()

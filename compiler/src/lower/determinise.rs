@@ -806,6 +806,7 @@ pub(super) struct Construction<'a> {
 
 impl Drop for Construction<'_> {
     fn drop(&mut self) {
+        self.b.patterns = self.pats.storage();
         std::mem::take(&mut self.b).give();
     }
 }
@@ -817,10 +818,12 @@ impl<'a> Construction<'a> {
         let started = Instant::now();
         let set = ctx.set;
         debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
-        let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
+        let mut b = Buffers::take();
+        let storage = std::mem::take(&mut b.patterns);
+        let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode, storage);
         let classes = byte_classes(&pats.body);
         pats.index_positions(&classes);
-        let mut b = Buffers::take(classes.count, pats.rule.len());
+        b.reset(classes.count, pats.rule.len());
         if mode == Mode::Sets {
             b.bases.intern(&pats, &[], NONE, &mut b.scratch.closed);
         }
