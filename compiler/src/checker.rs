@@ -376,15 +376,13 @@ impl Checker {
     fn interpret<R>(&self, url: &[u8], read: impl FnOnce(&[u32]) -> R) -> R {
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { path, matched } = &mut *scratch;
-            path_of(url, self.rules.set.url_mode, path);
-            let (words, tried) = self.rules.outcome(path, matched);
-            let cost = CHECK_NS + TRY_NS * tried as u64 + PATH_NS_PER_BYTE * path.len() as u64 / 8;
+            let scratch = &mut *scratch;
+            path_of(url, self.rules.set.url_mode, &mut scratch.path);
+            let tried = self.rules.outcome(scratch);
+            let cost =
+                CHECK_NS + TRY_NS * tried as u64 + PATH_NS_PER_BYTE * scratch.path.len() as u64 / 8;
             self.spent.fetch_add(cost, Ordering::Relaxed);
-            match words {
-                Words::One(w) => read(&[w]),
-                Words::Row(row) => read(&row),
-            }
+            read(&scratch.words)
         })
     }
 }
@@ -402,11 +400,17 @@ const TRY_NS: u64 = 3;
 const PATH_NS_PER_BYTE: u64 = 1;
 
 /// Buffers a thread's interpreted checks reuse: no allocation once they
-/// have grown to the longest path seen.
+/// have grown to the longest path and the most rules seen.
 #[derive(Default)]
 struct Scratch {
+    /// The path matched.
     path: Vec<u8>,
+    /// Set mode: the rules that match it.
     matched: Vec<usize>,
+    /// Set mode: the resolution's room.
+    work: Vec<usize>,
+    /// The outcome words, one per channel.
+    words: Vec<u32>,
 }
 
 thread_local! {
@@ -443,14 +447,6 @@ fn path_of(url: &[u8], mode: UrlMode, out: &mut Vec<u8>) {
             feed_decoded(parts.rest, push);
         }
     }
-}
-
-/// The outcome words of one interpreted check.
-enum Words {
-    /// Ranked rules: crawl only.
-    One(u32),
-    /// Set mode: a word per channel.
-    Row(Vec<u32>),
 }
 
 /// The rules, as the interpreter reads them.
@@ -502,22 +498,29 @@ impl Rules {
         glob_matches(&self.patterns[i], anchored, path, &self.sets)
     }
 
-    /// The outcome for `path` and how many rules were tried.
-    fn outcome(&self, path: &[u8], matched: &mut Vec<usize>) -> (Words, usize) {
-        let rules = &self.set.rules;
+    /// The outcome words for `s.path`, into `s.words`; how many rules were
+    /// tried.
+    fn outcome(&self, s: &mut Scratch) -> usize {
+        let (rules, path) = (&self.set.rules, &s.path[..]);
+        s.words.clear();
         if !self.set.resolution.by_sets() {
             for (k, &i) in self.order.iter().enumerate() {
                 if self.matches(i as usize, path) {
                     let allow = rules[i as usize].allow;
-                    return (Words::One(outcome_word(allow, i)), k + 1);
+                    s.words.push(outcome_word(allow, i));
+                    return k + 1;
                 }
             }
-            return (Words::One(outcome_word(true, NO_RULE)), self.order.len());
+            s.words.push(outcome_word(true, NO_RULE));
+            return self.order.len();
         }
-        matched.clear();
-        matched.extend((0..rules.len()).filter(|&i| self.matches(i, path)));
-        let row = self.set.resolution.outcome(rules, None, matched);
-        (Words::Row(row), rules.len())
+        s.matched.clear();
+        s.matched
+            .extend((0..rules.len()).filter(|&i| self.matches(i, path)));
+        self.set
+            .resolution
+            .outcome_into(rules, None, &s.matched, &mut s.work, &mut s.words);
+        rules.len()
     }
 }
 
