@@ -451,15 +451,19 @@ fn path_of(url: &[u8], mode: UrlMode, out: &mut Vec<u8>) {
 
 /// The rules, as the interpreter reads them.
 struct Rules {
-    /// The rules, their globs' atoms moved to `patterns`.
+    /// The rules, their globs' atoms moved to `atoms`.
     set: RuleSet,
-    /// Each rule's pattern, compact ([`compact`]).
-    patterns: Vec<Box<[u32]>>,
-    /// The byte sets `patterns` name.
+    /// Every rule's pattern, compact ([`compact`]), end to end: rule `i`'s
+    /// are `atoms[starts[i]..starts[i + 1]]` (one allocation, not one per
+    /// rule: reading a body is what a first answer costs).
+    atoms: Vec<u32>,
+    starts: Vec<u32>,
+    /// The byte sets `atoms` name.
     sets: Vec<ByteSet>,
     /// Ranked rules: rule ids by rank, best first (the first rule on ties),
-    /// so that the first one that matches decides.
-    order: Vec<u32>,
+    /// so that the first one that matches decides; each id is the low half
+    /// of its sort key.
+    order: Vec<u64>,
     /// Channels of the compiled policy.
     channels: usize,
     channel_names: &'static [&'static str],
@@ -470,18 +474,29 @@ struct Rules {
 
 impl Rules {
     fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
-        let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
-        let compile_cost_ns = compile_cost_ns(&set);
-        let mut sets = Vec::new();
-        let patterns = set
-            .rules
-            .iter_mut()
-            .map(|r| compact(&std::mem::take(&mut r.glob.atoms), &mut sets))
+        let n = set.rules.len();
+        // By rank, best first, then by id: one number each (the rank's
+        // complement above the id) sorts as both.
+        let mut order: Vec<u64> = (set.rules.iter().enumerate())
+            .map(|(i, r)| u64::from(!r.rank) << 32 | i as u64)
             .collect();
+        order.sort_unstable();
+        let compile_cost_ns = compile_cost_ns(&set);
+        let total = set.rules.iter().map(|r| r.glob.atoms.len()).sum();
+        let (mut atoms, mut starts, mut sets) = (
+            Vec::with_capacity(total),
+            Vec::with_capacity(n + 1),
+            Vec::new(),
+        );
+        starts.push(0);
+        for r in &mut set.rules {
+            compact(&std::mem::take(&mut r.glob.atoms), &mut atoms, &mut sets);
+            starts.push(atoms.len() as u32);
+        }
         Rules {
             set,
-            patterns,
+            atoms,
+            starts,
             sets,
             order,
             channels: channel_names.len(),
@@ -495,7 +510,8 @@ impl Rules {
     #[inline]
     fn matches(&self, i: usize, path: &[u8]) -> bool {
         let anchored = self.set.rules[i].glob.anchored;
-        glob_matches(&self.patterns[i], anchored, path, &self.sets)
+        let atoms = &self.atoms[self.starts[i] as usize..self.starts[i + 1] as usize];
+        glob_matches(atoms, anchored, path, &self.sets)
     }
 
     /// The outcome words for `s.path`, into `s.words`; how many rules were
@@ -504,7 +520,8 @@ impl Rules {
         let (rules, path) = (&self.set.rules, &s.path[..]);
         s.words.clear();
         if !self.set.resolution.by_sets() {
-            for (k, &i) in self.order.iter().enumerate() {
+            for (k, &key) in self.order.iter().enumerate() {
+                let i = key as u32;
                 if self.matches(i as usize, path) {
                     let allow = rules[i as usize].allow;
                     s.words.push(outcome_word(allow, i));
@@ -546,20 +563,17 @@ const STAR: u32 = 257;
 /// The first byte set.
 const SET: u32 = 258;
 
-/// `atoms` as compact atoms, their byte sets appended to `sets`.
-fn compact(atoms: &[Atom], sets: &mut Vec<ByteSet>) -> Box<[u32]> {
-    atoms
-        .iter()
-        .map(|a| match a {
-            Atom::Byte(b) => u32::from(*b),
-            Atom::Any => ANY,
-            Atom::Star => STAR,
-            Atom::Set(s) => {
-                sets.push(*s);
-                SET + (sets.len() - 1) as u32
-            }
-        })
-        .collect()
+/// `atoms` as compact atoms, appended to `out`; their byte sets to `sets`.
+fn compact(atoms: &[Atom], out: &mut Vec<u32>, sets: &mut Vec<ByteSet>) {
+    out.extend(atoms.iter().map(|a| match a {
+        Atom::Byte(b) => u32::from(*b),
+        Atom::Any => ANY,
+        Atom::Star => STAR,
+        Atom::Set(s) => {
+            sets.push(*s);
+            SET + (sets.len() - 1) as u32
+        }
+    }));
 }
 
 /// Does compact atom `atom` take byte `b`? (`*` takes any, repeatedly.)
@@ -624,8 +638,8 @@ mod tests {
 
     fn both_as(pattern: &[u8], syntax: PatternSyntax, path: &[u8]) -> (bool, bool) {
         let g = Glob::parse(pattern, syntax, UrlMode::Google);
-        let mut sets = Vec::new();
-        let atoms = compact(&g.atoms, &mut sets);
+        let (mut atoms, mut sets) = (Vec::new(), Vec::new());
+        compact(&g.atoms, &mut atoms, &mut sets);
         (
             g.matches(path),
             glob_matches(&atoms, g.anchored, path, &sets),
