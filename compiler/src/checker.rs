@@ -21,11 +21,12 @@
 //!
 //! What else the compiled policy would say is there too, without lowering:
 //! its header's agent, dialect, URL mode and channels, its records
-//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), and the compiled
-//! policy itself with the compiler's findings once it is needed
+//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), the compiler's
+//! findings on the body ([`Checker::diagnostics`]), and the compiled
+//! policy itself with all its findings once it is needed
 //! ([`Checker::promoted`]: to write the artifact).
 
-use crate::compile::{compile_as_written, front, front_metadata, CompileError, CompileOptions};
+use crate::compile::{compile_as_written, front, front_records, CompileError, CompileOptions};
 use crate::diag::Diagnostic;
 use crate::glob::{Atom, ByteSet};
 use crate::outcome::Resolution;
@@ -61,8 +62,9 @@ pub struct Checker {
     /// The compiled policy once promoted; an error inside when it could
     /// not be built as written (the checker then interprets for good).
     compiled: OnceLock<Result<Promoted, CompileError>>,
-    /// The compiled policy's records, read when first asked for.
-    metadata: OnceLock<MetaData>,
+    /// The compiled policy's records and the compiler's findings, read
+    /// when first asked for.
+    records: OnceLock<(MetaData, Vec<Diagnostic>)>,
     /// What the interpreted checks (and failed attempts to compile) have
     /// cost so far, in estimated nanoseconds.
     spent: AtomicU64,
@@ -143,7 +145,7 @@ impl Checker {
             agent: agent.to_string(),
             options: options.clone(),
             compiled: OnceLock::new(),
-            metadata: OnceLock::new(),
+            records: OnceLock::new(),
             spent: AtomicU64::new(0),
             price: AtomicU64::new(price),
             attempt: Mutex::new(()),
@@ -259,13 +261,35 @@ impl Checker {
     /// [`robocc_engine::Policy::meta`] reads the same from the artifact),
     /// read from the body when first asked for: no lowering.
     pub fn metadata(&self) -> &MetaData {
-        self.metadata.get_or_init(|| {
+        &self.records().0
+    }
+
+    /// What the compiler reports of the body ([`crate::Compiled::diagnostics`])
+    /// but for what only lowering finds (`DiagCode::SplitPath`, and
+    /// `DiagCode::SignalsDropped`, which never applies to the checker's
+    /// answers): read from the body when first asked for, with
+    /// [`Checker::metadata`].
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.records().1
+    }
+
+    /// The records and findings, read again from the body (`new` keeps
+    /// neither: a first answer does not wait for them).
+    fn records(&self) -> &(MetaData, Vec<Diagnostic>) {
+        self.records.get_or_init(|| {
             front(&self.body, None, &self.agent, &self.options, |f| {
-                Ok(front_metadata(f))
+                Ok(front_records(f))
             })
             // `new` read the same body with the same options.
             .expect("a body the checker read reads again")
         })
+    }
+
+    /// acap: what rule `id` is about besides its pattern (its usage, tier,
+    /// qualifiers; [`robocc_engine::Policy::acap_rule`] shows the same);
+    /// `None` for other dialects or an unknown id.
+    pub fn acap_rule(&self, id: u32) -> Option<&crate::acap::AcapRule> {
+        self.rules.set.acap()?.rules.get(id as usize)
     }
 
     /// Has the checker switched to the compiled automaton?
@@ -787,6 +811,23 @@ mod tests {
             let p = file.policy();
             let h = p.header();
             assert_eq!(c.metadata(), &compiled.data.meta, "{shown}");
+            let lowering_only = [crate::DiagCode::SplitPath, crate::DiagCode::SignalsDropped];
+            let found: Vec<_> = compiled
+                .diagnostics
+                .iter()
+                .filter(|d| !lowering_only.contains(&d.code))
+                .cloned()
+                .collect();
+            assert_eq!(c.diagnostics(), &found[..], "{shown}");
+            for id in 0..c.rule_count() as u32 {
+                let a = c
+                    .acap_rule(id)
+                    .map(|a| (a.usage, a.named, a.conventional, a.qualifiers.join(" ")));
+                let b = p
+                    .acap_rule(id)
+                    .map(|a| (a.usage, a.named, a.conventional, a.qualifiers.to_string()));
+                assert_eq!(a, b, "{shown}");
+            }
             assert_eq!(
                 (c.agent(), c.dialect(), c.url_mode(), c.rule_count()),
                 (h.agent, h.dialect, h.url_mode, p.rule_count()),

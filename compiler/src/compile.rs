@@ -340,9 +340,11 @@ fn compile_source(
     })
 }
 
-/// The policy's non-rule records ([`MetaData`]) from the front alone: what
-/// [`lower_front`] writes when nothing was dropped to fit the budget.
-pub(crate) fn front_metadata(f: Front<'_>) -> MetaData {
+/// The policy's non-rule records ([`MetaData`]) and the findings from the
+/// front alone: what [`lower_front`] writes and reports when nothing was
+/// dropped to fit the budget, but for the lowering's own findings
+/// (`SplitPath`).
+pub(crate) fn front_records(f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
     let Front {
         sem,
         acap_file,
@@ -351,14 +353,15 @@ pub(crate) fn front_metadata(f: Front<'_>) -> MetaData {
         rule_set,
         mut diagnostics,
     } = f;
-    records(
+    let meta = records(
         sem,
         acap_file,
         robots,
         &selection,
         &rule_set,
         &mut diagnostics,
-    )
+    );
+    (meta, diagnostics)
 }
 
 /// The rest of compiling: lowers the rules and assembles the artifact.
