@@ -122,64 +122,60 @@ fn states_preferences(c: &Checker) -> bool {
     c.dialect() == Dialect::Rfc9309 && c.channels().len() > 1
 }
 
-/// What [`verdict_of`] reads of one site's policy: the compiled policy, or
-/// the checker of a robots.txt, which answer alike.
-trait Answers {
-    fn dialect(&self) -> Dialect;
-    fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict;
-    fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict>;
-    fn rule(&self, id: u32) -> Option<RuleRef<'_>>;
-    /// acap: rule `id`'s qualifiers, one word each.
-    fn qualifiers(&self, id: u32) -> Option<Vec<String>>;
+/// What [`verdict_of`] reads: one site's compiled policy, or the checker
+/// of its robots.txt while it interprets (they answer alike).
+#[derive(Clone, Copy)]
+enum Site<'a> {
+    Compiled(Policy<'a>),
+    Rules(&'a Checker),
 }
 
-impl Answers for Policy<'_> {
-    fn dialect(&self) -> Dialect {
-        self.header().dialect
+impl<'a> Site<'a> {
+    fn of(c: &'a Checker) -> Site<'a> {
+        match c.compiled() {
+            Some(file) => Site::Compiled(file.policy()),
+            None => Site::Rules(c),
+        }
     }
-    fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
-        Policy::check_usage(self, url, usage)
-    }
-    fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
-        Policy::preference(self, url, usage)
-    }
-    fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        Policy::rule(self, id)
-    }
-    fn qualifiers(&self, id: u32) -> Option<Vec<String>> {
-        let a = self.acap_rule(id)?;
-        Some(
-            a.qualifiers
-                .split_whitespace()
-                .map(str::to_string)
-                .collect(),
-        )
-    }
-}
 
-impl Answers for Checker {
-    fn dialect(&self) -> Dialect {
-        Checker::dialect(self)
+    fn dialect(self) -> Dialect {
+        match self {
+            Site::Compiled(p) => p.header().dialect,
+            Site::Rules(c) => c.dialect(),
+        }
     }
-    fn check_usage(&self, url: &[u8], usage: Usage) -> Verdict {
-        Checker::check_usage(self, url, usage)
+
+    fn check_usage(self, url: &[u8], usage: Usage) -> Verdict {
+        match self {
+            Site::Compiled(p) => p.check_usage(url, usage),
+            Site::Rules(c) => c.check_usage(url, usage),
+        }
     }
-    fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
-        Checker::preference(self, url, usage)
+
+    fn preference(self, url: &[u8], usage: Usage) -> Option<Verdict> {
+        match self {
+            Site::Compiled(p) => p.preference(url, usage),
+            Site::Rules(c) => c.preference(url, usage),
+        }
     }
-    fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        Checker::rule(self, id)
+
+    fn rule(self, id: u32) -> Option<RuleRef<'a>> {
+        match self {
+            Site::Compiled(p) => p.rule(id),
+            Site::Rules(c) => c.rule(id),
+        }
     }
-    fn qualifiers(&self, id: u32) -> Option<Vec<String>> {
-        // As the artifact keeps them: joined by a space, read by words.
-        let a = self.acap_rule(id)?;
-        Some(
-            a.qualifiers
-                .iter()
+
+    /// acap: rule `id`'s qualifiers, a word each (as the artifact keeps
+    /// them: joined by spaces).
+    fn qualifiers(self, id: u32) -> Option<Vec<String>> {
+        let words: Vec<&str> = match self {
+            Site::Compiled(p) => p.acap_rule(id)?.qualifiers.split_whitespace().collect(),
+            Site::Rules(c) => (c.acap_rule(id)?.qualifiers.iter())
                 .flat_map(|q| q.split_whitespace())
-                .map(str::to_string)
                 .collect(),
-        )
+        };
+        Some(words.into_iter().map(str::to_string).collect())
     }
 }
 
@@ -292,8 +288,14 @@ fn judge_at(
     usage: Usage,
 ) -> Result<Option<Judged>, String> {
     match src {
-        Source::Policy(p) => Ok(Some(verdict_of(&p.policy(), url, usage, true, None))),
-        Source::Robots(c) => Ok(Some(verdict_of(&**c, url, usage, true, None))),
+        Source::Policy(p) => Ok(Some(verdict_of(
+            Site::Compiled(p.policy()),
+            url,
+            usage,
+            true,
+            None,
+        ))),
+        Source::Robots(c) => Ok(Some(verdict_of(Site::of(c), url, usage, true, None))),
         Source::Store(s) => judge_store(s, lookup, url, usage),
         Source::Set(set) => match set.store_for(lookup).map_err(|e| e.to_string())? {
             Some(s) => judge_store(s, lookup, url, usage),
@@ -340,7 +342,7 @@ fn judge_store(
     let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
     Ok(Some(verdict_of(
-        &p,
+        Site::Compiled(p),
         url,
         usage,
         has_lines,
@@ -349,7 +351,7 @@ fn judge_store(
 }
 
 fn verdict_of(
-    p: &impl Answers,
+    p: Site<'_>,
     url: &[u8],
     usage: Usage,
     has_lines: bool,

@@ -344,43 +344,36 @@ fn compile_source(
 /// front alone: what [`lower_front`] writes and reports when nothing was
 /// dropped to fit the budget, but for the lowering's own findings
 /// (`SplitPath`).
-pub(crate) fn front_records(f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
-    let Front {
-        sem,
-        acap_file,
-        robots,
-        selection,
-        rule_set,
-        mut diagnostics,
-    } = f;
-    let meta = records(
-        sem,
-        acap_file,
-        robots,
-        &selection,
-        &rule_set,
-        &mut diagnostics,
-    );
-    (meta, diagnostics)
+pub(crate) fn front_records(mut f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
+    let meta = f.records();
+    (meta, f.diagnostics)
+}
+
+impl Front<'_> {
+    /// [`records`] of the front, its rules as they are now; its findings
+    /// join `diagnostics`.
+    fn records(&mut self) -> MetaData {
+        let Front {
+            sem,
+            acap_file,
+            robots,
+            selection,
+            rule_set,
+            diagnostics,
+        } = self;
+        records(sem, *acap_file, robots, selection, rule_set, diagnostics)
+    }
 }
 
 /// The rest of compiling: lowers the rules and assembles the artifact.
 fn lower_front(
-    f: Front<'_>,
+    mut f: Front<'_>,
     robots_txt: &[u8],
     whole: Option<(u64, [u8; 32])>,
     agent: &str,
     options: &CompileOptions,
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
-    let Front {
-        sem,
-        acap_file,
-        robots,
-        selection,
-        mut rule_set,
-        mut diagnostics,
-    } = f;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let budget = match degrade {
         Degrade::Signals => options.budget,
@@ -389,18 +382,18 @@ fn lower_front(
             ..options.budget
         },
     };
-    let lowered = match lower(&rule_set, &budget, source_len) {
+    let lowered = match lower(&f.rule_set, &budget, source_len) {
         Ok(l) => l,
-        Err(e) if degrade == Degrade::Signals && rule_set.signals().is_some() => {
+        Err(e) if degrade == Degrade::Signals && f.rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
             // unknown, and say so.
-            let n = rule_set.signals().map_or(0, |s| {
+            let n = f.rule_set.signals().map_or(0, |s| {
                 s.rules
                     .iter()
                     .filter(|r| r.family != crate::signals::Family::Crawl)
                     .count()
             });
-            diagnostics.push(Diagnostic::new(
+            f.diagnostics.push(Diagnostic::new(
                 0,
                 DiagCode::SignalsDropped,
                 format!(
@@ -408,21 +401,22 @@ fn lower_front(
                      ({e}): the policy answers crawl only, every preference unknown"
                 ),
             ));
-            let crawl_rules = rule_set.rules.len() - n;
-            rule_set.rules.truncate(crawl_rules);
-            rule_set.resolution = Resolution::Ranked;
-            lower(&rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
+            let crawl_rules = f.rule_set.rules.len() - n;
+            f.rule_set.rules.truncate(crawl_rules);
+            f.rule_set.resolution = Resolution::Ranked;
+            lower(&f.rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
     };
-    let meta = records(
+    let meta = f.records();
+    let Front {
         sem,
         acap_file,
-        robots,
-        &selection,
-        &rule_set,
-        &mut diagnostics,
-    );
+        selection,
+        rule_set,
+        mut diagnostics,
+        ..
+    } = f;
     if lowered.split_reason.is_some() {
         // One plain sentence; the budget that forced it is in the header
         // (`split_reason`) for whoever wants the detail.

@@ -61,7 +61,7 @@ fn readings() -> Vec<(String, Vec<u8>, &'static str, CompileOptions)> {
     // Set mode: ACAP records and AI-usage statements made from a real
     // file's rules (as the checker's agreement tests make them).
     let body = real("protego__www.uefa.com.txt");
-    let acap_opts = CompileOptions {
+    let acap_reading = CompileOptions {
         dialect: Dialect::Acap,
         purposes: vec!["news".into()],
         ..CompileOptions::default()
@@ -70,18 +70,15 @@ fn readings() -> Vec<(String, Vec<u8>, &'static str, CompileOptions)> {
         "acap".into(),
         acap::synthesize(&body, 3),
         acap::AGENT,
-        acap_opts,
+        acap_reading,
     ));
-    let signal_opts = CompileOptions {
-        training_agents: vec![signals::TRAINING_AGENT.into()],
+    let training_agents = vec![signals::TRAINING_AGENT.into()];
+    let signals_body = signals::synthesize(&body, 3);
+    let with_signals = CompileOptions {
+        training_agents,
         ..CompileOptions::default()
     };
-    out.push((
-        "signals".into(),
-        signals::synthesize(&body, 3),
-        signals::AGENT,
-        signal_opts,
-    ));
+    out.push(("signals".into(), signals_body, signals::AGENT, with_signals));
     out
 }
 
