@@ -4,7 +4,7 @@
 //! closes threads under "a `*` may match nothing" and prunes what can no
 //! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
-use super::states::thread_hash;
+use super::states::{thread_hash, union};
 use super::{FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
@@ -458,27 +458,7 @@ impl Patterns<'_> {
     /// `*`, a later one drops too.)
     #[inline]
     fn join_group(&self, i: u32, a: &[Thread], b: &[Thread], group: &mut Vec<Thread>) {
-        group.clear();
-        let (mut x, mut y) = (0, 0);
-        while x < a.len() && y < b.len() {
-            match a[x].cmp(&b[y]) {
-                std::cmp::Ordering::Less => {
-                    group.push(a[x]);
-                    x += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    group.push(b[y]);
-                    y += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    group.push(a[x]);
-                    x += 1;
-                    y += 1;
-                }
-            }
-        }
-        group.extend_from_slice(&a[x..]);
-        group.extend_from_slice(&b[y..]);
+        union(a, b, group);
         let floor = group
             .iter()
             .rposition(|&t| self.kind(t) == KIND_STAR)
