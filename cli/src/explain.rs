@@ -707,7 +707,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, dropped: bo
         return;
     }
     let dialect = policy.header().dialect;
-    if dialect != robocc_engine::Dialect::Rfc9309 {
+    if !robocc_compiler::dialect::semantics(dialect).reads_signals() {
         // docs/dialects.md: the preference lines are read under rfc9309 only.
         println!(
             "  preferences: not read under the {} dialect (search, train-ai, ai-input unknown)",

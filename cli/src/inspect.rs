@@ -88,7 +88,9 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if let Some(v) = m.robot_version() {
         println!("{indent}robot-version: {}", printable(v.as_bytes()));
     }
-    if p.channels().count() == 4 && h.dialect != robocc_engine::Dialect::Acap {
+    if p.channels()
+        .eq(robocc_engine::Usage::SIGNAL_CHANNELS.iter().copied())
+    {
         println!(
             "{indent}channels: {} (AI-usage preferences)",
             p.channels().collect::<Vec<_>>().join(" ")

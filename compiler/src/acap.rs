@@ -161,7 +161,7 @@ fn rule_glob(written: &[u8], conventional: bool) -> Glob {
 /// `explain` resolves again to show how each usage was decided). `None`
 /// for other dialects.
 pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapRules)> {
-    if p.header().dialect != robocc_engine::Dialect::Acap {
+    if !crate::dialect::semantics(p.header().dialect).acap_records {
         return None;
     }
     let mut rules = Vec::new();

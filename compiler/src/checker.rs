@@ -130,7 +130,7 @@ impl Checker {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
-            Ok(Rules::new(f.rule_set, channels, options.dialect))
+            Ok(Rules::new(f.rule_set, channels, f.sem.acap_records))
         })?;
         let price = match promotion {
             Promotion::Auto => rules.compile_cost_ns,
@@ -473,7 +473,8 @@ struct Rules {
 }
 
 impl Rules {
-    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
+    /// `acap`: an acap policy's rules (one channel per usage type).
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], acap: bool) -> Rules {
         let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
         let compile_cost_ns = compile_cost_ns(&set);
@@ -490,7 +491,7 @@ impl Rules {
             order,
             channels: channel_names.len(),
             channel_names,
-            acap: dialect == Dialect::Acap,
+            acap,
             compile_cost_ns,
         }
     }
