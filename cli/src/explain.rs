@@ -198,7 +198,7 @@ fn explain_store(
             continue;
         };
         let policy = s
-            .policy(host.policy as usize)
+            .policy(host.policy)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         // JSON carries the host record in each URL's object.
         if args.format == Format::Text {
@@ -778,7 +778,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, dropped: bo
 
 /// A signal statement in words: `line N: Content-Usage /path`, `line N:
 /// Content-Signal`, `line N: training token T: Disallow /p`.
-fn statement(policy: &Policy<'_>, id: u32) -> Option<String> {
+fn statement(policy: &Policy<'_>, id: robocc_engine::RuleId) -> Option<String> {
     use robocc_engine::SignalSource;
     let r = policy.rule(id)?;
     let what = match policy.signal_source(id)? {

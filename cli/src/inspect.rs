@@ -95,7 +95,7 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
             "{indent}channels: {} (AI-usage preferences)",
             p.channels().collect::<Vec<_>>().join(" ")
         );
-        for id in 0..p.rule_count() as u32 {
+        for id in p.rule_ids() {
             let (Some(r), Some(source)) = (p.rule(id), p.signal_source(id)) else {
                 continue;
             };
@@ -130,8 +130,8 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
             "{indent}usages: {}",
             p.channels().collect::<Vec<_>>().join(" ")
         );
-        for (id, r) in p.rules().enumerate() {
-            let Some(a) = p.acap_rule(id as u32) else {
+        for id in p.rule_ids() {
+            let (Some(r), Some(a)) = (p.rule(id), p.acap_rule(id)) else {
                 continue;
             };
             let mut extra = String::new();
@@ -278,7 +278,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
 fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
     let mut split = 0;
     let mut sum = Sum::default();
-    for i in 0..store.policy_count() {
+    for i in store.policy_ids() {
         let p = store.policy(i).map_err(|e| e.to_string())?;
         split += usize::from(p.header().automata > 1);
         sum += Sum::from(p.sizes());

@@ -166,8 +166,8 @@ pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapR
     }
     let mut rules = Vec::new();
     let mut info = Vec::new();
-    for (id, r) in p.rules().enumerate() {
-        let a = p.acap_rule(id as u32)?;
+    for id in p.rule_ids() {
+        let (r, a) = (p.rule(id)?, p.acap_rule(id)?);
         rules.push(written_rule(
             r.allow,
             r.pattern,

@@ -34,7 +34,9 @@ use robocc_engine::answer;
 use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
-use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
+use robocc_engine::{
+    Dialect, PolicyFile, RuleId, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict,
+};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -174,7 +176,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         match answer::channel_of(acap, channels, usage) {
-            Some(c) => answer::verdict(self.interpret(url, |words| words[c])),
+            Some(c) => answer::verdict(self.interpret(url, |words| words[c.index()])),
             None => answer::usage_verdict(acap, channels, usage, |_| NO_RULE),
         }
     }
@@ -188,7 +190,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         let c = answer::channel_of(acap, channels, usage)?;
-        let w = self.interpret(url, |words| words[c]);
+        let w = self.interpret(url, |words| words[c.index()]);
         answer::preference(acap, channels, usage, |_| w)
     }
 
@@ -212,8 +214,8 @@ impl Checker {
 
     /// Rule `id` (a [`Verdict::rule`]), as the compiled policy's
     /// [`robocc_engine::Policy::rule`] shows it.
-    pub fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        let r = self.rules.set.rules.get(id as usize)?;
+    pub fn rule(&self, id: RuleId) -> Option<RuleRef<'_>> {
+        let r = self.rules.set.rules.get(id.index())?;
         Some(RuleRef {
             allow: r.allow,
             pattern: &r.pattern,

@@ -77,6 +77,7 @@ pub mod artifact;
 mod artifact;
 mod bytes;
 mod format;
+mod ids;
 mod load;
 pub mod normalize;
 mod policy;
@@ -98,6 +99,7 @@ pub use format::{
     frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
     STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
+pub use ids::{ChannelId, OutcomeId, PolicyId, RuleId};
 pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
@@ -155,6 +157,10 @@ mod tests {
         shared::<FileKind>();
         shared::<UnknownName>();
         // Plain values.
+        shared::<RuleId>();
+        shared::<ChannelId>();
+        shared::<OutcomeId>();
+        shared::<PolicyId>();
         shared::<Dialect>();
         shared::<UrlMode>();
         shared::<Selection>();

@@ -8,6 +8,7 @@ use super::layout::{
 use super::{HostKey, HostSource};
 use crate::bytes::AlignedBytes;
 use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
+use crate::ids::PolicyId;
 use crate::types::Dialect;
 use std::cmp::Ordering;
 
@@ -18,7 +19,7 @@ pub struct HostEntry<'a> {
     /// not the scheme's default); [`write_store`] refuses another form.
     pub key: &'a str,
     /// Index into the policies given to [`write_store`].
-    pub policy: u32,
+    pub policy: PolicyId,
     /// Why this policy.
     pub source: HostSource,
     /// HTTP status the input gave (0: unreachable).
@@ -205,7 +206,7 @@ fn place_hosts(
     for (hash, i) in &keyed {
         let h = &hosts[*i as usize];
         let fetched = fetched_at_kept(h.fetched_at.unwrap_or(""));
-        if h.policy as usize >= policies {
+        if h.policy.index() >= policies {
             return Err(Placement::Refused(format!(
                 "host {:?} names policy {} of {policies}",
                 h.key, h.policy,
@@ -220,7 +221,7 @@ fn place_hosts(
             fetched_len: fetched.len() as u8,
             source: h.source as u8,
             status: h.status,
-            policy: h.policy,
+            policy: h.policy.get(),
         };
         let home = rec.home(homes);
         let at = home.max(next);
@@ -244,7 +245,7 @@ fn place_hosts(
         if slots.len() < (at + 1) * SLOT {
             slots.resize((at + 1) * SLOT, 0);
         }
-        let slot = rec.encode(&hints[h.policy as usize], h.key.as_bytes());
+        let slot = rec.encode(&hints[h.policy.index()], h.key.as_bytes());
         slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&slot);
         next = at + 1;
     }
@@ -276,7 +277,7 @@ mod tests {
             .iter()
             .map(|key| HostEntry {
                 key,
-                policy: 0,
+                policy: crate::PolicyId::new(0),
                 source: HostSource::Fetched,
                 status: 200,
                 fetched_at: None,

@@ -17,7 +17,7 @@ use collect::{Collected, HostRows};
 use compile::{compile_bodies, distinct_reused, reusable, Built};
 use resolve::resolve;
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{write_store, HostEntry, HostKey, HostSource, Store, StoreMeta};
+use robocc_engine::{write_store, HostEntry, HostKey, HostSource, PolicyId, Store, StoreMeta};
 use spill::Spill;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -239,7 +239,7 @@ impl Prepared {
     ) -> Result<(robocc_engine::AlignedBytes, Vec<u32>), StoreError> {
         let (agent, options) = (builder.agent.as_str(), &builder.options);
         // A policy is stored once per body, or per base policy reused.
-        let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
+        let mut stored_as: HashMap<(Option<PolicyId>, u32), PolicyId> = HashMap::new();
         let mut policies: Vec<Cow<'_, [u8]>> = Vec::new();
         let mut stored: Vec<u32> = Vec::new();
         let mut failed_hosts: Vec<usize> = Vec::new();
@@ -276,7 +276,7 @@ impl Prepared {
                         None => {
                             policies.push(self.spill.load(bytes)?);
                             stored.push(body);
-                            let i = (policies.len() - 1) as u32;
+                            let i = PolicyId::new((policies.len() - 1) as u32);
                             stored_as.insert(slot, i);
                             i
                         }
@@ -290,7 +290,7 @@ impl Prepared {
                     });
                     failed_hosts.push(entries.len());
                     // Numbered once every compiled policy is known.
-                    u32::MAX
+                    PolicyId::new(u32::MAX)
                 }
             };
             report.by_source.add(source);
@@ -303,7 +303,7 @@ impl Prepared {
             });
         }
         if !failed_hosts.is_empty() {
-            let index = policies.len() as u32;
+            let index = PolicyId::new(policies.len() as u32);
             for &i in &failed_hosts {
                 entries[i].policy = index;
             }
