@@ -49,7 +49,7 @@ pub use host_names::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 pub use layout::MAX_PROBE;
 pub use read::Store;
 #[cfg(feature = "build")]
-pub use write::{fetched_at_kept, write_store, HostEntry, StoreMeta};
+pub use write::{fetched_at_kept, write_store, HostEntry, StoreMeta, WriteStoreError};
 
 use crate::ids::PolicyId;
 

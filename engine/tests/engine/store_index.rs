@@ -11,7 +11,7 @@
 
 use robocc_engine::{
     write_store, Dialect, HostEntry, HostKey, HostSource, Policy, PolicyId, Store, StoreMeta,
-    MAX_PROBE,
+    WriteStoreError, MAX_PROBE,
 };
 
 /// Artifacts are read in place, so they must be aligned as archives are.
@@ -49,7 +49,7 @@ fn store(hosts: usize) -> Vec<u8> {
     write(&keys).unwrap()
 }
 
-fn write(keys: &[String]) -> Result<Vec<u8>, String> {
+fn write(keys: &[String]) -> Result<Vec<u8>, WriteStoreError> {
     write_store(&meta(), entries(keys), &[SMALL, REGISTER]).map(|b| b.to_vec())
 }
 
@@ -394,10 +394,14 @@ fn the_writer_refuses_a_host_twice_and_a_policy_it_was_not_given() {
         "a.example".into(),
     ];
     let e = write_store(&meta(), entries(&keys), &[SMALL, REGISTER]).unwrap_err();
-    assert!(e.contains("\"a.example\" is given twice"), "{e}");
+    assert_eq!(e, WriteStoreError::DuplicateHost("a.example".into()));
+    assert!(
+        e.to_string().contains("\"a.example\" is given twice"),
+        "{e}"
+    );
     let keys = ["a.example".to_string(), "b.example".into()];
     let e = write_store(&meta(), entries(&keys), &[SMALL]).unwrap_err();
-    assert!(e.contains("names policy 1 of 1"), "{e}");
+    assert!(e.to_string().contains("names policy 1 of 1"), "{e}");
 }
 
 #[test]

@@ -322,7 +322,7 @@ impl Prepared {
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             options_hash: robocc_compiler::options_hash(agent, options),
         };
-        let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
+        let bytes = write_store(&meta, entries, &policies).map_err(StoreError::Write)?;
         Ok((bytes, stored))
     }
 
@@ -499,10 +499,10 @@ impl<'a> StoreBuilder<'a> {
         I: IntoIterator<Item = Result<HostInput, InputError>>,
     {
         if shards == 0 || shards > robocc_engine::MAX_SHARDS {
-            return Err(StoreError::TooLarge(format!(
-                "{shards} shards: a store set has 1 to {}",
-                robocc_engine::MAX_SHARDS
-            )));
+            return Err(StoreError::Shard {
+                which: None,
+                shards,
+            });
         }
         let mut prepared = prepare(self, inputs, |_| true)?;
         let mut report = prepared.report();
@@ -564,10 +564,10 @@ impl<'a> StoreBuilder<'a> {
         I: IntoIterator<Item = Result<HostInput, InputError>>,
     {
         if shards == 0 || shards > robocc_engine::MAX_SHARDS || which >= shards {
-            return Err(StoreError::TooLarge(format!(
-                "shard {which} of {shards}: a store set has 1 to {} shards, numbered from 0",
-                robocc_engine::MAX_SHARDS
-            )));
+            return Err(StoreError::Shard {
+                which: Some(which),
+                shards,
+            });
         }
         let mine = |k: &str| shard_of_key(k, shards) == which;
         let mut prepared = prepare(self, inputs, mine)?;
@@ -619,7 +619,7 @@ impl<'a> StoreBuilder<'a> {
             shards,
         }
         .to_text()
-        .map_err(StoreError::TooLarge)
+        .map_err(StoreError::SetIndex)
     }
 }
 
