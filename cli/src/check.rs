@@ -245,7 +245,7 @@ fn judge_store(
     let Some(host) = s.host(lookup).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
+    let p = s.policy(host.policy).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
     Ok(Some(verdict_of(
         &p,

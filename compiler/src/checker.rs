@@ -34,7 +34,9 @@ use robocc_engine::answer;
 use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
-use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
+use robocc_engine::{
+    Dialect, PolicyFile, RuleId, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict,
+};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -130,7 +132,7 @@ impl Checker {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
-            Ok(Rules::new(f.rule_set, channels, options.dialect))
+            Ok(Rules::new(f.rule_set, channels, f.sem.acap_records))
         })?;
         let price = match promotion {
             Promotion::Auto => rules.compile_cost_ns,
@@ -174,7 +176,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         match answer::channel_of(acap, channels, usage) {
-            Some(c) => answer::verdict(self.interpret(url, |words| words[c])),
+            Some(c) => answer::verdict(self.interpret(url, |words| words[c.index()])),
             None => answer::usage_verdict(acap, channels, usage, |_| NO_RULE),
         }
     }
@@ -188,7 +190,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         let c = answer::channel_of(acap, channels, usage)?;
-        let w = self.interpret(url, |words| words[c]);
+        let w = self.interpret(url, |words| words[c.index()]);
         answer::preference(acap, channels, usage, |_| w)
     }
 
@@ -212,8 +214,8 @@ impl Checker {
 
     /// Rule `id` (a [`Verdict::rule`]), as the compiled policy's
     /// [`robocc_engine::Policy::rule`] shows it.
-    pub fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        let r = self.rules.set.rules.get(id as usize)?;
+    pub fn rule(&self, id: RuleId) -> Option<RuleRef<'_>> {
+        let r = self.rules.set.rules.get(id.index())?;
         Some(RuleRef {
             allow: r.allow,
             pattern: &r.pattern,
@@ -473,7 +475,8 @@ struct Rules {
 }
 
 impl Rules {
-    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
+    /// `acap`: an acap policy's rules (one channel per usage type).
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], acap: bool) -> Rules {
         let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
         let compile_cost_ns = compile_cost_ns(&set);
@@ -490,7 +493,7 @@ impl Rules {
             order,
             channels: channel_names.len(),
             channel_names,
-            acap: dialect == Dialect::Acap,
+            acap,
             compile_cost_ns,
         }
     }

@@ -274,7 +274,8 @@ pub(crate) fn front<R>(
     let mut diagnostics = input.diagnostics.clone();
     // acap: ACAP records are read first; the conventional parser sees the
     // file with their lines blanked (ACAP 2.9.2).
-    let acap_file = (options.dialect == Dialect::Acap)
+    let acap_file = sem
+        .acap_records
         .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
     let conventional_body = match &acap_file {
         Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
@@ -308,7 +309,7 @@ pub(crate) fn front<R>(
     }
     // AI-usage preferences (rfc9309): their statements join the rule set,
     // which is then lowered in set mode with the dialect's signal channels.
-    if !sem.signal_channels.is_empty() {
+    if sem.reads_signals() {
         crate::signals::add(
             &mut rule_set,
             &robots,
