@@ -11,7 +11,7 @@ use crate::EXIT_USAGE;
 use clap::{Args, ValueEnum};
 use robocc_compiler::Checker;
 use robocc_engine::{
-    Dialect, HostSource, Policy, PolicyFile, RuleRef, Store, StoreSet, Usage, Verdict,
+    Dialect, HostSource, Policy, PolicyFile, RuleId, RuleRef, Store, StoreSet, Usage, Verdict,
 };
 use robocc_page::tdmrep::Tdmrep;
 use std::io::{BufReader, BufWriter, IsTerminal, Read, Write};
@@ -159,7 +159,7 @@ impl<'a> Site<'a> {
         }
     }
 
-    fn rule(self, id: u32) -> Option<RuleRef<'a>> {
+    fn rule(self, id: RuleId) -> Option<RuleRef<'a>> {
         match self {
             Site::Compiled(p) => p.rule(id),
             Site::Rules(c) => c.rule(id),
@@ -168,7 +168,7 @@ impl<'a> Site<'a> {
 
     /// acap: rule `id`'s qualifiers, a word each (as the artifact keeps
     /// them: joined by spaces).
-    fn qualifiers(self, id: u32) -> Option<Vec<String>> {
+    fn qualifiers(self, id: RuleId) -> Option<Vec<String>> {
         let words: Vec<&str> = match self {
             Site::Compiled(p) => p.acap_rule(id)?.qualifiers.split_whitespace().collect(),
             Site::Rules(c) => (c.acap_rule(id)?.qualifiers.iter())
@@ -339,7 +339,7 @@ fn judge_store(
     let Some(host) = s.host(lookup).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
+    let p = s.policy(host.policy).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
     Ok(Some(verdict_of(
         Site::Compiled(p),

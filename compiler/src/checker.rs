@@ -35,7 +35,9 @@ use robocc_engine::answer;
 use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
-use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
+use robocc_engine::{
+    Dialect, PolicyFile, RuleId, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict,
+};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -132,7 +134,7 @@ impl Checker {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
-            Ok(Rules::new(f.rule_set, channels, options.dialect))
+            Ok(Rules::new(f.rule_set, channels, f.sem.acap_records))
         })?;
         let price = match promotion {
             Promotion::Auto => rules.compile_cost_ns,
@@ -176,7 +178,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         match answer::channel_of(acap, channels, usage) {
-            Some(c) => answer::verdict(self.interpret(url, |words| words[c])),
+            Some(c) => answer::verdict(self.interpret(url, |words| words[c.index()])),
             None => answer::usage_verdict(acap, channels, usage, |_| NO_RULE),
         }
     }
@@ -190,7 +192,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         let c = answer::channel_of(acap, channels, usage)?;
-        let w = self.interpret(url, |words| words[c]);
+        let w = self.interpret(url, |words| words[c.index()]);
         answer::preference(acap, channels, usage, |_| w)
     }
 
@@ -214,8 +216,8 @@ impl Checker {
 
     /// Rule `id` (a [`Verdict::rule`]), as the compiled policy's
     /// [`robocc_engine::Policy::rule`] shows it.
-    pub fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        let r = self.rules.set.rules.get(id as usize)?;
+    pub fn rule(&self, id: RuleId) -> Option<RuleRef<'_>> {
+        let r = self.rules.set.rules.get(id.index())?;
         Some(RuleRef {
             allow: r.allow,
             pattern: &r.pattern,
@@ -288,8 +290,8 @@ impl Checker {
     /// acap: what rule `id` is about besides its pattern (its usage, tier,
     /// qualifiers; [`robocc_engine::Policy::acap_rule`] shows the same);
     /// `None` for other dialects or an unknown id.
-    pub fn acap_rule(&self, id: u32) -> Option<&crate::acap::AcapRule> {
-        self.rules.set.acap()?.rules.get(id as usize)
+    pub fn acap_rule(&self, id: RuleId) -> Option<&crate::acap::AcapRule> {
+        self.rules.set.acap()?.rules.get(id.index())
     }
 
     /// Has the checker switched to the compiled automaton?
@@ -497,7 +499,8 @@ struct Rules {
 }
 
 impl Rules {
-    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
+    /// `acap`: an acap policy's rules (one channel per usage type).
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], acap: bool) -> Rules {
         let n = set.rules.len();
         // By rank, best first, then by id: one number each (the rank's
         // complement above the id) sorts as both.
@@ -525,7 +528,7 @@ impl Rules {
             order,
             channels: channel_names.len(),
             channel_names,
-            acap: dialect == Dialect::Acap,
+            acap,
             compile_cost_ns,
         }
     }
@@ -819,7 +822,7 @@ mod tests {
                 .cloned()
                 .collect();
             assert_eq!(c.diagnostics(), &found[..], "{shown}");
-            for id in 0..c.rule_count() as u32 {
+            for id in (0..c.rule_count() as u32).map(RuleId::new) {
                 let a = c
                     .acap_rule(id)
                     .map(|a| (a.usage, a.named, a.conventional, a.qualifiers.join(" ")));

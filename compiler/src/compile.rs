@@ -274,7 +274,8 @@ pub(crate) fn front<R>(
     let mut diagnostics = input.diagnostics.clone();
     // acap: ACAP records are read first; the conventional parser sees the
     // file with their lines blanked (ACAP 2.9.2).
-    let acap_file = (options.dialect == Dialect::Acap)
+    let acap_file = sem
+        .acap_records
         .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
     let conventional_body = match &acap_file {
         Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
@@ -308,7 +309,7 @@ pub(crate) fn front<R>(
     }
     // AI-usage preferences (rfc9309): their statements join the rule set,
     // which is then lowered in set mode with the dialect's signal channels.
-    if !sem.signal_channels.is_empty() {
+    if sem.reads_signals() {
         crate::signals::add(
             &mut rule_set,
             &robots,
@@ -336,7 +337,8 @@ fn compile_source(
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
     front(robots_txt, whole, agent, options, |f| {
-        lower_front(f, robots_txt, whole, agent, options, degrade)
+        let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
+        lower_front(f, whole, agent, options, degrade)
     })
 }
 
@@ -349,32 +351,16 @@ pub(crate) fn front_records(mut f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
     (meta, f.diagnostics)
 }
 
-impl Front<'_> {
-    /// [`records`] of the front, its rules as they are now; its findings
-    /// join `diagnostics`.
-    fn records(&mut self) -> MetaData {
-        let Front {
-            sem,
-            acap_file,
-            robots,
-            selection,
-            rule_set,
-            diagnostics,
-        } = self;
-        records(sem, *acap_file, robots, selection, rule_set, diagnostics)
-    }
-}
-
-/// The rest of compiling: lowers the rules and assembles the artifact.
+/// The rest of compiling: lowers the rules and assembles the artifact of
+/// a body of `whole`'s length and SHA-256.
 fn lower_front(
     mut f: Front<'_>,
-    robots_txt: &[u8],
-    whole: Option<(u64, [u8; 32])>,
+    whole: (u64, [u8; 32]),
     agent: &str,
     options: &CompileOptions,
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
-    let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
+    let source_len = whole.0 as usize;
     let budget = match degrade {
         Degrade::Signals => options.budget,
         Degrade::Never(time) => Budget {
@@ -409,18 +395,10 @@ fn lower_front(
         Err(e) => return Err(CompileError::Budget(e)),
     };
     let meta = f.records();
-    let Front {
-        sem,
-        acap_file,
-        selection,
-        rule_set,
-        mut diagnostics,
-        ..
-    } = f;
     if lowered.split_reason.is_some() {
         // One plain sentence; the budget that forced it is in the header
         // (`split_reason`) for whoever wants the detail.
-        diagnostics.push(Diagnostic::new(
+        f.diagnostics.push(Diagnostic::new(
             0,
             DiagCode::SplitPath,
             format!(
@@ -430,7 +408,8 @@ fn lower_front(
             ),
         ));
     }
-    let rules = rule_set
+    let rules = f
+        .rule_set
         .rules
         .iter()
         .map(|r| RuleData {
@@ -445,21 +424,21 @@ fn lower_front(
     let data = PolicyData {
         header: HeaderData {
             dialect: options.dialect as u8,
-            url_mode: rule_set.url_mode as u8,
-            robots_txt_allowed: options.robots_txt_allowed && acap_file.is_none(),
+            url_mode: f.rule_set.url_mode as u8,
+            robots_txt_allowed: options.robots_txt_allowed && f.acap_file.is_none(),
             data_txt: options.data_txt,
-            selection: selection.via as u8,
-            expiry_secs: sem.expiry_secs as u32,
-            source_sha256: whole.map_or_else(|| sha256(robots_txt), |(_, d)| d),
-            source_len: source_len as u64,
-            unread: unread_summary(&diagnostics).unwrap_or_default(),
+            selection: f.selection.via as u8,
+            expiry_secs: f.sem.expiry_secs as u32,
+            source_sha256: whole.1,
+            source_len: whole.0,
+            unread: unread_summary(&f.diagnostics).unwrap_or_default(),
             options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: match rule_set.resolution {
-                Resolution::Signals(_) => sem.signal_channels,
-                Resolution::Ranked | Resolution::Acap(_) => sem.channels,
+            channels: match f.rule_set.resolution {
+                Resolution::Signals(_) => f.sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             }
             .iter()
             .map(|c| c.to_string())
@@ -476,45 +455,43 @@ fn lower_front(
     };
     Ok(Compiled {
         data,
-        rule_set,
-        selection,
-        diagnostics,
+        rule_set: f.rule_set,
+        selection: f.selection,
+        diagnostics: f.diagnostics,
     })
 }
 
-/// The artifact's metadata from the parse and the rules as lowered, after
-/// the parser's findings (and the records' own) join `diagnostics`.
-fn records(
-    sem: &dialect::Semantics,
-    acap_file: Option<&crate::parse::acap::AcapFile>,
-    robots: &RobotsTxt<'_>,
-    selection: &Selection,
-    rule_set: &RuleSet,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> MetaData {
-    // acap: a file of ACAP records only has no conventional group, and
-    // that is no finding ("no rules apply" would be false).
-    let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
-    diagnostics.extend(
-        robots
-            .diagnostics
-            .iter()
-            .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
-            .cloned(),
-    );
-    let mut meta = metadata(robots, selection, diagnostics);
-    meta.acap = rule_set.acap().map(acap_data);
-    meta.signals = rule_set.signals().map(signals_data);
-    if sem.patterns.reads_robot_version() {
-        if let Some(&g) = selection.groups.first() {
-            let version = dialect::robots2_version(robots, g);
-            for (line, note) in version.notes {
-                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
+impl Front<'_> {
+    /// The artifact's metadata from the parse and the rules as lowered,
+    /// after the parser's findings (and the records' own) join
+    /// `self.diagnostics`.
+    fn records(&mut self) -> MetaData {
+        let (robots, selection) = (self.robots, &self.selection);
+        // acap: a file of ACAP records only has no conventional group, and
+        // that is no finding ("no rules apply" would be false).
+        let acap_records = self.acap_file.is_some_and(|f| !f.records.is_empty());
+        self.diagnostics.extend(
+            robots
+                .diagnostics
+                .iter()
+                .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
+                .cloned(),
+        );
+        let mut meta = metadata(robots, selection, &mut self.diagnostics);
+        meta.acap = self.rule_set.acap().map(acap_data);
+        meta.signals = self.rule_set.signals().map(signals_data);
+        if self.sem.patterns.reads_robot_version() {
+            if let Some(&g) = selection.groups.first() {
+                let version = dialect::robots2_version(robots, g);
+                for (line, note) in version.notes {
+                    self.diagnostics
+                        .push(Diagnostic::new(line, DiagCode::Robots2Version, note));
+                }
+                meta.robot_version = version.written;
             }
-            meta.robot_version = version.written;
         }
+        meta
     }
-    meta
 }
 
 /// SHA-256 of a source: what a policy records of the bytes it was compiled

@@ -5,7 +5,7 @@
 use robocc_testkit::paths::root;
 
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{Dialect, Policy, UrlMode};
+use robocc_engine::{ChannelId, Dialect, Policy, UrlMode};
 use robocc_testkit::heap::{allocations_during, Counting};
 use robocc_testkit::urlgen;
 
@@ -44,7 +44,7 @@ fn checks_do_not_allocate() {
                     let v = policy.check(url);
                     disallowed += usize::from(!v.allowed);
                     disallowed += usize::from(policy.check_traced(url).bytes_read == usize::MAX);
-                    let _ = policy.check_channel(url, 0);
+                    let _ = policy.check_channel(url, ChannelId::CRAWL);
                 }
                 policy.check_batch(&refs, &mut batch);
             });
@@ -337,7 +337,7 @@ fn preference_checks_do_not_allocate() {
                 }
                 let _ = policy.check_usage(url, u);
                 // What a statement says (explain's listing, a caller's own).
-                for id in 0..policy.rule_count() as u32 {
+                for id in policy.rule_ids() {
                     said += usize::from(policy.signal_says(id, u).is_some());
                 }
             }

@@ -118,7 +118,7 @@ fn agree_on_own_urls(
     let interp = Checker::with_promotion(body, agent, opts, Promotion::Never)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let patterns: Vec<Vec<u8>> = (0..)
-        .map_while(|id| interp.rule(id))
+        .map_while(|id| interp.rule(robocc_engine::RuleId::new(id)))
         .map(|r| r.pattern.to_vec())
         .collect();
     let mut urls = urlgen::workload(seed, patterns.iter().map(Vec::as_slice), n);

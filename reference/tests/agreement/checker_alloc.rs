@@ -8,7 +8,7 @@
 
 use crate::common::root;
 use robocc_compiler::{Checker, CompileOptions, Promotion};
-use robocc_engine::{Dialect, UrlMode, Usage};
+use robocc_engine::{Dialect, RuleId, UrlMode, Usage};
 use robocc_testkit::heap::allocations_during;
 use robocc_testkit::{acap, signals, urlgen};
 
@@ -89,7 +89,7 @@ fn checker_checks_do_not_allocate() {
         for promotion in [Promotion::Never, Promotion::Now] {
             let c = Checker::with_promotion(&body, agent, &opts, promotion).unwrap();
             let patterns: Vec<Vec<u8>> = (0..c.rule_count() as u32)
-                .map(|id| c.rule(id).unwrap().pattern.to_vec())
+                .map(|id| c.rule(RuleId::new(id)).unwrap().pattern.to_vec())
                 .collect();
             let mut urls = urlgen::workload(7, patterns.iter().map(Vec::as_slice), 2000);
             urls.extend(signals::PATHS.iter().map(|p| p.as_bytes().to_vec()));
