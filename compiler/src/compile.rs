@@ -272,15 +272,9 @@ pub(crate) fn front<R>(
     let sem = semantics(options.dialect);
     let input = crate::input::read(robots_txt);
     let mut diagnostics = input.diagnostics.clone();
-    // acap: ACAP records are read first; the conventional parser sees the
-    // file with their lines blanked (ACAP 2.9.2).
-    let acap_file = sem
-        .acap_records
-        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
-    let conventional_body = match &acap_file {
-        Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
-        None => std::borrow::Cow::Borrowed(&input.text[..]),
-    };
+    // acap: ACAP records are read first (ACAP 2.9.2).
+    let (acap_file, conventional_body) =
+        crate::parse::acap::split(&input.text, sem.acap_records, options.parse.max_bytes);
     let mut robots = parse(&conventional_body, &options.effective_parse());
     if whole.is_some() {
         // The parse limit's finding, of the whole body: the text is the

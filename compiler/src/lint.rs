@@ -80,17 +80,10 @@ fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
     let sem = crate::dialect::semantics(options.dialect);
-    // acap: the conventional records are read as compiling reads them, with
-    // the ACAP records' lines blanked: a conventional line inside an ACAP
-    // record is ignored (ACAP 2.9.2, reported so), not a rule outside a
-    // group to give a `User-agent: *` line.
-    let acap = sem
-        .acap_records
-        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
-    let conventional = match &acap {
-        Some(file) => std::borrow::Cow::Owned(file.conventional_body(&input.text)),
-        None => std::borrow::Cow::Borrowed(&input.text[..]),
-    };
+    // acap: the conventional records are read as compiling reads them
+    // (a conventional line inside an ACAP record is ignored, reported so).
+    let (acap, conventional) =
+        crate::parse::acap::split(&input.text, sem.acap_records, options.parse.max_bytes);
     let robots = parse(&conventional, &options.effective_parse());
     let mut out = Vec::new();
     for d in &input.diagnostics {
