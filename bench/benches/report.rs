@@ -613,12 +613,7 @@ fn million_hosts(
             .find(|&i| roll(i) < 870)?;
         let url = format!("https://{}/", host(i));
         let info = base.host(url.as_bytes()).unwrap()?;
-        Some(
-            base.policy(info.policy as usize)
-                .unwrap()
-                .header()
-                .source_sha256,
-        )
+        Some(base.policy(info.policy).unwrap().header().source_sha256)
     };
     let digests: Vec<Option<[u8; 32]>> = (0..inputs.len()).map(digest).collect();
     let changed = |b: usize| b % 100 == 0;

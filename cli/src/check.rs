@@ -1,7 +1,7 @@
 //! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
 use crate::artifacts::Stores;
-use crate::compile::compile_source;
+use crate::compile::{compile_error, compile_reading, read_source, report};
 use crate::diagnostics::{error, printable};
 use crate::options::{
     parse_usage_arg, CompileFlags, Format, Given, Input, PolicyInput, ShowDiagnostics, UrlArgs,
@@ -9,7 +9,10 @@ use crate::options::{
 };
 use crate::EXIT_USAGE;
 use clap::{Args, ValueEnum};
-use robocc_engine::{HostSource, Policy, PolicyFile, Store, StoreSet, Usage, Verdict};
+use robocc_compiler::Checker;
+use robocc_engine::{
+    Dialect, HostSource, Policy, PolicyFile, RuleId, RuleRef, Store, StoreSet, Usage, Verdict,
+};
 use robocc_page::tdmrep::Tdmrep;
 use std::io::{BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -87,9 +90,93 @@ enum Missing {
 /// Where verdicts come from.
 enum Source {
     Policy(PolicyFile),
+    /// `--robots`: the rules answer at once, the compiled policy once the
+    /// checks have paid for compiling (a few URLs never pay for it).
+    Robots(Box<Checker>),
     Store(Store),
     /// A store set: each URL is judged by the shard of its host.
     Set(StoreSet),
+}
+
+impl Source {
+    /// The dialect its policies answer in.
+    fn dialect(&self) -> Dialect {
+        match self {
+            Source::Policy(p) => p.policy().header().dialect,
+            Source::Robots(c) => c.dialect(),
+            Source::Store(s) => s.dialect(),
+            Source::Set(s) => s.dialect(),
+        }
+    }
+
+    /// One site's policy (`--robots`, `--policy`), not a store's.
+    fn is_site(&self) -> bool {
+        matches!(self, Source::Policy(_) | Source::Robots(_))
+    }
+}
+
+/// Does the checker's rule set hold AI-usage preference statements (its
+/// channels are crawl and the preferences)? Only those can be dropped by a
+/// compile.
+fn states_preferences(c: &Checker) -> bool {
+    c.dialect() == Dialect::Rfc9309 && c.channels().len() > 1
+}
+
+/// What [`verdict_of`] reads: one site's compiled policy, or the checker
+/// of its robots.txt while it interprets (they answer alike).
+#[derive(Clone, Copy)]
+enum Site<'a> {
+    Compiled(Policy<'a>),
+    Rules(&'a Checker),
+}
+
+impl<'a> Site<'a> {
+    fn of(c: &'a Checker) -> Site<'a> {
+        match c.compiled() {
+            Some(file) => Site::Compiled(file.policy()),
+            None => Site::Rules(c),
+        }
+    }
+
+    fn dialect(self) -> Dialect {
+        match self {
+            Site::Compiled(p) => p.header().dialect,
+            Site::Rules(c) => c.dialect(),
+        }
+    }
+
+    fn check_usage(self, url: &[u8], usage: Usage) -> Verdict {
+        match self {
+            Site::Compiled(p) => p.check_usage(url, usage),
+            Site::Rules(c) => c.check_usage(url, usage),
+        }
+    }
+
+    fn preference(self, url: &[u8], usage: Usage) -> Option<Verdict> {
+        match self {
+            Site::Compiled(p) => p.preference(url, usage),
+            Site::Rules(c) => c.preference(url, usage),
+        }
+    }
+
+    fn rule(self, id: RuleId) -> Option<RuleRef<'a>> {
+        match self {
+            Site::Compiled(p) => p.rule(id),
+            Site::Rules(c) => c.rule(id),
+        }
+    }
+
+    /// acap: rule `id`'s qualifiers, a word each (as the artifact keeps
+    /// them: joined by spaces).
+    fn qualifiers(self, id: RuleId) -> Option<Vec<String>> {
+        let words: Vec<&str> = match self {
+            Site::Compiled(p) => p.acap_rule(id)?.qualifiers.split_whitespace().collect(),
+            Site::Rules(c) => (c.acap_rule(id)?.qualifiers.iter())
+                .flat_map(|q| q.split_whitespace())
+                .collect(),
+        };
+        Some(words.into_iter().map(str::to_string).collect())
+    }
 }
 
 /// With a store: what it says of a URL's host.
@@ -201,7 +288,14 @@ fn judge_at(
     usage: Usage,
 ) -> Result<Option<Judged>, String> {
     match src {
-        Source::Policy(p) => Ok(Some(verdict_of(&p.policy(), url, usage, true, None))),
+        Source::Policy(p) => Ok(Some(verdict_of(
+            Site::Compiled(p.policy()),
+            url,
+            usage,
+            true,
+            None,
+        ))),
+        Source::Robots(c) => Ok(Some(verdict_of(Site::of(c), url, usage, true, None))),
         Source::Store(s) => judge_store(s, lookup, url, usage),
         Source::Set(set) => match set.store_for(lookup).map_err(|e| e.to_string())? {
             Some(s) => judge_store(s, lookup, url, usage),
@@ -245,10 +339,10 @@ fn judge_store(
     let Some(host) = s.host(lookup).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    let p = s.policy(host.policy as usize).map_err(|e| e.to_string())?;
+    let p = s.policy(host.policy).map_err(|e| e.to_string())?;
     let has_lines = host.source.has_lines();
     Ok(Some(verdict_of(
-        &p,
+        Site::Compiled(p),
         url,
         usage,
         has_lines,
@@ -257,13 +351,13 @@ fn judge_store(
 }
 
 fn verdict_of(
-    p: &Policy<'_>,
+    p: Site<'_>,
     url: &[u8],
     usage: Usage,
     has_lines: bool,
     host: Option<(HostSource, u16)>,
 ) -> Judged {
-    let acap = p.header().dialect == robocc_engine::Dialect::Acap;
+    let acap = p.dialect() == Dialect::Acap;
     if usage.is_signal() {
         // Tri-state: nothing stated is `unknown`, not a default.
         let v = p.preference(url, usage);
@@ -281,17 +375,7 @@ fn verdict_of(
     let v: Verdict = p.check_usage(url, usage);
     let rule = v.rule.and_then(|r| p.rule(r));
     let line = rule.and_then(|r| r.source_line());
-    let qualifiers = acap.then(|| {
-        v.rule
-            .and_then(|r| p.acap_rule(r))
-            .map(|a| {
-                a.qualifiers
-                    .split_whitespace()
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    });
+    let qualifiers = acap.then(|| v.rule.and_then(|r| p.qualifiers(r)).unwrap_or_default());
     Judged {
         allowed: Some(v.allowed),
         line: line.filter(|_| has_lines),
@@ -381,6 +465,19 @@ fn url_of_line(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether `p` allows each of `urls` ([`Policy::check_batch`]).
+fn batch_allowed(p: &Policy<'_>, urls: &[&[u8]]) -> Vec<Option<bool>> {
+    let mut v = vec![
+        Verdict {
+            allowed: true,
+            rule: None
+        };
+        urls.len()
+    ];
+    p.check_batch(urls, &mut v);
+    v.iter().map(|v| Some(v.allowed)).collect()
+}
+
 /// URLs per [`Policy::check_batch`] / [`Store::check_batch`] call.
 const BATCH: usize = 1024;
 
@@ -456,7 +553,7 @@ impl<W: Write> Printer<'_, W> {
                 printable(url)
             );
         }
-        if !matches!(self.source, Source::Policy(_)) && !has_host(url) {
+        if !self.source.is_site() && !has_host(url) {
             self.no_host += 1;
             if self.no_host <= NO_HOST_NAMED {
                 diag!(
@@ -502,23 +599,18 @@ impl<W: Write> Printer<'_, W> {
             })
             .collect();
         let allowed: Vec<Option<bool>> = match self.source {
-            Source::Policy(p) => {
-                let mut v = vec![
-                    robocc_engine::Verdict {
-                        allowed: true,
-                        rule: None
-                    };
-                    urls.len()
-                ];
-                p.policy().check_batch(&urls, &mut v);
-                v.iter().map(|v| Some(v.allowed)).collect()
-            }
+            Source::Policy(p) => batch_allowed(&p.policy(), &urls),
+            Source::Robots(c) => match c.compiled() {
+                Some(p) => batch_allowed(&p.policy(), &urls),
+                // URL by URL: the checks may pay for compiling on the way.
+                None => urls.iter().map(|u| Some(c.check(u).allowed)).collect(),
+            },
             Source::Store(_) | Source::Set(_) => {
                 let mut v = vec![None; urls.len()];
                 let result = match self.source {
                     Source::Store(s) => s.check_batch(&urls, &mut v),
                     Source::Set(s) => s.check_batch(&urls, &mut v),
-                    Source::Policy(_) => Ok(()),
+                    Source::Policy(_) | Source::Robots(_) => Ok(()),
                 };
                 // No verdict: a Unicode host is looked up in its IDNA form,
                 // else --missing (not in the store) or unknown (no host).
@@ -564,12 +656,7 @@ impl<W: Write> Printer<'_, W> {
     fn usages_of_all(&self) -> &'static [Usage] {
         const CRAWL_AND_SIGNALS: [Usage; 4] =
             [Usage::Crawl, Usage::Search, Usage::TrainAi, Usage::AiInput];
-        let acap = match self.source {
-            Source::Policy(p) => p.policy().header().dialect == robocc_engine::Dialect::Acap,
-            Source::Store(s) => s.dialect() == robocc_engine::Dialect::Acap,
-            Source::Set(s) => s.dialect() == robocc_engine::Dialect::Acap,
-        };
-        if acap {
+        if self.source.dialect() == Dialect::Acap {
             Usage::ACAP
         } else {
             &CRAWL_AND_SIGNALS
@@ -661,14 +748,14 @@ fn missing(m: Missing) -> Option<bool> {
 /// (not a store's), and it speaks of the `train-ai` channel of an rfc9309
 /// policy only.
 fn tdmrep_for(path: &std::path::Path, source: &Source, usage: UsageArg) -> Result<Tdmrep, String> {
-    let Source::Policy(p) = source else {
+    if !source.is_site() {
         return Err(
             "--tdmrep is one site's tdmrep.json: check that site with --robots FILE or \
                     --policy FILE, not --store"
                 .into(),
         );
-    };
-    let dialect = p.policy().header().dialect;
+    }
+    let dialect = source.dialect();
     if dialect != robocc_engine::Dialect::Rfc9309 {
         return Err(format!(
             "--tdmrep answers the train-ai channel, which a {} policy does not have: drop \
@@ -712,9 +799,24 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             Stores::Set(set) => Source::Set(set),
         },
         (Some(path), None, None) => {
-            let src = compile_source(path, &args.flags, given)?;
-            src.report(false, args.diagnostics.verbose);
-            Source::Policy(src.policy_file()?)
+            let reading = read_source(path, &args.flags, given)?;
+            let checker = Checker::new(&reading.body, &reading.agent, &reading.options)
+                .map_err(|e| compile_error(path, &e))?;
+            if states_preferences(&checker) {
+                // Whether compiling keeps the AI-usage statements or drops
+                // them to fit the budget (answering their channels
+                // unknown, with a warning) only lowering tells: answered
+                // as compiled, as ever.
+                let src = compile_reading(path, reading)?;
+                src.report(false, args.diagnostics.verbose);
+                Source::Policy(src.policy_file()?)
+            } else {
+                // Answered from the rules: a few URLs do not pay for
+                // compiling (the checker compiles once its checks have
+                // cost as much), and answer as the compiled policy would.
+                report(path, checker.diagnostics(), false, args.diagnostics.verbose);
+                Source::Robots(Box::new(checker))
+            }
         }
         (None, None, None) => {
             return Err(
@@ -726,11 +828,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
     };
     // An ACAP usage asked of a policy that has none would be "allowed by
     // default" for every URL: refused, with what to type.
-    let dialect = match &source {
-        Source::Policy(p) => p.policy().header().dialect,
-        Source::Store(s) => s.dialect(),
-        Source::Set(s) => s.dialect(),
-    };
+    let dialect = source.dialect();
     if let UsageArg::One(u) = args.usage {
         if u != Usage::Crawl && !u.is_signal() && dialect != robocc_engine::Dialect::Acap {
             return Err(format!(

@@ -3,7 +3,7 @@
 use crate::input::read_robots;
 use crate::options::{CompileFlags, Given};
 use clap::Args;
-use robocc_compiler::Compiled;
+use robocc_compiler::{Compiled, Diagnostic};
 use robocc_engine::PolicyFile;
 use std::path::{Path, PathBuf};
 
@@ -40,8 +40,17 @@ pub struct Source {
     pub options: robocc_compiler::CompileOptions,
 }
 
-/// Reads and compiles the robots.txt at `path` with `flags`.
-pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Source, String> {
+/// A robots.txt read as the flags say, not compiled yet: the body, and the
+/// agent and options it is read for.
+pub struct Reading {
+    pub body: Vec<u8>,
+    pub agent: String,
+    pub options: robocc_compiler::CompileOptions,
+}
+
+/// Reads the robots.txt at `path` and settles the agent and options
+/// `flags` give for it (`--dialect auto` by the file).
+pub fn read_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Reading, String> {
     let mut agent = flags.agent()?;
     let mut options = flags.options(Some(path), given)?;
     let body = read_robots(path)?;
@@ -51,8 +60,33 @@ pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Resul
         // dialect the file reads as, with what to type.
         agent = flags.agent_in(options.dialect)?;
     }
-    let compiled = robocc_compiler::compile(&body, &agent, &options)
-        .map_err(|e| format!("{}: {e}{}", path.display(), budget_hint(&e)))?;
+    Ok(Reading {
+        body,
+        agent,
+        options,
+    })
+}
+
+/// Why the robots.txt at `path` cannot be compiled (or read), with the
+/// flag that raises the limit it ran into.
+pub fn compile_error(path: &Path, e: &robocc_compiler::CompileError) -> String {
+    format!("{}: {e}{}", path.display(), budget_hint(e))
+}
+
+/// Reads and compiles the robots.txt at `path` with `flags`.
+pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Source, String> {
+    compile_reading(path, read_source(path, flags, given)?)
+}
+
+/// Compiles the robots.txt read from `path`.
+pub fn compile_reading(path: &Path, reading: Reading) -> Result<Source, String> {
+    let Reading {
+        body,
+        agent,
+        options,
+    } = reading;
+    let compiled =
+        robocc_compiler::compile(&body, &agent, &options).map_err(|e| compile_error(path, &e))?;
     Ok(Source {
         compiled,
         path: path.to_path_buf(),
@@ -60,6 +94,16 @@ pub fn compile_source(path: &Path, flags: &CompileFlags, given: &Given) -> Resul
         agent,
         options,
     })
+}
+
+/// Prints the findings on the robots.txt at `path` that can change a
+/// verdict (all of them with `all`), once, on stderr.
+pub fn report(path: &Path, diagnostics: &[Diagnostic], all: bool, verbose: bool) {
+    let shown: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| all || d.code.can_change_verdict())
+        .collect();
+    crate::diagnostics::print_diagnostics(path, &shown, verbose);
 }
 
 impl Source {
@@ -71,13 +115,7 @@ impl Source {
     /// Prints the diagnostics that can change a verdict (all of them with
     /// `all`), once, on stderr.
     pub fn report(&self, all: bool, verbose: bool) {
-        let shown: Vec<_> = self
-            .compiled
-            .diagnostics
-            .iter()
-            .filter(|d| all || d.code.can_change_verdict())
-            .collect();
-        crate::diagnostics::print_diagnostics(&self.path, &shown, verbose);
+        report(&self.path, &self.compiled.diagnostics, all, verbose);
         if verbose && all {
             let why = &self.compiled.data.header.split_reason;
             if !why.is_empty() {

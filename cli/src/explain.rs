@@ -198,7 +198,7 @@ fn explain_store(
             continue;
         };
         let policy = s
-            .policy(host.policy as usize)
+            .policy(host.policy)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         // JSON carries the host record in each URL's object.
         if args.format == Format::Text {
@@ -707,7 +707,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, dropped: bo
         return;
     }
     let dialect = policy.header().dialect;
-    if dialect != robocc_engine::Dialect::Rfc9309 {
+    if !robocc_compiler::dialect::semantics(dialect).reads_signals() {
         // docs/dialects.md: the preference lines are read under rfc9309 only.
         println!(
             "  preferences: not read under the {} dialect (search, train-ai, ai-input unknown)",
@@ -778,7 +778,7 @@ fn explain_signals(policy: &Policy<'_>, url: &[u8], crawlable: bool, dropped: bo
 
 /// A signal statement in words: `line N: Content-Usage /path`, `line N:
 /// Content-Signal`, `line N: training token T: Disallow /p`.
-fn statement(policy: &Policy<'_>, id: u32) -> Option<String> {
+fn statement(policy: &Policy<'_>, id: robocc_engine::RuleId) -> Option<String> {
     use robocc_engine::SignalSource;
     let r = policy.rule(id)?;
     let what = match policy.signal_source(id)? {

@@ -88,12 +88,14 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     if let Some(v) = m.robot_version() {
         println!("{indent}robot-version: {}", printable(v.as_bytes()));
     }
-    if p.channels().count() == 4 && h.dialect != robocc_engine::Dialect::Acap {
+    if p.channels()
+        .eq(robocc_engine::Usage::SIGNAL_CHANNELS.iter().copied())
+    {
         println!(
             "{indent}channels: {} (AI-usage preferences)",
             p.channels().collect::<Vec<_>>().join(" ")
         );
-        for id in 0..p.rule_count() as u32 {
+        for id in p.rule_ids() {
             let (Some(r), Some(source)) = (p.rule(id), p.signal_source(id)) else {
                 continue;
             };
@@ -128,8 +130,8 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
             "{indent}usages: {}",
             p.channels().collect::<Vec<_>>().join(" ")
         );
-        for (id, r) in p.rules().enumerate() {
-            let Some(a) = p.acap_rule(id as u32) else {
+        for id in p.rule_ids() {
+            let (Some(r), Some(a)) = (p.rule(id), p.acap_rule(id)) else {
                 continue;
             };
             let mut extra = String::new();
@@ -276,7 +278,7 @@ fn describe_store(args: &InspectArgs) -> Result<i32, String> {
 fn policy_sums(store: &robocc_engine::Store) -> Result<(usize, Sum), String> {
     let mut split = 0;
     let mut sum = Sum::default();
-    for i in 0..store.policy_count() {
+    for i in store.policy_ids() {
         let p = store.policy(i).map_err(|e| e.to_string())?;
         split += usize::from(p.header().automata > 1);
         sum += Sum::from(p.sizes());

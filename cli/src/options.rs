@@ -191,7 +191,8 @@ pub struct CompileFlags {
 /// (`check`, `explain`, `page`); the help heading is the command's.
 #[derive(Args)]
 pub struct PolicyInput {
-    /// The robots.txt (compiled on the fly; `-`: standard input).
+    /// The robots.txt (`-`: standard input). `check` answers from its
+    /// rules until compiling pays for itself; the others compile it first.
     #[arg(long, value_name = "FILE")]
     pub robots: Option<PathBuf>,
     /// A compiled policy (robocc compile).

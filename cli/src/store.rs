@@ -639,7 +639,7 @@ fn guard_bodies<'a>(
             let body = h.body_path.unwrap_or_default();
             Err(InputError {
                 at: format!("host {:?}", h.host),
-                kind: robocc_store::InputErrorKind::Io(refusal(&out, &body)),
+                kind: robocc_store::InputErrorKind::Refused(refusal(&out, &body)),
             })
         }
         r => r,

@@ -161,13 +161,13 @@ fn rule_glob(written: &[u8], conventional: bool) -> Glob {
 /// `explain` resolves again to show how each usage was decided). `None`
 /// for other dialects.
 pub fn from_policy(p: &robocc_engine::Policy<'_>) -> Option<(Vec<SetRule>, AcapRules)> {
-    if p.header().dialect != robocc_engine::Dialect::Acap {
+    if !crate::dialect::semantics(p.header().dialect).acap_records {
         return None;
     }
     let mut rules = Vec::new();
     let mut info = Vec::new();
-    for (id, r) in p.rules().enumerate() {
-        let a = p.acap_rule(id as u32)?;
+    for id in p.rule_ids() {
+        let (r, a) = (p.rule(id)?, p.acap_rule(id)?);
         rules.push(written_rule(
             r.allow,
             r.pattern,

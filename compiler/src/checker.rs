@@ -21,11 +21,12 @@
 //!
 //! What else the compiled policy would say is there too, without lowering:
 //! its header's agent, dialect, URL mode and channels, its records
-//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), and the compiled
-//! policy itself with the compiler's findings once it is needed
+//! ([`Checker::metadata`]: Crawl-delay, Sitemap, …), the compiler's
+//! findings on the body ([`Checker::diagnostics`]), and the compiled
+//! policy itself with all its findings once it is needed
 //! ([`Checker::promoted`]: to write the artifact).
 
-use crate::compile::{compile_as_written, front, front_metadata, CompileError, CompileOptions};
+use crate::compile::{compile_as_written, front, front_records, CompileError, CompileOptions};
 use crate::diag::Diagnostic;
 use crate::glob::{Atom, ByteSet};
 use crate::outcome::Resolution;
@@ -34,7 +35,9 @@ use robocc_engine::answer;
 use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
 use robocc_engine::normalize::{feed_decoded, feed_rfc};
 use robocc_engine::url::path_parts;
-use robocc_engine::{Dialect, PolicyFile, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict};
+use robocc_engine::{
+    Dialect, PolicyFile, RuleId, RuleRef, UrlMode, Usage, UsageSet, UsageStates, Verdict,
+};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -61,8 +64,9 @@ pub struct Checker {
     /// The compiled policy once promoted; an error inside when it could
     /// not be built as written (the checker then interprets for good).
     compiled: OnceLock<Result<Promoted, CompileError>>,
-    /// The compiled policy's records, read when first asked for.
-    metadata: OnceLock<MetaData>,
+    /// The compiled policy's records and the compiler's findings, read
+    /// when first asked for.
+    records: OnceLock<(MetaData, Vec<Diagnostic>)>,
     /// What the interpreted checks (and failed attempts to compile) have
     /// cost so far, in estimated nanoseconds.
     spent: AtomicU64,
@@ -130,7 +134,7 @@ impl Checker {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             };
-            Ok(Rules::new(f.rule_set, channels, options.dialect))
+            Ok(Rules::new(f.rule_set, channels, f.sem.acap_records))
         })?;
         let price = match promotion {
             Promotion::Auto => rules.compile_cost_ns,
@@ -143,7 +147,7 @@ impl Checker {
             agent: agent.to_string(),
             options: options.clone(),
             compiled: OnceLock::new(),
-            metadata: OnceLock::new(),
+            records: OnceLock::new(),
             spent: AtomicU64::new(0),
             price: AtomicU64::new(price),
             attempt: Mutex::new(()),
@@ -174,7 +178,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         match answer::channel_of(acap, channels, usage) {
-            Some(c) => answer::verdict(self.interpret(url, |words| words[c])),
+            Some(c) => answer::verdict(self.interpret(url, |words| words[c.index()])),
             None => answer::usage_verdict(acap, channels, usage, |_| NO_RULE),
         }
     }
@@ -188,7 +192,7 @@ impl Checker {
         }
         let (acap, channels) = (self.rules.acap, self.rules.channels);
         let c = answer::channel_of(acap, channels, usage)?;
-        let w = self.interpret(url, |words| words[c]);
+        let w = self.interpret(url, |words| words[c.index()]);
         answer::preference(acap, channels, usage, |_| w)
     }
 
@@ -212,8 +216,8 @@ impl Checker {
 
     /// Rule `id` (a [`Verdict::rule`]), as the compiled policy's
     /// [`robocc_engine::Policy::rule`] shows it.
-    pub fn rule(&self, id: u32) -> Option<RuleRef<'_>> {
-        let r = self.rules.set.rules.get(id as usize)?;
+    pub fn rule(&self, id: RuleId) -> Option<RuleRef<'_>> {
+        let r = self.rules.set.rules.get(id.index())?;
         Some(RuleRef {
             allow: r.allow,
             pattern: &r.pattern,
@@ -259,13 +263,35 @@ impl Checker {
     /// [`robocc_engine::Policy::meta`] reads the same from the artifact),
     /// read from the body when first asked for: no lowering.
     pub fn metadata(&self) -> &MetaData {
-        self.metadata.get_or_init(|| {
+        &self.records().0
+    }
+
+    /// What the compiler reports of the body ([`crate::Compiled::diagnostics`])
+    /// but for what only lowering finds (`DiagCode::SplitPath`, and
+    /// `DiagCode::SignalsDropped`, which never applies to the checker's
+    /// answers): read from the body when first asked for, with
+    /// [`Checker::metadata`].
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.records().1
+    }
+
+    /// The records and findings, read again from the body (`new` keeps
+    /// neither: a first answer does not wait for them).
+    fn records(&self) -> &(MetaData, Vec<Diagnostic>) {
+        self.records.get_or_init(|| {
             front(&self.body, None, &self.agent, &self.options, |f| {
-                Ok(front_metadata(f))
+                Ok(front_records(f))
             })
             // `new` read the same body with the same options.
             .expect("a body the checker read reads again")
         })
+    }
+
+    /// acap: what rule `id` is about besides its pattern (its usage, tier,
+    /// qualifiers; [`robocc_engine::Policy::acap_rule`] shows the same);
+    /// `None` for other dialects or an unknown id.
+    pub fn acap_rule(&self, id: RuleId) -> Option<&crate::acap::AcapRule> {
+        self.rules.set.acap()?.rules.get(id.index())
     }
 
     /// Has the checker switched to the compiled automaton?
@@ -376,15 +402,13 @@ impl Checker {
     fn interpret<R>(&self, url: &[u8], read: impl FnOnce(&[u32]) -> R) -> R {
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { path, matched } = &mut *scratch;
-            path_of(url, self.rules.set.url_mode, path);
-            let (words, tried) = self.rules.outcome(path, matched);
-            let cost = CHECK_NS + TRY_NS * tried as u64 + PATH_NS_PER_BYTE * path.len() as u64 / 8;
+            let scratch = &mut *scratch;
+            path_of(url, self.rules.set.url_mode, &mut scratch.path);
+            let tried = self.rules.outcome(scratch);
+            let cost =
+                CHECK_NS + TRY_NS * tried as u64 + PATH_NS_PER_BYTE * scratch.path.len() as u64 / 8;
             self.spent.fetch_add(cost, Ordering::Relaxed);
-            match words {
-                Words::One(w) => read(&[w]),
-                Words::Row(row) => read(&row),
-            }
+            read(&scratch.words)
         })
     }
 }
@@ -402,11 +426,17 @@ const TRY_NS: u64 = 3;
 const PATH_NS_PER_BYTE: u64 = 1;
 
 /// Buffers a thread's interpreted checks reuse: no allocation once they
-/// have grown to the longest path seen.
+/// have grown to the longest path and the most rules seen.
 #[derive(Default)]
 struct Scratch {
+    /// The path matched.
     path: Vec<u8>,
+    /// Set mode: the rules that match it.
     matched: Vec<usize>,
+    /// Set mode: the resolution's room.
+    work: Vec<usize>,
+    /// The outcome words, one per channel.
+    words: Vec<u32>,
 }
 
 thread_local! {
@@ -445,25 +475,21 @@ fn path_of(url: &[u8], mode: UrlMode, out: &mut Vec<u8>) {
     }
 }
 
-/// The outcome words of one interpreted check.
-enum Words {
-    /// Ranked rules: crawl only.
-    One(u32),
-    /// Set mode: a word per channel.
-    Row(Vec<u32>),
-}
-
 /// The rules, as the interpreter reads them.
 struct Rules {
-    /// The rules, their globs' atoms moved to `patterns`.
+    /// The rules, their globs' atoms moved to `atoms`.
     set: RuleSet,
-    /// Each rule's pattern, compact ([`compact`]).
-    patterns: Vec<Box<[u32]>>,
-    /// The byte sets `patterns` name.
+    /// Every rule's pattern, compact ([`compact`]), end to end: rule `i`'s
+    /// are `atoms[starts[i]..starts[i + 1]]` (one allocation, not one per
+    /// rule: reading a body is what a first answer costs).
+    atoms: Vec<u32>,
+    starts: Vec<u32>,
+    /// The byte sets `atoms` name.
     sets: Vec<ByteSet>,
     /// Ranked rules: rule ids by rank, best first (the first rule on ties),
-    /// so that the first one that matches decides.
-    order: Vec<u32>,
+    /// so that the first one that matches decides; each id is the low half
+    /// of its sort key.
+    order: Vec<u64>,
     /// Channels of the compiled policy.
     channels: usize,
     channel_names: &'static [&'static str],
@@ -473,24 +499,36 @@ struct Rules {
 }
 
 impl Rules {
-    fn new(mut set: RuleSet, channel_names: &'static [&'static str], dialect: Dialect) -> Rules {
-        let mut order: Vec<u32> = (0..set.rules.len() as u32).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i as usize].rank), i));
-        let compile_cost_ns = compile_cost_ns(&set);
-        let mut sets = Vec::new();
-        let patterns = set
-            .rules
-            .iter_mut()
-            .map(|r| compact(&std::mem::take(&mut r.glob.atoms), &mut sets))
+    /// `acap`: an acap policy's rules (one channel per usage type).
+    fn new(mut set: RuleSet, channel_names: &'static [&'static str], acap: bool) -> Rules {
+        let n = set.rules.len();
+        // By rank, best first, then by id: one number each (the rank's
+        // complement above the id) sorts as both.
+        let mut order: Vec<u64> = (set.rules.iter().enumerate())
+            .map(|(i, r)| u64::from(!r.rank) << 32 | i as u64)
             .collect();
+        order.sort_unstable();
+        let compile_cost_ns = compile_cost_ns(&set);
+        let total = set.rules.iter().map(|r| r.glob.atoms.len()).sum();
+        let (mut atoms, mut starts, mut sets) = (
+            Vec::with_capacity(total),
+            Vec::with_capacity(n + 1),
+            Vec::new(),
+        );
+        starts.push(0);
+        for r in &mut set.rules {
+            compact(&std::mem::take(&mut r.glob.atoms), &mut atoms, &mut sets);
+            starts.push(atoms.len() as u32);
+        }
         Rules {
             set,
-            patterns,
+            atoms,
+            starts,
             sets,
             order,
             channels: channel_names.len(),
             channel_names,
-            acap: dialect == Dialect::Acap,
+            acap,
             compile_cost_ns,
         }
     }
@@ -499,25 +537,34 @@ impl Rules {
     #[inline]
     fn matches(&self, i: usize, path: &[u8]) -> bool {
         let anchored = self.set.rules[i].glob.anchored;
-        glob_matches(&self.patterns[i], anchored, path, &self.sets)
+        let atoms = &self.atoms[self.starts[i] as usize..self.starts[i + 1] as usize];
+        glob_matches(atoms, anchored, path, &self.sets)
     }
 
-    /// The outcome for `path` and how many rules were tried.
-    fn outcome(&self, path: &[u8], matched: &mut Vec<usize>) -> (Words, usize) {
-        let rules = &self.set.rules;
+    /// The outcome words for `s.path`, into `s.words`; how many rules were
+    /// tried.
+    fn outcome(&self, s: &mut Scratch) -> usize {
+        let (rules, path) = (&self.set.rules, &s.path[..]);
+        s.words.clear();
         if !self.set.resolution.by_sets() {
-            for (k, &i) in self.order.iter().enumerate() {
+            for (k, &key) in self.order.iter().enumerate() {
+                let i = key as u32;
                 if self.matches(i as usize, path) {
                     let allow = rules[i as usize].allow;
-                    return (Words::One(outcome_word(allow, i)), k + 1);
+                    s.words.push(outcome_word(allow, i));
+                    return k + 1;
                 }
             }
-            return (Words::One(outcome_word(true, NO_RULE)), self.order.len());
+            s.words.push(outcome_word(true, NO_RULE));
+            return self.order.len();
         }
-        matched.clear();
-        matched.extend((0..rules.len()).filter(|&i| self.matches(i, path)));
-        let row = self.set.resolution.outcome(rules, None, matched);
-        (Words::Row(row), rules.len())
+        s.matched.clear();
+        s.matched
+            .extend((0..rules.len()).filter(|&i| self.matches(i, path)));
+        self.set
+            .resolution
+            .outcome_into(rules, None, &s.matched, &mut s.work, &mut s.words);
+        rules.len()
     }
 }
 
@@ -543,20 +590,17 @@ const STAR: u32 = 257;
 /// The first byte set.
 const SET: u32 = 258;
 
-/// `atoms` as compact atoms, their byte sets appended to `sets`.
-fn compact(atoms: &[Atom], sets: &mut Vec<ByteSet>) -> Box<[u32]> {
-    atoms
-        .iter()
-        .map(|a| match a {
-            Atom::Byte(b) => u32::from(*b),
-            Atom::Any => ANY,
-            Atom::Star => STAR,
-            Atom::Set(s) => {
-                sets.push(*s);
-                SET + (sets.len() - 1) as u32
-            }
-        })
-        .collect()
+/// `atoms` as compact atoms, appended to `out`; their byte sets to `sets`.
+fn compact(atoms: &[Atom], out: &mut Vec<u32>, sets: &mut Vec<ByteSet>) {
+    out.extend(atoms.iter().map(|a| match a {
+        Atom::Byte(b) => u32::from(*b),
+        Atom::Any => ANY,
+        Atom::Star => STAR,
+        Atom::Set(s) => {
+            sets.push(*s);
+            SET + (sets.len() - 1) as u32
+        }
+    }));
 }
 
 /// Does compact atom `atom` take byte `b`? (`*` takes any, repeatedly.)
@@ -621,8 +665,8 @@ mod tests {
 
     fn both_as(pattern: &[u8], syntax: PatternSyntax, path: &[u8]) -> (bool, bool) {
         let g = Glob::parse(pattern, syntax, UrlMode::Google);
-        let mut sets = Vec::new();
-        let atoms = compact(&g.atoms, &mut sets);
+        let (mut atoms, mut sets) = (Vec::new(), Vec::new());
+        compact(&g.atoms, &mut atoms, &mut sets);
         (
             g.matches(path),
             glob_matches(&atoms, g.anchored, path, &sets),
@@ -770,6 +814,23 @@ mod tests {
             let p = file.policy();
             let h = p.header();
             assert_eq!(c.metadata(), &compiled.data.meta, "{shown}");
+            let lowering_only = [crate::DiagCode::SplitPath, crate::DiagCode::SignalsDropped];
+            let found: Vec<_> = compiled
+                .diagnostics
+                .iter()
+                .filter(|d| !lowering_only.contains(&d.code))
+                .cloned()
+                .collect();
+            assert_eq!(c.diagnostics(), &found[..], "{shown}");
+            for id in (0..c.rule_count() as u32).map(RuleId::new) {
+                let a = c
+                    .acap_rule(id)
+                    .map(|a| (a.usage, a.named, a.conventional, a.qualifiers.join(" ")));
+                let b = p
+                    .acap_rule(id)
+                    .map(|a| (a.usage, a.named, a.conventional, a.qualifiers.to_string()));
+                assert_eq!(a, b, "{shown}");
+            }
             assert_eq!(
                 (c.agent(), c.dialect(), c.url_mode(), c.rule_count()),
                 (h.agent, h.dialect, h.url_mode, p.rule_count()),

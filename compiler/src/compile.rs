@@ -272,14 +272,9 @@ pub(crate) fn front<R>(
     let sem = semantics(options.dialect);
     let input = crate::input::read(robots_txt);
     let mut diagnostics = input.diagnostics.clone();
-    // acap: ACAP records are read first; the conventional parser sees the
-    // file with their lines blanked (ACAP 2.9.2).
-    let acap_file = (options.dialect == Dialect::Acap)
-        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
-    let conventional_body = match &acap_file {
-        Some(f) => std::borrow::Cow::Owned(f.conventional_body(&input.text)),
-        None => std::borrow::Cow::Borrowed(&input.text[..]),
-    };
+    // acap: ACAP records are read first (ACAP 2.9.2).
+    let (acap_file, conventional_body) =
+        crate::parse::acap::split(&input.text, sem.acap_records, options.parse.max_bytes);
     let mut robots = parse(&conventional_body, &options.effective_parse());
     if whole.is_some() {
         // The parse limit's finding, of the whole body: the text is the
@@ -308,7 +303,7 @@ pub(crate) fn front<R>(
     }
     // AI-usage preferences (rfc9309): their statements join the rule set,
     // which is then lowered in set mode with the dialect's signal channels.
-    if !sem.signal_channels.is_empty() {
+    if sem.reads_signals() {
         crate::signals::add(
             &mut rule_set,
             &robots,
@@ -336,49 +331,30 @@ fn compile_source(
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
     front(robots_txt, whole, agent, options, |f| {
-        lower_front(f, robots_txt, whole, agent, options, degrade)
+        let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
+        lower_front(f, whole, agent, options, degrade)
     })
 }
 
-/// The policy's non-rule records ([`MetaData`]) from the front alone: what
-/// [`lower_front`] writes when nothing was dropped to fit the budget.
-pub(crate) fn front_metadata(f: Front<'_>) -> MetaData {
-    let Front {
-        sem,
-        acap_file,
-        robots,
-        selection,
-        rule_set,
-        mut diagnostics,
-    } = f;
-    records(
-        sem,
-        acap_file,
-        robots,
-        &selection,
-        &rule_set,
-        &mut diagnostics,
-    )
+/// The policy's non-rule records ([`MetaData`]) and the findings from the
+/// front alone: what [`lower_front`] writes and reports when nothing was
+/// dropped to fit the budget, but for the lowering's own findings
+/// (`SplitPath`).
+pub(crate) fn front_records(mut f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
+    let meta = f.records();
+    (meta, f.diagnostics)
 }
 
-/// The rest of compiling: lowers the rules and assembles the artifact.
+/// The rest of compiling: lowers the rules and assembles the artifact of
+/// a body of `whole`'s length and SHA-256.
 fn lower_front(
-    f: Front<'_>,
-    robots_txt: &[u8],
-    whole: Option<(u64, [u8; 32])>,
+    mut f: Front<'_>,
+    whole: (u64, [u8; 32]),
     agent: &str,
     options: &CompileOptions,
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
-    let Front {
-        sem,
-        acap_file,
-        robots,
-        selection,
-        mut rule_set,
-        mut diagnostics,
-    } = f;
-    let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
+    let source_len = whole.0 as usize;
     let budget = match degrade {
         Degrade::Signals => options.budget,
         Degrade::Never(time) => Budget {
@@ -386,18 +362,18 @@ fn lower_front(
             ..options.budget
         },
     };
-    let lowered = match lower(&rule_set, &budget, source_len) {
+    let lowered = match lower(&f.rule_set, &budget, source_len) {
         Ok(l) => l,
-        Err(e) if degrade == Degrade::Signals && rule_set.signals().is_some() => {
+        Err(e) if degrade == Degrade::Signals && f.rule_set.signals().is_some() => {
             // Degrade, never fail: crawl as before, every preference
             // unknown, and say so.
-            let n = rule_set.signals().map_or(0, |s| {
+            let n = f.rule_set.signals().map_or(0, |s| {
                 s.rules
                     .iter()
                     .filter(|r| r.family != crate::signals::Family::Crawl)
                     .count()
             });
-            diagnostics.push(Diagnostic::new(
+            f.diagnostics.push(Diagnostic::new(
                 0,
                 DiagCode::SignalsDropped,
                 format!(
@@ -405,25 +381,18 @@ fn lower_front(
                      ({e}): the policy answers crawl only, every preference unknown"
                 ),
             ));
-            let crawl_rules = rule_set.rules.len() - n;
-            rule_set.rules.truncate(crawl_rules);
-            rule_set.resolution = Resolution::Ranked;
-            lower(&rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
+            let crawl_rules = f.rule_set.rules.len() - n;
+            f.rule_set.rules.truncate(crawl_rules);
+            f.rule_set.resolution = Resolution::Ranked;
+            lower(&f.rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
         }
         Err(e) => return Err(CompileError::Budget(e)),
     };
-    let meta = records(
-        sem,
-        acap_file,
-        robots,
-        &selection,
-        &rule_set,
-        &mut diagnostics,
-    );
+    let meta = f.records();
     if lowered.split_reason.is_some() {
         // One plain sentence; the budget that forced it is in the header
         // (`split_reason`) for whoever wants the detail.
-        diagnostics.push(Diagnostic::new(
+        f.diagnostics.push(Diagnostic::new(
             0,
             DiagCode::SplitPath,
             format!(
@@ -433,7 +402,8 @@ fn lower_front(
             ),
         ));
     }
-    let rules = rule_set
+    let rules = f
+        .rule_set
         .rules
         .iter()
         .map(|r| RuleData {
@@ -448,21 +418,21 @@ fn lower_front(
     let data = PolicyData {
         header: HeaderData {
             dialect: options.dialect as u8,
-            url_mode: rule_set.url_mode as u8,
-            robots_txt_allowed: options.robots_txt_allowed && acap_file.is_none(),
+            url_mode: f.rule_set.url_mode as u8,
+            robots_txt_allowed: options.robots_txt_allowed && f.acap_file.is_none(),
             data_txt: options.data_txt,
-            selection: selection.via as u8,
-            expiry_secs: sem.expiry_secs as u32,
-            source_sha256: whole.map_or_else(|| sha256(robots_txt), |(_, d)| d),
-            source_len: source_len as u64,
-            unread: unread_summary(&diagnostics).unwrap_or_default(),
+            selection: f.selection.via as u8,
+            expiry_secs: f.sem.expiry_secs as u32,
+            source_sha256: whole.1,
+            source_len: whole.0,
+            unread: unread_summary(&f.diagnostics).unwrap_or_default(),
             options_hash: options_hash(agent, options),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
-            channels: match rule_set.resolution {
-                Resolution::Signals(_) => sem.signal_channels,
-                Resolution::Ranked | Resolution::Acap(_) => sem.channels,
+            channels: match f.rule_set.resolution {
+                Resolution::Signals(_) => f.sem.signal_channels,
+                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
             }
             .iter()
             .map(|c| c.to_string())
@@ -479,45 +449,43 @@ fn lower_front(
     };
     Ok(Compiled {
         data,
-        rule_set,
-        selection,
-        diagnostics,
+        rule_set: f.rule_set,
+        selection: f.selection,
+        diagnostics: f.diagnostics,
     })
 }
 
-/// The artifact's metadata from the parse and the rules as lowered, after
-/// the parser's findings (and the records' own) join `diagnostics`.
-fn records(
-    sem: &dialect::Semantics,
-    acap_file: Option<&crate::parse::acap::AcapFile>,
-    robots: &RobotsTxt<'_>,
-    selection: &Selection,
-    rule_set: &RuleSet,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> MetaData {
-    // acap: a file of ACAP records only has no conventional group, and
-    // that is no finding ("no rules apply" would be false).
-    let acap_records = acap_file.as_ref().is_some_and(|f| !f.records.is_empty());
-    diagnostics.extend(
-        robots
-            .diagnostics
-            .iter()
-            .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
-            .cloned(),
-    );
-    let mut meta = metadata(robots, selection, diagnostics);
-    meta.acap = rule_set.acap().map(acap_data);
-    meta.signals = rule_set.signals().map(signals_data);
-    if sem.patterns.reads_robot_version() {
-        if let Some(&g) = selection.groups.first() {
-            let version = dialect::robots2_version(robots, g);
-            for (line, note) in version.notes {
-                diagnostics.push(Diagnostic::new(line, DiagCode::Robots2Version, note));
+impl Front<'_> {
+    /// The artifact's metadata from the parse and the rules as lowered,
+    /// after the parser's findings (and the records' own) join
+    /// `self.diagnostics`.
+    fn records(&mut self) -> MetaData {
+        let (robots, selection) = (self.robots, &self.selection);
+        // acap: a file of ACAP records only has no conventional group, and
+        // that is no finding ("no rules apply" would be false).
+        let acap_records = self.acap_file.is_some_and(|f| !f.records.is_empty());
+        self.diagnostics.extend(
+            robots
+                .diagnostics
+                .iter()
+                .filter(|d| !(acap_records && d.code == DiagCode::NoGroup))
+                .cloned(),
+        );
+        let mut meta = metadata(robots, selection, &mut self.diagnostics);
+        meta.acap = self.rule_set.acap().map(acap_data);
+        meta.signals = self.rule_set.signals().map(signals_data);
+        if self.sem.patterns.reads_robot_version() {
+            if let Some(&g) = selection.groups.first() {
+                let version = dialect::robots2_version(robots, g);
+                for (line, note) in version.notes {
+                    self.diagnostics
+                        .push(Diagnostic::new(line, DiagCode::Robots2Version, note));
+                }
+                meta.robot_version = version.written;
             }
-            meta.robot_version = version.written;
         }
+        meta
     }
-    meta
 }
 
 /// SHA-256 of a source: what a policy records of the bytes it was compiled

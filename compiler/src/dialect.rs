@@ -25,7 +25,7 @@ pub use crate::parse::LineGrammar;
 use crate::parse::RobotsTxt;
 use robocc_engine::artifact::PatternSyntax;
 pub use robocc_engine::Dialect;
-use robocc_engine::UrlMode;
+use robocc_engine::{UrlMode, Usage};
 
 /// Which groups of a file apply to an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,7 +236,11 @@ pub struct Semantics {
     /// Google's `index.htm` rule: an Allow of `<dir>/index.htm…` also allows
     /// `<dir>/`.
     pub index_htm: bool,
-    /// Usage channels the outcomes carry, in order.
+    /// ACAP 1.0's records are read ([`crate::acap`]): first, and the
+    /// conventional records then with their lines blanked (ACAP 2.9.2).
+    pub acap_records: bool,
+    /// Usage channels the outcomes carry, in order (the engine's
+    /// [`Usage`] lists, which are their only home).
     pub channels: &'static [&'static str],
     /// The channels when the rules carry AI-usage preference statements
     /// ([`crate::signals`]): crawl, then the preference channels in
@@ -246,6 +250,12 @@ pub struct Semantics {
 }
 
 impl Semantics {
+    /// Does the dialect read AI-usage preference statements (it has
+    /// [`Semantics::signal_channels`])?
+    pub fn reads_signals(&self) -> bool {
+        !self.signal_channels.is_empty()
+    }
+
     /// The pattern and syntax of the implicit allow of the file's own
     /// `path` (`/robots.txt`, or `/data.txt`).
     pub fn self_rule(&self, path: &[u8]) -> (Vec<u8>, PatternSyntax) {
@@ -273,8 +283,9 @@ pub const RFC9309: Semantics = Semantics {
     data_txt_variant: false,
     self_path: PatternSyntax::Glob,
     index_htm: true,
-    channels: &["crawl"],
-    signal_channels: &["crawl", "search", "train-ai", "ai-input"],
+    acap_records: false,
+    channels: Usage::CRAWL_CHANNELS,
+    signal_channels: Usage::SIGNAL_CHANNELS,
 };
 
 /// Koster's 1996 draft (also /data.txt). Cache expiry: §3.4 ("default to an
@@ -294,7 +305,8 @@ pub const DRAFT1996: Semantics = Semantics {
     data_txt_variant: true,
     self_path: PatternSyntax::Exact,
     index_htm: false,
-    channels: &["crawl"],
+    acap_records: false,
+    channels: Usage::CRAWL_CHANNELS,
     signal_channels: &[],
 };
 
@@ -316,7 +328,8 @@ pub const ROBOTS2: Semantics = Semantics {
     data_txt_variant: false,
     self_path: PatternSyntax::Exact,
     index_htm: false,
-    channels: &["crawl"],
+    acap_records: false,
+    channels: Usage::CRAWL_CHANNELS,
     signal_channels: &[],
 };
 
@@ -331,22 +344,8 @@ pub const ACAP: Semantics = Semantics {
     ranking: Ranking::NarrowestScope,
     url_mode: UrlModeRule::Fixed(UrlMode::Google),
     index_htm: false,
-    channels: &[
-        "crawl",
-        "follow",
-        "index",
-        "preserve",
-        "present",
-        "present-original",
-        "present-currentcopy",
-        "present-oldcopy",
-        "present-snippet",
-        "present-thumbnail",
-        "present-oldsnippet",
-        "present-oldthumbnail",
-        "present-link",
-        "other",
-    ],
+    acap_records: true,
+    channels: Usage::ACAP_CHANNELS,
     signal_channels: &[],
     ..RFC9309
 };

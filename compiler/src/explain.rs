@@ -12,16 +12,16 @@
 
 use crate::glob::Glob;
 use crate::normalize::matched_path;
-use robocc_engine::{Policy, RankClass, RuleRef, SignalSource};
+use robocc_engine::{Policy, RankClass, RuleId, RuleRef, SignalSource};
 
 /// A preference statement that matches a URL: it speaks for it, or would
 /// if the agent could crawl the URL (aipref attach-05 §3.1), unless a
 /// longer Content-Usage path shadows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Statement<'a> {
-    /// Its rule id ([`Policy::rule`]; what [`robocc_engine::Verdict::rule`]
+    /// Its rule ([`Policy::rule`]; what [`robocc_engine::Verdict::rule`]
     /// names when it decides a channel).
-    pub id: u32,
+    pub id: RuleId,
     /// The rule.
     pub rule: RuleRef<'a>,
     /// What kind of statement it is: a Content-Usage line, a
@@ -32,7 +32,7 @@ pub struct Statement<'a> {
     /// matching Content-Usage path: the id of the first line of that
     /// longest path (which may itself state nothing on a channel). A
     /// shadowed line does not apply.
-    pub shadowed_by: Option<u32>,
+    pub shadowed_by: Option<RuleId>,
 }
 
 impl Statement<'_> {
@@ -61,7 +61,7 @@ pub fn statements<'a>(policy: &Policy<'a>, url: &[u8]) -> Vec<Statement<'a>> {
     let matches = |r: &RuleRef<'_>| {
         r.pattern.is_empty() || Glob::parse(r.pattern, r.syntax, mode).matches(&path)
     };
-    let statement = |id: u32, rule: RuleRef<'a>, source: SignalSource<'a>| Statement {
+    let statement = |id: RuleId, rule: RuleRef<'a>, source: SignalSource<'a>| Statement {
         id,
         rule,
         source,
@@ -71,7 +71,7 @@ pub fn statements<'a>(policy: &Policy<'a>, url: &[u8]) -> Vec<Statement<'a>> {
     let mut usage: Vec<Statement<'a>> = Vec::new();
     // Each token's best rule so far.
     let mut tokens: Vec<Statement<'a>> = Vec::new();
-    for id in 0..u32::try_from(policy.rule_count()).unwrap_or(u32::MAX) {
+    for id in policy.rule_ids() {
         let (Some(rule), Some(source)) = (policy.rule(id), policy.signal_source(id)) else {
             continue;
         };
@@ -134,7 +134,7 @@ pub enum Why {
     /// robots2).
     WildcardAllow {
         /// The catch-all Disallow's rule id.
-        catch_all: Option<u32>,
+        catch_all: Option<RuleId>,
     },
     /// robots2 2.0: the catch-all Disallow, so no other rule matched.
     CatchAllDisallow,
@@ -156,10 +156,11 @@ pub fn why(policy: &Policy<'_>, rule: &RuleRef<'_>) -> Why {
         RankClass::ExplicitAllow => Why::ExplicitAllow,
         RankClass::Disallow => Why::Disallow,
         RankClass::WildcardAllow => Why::WildcardAllow {
-            catch_all: policy
-                .rules()
-                .position(|c| c.class == RankClass::CatchAllDisallow)
-                .and_then(|i| u32::try_from(i).ok()),
+            catch_all: policy.rule_ids().find(|&id| {
+                policy
+                    .rule(id)
+                    .is_some_and(|c| c.class == RankClass::CatchAllDisallow)
+            }),
         },
         RankClass::CatchAllDisallow => Why::CatchAllDisallow,
         RankClass::SelfPath => Why::SelfPath,
@@ -356,7 +357,9 @@ mod tests {
             decided(&p, "https://example.com/a/x.html"),
             (5, Why::Disallow)
         );
-        let catch_all = p.rules().position(|r| r.line == 3).map(|i| i as u32);
+        let catch_all = p
+            .rule_ids()
+            .find(|&id| p.rule(id).is_some_and(|r| r.line == 3));
         assert_eq!(
             decided(&p, "https://example.com/x.html"),
             (4, Why::WildcardAllow { catch_all })

@@ -79,7 +79,9 @@ impl Glob {
             UrlMode::Decode => out.extend(decode_canonical(bytes).into_iter().map(Atom::Byte)),
             UrlMode::Google | UrlMode::Rfc => out.extend(bytes.iter().map(|&b| Atom::Byte(b))),
         };
-        let mut atoms = Vec::with_capacity(pattern.len());
+        // One more than the bytes: a glob pushes a `*` after its last run
+        // before popping it, which would otherwise grow the vector.
+        let mut atoms = Vec::with_capacity(pattern.len() + 1);
         match syntax {
             PatternSyntax::Glob => {
                 let (body, anchored) = match pattern.strip_suffix(b"$") {

@@ -214,12 +214,19 @@ fn decode_utf16(body: &[u8], big_endian: bool, bom: bool) -> (Vec<u8>, usize) {
 /// Control bytes (besides tab, line feed, form feed, carriage return and
 /// escape) and bytes of invalid UTF-8 sequences.
 fn not_text_bytes(sample: &[u8]) -> usize {
-    let controls = sample
-        .iter()
-        .filter(|&&b| {
-            (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | 0x1b)) || b == 0x7f
-        })
-        .count();
+    // Control bytes but whitespace and ESC, and DEL. Compares joined by `&`
+    // and `|`, and counted in bytes per 255-byte chunk, so that the loop is
+    // vectorised: every body is read this way before its first answer.
+    let control = |b: u8| {
+        u8::from(
+            (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\x0c') & (b != b'\r') & (b != 0x1b)
+                | (b == 0x7f),
+        )
+    };
+    let controls: usize = sample
+        .chunks(255)
+        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + control(b))))
+        .sum();
     let mut invalid = 0;
     let mut rest = sample;
     while !rest.is_empty() {

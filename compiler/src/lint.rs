@@ -79,16 +79,11 @@ fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
 /// qualifiers and patterns).
 pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
-    // acap: the conventional records are read as compiling reads them, with
-    // the ACAP records' lines blanked: a conventional line inside an ACAP
-    // record is ignored (ACAP 2.9.2, reported so), not a rule outside a
-    // group to give a `User-agent: *` line.
-    let acap = (options.dialect == robocc_engine::Dialect::Acap)
-        .then(|| crate::parse::acap::read(&input.text, options.parse.max_bytes));
-    let conventional = match &acap {
-        Some(file) => std::borrow::Cow::Owned(file.conventional_body(&input.text)),
-        None => std::borrow::Cow::Borrowed(&input.text[..]),
-    };
+    let sem = crate::dialect::semantics(options.dialect);
+    // acap: the conventional records are read as compiling reads them
+    // (a conventional line inside an ACAP record is ignored, reported so).
+    let (acap, conventional) =
+        crate::parse::acap::split(&input.text, sem.acap_records, options.parse.max_bytes);
     let robots = parse(&conventional, &options.effective_parse());
     let mut out = Vec::new();
     for d in &input.diagnostics {
@@ -114,7 +109,6 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     if input.diagnostics.iter().any(|d| d.code.is_not_robots_txt()) {
         return out;
     }
-    let sem = crate::dialect::semantics(options.dialect);
     keys(&robots, acap.is_some(), sem.line_grammar, &mut out);
     if let Some(file) = &acap {
         acap_findings(file, options, &mut out);
@@ -157,7 +151,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
     if sem.line_grammar != LineGrammar::Google {
         draft_records(&robots, sem, &mut out);
     }
-    if options.dialect == robocc_engine::Dialect::Rfc9309 {
+    if sem.reads_signals() {
         signal_findings(&robots, &mut out);
     } else {
         signals_not_read(&robots, options.dialect, &mut out);

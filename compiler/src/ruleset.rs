@@ -130,7 +130,13 @@ impl RuleSet {
                 .groups
                 .first()
                 .is_some_and(|&g| dialect::robots2_version(robots, g).is_v2);
-        let mut rules = Vec::new();
+        let written: usize = selection
+            .groups
+            .iter()
+            .map(|&g| robots.groups[g].rules.len())
+            .sum();
+        // Room for every rule written and the own path's.
+        let mut rules = Vec::with_capacity(written + 1);
         for &g in &selection.groups {
             // An empty value is no rule at all (RFC 9309 §2.2.2; Google gives
             // it priority 0, which never decides; the 1996 draft's

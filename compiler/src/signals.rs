@@ -381,6 +381,12 @@ impl Sf<'_> {
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
+    /// The next byte, consumed.
+    fn read(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.i += 1;
+        Some(b)
+    }
     fn done(&self) -> bool {
         self.i >= self.s.len()
     }
@@ -488,9 +494,7 @@ impl Sf<'_> {
         }
         let mut octets = Vec::new();
         loop {
-            let b = self.peek()?;
-            self.i += 1;
-            match b {
+            match self.read()? {
                 b'"' => return std::str::from_utf8(&octets).is_ok().then_some(()),
                 b'%' => {
                     let hex = |h: u8| match h {
@@ -498,13 +502,11 @@ impl Sf<'_> {
                         b'a'..=b'f' => Some(h - b'a' + 10),
                         _ => None,
                     };
-                    let hi = hex(self.peek()?)?;
-                    self.i += 1;
-                    let lo = hex(self.peek()?)?;
-                    self.i += 1;
+                    let hi = hex(self.read()?)?;
+                    let lo = hex(self.read()?)?;
                     octets.push(hi << 4 | lo);
                 }
-                0x20..=0x7e => octets.push(b),
+                b @ 0x20..=0x7e => octets.push(b),
                 _ => return None,
             }
         }
@@ -512,15 +514,11 @@ impl Sf<'_> {
     fn string(&mut self) -> Option<()> {
         self.i += 1;
         loop {
-            let b = self.peek()?;
-            self.i += 1;
-            match b {
+            match self.read()? {
                 b'\\' => {
-                    let n = self.peek()?;
-                    if n != b'"' && n != b'\\' {
+                    if !matches!(self.read()?, b'"' | b'\\') {
                         return None;
                     }
-                    self.i += 1;
                 }
                 b'"' => return Some(()),
                 0x20..=0x7e => {}
@@ -531,9 +529,7 @@ impl Sf<'_> {
     fn bytes(&mut self) -> Option<()> {
         self.i += 1;
         loop {
-            let b = self.peek()?;
-            self.i += 1;
-            match b {
+            match self.read()? {
                 b':' => return Some(()),
                 b if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=' => {}
                 _ => return None,

@@ -10,6 +10,7 @@
 //! [`Policy`]: crate::Policy
 
 use crate::artifact::{NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE};
+use crate::ids::{ChannelId, RuleId};
 use crate::types::{Usage, UsageSet, UsageStates};
 
 /// The answer to one check.
@@ -17,9 +18,9 @@ use crate::types::{Usage, UsageSet, UsageStates};
 pub struct Verdict {
     /// May the URL be fetched (used, for other channels)?
     pub allowed: bool,
-    /// Index of the deciding rule (see [`Policy::rule`](crate::Policy::rule)); `None` when no rule
+    /// The deciding rule (see [`Policy::rule`](crate::Policy::rule)); `None` when no rule
     /// matched and the default applies.
-    pub rule: Option<u32>,
+    pub rule: Option<RuleId>,
 }
 
 /// Outcome when no rule matches: allowed, decided by no rule.
@@ -36,7 +37,7 @@ pub fn verdict(word: u32) -> Verdict {
     }
     Verdict {
         allowed: word & OUTCOME_ALLOWED != 0,
-        rule: (rule != NO_RULE).then_some(rule),
+        rule: (rule != NO_RULE).then_some(RuleId::new(rule)),
     }
 }
 
@@ -50,16 +51,19 @@ pub fn stated(word: u32) -> bool {
 /// The channel that answers `usage` in a policy of `channels` channels
 /// (`acap`: an `acap` policy, one channel per usage type), if it has one.
 #[inline]
-pub fn channel_of(acap: bool, channels: usize, usage: Usage) -> Option<usize> {
-    match usage {
-        Usage::Crawl => Some(0),
+pub fn channel_of(acap: bool, channels: usize, usage: Usage) -> Option<ChannelId> {
+    let c = match usage {
+        Usage::Crawl => 0,
         // Validation: an acap policy has one channel per usage type.
-        u if acap => (!u.is_signal()).then_some(u as usize),
+        u if acap && !u.is_signal() => u as u32,
         // Validation: the others have crawl, or crawl and the three
         // signal channels in `Usage::SIGNALS` order.
-        u if u.is_signal() && channels == 4 => Some(1 + (u as usize - Usage::Search as usize)),
-        _ => None,
-    }
+        u if !acap && u.is_signal() && channels == Usage::SIGNAL_CHANNELS.len() => {
+            1 + (u as u32 - Usage::Search as u32)
+        }
+        _ => return None,
+    };
+    Some(ChannelId::new(c))
 }
 
 /// The verdict on `usage`: its channel's word (`word(channel)`), or allowed
@@ -69,7 +73,7 @@ pub fn usage_verdict(
     acap: bool,
     channels: usize,
     usage: Usage,
-    word: impl FnOnce(usize) -> u32,
+    word: impl FnOnce(ChannelId) -> u32,
 ) -> Verdict {
     match channel_of(acap, channels, usage) {
         Some(c) => verdict(word(c)),
@@ -85,10 +89,10 @@ pub fn preference(
     acap: bool,
     channels: usize,
     usage: Usage,
-    word: impl FnOnce(usize) -> u32,
+    word: impl FnOnce(ChannelId) -> u32,
 ) -> Option<Verdict> {
     match channel_of(acap, channels, usage)? {
-        0 => Some(verdict(word(0))),
+        ChannelId::CRAWL => Some(verdict(word(ChannelId::CRAWL))),
         c => {
             let w = word(c);
             stated(w).then(|| verdict(w))

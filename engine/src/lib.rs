@@ -52,8 +52,9 @@
 //!   the `answer` module (how outcome words answer usages, for paths that
 //!   answer without an artifact: the compiler's `Checker`),
 //!   the `program` module's encoder and decoder, `frame`, the store
-//!   writer (`write_store`, `HostEntry`, `StoreMeta`, `fetched_at_kept`,
-//!   `MAX_PROBE`), a store set's `SetIndex`, and a few inspection hooks
+//!   writer (`write_store`, `HostEntry`, `StoreMeta`, `WriteStoreError`,
+//!   `fetched_at_kept`, `MAX_PROBE`), a store set's `SetIndex` (and
+//!   `SetIndexError`), and a few inspection hooks
 //!   (`Store::index_sizes`, `Store::slot_table`, `HostKey::slot_hash`,
 //!   `Policy::outcome_id`). A crawler that only checks URLs leaves it off:
 //!   what it links is the check path alone, as regex-automata's
@@ -77,6 +78,7 @@ pub mod artifact;
 mod artifact;
 mod bytes;
 mod format;
+mod ids;
 mod load;
 pub mod normalize;
 mod policy;
@@ -98,15 +100,16 @@ pub use format::{
     frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
     STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
+pub use ids::{ChannelId, OutcomeId, PolicyId, RuleId};
 pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
 };
-#[cfg(feature = "build")]
-pub use set::SetIndex;
 pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
 #[cfg(feature = "build")]
-pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, MAX_PROBE};
+pub use set::{SetIndex, SetIndexError};
+#[cfg(feature = "build")]
+pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, WriteStoreError, MAX_PROBE};
 #[cfg(feature = "idna")]
 pub use store::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 pub use store::{BatchError, HostInfo, HostKey, HostSource, Store};
@@ -155,6 +158,10 @@ mod tests {
         shared::<FileKind>();
         shared::<UnknownName>();
         // Plain values.
+        shared::<RuleId>();
+        shared::<ChannelId>();
+        shared::<OutcomeId>();
+        shared::<PolicyId>();
         shared::<Dialect>();
         shared::<UrlMode>();
         shared::<Selection>();
@@ -172,6 +179,8 @@ mod tests {
         #[cfg(feature = "build")]
         {
             shared::<SetIndex>();
+            shared::<SetIndexError>();
+            shared::<WriteStoreError>();
             shared::<HostEntry<'static>>();
             shared::<StoreMeta>();
             shared::<artifact::PolicyData>();

@@ -383,7 +383,9 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
         ));
     }
     let outcomes = data.outcomes.len() / channels;
-    let signals = channels == 4;
+    // As many channels as a policy with the signal ones (their names are
+    // checked below).
+    let signals = channels == crate::types::Usage::SIGNAL_CHANNELS.len();
     for (i, o) in data.outcomes.iter().enumerate() {
         let rule = o.to_native() & OUTCOME_RULE_MASK;
         // Unknown (nothing stated) only on a signal channel, never allowed.
@@ -429,7 +431,7 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     let acap = h.dialect == crate::types::Dialect::Acap as u8;
     match data.meta.acap.as_ref() {
         Some(a) if acap => {
-            let names = crate::types::Usage::ACAP.iter().map(|u| u.name());
+            let names = crate::types::Usage::ACAP_CHANNELS.iter().copied();
             if !h.channels.iter().map(|c| c.as_str()).eq(names) {
                 return Err("acap policy whose channels are not the usage types".into());
             }
@@ -450,8 +452,12 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     // Other dialects: crawl, or crawl and the AI-usage preference channels
     // (one automaton, one entry per rule).
     if !acap {
-        let names = ["crawl", "search", "train-ai", "ai-input"];
-        let expected: &[&str] = if signals { &names } else { &names[..1] };
+        use crate::types::Usage;
+        let expected = if signals {
+            Usage::SIGNAL_CHANNELS
+        } else {
+            Usage::CRAWL_CHANNELS
+        };
         if !h
             .channels
             .iter()

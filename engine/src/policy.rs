@@ -6,6 +6,7 @@ use crate::artifact::{
     ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, OUTCOME_RULE_MASK,
 };
 use crate::format::FileKind;
+use crate::ids::{ChannelId, RuleId};
 use crate::load::{self, LoadError, READ_SHARDS_BELOW};
 use crate::normalize::{feed_decoded, feed_rfc};
 use crate::program::{walk_bytes, Narrow, Walk, Wide, Width};
@@ -136,8 +137,9 @@ impl<'a> Policy<'a> {
 
     /// The verdict for `url` on usage channel `channel` (see
     /// [`Policy::channels`]); `None` when the policy has no such channel.
-    pub fn check_channel(&self, url: &[u8], channel: usize) -> Option<Verdict> {
-        (channel < self.data.header.channels.len()).then(|| verdict(self.word(url, channel).0))
+    pub fn check_channel(&self, url: &[u8], channel: ChannelId) -> Option<Verdict> {
+        let c = channel.index();
+        (c < self.data.header.channels.len()).then(|| verdict(self.word(url, c).0))
     }
 
     /// The verdict for `url` on `usage`: an ACAP usage type or an AI-usage
@@ -157,7 +159,7 @@ impl<'a> Policy<'a> {
         if usage == Usage::Crawl {
             return self.check(url);
         }
-        answer::usage_verdict(acap, channels, usage, |c| self.word(url, c).0)
+        answer::usage_verdict(acap, channels, usage, |c| self.word(url, c.index()).0)
     }
 
     /// The tri-state answer for `url` on `usage`: `Some(verdict)` when
@@ -169,7 +171,7 @@ impl<'a> Policy<'a> {
     #[inline]
     pub fn preference(&self, url: &[u8], usage: Usage) -> Option<Verdict> {
         let (acap, channels) = self.channel_shape();
-        answer::preference(acap, channels, usage, |c| self.word(url, c).0)
+        answer::preference(acap, channels, usage, |c| self.word(url, c.index()).0)
     }
 
     /// Is this an acap policy, and how many channels has it?
@@ -209,9 +211,9 @@ impl<'a> Policy<'a> {
 
     /// AI-usage preferences: what kind of statement rule `id` is (`None`
     /// for a policy without preference channels, or an unknown id).
-    pub fn signal_source(&self, id: u32) -> Option<SignalSource<'a>> {
+    pub fn signal_source(&self, id: RuleId) -> Option<SignalSource<'a>> {
         let sg = self.data.meta.signals.as_ref()?;
-        let r = sg.rules.get(id as usize)?;
+        let r = sg.rules.get(id.index())?;
         Some(match r.family {
             1 => SignalSource::ContentUsage,
             2 => SignalSource::ContentSignal,
@@ -238,11 +240,11 @@ impl<'a> Policy<'a> {
     /// token's deciding rule) and how it combines with the others is
     /// [`Policy::preference`]'s business. For tools that explain an answer
     /// (`robocc explain`); no allocation.
-    pub fn signal_says(&self, id: u32, usage: Usage) -> Option<bool> {
+    pub fn signal_says(&self, id: RuleId, usage: Usage) -> Option<bool> {
         if !usage.is_signal() {
             return None;
         }
-        let r = self.data.meta.signals.as_ref()?.rules.get(id as usize)?;
+        let r = self.data.meta.signals.as_ref()?.rules.get(id.index())?;
         let shift = 2 * (usage as u8 - Usage::Search as u8);
         match (r.prefs >> shift) & 3 {
             // Family 3: a training token's rule.
@@ -255,8 +257,8 @@ impl<'a> Policy<'a> {
 
     /// acap: what rule `id` is about besides its pattern (`None` for other
     /// dialects or an unknown id).
-    pub fn acap_rule(&self, id: u32) -> Option<AcapRuleRef<'a>> {
-        let r = self.data.meta.acap.as_ref()?.rules.get(id as usize)?;
+    pub fn acap_rule(&self, id: RuleId) -> Option<AcapRuleRef<'a>> {
+        let r = self.data.meta.acap.as_ref()?.rules.get(id.index())?;
         Some(AcapRuleRef {
             // Validation checked the usage code.
             usage: Usage::from_u8(r.usage).unwrap_or(Usage::Other),
@@ -283,11 +285,11 @@ impl<'a> Policy<'a> {
     /// tools: an outcome id means something only next to the artifact's
     /// tables).
     #[cfg(feature = "build")]
-    pub fn outcome_id(&self, url: &[u8]) -> u32 {
-        match self.data.automata.first() {
+    pub fn outcome_id(&self, url: &[u8]) -> crate::OutcomeId {
+        crate::OutcomeId::new(match self.data.automata.first() {
             Some(a) => run(a, path_parts(url), self.data.header.url_mode).0,
             None => 0,
-        }
+        })
     }
 
     /// The outcome word for `url` on `channel` (which the caller checked),
@@ -386,8 +388,8 @@ impl<'a> Policy<'a> {
     }
 
     /// The rule a verdict names.
-    pub fn rule(&self, id: u32) -> Option<RuleRef<'a>> {
-        self.data.rules.get(id as usize).map(|r| {
+    pub fn rule(&self, id: RuleId) -> Option<RuleRef<'a>> {
+        self.data.rules.get(id.index()).map(|r| {
             // Validation checked the flag fields and the class.
             RuleRef {
                 allow: r.flags & 1 != 0,
@@ -405,7 +407,13 @@ impl<'a> Policy<'a> {
     /// Every rule, in rule-id order.
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + 'a {
         let p = *self;
-        (0..self.rule_count() as u32).filter_map(move |i| p.rule(i))
+        self.rule_ids().filter_map(move |i| p.rule(i))
+    }
+
+    /// Every rule's id, in order: `0..rule_count()`.
+    pub fn rule_ids(&self) -> impl Iterator<Item = RuleId> {
+        // An artifact is under 4 GiB: fewer rules than `u32::MAX`.
+        (0..self.rule_count() as u32).map(RuleId::new)
     }
 
     /// Number of rules in the rule table.

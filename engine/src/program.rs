@@ -92,14 +92,24 @@ pub(crate) trait Width {
 pub(crate) struct Narrow;
 pub(crate) struct Wide;
 
+/// The `N` bytes at `i` (unaligned).
+///
+/// # Safety
+///
+/// `i + N <= prog.len()`.
+#[inline(always)]
+unsafe fn bytes_at<const N: usize>(prog: &[u8], i: usize) -> [u8; N] {
+    debug_assert!(i + N <= prog.len());
+    // SAFETY: the caller guarantees `i + N <= prog.len()`.
+    unsafe { prog.as_ptr().add(i).cast::<[u8; N]>().read_unaligned() }
+}
+
 impl Width for Narrow {
     const W: usize = 2;
     #[inline(always)]
     unsafe fn read(prog: &[u8], i: usize) -> u32 {
-        debug_assert!(i + 2 <= prog.len());
         // SAFETY: the caller guarantees `i + 2 <= prog.len()`.
-        let bytes = unsafe { prog.as_ptr().add(i).cast::<[u8; 2]>().read_unaligned() };
-        u32::from(u16::from_le_bytes(bytes))
+        u32::from(u16::from_le_bytes(unsafe { bytes_at(prog, i) }))
     }
 }
 
@@ -107,10 +117,8 @@ impl Width for Wide {
     const W: usize = 4;
     #[inline(always)]
     unsafe fn read(prog: &[u8], i: usize) -> u32 {
-        debug_assert!(i + 4 <= prog.len());
         // SAFETY: the caller guarantees `i + 4 <= prog.len()`.
-        let bytes = unsafe { prog.as_ptr().add(i).cast::<[u8; 4]>().read_unaligned() };
-        u32::from_le_bytes(bytes)
+        u32::from_le_bytes(unsafe { bytes_at(prog, i) })
     }
 }
 

@@ -112,6 +112,34 @@ fn hex16(s: &str) -> Option<u64> {
     ok.then(|| u64::from_str_radix(s, 16).ok()).flatten()
 }
 
+/// Why [`SetIndex::to_text`] refused an index: it holds what the reader
+/// would refuse. With the `build` feature.
+#[cfg(feature = "build")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SetIndexError {
+    /// The agent is not a product token.
+    Agent(String),
+    /// The compiler version is empty or has a space or control byte.
+    CompilerVersion(String),
+    /// No shards, or more than [`MAX_SHARDS`]: how many.
+    Shards(usize),
+}
+
+#[cfg(feature = "build")]
+impl std::fmt::Display for SetIndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetIndexError::Agent(a) => write!(f, "{a:?} is not an agent token"),
+            SetIndexError::CompilerVersion(v) => write!(f, "{v:?} is not a compiler version"),
+            SetIndexError::Shards(n) => write!(f, "{n} shards (a set has 1 to {MAX_SHARDS})"),
+        }
+    }
+}
+
+#[cfg(feature = "build")]
+impl std::error::Error for SetIndexError {}
+
 impl SetIndex {
     /// The index as text (the only form the writer produces).
     ///
@@ -121,21 +149,17 @@ impl SetIndex {
     /// space or control byte, or no shards or more than [`MAX_SHARDS`]
     /// (what the reader would refuse).
     #[cfg(feature = "build")]
-    pub fn to_text(&self) -> Result<String, String> {
+    pub fn to_text(&self) -> Result<String, SetIndexError> {
         if !is_agent(&self.agent) {
-            return Err(format!("{:?} is not an agent token", self.agent));
+            return Err(SetIndexError::Agent(self.agent.clone()));
         }
         if !is_word(&self.compiler_version) {
-            return Err(format!(
-                "{:?} is not a compiler version",
-                self.compiler_version
+            return Err(SetIndexError::CompilerVersion(
+                self.compiler_version.clone(),
             ));
         }
         if self.shards.is_empty() || self.shards.len() > MAX_SHARDS {
-            return Err(format!(
-                "{} shards (a set has 1 to {MAX_SHARDS})",
-                self.shards.len()
-            ));
+            return Err(SetIndexError::Shards(self.shards.len()));
         }
         let mut out = format!(
             "robocc-store-set {STORE_SET_FORMAT_VERSION}\nshards {}\npartition {PARTITION}\n\
@@ -714,6 +738,27 @@ mod tests {
             let text = idx.to_text().unwrap();
             assert_eq!(SetIndex::parse(text.as_bytes()).unwrap(), idx);
         }
+    }
+
+    /// What the reader would refuse is not written.
+    #[test]
+    fn index_refuses_what_the_reader_would() {
+        let bad = |idx: SetIndex| idx.to_text().unwrap_err();
+        let agent = SetIndex {
+            agent: "my bot".into(),
+            ..index(1)
+        };
+        assert_eq!(bad(agent), SetIndexError::Agent("my bot".into()));
+        let version = SetIndex {
+            compiler_version: String::new(),
+            ..index(1)
+        };
+        assert_eq!(bad(version), SetIndexError::CompilerVersion(String::new()));
+        assert_eq!(bad(index(0)), SetIndexError::Shards(0));
+        assert_eq!(
+            bad(index(MAX_SHARDS + 1)).to_string(),
+            format!("{} shards (a set has 1 to {MAX_SHARDS})", MAX_SHARDS + 1)
+        );
     }
 
     #[test]

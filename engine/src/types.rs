@@ -14,7 +14,7 @@ macro_rules! named_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant,)+];
 
             /// The name used on the command line, in JSON and in docs.
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self { $($name::$variant => $text,)+ }
             }
 
@@ -283,6 +283,21 @@ impl Usage {
     /// The AI-usage preference channels, in channel order after `crawl`.
     pub const SIGNALS: &'static [Usage] = &[Usage::Search, Usage::TrainAi, Usage::AiInput];
 
+    /// The channel names of a policy that answers crawl alone.
+    pub const CRAWL_CHANNELS: &'static [&'static str] = &names::<1>(&[Usage::Crawl]);
+
+    /// The channel names of an `acap` policy: [`Usage::ACAP`]'s.
+    pub const ACAP_CHANNELS: &'static [&'static str] = &names::<{ Usage::ACAP_COUNT }>(Usage::ACAP);
+
+    /// The channel names of a policy with AI-usage preference channels:
+    /// crawl, then [`Usage::SIGNALS`]'.
+    pub const SIGNAL_CHANNELS: &'static [&'static str] = &names::<4>(&[
+        Usage::Crawl,
+        Usage::SIGNALS[0],
+        Usage::SIGNALS[1],
+        Usage::SIGNALS[2],
+    ]);
+
     /// Is this an AI-usage preference channel (tri-state)?
     pub fn is_signal(self) -> bool {
         self as u8 >= Usage::Search as u8
@@ -293,6 +308,17 @@ impl Usage {
     pub fn is_present(self) -> bool {
         (Usage::Present as u8..=Usage::PresentLink as u8).contains(&(self as u8))
     }
+}
+
+/// The names of the first `N` of `usages` (a channel list, at compile time).
+const fn names<const N: usize>(usages: &[Usage]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = usages[i].name();
+        i += 1;
+    }
+    out
 }
 
 /// A set of [`Usage`]s: one bit per usage (what [`crate::Policy::usages`]
@@ -425,4 +451,23 @@ pub struct RequestRate {
     pub window: Option<TimeWindow>,
     /// 1-based source line.
     pub line: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Usage;
+
+    /// The channel lists are the usages' names, in channel order.
+    #[test]
+    fn channel_lists_are_usage_names() {
+        let names = |us: &[Usage]| us.iter().map(|u| u.name()).collect::<Vec<_>>();
+        assert_eq!(Usage::CRAWL_CHANNELS, ["crawl"]);
+        assert_eq!(Usage::ACAP_CHANNELS, names(Usage::ACAP));
+        assert_eq!(Usage::ACAP_CHANNELS.len(), Usage::ACAP_COUNT);
+        let (crawl, signals) = Usage::SIGNAL_CHANNELS.split_at(1);
+        assert_eq!(
+            (crawl, signals),
+            (Usage::CRAWL_CHANNELS, &names(Usage::SIGNALS)[..])
+        );
+    }
 }

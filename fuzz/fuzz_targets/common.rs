@@ -7,7 +7,7 @@ use robocc_compiler::dialect::{from_name, Dialect};
 use robocc_compiler::lower::{Budget, Layout, Registers};
 use robocc_compiler::parse::{parse, ParseOptions};
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{Policy, Store, UrlMode};
+use robocc_engine::{ChannelId, Policy, Store, UrlMode};
 use std::time::Duration;
 
 /// Agents the targets compile for: named, global-only and unlisted cases.
@@ -149,7 +149,7 @@ pub fn check_one(data: &[u8]) {
         );
         if let Some(oracle) = &oracle {
             let want = oracle.check(url);
-            let line = got.rule.map(|id| compiled.rule_set.rules[id as usize].line);
+            let line = got.rule.map(|id| compiled.rule_set.rules[id.index()].line);
             assert!(
                 got.allowed == want.allowed && line == want.line,
                 "engine {got:?} (line {line:?}) != rfc9309 oracle {want:?} for {:?}",
@@ -186,8 +186,8 @@ pub fn load_one(data: &[u8]) {
             if let Some(r) = v.rule {
                 assert!(policy.rule(r).is_some(), "verdict names a missing rule");
             }
-            for c in 0..policy.channels().count() {
-                assert!(policy.check_channel(url, c).is_some());
+            for c in 0..policy.channels().count() as u32 {
+                assert!(policy.check_channel(url, ChannelId::new(c)).is_some());
             }
         }
         let _ = policy.visit_at_minute(600);
@@ -217,7 +217,7 @@ pub fn store_one(data: &[u8]) {
             let _ = store.host(url);
         }
         // Policies are validated on first use: a corrupted one is refused.
-        for i in 0..store.policy_count() {
+        for i in store.policy_ids() {
             if let Ok(p) = store.policy(i) {
                 let _ = p.check(b"/");
             }

@@ -157,7 +157,7 @@ impl<'a> Answerer<'a> {
         }
     }
 
-    fn rule(self, id: u32) -> Option<RuleRef<'a>> {
+    fn rule(self, id: robocc_engine::RuleId) -> Option<RuleRef<'a>> {
         match self {
             Answerer::Compiled(p) => p.rule(id),
             Answerer::Rules(c) => c.rule(id),
@@ -404,7 +404,8 @@ pub fn verdict(policy: robocc_engine::Policy<'_>, v: robocc_engine::Verdict) -> 
 fn verdict_of(v: robocc_engine::Verdict, rule: Option<RuleRef<'_>>) -> Verdict {
     Verdict {
         allowed: v.allowed,
-        rule: v.rule,
+        // Python sees rule ids as ints.
+        rule: v.rule.map(robocc_engine::RuleId::get),
         rule_line: rule.and_then(|r| r.source_line()),
         pattern: rule.map(|r| r.pattern_text().into_owned()),
         origin: rule.map(|r| r.origin.name()),

@@ -198,7 +198,7 @@ pub fn read_manifest_range(
     let io = |e: std::io::Error| {
         err(robocc_store::InputError {
             at: name.clone(),
-            kind: robocc_store::InputErrorKind::Io(format!("cannot read manifest: {e}")),
+            kind: robocc_store::InputErrorKind::io("cannot read manifest", e),
         })
     };
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
@@ -302,7 +302,7 @@ impl ManifestRange {
             match read {
                 Ok(false) => return Ok(None),
                 Ok(true) => {}
-                Err(e) => return Err(fail(self, robocc_store::InputErrorKind::Io(e.to_string()))),
+                Err(e) => return Err(fail(self, robocc_store::InputErrorKind::io("", e))),
             }
             self.pos += self.line.len() as u64;
             if self.line.iter().all(u8::is_ascii_whitespace) {

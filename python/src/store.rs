@@ -243,7 +243,7 @@ impl Store {
                 return Ok(None);
             };
             let policy = store
-                .policy(host.policy as usize)
+                .policy(host.policy)
                 .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
             Ok(Some(store_verdict(policy, policy.check(u), host.source)))
         })?
@@ -349,7 +349,7 @@ impl Store {
                 let Some(host) = store.host(at)? else {
                     return Ok(None);
                 };
-                let bytes = store.policy_artifact(host.policy as usize)?;
+                let bytes = store.policy_artifact(host.policy)?;
                 PolicyFile::from_slice(bytes).map(|f| Some(Policy::from_file(f)))
             })
         })?

@@ -32,14 +32,15 @@ pub use signals::{Channel, Pref, SignalAnswer, SignalsOracle};
 use robocc_compiler::dialect::Dialect;
 use robocc_compiler::normalize::matched_path;
 use robocc_compiler::ruleset::RuleSet;
+use robocc_engine::RuleId;
 
 /// The reference verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefVerdict {
     /// May the path be fetched?
     pub allowed: bool,
-    /// Id of the deciding rule, if a rule decided.
-    pub rule: Option<u32>,
+    /// The deciding rule, if a rule decided.
+    pub rule: Option<RuleId>,
 }
 
 /// Does `pattern` match `path`? Anchored at the first byte, `*` matches any
@@ -98,9 +99,14 @@ fn check_path_ranked(set: &RuleSet, path: &[u8]) -> RefVerdict {
         },
         Some(id) => RefVerdict {
             allowed: set.rules[id].allow,
-            rule: Some(id as u32),
+            rule: Some(rule_id(id)),
         },
     }
+}
+
+/// The id of the rule at `index` in a rule set.
+fn rule_id(index: usize) -> RuleId {
+    RuleId::new(index as u32)
 }
 
 /// RFC 9309 §2.2.2 as Google's longest match decides, on the rules' encoded
@@ -135,22 +141,22 @@ fn check_path_longest(set: &RuleSet, path: &[u8]) -> RefVerdict {
         },
         (Some((_, a)), None) => RefVerdict {
             allowed: true,
-            rule: Some(a as u32),
+            rule: Some(rule_id(a)),
         },
         (None, Some((_, d))) => RefVerdict {
             allowed: false,
-            rule: Some(d as u32),
+            rule: Some(rule_id(d)),
         },
         (Some((ap, a)), Some((dp, d))) => {
             if dp > ap {
                 RefVerdict {
                     allowed: false,
-                    rule: Some(d as u32),
+                    rule: Some(rule_id(d)),
                 }
             } else {
                 RefVerdict {
                     allowed: true,
-                    rule: Some(a as u32),
+                    rule: Some(rule_id(a)),
                 }
             }
         }

@@ -461,6 +461,26 @@ mod tests {
         assert!(m("/[%]*", "/%"), "class members are not decoded");
     }
 
+    /// Every word of up to `max` letters of `alphabet`, shorter first.
+    fn words<T: Clone>(alphabet: &[T], max: usize) -> Vec<Vec<T>> {
+        let mut words = vec![Vec::new()];
+        for len in 1..=max {
+            let longer: Vec<Vec<T>> = words
+                .iter()
+                .filter(|w| w.len() == len - 1)
+                .flat_map(|w| {
+                    alphabet.iter().map(move |a| {
+                        let mut longer = w.clone();
+                        longer.push(a.clone());
+                        longer
+                    })
+                })
+                .collect();
+            words.extend(longer);
+        }
+        words
+    }
+
     /// The one-pass matcher against plain recursion, on every pattern of up
     /// to 4 items over `a b ? * [a]` and every path of up to 5 of `a b`.
     #[test]
@@ -486,36 +506,8 @@ mod tests {
                 negated: false,
             },
         ];
-        let mut patterns: Vec<Vec<Item>> = vec![Vec::new()];
-        for len in 1..=4 {
-            let longer: Vec<Vec<Item>> = patterns
-                .iter()
-                .filter(|p| p.len() == len - 1)
-                .flat_map(|p| {
-                    alphabet.iter().map(move |i| {
-                        let mut q = p.clone();
-                        q.push(i.clone());
-                        q
-                    })
-                })
-                .collect();
-            patterns.extend(longer);
-        }
-        let mut paths: Vec<Vec<Sym>> = vec![Vec::new()];
-        for len in 1..=5 {
-            let longer: Vec<Vec<Sym>> = paths
-                .iter()
-                .filter(|p| p.len() == len - 1)
-                .flat_map(|p| {
-                    [b'a', b'b'].map(|b| {
-                        let mut q = p.clone();
-                        q.push(Sym::from(b));
-                        q
-                    })
-                })
-                .collect();
-            paths.extend(longer);
-        }
+        let patterns = words(&alphabet, 4);
+        let paths = words(&[Sym::from(b'a'), Sym::from(b'b')], 5);
         for p in &patterns {
             for path in &paths {
                 assert_eq!(wildcard_matches(p, path), naive(p, path), "{p:?} {path:?}");

@@ -76,7 +76,7 @@ fn hostile_inputs_compile_within_bounds() {
                         h.name
                     );
                     if let Some(oracle) = &oracle {
-                        let line = got.rule.map(|id| c.rule_set.rules[id as usize].line);
+                        let line = got.rule.map(|id| c.rule_set.rules[id.index()].line);
                         let want = oracle.check(url);
                         assert_eq!((got.allowed, line), (want.allowed, want.line), "{}", h.name);
                     }

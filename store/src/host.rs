@@ -284,6 +284,11 @@ mod tests {
             ("a.example:0080a", "not a number"),
             ("a.example:065536", "not a number"),
             ("a*b.example", "'*' in a label"),
+            ("a.123", "a.123 ends in a number"),
+            ("1.2.3", "ends in a number"),
+            ("A.0X1F.", "a.0x1f ends in a number"),
+            ("0x", "ends in a number"),
+            ("1.2.3.04", "ends in a number"),
         ] {
             let e = host_key(bad).unwrap_err().to_string();
             assert!(e.contains(why), "{bad:?}: {e}");

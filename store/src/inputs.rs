@@ -5,6 +5,7 @@
 use crate::host::{absolute_location, host_key, HostKeyError, HostNote};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// One host's fetch result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,8 +131,9 @@ pub(crate) fn digest_mismatch(actual: &[u8; 32], claimed: &[u8; 32]) -> String {
     )
 }
 
-/// Why an input could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why an input could not be read. (No equality: an [`std::io::Error`]
+/// has none.)
+#[derive(Clone, Debug)]
 pub struct InputError {
     /// Where: `FILE:LINE` of a manifest, or a file of a directory.
     pub at: String,
@@ -140,10 +142,26 @@ pub struct InputError {
 }
 
 /// What is wrong with an input.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum InputErrorKind {
-    /// The file or directory could not be read.
-    Io(String),
+    /// The file or directory could not be read: what was being done
+    /// (empty: nothing more to say than where), and the I/O error, which is
+    /// the [`InputError`]'s [`source`](std::error::Error::source).
+    Io {
+        /// What failed (`cannot read manifest`), without the error.
+        context: String,
+        /// The error (shared, so that the error stays `Clone`).
+        error: Arc<std::io::Error>,
+    },
+    /// Bytes that are not WARC where a WARC file was read (what was found,
+    /// said whole).
+    NotWarc(String),
+    /// A file of a directory whose name is not a host (why): no host can be
+    /// given its rules.
+    NotAHost(String),
+    /// The caller refused the input (why): a tool's own check, such as the
+    /// command line's refusal of a body that is the output file.
+    Refused(String),
     /// A manifest line is not a JSON object.
     NotJson(String),
     /// A manifest line has no `host`.
@@ -182,7 +200,11 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.at)?;
         match &self.kind {
-            InputErrorKind::Io(e) => write!(f, "{e}"),
+            InputErrorKind::Io { context, error } if context.is_empty() => write!(f, "{error}"),
+            InputErrorKind::Io { context, error } => write!(f, "{context}: {error}"),
+            InputErrorKind::NotWarc(why)
+            | InputErrorKind::NotAHost(why)
+            | InputErrorKind::Refused(why) => f.write_str(why),
             InputErrorKind::NotJson(e) => write!(f, "not a JSON object: {e}"),
             InputErrorKind::MissingHost => write!(f, "missing \"host\""),
             InputErrorKind::BadHost(h, why) => write!(f, "{h:?} is not a host name: {why}"),
@@ -223,7 +245,26 @@ impl fmt::Display for InputError {
     }
 }
 
-impl std::error::Error for InputError {}
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            InputErrorKind::Io { error, .. } => Some(&**error),
+            InputErrorKind::BadHost(_, why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+impl InputErrorKind {
+    /// [`InputErrorKind::Io`]: `context` says what failed, without the
+    /// error (empty: nothing more than where).
+    pub fn io(context: impl Into<String>, error: std::io::Error) -> InputErrorKind {
+        InputErrorKind::Io {
+            context: context.into(),
+            error: Arc::new(error),
+        }
+    }
+}
 
 /// Whether compiling `prefix`, the first bytes of a longer body, answers
 /// every URL as compiling the whole body does under the parse limit
@@ -263,7 +304,7 @@ pub struct DirInputs {
 pub fn dir_inputs(dir: &std::path::Path) -> Result<DirInputs, InputError> {
     let io = |e: std::io::Error| InputError {
         at: dir.display().to_string(),
-        kind: InputErrorKind::Io(e.to_string()),
+        kind: InputErrorKind::io("", e),
     };
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(io)?
@@ -320,7 +361,7 @@ pub fn inputs_from_dir(dir: &std::path::Path) -> Result<Vec<HostInput>, InputErr
     match d.set_aside.into_iter().next() {
         Some(n) => Err(InputError {
             at: n.host,
-            kind: InputErrorKind::Io(n.note),
+            kind: InputErrorKind::NotAHost(n.note),
         }),
         None => Ok(d.inputs),
     }
@@ -343,7 +384,7 @@ pub fn manifest_inputs(
 ) -> Result<impl Iterator<Item = Result<HostInput, InputError>>, InputError> {
     let file = std::fs::File::open(path).map_err(|e| InputError {
         at: path.display().to_string(),
-        kind: InputErrorKind::Io(format!("cannot read manifest: {e}")),
+        kind: InputErrorKind::io("cannot read manifest", e),
     })?;
     let base = path
         .parent()
@@ -391,7 +432,7 @@ pub fn manifest_inputs_from(
                 done = true;
                 return Some(Err(InputError {
                     at: at(n),
-                    kind: InputErrorKind::Io(e.to_string()),
+                    kind: InputErrorKind::io("", e),
                 }));
             }
         }
@@ -615,6 +656,12 @@ mod tests {
     use crate::StoreBuilder;
     use robocc_engine::Store;
 
+    /// A reading as its fields say (errors have no equality: an I/O
+    /// error has none).
+    fn shown(r: Result<HostInput, InputErrorKind>) -> String {
+        format!("{r:?}")
+    }
+
     /// A manifest line read through its entries only (the reading
     /// `manifest_line` falls back to).
     fn line_by_value(line: &str, dir: &std::path::Path) -> Result<HostInput, InputErrorKind> {
@@ -689,7 +736,7 @@ mod tests {
                 }
                 line.truncate(c);
             }
-            proptest::prop_assert_eq!(manifest_line(line.as_bytes(), dir), line_by_value(&line, dir), "{}", line);
+            proptest::prop_assert_eq!(shown(manifest_line(line.as_bytes(), dir)), shown(line_by_value(&line, dir)), "{}", line);
         }
     }
 
@@ -733,8 +780,8 @@ mod tests {
         ];
         for line in &lines {
             assert_eq!(
-                manifest_line(line.as_bytes(), dir),
-                by_value(line),
+                shown(manifest_line(line.as_bytes(), dir)),
+                shown(by_value(line)),
                 "{line}"
             );
         }
@@ -872,7 +919,7 @@ mod tests {
             ),
         ];
         for (l, want) in refused {
-            assert_eq!(line(l), Err(want), "{l}");
+            assert_eq!(shown(line(l)), shown(Err(want)), "{l}");
         }
         let e = InputError {
             at: "m.jsonl:2".into(),

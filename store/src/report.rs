@@ -4,7 +4,7 @@
 use crate::host::HostNote;
 use crate::inputs::InputError;
 use robocc_compiler::CompileError;
-use robocc_engine::HostSource;
+use robocc_engine::{HostSource, SetIndexError, WriteStoreError};
 use std::fmt;
 
 /// Hosts per [`HostSource`].
@@ -106,16 +106,29 @@ impl StoreReport {
     }
 }
 
-/// Why a store could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a store could not be built. (No equality: an input error may
+/// keep an [`std::io::Error`], which has none.)
+#[derive(Clone, Debug)]
 pub enum StoreError {
     /// The agent token is invalid (nothing can compile).
     Compile(CompileError),
     /// An input could not be read.
     Input(InputError),
-    /// A limit of the store format: its size, the number of shards, hosts
-    /// whose key hashes collide in the index.
-    TooLarge(String),
+    /// A limit of the store format: its size, hosts whose key hashes
+    /// collide in the index ([`write_store`](robocc_engine::write_store)'s
+    /// error).
+    Write(WriteStoreError),
+    /// A store set's index could not be written (its shard count).
+    SetIndex(SetIndexError),
+    /// A shard outside a set of `shards`: `which`, or the set's shard
+    /// count itself when `None` (a set has 1 to
+    /// [`MAX_SHARDS`](robocc_engine::MAX_SHARDS), numbered from 0).
+    Shard {
+        /// The shard asked for.
+        which: Option<usize>,
+        /// The set's shard count.
+        shards: usize,
+    },
     /// The base store ([`StoreBuilder::base`](crate::StoreBuilder::base)) failed
     /// [`Store::validate_all`](robocc_engine::Store::validate_all): nothing is taken from a damaged base (a
     /// damaged slot would hand a 304 another host's policy, and the new
@@ -125,10 +138,23 @@ pub enum StoreError {
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let max = robocc_engine::MAX_SHARDS;
         match self {
             StoreError::Compile(e) => e.fmt(f),
             StoreError::Input(e) => e.fmt(f),
-            StoreError::TooLarge(e) => f.write_str(e),
+            StoreError::Write(e) => e.fmt(f),
+            StoreError::SetIndex(e) => e.fmt(f),
+            StoreError::Shard {
+                which: None,
+                shards,
+            } => write!(f, "{shards} shards: a store set has 1 to {max}"),
+            StoreError::Shard {
+                which: Some(which),
+                shards,
+            } => write!(
+                f,
+                "shard {which} of {shards}: a store set has 1 to {max} shards, numbered from 0"
+            ),
             StoreError::Base(e) => {
                 write!(
                     f,
@@ -141,9 +167,15 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        // The variants that display their error alone are transparent:
+        // its source is theirs (an input's I/O error).
         match self {
+            StoreError::Compile(e) => e.source(),
+            StoreError::Input(e) => e.source(),
+            StoreError::Write(e) => e.source(),
+            StoreError::SetIndex(e) => e.source(),
+            StoreError::Shard { .. } => None,
             StoreError::Base(e) => Some(e),
-            _ => None,
         }
     }
 }

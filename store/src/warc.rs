@@ -172,7 +172,7 @@ pub struct WarcInputs {
 pub fn warc_inputs(path: &Path) -> Result<WarcInputs, InputError> {
     let file = std::fs::File::open(path).map_err(|e| InputError {
         at: path.display().to_string(),
-        kind: InputErrorKind::Io(format!("cannot read WARC file: {e}")),
+        kind: InputErrorKind::io("cannot read WARC file", e),
     })?;
     Ok(warc_inputs_from(file, &path.display().to_string()))
 }
@@ -207,6 +207,9 @@ pub fn warc_inputs_from(reader: impl Read + 'static, name: &str) -> WarcInputs {
 /// Why a read stopped.
 struct Failure {
     why: String,
+    /// The I/O error, when one stopped it (kept as the input error's
+    /// source).
+    io: Option<io::Error>,
     /// The input ended there (the file, or a gzip member, cut short).
     eof: bool,
     /// The gzip layer failed there ([`GzDamage`]): damage, or (with `eof`)
@@ -217,11 +220,12 @@ struct Failure {
 }
 
 impl Failure {
-    fn of(e: &io::Error) -> Failure {
+    fn of(e: io::Error) -> Failure {
         Failure {
             why: e.to_string(),
             eof: e.kind() == io::ErrorKind::UnexpectedEof,
             damaged: e.get_ref().is_some_and(|i| i.is::<GzDamage>()),
+            io: Some(e),
             tail: Vec::new(),
         }
     }
@@ -233,7 +237,7 @@ impl Failure {
 /// line reads).
 fn skip_blank_lines(r: &mut dyn BufRead) -> Result<(), Failure> {
     loop {
-        let buf = r.fill_buf().map_err(|e| Failure::of(&e))?;
+        let buf = r.fill_buf().map_err(Failure::of)?;
         if buf.is_empty() {
             return Ok(());
         }
@@ -256,7 +260,7 @@ fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, Failure> {
     let n = r
         .take(MAX_LINE)
         .read_until(b'\n', &mut line)
-        .map_err(|e| Failure::of(&e))?;
+        .map_err(Failure::of)?;
     if n == 0 {
         return Ok(None);
     }
@@ -264,6 +268,7 @@ fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, Failure> {
         if n as u64 == MAX_LINE {
             return Err(Failure {
                 why: format!("a header line longer than {MAX_LINE} bytes"),
+                io: None,
                 eof: false,
                 damaged: false,
                 tail: Vec::new(),
@@ -273,6 +278,7 @@ fn read_line(r: &mut dyn BufRead) -> Result<Option<Vec<u8>>, Failure> {
         line.truncate(16);
         return Err(Failure {
             why: "the file ends inside a header line".into(),
+            io: None,
             eof: true,
             damaged: false,
             tail: line,
@@ -364,7 +370,7 @@ impl WarcInputs {
         let at = format!("record {}", self.record);
         self.fail(
             at,
-            InputErrorKind::Io(format!("not a WARC file: {}", what.into())),
+            InputErrorKind::NotWarc(format!("not a WARC file: {}", what.into())),
         )
     }
 
@@ -385,12 +391,12 @@ impl WarcInputs {
         } else {
             format!("record {}", self.record)
         };
-        let kind = if f.damaged {
-            InputErrorKind::Damaged(f.why)
-        } else if between {
-            InputErrorKind::Io(f.why)
-        } else {
-            InputErrorKind::Io(format!("not a WARC file: {}", f.why))
+        let kind = match f.io {
+            _ if f.damaged => InputErrorKind::Damaged(f.why),
+            Some(e) if between => InputErrorKind::io("", e),
+            Some(e) => InputErrorKind::io("not a WARC file", e),
+            None if between => InputErrorKind::NotWarc(f.why),
+            None => InputErrorKind::NotWarc(format!("not a WARC file: {}", f.why)),
         };
         self.fail(at, kind)
     }
@@ -535,7 +541,7 @@ impl Iterator for WarcInputs {
                     let at = self.after();
                     return self.fail(
                         at,
-                        InputErrorKind::Io(
+                        InputErrorKind::NotWarc(
                             "not a WARC record: the file ends inside a line (a damaged \
                              file, or bytes after its last record)"
                                 .into(),
@@ -549,7 +555,7 @@ impl Iterator for WarcInputs {
                 let at = self.after();
                 return self.fail(
                     at,
-                    InputErrorKind::Io(format!(
+                    InputErrorKind::NotWarc(format!(
                         "not a WARC record: expected WARC/1.0 or WARC/1.1, found {shown:?} \
                          (a damaged file, or bytes after its last record)"
                     )),
@@ -624,7 +630,7 @@ impl Iterator for WarcInputs {
             let mut block = Vec::new();
             let read = (&mut self.reader).take(length).read_to_end(&mut block);
             if let Err(e) = read {
-                let f = Failure::of(&e);
+                let f = Failure::of(e);
                 if f.eof {
                     return self.cut_short(&h, Some(&block), &f.why);
                 }
@@ -654,7 +660,7 @@ impl Iterator for WarcInputs {
                     self.done = true;
                     self.cut = Some(format!("after record {} ({e})", self.record));
                 }
-                Err(e) => return self.read_error(Failure::of(&e), false),
+                Err(e) => return self.read_error(Failure::of(e), false),
             }
             // WARC 1.1 gives no rule for the case of WARC-Type's value:
             // read as the other types are, case-insensitively.

@@ -5,51 +5,12 @@
 use robocc_testkit::paths::root;
 
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{Dialect, Policy, UrlMode};
+use robocc_engine::{ChannelId, Dialect, Policy, UrlMode};
+use robocc_testkit::heap::{allocations_during, Counting};
 use robocc_testkit::urlgen;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-// Per thread, so that tests running in parallel do not count each other.
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-    }
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        System.realloc(ptr, layout, new_size)
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns how many allocations happened meanwhile.
-fn allocations_during(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.with(Cell::get)
-}
 
 #[test]
 fn checks_do_not_allocate() {
@@ -83,7 +44,7 @@ fn checks_do_not_allocate() {
                     let v = policy.check(url);
                     disallowed += usize::from(!v.allowed);
                     disallowed += usize::from(policy.check_traced(url).bytes_read == usize::MAX);
-                    let _ = policy.check_channel(url, 0);
+                    let _ = policy.check_channel(url, ChannelId::CRAWL);
                 }
                 policy.check_batch(&refs, &mut batch);
             });
@@ -376,7 +337,7 @@ fn preference_checks_do_not_allocate() {
                 }
                 let _ = policy.check_usage(url, u);
                 // What a statement says (explain's listing, a caller's own).
-                for id in 0..policy.rule_count() as u32 {
+                for id in policy.rule_ids() {
                     said += usize::from(policy.signal_says(id, u).is_some());
                 }
             }

@@ -18,8 +18,9 @@
 //!   Content-Signal) added to real files, and a proptest strategy for small
 //!   random ones, for the signals differential tests.
 //!
-//! * [`heap`]: a global allocator counting peak heap bytes, for the tests
-//!   that bound memory.
+//! * [`heap`]: global allocators that count peak heap bytes (the tests
+//!   that bound memory) or a thread's allocations (the tests that check
+//!   paths allocate nothing).
 //!
 //! * [`paths`]: the workspace root and the shared corpus beside it.
 //!

@@ -224,7 +224,7 @@ fn main() {
         let outcomes = &w.compiled.data.outcomes;
         for u in &w.urls {
             let o = run_dense(&d, u);
-            assert_eq!(o, policy.outcome_id(u), "{name}");
+            assert_eq!(o, policy.outcome_id(u).get(), "{name}");
             let word = outcomes[o as usize];
             let v = policy.check(u);
             assert_eq!(

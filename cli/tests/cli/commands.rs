@@ -1104,6 +1104,89 @@ fn acap_reports_the_narrowest_permissions_qualifiers() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `check --robots` answers from the rules (a `Checker`) without lowering
+/// them for a few URLs: a file whose lowering is expensive (wildcard rules
+/// that split it into ten automata) answers one URL exactly as its compiled
+/// policy does, on every output and usage, ACAP's qualifiers too, with the
+/// compile's findings that can change a verdict on stderr. With a
+/// preference statement the same rules do not fit the budget: the compile
+/// drops it (unknown, and a warning), and `check --robots` says so too.
+#[test]
+fn check_robots_answers_one_url_as_its_compiled_policy() {
+    let mut body = String::from("User-agent: *\n");
+    for i in 0..12 {
+        body.push_str(&format!("Disallow: /*a{i}*b*c\nAllow: /*x{i}*y*$\n"));
+    }
+    body.push_str("Disallow /p q\nCrawl-delay: 2\n");
+    let dropped = format!("{body}Content-Signal: search=yes\n");
+    let acap = "ACAP-crawler: *\nACAP-allow-present-snippet: /\n\
+                ACAP-allow-present-snippet: /premium/ max-length=30-words\n\
+                ACAP-disallow-index: /*a*b*c\nDisallow: /x\n";
+    let paths: &[&str] = &["/a3/b/c", "/x1/y/z", "/x2ay/b/c", "/p", "/robots.txt", "/"];
+    let readings: [(&str, &str, &[&str], &[&str]); 3] = [
+        ("stars", &body, &[], paths),
+        // Compiled each time: two URLs.
+        ("dropped", &dropped, &[], &paths[..2]),
+        (
+            "acap",
+            acap,
+            &["--dialect", "acap"],
+            &["/premium/x", "/a/b/c", "/x", "/"],
+        ),
+    ];
+    for (tag, body, dialect, urls) in readings {
+        let (dir, robots) = scratch_robots(&format!("one-url-{tag}"), body);
+        let policy = dir.join("p.policy");
+        let policy = policy.to_str().unwrap();
+        let mut compile = vec![
+            "compile", "--robots", &robots, "--agent", "bot", "-o", policy,
+        ];
+        compile.extend(dialect);
+        assert_eq!(robocc(&compile, None).status.code(), Some(0), "{tag}");
+        let outputs: [&[&str]; 5] = [
+            &[],
+            &["--format", "json"],
+            &["--usage", "all"],
+            &["--usage", "all", "--format", "json"],
+            &["--usage", "search", "--format", "json"],
+        ];
+        for url in urls {
+            for output in outputs {
+                let run = |site: &[&str]| {
+                    let mut args = vec!["check", "--agent", "bot"];
+                    args.extend(site);
+                    args.extend(output);
+                    args.push(url);
+                    robocc(&args, None)
+                };
+                let mut site = vec!["--robots", robots.as_str()];
+                site.extend(dialect);
+                let (checked, compiled) = (run(&site), run(&["--policy", policy]));
+                let shown = format!("{tag} {url} {output:?}");
+                assert_eq!(checked.status.code(), Some(0), "{shown}");
+                assert_eq!(stdout(&checked), stdout(&compiled), "{shown}");
+                // The findings that can change a verdict, as compiling
+                // reports them (not the split, which cannot).
+                let err = String::from_utf8_lossy(&checked.stderr);
+                let separator = format!(
+                    "{robots}: line 26: warning: no ':' separator (and not exactly `key \
+                     value`): line ignored\n"
+                );
+                match tag {
+                    "stars" => assert_eq!(err, separator, "{shown}"),
+                    "dropped" => assert!(
+                        err.contains("statements do not fit the budget")
+                            && err.contains(&separator),
+                        "{shown}: {err}"
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 /// draft1996 and robots2 name agents by the 1996 draft's `agent = token`
 /// (RFC 1945): `MJ12bot`, `bot2` and `my.bot` are names there, also with a
 /// policy compiled for them; rfc9309 and acap keep RFC 9309's

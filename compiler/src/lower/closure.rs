@@ -4,7 +4,7 @@
 //! closes threads under "a `*` may match nothing" and prunes what can no
 //! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
-use super::states::thread_hash;
+use super::states::{thread_hash, union};
 use super::{FxHashMap, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
@@ -313,28 +313,15 @@ impl Patterns<'_> {
             matched.retain(|&p| ids.binary_search(&self.rule[p as usize]).is_ok());
             closed.retain(|&t| canon.matters(self.rule[self.pat(t) as usize], &ids));
         }
-        if !closed.windows(2).all(|w| w[0] < w[1]) {
-            closed.sort_unstable();
-            closed.dedup();
-        }
+        sort_distinct(closed);
         // Star dominance: keep, per pattern, only positions at or after its
         // furthest active `*`.
         let out = threads;
         out.clear();
-        let mut k = 0;
-        while k < closed.len() {
-            let i = self.pat(closed[k]);
-            let end = k + closed[k..]
-                .iter()
-                .take_while(|&&t| self.pat(t) == i)
-                .count();
-            let floor = closed[k..end]
-                .iter()
-                .rev()
-                .find(|&&t| self.kind(t) == KIND_STAR)
-                .map_or(0, |&t| t);
-            out.extend(closed[k..end].iter().filter(|&&t| t >= floor));
-            k = end;
+        for (_, run) in self.runs(closed) {
+            let group = &closed[run];
+            let floor = self.star_floor(group);
+            out.extend(group.iter().filter(|&&t| t >= floor));
         }
     }
 
@@ -349,38 +336,55 @@ impl Patterns<'_> {
     ) {
         let sorted = threads.is_sorted();
         self.close_ranked(threads, sorted, best, closed);
-        if !sorted && !closed.windows(2).all(|w| w[0] < w[1]) {
-            closed.sort_unstable();
-            closed.dedup();
+        if !sorted {
+            sort_distinct(closed);
         }
         let out = threads;
         out.clear();
-        let mut k = 0;
-        while k < closed.len() {
-            let i = self.pat(closed[k]);
-            // The pattern's end position; its threads are up to there.
-            let last = self.offset[i as usize + 1] - 1;
-            let mut end = k + 1;
-            while end < closed.len() && closed[end] <= last {
-                end += 1;
-            }
+        for (i, run) in self.runs(closed) {
             // A register automaton prunes nothing by rank: its states must
             // depend on the recent input only, not on what matched before
             // (the register remembers that).
             if self.mode == Mode::Register || self.beats(i, *best) {
-                let group = &closed[k..end];
+                let group = &closed[run];
                 // Star dominance: positions at or after the last active `*`.
-                let floor = group
-                    .iter()
-                    .rev()
-                    .find(|&&t| self.kind(t) == KIND_STAR)
-                    .map_or(0, |&t| t);
+                let floor = self.star_floor(group);
                 // A finished pattern without `$` was folded into `best`.
+                let last = self.span(i).1;
                 let permanent = |t: Thread| t == last && !self.dollar[i as usize];
                 out.extend(group.iter().filter(|&&t| t >= floor && !permanent(t)));
             }
-            k = end;
         }
+    }
+
+    /// The runs of `threads` (sorted, distinct) of one pattern each, in
+    /// order: the pattern and where its threads are. A pattern's positions
+    /// are consecutive, so its run ends after its last position.
+    #[inline]
+    fn runs<'t>(
+        &'t self,
+        threads: &'t [Thread],
+    ) -> impl Iterator<Item = (u32, std::ops::Range<usize>)> + 't {
+        let mut k = 0;
+        std::iter::from_fn(move || {
+            let i = self.pat(*threads.get(k)?);
+            let last = self.span(i).1;
+            let start = k;
+            k += 1 + threads[k + 1..].iter().take_while(|&&t| t <= last).count();
+            Some((i, start..k))
+        })
+    }
+
+    /// The position of the last `*` among one pattern's threads `group`
+    /// (sorted), 0 if none: the threads before it can no longer decide
+    /// (star dominance).
+    #[inline]
+    fn star_floor(&self, group: &[Thread]) -> Thread {
+        group
+            .iter()
+            .rev()
+            .find(|&&t| self.kind(t) == KIND_STAR)
+            .map_or(0, |&t| t)
     }
 
     /// Ranked mode: the successor whose threads are the star threads and
@@ -411,11 +415,9 @@ impl Patterns<'_> {
         // Is `base` filtered by the new best?
         let beaten = self.mode != Mode::Register && best != base_best;
         out.clear();
-        let (mut cur, mut k) = (0, 0);
-        while k < closed.len() {
-            let i = self.pat(closed[k]);
+        let mut cur = 0;
+        for (i, run) in self.runs(closed) {
             let (first, last) = self.span(i);
-            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
             // Pattern `i`'s threads in `base`: they were kept with the same
             // best, so `i` is not beaten if it has any. The patterns come
             // in order: search forward from the last one.
@@ -423,11 +425,10 @@ impl Patterns<'_> {
             let a_end = a_start + gallop(&base[a_start..], |t| t <= last);
             self.copy_unbeaten(&base[cur..a_start], beaten, best, out);
             if self.mode == Mode::Register || self.beats(i, best) {
-                self.join_group(i, &base[a_start..a_end], &closed[k..end], group);
+                self.join_group(i, &base[a_start..a_end], &closed[run], group);
                 out.extend_from_slice(group);
             }
             cur = a_end;
-            k = end;
         }
         self.copy_unbeaten(&base[cur..], beaten, best, out);
         best
@@ -468,11 +469,8 @@ impl Patterns<'_> {
         }
         diff.clear();
         let mut h = 0u64;
-        let mut k = 0;
-        while k < closed.len() {
-            let i = self.pat(closed[k]);
-            let last = self.offset[i as usize + 1] - 1;
-            let end = k + 1 + closed[k + 1..].iter().take_while(|&&t| t <= last).count();
+        for (i, run) in self.runs(closed) {
+            let last = self.span(i).1;
             let old = index.get(base, i);
             if self.mode != Mode::Register && !self.beats(i, best) {
                 // Dropped whole: not in `base` either (it was normalized
@@ -480,14 +478,13 @@ impl Patterns<'_> {
                 if !old.is_empty() {
                     return None;
                 }
-                k = end;
                 continue;
             }
             debug_assert!(old.first().is_none_or(|&t| self.kind(t) == KIND_STAR));
             let floor = old.first().copied().unwrap_or(0);
             let permanent = if self.dollar[i as usize] { NONE } else { last };
             let mut y = 0;
-            for &t in &closed[k..end] {
+            for &t in &closed[run] {
                 if t < floor {
                     continue;
                 }
@@ -506,7 +503,6 @@ impl Patterns<'_> {
                 diff.push(t);
                 h = h.wrapping_add(thread_hash(t));
             }
-            k = end;
         }
         Some((best, h))
     }
@@ -524,33 +520,13 @@ impl Patterns<'_> {
     /// `*`, a later one drops too.)
     #[inline]
     fn join_group(&self, i: u32, a: &[Thread], b: &[Thread], group: &mut Vec<Thread>) {
-        group.clear();
-        let (mut x, mut y) = (0, 0);
-        while x < a.len() && y < b.len() {
-            match a[x].cmp(&b[y]) {
-                std::cmp::Ordering::Less => {
-                    group.push(a[x]);
-                    x += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    group.push(b[y]);
-                    y += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    group.push(a[x]);
-                    x += 1;
-                    y += 1;
-                }
-            }
-        }
-        group.extend_from_slice(&a[x..]);
-        group.extend_from_slice(&b[y..]);
+        union(a, b, group);
         let floor = group
             .iter()
             .rposition(|&t| self.kind(t) == KIND_STAR)
             .unwrap_or(0);
         group.drain(..floor);
-        let last = self.offset[i as usize + 1] - 1;
+        let last = self.span(i).1;
         if !self.dollar[i as usize] && group.last() == Some(&last) {
             // A finished pattern without `$` was folded into the best.
             group.pop();
@@ -565,15 +541,10 @@ impl Patterns<'_> {
             out.extend_from_slice(part);
             return;
         }
-        let mut k = 0;
-        while k < part.len() {
-            let i = self.pat(part[k]);
-            let last = self.offset[i as usize + 1] - 1;
-            let end = k + 1 + part[k + 1..].iter().take_while(|&&t| t <= last).count();
+        for (i, run) in self.runs(part) {
             if self.beats(i, best) {
-                out.extend_from_slice(&part[k..end]);
+                out.extend_from_slice(&part[run]);
             }
-            k = end;
         }
     }
 
@@ -609,6 +580,15 @@ impl Patterns<'_> {
             }
         }
         (best != NONE).then_some(best)
+    }
+}
+
+/// Sorts `threads` and drops repeats, unless they are sorted and distinct
+/// already.
+fn sort_distinct(threads: &mut Vec<Thread>) {
+    if !threads.windows(2).all(|w| w[0] < w[1]) {
+        threads.sort_unstable();
+        threads.dedup();
     }
 }
 
@@ -653,14 +633,9 @@ impl BaseIndex {
             self.stamps.fill(0);
             self.stamp = 1;
         }
-        let mut k = 0;
-        while k < base.len() {
-            let i = pats.pat(base[k]) as usize;
-            let last = pats.offset[i + 1] - 1;
-            let end = k + 1 + base[k + 1..].iter().take_while(|&&t| t <= last).count();
-            self.range[i] = (k as u32, end as u32);
-            self.stamps[i] = self.stamp;
-            k = end;
+        for (i, run) in pats.runs(base) {
+            self.range[i as usize] = (run.start as u32, run.end as u32);
+            self.stamps[i as usize] = self.stamp;
         }
     }
 

@@ -247,6 +247,20 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 /// The symmetric difference of `a` and `b` (sorted, distinct), sorted, into
 /// `out` (overwritten).
 pub(super) fn symmetric_difference(a: &[Thread], b: &[Thread], out: &mut Vec<Thread>) {
+    merge(a, b, false, out);
+}
+
+/// The union of `a` and `b` (sorted, distinct), sorted, into `out`
+/// (overwritten).
+#[inline]
+pub(super) fn union(a: &[Thread], b: &[Thread], out: &mut Vec<Thread>) {
+    merge(a, b, true, out);
+}
+
+/// `a` and `b` (sorted, distinct) merged into `out` (overwritten), sorted;
+/// the threads in both once when `common`, else not at all.
+#[inline]
+fn merge(a: &[Thread], b: &[Thread], common: bool, out: &mut Vec<Thread>) {
     out.clear();
     let (mut x, mut y) = (0, 0);
     while x < a.len() && y < b.len() {
@@ -260,6 +274,9 @@ pub(super) fn symmetric_difference(a: &[Thread], b: &[Thread], out: &mut Vec<Thr
                 y += 1;
             }
             std::cmp::Ordering::Equal => {
+                if common {
+                    out.push(a[x]);
+                }
                 x += 1;
                 y += 1;
             }
@@ -271,7 +288,7 @@ pub(super) fn symmetric_difference(a: &[Thread], b: &[Thread], out: &mut Vec<Thr
 
 #[cfg(test)]
 mod tests {
-    use super::{rest_hash, symmetric_difference, threads_hash, Thread};
+    use super::{rest_hash, symmetric_difference, threads_hash, union, Thread};
 
     struct States(super::States);
 
@@ -324,5 +341,9 @@ mod tests {
         assert_eq!(out, [2]);
         symmetric_difference(&[4, 6], &[4, 6], &mut out);
         assert!(out.is_empty());
+        union(&[1, 3, 5, 7], &[2, 3, 7, 9], &mut out);
+        assert_eq!(out, [1, 2, 3, 5, 7, 9]);
+        union(&[4], &[], &mut out);
+        assert_eq!(out, [4]);
     }
 }

@@ -147,6 +147,29 @@ pub fn resolve<R: RuleFacts>(
     matched: &[usize],
     u: Usage,
 ) -> UsageResolution {
+    let (mut competing, mut settled) = (Vec::new(), Vec::new());
+    let (allowed, decision, named) =
+        resolve_into(rules, acap, matched, u, &mut competing, Some(&mut settled));
+    UsageResolution {
+        allowed,
+        decision,
+        named,
+        competing,
+        settled,
+    }
+}
+
+/// [`resolve`] with the competing rules written to `competing` (cleared
+/// first) and the settled ones to `settled` when asked for: the verdict,
+/// how, and the tier that spoke.
+fn resolve_into<R: RuleFacts>(
+    rules: &[R],
+    acap: &AcapRules,
+    matched: &[usize],
+    u: Usage,
+    competing: &mut Vec<usize>,
+    settled: Option<&mut Vec<usize>>,
+) -> (bool, Decision, bool) {
     let info = |i: usize| &acap.rules[i];
     let concerns = |i: usize| {
         let a = info(i);
@@ -159,19 +182,15 @@ pub fn resolve<R: RuleFacts>(
     // Named over any (2.2).
     let named = matched.iter().any(|&i| info(i).named && concerns(i));
     let tier = |i: &usize| info(*i).named == named;
-    let mut competing: Vec<usize> = matched
-        .iter()
-        .copied()
-        .filter(tier)
-        .filter(|&i| {
-            if u == Usage::Other {
-                info(i).usage == Usage::Other
-            } else {
-                explicit(info(i), u)
-            }
-        })
-        .collect();
-    let settled = conventional_as_normal(rules, acap, &mut competing);
+    competing.clear();
+    competing.extend(matched.iter().copied().filter(tier).filter(|&i| {
+        if u == Usage::Other {
+            info(i).usage == Usage::Other
+        } else {
+            explicit(info(i), u)
+        }
+    }));
+    conventional_as_normal(rules, acap, competing, settled);
     // `other` (2.5.6) speaks where no permission of the tier does.
     if u != Usage::Other && !competing.iter().any(|&i| rules[i].allow()) {
         competing.extend(
@@ -183,14 +202,8 @@ pub fn resolve<R: RuleFacts>(
         );
         competing.sort_unstable();
     }
-    let (allowed, decision) = decide(rules, acap, &competing);
-    UsageResolution {
-        allowed,
-        decision,
-        named,
-        competing,
-        settled,
-    }
+    let (allowed, decision) = decide(rules, acap, competing);
+    (allowed, decision, named)
 }
 
 /// Conventional Allow/Disallow lines that disagree are settled "as normal"
@@ -200,12 +213,14 @@ pub fn resolve<R: RuleFacts>(
 /// record to a file must not change what its conventional lines decide
 /// between themselves. Conventional lines that agree are left as they are
 /// (no conflict among them; a state keeps only the first of a one-verdict
-/// slot, [`Canon`]). Returns the lines that lost.
+/// slot, [`Canon`]). The lines that lost are appended to `lost`, when
+/// given.
 fn conventional_as_normal<R: RuleFacts>(
     rules: &[R],
     acap: &AcapRules,
     competing: &mut Vec<usize>,
-) -> Vec<usize> {
+    lost: Option<&mut Vec<usize>>,
+) {
     let conventional = || {
         competing
             .iter()
@@ -214,19 +229,20 @@ fn conventional_as_normal<R: RuleFacts>(
     };
     let mut verdicts = conventional().map(|i| rules[i].allow());
     let Some(first) = verdicts.next() else {
-        return Vec::new();
+        return;
     };
     if verdicts.all(|v| v == first) {
-        return Vec::new();
+        return;
     }
     // Ids are in file order, so `max_by_key` must not pick a later equal.
     let winner = conventional()
         .rev()
         .max_by_key(|&i| (rules[i].priority(), rules[i].allow()))
         .expect("a conventional rule");
-    let lost = conventional().filter(|&i| i != winner).collect();
+    if let Some(lost) = lost {
+        lost.extend(conventional().filter(|&i| i != winner));
+    }
     competing.retain(|&i| !acap.rules[i].conventional || i == winner);
-    lost
 }
 
 /// 2.4.5 over the competing rules `r` (sorted ids, so the first is the
@@ -368,17 +384,28 @@ impl Canonical for Canon {
 /// The outcome words of a state that matched `matched` (sorted ids): one
 /// per usage, in channel order.
 pub fn outcome<R: RuleFacts>(rules: &[R], acap: &AcapRules, matched: &[usize]) -> Vec<u32> {
-    Usage::ACAP
-        .iter()
-        .map(|&u| {
-            let r = resolve(rules, acap, matched, u);
-            let rule = match r.decision {
-                Decision::Agreed(i) | Decision::Narrowest(i) => i as u32,
-                Decision::Default | Decision::Undecidable(..) => NO_RULE,
-            };
-            outcome_word(r.allowed, rule)
-        })
-        .collect()
+    let mut out = Vec::new();
+    outcome_into(rules, acap, matched, &mut Vec::new(), &mut out);
+    out
+}
+
+/// [`outcome`] appended to `out`, with `work` as room for the competing
+/// rules: no allocation once both have grown.
+pub fn outcome_into<R: RuleFacts>(
+    rules: &[R],
+    acap: &AcapRules,
+    matched: &[usize],
+    work: &mut Vec<usize>,
+    out: &mut Vec<u32>,
+) {
+    for &u in Usage::ACAP {
+        let (allowed, decision, _) = resolve_into(rules, acap, matched, u, work, None);
+        let rule = match decision {
+            Decision::Agreed(i) | Decision::Narrowest(i) => i as u32,
+            Decision::Default | Decision::Undecidable(..) => NO_RULE,
+        };
+        out.push(outcome_word(allowed, rule));
+    }
 }
 
 /// The usages allowed at a URL, from [`outcome`] words.

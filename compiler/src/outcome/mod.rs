@@ -88,10 +88,28 @@ impl Resolution {
         winner: Option<usize>,
         matched: &[usize],
     ) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.outcome_into(rules, winner, matched, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// [`Resolution::outcome`] written to `out` (cleared first), with
+    /// `work` as the resolution's room (acap's competing rules): no
+    /// allocation once both have grown, which a check needs (the
+    /// [`Checker`](crate::Checker) keeps them per thread).
+    pub fn outcome_into<R: RuleFacts>(
+        &self,
+        rules: &[R],
+        winner: Option<usize>,
+        matched: &[usize],
+        work: &mut Vec<usize>,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
         match self {
-            Resolution::Ranked => ranked(rules, winner),
-            Resolution::Acap(a) => acap::outcome(rules, a, matched),
-            Resolution::Signals(s) => signals::outcome(rules, s, matched),
+            Resolution::Ranked => out.push(ranked_word(rules, winner)),
+            Resolution::Acap(a) => acap::outcome_into(rules, a, matched, work, out),
+            Resolution::Signals(s) => signals::outcome_into(rules, s, matched, out),
         }
     }
 }
@@ -105,10 +123,15 @@ pub fn beats<R: RuleFacts>(rules: &[R], a: usize, b: usize) -> bool {
 
 /// The outcome (one word, crawl) when `winner` decides by rank.
 pub fn ranked<R: RuleFacts>(rules: &[R], winner: Option<usize>) -> Vec<u32> {
-    vec![match winner {
+    vec![ranked_word(rules, winner)]
+}
+
+/// The crawl word when `winner` decides by rank.
+pub fn ranked_word<R: RuleFacts>(rules: &[R], winner: Option<usize>) -> u32 {
+    match winner {
         None => DEFAULT_ALLOW,
         Some(i) => outcome_word(rules[i].allow(), i as u32),
-    }]
+    }
 }
 
 /// What a set-mode state keeps of the rules it matched for good: the

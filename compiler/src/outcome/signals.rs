@@ -121,6 +121,18 @@ impl Canonical for Canon {
 /// The outcome words of a state that matched `matched` (sorted ids):
 /// crawl, then search, train-ai, ai-input.
 pub fn outcome<R: RuleFacts>(rules: &[R], signals: &SignalRules, matched: &[usize]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(4);
+    outcome_into(rules, signals, matched, &mut words);
+    words
+}
+
+/// [`outcome`] appended to `out`: no allocation once it has grown.
+pub fn outcome_into<R: RuleFacts>(
+    rules: &[R],
+    signals: &SignalRules,
+    matched: &[usize],
+    out: &mut Vec<u32>,
+) {
     let fam = |i: usize| signals.rules[i].family;
     let beats = |a: usize, b: usize| super::beats(rules, a, b);
     // Crawl: Google's longest match among the crawl rules.
@@ -130,18 +142,20 @@ pub fn outcome<R: RuleFacts>(rules: &[R], signals: &SignalRules, matched: &[usiz
             crawl = Some(i);
         }
     }
-    let crawl_word = super::ranked(rules, crawl)[0];
     let crawlable = crawl.is_none_or(|i| rules[i].allow());
-    let mut words = vec![crawl_word];
-    // The statements of each source, per channel: (pref, first rule).
-    let mut sources: Vec<[(Pref, u32); 3]> = Vec::new();
+    out.push(super::ranked_word(rules, crawl));
+    // The statements of each source (Content-Usage, Content-Signal, the
+    // training tokens), per channel: (pref, first rule).
+    let mut sources = [[(Pref::Unknown, NO_RULE); 3]; 3];
+    let mut n = 0;
     // Content-Usage: the lines of the longest matching path.
-    let cu: Vec<usize> = matched
-        .iter()
-        .copied()
-        .filter(|&i| fam(i) == Family::ContentUsage)
-        .collect();
-    let longest = cu.iter().map(|&i| rules[i].priority()).max();
+    let cu = || {
+        matched
+            .iter()
+            .copied()
+            .filter(|&i| fam(i) == Family::ContentUsage)
+    };
+    let longest = cu().map(|i| rules[i].priority()).max();
     let combine = |ids: &mut dyn Iterator<Item = usize>| {
         let mut out = [(Pref::Unknown, NO_RULE); 3];
         for i in ids {
@@ -159,16 +173,16 @@ pub fn outcome<R: RuleFacts>(rules: &[R], signals: &SignalRules, matched: &[usiz
         out
     };
     if let Some(len) = longest {
-        sources.push(combine(
-            &mut cu.iter().copied().filter(|&i| rules[i].priority() == len),
-        ));
+        sources[n] = combine(&mut cu().filter(|&i| rules[i].priority() == len));
+        n += 1;
     }
-    sources.push(combine(
+    sources[n] = combine(
         &mut matched
             .iter()
             .copied()
             .filter(|&i| fam(i) == Family::ContentSignal),
-    ));
+    );
+    n += 1;
     // Training tokens: each token's longest match; of the tokens that
     // disallow, the lowest line is named.
     let mut token_disallow: Option<usize> = None;
@@ -188,11 +202,11 @@ pub fn outcome<R: RuleFacts>(rules: &[R], signals: &SignalRules, matched: &[usiz
             }
         }
     }
-    let mut out = [(Pref::Unknown, NO_RULE); 3];
     if let Some(b) = token_disallow {
-        out[channel(Usage::TrainAi)] = (Pref::Disallow, b as u32);
+        sources[n][channel(Usage::TrainAi)] = (Pref::Disallow, b as u32);
     }
-    sources.push(out);
+    n += 1;
+    let sources = &sources[..n];
     for c in 0..3 {
         let first = |p: Pref| sources.iter().find(|s| s[c].0 == p).map(|s| s[c].1);
         let word = if !crawlable {
@@ -204,7 +218,6 @@ pub fn outcome<R: RuleFacts>(rules: &[R], signals: &SignalRules, matched: &[usiz
         } else {
             outcome_word(false, UNKNOWN_RULE)
         };
-        words.push(word);
+        out.push(word);
     }
-    words
 }

@@ -170,6 +170,24 @@ impl AcapFile {
     }
 }
 
+/// The ACAP records of `body` when the dialect reads them (`acap`), and
+/// what the conventional parser then reads: the body with their lines
+/// blanked (ACAP 2.9.2), so a conventional line inside an ACAP record is
+/// ignored rather than read as a rule. Compiling and linting both read
+/// a file this way.
+pub fn split(
+    body: &[u8],
+    acap: bool,
+    max_bytes: usize,
+) -> (Option<AcapFile>, std::borrow::Cow<'_, [u8]>) {
+    if !acap {
+        return (None, std::borrow::Cow::Borrowed(body));
+    }
+    let file = read(body, max_bytes);
+    let conventional = file.conventional_body(body);
+    (Some(file), std::borrow::Cow::Owned(conventional))
+}
+
 /// Where the reader is.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Region {

@@ -10,6 +10,11 @@ use std::borrow::Cow;
 
 /// Encodes a pattern the way Google's parser does.
 pub fn google_escape(src: &[u8]) -> Cow<'_, [u8]> {
+    // Most patterns have neither: one quick scan (every rule of every body
+    // is encoded before its first answer).
+    if !src.iter().any(|&b| b >= 0x80 || b == b'%') {
+        return Cow::Borrowed(src);
+    }
     let needs_work = src
         .iter()
         .enumerate()

@@ -142,7 +142,7 @@ pub(crate) fn check_batch_in<'s>(
         // Views of the policies (validated on their first use).
         for (r, lane) in lanes.iter_mut().enumerate() {
             if let Lane::Slot(store, k, policy, path) = lane.2 {
-                match store.policy(policy as usize) {
+                match store.policy_at(policy as usize) {
                     Ok(p) => lane.2 = Lane::Found(p, path),
                     Err(e) => fail(r, e.with_host(k.host), &mut failed),
                 }

@@ -76,7 +76,7 @@ fn trim_port_zeros(port: &[u8]) -> &[u8] {
 /// read it as a name, so only four decimal parts of 0 to 255 without
 /// leading zeros are both.
 #[inline]
-fn number_is_ipv4(host: &[u8]) -> bool {
+pub(super) fn number_is_ipv4(host: &[u8]) -> bool {
     let last = match host.iter().rposition(|&b| b == b'.') {
         Some(dot) => &host[dot + 1..],
         None => host,

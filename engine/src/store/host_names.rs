@@ -5,6 +5,7 @@
 //! the normaliser a builder and a reader must agree on
 //! (`store/tests/store/host_key.rs` checks they do).
 
+use super::host_key::number_is_ipv4;
 use super::HostKey;
 use std::fmt;
 
@@ -118,6 +119,11 @@ pub fn host_key(host: &str) -> Result<String, HostKeyError> {
         };
         let ascii = ascii.strip_suffix('.').unwrap_or(&ascii).to_string();
         check_host_name(&ascii)?;
+        // What a URL parser reads as an IPv4 address in another form is
+        // no name: a lookup never finds it (HostKey::of_url).
+        if !number_is_ipv4(ascii.as_bytes()) {
+            return Err(HostKeyError::NumericName(ascii));
+        }
         ascii
     };
     Ok(match port {
@@ -191,12 +197,21 @@ pub enum HostKeyError {
     BadChar(char),
     /// A label that starts or ends with `-` (the label).
     Hyphen(String),
+    /// A name whose last label is a number (`a.123`, `1.2.3`, `a.0x1f`)
+    /// but which is not four decimal parts of 0 to 255: URL parsers
+    /// read it as an IPv4 address (WHATWG) or as a name (RFC 3986), so
+    /// no URL reaches it (the name).
+    NumericName(String),
 }
 
 impl fmt::Display for HostKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostKeyError::Empty => f.write_str("empty"),
+            HostKeyError::NumericName(name) => write!(
+                f,
+                "{name} ends in a number, so URL parsers disagree on whether it is an IPv4 address; give four decimal parts (1.2.3.4) or a name"
+            ),
             HostKeyError::SchemeOrPath => {
                 f.write_str("give the host alone, without scheme or path")
             }

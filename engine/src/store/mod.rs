@@ -49,7 +49,9 @@ pub use host_names::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 pub use layout::MAX_PROBE;
 pub use read::Store;
 #[cfg(feature = "build")]
-pub use write::{fetched_at_kept, write_store, HostEntry, StoreMeta};
+pub use write::{fetched_at_kept, write_store, HostEntry, StoreMeta, WriteStoreError};
+
+use crate::ids::PolicyId;
 
 /// Why a host has the policy it has (RFC 9309 §2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,6 +115,6 @@ pub struct HostInfo<'a> {
     pub status: u16,
     /// When the robots.txt was fetched, as the input gave it.
     pub fetched_at: Option<&'a str>,
-    /// Index of the host's policy ([`Store::policy`]).
-    pub policy: u32,
+    /// The host's policy ([`Store::policy`]).
+    pub policy: PolicyId,
 }

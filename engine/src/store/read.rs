@@ -10,6 +10,7 @@ use super::{HostInfo, HostKey, HostSource};
 use crate::answer::Verdict;
 use crate::artifact::ArchivedPolicyData;
 use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
+use crate::ids::PolicyId;
 use crate::load::{self, LoadError, Storage, READ_SHARDS_BELOW};
 use crate::policy::{prefetch, Policy};
 use crate::types::Dialect;
@@ -230,6 +231,12 @@ impl Store {
         self.checked.len()
     }
 
+    /// Every policy's id, in order: `0..policy_count()`.
+    pub fn policy_ids(&self) -> impl Iterator<Item = PolicyId> {
+        // A slot names its policy in 32 bits.
+        (0..self.policy_count() as u32).map(PolicyId::new)
+    }
+
     /// Size of the store in bytes.
     pub fn len_bytes(&self) -> usize {
         self.storage.bytes().len()
@@ -338,7 +345,7 @@ impl Store {
             source,
             status: r.status,
             fetched_at: (!fetched.is_empty()).then_some(fetched),
-            policy: r.policy,
+            policy: PolicyId::new(r.policy),
         })
     }
 
@@ -550,17 +557,22 @@ impl Store {
         let Some((_, policy)) = found.map_err(|e| e.with_host(key.host))? else {
             return Ok(None);
         };
-        self.policy(policy as usize)
+        self.policy_at(policy as usize)
             .map(Some)
             .map_err(|e| e.with_host(key.host))
     }
 
-    /// Policy `i`, validated on its first use.
+    /// Policy `id`, validated on its first use.
     ///
     /// # Errors
     ///
     /// No such policy, or its bytes are corrupted.
-    pub fn policy(&self, i: usize) -> Result<Policy<'_>, LoadError> {
+    pub fn policy(&self, id: PolicyId) -> Result<Policy<'_>, LoadError> {
+        self.policy_at(id.index())
+    }
+
+    /// [`Store::policy`] by index.
+    pub(crate) fn policy_at(&self, i: usize) -> Result<Policy<'_>, LoadError> {
         let flag = self
             .checked
             .get(i)
@@ -579,15 +591,15 @@ impl Store {
         Ok(Policy::from_validated(data))
     }
 
-    /// Policy `i` as a complete artifact (frame and archive), validated: a
-    /// builder copies it into a new store when its source is unchanged.
+    /// Policy `id` as a complete artifact (frame and archive), validated:
+    /// a builder copies it into a new store when its source is unchanged.
     ///
     /// # Errors
     ///
     /// As [`Store::policy`].
-    pub fn policy_artifact(&self, i: usize) -> Result<&[u8], LoadError> {
-        self.policy(i)?;
-        self.policy_bytes(i)
+    pub fn policy_artifact(&self, id: PolicyId) -> Result<&[u8], LoadError> {
+        self.policy_at(id.index())?;
+        self.policy_bytes(id.index())
     }
 
     fn policy_bytes(&self, i: usize) -> Result<&[u8], LoadError> {
@@ -631,7 +643,7 @@ impl Store {
     pub fn validate_all(&self) -> Result<(), LoadError> {
         let mut hints = Vec::with_capacity(self.policy_count());
         for i in 0..self.policy_count() {
-            let data = self.policy(i)?.data;
+            let data = self.policy_at(i)?.data;
             let bytes = self.policy_bytes(i)?;
             let off = bytes.as_ptr() as usize - self.bytes().as_ptr() as usize - format::FRAME_LEN;
             hints.push(hints_of(off, bytes, Some(data)));
@@ -659,7 +671,7 @@ impl Store {
             let slot = self.slot_bytes(i);
             if slot[SLOT_KEY + inline..].iter().any(|&b| b != 0)
                 || r.strings as usize != strings
-                || hints.get(info.policy as usize).map(|h| &h[..])
+                || hints.get(info.policy.index()).map(|h| &h[..])
                     != Some(&slot[SLOT_HINTS..SLOT_KEY])
             {
                 return Err(corrupt(format!("host slot {i} is inconsistent")));

@@ -8,6 +8,7 @@ use super::layout::{
 use super::{HostKey, HostSource};
 use crate::bytes::AlignedBytes;
 use crate::format::{self, FileKind, ARCHIVE_ALIGN, CACHE_LINE};
+use crate::ids::PolicyId;
 use crate::types::Dialect;
 use std::cmp::Ordering;
 
@@ -18,7 +19,7 @@ pub struct HostEntry<'a> {
     /// not the scheme's default); [`write_store`] refuses another form.
     pub key: &'a str,
     /// Index into the policies given to [`write_store`].
-    pub policy: u32,
+    pub policy: PolicyId,
     /// Why this policy.
     pub source: HostSource,
     /// HTTP status the input gave (0: unreachable).
@@ -42,6 +43,77 @@ pub struct StoreMeta {
     pub options_hash: u64,
 }
 
+/// Why [`write_store`] refused its input (with the `build` feature).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteStoreError {
+    /// A policy artifact of 4 GiB or more.
+    PolicyTooLarge(PolicyId),
+    /// 2^32 hosts or more.
+    TooManyHosts,
+    /// A host key not in the stored form ([`HostKey::to_key`]).
+    NotAKey(String),
+    /// A host given twice.
+    DuplicateHost(String),
+    /// A host names a policy past the last one given.
+    NoSuchPolicy {
+        /// The host.
+        host: String,
+        /// The policy it names.
+        policy: PolicyId,
+        /// How many policies there are.
+        policies: usize,
+    },
+    /// A host key of 64 KiB or more.
+    KeyTooLong(String),
+    /// The long host keys and fetch times come to 4 GiB or more.
+    StringsTooLarge,
+    /// Under every hash seed, this host would lie `distance` slots past
+    /// its home, more than [`MAX_PROBE`](crate::MAX_PROBE): the key hashes
+    /// of the hosts before it collide.
+    Collide {
+        /// The host.
+        host: String,
+        /// How far past its home slot, under the last seed.
+        distance: usize,
+    },
+    /// The index could not be archived (rkyv's message).
+    Archive(String),
+    /// The store would be this many bytes, over the format's 4 GiB.
+    TooLarge(usize),
+}
+
+impl std::fmt::Display for WriteStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteStoreError::PolicyTooLarge(_) => f.write_str("a policy over 4 GiB"),
+            WriteStoreError::TooManyHosts => f.write_str("more than 2^32 hosts"),
+            WriteStoreError::NotAKey(key) => write!(f, "{key:?} is not a stored host key"),
+            WriteStoreError::DuplicateHost(key) => write!(f, "host {key:?} is given twice"),
+            WriteStoreError::NoSuchPolicy {
+                host,
+                policy,
+                policies,
+            } => write!(f, "host {host:?} names policy {policy} of {policies}"),
+            WriteStoreError::KeyTooLong(key) => write!(f, "host key {key:?} too long"),
+            WriteStoreError::StringsTooLarge => f.write_str("host strings over 4 GiB"),
+            WriteStoreError::Collide { host, distance } => write!(
+                f,
+                "host {host:?} would lie {distance} slots past its home in the index (at most \
+                 {MAX_PROBE}) under each of the {} hash seeds: the key hashes of the hosts \
+                 before it collide",
+                SEEDS.len()
+            ),
+            WriteStoreError::Archive(e) => f.write_str(e),
+            WriteStoreError::TooLarge(len) => {
+                write!(f, "the store would be {len} bytes, over the format's 4 GiB")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteStoreError {}
+
 /// Writes a store: `policies` are complete policy artifacts (frame and
 /// archive), `hosts` name them by index. Returns the bytes (16-byte
 /// aligned), which [`Store::from_slice`](crate::Store::from_slice) reads.
@@ -50,21 +122,22 @@ pub struct StoreMeta {
 ///
 /// # Errors
 ///
-/// A host key that is not a valid key, or a store larger than the frame
-/// can announce (4 GiB).
+/// A host key that is not a valid key, a host given twice or naming no
+/// policy, or a store larger than the frame can announce (4 GiB).
 pub fn write_store(
     meta: &StoreMeta,
     hosts: Vec<HostEntry<'_>>,
     policies: &[&[u8]],
-) -> Result<AlignedBytes, String> {
+) -> Result<AlignedBytes, WriteStoreError> {
     let mut out = rkyv::util::AlignedVec::<16>::new();
     out.extend_from_slice(&[0u8; format::FRAME_LEN + HEAD_LEN]);
     let mut records = Vec::with_capacity(policies.len() * POLICY_REC);
     let mut hints = Vec::with_capacity(policies.len());
-    for p in policies {
+    for (i, p) in (0..).zip(policies) {
         let start = out.len();
         let off = start - format::FRAME_LEN;
-        let len = u32::try_from(p.len()).map_err(|_| "a policy over 4 GiB")?;
+        let len = u32::try_from(p.len())
+            .map_err(|_| WriteStoreError::PolicyTooLarge(PolicyId::new(i)))?;
         let at = records.len();
         records.extend_from_slice(&(off as u64).to_le_bytes());
         records.extend_from_slice(&len.to_le_bytes());
@@ -76,13 +149,14 @@ pub fn write_store(
         let pad = (ARCHIVE_ALIGN - out.len() % ARCHIVE_ALIGN) % ARCHIVE_ALIGN;
         out.extend_from_slice(&[0u8; ARCHIVE_ALIGN][..pad]);
     }
-    let count = u32::try_from(hosts.len()).map_err(|_| "more than 2^32 hosts")?;
+    let count = u32::try_from(hosts.len()).map_err(|_| WriteStoreError::TooManyHosts)?;
     let mut tries = SEEDS.iter();
     let (seed, homes, slots, strings) = loop {
         let seed = *tries.next().expect("at least one seed");
         match place_hosts(&hosts, &hints, seed) {
-            Err(Placement::Collide(_)) if tries.len() > 0 => continue,
-            Err(Placement::Collide(msg) | Placement::Refused(msg)) => return Err(msg),
+            // Another seed may place them.
+            Err(WriteStoreError::Collide { .. }) if tries.len() > 0 => continue,
+            Err(e) => return Err(e),
             Ok((homes, slots, strings)) => break (seed, homes, slots, strings),
         }
     };
@@ -122,15 +196,12 @@ pub fn write_store(
     let index_at = out.len();
     let index_off = (index_at - format::FRAME_LEN) as u64;
     let mut out = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&index, out)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| WriteStoreError::Archive(e.to_string()))?;
     drop(index);
     let archive_len = out.len() - index_at;
     let body_len = out.len() - format::FRAME_LEN;
     if body_len > format::MAX_FRAMED_LEN {
-        return Err(format!(
-            "the store would be {} bytes, over the format's 4 GiB",
-            out.len()
-        ));
+        return Err(WriteStoreError::TooLarge(out.len()));
     }
     out[format::FRAME_LEN..format::FRAME_LEN + 8].copy_from_slice(&index_off.to_le_bytes());
     out[format::FRAME_LEN + 8..format::FRAME_LEN + 16]
@@ -152,21 +223,13 @@ pub fn fetched_at_kept(fetched_at: &str) -> &str {
     &fetched_at[..cut]
 }
 
-/// Why hosts could not be placed under a seed.
-enum Placement {
-    /// Too many hashes collide: another seed may do.
-    Collide(String),
-    /// The input is refused under any seed.
-    Refused(String),
-}
-
 /// The slot table of `hosts` under hash `seed`: the home slot count, the
 /// slots and the strings.
 fn place_hosts(
     hosts: &[HostEntry<'_>],
     hints: &[[u8; HINTS]],
     seed: u64,
-) -> Result<(usize, Vec<u8>, Vec<u8>), Placement> {
+) -> Result<(usize, Vec<u8>, Vec<u8>), WriteStoreError> {
     let policies = hints.len();
     let count = hosts.len() as u32;
     // Hosts in index order: by hash (the top 32 bits a slot holds), then
@@ -176,7 +239,7 @@ fn place_hosts(
     for (i, h) in (0..count).zip(hosts) {
         let hash = HostKey::of_key(h.key)
             .filter(|k| k.cmp_stored(h.key.as_bytes()) == Ordering::Equal)
-            .ok_or_else(|| Placement::Refused(format!("{:?} is not a stored host key", h.key)))?
+            .ok_or_else(|| WriteStoreError::NotAKey(h.key.to_string()))?
             .slot_hash(seed);
         keyed.push(((hash >> 32) as u32, i));
     }
@@ -191,10 +254,7 @@ fn place_hosts(
         .windows(2)
         .find(|w| w[0].0 == w[1].0 && key(w[0].1) == key(w[1].1))
     {
-        return Err(Placement::Refused(format!(
-            "host {:?} is given twice",
-            key(w[0].1)
-        )));
+        return Err(WriteStoreError::DuplicateHost(key(w[0].1).to_string()));
     }
     // Each record goes to its home slot, or right after the record before
     // it when that one is there already or past it.
@@ -205,32 +265,30 @@ fn place_hosts(
     for (hash, i) in &keyed {
         let h = &hosts[*i as usize];
         let fetched = fetched_at_kept(h.fetched_at.unwrap_or(""));
-        if h.policy as usize >= policies {
-            return Err(Placement::Refused(format!(
-                "host {:?} names policy {} of {policies}",
-                h.key, h.policy,
-            )));
+        if h.policy.index() >= policies {
+            return Err(WriteStoreError::NoSuchPolicy {
+                host: h.key.to_string(),
+                policy: h.policy,
+                policies,
+            });
         }
         let rec = Slot {
             hash: *hash,
-            strings: u32::try_from(strings.len())
-                .map_err(|_| Placement::Refused("host strings over 4 GiB".into()))?,
+            strings: u32::try_from(strings.len()).map_err(|_| WriteStoreError::StringsTooLarge)?,
             key_len: u16::try_from(h.key.len())
-                .map_err(|_| Placement::Refused(format!("host key {:?} too long", h.key)))?,
+                .map_err(|_| WriteStoreError::KeyTooLong(h.key.to_string()))?,
             fetched_len: fetched.len() as u8,
             source: h.source as u8,
             status: h.status,
-            policy: h.policy,
+            policy: h.policy.get(),
         };
         let home = rec.home(homes);
         let at = home.max(next);
         if at - home > MAX_PROBE {
-            return Err(Placement::Collide(format!(
-                "host {:?} would lie {} slots past its home in the index (at most {MAX_PROBE}) under each of the {} hash seeds: the key hashes of the hosts before it collide",
-                h.key,
-                at - home,
-                SEEDS.len()
-            )));
+            return Err(WriteStoreError::Collide {
+                host: h.key.to_string(),
+                distance: at - home,
+            });
         }
         let from = strings.len();
         if h.key.len() > INLINE_KEY {
@@ -244,7 +302,7 @@ fn place_hosts(
         if slots.len() < (at + 1) * SLOT {
             slots.resize((at + 1) * SLOT, 0);
         }
-        let slot = rec.encode(&hints[h.policy as usize], h.key.as_bytes());
+        let slot = rec.encode(&hints[h.policy.index()], h.key.as_bytes());
         slots[at * SLOT..(at + 1) * SLOT].copy_from_slice(&slot);
         next = at + 1;
     }
@@ -264,7 +322,7 @@ mod tests {
     /// overflow the probe limit under that seed, and not under the next.
     #[test]
     fn keys_that_collide_under_a_seed_are_refused_under_it() {
-        use super::{place_hosts, HostEntry, HostSource, Placement, HINTS, MAX_PROBE, SEEDS};
+        use super::{place_hosts, HostEntry, HostSource, WriteStoreError, HINTS, MAX_PROBE, SEEDS};
         let hosts = MAX_PROBE + 76;
         let homes = (hosts + hosts / 4) as u64;
         let keys: Vec<String> = (0..)
@@ -276,14 +334,16 @@ mod tests {
             .iter()
             .map(|key| HostEntry {
                 key,
-                policy: 0,
+                policy: crate::PolicyId::new(0),
                 source: HostSource::Fetched,
                 status: 200,
                 fetched_at: None,
             })
             .collect();
         match place_hosts(&entries, &[[0; HINTS]], SEEDS[0]) {
-            Err(Placement::Collide(msg)) => assert!(msg.contains("slots past its home"), "{msg}"),
+            Err(e @ WriteStoreError::Collide { .. }) => {
+                assert!(e.to_string().contains("slots past its home"), "{e}")
+            }
             _ => panic!("placed under the seed the keys collide under"),
         }
         assert!(place_hosts(&entries, &[[0; HINTS]], SEEDS[1]).is_ok());

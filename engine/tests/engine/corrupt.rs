@@ -304,7 +304,7 @@ fn exercise(store: &Store) {
         }
         let _ = store.host(url);
     }
-    for i in 0..store.policy_count() {
+    for i in store.policy_ids() {
         let _ = store.policy(i).map(|p| p.check(b"/private"));
     }
     let _ = store.hosts().count();
@@ -396,7 +396,7 @@ fn store_answers(store: &Store) -> Vec<Result<String, ()>> {
         out.push(said(store.check(url).map(|v| format!("{v:?}"))));
         out.push(said(store.host(url).map(|h| format!("{h:?}"))));
     }
-    for i in 0..store.policy_count() {
+    for i in store.policy_ids() {
         out.push(said(
             store.policy(i).map(|p| format!("{:?}", p.check(b"/x"))),
         ));
@@ -486,7 +486,8 @@ fn a_damaged_policy_in_a_store_is_refused_at_first_use() {
                 }
             }
             // Whoever uses it, the damaged policy is refused, and only it.
-            let bad: Vec<_> = (0..store.policy_count())
+            let bad: Vec<_> = store
+                .policy_ids()
                 .filter_map(|k| store.policy(k).err())
                 .collect();
             assert_eq!(bad.len(), 1, "{bad:?}");

@@ -10,7 +10,8 @@
 //! single check refuses.
 
 use robocc_engine::{
-    write_store, Dialect, HostEntry, HostKey, HostSource, Policy, Store, StoreMeta, MAX_PROBE,
+    write_store, Dialect, HostEntry, HostKey, HostSource, Policy, PolicyId, Store, StoreMeta,
+    WriteStoreError, MAX_PROBE,
 };
 
 /// Artifacts are read in place, so they must be aligned as archives are.
@@ -26,6 +27,11 @@ const REGISTER: &[u8] = &REGISTER_ALIGNED.0;
 const SLOT: usize = 64;
 /// Where a slot's policy hints lie.
 const HINTS: std::ops::Range<usize> = 22..38;
+
+/// Host `i`'s policy: SMALL for even hosts, REGISTER for odd ones.
+fn policy_of(i: usize) -> PolicyId {
+    PolicyId::new((i % 2) as u32)
+}
 
 fn key(i: usize) -> String {
     // Varied lengths and shapes, a port now and then.
@@ -43,7 +49,7 @@ fn store(hosts: usize) -> Vec<u8> {
     write(&keys).unwrap()
 }
 
-fn write(keys: &[String]) -> Result<Vec<u8>, String> {
+fn write(keys: &[String]) -> Result<Vec<u8>, WriteStoreError> {
     write_store(&meta(), entries(keys), &[SMALL, REGISTER]).map(|b| b.to_vec())
 }
 
@@ -87,7 +93,7 @@ fn every_host_of_a_large_store_is_found_by_every_api() {
                 assert_eq!(s.check(u.as_bytes()).unwrap(), w, "{u}");
                 let info = s.host(u.as_bytes()).unwrap().expect("found");
                 assert_eq!(info.key, key(i));
-                assert_eq!(info.policy, (i % 2) as u32);
+                assert_eq!(info.policy, policy_of(i));
                 let fetched = (i % 3 == 0).then_some("2026-11-24T00:00:00Z");
                 assert_eq!(info.fetched_at, fetched);
                 urls.push(u);
@@ -258,7 +264,7 @@ fn entries(keys: &[String]) -> Vec<HostEntry<'_>> {
         .enumerate()
         .map(|(i, key)| HostEntry {
             key,
-            policy: (i % 2) as u32,
+            policy: policy_of(i),
             source: HostSource::Fetched,
             status: 200,
             // Some fetch times, next to short (inline) and long keys.
@@ -305,7 +311,7 @@ fn hosts_of_one_home_and_keys_around_the_inline_length_are_found() {
                     match keys.iter().position(|p| p == k) {
                         Some(i) => {
                             let got = got.expect(k);
-                            assert_eq!((got.key, got.policy), (k.as_str(), (i % 2) as u32));
+                            assert_eq!((got.key, got.policy), (k.as_str(), policy_of(i)));
                         }
                         None => assert_eq!(got, None, "{k}"),
                     }
@@ -345,7 +351,7 @@ fn no_flip_in_a_host_of_the_same_home_answers_for_another() {
                 if let Ok(Some(got)) = s.host(format!("https://{a}/").as_bytes()) {
                     assert_eq!(
                         (got.key, got.policy),
-                        (a.as_str(), 1),
+                        (a.as_str(), PolicyId::new(1)),
                         "byte {}",
                         at - slot_b
                     );
@@ -388,10 +394,14 @@ fn the_writer_refuses_a_host_twice_and_a_policy_it_was_not_given() {
         "a.example".into(),
     ];
     let e = write_store(&meta(), entries(&keys), &[SMALL, REGISTER]).unwrap_err();
-    assert!(e.contains("\"a.example\" is given twice"), "{e}");
+    assert_eq!(e, WriteStoreError::DuplicateHost("a.example".into()));
+    assert!(
+        e.to_string().contains("\"a.example\" is given twice"),
+        "{e}"
+    );
     let keys = ["a.example".to_string(), "b.example".into()];
     let e = write_store(&meta(), entries(&keys), &[SMALL]).unwrap_err();
-    assert!(e.contains("names policy 1 of 1"), "{e}");
+    assert!(e.to_string().contains("names policy 1 of 1"), "{e}");
 }
 
 #[test]
@@ -436,7 +446,7 @@ fn slots_are_lines_and_their_hints_say_where_the_policy_is() {
         let keys: Vec<String> = (0..hosts).map(key).collect();
         let mut entries = entries(&keys);
         for (i, e) in entries.iter_mut().enumerate() {
-            e.policy = (i % policies.len().max(1)) as u32;
+            e.policy = PolicyId::new((i % policies.len().max(1)) as u32);
         }
         let bytes = write_store(&meta(), entries, policies).unwrap().to_vec();
         let s = Store::from_slice(&bytes).unwrap();
@@ -529,7 +539,8 @@ fn a_batch_reports_its_first_refused_url_whatever_stage_refuses_it() {
     // Odd hosts use policy 1: one flipped byte in its archive that
     // validation refuses (searched from the archive's end, where the root
     // record lies).
-    let register = s.policy_artifact(1).unwrap().to_vec();
+    let (small, odd) = (PolicyId::new(0), PolicyId::new(1));
+    let register = s.policy_artifact(odd).unwrap().to_vec();
     let at = bytes
         .windows(register.len())
         .position(|w| w == register.as_slice())
@@ -541,7 +552,9 @@ fn a_batch_reports_its_first_refused_url_whatever_stage_refuses_it() {
             m[at + k] ^= 0x80;
             m
         })
-        .find(|m| Store::from_slice(m).is_ok_and(|s| s.policy(1).is_err() && s.policy(0).is_ok()))
+        .find(|m| {
+            Store::from_slice(m).is_ok_and(|s| s.policy(odd).is_err() && s.policy(small).is_ok())
+        })
         .expect("a flip that policy 1's validation refuses");
     // Then a flip in a slot that makes host 2's lookup fail and leaves
     // hosts 0 and 1 as they were.
@@ -585,7 +598,7 @@ fn answers(s: &Store, urls: &[String]) -> Vec<Result<String, ()>> {
                 .map(|p| format!("{:?}", p.map(|p| p.check(u)))),
         ));
     }
-    for i in 0..s.policy_count() {
+    for i in s.policy_ids() {
         out.push(said(s.policy(i).map(|p| {
             let v: Vec<_> = PATHS.iter().map(|path| p.check(path.as_bytes())).collect();
             format!("{v:?}")

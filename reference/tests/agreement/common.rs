@@ -61,7 +61,7 @@ pub fn assert_agree(
     let mut batch = vec![
         robocc_engine::Verdict {
             allowed: false,
-            rule: Some(u32::MAX),
+            rule: Some(robocc_engine::RuleId::new(u32::MAX)),
         };
         refs.len()
     ];
@@ -89,7 +89,7 @@ pub fn assert_agree(
         );
         let engine = OracleVerdict {
             allowed: got.allowed,
-            line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
+            line: got.rule.map(|id| compiled.rule_set.rules[id.index()].line),
         };
         if let Err(why) = oracles.judge(engine, url) {
             panic!(

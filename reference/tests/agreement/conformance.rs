@@ -577,7 +577,7 @@ fn conformance_cases() {
                 }
                 let engine = OracleVerdict {
                     allowed: got.allowed,
-                    line: got.rule.map(|id| compiled.rule_set.rules[id as usize].line),
+                    line: got.rule.map(|id| compiled.rule_set.rules[id.index()].line),
                 };
                 if let Err(why) = oracles.judge(engine, url.as_bytes()) {
                     failures.push(format!("{file}: {name}: {url:?}: {why}"));

@@ -650,7 +650,7 @@ fn catch_all_spellings_and_robot_version_placement() {
         let got = robocc_engine::Policy::from_bytes(&bytes)
             .unwrap()
             .check(url.as_bytes());
-        let line_got = got.rule.map(|id| c.rule_set.rules[id as usize].line);
+        let line_got = got.rule.map(|id| c.rule_set.rules[id.index()].line);
         if (got.allowed, line_got) != (allowed, line) {
             wrong.push(format!(
                 "{body:?} {url}: engine ({}, {line_got:?}), oracle ({allowed}, {line:?})",

@@ -5,8 +5,14 @@ mod common;
 
 mod acap_differential;
 mod checker;
+mod checker_alloc;
 mod conformance;
 mod differential;
 mod fuzz_regressions;
 mod google_port;
 mod signals_differential;
+
+/// Counts a thread's allocations when asked (`checker_alloc`); per thread,
+/// so the other tests are not counted.
+#[global_allocator]
+static ALLOC: robocc_testkit::heap::Counting = robocc_testkit::heap::Counting;

@@ -14,7 +14,7 @@ use crate::common;
 
 use proptest::prelude::*;
 use robocc_compiler::{compile, Budget, CompileOptions, Layout};
-use robocc_engine::{Policy, Usage};
+use robocc_engine::{Policy, RuleId, Usage};
 use robocc_reference::{Channel, Pref, SignalsOracle};
 use robocc_testkit::signals::{signals_file, synthesize, AGENT, PATHS, TRAINING_AGENT};
 use robocc_testkit::urlgen;
@@ -136,12 +136,15 @@ fn assert_statements(what: &str, compiled: &robocc_compiler::Compiled, policy: &
                 (_, P::Disallow) => Some(false),
             };
             assert_eq!(
-                policy.signal_says(id as u32, *usage),
+                policy.signal_says(RuleId::new(id as u32), *usage),
                 expected,
                 "{what}: rule {id} {usage}"
             );
         }
-        assert_eq!(policy.signal_says(id as u32, Usage::Crawl), None);
+        assert_eq!(
+            policy.signal_says(RuleId::new(id as u32), Usage::Crawl),
+            None
+        );
     }
 }
 

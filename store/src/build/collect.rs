@@ -490,7 +490,7 @@ pub(super) fn kept_by_base(
         HostSource::Failed => return Ok(Kept::Failed),
         other => return Err(format!("the --base store holds it as {}", other.name())),
     }
-    match base.policy(host.policy as usize) {
+    match base.policy(host.policy) {
         Ok(p) if reusable.contains_key(&p.header().source_sha256) => {
             Ok(Kept::Policy(p.header().source_sha256))
         }

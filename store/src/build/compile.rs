@@ -6,7 +6,7 @@ use super::spill::{Artifact, Spill};
 use super::{fixed_options, StoreBuilder, ALLOW_ID, DISALLOW_ID};
 use rayon::prelude::*;
 use robocc_compiler::{compile, CompileError, CompileOptions};
-use robocc_engine::Store;
+use robocc_engine::{PolicyId, Store};
 use std::collections::HashMap;
 
 /// A compiled (or reused) distinct body.
@@ -18,7 +18,7 @@ pub(super) enum Built {
         unread: Option<String>,
         /// The base store's policy it is, when reused: bodies that reuse
         /// the same one (read, or named by their digest) share it.
-        base: Option<usize>,
+        base: Option<PolicyId>,
     },
     Failed(String),
 }
@@ -110,7 +110,7 @@ pub(super) fn compile_bodies(
 /// Distinct base policies among `built`: two bodies (one read, one named
 /// by its digest) may reuse the same one.
 pub(super) fn distinct_reused(built: &[Built]) -> usize {
-    let mut reused: Vec<usize> = built
+    let mut reused: Vec<PolicyId> = built
         .iter()
         .filter_map(|b| match b {
             Built::Ok { base, .. } => *base,
@@ -138,7 +138,7 @@ pub(super) fn compile_body(
 
 /// The base store's policies that a build with these options may reuse:
 /// the SHA-256 of their source → their index in the base store.
-pub(super) type Reusable = HashMap<[u8; 32], usize>;
+pub(super) type Reusable = HashMap<[u8; 32], PolicyId>;
 
 pub(super) fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptions) -> Reusable {
     let Some(base) = base else {
@@ -146,7 +146,7 @@ pub(super) fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptio
     };
     let wanted = robocc_compiler::options_hash(agent, options);
     let mut out = HashMap::new();
-    for i in 0..base.policy_count() {
+    for i in base.policy_ids() {
         // A policy that fails validation is simply not reused.
         if let Ok(p) = base.policy(i) {
             let h = p.header();
@@ -160,7 +160,7 @@ pub(super) fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptio
 
 /// A base store's policy `i`, as a compile of its source would have built
 /// it (the header keeps why it was split and what was not read whole).
-pub(super) fn reuse(base: &Store, i: usize) -> Built {
+pub(super) fn reuse(base: &Store, i: PolicyId) -> Built {
     match (base.policy(i), base.policy_artifact(i)) {
         (Ok(p), Ok(bytes)) => {
             let h = p.header();

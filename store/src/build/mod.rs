@@ -17,7 +17,7 @@ use collect::{Collected, HostRows};
 use compile::{compile_bodies, distinct_reused, reusable, Built};
 use resolve::resolve;
 use robocc_compiler::{compile, CompileOptions};
-use robocc_engine::{write_store, HostEntry, HostKey, HostSource, Store, StoreMeta};
+use robocc_engine::{write_store, HostEntry, HostKey, HostSource, PolicyId, Store, StoreMeta};
 use spill::Spill;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -239,7 +239,7 @@ impl Prepared {
     ) -> Result<(robocc_engine::AlignedBytes, Vec<u32>), StoreError> {
         let (agent, options) = (builder.agent.as_str(), &builder.options);
         // A policy is stored once per body, or per base policy reused.
-        let mut stored_as: HashMap<(Option<usize>, u32), u32> = HashMap::new();
+        let mut stored_as: HashMap<(Option<PolicyId>, u32), PolicyId> = HashMap::new();
         let mut policies: Vec<Cow<'_, [u8]>> = Vec::new();
         let mut stored: Vec<u32> = Vec::new();
         let mut failed_hosts: Vec<usize> = Vec::new();
@@ -276,7 +276,7 @@ impl Prepared {
                         None => {
                             policies.push(self.spill.load(bytes)?);
                             stored.push(body);
-                            let i = (policies.len() - 1) as u32;
+                            let i = PolicyId::new((policies.len() - 1) as u32);
                             stored_as.insert(slot, i);
                             i
                         }
@@ -290,7 +290,7 @@ impl Prepared {
                     });
                     failed_hosts.push(entries.len());
                     // Numbered once every compiled policy is known.
-                    u32::MAX
+                    PolicyId::new(u32::MAX)
                 }
             };
             report.by_source.add(source);
@@ -303,7 +303,7 @@ impl Prepared {
             });
         }
         if !failed_hosts.is_empty() {
-            let index = policies.len() as u32;
+            let index = PolicyId::new(policies.len() as u32);
             for &i in &failed_hosts {
                 entries[i].policy = index;
             }
@@ -322,7 +322,7 @@ impl Prepared {
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
             options_hash: robocc_compiler::options_hash(agent, options),
         };
-        let bytes = write_store(&meta, entries, &policies).map_err(StoreError::TooLarge)?;
+        let bytes = write_store(&meta, entries, &policies).map_err(StoreError::Write)?;
         Ok((bytes, stored))
     }
 
@@ -499,10 +499,10 @@ impl<'a> StoreBuilder<'a> {
         I: IntoIterator<Item = Result<HostInput, InputError>>,
     {
         if shards == 0 || shards > robocc_engine::MAX_SHARDS {
-            return Err(StoreError::TooLarge(format!(
-                "{shards} shards: a store set has 1 to {}",
-                robocc_engine::MAX_SHARDS
-            )));
+            return Err(StoreError::Shard {
+                which: None,
+                shards,
+            });
         }
         let mut prepared = prepare(self, inputs, |_| true)?;
         let mut report = prepared.report();
@@ -564,10 +564,10 @@ impl<'a> StoreBuilder<'a> {
         I: IntoIterator<Item = Result<HostInput, InputError>>,
     {
         if shards == 0 || shards > robocc_engine::MAX_SHARDS || which >= shards {
-            return Err(StoreError::TooLarge(format!(
-                "shard {which} of {shards}: a store set has 1 to {} shards, numbered from 0",
-                robocc_engine::MAX_SHARDS
-            )));
+            return Err(StoreError::Shard {
+                which: Some(which),
+                shards,
+            });
         }
         let mine = |k: &str| shard_of_key(k, shards) == which;
         let mut prepared = prepare(self, inputs, mine)?;
@@ -619,7 +619,7 @@ impl<'a> StoreBuilder<'a> {
             shards,
         }
         .to_text()
-        .map_err(StoreError::TooLarge)
+        .map_err(StoreError::SetIndex)
     }
 }
 

@@ -90,7 +90,7 @@ impl Spill {
                     .map_err(|e| {
                         StoreError::Input(InputError {
                             at: "the build's temporary file of compiled policies".into(),
-                            kind: InputErrorKind::Io(e.to_string()),
+                            kind: InputErrorKind::io("", e),
                         })
                     })?;
                 Ok(Cow::Owned(out))
@@ -99,7 +99,10 @@ impl Spill {
             #[cfg(not(unix))]
             Artifact::Spilled { .. } => Err(StoreError::Input(InputError {
                 at: "the build's temporary file of compiled policies".into(),
-                kind: InputErrorKind::Io("not kept on this system".into()),
+                kind: InputErrorKind::io(
+                    "",
+                    std::io::Error::new(std::io::ErrorKind::Unsupported, "not kept on this system"),
+                ),
             })),
         }
     }

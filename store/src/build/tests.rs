@@ -703,7 +703,10 @@ fn a_long_body_is_kept_as_the_prefix_the_compile_reads() {
     let (old, _) = build_default(&inputs);
     let base = Store::from_slice(&old).unwrap();
     assert_eq!(
-        base.policy(0).unwrap().header().source_sha256,
+        base.policy(robocc_engine::PolicyId::new(0))
+            .unwrap()
+            .header()
+            .source_sha256,
         robocc_compiler::sha256(&body)
     );
     let (new, report) = build_with(&inputs, Some(&base));
