@@ -867,18 +867,20 @@ impl<'a> Construction<'a> {
         let set = ctx.set;
         let prio = &b.prio;
         let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
+        let (npatterns, started) = (pats.rule.len(), self.started);
+        let say = |ctx: &Ctx<'_>, what: std::fmt::Arguments<'_>| {
+            let took = started.elapsed();
+            note(
+                ctx,
+                format_args!(
+                    "{npatterns} patterns {what} ({mode:?}, {nclasses} classes, {took:?})"
+                ),
+            );
+        };
         while self.next < states.len() {
             let i = self.next;
             if states.len() > budget.max_states {
-                note(
-                    ctx,
-                    format_args!(
-                        "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
-                        pats.rule.len(),
-                        states.len(),
-                        self.started.elapsed()
-                    ),
-                );
+                say(ctx, format_args!("FAIL {} states", states.len()));
                 return Err(BudgetExceeded::States(budget.max_states));
             }
             if i % 256 == 0 && ctx.past_deadline() {
@@ -894,14 +896,10 @@ impl<'a> Construction<'a> {
             // goes on expands this state again.
             let threads_total = self.threads_total + live + matched;
             if threads_total > budget.max_threads {
-                note(
+                let at = states.len();
+                say(
                     ctx,
-                    format_args!(
-                        "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
-                        pats.rule.len(),
-                        states.len(),
-                        self.started.elapsed()
-                    ),
+                    format_args!("FAIL {threads_total} threads at {at} states"),
                 );
                 return Err(BudgetExceeded::Threads(budget.max_threads));
             }
@@ -937,16 +935,8 @@ impl<'a> Construction<'a> {
             }
             self.next += 1;
         }
-        note(
-            ctx,
-            format_args!(
-                "{} patterns -> {} states, {} threads ({mode:?}, {nclasses} classes, {:?})",
-                pats.rule.len(),
-                states.len(),
-                self.threads_total,
-                self.started.elapsed()
-            ),
-        );
+        let (n, threads) = (states.len(), self.threads_total);
+        say(ctx, format_args!("-> {n} states, {threads} threads"));
         Ok(())
     }
 

@@ -388,6 +388,41 @@ pub(super) struct Succ {
     pub(super) nclasses: usize,
 }
 
+/// Runs being appended to a [`Succ`]: a run is appended unless the last
+/// one goes to the same target (state ids are below `u32::MAX`).
+struct RunsOut<'v> {
+    target: &'v mut Vec<u32>,
+    start: &'v mut Vec<u8>,
+    last: u32,
+}
+
+impl RunsOut<'_> {
+    /// Class `c` on goes to `t`.
+    #[inline]
+    fn emit(&mut self, c: usize, t: u32) {
+        if t != self.last {
+            self.last = t;
+            self.target.push(t);
+            self.start.push(c as u8);
+        }
+    }
+
+    /// The runs `range` of `targets` and `starts`, as they are
+    /// (consecutive runs differ: only the first may join the last one).
+    #[inline]
+    fn copy(&mut self, targets: &[u32], starts: &[u8], range: std::ops::Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        self.emit(usize::from(starts[range.start]), targets[range.start]);
+        self.target
+            .extend_from_slice(&targets[range.start + 1..range.end]);
+        self.start
+            .extend_from_slice(&starts[range.start + 1..range.end]);
+        self.last = targets[range.end - 1];
+    }
+}
+
 /// The runs of `row` (a row whole; its end class's entry is not read: it
 /// repeats class 0's), into `target` and `start` (appended).
 pub(super) fn runs_of(row: &[u32], target: &mut Vec<u32>, start: &mut Vec<u8>) {
@@ -506,69 +541,40 @@ impl Succ {
     pub(super) fn push_patched(&mut self, targets: &[u32], starts: &[u8], patches: &[(u8, u32)]) {
         let n = self.nclasses;
         let end = |k: usize| starts.get(k + 1).map_or(n, |&c| usize::from(c));
-        let (target, start) = (&mut self.target, &mut self.start);
-        // The target of the last run pushed; state ids are below u32::MAX.
-        let mut last = u32::MAX;
-        // Class `c` on goes to `t`: a run, unless the last one goes there.
-        let emit =
-            |target: &mut Vec<u32>, start: &mut Vec<u8>, c: usize, t: u32, last: &mut u32| {
-                if t != *last {
-                    *last = t;
-                    target.push(t);
-                    start.push(c as u8);
-                }
-            };
+        let mut out = RunsOut {
+            target: &mut self.target,
+            start: &mut self.start,
+            last: u32::MAX,
+        };
         // Base run `k` from class `c` on is still to push.
         let (mut k, mut c) = (0, 0);
         for &(pc, pt) in patches {
             let pc = usize::from(pc);
             debug_assert!(pc != END_CLASS && pc >= c);
             // The run holding `pc`; the whole runs before it are pushed as
-            // they are (consecutive runs differ: only the first may join
-            // the run pushed last).
+            // they are.
             let mut kk = k;
             while starts.get(kk + 1).is_some_and(|&s| usize::from(s) <= pc) {
                 kk += 1;
             }
             if kk > k {
                 if c < end(k) {
-                    emit(target, start, c, targets[k], &mut last);
+                    out.emit(c, targets[k]);
                 }
-                if kk > k + 1 {
-                    emit(
-                        target,
-                        start,
-                        usize::from(starts[k + 1]),
-                        targets[k + 1],
-                        &mut last,
-                    );
-                    target.extend_from_slice(&targets[k + 2..kk]);
-                    start.extend_from_slice(&starts[k + 2..kk]);
-                    last = targets[kk - 1];
-                }
+                out.copy(targets, starts, k + 1..kk);
                 (k, c) = (kk, usize::from(starts[kk]));
             }
             if c < pc {
-                emit(target, start, c, targets[k], &mut last);
+                out.emit(c, targets[k]);
             }
-            emit(target, start, pc, pt, &mut last);
+            out.emit(pc, pt);
             // Class 0's target is the end class's too.
             c = if pc == 0 { END_CLASS + 1 } else { pc + 1 };
         }
         if c < end(k) {
-            emit(target, start, c, targets[k], &mut last);
+            out.emit(c, targets[k]);
         }
-        if k + 1 < targets.len() {
-            emit(
-                target,
-                start,
-                usize::from(starts[k + 1]),
-                targets[k + 1],
-                &mut last,
-            );
-            target.extend_from_slice(&targets[k + 2..]);
-            start.extend_from_slice(&starts[k + 2..]);
-        }
+        out.copy(targets, starts, k + 1..targets.len());
         self.end_row();
         #[cfg(debug_assertions)]
         {
