@@ -78,7 +78,8 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
         // As `compile_source`: by the dialect the file reads as.
         agent = Some(args.flags.agent_in(options.dialect)?);
     }
-    let mut findings = lint(&body, agent.as_deref(), &options);
+    let agents = agent.as_deref().map(robocc_compiler::Agents::from);
+    let mut findings = lint(&body, agents.as_ref(), &options);
     for f in &mut findings {
         // A limit's finding carries the library's message, which names no
         // flag: say which one raises the limit.
