@@ -9,4 +9,5 @@ mod conformance;
 mod differential;
 mod fuzz_regressions;
 mod google_port;
+mod several_agents;
 mod signals_differential;
