@@ -54,6 +54,7 @@ pub mod parse;
 pub mod ruleset;
 pub mod signals;
 
+pub use agent::Agents;
 pub use checker::{Checker, Promoted, Promotion};
 pub use compile::{
     compile, compile_prefix, options_hash, parse_delay_ms, parse_rate, parse_window, sha256,

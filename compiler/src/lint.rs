@@ -1,6 +1,6 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
-use crate::agent::Selection;
+use crate::agent::{Agents, Selection};
 use crate::diag::{quoted, DiagCode, Severity};
 use crate::dialect::{LineGrammar, PatternRule, Ranking, Semantics};
 use crate::normalize::normalize_pattern;
@@ -70,14 +70,15 @@ fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
     head.iter().position(|&b| b == b'$')
 }
 
-/// Lints `body`; `agent` restricts the rule analyses to one product token.
+/// Lints `body`; `agents` restricts the rule analyses to one product token
+/// (or to several, read together as compiling reads them).
 ///
 /// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
 /// rules) follow rfc9309's glob and longest match; under dialects that read
 /// patterns otherwise only the file-level findings (keys, records, HTML,
 /// parse limit, orphan rules) apply, and acap's own (ACAP records' fields,
 /// qualifiers and patterns).
-pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
+pub fn lint(body: &[u8], agents: Option<&Agents>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
     let sem = crate::dialect::semantics(options.dialect);
     // acap: the conventional records are read as compiling reads them
@@ -165,7 +166,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
             .filter(|f| f.code == "duplicate-rule" || f.code == "near-duplicate")
             .map(|f| f.line)
             .collect();
-        shadowed(body, &robots, agent, options, &repeats, &mut out);
+        shadowed(body, &robots, agents, options, &repeats, &mut out);
     }
     out.sort();
     out.dedup();
@@ -909,15 +910,15 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
 fn shadowed(
     body: &[u8],
     robots: &RobotsTxt<'_>,
-    agent: Option<&str>,
+    agents: Option<&Agents>,
     options: &CompileOptions,
     repeats: &BTreeSet<u32>,
     out: &mut Vec<Finding>,
 ) {
     // (how the finding names the agent, the groups it reads)
-    let selections: Vec<(String, Selection)> = match agent {
+    let selections: Vec<(String, Selection)> = match agents {
         Some(a) => vec![(
-            a.to_string(),
+            a.iter().collect::<Vec<_>>().join(" and "),
             crate::dialect::semantics(options.dialect)
                 .selection
                 .select(robots, a),
@@ -927,7 +928,7 @@ fn shadowed(
             .map(|(token, sel)| (text(&token), sel))
             .chain([(
                 "crawlers without a group of their own".to_string(),
-                crate::agent::select(robots, "RoboccUnlistedAgent"),
+                crate::agent::select(robots, &"RoboccUnlistedAgent".into()),
             )])
             .collect(),
     };

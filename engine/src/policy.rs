@@ -607,7 +607,9 @@ pub struct Header<'a> {
     pub robots_txt_allowed: bool,
     /// The file's own path: `/robots.txt`, or `/data.txt`.
     pub self_path: &'static str,
-    /// The product token the policy was compiled for.
+    /// The product token the policy was compiled for; several (rfc9309,
+    /// a crawler that obeys the groups naming any of them) joined by `,`
+    /// ([`Header::agents`]).
     pub agent: &'a str,
     /// SHA-256 of the source bytes.
     pub source_sha256: [u8; 32],
@@ -628,6 +630,14 @@ pub struct Header<'a> {
     pub automata: usize,
     /// Why the rules were split over several automata.
     pub split_reason: Option<&'a str>,
+}
+
+impl<'a> Header<'a> {
+    /// The product tokens the policy was compiled for, in order: one, or
+    /// several ([`Header::agent`] split at `,`).
+    pub fn agents(&self) -> impl Iterator<Item = &'a str> {
+        self.agent.split(',')
+    }
 }
 
 /// A rule of a policy ([`Policy::rule`]).
