@@ -190,8 +190,11 @@ fn merged_groups(robots: &RobotsTxt<'_>, lines: &FileLines, out: &mut Vec<Findin
             };
             out.push(Finding {
                 line: pair[1].line,
-                // Without rules, only records (a delay) are shared.
-                severity: if group.rules.is_empty() {
+                // Only records (a delay) shared, or only the `*` rules that
+                // owners commonly expect every crawler to obey: info.
+                severity: if group.rules.iter().all(|r| r.raw.is_empty())
+                    || later.contains(&b"*"[..])
+                {
                     Severity::Info
                 } else {
                     Severity::Warning
