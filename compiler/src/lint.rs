@@ -11,6 +11,8 @@ use crate::signals::{label, labels, Syntax};
 use crate::{parse_delay_ms, parse_rate, parse_window, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
 
+mod traps;
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Finding {
@@ -42,6 +44,7 @@ const KNOWN_KEYS: &[&str] = &[
     "content-usage",
     "host",
     "clean-param",
+    "license",
 ];
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -149,6 +152,13 @@ pub fn lint(body: &[u8], agents: Option<&Agents>, options: &CompileOptions) -> V
         });
     }
     records(&robots, &mut out);
+    traps::traps(
+        &conventional,
+        &robots,
+        sem,
+        &options.effective_parse(),
+        &mut out,
+    );
     if sem.line_grammar != LineGrammar::Google {
         draft_records(&robots, sem, &mut out);
     }
@@ -181,8 +191,9 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
-        if key == "content-usage" {
-            // An AI-usage preference line: `signal_findings` lints it.
+        if key == "content-usage" || traps::is_license(r) {
+            // An AI-usage preference line (`signal_findings` lints it), an
+            // RSL license (`traps::licenses`).
             continue;
         }
         if key.starts_with("acap-") {
