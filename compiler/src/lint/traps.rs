@@ -4,7 +4,7 @@
 //! and how to write what was meant.
 
 use super::{text, Finding};
-use crate::agent::{select, select_every_named};
+use crate::agent::{select, select_every_named, Agents};
 use crate::diag::{quoted, Severity};
 use crate::dialect::{RecordSelection, Semantics};
 use crate::parse::agent_value::{is_global_value, value_token, TokenRule};
@@ -320,7 +320,7 @@ fn agent_values(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
 /// (info); a trap when the named group has no rule line at all, e.g. only
 /// a Crawl-delay, which lets the crawler fetch everything (warning).
 fn star_rules_dropped(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
-    let star = select(robots, "RoboccUnlistedAgent");
+    let star = select(robots, &Agents::from("RoboccUnlistedAgent"));
     if star.via != crate::agent::Via::Global {
         return;
     }

@@ -1,0 +1,5 @@
+//! The compiler crate's tests beyond its unit tests: one test binary (each
+//! module an area).
+
+mod corpus;
+mod lint_traps;
