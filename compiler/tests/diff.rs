@@ -61,12 +61,20 @@ fn within(old: &Policy<'_>, new: &Policy<'_>, what: &str) -> Option<Diff> {
     }
 }
 
+/// Both policies, read from their artifacts.
+fn policies<'a>(
+    old: &'a robocc_engine::AlignedBytes,
+    new: &'a robocc_engine::AlignedBytes,
+) -> (Policy<'a>, Policy<'a>) {
+    (
+        Policy::from_bytes(old).unwrap(),
+        Policy::from_bytes(new).unwrap(),
+    )
+}
+
 fn run(old: &[u8], new: &[u8]) -> Diff {
     let (a, b) = (bytes(old), bytes(new));
-    let (a, b) = (
-        Policy::from_bytes(&a).unwrap(),
-        Policy::from_bytes(&b).unwrap(),
-    );
+    let (a, b) = policies(&a, &b);
     diff(&a, &b, &DiffOptions::default())
         .unwrap_or_else(|e| panic!("{e}: {:?} {:?}", a.sizes(), b.sizes()))
 }
@@ -154,10 +162,7 @@ fn same_rules_written_otherwise_change_nothing() {
         }
         let what = path.display().to_string();
         let (old, new) = (bytes(&body), bytes(&rewritten(&body)));
-        let (old, new) = (
-            Policy::from_bytes(&old).unwrap(),
-            Policy::from_bytes(&new).unwrap(),
-        );
+        let (old, new) = policies(&old, &new);
         let (Some(same), Some(d)) = (within(&old, &old, &what), within(&old, &new, &what)) else {
             skipped += 1;
             continue;
@@ -306,7 +311,8 @@ fn witnesses_are_shortest_and_readable() {
 
 #[test]
 fn encoded_modes_give_witnesses_a_url_holds() {
-    // rfc9309 reads `/a b` as `/a%20b`; the witness is what a URL holds.
+    // The rfc URL mode reads `/a{b}` as `/a%7Bb%7D`; the witness is what a
+    // URL holds.
     let opts = CompileOptions {
         url_mode: UrlMode::Rfc,
         ..CompileOptions::default()
@@ -316,10 +322,7 @@ fn encoded_modes_give_witnesses_a_url_holds() {
         c(b"User-agent: *\nDisallow: /x\n"),
         c(b"User-agent: *\nDisallow: /x\nDisallow: /a{b}*\n"),
     );
-    let (a, b) = (
-        Policy::from_bytes(&a).unwrap(),
-        Policy::from_bytes(&b).unwrap(),
-    );
+    let (a, b) = policies(&a, &b);
     let d = diff(&a, &b, &DiffOptions::default()).unwrap();
     verify(&a, &b, &d, &[b"/a{b}".to_vec()], "rfc9309");
     assert_eq!(d.changes.len(), 1);
@@ -337,10 +340,7 @@ fn over_the_budget_is_an_error() {
         bytes(b"User-agent: *\nDisallow: /abc\n"),
         bytes(b"User-agent: *\nDisallow: /abd\n"),
     );
-    let (a, b) = (
-        Policy::from_bytes(&a).unwrap(),
-        Policy::from_bytes(&b).unwrap(),
-    );
+    let (a, b) = policies(&a, &b);
     let tight = DiffOptions {
         max_pairs: 2,
         ..DiffOptions::default()
