@@ -151,7 +151,7 @@ pub(crate) struct Walk<'a, W: Width> {
 
 const UNDECIDED: u32 = u32::MAX;
 
-/// A [`Walk`]'s position in one automaton (with the `build` feature): its
+/// A walk's position in one automaton (with the `build` feature): its
 /// row or node, chain position, decided outcome and register. Two walks at
 /// equal positions read every further byte alike.
 #[cfg(feature = "build")]

@@ -1,8 +1,8 @@
 //! Stepping a policy's automata one path byte at a time (with the `build`
 //! feature), for tools that explore what every path does (`robocc diff`
 //! walks two policies' product). The steps are the check path's own walk
-//! ([`Walk::feed`](crate::program)), resumed from a saved [`Position`];
-//! the check path is unchanged.
+//! (`Walk::feed`), resumed from a saved [`Position`]; the check path is
+//! unchanged.
 //!
 //! The bytes are those the automata read: a URL's path after the policy's
 //! URL mode has encoded it ([`Policy::header`]'s `url_mode`), starting
