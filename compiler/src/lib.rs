@@ -43,6 +43,7 @@ mod checker;
 mod compile;
 pub mod diag;
 pub mod dialect;
+pub mod diff;
 pub mod explain;
 pub mod glob;
 pub mod input;
@@ -61,6 +62,7 @@ pub use compile::{
     timeout_from_secs, unread_summary, zero_is_unlimited, CompileError, CompileOptions, Compiled,
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
+pub use diff::{diff, Change, Decision, Diff, DiffError, DiffOptions};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};
