@@ -2,4 +2,5 @@
 //! module an area).
 
 mod corpus;
+mod diff;
 mod lint_traps;
