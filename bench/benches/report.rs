@@ -585,46 +585,17 @@ fn open_and_look_up(bytes: &[u8], name: &str) -> (Duration, robocc_bench::Lookup
     (open, times)
 }
 
-/// Hosts of the million-host store.
-const MILLION: usize = 1_000_000;
-
-/// A store of [`MILLION`] hosts built in this process from the corpus
-/// bodies reused round robin, with mixed statuses (85% 200, 8% 404, 4% 503,
-/// 3% redirects to another host of the store); its size, build time and
-/// open time go to `out`, its lookup times are returned.
+/// A store of a million hosts built in this process from the corpus bodies
+/// reused round robin, with mixed statuses (`robocc_bench::million`); its
+/// size, build time and open time go to `out`, its lookup times are
+/// returned.
 fn million_hosts(
     inputs: &[robocc_store::HostInput],
     out: &mut String,
 ) -> robocc_bench::LookupTimes {
-    use robocc_store::{HostInput, StoreBuilder};
-    let host = |i: usize| format!("host{i}.example{}.com", i % 97);
-    // A fixed spread of statuses (multiplicative hash of i, 0..1024):
-    // 0..870 is 200.
-    let roll = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54;
-    // Host `i` without its body.
-    let input = |i: usize| {
-        let mut h = HostInput {
-            host: host(i),
-            ..HostInput::default()
-        };
-        match roll(i) {
-            0..870 => h.status = 200,
-            870..952 => h.status = 404,
-            952..993 => h.status = 503,
-            _ => {
-                h.status = 301;
-                h.location = Some(format!("https://{}/robots.txt", host((i * 7919) % MILLION)));
-            }
-        }
-        h
-    };
-    let hosts = (0..MILLION).map(|i| {
-        let mut h = input(i);
-        if h.status == 200 {
-            h.body = inputs[i % inputs.len()].body.clone();
-        }
-        Ok(h)
-    });
+    use robocc_bench::million::{host, input, roll, MILLION};
+    use robocc_store::StoreBuilder;
+    let hosts = robocc_bench::million::hosts(inputs).map(Ok);
     let t = Instant::now();
     let (bytes, report) = StoreBuilder::new("Googlebot").build(hosts).unwrap();
     let build = t.elapsed();

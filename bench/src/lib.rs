@@ -4,6 +4,7 @@
 //! `measure` binary is the quick figure for a handful of files.
 
 pub mod args;
+pub mod million;
 
 use robocc_compiler::{compile, CompileOptions, Compiled};
 use robocc_testkit::urlgen;
@@ -88,6 +89,38 @@ pub fn peak_rss() -> Option<String> {
 /// The workspace's corpus/real directory.
 pub fn corpus_real() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/real")
+}
+
+/// `struct timespec` on 64-bit Linux.
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+}
+
+/// CPU time (user + system) of the calling thread (`thread: true`) or of
+/// the whole process, all threads: what a measurement on a machine shared
+/// with other work compares, where wall time counts the others' too.
+pub fn cpu_time(thread: bool) -> Duration {
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let clock = if thread {
+        CLOCK_THREAD_CPUTIME_ID
+    } else {
+        CLOCK_PROCESS_CPUTIME_ID
+    };
+    let mut t = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the clock ids are Linux's.
+    let rc = unsafe { clock_gettime(clock, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// Median of `runs` timings of `f`.

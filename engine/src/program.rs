@@ -483,8 +483,9 @@ unsafe fn miss<W: Width>(prog: &[u8], s: usize, tag: u8, c: u8) -> u32 {
     }
 }
 
-/// Length of the compact node with tag `tag`.
-fn node_len(tag: u8, w: usize) -> usize {
+/// Length of the compact node with tag `tag` and `w`-byte targets (a
+/// register automaton's emit word before it aside).
+pub fn node_len(tag: u8, w: usize) -> usize {
     let n = usize::from(tag & TAG_COUNT);
     if tag < TAG_CHAIN {
         1 + 2 * w + n + n * w
@@ -766,7 +767,12 @@ pub fn encode(
         }
     };
     let mut prog = Vec::with_capacity(at);
-    let put = |prog: &mut Vec<u8>, v: u32| prog.extend_from_slice(&v.to_le_bytes()[..w]);
+    // Two fixed-size writes rather than one of `w` bytes: a copy of a
+    // length known only at run time is a call per target.
+    let put = |prog: &mut Vec<u8>, v: u32| match wide {
+        false => prog.extend_from_slice(&(v as u16).to_le_bytes()),
+        true => prog.extend_from_slice(&v.to_le_bytes()),
+    };
     for &i in &order {
         if register {
             put(&mut prog, emits[i]);

@@ -5,7 +5,7 @@
 //! longer decide (rank, star dominance, set mode's [`Canonical`]).
 
 use super::states::{thread_hash, union};
-use super::{FxHashMap, FxHashSet, Mode};
+use super::{FxHashMap, Mode};
 use crate::glob::{Atom, Glob};
 use crate::outcome::{self, Canonical};
 use crate::ruleset::RuleSet;
@@ -47,6 +47,8 @@ pub(super) struct Patterns<'a> {
     /// What each position of each pattern (its end included) reads: see
     /// [`Patterns::kind`].
     pub(super) kind: Vec<u16>,
+    /// Scratch space of [`Patterns::new`], kept with the rest.
+    seen: Vec<bool>,
     pub(super) set: &'a RuleSet,
 }
 
@@ -66,57 +68,117 @@ impl<'a> Patterns<'a> {
     /// equal to it in those (see [`same_rules`]).
     pub(super) fn new(
         set: &'a RuleSet,
-        simple: &'a [Glob],
+        simple: &[&'a Glob],
         same: &[u32],
         ids: &[usize],
         mode: Mode,
+        storage: PatternStorage,
     ) -> Self {
-        let mut simplified: Vec<(&Glob, usize)> = Vec::new();
+        let PatternStorage {
+            mut dollar,
+            mut rule,
+            mut place,
+            mut offset,
+            mut pat,
+            mut kind,
+            mut seen,
+        } = storage;
+        rule.clear();
         if mode == Mode::Sets {
-            simplified.extend(ids.iter().map(|&i| (&simple[i], i)));
+            rule.extend_from_slice(ids);
         } else {
-            let mut seen = FxHashSet::default();
+            // Stamps of the rules kept (`same` numbers them below
+            // `simple.len()`).
+            seen.clear();
+            seen.resize(simple.len(), false);
             for &i in ids {
-                if seen.insert(same[i]) {
-                    simplified.push((&simple[i], i));
+                let first = same[i] as usize;
+                if !seen[first] {
+                    seen[first] = true;
+                    rule.push(i);
                 }
             }
         }
+        dollar.clear();
+        dollar.extend(rule.iter().map(|&i| simple[i].anchored));
+        // Each pattern's place in rank order, best first (`offset` holds
+        // the order meanwhile).
+        offset.clear();
+        offset.extend(0..rule.len() as u32);
+        offset.sort_unstable_by_key(|&p| {
+            let rule = rule[p as usize];
+            (std::cmp::Reverse(set.rules[rule].rank), rule)
+        });
+        place.clear();
+        place.resize(rule.len(), 0);
+        for (k, &p) in offset.iter().enumerate() {
+            place[p as usize] = k as u32;
+        }
+        offset.clear();
+        pat.clear();
+        kind.clear();
         Patterns {
             mode,
             canon: set.resolution.canon(&set.rules),
-            body: simplified.iter().map(|(g, _)| g.atoms.as_slice()).collect(),
-            dollar: simplified.iter().map(|(g, _)| g.anchored).collect(),
-            rule: simplified.iter().map(|&(_, i)| i).collect(),
-            place: {
-                let mut order: Vec<usize> = (0..simplified.len()).collect();
-                order.sort_unstable_by_key(|&p| {
-                    let rule = simplified[p].1;
-                    (std::cmp::Reverse(set.rules[rule].rank), rule)
-                });
-                let mut place = vec![0u32; order.len()];
-                for (k, &p) in order.iter().enumerate() {
-                    place[p] = k as u32;
-                }
-                place
-            },
-            offset: Vec::new(),
-            pat: Vec::new(),
-            kind: Vec::new(),
+            body: rule.iter().map(|&i| simple[i].atoms.as_slice()).collect(),
+            dollar,
+            rule,
+            place,
+            offset,
+            pat,
+            kind,
+            seen,
             set,
         }
+    }
+
+    /// Its tables' storage, for another construction ([`Patterns::new`]).
+    pub(super) fn storage(&mut self) -> PatternStorage {
+        PatternStorage {
+            dollar: std::mem::take(&mut self.dollar),
+            rule: std::mem::take(&mut self.rule),
+            place: std::mem::take(&mut self.place),
+            offset: std::mem::take(&mut self.offset),
+            pat: std::mem::take(&mut self.pat),
+            kind: std::mem::take(&mut self.kind),
+            seen: std::mem::take(&mut self.seen),
+        }
+    }
+}
+
+/// The storage of a [`Patterns`]' tables, kept from one construction to
+/// the next ([`super::buffers`]).
+#[derive(Default)]
+pub(super) struct PatternStorage {
+    dollar: Vec<bool>,
+    rule: Vec<usize>,
+    place: Vec<u32>,
+    offset: Vec<u32>,
+    pat: Vec<u32>,
+    kind: Vec<u16>,
+    seen: Vec<bool>,
+}
+
+impl PatternStorage {
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        self.dollar.capacity()
+            + self.seen.capacity()
+            + 8 * self.rule.capacity()
+            + 4 * (self.place.capacity() + self.offset.capacity() + self.pat.capacity())
+            + 2 * self.kind.capacity()
     }
 }
 
 /// Per rule of `set`, the first rule with the same simplified glob
 /// (`simple`) and rank: of rules equal in both, only the first of a
 /// construction's can win.
-pub(super) fn same_rules(set: &RuleSet, simple: &[Glob]) -> Vec<u32> {
+pub(super) fn same_rules(set: &RuleSet, simple: &[&Glob]) -> Vec<u32> {
     let mut first: FxHashMap<(&Glob, u32), u32> = FxHashMap::default();
     (0..set.rules.len())
         .map(|i| {
             *first
-                .entry((&simple[i], set.rules[i].rank))
+                .entry((simple[i], set.rules[i].rank))
                 .or_insert(i as u32)
         })
         .collect()
@@ -546,6 +608,7 @@ fn gallop(s: &[Thread], pred: impl Fn(Thread) -> bool) -> usize {
 
 /// Where each pattern's threads are in a normalized set of threads (a
 /// base): built in the size of the set, read in constant time.
+#[derive(Default)]
 pub(super) struct BaseIndex {
     /// Per pattern: its threads' range, valid when its stamp is `stamp`.
     range: Vec<(u32, u32)>,
@@ -554,12 +617,13 @@ pub(super) struct BaseIndex {
 }
 
 impl BaseIndex {
-    pub(super) fn new(patterns: usize) -> BaseIndex {
-        BaseIndex {
-            range: vec![(0, 0); patterns],
-            stamps: vec![0; patterns],
-            stamp: 0,
-        }
+    /// Nothing indexed, for `patterns` patterns (the storage kept).
+    pub(super) fn reset(&mut self, patterns: usize) {
+        self.range.clear();
+        self.range.resize(patterns, (0, 0));
+        self.stamps.clear();
+        self.stamps.resize(patterns, 0);
+        self.stamp = 0;
     }
 
     /// Indexes `base` (of `pats`), forgetting what was indexed before.

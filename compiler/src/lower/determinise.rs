@@ -2,13 +2,13 @@
 //! subset construction over them ([`build_one`]), which interns each state
 //! ([`States`]) by first appearance and resolves its outcome once.
 
+use super::buffers::Buffers;
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
-use super::layout::{finish, Register, Succ};
+use super::layout::{emit, plan, program_len, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
-use crate::outcome;
 use robocc_engine::artifact::Automaton;
 use std::io::Write as _;
 use std::time::Instant;
@@ -63,11 +63,14 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
         let class = if is_end_byte(b) {
             representative[END_CLASS] = Some(b);
             END_CLASS
+        } else if literal[usize::from(b)] {
+            // Its own set makes it a class alone, whatever other sets it
+            // is in.
+            representative.push(Some(b));
+            representative.len() - 1
         } else {
-            let own = literal[usize::from(b)].then_some(u32::MAX - u32::from(b));
-            let sig: Vec<u32> = own
-                .into_iter()
-                .chain((0..sets.len() as u32).filter(|&k| sets[k as usize].contains(b)))
+            let sig: Vec<u32> = (0..sets.len() as u32)
+                .filter(|&k| sets[k as usize].contains(b))
                 .collect();
             if sig.is_empty() {
                 representative[OTHER_CLASS].get_or_insert(b);
@@ -91,6 +94,7 @@ fn byte_classes(bodies: &[&[Atom]]) -> Classes {
 }
 
 /// Buffers the subset construction reuses from state to state.
+#[derive(Default)]
 pub(super) struct Scratch {
     /// Threads at a `*`.
     stars: Vec<Thread>,
@@ -122,31 +126,29 @@ pub(super) struct Scratch {
     /// matched patterns.
     own: Vec<Thread>,
     own_matched: Vec<u32>,
-    /// Its threads beyond its base.
-    own_diff: Vec<Thread>,
+    /// The classes of a row that do not go where its base's row goes, and
+    /// where they go.
+    patches: Vec<(u8, u32)>,
+    /// Room for a row, whole.
+    row: Vec<u32>,
 }
 
 impl Scratch {
-    pub(super) fn new(nclasses: usize, npatterns: usize) -> Scratch {
-        Scratch {
-            stars: Vec::new(),
-            by_class: vec![Vec::new(); nclasses],
-            touched: Vec::new(),
-            closed: Vec::new(),
-            base: Vec::new(),
-            base_best: NONE,
-            base_id: 0,
-            base_loaded: false,
-            index: BaseIndex::new(npatterns),
-            indexed: None,
-            group: Vec::new(),
-            next: Vec::new(),
-            next_matched: Vec::new(),
-            whole: Vec::new(),
-            own: Vec::new(),
-            own_matched: Vec::new(),
-            own_diff: Vec::new(),
+    /// Ready for a construction of `nclasses` classes and `npatterns`
+    /// patterns, the storage kept.
+    pub(super) fn reset(&mut self, nclasses: usize, npatterns: usize) {
+        self.by_class.truncate(nclasses);
+        for list in &mut self.by_class {
+            list.clear();
         }
+        self.by_class.resize_with(nclasses, Vec::new);
+        self.touched.clear();
+        self.base_best = NONE;
+        self.base_id = 0;
+        self.base_loaded = false;
+        self.index.reset(npatterns);
+        self.indexed = None;
+        // The others are cleared where they are filled.
     }
 }
 
@@ -154,6 +156,7 @@ impl Scratch {
 /// threads of a state normalized alone with its best (ranked mode; a
 /// register automaton's with none), interned by stars and best. Set mode
 /// has one base, empty.
+#[derive(Default)]
 pub(super) struct Bases {
     /// The stars and the best of each base.
     keys: States,
@@ -169,6 +172,10 @@ pub(super) struct Bases {
     /// Ranked mode: what each base's threads read, and its successors,
     /// once a state of it has been expanded.
     steps: Vec<Option<Box<BaseSteps>>>,
+    /// Those of earlier constructions, to fill again (boxed as `steps`
+    /// holds them: they move between the two without a new allocation).
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<BaseSteps>>,
 }
 
 /// What the threads of a base read on each class, advanced (as
@@ -182,18 +189,37 @@ pub(super) struct BaseSteps {
     memo: Vec<u32>,
     /// The memo entries a row needs (each live class's, or the shared
     /// one) still to make; once none, `row` is the row of a state with no
-    /// thread beyond the base.
+    /// thread beyond the base, as runs ([`Succ`]).
     missing: usize,
-    row: Vec<u32>,
+    row: (Vec<u32>, Vec<u8>),
 }
 
 impl BaseSteps {
-    fn new(pats: &Patterns<'_>, base: &[Thread], classes: &Classes, s: &mut Scratch) -> BaseSteps {
-        let mut stars = Vec::new();
+    /// Fills `into` (a spare one, or a new one) for `base`.
+    fn fill(
+        into: Option<Box<BaseSteps>>,
+        pats: &Patterns<'_>,
+        base: &[Thread],
+        classes: &Classes,
+        s: &mut Scratch,
+    ) -> Box<BaseSteps> {
+        let mut b = into.unwrap_or_else(|| {
+            Box::new(BaseSteps {
+                at: Vec::new(),
+                steps: Vec::new(),
+                memo: Vec::new(),
+                missing: 0,
+                row: (Vec::new(), Vec::new()),
+            })
+        });
+        let mut stars = std::mem::take(&mut s.stars);
+        stars.clear();
         pats.distribute(base, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        s.stars = stars;
         s.touched.clear();
-        let mut at = Vec::with_capacity(classes.count + 1);
-        let mut steps = Vec::new();
+        let (at, steps) = (&mut b.at, &mut b.steps);
+        at.clear();
+        steps.clear();
         at.push(0);
         for list in &mut s.by_class[..classes.count] {
             steps.extend_from_slice(list);
@@ -202,14 +228,12 @@ impl BaseSteps {
         }
         let live = (0..classes.count).filter(|&c| c != END_CLASS);
         let read = live.clone().filter(|&c| at[c] != at[c + 1]).count();
-        let missing = read + usize::from(read < live.count());
-        BaseSteps {
-            at,
-            steps,
-            memo: vec![u32::MAX; classes.count + 1],
-            missing,
-            row: Vec::new(),
-        }
+        b.missing = read + usize::from(read < live.count());
+        b.memo.clear();
+        b.memo.resize(classes.count + 1, u32::MAX);
+        b.row.0.clear();
+        b.row.1.clear();
+        b
     }
 
     /// Records the successor `id` on class `c` (`classes`: the shared
@@ -226,12 +250,13 @@ impl BaseSteps {
         }
         self.missing -= 1;
         if self.missing == 0 {
-            self.row = (0..classes)
+            let row: Vec<u32> = (0..classes)
                 .map(|c| match self.at[c] == self.at[c + 1] {
                     true => self.memo[classes],
                     false => self.memo[c],
                 })
                 .collect();
+            runs_of(&row, &mut self.row.0, &mut self.row.1);
         }
     }
 
@@ -243,16 +268,29 @@ impl BaseSteps {
 }
 
 impl Bases {
-    pub(super) fn new() -> Bases {
-        Bases {
-            keys: States::new(),
-            threads: Vec::new(),
-            at: vec![0],
-            best: Vec::new(),
-            ends: Vec::new(),
-            end_at: vec![0],
-            steps: Vec::new(),
-        }
+    /// No base, the storage kept.
+    pub(super) fn reset(&mut self) {
+        self.keys.reset();
+        self.threads.clear();
+        self.at.clear();
+        self.at.push(0);
+        self.best.clear();
+        self.ends.clear();
+        self.end_at.clear();
+        self.end_at.push(0);
+        self.spare.extend(self.steps.drain(..).flatten());
+    }
+
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        let steps = |b: &BaseSteps| {
+            4 * (b.at.capacity() + b.steps.capacity() + b.memo.capacity() + b.row.0.capacity())
+                + b.row.1.capacity()
+        };
+        self.keys.capacity_bytes()
+            + 4 * (self.threads.capacity() + self.best.capacity() + self.ends.capacity())
+            + 8 * (self.at.capacity() + self.end_at.capacity() + self.steps.capacity())
+            + self.spare.iter().map(|b| steps(b)).sum::<usize>()
     }
 
     /// The id of the base of the star threads `stars` and the best `key`
@@ -265,7 +303,7 @@ impl Bases {
         closed: &mut Vec<Thread>,
     ) -> u32 {
         let h = rest_hash(0, key, &[]).wrapping_add(threads_hash(stars));
-        let id = self.keys.intern(stars, 0, key, &[], h);
+        let id = self.keys.intern(stars, 0, key, &[], h, 0);
         if id == self.best.len() {
             let mut threads = stars.to_vec();
             let mut best = key;
@@ -339,7 +377,8 @@ impl Patterns<'_> {
         };
         symmetric_difference(&s.whole, bases.threads(base), &mut s.next);
         let h = rest_hash(base, best, &s.next_matched).wrapping_add(threads_hash(&s.next));
-        states.intern(&s.next, base, best, &s.next_matched, h) as u32
+        let live = s.whole.len();
+        states.intern(&s.next, base, best, &s.next_matched, h, live) as u32
     }
 
     /// Loads state `i` into `s` (its base; in set mode its threads, whole,
@@ -371,8 +410,11 @@ impl Patterns<'_> {
             return (s.own.len(), self.winning_pattern(&s.own, best));
         }
         let in_base = |t: Thread| s.base.binary_search(&t).is_ok();
-        let both = diff.iter().filter(|&&t| in_base(t)).count();
-        let live = s.base.len() + diff.len() - 2 * both;
+        let live = states.live(i);
+        debug_assert_eq!(
+            live,
+            s.base.len() + diff.len() - 2 * diff.iter().filter(|&&t| in_base(t)).count()
+        );
         // The threads at the end of a `$` pattern: the base's not in
         // `diff`, and those of `diff` not in the base.
         let mut winner = best;
@@ -418,7 +460,9 @@ impl Patterns<'_> {
                 &mut s.next,
             ) {
                 let h = h.wrapping_add(rest_hash(s.base_id, best, &[]));
-                return states.intern(&s.next, s.base_id, best, &[], h) as u32;
+                // What `join_diff` adds is beyond the base, which it keeps.
+                let live = s.base.len() + s.next.len();
+                return states.intern(&s.next, s.base_id, best, &[], h, live) as u32;
             }
             let best = self.join_ranked(
                 &s.base,
@@ -456,11 +500,12 @@ impl Patterns<'_> {
 
     /// The states reached from the loaded state (state `i` of `states`) on
     /// every class at once, interned in class order (states are numbered
-    /// by first appearance) and written to `row`: a thread at a `*` goes to
-    /// every class, a thread at byte `c` only to `c`'s class, a thread at a
-    /// set to the classes inside it, so classes no thread names share one
-    /// successor, computed once and interned where its first class comes.
-    /// The end class's entry is left alone: it ends the path.
+    /// by first appearance) and appended to `succ` as its row: a thread at
+    /// a `*` goes to every class, a thread at byte `c` only to `c`'s class,
+    /// a thread at a set to the classes inside it, so classes no thread
+    /// names share one successor, computed once and interned where its
+    /// first class comes. The end class's entry repeats class 0's
+    /// ([`Succ`]): it ends the path.
     pub(super) fn successors(
         &self,
         states: &mut States,
@@ -468,13 +513,17 @@ impl Patterns<'_> {
         i: usize,
         classes: &Classes,
         s: &mut Scratch,
-        row: &mut [u32],
+        succ: &mut Succ,
     ) {
+        let mut row = std::mem::take(&mut s.row);
+        row.resize(classes.count, 0);
         if self.mode == Mode::Sets {
-            self.successors_sets(states, bases, i, classes, s, row);
+            self.successors_sets(states, bases, i, classes, s, &mut row);
+            succ.push_row(&row);
         } else {
-            self.successors_ranked(states, bases, i, classes, s, row);
+            self.successors_ranked(states, bases, i, classes, s, succ, &mut row);
         }
+        s.row = row;
     }
 
     /// Steps `threads` (sorted): into `by_class`, per class, the threads
@@ -520,6 +569,7 @@ impl Patterns<'_> {
     /// base reads, the successor is the base's for that class, made once
     /// per base (the base implies the best in a plain automaton; a register
     /// automaton's successors do not depend on it).
+    #[allow(clippy::too_many_arguments)]
     fn successors_ranked(
         &self,
         states: &mut States,
@@ -527,6 +577,7 @@ impl Patterns<'_> {
         i: usize,
         classes: &Classes,
         s: &mut Scratch,
+        succ: &mut Succ,
         row: &mut [u32],
     ) {
         let key_best = states.best(i);
@@ -535,14 +586,16 @@ impl Patterns<'_> {
         // meanwhile); put back at the end.
         let mut steps = match bases.steps[b].take() {
             Some(steps) => steps,
-            None => Box::new(BaseSteps::new(self, bases.threads(b as u32), classes, s)),
+            None => {
+                let spare = bases.spare.pop();
+                BaseSteps::fill(spare, self, bases.threads(b as u32), classes, s)
+            }
         };
-        let mut diff = std::mem::take(&mut s.own_diff);
-        diff.clear();
-        diff.extend_from_slice(states.threads(i));
         let mut stars = std::mem::take(&mut s.stars);
         stars.clear();
-        self.distribute(&diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
+        // Read before any successor is interned (which may move them).
+        let diff = states.threads(i);
+        self.distribute(diff, classes, &mut s.by_class, &mut s.touched, &mut stars);
         debug_assert!(stars.is_empty(), "the base has the stars");
         s.touched.sort_unstable();
         let touched = std::mem::take(&mut s.touched);
@@ -559,12 +612,13 @@ impl Patterns<'_> {
             // Every class but those the threads beyond the base read goes
             // where the base alone goes; those are made in class order (on
             // one they leave unread, the shared successor).
-            row.copy_from_slice(&steps.row);
+            let mut patches = std::mem::take(&mut s.patches);
+            patches.clear();
             for &c in &touched {
                 if c == END_CLASS {
                     continue;
                 }
-                row[c] = if s.by_class[c].is_empty() {
+                let id = if s.by_class[c].is_empty() {
                     match steps.memo[shared] {
                         u32::MAX => {
                             let id = self.make(states, bases, key_best, &[], &[], s);
@@ -579,7 +633,10 @@ impl Patterns<'_> {
                     s.by_class[c] = extra;
                     id
                 };
+                patches.push((c as u8, id));
             }
+            succ.push_patched(&steps.row.0, &steps.row.1, &patches);
+            s.patches = patches;
         } else {
             let mut shared_id = None;
             let mut k = 0;
@@ -629,6 +686,7 @@ impl Patterns<'_> {
                     },
                 };
             }
+            succ.push_row(row);
         }
         for &c in &touched {
             s.by_class[c].clear();
@@ -638,7 +696,6 @@ impl Patterns<'_> {
         s.touched = touched;
         s.touched.clear();
         s.stars = stars;
-        s.own_diff = diff;
     }
 
     /// [`Patterns::successors`] in set mode.
@@ -708,156 +765,283 @@ impl Patterns<'_> {
 /// One automaton of the rules `ids` in `mode`, by subset construction
 /// within `budget`: states are numbered by first appearance, each state's
 /// outcome resolved once; then set-mode automata are minimised and the
-/// automaton is written as a program ([`finish`]).
+/// automaton is written as a program ([`plan`], [`emit`]).
 pub(super) fn build_one(
     ctx: &mut Ctx<'_>,
     ids: &[usize],
     budget: &Budget,
     mode: Mode,
 ) -> Result<Automaton, BudgetExceeded> {
-    let started = Instant::now();
-    let set = ctx.set;
-    debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
-    let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode);
-    let classes = byte_classes(&pats.body);
-    pats.index_positions(&classes);
-    let (nclasses, end_class) = (classes.count, END_CLASS);
+    let mut c = Construction::new(ctx, ids, mode);
+    c.run(ctx, budget)?;
+    Ok(c.finish(ctx))
+}
 
-    let mut scratch = Scratch::new(nclasses, pats.rule.len());
-    let mut states = States::new();
-    let mut bases = Bases::new();
-    if mode == Mode::Sets {
-        bases.intern(&pats, &[], NONE, &mut scratch.closed);
+/// A subset construction under way: its states are expanded in the order
+/// they were numbered, and one that ran out of a budget of states or
+/// threads can go on under a larger one ([`Construction::run`] again) and
+/// ends where a construction under that budget from the start would: the
+/// states, their numbers and what was interned in the outcome table come
+/// in the same order.
+pub(super) struct Construction<'a> {
+    mode: Mode,
+    pats: Patterns<'a>,
+    classes: Classes,
+    /// Its states, their rows and outcomes, and scratch space; register
+    /// automata: each pattern's priority (1 + its place in rank order; 0
+    /// is no match), each state's emit and whether it is dead; plain mode:
+    /// the outcome id of each winning pattern (index `npatterns`: no
+    /// winner), or `u32::MAX` until interned.
+    b: Buffers,
+    /// Register automata: each priority's outcome id.
+    ranked: Vec<u32>,
+    /// Live threads summed over the states expanded so far.
+    threads_total: usize,
+    /// The next state to expand.
+    next: usize,
+    /// The highest rank of its rules (ranked modes).
+    max_rank: u32,
+    started: Instant,
+}
+
+impl Drop for Construction<'_> {
+    fn drop(&mut self) {
+        self.b.patterns = self.pats.storage();
+        std::mem::take(&mut self.b).give();
     }
-    {
-        let mut threads = pats.offset[..pats.rule.len()].to_vec();
-        let (mut best, mut matched) = (NONE, Vec::new());
-        pats.normalize(&mut threads, &mut best, &mut matched, &mut scratch.closed);
-        scratch.whole = threads;
-        scratch.next_matched = matched;
-        pats.intern_whole(&mut states, &mut bases, &mut scratch, best);
-    }
-    let mut succ = Succ::new(nclasses);
-    let mut outcome: Vec<u32> = Vec::new();
-    // Register automata: priority of each pattern (1 + its place in rank
-    // order; 0 is no match), and each state's emit.
-    let (prio, ranked) = if mode == Mode::Register {
-        register_priorities(ctx, &pats)
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
-    let mut emit: Vec<u32> = Vec::new();
-    let mut dead: Vec<bool> = Vec::new();
-    let mut threads_total = 0usize;
-    // Outcome id of each winning pattern (index `npatterns`: no winner).
-    let mut winner_outcome = vec![u32::MAX; pats.rule.len() + 1];
-    let mut i = 0;
-    while i < states.len() {
-        if states.len() > budget.max_states {
-            note(
-                ctx,
-                format_args!(
-                    "{} patterns FAIL {} states ({mode:?}, {nclasses} classes, {:?})",
-                    pats.rule.len(),
-                    states.len(),
-                    started.elapsed()
-                ),
-            );
-            return Err(BudgetExceeded::States(budget.max_states));
+}
+
+impl<'a> Construction<'a> {
+    /// The construction of the rules `ids` in `mode`, its start state
+    /// interned (and, for a register automaton, its priorities' outcomes).
+    pub(super) fn new(ctx: &mut Ctx<'a>, ids: &[usize], mode: Mode) -> Construction<'a> {
+        let started = Instant::now();
+        let set = ctx.set;
+        debug_assert_eq!(mode == Mode::Sets, set.resolution.by_sets());
+        let mut b = Buffers::take();
+        let storage = std::mem::take(&mut b.patterns);
+        let mut pats = Patterns::new(set, ctx.simple, ctx.same, ids, mode, storage);
+        let classes = byte_classes(&pats.body);
+        pats.index_positions(&classes);
+        b.reset(classes.count, pats.rule.len());
+        if mode == Mode::Sets {
+            b.bases.intern(&pats, &[], NONE, &mut b.scratch.closed);
         }
-        if i % 256 == 0 && ctx.past_deadline() {
-            return Err(BudgetExceeded::Time(ctx.budget.time));
+        {
+            let s = &mut b.scratch;
+            s.whole.clear();
+            s.whole.extend_from_slice(&pats.offset[..pats.rule.len()]);
+            s.next_matched.clear();
+            let mut best = NONE;
+            pats.normalize(&mut s.whole, &mut best, &mut s.next_matched, &mut s.closed);
+            pats.intern_whole(&mut b.states, &mut b.bases, s, best);
         }
-        let (live, winner) = pats.load(&states, &bases, i, &mut scratch);
-        let matched = if mode == Mode::Sets {
-            scratch.own_matched.len()
+        let ranked = if mode == Mode::Register {
+            register_priorities(ctx, &pats, &mut b.prio)
         } else {
-            0
+            Vec::new()
         };
-        threads_total += live + matched;
-        if threads_total > budget.max_threads {
+        b.winner_outcome.resize(pats.rule.len() + 1, u32::MAX);
+        Construction {
+            mode,
+            max_rank: ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0),
+            pats,
+            classes,
+            b,
+            ranked,
+            threads_total: 0,
+            next: 0,
+            started,
+        }
+    }
+
+    /// Expands states until none is left, or until one more would exceed
+    /// `budget` (the construction can then go on under a larger one) or
+    /// the lowering's deadline passes.
+    pub(super) fn run(&mut self, ctx: &mut Ctx<'_>, budget: &Budget) -> Result<(), BudgetExceeded> {
+        let mode = self.mode;
+        let (pats, classes) = (&self.pats, &self.classes);
+        let b = &mut self.b;
+        let (states, bases, scratch) = (&mut b.states, &mut b.bases, &mut b.scratch);
+        let nclasses = classes.count;
+        let set = ctx.set;
+        let prio = &b.prio;
+        let priority = |p: Option<u32>| p.map_or(0, |p| prio[p as usize]);
+        let (npatterns, started) = (pats.rule.len(), self.started);
+        let say = |ctx: &Ctx<'_>, what: std::fmt::Arguments<'_>| {
+            let took = started.elapsed();
             note(
                 ctx,
                 format_args!(
-                    "{} patterns FAIL {threads_total} threads at {} states ({mode:?}, {nclasses} classes, {:?})",
-                    pats.rule.len(),
-                    states.len(),
-                    started.elapsed()
+                    "{npatterns} patterns {what} ({mode:?}, {nclasses} classes, {took:?})"
                 ),
             );
-            return Err(BudgetExceeded::Threads(budget.max_threads));
-        }
-        // The row is written in place.
-        let row = succ.push();
-        if live == 0 {
-            // Nothing left to match: the state loops on itself.
-            for (c, r) in row.iter_mut().enumerate() {
-                if c != end_class {
-                    *r = i as u32;
-                }
+        };
+        while self.next < states.len() {
+            let i = self.next;
+            if states.len() > budget.max_states {
+                say(ctx, format_args!("FAIL {} states", states.len()));
+                return Err(BudgetExceeded::States(budget.max_states));
             }
-        } else {
-            pats.successors(&mut states, &mut bases, i, &classes, &mut scratch, row);
-        }
-        // See `Succ`.
-        row[end_class] = row[0];
-        let best = states.best(i);
-        match mode {
-            Mode::Register => {
-                outcome.push(priority(winner));
-                emit.push(priority((best != NONE).then_some(best)));
-                dead.push(live == 0);
+            if i % 256 == 0 && ctx.past_deadline() {
+                return Err(BudgetExceeded::Time(ctx.budget.time));
             }
-            Mode::Sets => {
-                let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
-                outcome.push(
-                    ctx.table
-                        .intern(set.resolution.outcome(&set.rules, None, &matched)),
+            let (live, winner) = pats.load(states, bases, i, scratch);
+            let matched = if mode == Mode::Sets {
+                scratch.own_matched.len()
+            } else {
+                0
+            };
+            // Counted only once within the budget: a construction that
+            // goes on expands this state again.
+            let threads_total = self.threads_total + live + matched;
+            if threads_total > budget.max_threads {
+                let at = states.len();
+                say(
+                    ctx,
+                    format_args!("FAIL {threads_total} threads at {at} states"),
                 );
+                return Err(BudgetExceeded::Threads(budget.max_threads));
             }
-            Mode::Plain => {
-                let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
-                if winner_outcome[slot] == u32::MAX {
-                    let winner = pats.rule.get(slot).copied();
-                    winner_outcome[slot] = ctx.table.intern(outcome::ranked(&set.rules, winner));
+            self.threads_total = threads_total;
+            if live == 0 {
+                // Nothing left to match: the state loops on itself.
+                b.succ.push_loop(i as u32);
+            } else {
+                pats.successors(states, bases, i, classes, scratch, &mut b.succ);
+            }
+            let best = states.best(i);
+            match mode {
+                Mode::Register => {
+                    b.outcome.push(priority(winner));
+                    b.emit.push(priority((best != NONE).then_some(best)));
+                    b.dead.push(live == 0);
                 }
-                outcome.push(winner_outcome[slot]);
+                Mode::Sets => {
+                    let matched = pats.matched_rules(&scratch.own, &scratch.own_matched);
+                    b.outcome.push(
+                        ctx.table
+                            .intern(set.resolution.outcome(&set.rules, None, &matched)),
+                    );
+                }
+                Mode::Plain => {
+                    let slot = winner.unwrap_or(pats.rule.len() as u32) as usize;
+                    if b.winner_outcome[slot] == u32::MAX {
+                        let winner = pats.rule.get(slot).copied();
+                        b.winner_outcome[slot] = ctx.table.ranked(&set.rules, winner);
+                    }
+                    b.outcome.push(b.winner_outcome[slot]);
+                }
             }
+            self.next += 1;
         }
-        i += 1;
+        let (n, threads) = (states.len(), self.threads_total);
+        say(ctx, format_args!("-> {n} states, {threads} threads"));
+        Ok(())
     }
-    note(
-        ctx,
-        format_args!(
-            "{} patterns -> {} states, {threads_total} threads ({mode:?}, {nclasses} classes, {:?})",
-            pats.rule.len(),
-            states.len(),
-            started.elapsed()
-        ),
-    );
-    let outcomes = ctx.table.ids.len();
-    // Set mode keeps every matched rule in its states, so states that
-    // differ only in rules that no longer change any outcome abound:
-    // merge states with the same outcome and the same future.
-    let (succ, outcome) = if mode == Mode::Sets && succ.len() <= MINIMIZE_LIMIT {
-        minimize(&succ, &outcome, end_class)
-    } else {
-        (succ, outcome)
-    };
-    let register = (mode == Mode::Register).then_some(Register { emit, dead, ranked });
-    let mut a = finish(&succ, &outcome, classes.of, end_class, outcomes, register);
-    // Set mode resolves by scope, not rank: no automaton may be skipped.
-    if mode != Mode::Sets {
-        a.max_rank = ids.iter().map(|&i| set.rules[i].rank).max().unwrap_or(0);
+
+    /// The automaton of a construction that ran to its end: set-mode
+    /// automata minimised, then written as a program.
+    pub(super) fn finish(self, ctx: &Ctx<'_>) -> Automaton {
+        self.plan(ctx).emit()
     }
-    Ok(a)
+
+    /// A construction that ran to its end, its program planned ([`plan`]):
+    /// set-mode automata minimised first.
+    pub(super) fn plan(mut self, ctx: &Ctx<'_>) -> Planned<'a> {
+        debug_assert_eq!(
+            self.next,
+            self.b.states.len(),
+            "the construction ran to its end"
+        );
+        let b = &mut self.b;
+        // Set mode keeps every matched rule in its states, so states that
+        // differ only in rules that no longer change any outcome abound:
+        // merge states with the same outcome and the same future.
+        let minimal = (self.mode == Mode::Sets && b.succ.len() <= MINIMIZE_LIMIT)
+            .then(|| minimize(&b.succ, &b.outcome, END_CLASS));
+        let (succ, outcome) = match &minimal {
+            Some((succ, outcome)) => (succ, outcome),
+            None => (&b.succ, &b.outcome),
+        };
+        let register = (self.mode == Mode::Register).then_some(Register {
+            emit: &b.emit,
+            dead: &b.dead,
+            ranked: Vec::new(),
+        });
+        plan(succ, outcome, END_CLASS, register.as_ref(), &mut b.finish);
+        let outcomes = match self.mode {
+            Mode::Register => self.ranked.len(),
+            _ => ctx.table.ids.len(),
+        };
+        let len = program_len(
+            &b.finish,
+            self.classes.count,
+            self.mode == Mode::Register,
+            outcomes,
+        );
+        Planned {
+            c: self,
+            minimal,
+            outcomes,
+            len,
+        }
+    }
+}
+
+/// A construction that ran to its end, its program planned but not yet
+/// written: its size is known first.
+pub(super) struct Planned<'a> {
+    c: Construction<'a>,
+    /// Set mode: the minimal automaton.
+    minimal: Option<(Succ, Vec<u32>)>,
+    /// The outcome ids there were when it was planned (a register
+    /// automaton: its priorities).
+    outcomes: usize,
+    len: usize,
+}
+
+impl Planned<'_> {
+    /// The size of its program.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The automaton, its program written.
+    pub(super) fn emit(mut self) -> Automaton {
+        let c = &mut self.c;
+        let b = &mut c.b;
+        let (succ, outcome) = match &self.minimal {
+            Some((succ, outcome)) => (succ, outcome),
+            None => (&b.succ, &b.outcome),
+        };
+        let register = (c.mode == Mode::Register).then(|| Register {
+            emit: &b.emit,
+            dead: &b.dead,
+            ranked: std::mem::take(&mut c.ranked),
+        });
+        let mut a = emit(
+            succ,
+            outcome,
+            c.classes.of,
+            self.outcomes,
+            register,
+            &mut b.finish,
+        );
+        debug_assert_eq!(a.prog.len(), self.len, "the planned size");
+        // Set mode resolves by scope, not rank: no automaton may be skipped.
+        if c.mode != Mode::Sets {
+            a.max_rank = c.max_rank;
+        }
+        a
+    }
 }
 
 /// Register automata: each pattern's priority (1 + its place in rank
-/// order; 0 is no match) and, per priority, its outcome id.
-fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>) -> (Vec<u32>, Vec<u32>) {
-    let mut prio = vec![0u32; pats.rule.len()];
+/// order; 0 is no match), into `prio`, and per priority its outcome id.
+fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>, prio: &mut Vec<u32>) -> Vec<u32> {
+    prio.clear();
+    prio.resize(pats.rule.len(), 0);
     let mut ranked = Vec::new();
     let mut order: Vec<u32> = (0..pats.rule.len() as u32).collect();
     order.sort_by(|&a, &b| {
@@ -871,9 +1055,9 @@ fn register_priorities(ctx: &mut Ctx<'_>, pats: &Patterns<'_>) -> (Vec<u32>, Vec
     for (k, &p) in order.iter().enumerate() {
         prio[p as usize] = k as u32 + 1;
         let rule = Some(pats.rule[p as usize]);
-        ranked.push(ctx.table.intern(outcome::ranked(&ctx.set.rules, rule)));
+        ranked.push(ctx.table.ranked(&ctx.set.rules, rule));
     }
-    (prio, ranked)
+    ranked
 }
 
 /// `ROBOCC_DEBUG_LOWER`: one line on stderr.

@@ -25,6 +25,7 @@ pub(super) fn minimize(succ: &Succ, outcome: &[u32], end_class: usize) -> (Succ,
             .collect()
     };
     let mut count = block.iter().max().map_or(0, |m| m + 1);
+    let mut row = vec![0; succ.nclasses];
     loop {
         let mut ids: FxHashMap<Vec<usize>, usize> =
             FxHashMap::with_capacity_and_hasher(count * 2, Default::default());
@@ -32,9 +33,9 @@ pub(super) fn minimize(succ: &Succ, outcome: &[u32], end_class: usize) -> (Succ,
         for s in 0..n {
             let mut sig = Vec::with_capacity(succ.nclasses + 1);
             sig.push(block[s]);
+            succ.row_into(s, &mut row);
             sig.extend(
-                succ.row(s)
-                    .iter()
+                row.iter()
                     .enumerate()
                     .filter(|&(c, _)| c != end_class)
                     .map(|(_, &t)| block[t as usize]),
@@ -57,10 +58,13 @@ pub(super) fn minimize(succ: &Succ, outcome: &[u32], end_class: usize) -> (Succ,
         }
     }
     let mut minimal = Succ::new(succ.nclasses);
+    let mut to = vec![0; succ.nclasses];
     for &s in &rep {
-        for (r, &t) in minimal.push().iter_mut().zip(succ.row(s)) {
+        succ.row_into(s, &mut row);
+        for (r, &t) in to.iter_mut().zip(&row) {
             *r = block[t as usize] as u32;
         }
+        minimal.push_row(&to);
     }
     let succ = minimal;
     let outcome = rep.iter().map(|&s| outcome[s]).collect();

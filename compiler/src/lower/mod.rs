@@ -53,11 +53,14 @@
 //!   one automaton;
 //! * `minimise`: set-mode automata's equal states merged;
 //! * `layout`: decided states, and the automaton written as a program
-//!   (compact nodes or dense rows).
+//!   (compact nodes or dense rows);
+//! * `buffers`: the tables of a construction and its layout, kept per
+//!   thread from one automaton to the next.
 //!
 //! This module chooses the form (plain or register, one automaton or the
 //! rules split over several) within the budget.
 
+mod buffers;
 mod closure;
 mod determinise;
 mod layout;
@@ -66,7 +69,7 @@ mod states;
 
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
-use determinise::build_one;
+use determinise::{build_one, Construction, Planned};
 pub use layout::{AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
 use robocc_engine::artifact::Automaton;
 use std::collections::HashMap;
@@ -283,9 +286,25 @@ impl std::fmt::Display for LowerError {
 struct OutcomeTable {
     ids: FxHashMap<Vec<u32>, u32>,
     flat: Vec<u32>,
+    /// Ranked rule sets: each rule's outcome as the winner (and, last,
+    /// no winner's), `u32::MAX` until interned: every construction of the
+    /// rule asks again (a register automaton for each of its rules).
+    ranked: Vec<u32>,
 }
 
 impl OutcomeTable {
+    /// The id of [`crate::outcome::ranked`] of `rule` among `rules`.
+    fn ranked(&mut self, rules: &[crate::ruleset::SetRule], rule: Option<usize>) -> u32 {
+        let slot = rule.unwrap_or(rules.len());
+        if self.ranked.len() <= rules.len() {
+            self.ranked.resize(rules.len() + 1, u32::MAX);
+        }
+        if self.ranked[slot] == u32::MAX {
+            self.ranked[slot] = self.intern(crate::outcome::ranked(rules, rule));
+        }
+        self.ranked[slot]
+    }
+
     fn intern(&mut self, o: Vec<u32>) -> u32 {
         if let Some(&id) = self.ids.get(&o) {
             return id;
@@ -316,7 +335,7 @@ enum Mode {
 struct Ctx<'a> {
     set: &'a RuleSet,
     /// Each rule's glob, simplified (once: every attempt reads them).
-    simple: &'a [Glob],
+    simple: &'a [&'a Glob],
     /// Per rule, the first rule with the same simplified glob and rank
     /// (`closure::same_rules`).
     same: &'a [u32],
@@ -328,9 +347,115 @@ struct Ctx<'a> {
     automata: Vec<Automaton>,
     spent_bytes: usize,
     first_failure: Option<BudgetExceeded>,
+    /// What the attempts on all the rules left when they ran out of a
+    /// budget of states or threads (see [`Retry`]).
+    retry: Retry<'a>,
     /// `ROBOCC_DEBUG_LOWER` is set: each construction says on stderr what
     /// it built or ran out of.
     debug: bool,
+}
+
+/// The first attempt, one automaton of all the rules on the quick budget,
+/// may fail where a bin of the split path is all the rules again (all of
+/// them literal, say): that bin's plain construction then goes on from
+/// where the first one stopped, and its register one, which failed under
+/// the same budget, is not built again. Exact: a construction under way
+/// ends where one under the larger budget from the start would
+/// ([`Construction`]), and the construction of a set of rules does not
+/// depend on their order (the first attempt lists them by id, bins by
+/// rank) while rules equal in pattern and rank keep theirs (both list
+/// those by id), as `order_does_not_matter` checks.
+#[derive(Default)]
+struct Retry<'a> {
+    /// The plain construction of all the rules and the budget it ran out
+    /// of (states, threads).
+    plain: Option<(Construction<'a>, usize, usize)>,
+    /// The register construction of all the rules: the budget it ran out
+    /// of and why.
+    register: Option<(usize, usize, BudgetExceeded)>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        set: &'a RuleSet,
+        simple: &'a [&'a Glob],
+        same: &'a [u32],
+        budget: &'a Budget,
+    ) -> Ctx<'a> {
+        let mut ctx = Ctx {
+            set,
+            simple,
+            same,
+            budget,
+            deadline: Instant::now().checked_add(budget.time),
+            table: OutcomeTable {
+                ids: FxHashMap::default(),
+                flat: Vec::new(),
+                ranked: Vec::new(),
+            },
+            automata: Vec::new(),
+            spent_bytes: 0,
+            first_failure: None,
+            retry: Retry::default(),
+            debug: std::env::var_os("ROBOCC_DEBUG_LOWER").is_some(),
+        };
+        // Outcome 0 is the outcome of matching nothing.
+        ctx.table
+            .intern(set.resolution.outcome(&set.rules, None, &[]));
+        ctx
+    }
+
+    /// Whether `ids` (distinct rules) are all the rules.
+    fn all_rules(&self, ids: &[usize]) -> bool {
+        ids.len() == self.set.rules.len()
+    }
+
+    /// The plain automaton of `ids` within `budget`, planned (it may be
+    /// measured and dropped: [`Planned`]).
+    fn build_plain(
+        &mut self,
+        ids: &[usize],
+        budget: &Budget,
+    ) -> Result<Planned<'a>, BudgetExceeded> {
+        let all = self.all_rules(ids);
+        let within = |(_, states, threads): &(Construction<'a>, usize, usize)| {
+            budget.max_states >= *states && budget.max_threads >= *threads
+        };
+        let mut c = match self.retry.plain.take() {
+            Some(retry) if all && within(&retry) => retry.0,
+            _ => Construction::new(self, ids, Mode::Plain),
+        };
+        match c.run(self, budget) {
+            Ok(()) => Ok(c.plan(self)),
+            Err(e) => {
+                if all && matches!(e, BudgetExceeded::States(_) | BudgetExceeded::Threads(_)) {
+                    self.retry.plain = Some((c, budget.max_states, budget.max_threads));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The register automaton of `ids` within `budget`.
+    fn build_register(
+        &mut self,
+        ids: &[usize],
+        budget: &Budget,
+    ) -> Result<Automaton, BudgetExceeded> {
+        let all = self.all_rules(ids);
+        let limits = (budget.max_states, budget.max_threads);
+        match self.retry.register {
+            Some((states, threads, e)) if all && (states, threads) == limits => return Err(e),
+            _ => {}
+        }
+        let r = build_one(self, ids, budget, Mode::Register);
+        if let Err(e @ (BudgetExceeded::States(_) | BudgetExceeded::Threads(_))) = r {
+            if all {
+                self.retry.register = Some((limits.0, limits.1, e));
+            }
+        }
+        r
+    }
 }
 
 impl Ctx<'_> {
@@ -357,30 +482,20 @@ impl Ctx<'_> {
 /// of `source_len` bytes (which [`Layout::Auto`]'s allowance scales with:
 /// the footprint is judged against the file as fetched).
 pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
-    let simple: Vec<Glob> = set.rules.iter().map(|r| r.glob.simplified()).collect();
+    let lowered = lower_within(set, budget, source_len);
+    buffers::Buffers::trim_pool();
+    lowered
+}
+
+fn lower_within(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowered, LowerError> {
+    let owned = simplified(set);
+    let simple = simple_globs(set, &owned);
     let same = if set.resolution.by_sets() {
         Vec::new()
     } else {
         closure::same_rules(set, &simple)
     };
-    let mut ctx = Ctx {
-        set,
-        simple: &simple,
-        same: &same,
-        budget,
-        deadline: Instant::now().checked_add(budget.time),
-        table: OutcomeTable {
-            ids: FxHashMap::default(),
-            flat: Vec::new(),
-        },
-        automata: Vec::new(),
-        spent_bytes: 0,
-        first_failure: None,
-        debug: std::env::var_os("ROBOCC_DEBUG_LOWER").is_some(),
-    };
-    // Outcome 0 is the outcome of matching nothing.
-    ctx.table
-        .intern(set.resolution.outcome(&set.rules, None, &[]));
+    let mut ctx = Ctx::new(set, &simple, &same, budget);
     if set.resolution.by_sets() {
         // Set mode: resolution is not by rank, so the rules cannot be split
         // over automata combined by rank, nor kept in a rank register. One
@@ -422,6 +537,9 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
             let mut by_rank = all.clone();
             by_rank.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i].rank), i));
             let bins = plan_bins(&simple, &by_rank, budget.registers != Registers::Never);
+            if !bins.iter().any(|bin| ctx.all_rules(bin)) {
+                ctx.retry = Retry::default();
+            }
             for bin in bins {
                 build_split(&mut ctx, &bin)?;
             }
@@ -442,6 +560,42 @@ pub fn lower(set: &RuleSet, budget: &Budget, source_len: usize) -> Result<Lowere
         outcomes: ctx.table.flat,
         split_reason,
     })
+}
+
+/// Whether [`Glob::simplified`] would change `g` (a `**`, or a trailing
+/// `*`).
+fn simplifies(g: &Glob) -> bool {
+    g.atoms.last() == Some(&Atom::Star)
+        || g.atoms
+            .windows(2)
+            .any(|w| w[0] == Atom::Star && w[1] == Atom::Star)
+}
+
+/// The simplified globs of the rules of `set` that [`simplifies`] changes,
+/// in rule order.
+fn simplified(set: &RuleSet) -> Vec<Glob> {
+    set.rules
+        .iter()
+        .filter(|r| simplifies(&r.glob))
+        .map(|r| r.glob.simplified())
+        .collect()
+}
+
+/// Each rule's glob, simplified: its own when that changes nothing (most
+/// are: a copy of every pattern's atoms, 40 bytes each, was a sizeable
+/// part of lowering a file of thousands of rules), else from `owned`
+/// ([`simplified`]).
+fn simple_globs<'a>(set: &'a RuleSet, owned: &'a [Glob]) -> Vec<&'a Glob> {
+    let mut owned = owned.iter();
+    set.rules
+        .iter()
+        .map(|r| match simplifies(&r.glob) {
+            true => owned
+                .next()
+                .expect("one simplified glob per rule that changes"),
+            false => &r.glob,
+        })
+        .collect()
 }
 
 /// A program larger than this many times its rules' pattern bytes (and
@@ -492,12 +646,12 @@ fn floating_segments(body: &[Atom]) -> usize {
 /// with several floating segments are packed so that the product of their
 /// segment counts — the independent progress one automaton tracks — stays
 /// under [`BIN_PROGRESS_LIMIT`].
-fn plan_bins(simple: &[Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
+fn plan_bins(simple: &[&Glob], ids: &[usize], registers: bool) -> Vec<Vec<usize>> {
     let mut literal = Vec::new();
     let mut single = Vec::new();
     let mut bins: Vec<(Vec<usize>, u64)> = Vec::new();
     for &id in ids {
-        let glob = &simple[id];
+        let glob = simple[id];
         match floating_segments(&glob.atoms) as u64 {
             0 => literal.push(id),
             1 => single.push(id),
@@ -541,10 +695,9 @@ fn build_best(
     register_first: bool,
 ) -> Result<Automaton, BudgetExceeded> {
     let pattern_bytes: usize = ids.iter().map(|&i| ctx.set.rules[i].pattern.len()).sum();
-    let blown_up =
-        |a: &Automaton| a.prog.len() > BLOWUP_FLOOR && a.prog.len() > BLOWUP_FACTOR * pattern_bytes;
+    let blown_up = |len: usize| len > BLOWUP_FLOOR && len > BLOWUP_FACTOR * pattern_bytes;
     if budget.registers == Registers::Never {
-        return build_one(ctx, ids, budget, Mode::Plain);
+        return ctx.build_plain(ids, budget).map(Planned::emit);
     }
     // Register automata that need more than the quick budget are not the
     // small ones they are for: give up on them early.
@@ -556,19 +709,20 @@ fn build_best(
     if register_first {
         // Past the quick budget the caller halves the rules: cheaper than
         // a plain automaton of patterns known to multiply each other.
-        return build_one(ctx, ids, &register_budget, Mode::Register);
+        return ctx.build_register(ids, &register_budget);
     }
     let plain = match budget.registers {
         Registers::Always => Err(BudgetExceeded::States(0)),
-        _ => build_one(ctx, ids, budget, Mode::Plain),
+        _ => ctx.build_plain(ids, budget),
     };
     match plain {
-        Ok(a) if blown_up(&a) => match build_one(ctx, ids, &register_budget, Mode::Register) {
-            Ok(r) if 2 * r.prog.len() <= a.prog.len() => Ok(r),
-            _ => Ok(a),
+        // The plain program is written only if it is kept.
+        Ok(a) if blown_up(a.len()) => match ctx.build_register(ids, &register_budget) {
+            Ok(r) if 2 * r.prog.len() <= a.len() => Ok(r),
+            _ => Ok(a.emit()),
         },
-        Ok(a) => Ok(a),
-        Err(why) => build_one(ctx, ids, &register_budget, Mode::Register).map_err(|_| why),
+        Ok(a) => Ok(a.emit()),
+        Err(why) => ctx.build_register(ids, &register_budget).map_err(|_| why),
     }
 }
 
@@ -581,7 +735,7 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
     // Patterns with one floating segment are where a plain automaton
     // multiplies its states by the rules it may have matched.
     let floating = ids.iter().any(|&i| {
-        let glob = &ctx.simple[i];
+        let glob = ctx.simple[i];
         floating_segments(&glob.atoms) == 1
     });
     match build_best(ctx, ids, &budget, floating) {
@@ -609,8 +763,11 @@ fn build_split(ctx: &mut Ctx<'_>, ids: &[usize]) -> Result<(), LowerError> {
 
 #[cfg(test)]
 mod tests {
-    use super::floating_segments;
+    use super::determinise::{build_one, Construction};
+    use super::{closure, floating_segments, Budget, Ctx, Mode};
     use crate::glob::Glob;
+    use crate::ruleset::RuleSet;
+    use crate::CompileOptions;
     use robocc_engine::artifact::PatternSyntax;
     use robocc_engine::UrlMode;
 
@@ -626,5 +783,102 @@ mod tests {
         assert_eq!(floating_segments(&atoms("*.pdf")), 1);
         assert_eq!(floating_segments(&atoms("/dir/*.pdf")), 1);
         assert_eq!(floating_segments(&atoms("*/*max-price=")), 2);
+    }
+
+    /// Rule sets with `*`s, `$`s, equal patterns of equal rank, and many
+    /// floating patterns whose plain automaton multiplies its states.
+    fn rule_sets() -> Vec<RuleSet> {
+        let mut bodies = vec![
+            "User-agent: *\nDisallow: /a\nAllow: /a/b$\nDisallow: /*.pdf$\nAllow: /*?lang=\n\
+             Disallow: /a\nDisallow: /x/*/y\nAllow: /\nDisallow: /*/private/*\n"
+                .to_string(),
+            "User-agent: *\nDisallow: /*a\nAllow: /*ab\nDisallow: /*abc$\nAllow: /b*\n".to_string(),
+        ];
+        let words: String = (0..40)
+            .map(|w| format!("Disallow: /*w{w}x\nAllow: /*w{w}x/ok\n"))
+            .collect();
+        bodies.push(format!("User-agent: *\n{words}"));
+        bodies
+            .iter()
+            .map(|b| {
+                crate::compile::front(b.as_bytes(), None, "bot", &CompileOptions::default(), |f| {
+                    Ok(f.rule_set)
+                })
+                .unwrap()
+            })
+            .collect()
+    }
+
+    /// The automaton of rules `ids` in `mode` and the outcome table it
+    /// filled, built from the start, or first on `first` and then on to
+    /// the default budget.
+    fn build(
+        set: &RuleSet,
+        ids: &[usize],
+        mode: Mode,
+        first: Option<Budget>,
+    ) -> (robocc_engine::artifact::Automaton, Vec<u32>) {
+        let owned = super::simplified(set);
+        let simple = super::simple_globs(set, &owned);
+        let same = closure::same_rules(set, &simple);
+        let budget = Budget::default();
+        let mut ctx = Ctx::new(set, &simple, &same, &budget);
+        let a = match first {
+            None => build_one(&mut ctx, ids, &budget, mode).unwrap(),
+            Some(small) => {
+                let mut c = Construction::new(&mut ctx, ids, mode);
+                assert!(c.run(&mut ctx, &small).is_err(), "{small:?}");
+                c.run(&mut ctx, &budget).unwrap();
+                c.finish(&ctx)
+            }
+        };
+        (a, ctx.table.flat)
+    }
+
+    /// The retried constructions of the split path (`Retry`) rest on this:
+    /// a set of rules lowers to the same automaton and outcome table
+    /// whatever the order of their ids, but for rules equal in pattern and
+    /// rank, of which the first listed is kept (ids and bins list them in
+    /// id order).
+    #[test]
+    fn order_does_not_matter() {
+        for set in rule_sets() {
+            let ids: Vec<usize> = (0..set.rules.len()).collect();
+            let mut by_rank = ids.clone();
+            by_rank.sort_by_key(|&i| (std::cmp::Reverse(set.rules[i].rank), i));
+            // Rules equal in pattern and rank stay in order: the first
+            // listed is the one kept (`Patterns::new`).
+            let owned = super::simplified(&set);
+            let same = closure::same_rules(&set, &super::simple_globs(&set, &owned));
+            let mut shuffled = ids.clone();
+            shuffled.sort_by_key(|&i| (same[i] as usize * 7919) % ids.len());
+            for mode in [Mode::Plain, Mode::Register] {
+                let want = build(&set, &ids, mode, None);
+                assert_eq!(build(&set, &by_rank, mode, None), want, "{mode:?}");
+                assert_eq!(build(&set, &shuffled, mode, None), want, "{mode:?}");
+            }
+        }
+    }
+
+    /// A construction that ran out of a budget and went on under a larger
+    /// one ends where one under the larger budget from the start does.
+    #[test]
+    fn a_construction_goes_on_where_it_stopped() {
+        for set in rule_sets() {
+            let ids: Vec<usize> = (0..set.rules.len()).collect();
+            for mode in [Mode::Plain, Mode::Register] {
+                let want = build(&set, &ids, mode, None);
+                let states = Budget {
+                    max_states: 3,
+                    ..Budget::default()
+                };
+                assert_eq!(build(&set, &ids, mode, Some(states)), want, "{mode:?}");
+                let threads = Budget {
+                    max_threads: 5,
+                    ..Budget::default()
+                };
+                assert_eq!(build(&set, &ids, mode, Some(threads)), want, "{mode:?}");
+            }
+        }
     }
 }

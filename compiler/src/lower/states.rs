@@ -21,7 +21,9 @@
 
 use super::closure::Thread;
 
-/// The interned states, numbered by first appearance.
+/// The interned states, numbered by first appearance. A default `States`
+/// is empty storage: [`States::reset`] before use.
+#[derive(Default)]
 pub(super) struct States {
     /// Every state's threads (beyond its base), one after the other.
     threads: Vec<Thread>,
@@ -32,6 +34,8 @@ pub(super) struct States {
     base: Vec<u32>,
     /// Each state's best permanent match.
     best: Vec<u32>,
+    /// Each state's number of live threads (its base's and its own).
+    live: Vec<u32>,
     /// Set mode: every state's matched patterns, one after the other.
     matched: Vec<u32>,
     /// Where each state's matched patterns start in `matched`.
@@ -44,6 +48,10 @@ pub(super) struct States {
 }
 
 const EMPTY: u64 = u64::MAX;
+
+/// Slots of a table that starts (most automata have a few hundred states:
+/// growing from fewer rehashed them several times).
+const INITIAL_SLOTS: usize = 512;
 
 /// murmur3's 64-bit finaliser: every input bit moves every output bit.
 #[inline]
@@ -84,17 +92,43 @@ pub(super) fn threads_hash(threads: &[Thread]) -> u64 {
 }
 
 impl States {
+    #[cfg(test)]
     pub(super) fn new() -> States {
-        States {
-            threads: Vec::new(),
-            thread_at: vec![0],
-            base: Vec::new(),
-            best: Vec::new(),
-            matched: Vec::new(),
-            matched_at: vec![0],
-            hash: Vec::new(),
-            slots: vec![EMPTY; 64],
-        }
+        let mut s = States::default();
+        s.reset();
+        s
+    }
+
+    /// No state, the storage kept.
+    pub(super) fn reset(&mut self) {
+        self.threads.clear();
+        self.thread_at.clear();
+        self.thread_at.push(0);
+        self.base.clear();
+        self.best.clear();
+        self.live.clear();
+        self.matched.clear();
+        self.matched_at.clear();
+        self.matched_at.push(0);
+        self.hash.clear();
+        // The table starts small again: clearing a large one would cost
+        // more than a small construction.
+        self.slots.truncate(INITIAL_SLOTS);
+        self.slots.fill(EMPTY);
+        self.slots.resize(INITIAL_SLOTS, EMPTY);
+    }
+
+    /// Bytes held (for the pool's limit).
+    pub(super) fn capacity_bytes(&self) -> usize {
+        4 * (self.threads.capacity()
+            + self.base.capacity()
+            + self.best.capacity()
+            + self.live.capacity()
+            + self.matched.capacity())
+            + 8 * (self.thread_at.capacity()
+                + self.matched_at.capacity()
+                + self.hash.capacity()
+                + self.slots.capacity())
     }
 
     /// Number of states.
@@ -121,6 +155,12 @@ impl States {
         self.best[i]
     }
 
+    /// State `i`'s number of live threads.
+    #[inline]
+    pub(super) fn live(&self, i: usize) -> usize {
+        self.live[i] as usize
+    }
+
     /// State `i`'s matched patterns (set mode).
     #[inline]
     pub(super) fn matched(&self, i: usize) -> &[u32] {
@@ -129,8 +169,10 @@ impl States {
 
     /// The id of the state of `threads` (beyond `base`), `best` and
     /// `matched`, whose hash is `h` ([`rest_hash`] plus [`threads_hash`]),
-    /// a new one (the next number) if there is none yet.
+    /// a new one (the next number, of `live` live threads) if there is
+    /// none yet.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn intern(
         &mut self,
         threads: &[Thread],
@@ -138,6 +180,7 @@ impl States {
         best: u32,
         matched: &[u32],
         h: u64,
+        live: usize,
     ) -> usize {
         let mask = self.slots.len() - 1;
         let tag = h & 0xFFFF_FFFF_0000_0000;
@@ -168,6 +211,7 @@ impl States {
         self.thread_at.push(self.threads.len());
         self.base.push(base);
         self.best.push(best);
+        self.live.push(live as u32);
         self.matched.extend_from_slice(matched);
         self.matched_at.push(self.matched.len());
         self.hash.push(h);
@@ -254,7 +298,7 @@ mod tests {
         }
         fn intern(&mut self, t: &[Thread], best: u32, m: &[u32]) -> usize {
             let h = rest_hash(best % 2, best, m).wrapping_add(threads_hash(t));
-            self.0.intern(t, best % 2, best, m, h)
+            self.0.intern(t, best % 2, best, m, h, 0)
         }
         fn threads(&self, i: usize) -> &[Thread] {
             self.0.threads(i)
