@@ -36,7 +36,7 @@ pub struct Source {
     pub compiled: Compiled,
     pub path: PathBuf,
     pub body: Vec<u8>,
-    pub agent: String,
+    pub agent: robocc_compiler::Agents,
     pub options: robocc_compiler::CompileOptions,
 }
 
@@ -44,7 +44,7 @@ pub struct Source {
 /// agent and options it is read for.
 pub struct Reading {
     pub body: Vec<u8>,
-    pub agent: String,
+    pub agent: robocc_compiler::Agents,
     pub options: robocc_compiler::CompileOptions,
 }
 

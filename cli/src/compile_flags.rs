@@ -12,7 +12,7 @@ use robocc_compiler::agent::{
 };
 use robocc_compiler::dialect::semantics;
 use robocc_compiler::lower::Budget;
-use robocc_compiler::{CompileOptions, ParseOptions};
+use robocc_compiler::{Agents, CompileError, CompileOptions, ParseOptions};
 use robocc_engine::{Dialect, UrlMode};
 use std::path::Path;
 
@@ -70,99 +70,74 @@ fn dialect_flags_apply(dialect: Dialect, given: &Given) -> Result<(), String> {
 }
 
 impl CompileFlags {
-    /// The product token, validated by the rule of the dialect given
-    /// (with `--dialect auto`, by the widest rule auto can end with,
-    /// robots2's: [`CompileFlags::agent_in`] checks it again once the file
-    /// says which dialect it is).
-    pub fn agent(&self) -> Result<String, String> {
+    /// The product tokens, each validated by the rule of the dialect
+    /// given (with `--dialect auto`, by the widest rule auto can end with,
+    /// robots2's, several allowed: [`CompileFlags::agent_in`] checks them
+    /// again once the file says which dialect it is).
+    pub fn agent(&self) -> Result<Agents, String> {
         if self.dialect_auto() {
-            self.agent_with(TokenRule::Rfc1945)
+            self.agents_with(TokenRule::Rfc1945)
         } else {
             self.agent_in(self.dialect())
         }
     }
 
-    /// The product token, validated by the rule of `dialect`.
-    pub fn agent_in(&self, dialect: Dialect) -> Result<String, String> {
-        self.agent_with(semantics(dialect).agent_token)
+    /// The product tokens, validated by the rule of `dialect`; several
+    /// only where it reads them together (rfc9309).
+    pub fn agent_in(&self, dialect: Dialect) -> Result<Agents, String> {
+        let sem = semantics(dialect);
+        let agents = self.agents_with(sem.agent_token)?;
+        if agents.len() > 1 && !sem.several_agents {
+            let e = CompileError::SeveralAgents {
+                dialect,
+                agents: agents.to_string(),
+            };
+            return Err(format!("--agent given {} times: {e}", agents.len()));
+        }
+        Ok(agents)
     }
 
-    fn agent_with(&self, rule: TokenRule) -> Result<String, String> {
-        let (token, header) = match (&self.agent.agent, &self.agent.agent_from_header) {
-            (Some(a), _) => (a.clone(), None),
-            (None, Some(h)) => (
-                token_from_header(h).ok_or_else(|| {
+    /// The one product token of a command that reads one crawler's
+    /// instructions (`what`: a page's META tags), refusing several.
+    pub fn one_agent(agents: Agents, what: &str) -> Result<String, String> {
+        match agents.single() {
+            Some(a) => Ok(a.to_string()),
+            None => Err(format!(
+                "--agent given {} times ({agents}): {what} one crawler's; give one --agent",
+                agents.len()
+            )),
+        }
+    }
+
+    fn agents_with(&self, rule: TokenRule) -> Result<Agents, String> {
+        let tokens = match (&self.agent.agent[..], &self.agent.agent_from_header) {
+            ([], Some(h)) => {
+                let token = token_from_header(h).ok_or_else(|| {
                     format!(
                         "no crawler product found in User-Agent header {h:?} (browser products \
                          such as Mozilla/5.0 are skipped): give the token with --agent NAME"
                     )
-                })?,
-                Some(h),
-            ),
-            (None, None) => {
+                })?;
+                vec![token_with(token, Some(h), rule)?]
+            }
+            ([], None) => {
                 return Err(
                     "--agent NAME is required: the crawler whose rules apply (e.g. --agent \
                      Googlebot, or --agent-from-header UA)"
                         .to_string(),
                 )
             }
+            (given, _) => given
+                .iter()
+                .map(|t| token_with(t.clone(), None, rule))
+                .collect::<Result<_, _>>()?,
         };
-        if token == "*" {
-            return Err(
-                "--agent '*' is not a crawler's product token: the `User-agent: *` group is \
-                 what a crawler reads when no group names it, so to see it pass any token the \
-                 file does not name (e.g. --agent UnlistedBot)"
-                    .into(),
-            );
-        }
-        let Err(e) = validate_agent(&token, rule) else {
-            return Ok(token);
-        };
-        if e.token().is_empty() {
-            return Err(format!("{e} (use e.g. --agent Googlebot)"));
-        }
-        // The rule cited names the dialect's grammar.
-        let found = match header {
-            Some(h) => format!("{}, found in User-Agent header {h:?}", e.fact()),
-            None => e.fact(),
-        };
-        // A name the 1996 draft's dialects take (`MJ12bot`) that RFC 9309's
-        // rule refuses: say how an RFC 9309 reader sees it, and what to
-        // type; never cut it down silently.
-        if rule == TokenRule::Rfc9309 && TokenRule::Rfc1945.accepts(&token) {
-            let lead = String::from_utf8_lossy(value_token(token.as_bytes())).into_owned();
-            let read_as = if lead.is_empty() {
-                format!(
-                    "No user-agent line names {token:?} under RFC 9309 as Google reads \
-                     it (the value's leading letters, '_' and '-' are compared, and it has \
-                     none)"
-                )
-            } else {
-                format!(
-                    "Under RFC 9309 as Google reads it, a line `User-agent: {token}` names \
-                     {lead:?} (the value's leading letters, '_' and '-'): pass --agent {lead} \
-                     to obey such lines (and those of any other name that starts with \
-                     {lead:?} followed by another character)"
-                )
-            };
-            return Err(format!(
-                "{found}. {read_as}; or read the file with --dialect draft1996 or robots2, \
-                 whose agent is an RFC 1945 token (digits and '.' allowed)"
-            ));
-        }
-        Err(match header {
-            Some(_) => format!("{found}: give the crawler's product token with --agent NAME"),
-            None => format!(
-                "{found}; pass the product token (e.g. --agent Googlebot, not \
-                 Googlebot/2.1), or use --agent-from-header to extract it from a full \
-                 User-Agent string"
-            ),
-        })
+        Ok(Agents::new(tokens))
     }
 
     /// Whether an agent was named.
     pub fn agent_given(&self) -> bool {
-        self.agent.agent.is_some() || self.agent.agent_from_header.is_some()
+        !self.agent.agent.is_empty() || self.agent.agent_from_header.is_some()
     }
 
     pub(crate) fn dialect(&self) -> Dialect {
@@ -347,9 +322,15 @@ impl CompileFlags {
         };
         let redo = |why: String| Err(format!("{what} {why}; {how}, or drop them"));
         if given.has("agent") || given.has("agent_from_header") {
-            // The artifact's dialect says which names an agent may have.
+            // The artifact's dialect says which names an agent may have;
+            // the agents' order changes no verdict.
             let agent = self.agent_in(built.dialect)?;
-            if !agent.eq_ignore_ascii_case(built.agent) {
+            let set = |a: &Agents| {
+                let mut t: Vec<String> = a.iter().map(str::to_ascii_lowercase).collect();
+                t.sort_unstable();
+                t
+            };
+            if set(&agent) != set(&Agents::from_header(built.agent)) {
                 return redo(format!(
                     "was compiled for agent {}, not {agent}",
                     built.agent
@@ -399,6 +380,62 @@ impl CompileFlags {
         }
         Ok(())
     }
+}
+
+/// One product token (`header`: the User-Agent header it was found in),
+/// validated by `rule`, with what to type instead when it is refused.
+fn token_with(token: String, header: Option<&String>, rule: TokenRule) -> Result<String, String> {
+    if token == "*" {
+        return Err(
+            "--agent '*' is not a crawler's product token: the `User-agent: *` group is \
+             what a crawler reads when no group names it, so to see it pass any token the \
+             file does not name (e.g. --agent UnlistedBot)"
+                .into(),
+        );
+    }
+    let Err(e) = validate_agent(&token, rule) else {
+        return Ok(token);
+    };
+    if e.token().is_empty() {
+        return Err(format!("{e} (use e.g. --agent Googlebot)"));
+    }
+    // The rule cited names the dialect's grammar.
+    let found = match header {
+        Some(h) => format!("{}, found in User-Agent header {h:?}", e.fact()),
+        None => e.fact(),
+    };
+    // A name the 1996 draft's dialects take (`MJ12bot`) that RFC 9309's
+    // rule refuses: say how an RFC 9309 reader sees it, and what to
+    // type; never cut it down silently.
+    if rule == TokenRule::Rfc9309 && TokenRule::Rfc1945.accepts(&token) {
+        let lead = String::from_utf8_lossy(value_token(token.as_bytes())).into_owned();
+        let read_as = if lead.is_empty() {
+            format!(
+                "No user-agent line names {token:?} under RFC 9309 as Google reads \
+                 it (the value's leading letters, '_' and '-' are compared, and it has \
+                 none)"
+            )
+        } else {
+            format!(
+                "Under RFC 9309 as Google reads it, a line `User-agent: {token}` names \
+                 {lead:?} (the value's leading letters, '_' and '-'): pass --agent {lead} \
+                 to obey such lines (and those of any other name that starts with \
+                 {lead:?} followed by another character)"
+            )
+        };
+        return Err(format!(
+            "{found}. {read_as}; or read the file with --dialect draft1996 or robots2, \
+             whose agent is an RFC 1945 token (digits and '.' allowed)"
+        ));
+    }
+    Err(match header {
+        Some(_) => format!("{found}: give the crawler's product token with --agent NAME"),
+        None => format!(
+            "{found}; pass the product token (e.g. --agent Googlebot, not \
+             Googlebot/2.1), or use --agent-from-header to extract it from a full \
+             User-Agent string"
+        ),
+    })
 }
 
 /// What an artifact was compiled with, for [`CompileFlags::check_against`].

@@ -240,10 +240,11 @@ fn explain_urls(
     let minute = minute_of_day(args.at.as_deref())?;
     let lines: Vec<String> = policy.meta().group_lines().map(|l| l.to_string()).collect();
     let first_record = semantics(h.dialect).selection == RecordSelection::FirstRecord;
+    // Several agents (rfc9309): a group is theirs when it names any.
+    let agents = h.agents().collect::<Vec<_>>().join(" or ");
     let groups = match (h.selection, first_record) {
         (Selection::Named, false) => format!(
-            "groups naming {} (starting at line {})",
-            h.agent,
+            "groups naming {agents} (starting at line {})",
             lines.join(", ")
         ),
         // The 1996 draft picks one record, by substring (§3.2.1): the
@@ -255,9 +256,8 @@ fn explain_urls(
             h.agent
         ),
         (Selection::Global, false) => format!(
-            "the * group (starting at line {}): no group names {}",
-            lines.join(", "),
-            h.agent
+            "the * group (starting at line {}): no group names {agents}",
+            lines.join(", ")
         ),
         (Selection::Global, true) => format!(
             "the first * record (line {}): no record's User-agent value contains {}",
@@ -265,8 +265,7 @@ fn explain_urls(
             h.agent
         ),
         (Selection::None, false) => format!(
-            "none: no group names {} and there is no * group, so every URL is allowed",
-            h.agent
+            "none: no group names {agents} and there is no * group, so every URL is allowed"
         ),
         (Selection::None, true) => format!(
             "none: no record's User-agent value contains {} and there is no * record, so \

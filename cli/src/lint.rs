@@ -65,7 +65,12 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
     let path =
         match (&args.robots, &args.html) {
             (Some(p), _) => p,
-            (None, Some(html)) => return lint_html(args, html, agent.as_deref(), given),
+            (None, Some(html)) => {
+                let agent = agent
+                    .map(|a| CompileFlags::one_agent(a, "a page's META tags are"))
+                    .transpose()?;
+                return lint_html(args, html, agent.as_deref(), given);
+            }
             (None, None) => return Err(
                 "nothing to lint: give --robots FILE (a robots.txt) or --html PAGE.html (a page)"
                     .into(),
@@ -78,7 +83,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
         // As `compile_source`: by the dialect the file reads as.
         agent = Some(args.flags.agent_in(options.dialect)?);
     }
-    let mut findings = lint(&body, agent.as_deref(), &options);
+    let mut findings = lint(&body, agent.as_ref(), &options);
     for f in &mut findings {
         // A limit's finding carries the library's message, which names no
         // flag: say which one raises the limit.

@@ -1,7 +1,8 @@
 //! The `robocc` command line: compile robots.txt files and check URLs.
 //!
 //! Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL,
-//! or `lint --fail-on SEVERITY` a finding that severe; 2 usage, input or
+//! `lint --fail-on SEVERITY` a finding that severe, or `diff` a URL whose
+//! verdict changes; 2 usage, input or
 //! output error (the message names the file).
 //!
 //! Argument parsing and dispatch; one module per subcommand, and the pieces
@@ -30,6 +31,7 @@ mod check;
 mod compile;
 mod compile_flags;
 mod diagnostics;
+mod diff;
 mod explain;
 mod input;
 mod inspect;
@@ -53,8 +55,8 @@ pub const EXIT_USAGE: i32 = 2;
     about = "Compiles robots.txt into a DFA policy and checks URLs against it.",
     long_about = "Compiles robots.txt into a DFA policy and checks URLs against it.\n\n\
                   Exit codes: 0 success; 1 `check --fail-on-disallow` saw a disallowed URL, \
-                  or `lint --fail-on SEVERITY` a finding that severe; 2 usage, input or \
-                  output error."
+                  `lint --fail-on SEVERITY` a finding that severe, or `diff` a URL whose \
+                  verdict changes; 2 usage, input or output error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -79,6 +81,14 @@ enum Command {
         "Example:\n  robocc compile --robots robots.txt --agent Googlebot -o site.policy\n\n{LIMITS_NOTE}"
     ))]
     Compile(compile::CompileArgs),
+    /// Which URLs a robots.txt change gives another verdict: each change of
+    /// deciding rules, with a shortest URL that shows it. Exit 0: no change,
+    /// 1: some URL changes verdict, 2: error.
+    #[command(after_help = format!(
+        "Examples:\n  robocc diff old/robots.txt new/robots.txt --agent Googlebot\n  \
+         robocc diff old.policy new.policy --format json\n\n{LIMITS_NOTE}"
+    ))]
+    Diff(diff::DiffArgs),
     /// Explain verdicts: the deciding rule, the groups chosen and why, the path as matched.
     #[command(after_help = format!(
         "Example:\n  robocc explain --robots robots.txt --agent Googlebot https://example.com/cart\n\n{LIMITS_NOTE}"
@@ -131,6 +141,7 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let result = match cli.command {
         Command::Check(args) => check::run(&args, &given),
         Command::Compile(args) => compile::run(&args, &given),
+        Command::Diff(args) => diff::run(&args, &given),
         Command::Explain(args) => explain::run(&args, &given),
         Command::Inspect(args) => inspect::run(&args),
         Command::Lint(args) => lint::run(&args, &given),

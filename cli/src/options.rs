@@ -48,8 +48,11 @@ pub struct AgentArgs {
     /// (RFC 9309); draft1996 and robots2 also take digits and '.' (the 1996
     /// draft's RFC 1945 token, e.g. MJ12bot). `--user-agent` is the same
     /// flag (a full User-Agent header goes to --agent-from-header).
+    /// Repeatable under rfc9309, for a crawler that obeys several tokens
+    /// (e.g. --agent Googlebot-Image --agent Googlebot): the groups naming
+    /// any of them apply, merged, as Google's library reads a list.
     #[arg(long, value_name = "NAME", visible_alias = "user-agent")]
-    pub(crate) agent: Option<String>,
+    pub(crate) agent: Vec<String>,
     /// Take the product token from a full User-Agent header instead (a
     /// heuristic): among its name/version products (the first word too, and a
     /// crawler's name in a comment), browser ones skipped (Mozilla,

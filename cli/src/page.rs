@@ -338,6 +338,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
         (None, Some(f)) => args.flags.agent_in(f.policy().header().dialect)?,
         _ => args.flags.agent()?,
     };
+    let agent = CompileFlags::one_agent(agent, "a page's META tags and headers are")?;
     let html = crate::input::read_file(&args.html, "HTML")?;
     let headers = match &args.headers {
         Some(p) => read_headers(p)?,

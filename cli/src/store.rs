@@ -222,7 +222,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let base = match &args.base {
         Some(p) => {
             let base = open_base_store(p)?;
-            if !base.agent().eq_ignore_ascii_case(&agent)
+            if !base.agent().eq_ignore_ascii_case(agent.as_str())
                 || base.options_hash() != builder.options_fingerprint()
             {
                 diag!(

@@ -1,4 +1,4 @@
-//! Choosing the groups that apply to one agent (RFC 9309 §2.2.1, as Google
+//! Choosing the groups that apply to an agent (RFC 9309 §2.2.1, as Google
 //! implements it).
 //!
 //! * A user-agent value `*`, or `*` followed by whitespace and anything, names
@@ -9,6 +9,9 @@
 //! * All groups naming the agent are merged. If any group names it, every `*`
 //!   group is ignored — even when the named groups have no rules. With no
 //!   named and no `*` group, nothing applies and everything is allowed.
+//! * Several agents ([`Agents`]) are Google's `AllowedByRobots` with a list:
+//!   a group is the agents' when it names any of them, and the rest is as
+//!   for one.
 //!
 //! The User-agent value grammar these rules read (product tokens, the part
 //! of a value compared with one) is [`crate::parse::agent_value`]'s; it is
@@ -19,6 +22,154 @@ pub use crate::parse::agent_value::{
     BadAgent, TokenRule,
 };
 use crate::parse::RobotsTxt;
+use std::fmt;
+
+/// The product tokens a policy answers for: one crawler's, or several that
+/// one crawler obeys together (Google's `AllowedByRobots` with a list:
+/// `Googlebot-Image` and `Googlebot`). Under rfc9309 a group applies when it
+/// names any of them (docs/dialects.md, "Several agents"); the other
+/// dialects take one.
+///
+/// Tokens are kept in the order given, a repeat (ASCII case ignored)
+/// dropped, so `["Googlebot", "googlebot"]` is the one agent `Googlebot`.
+/// They are checked when compiling ([`crate::CompileOptions::check_tokens`]),
+/// not here. Written in an artifact's header (and a store's) joined by `,`
+/// (the [`fmt::Display`] form), a character no dialect's token has.
+///
+/// ```
+/// use robocc_compiler::agent::Agents;
+/// let agents = Agents::new(["Googlebot-Image", "Googlebot", "GOOGLEBOT"]);
+/// assert_eq!(agents.to_string(), "Googlebot-Image,Googlebot");
+/// assert_eq!(Agents::from("ExampleBot").len(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Agents {
+    tokens: Vec<String>,
+    /// The tokens joined by `,`: the header's form.
+    joined: String,
+}
+
+impl Agents {
+    /// The agents `tokens` names, in order, repeats dropped.
+    pub fn new<I>(tokens: I) -> Agents
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let mut kept: Vec<String> = Vec::new();
+        for t in tokens {
+            let t = t.as_ref();
+            if !kept.iter().any(|k| k.eq_ignore_ascii_case(t)) {
+                kept.push(t.to_string());
+            }
+        }
+        let joined = kept.join(",");
+        Agents {
+            tokens: kept,
+            joined,
+        }
+    }
+
+    /// The agents an artifact's header (`header.agent`) names: its value
+    /// split at `,`.
+    pub fn from_header(agent: &str) -> Agents {
+        Agents::new(agent.split(','))
+    }
+
+    /// The tokens, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.tokens.iter().map(String::as_str)
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// No token at all (refused when compiling).
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The token, when there is exactly one.
+    pub fn single(&self) -> Option<&str> {
+        match &self.tokens[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The tokens joined by `,`, as an artifact's header writes them.
+    pub fn as_str(&self) -> &str {
+        &self.joined
+    }
+
+    /// Does a robots.txt user-agent value name one of the agents
+    /// ([`value_names`])?
+    pub fn named_by(&self, value: &[u8]) -> bool {
+        self.iter().any(|a| value_names(value, a))
+    }
+}
+
+impl fmt::Display for Agents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.joined)
+    }
+}
+
+impl From<&str> for Agents {
+    fn from(token: &str) -> Agents {
+        Agents::new([token])
+    }
+}
+
+impl From<&String> for Agents {
+    fn from(token: &String) -> Agents {
+        Agents::new([token])
+    }
+}
+
+impl From<String> for Agents {
+    fn from(token: String) -> Agents {
+        Agents::new([token])
+    }
+}
+
+impl From<&Agents> for Agents {
+    fn from(agents: &Agents) -> Agents {
+        agents.clone()
+    }
+}
+
+impl<T: AsRef<str>> From<&[T]> for Agents {
+    fn from(tokens: &[T]) -> Agents {
+        Agents::new(tokens)
+    }
+}
+
+impl<T: AsRef<str>, const N: usize> From<[T; N]> for Agents {
+    fn from(tokens: [T; N]) -> Agents {
+        Agents::new(tokens)
+    }
+}
+
+impl<T: AsRef<str>, const N: usize> From<&[T; N]> for Agents {
+    fn from(tokens: &[T; N]) -> Agents {
+        Agents::new(tokens)
+    }
+}
+
+impl<T: AsRef<str>> From<Vec<T>> for Agents {
+    fn from(tokens: Vec<T>) -> Agents {
+        Agents::new(tokens)
+    }
+}
+
+impl<T: AsRef<str>> From<&Vec<T>> for Agents {
+    fn from(tokens: &Vec<T>) -> Agents {
+        Agents::new(tokens)
+    }
+}
 
 /// How the agent's groups were chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,10 +202,11 @@ pub struct Selection {
     pub groups: Vec<usize>,
 }
 
-/// Chooses the groups of `robots` that apply to product token `agent`.
-pub fn select(robots: &RobotsTxt<'_>, agent: &str) -> Selection {
+/// Chooses the groups of `robots` that apply to `agents`: those naming
+/// any of them, merged; else the `*` groups.
+pub fn select(robots: &RobotsTxt<'_>, agents: &Agents) -> Selection {
     let names_agent =
-        |g: &crate::parse::Group<'_>| g.agents.iter().any(|a| value_names(a.value, agent));
+        |g: &crate::parse::Group<'_>| g.agents.iter().any(|a| agents.named_by(a.value));
     let named: Vec<usize> = (0..robots.groups.len())
         .filter(|&i| names_agent(&robots.groups[i]))
         .collect();
@@ -163,8 +315,33 @@ mod tests {
         assert_eq!(tokens, [&b"A-bot"[..], b"b_bot", b"c"]);
         for (token, selection) in &every {
             let token = std::str::from_utf8(token).unwrap();
-            assert_eq!(*selection, super::select(&robots, token), "{token}");
+            assert_eq!(*selection, super::select(&robots, &token.into()), "{token}");
         }
+    }
+
+    /// Several agents (Google's `AllowedByRobots` with a list): every
+    /// group naming any of them, merged; the `*` groups only when none is
+    /// named, whichever of the agents that would be.
+    #[test]
+    fn several_agents_select_groups_naming_any() {
+        let body = b"User-agent: a\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n\n\
+                     User-agent: b/2.1\nUser-agent: c\nAllow: /b\n\nUser-agent: A\nAllow: /x\n";
+        let robots = crate::parse::parse(body, &crate::parse::ParseOptions::default());
+        let s = |agents: &[&str]| {
+            let s = select(&robots, &agents.into());
+            (s.via, s.groups)
+        };
+        assert_eq!(s(&["a", "b"]), (Via::Named, vec![0, 2, 3]));
+        assert_eq!(s(&["B", "zz"]), (Via::Named, vec![2]));
+        assert_eq!(s(&["c", "b"]), s(&["b"]));
+        assert_eq!(s(&["y", "zz"]), (Via::Global, vec![1]));
+        let no_star = crate::parse::parse(b"User-agent: a\nDisallow: /\n", &Default::default());
+        assert_eq!(select(&no_star, &["y", "z"].into()).via, Via::None);
+        let agents = Agents::new(["a", "b"]);
+        assert!(agents.named_by(b"B/1.0") && !agents.named_by(b"* b"));
+        assert_eq!(Agents::from_header(agents.as_str()), agents);
+        assert_eq!(agents.single(), None);
+        assert_eq!(Agents::from("a").single(), Some("a"));
     }
 
     #[test]

@@ -26,6 +26,7 @@
 //! policy itself with all its findings once it is needed
 //! ([`Checker::promoted`]: to write the artifact).
 
+use crate::agent::Agents;
 use crate::compile::{compile_as_written, front, front_records, CompileError, CompileOptions};
 use crate::diag::Diagnostic;
 use crate::glob::{Atom, ByteSet};
@@ -43,7 +44,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-/// Answers checks for one agent straight from a robots.txt body: by
+/// Answers checks for an agent (or several read together, as
+/// [`compile`](crate::compile()) reads them) straight from a robots.txt body: by
 /// interpreting its rules while checks are few, from the compiled automaton
 /// once they have cost about what compiling does (see the module
 /// documentation). `Send + Sync`: share it between threads by reference.
@@ -59,7 +61,7 @@ pub struct Checker {
     rules: Rules,
     /// What promotion compiles.
     body: Vec<u8>,
-    agent: String,
+    agents: Agents,
     options: CompileOptions,
     /// The compiled policy once promoted; an error inside when it could
     /// not be built as written (the checker then interprets for good).
@@ -104,18 +106,20 @@ pub enum Promotion {
 }
 
 impl Checker {
-    /// Reads `body` for product token `agent` as [`compile`](crate::compile()) would, up to
-    /// the rules, and answers from them; nothing is lowered yet.
+    /// Reads `body` for `agents` (a product token, or several: see
+    /// [`Agents`]) as [`compile`](crate::compile()) would, up to the rules,
+    /// and answers from them; nothing is lowered yet.
     ///
     /// # Errors
     ///
-    /// An invalid product token (as [`compile`](crate::compile())).
+    /// An invalid product token, or several agents where the dialect takes
+    /// one (as [`compile`](crate::compile())).
     pub fn new(
         body: &[u8],
-        agent: &str,
+        agents: impl Into<Agents>,
         options: &CompileOptions,
     ) -> Result<Checker, CompileError> {
-        Checker::with_promotion(body, agent, options, Promotion::Auto)
+        Checker::with_promotion(body, agents, options, Promotion::Auto)
     }
 
     /// [`Checker::new`], promoting as `promotion` says.
@@ -125,11 +129,12 @@ impl Checker {
     /// As [`Checker::new`].
     pub fn with_promotion(
         body: &[u8],
-        agent: &str,
+        agents: impl Into<Agents>,
         options: &CompileOptions,
         promotion: Promotion,
     ) -> Result<Checker, CompileError> {
-        let rules = front(body, None, agent, options, |f| {
+        let agents = agents.into();
+        let rules = front(body, None, &agents, options, |f| {
             let channels = match f.rule_set.resolution {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
@@ -144,7 +149,7 @@ impl Checker {
         let checker = Checker {
             rules,
             body: body.to_vec(),
-            agent: agent.to_string(),
+            agents,
             options: options.clone(),
             compiled: OnceLock::new(),
             records: OnceLock::new(),
@@ -230,9 +235,15 @@ impl Checker {
         })
     }
 
-    /// The product token the checker answers for.
+    /// The product token the checker answers for (several joined by `,`),
+    /// as the compiled policy's header says it.
     pub fn agent(&self) -> &str {
-        &self.agent
+        self.agents.as_str()
+    }
+
+    /// The agents the checker answers for.
+    pub fn agents(&self) -> &Agents {
+        &self.agents
     }
 
     /// The dialect, as the compiled policy's header says it.
@@ -279,7 +290,7 @@ impl Checker {
     /// neither: a first answer does not wait for them).
     fn records(&self) -> &(MetaData, Vec<Diagnostic>) {
         self.records.get_or_init(|| {
-            front(&self.body, None, &self.agent, &self.options, |f| {
+            front(&self.body, None, &self.agents, &self.options, |f| {
                 Ok(front_records(f))
             })
             // `new` read the same body with the same options.
@@ -343,7 +354,7 @@ impl Checker {
     /// lowering that dropped them would answer them "unknown" where the
     /// rules state them).
     fn lower(&self, time: Duration) -> Result<Promoted, CompileError> {
-        let c = compile_as_written(&self.body, &self.agent, &self.options, time)?;
+        let c = compile_as_written(&self.body, &self.agents, &self.options, time)?;
         let file = PolicyFile::from_aligned(c.to_bytes())
             .map_err(|e| CompileError::TooLarge(format!("the artifact was refused: {e}")))?;
         Ok(Promoted {

@@ -1,7 +1,7 @@
 //! The whole pipeline: bytes → parse → select → rule set → automata →
 //! artifact.
 
-use crate::agent::{validate_agent, validate_token, BadAgent, Selection};
+use crate::agent::{validate_agent, validate_token, Agents, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, Layout, LowerError, Registers};
@@ -67,14 +67,28 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
-    /// Checks that `agent` is a product token of the dialect (RFC 9309's
+    /// Checks that `agents` are product tokens of the dialect (RFC 9309's
     /// `[A-Za-z_-]+`; the 1996 draft's RFC 1945 token in draft1996 and
-    /// robots2) and every training agent an RFC 9309 one: a training agent
-    /// such as `Google-Extended/1.0` would otherwise match no group and
-    /// leave `train-ai` unknown without a word.
-    pub fn check_tokens(&self, agent: &str) -> Result<(), CompileError> {
-        validate_agent(agent, semantics(self.dialect).agent_token)
-            .map_err(CompileError::BadAgent)?;
+    /// robots2), at least one, and one only where the dialect gives several
+    /// no meaning ([`dialect::Semantics::several_agents`]); and every
+    /// training agent an RFC 9309 one: a training agent such as
+    /// `Google-Extended/1.0` would otherwise match no group and leave
+    /// `train-ai` unknown without a word.
+    pub fn check_tokens(&self, agents: impl Into<Agents>) -> Result<(), CompileError> {
+        let agents = agents.into();
+        let sem = semantics(self.dialect);
+        if agents.is_empty() {
+            validate_agent("", sem.agent_token).map_err(CompileError::BadAgent)?;
+        }
+        for agent in agents.iter() {
+            validate_agent(agent, sem.agent_token).map_err(CompileError::BadAgent)?;
+        }
+        if agents.len() > 1 && !sem.several_agents {
+            return Err(CompileError::SeveralAgents {
+                dialect: self.dialect,
+                agents: agents.to_string(),
+            });
+        }
         for t in &self.training_agents {
             validate_token(t).map_err(CompileError::BadTrainingAgent)?;
         }
@@ -138,6 +152,15 @@ pub enum CompileError {
     /// A training agent ([`CompileOptions::training_agents`]) is not a
     /// valid product token.
     BadTrainingAgent(BadAgent),
+    /// Several agents, in a dialect that gives them no meaning
+    /// ([`dialect::Semantics::several_agents`]: only rfc9309 merges the
+    /// groups naming any of them).
+    SeveralAgents {
+        /// The dialect.
+        dialect: Dialect,
+        /// The agents, joined by `,`.
+        agents: String,
+    },
     /// The automata do not fit the budget even on the fallback path.
     Budget(LowerError),
     /// The output would exceed a size limit.
@@ -149,6 +172,18 @@ impl fmt::Display for CompileError {
         match self {
             CompileError::BadAgent(e) => e.fmt(f),
             CompileError::BadTrainingAgent(e) => write!(f, "training agent: {e}"),
+            CompileError::SeveralAgents { dialect, agents } => write!(
+                f,
+                "several agents ({agents}) have no meaning in dialect {}: {}; compile once \
+                 per agent, or read the file as rfc9309",
+                dialect.name(),
+                match dialect {
+                    Dialect::Acap => "an ACAP record names one crawler",
+                    _ =>
+                        "the 1996 draft's robot has one name and obeys the one record naming \
+                          it (§3.2.1)",
+                }
+            ),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
             CompileError::TooLarge(why) => f.write_str(why),
         }
@@ -182,18 +217,21 @@ impl Compiled {
     }
 }
 
-/// Compiles `robots_txt` for product token `agent`.
+/// Compiles `robots_txt` for `agents`: a product token (`"Googlebot"`), or
+/// several a crawler obeys together (`["Googlebot-Image", "Googlebot"]`,
+/// rfc9309 only: see [`Agents`]).
 ///
 /// # Errors
 ///
-/// An invalid product token, or rules whose automata exceed the budget even
-/// when split (hostile input far beyond real files).
+/// An invalid product token, several agents in a dialect other than
+/// rfc9309, or rules whose automata exceed the budget even when split
+/// (hostile input far beyond real files).
 pub fn compile(
     robots_txt: &[u8],
-    agent: &str,
+    agents: impl Into<Agents>,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    compile_source(robots_txt, None, agent, options, Degrade::Signals)
+    compile_source(robots_txt, None, &agents.into(), options, Degrade::Signals)
 }
 
 /// [`compile`], failing where it would drop the AI-usage preference
@@ -205,11 +243,11 @@ pub fn compile(
 /// fingerprint included.
 pub(crate) fn compile_as_written(
     robots_txt: &[u8],
-    agent: &str,
+    agents: &Agents,
     options: &CompileOptions,
     time: Duration,
 ) -> Result<Compiled, CompileError> {
-    compile_source(robots_txt, None, agent, options, Degrade::Never(time))
+    compile_source(robots_txt, None, agents, options, Degrade::Never(time))
 }
 
 /// Whether lowering may give up part of the rules to fit the budget.
@@ -231,13 +269,13 @@ pub fn compile_prefix(
     prefix: &[u8],
     len: u64,
     sha256: [u8; 32],
-    agent: &str,
+    agents: impl Into<Agents>,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
     compile_source(
         prefix,
         Some((len, sha256)),
-        agent,
+        &agents.into(),
         options,
         Degrade::Signals,
     )
@@ -258,16 +296,16 @@ pub(crate) struct Front<'a> {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads `robots_txt` for `agent` up to its rules, and hands them to
+/// Reads `robots_txt` for `agents` up to its rules, and hands them to
 /// `then` (the parse borrows the decoded text, which lives here).
 pub(crate) fn front<R>(
     robots_txt: &[u8],
     whole: Option<(u64, [u8; 32])>,
-    agent: &str,
+    agents: &Agents,
     options: &CompileOptions,
     then: impl FnOnce(Front<'_>) -> Result<R, CompileError>,
 ) -> Result<R, CompileError> {
-    options.check_tokens(agent)?;
+    options.check_tokens(agents)?;
     let source_len = whole.map_or(robots_txt.len(), |(len, _)| len as usize);
     let sem = semantics(options.dialect);
     let input = crate::input::read(robots_txt);
@@ -287,12 +325,13 @@ pub(crate) fn front<R>(
             }
         }
     }
-    let selection = sem.selection.select(&robots, agent);
+    let selection = sem.selection.select(&robots, agents);
     let mut rule_set = RuleSet::build(&robots, &selection, options.rule_set_options());
     if let Some(f) = &acap_file {
         diagnostics.extend(f.diagnostics.iter().cloned());
         let input = crate::acap::AcapInput {
-            agent,
+            // acap takes one agent (`check_tokens`).
+            agent: agents.iter().next().unwrap_or_default(),
             purposes: &options.purposes,
             references: &options.references,
             max_bytes: options.parse.max_bytes,
@@ -326,13 +365,13 @@ pub(crate) fn front<R>(
 fn compile_source(
     robots_txt: &[u8],
     whole: Option<(u64, [u8; 32])>,
-    agent: &str,
+    agents: &Agents,
     options: &CompileOptions,
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
-    front(robots_txt, whole, agent, options, |f| {
+    front(robots_txt, whole, agents, options, |f| {
         let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
-        lower_front(f, whole, agent, options, degrade)
+        lower_front(f, whole, agents, options, degrade)
     })
 }
 
@@ -350,7 +389,7 @@ pub(crate) fn front_records(mut f: Front<'_>) -> (MetaData, Vec<Diagnostic>) {
 fn lower_front(
     mut f: Front<'_>,
     whole: (u64, [u8; 32]),
-    agent: &str,
+    agents: &Agents,
     options: &CompileOptions,
     degrade: Degrade,
 ) -> Result<Compiled, CompileError> {
@@ -426,10 +465,10 @@ fn lower_front(
             source_sha256: whole.1,
             source_len: whole.0,
             unread: unread_summary(&f.diagnostics).unwrap_or_default(),
-            options_hash: options_hash(agent, options),
+            options_hash: fingerprint(agents, options, env!("CARGO_PKG_VERSION")),
             max_bytes: options.parse.max_bytes as u64,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-            agent: agent.to_string(),
+            agent: agents.to_string(),
             channels: match f.rule_set.resolution {
                 Resolution::Signals(_) => f.sem.signal_channels,
                 Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
@@ -666,23 +705,24 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
 }
 
 /// Fingerprint of everything besides the source bytes that a compiled
-/// policy depends on: the agent, every compile option and the compiler
-/// version. A store build reuses a policy of its `--base` when this and
+/// policy depends on: the agents (as the header writes them), every
+/// compile option and the compiler version. A store build reuses a policy of its `--base` when this and
 /// the source's SHA-256 match, so it is computed from the fields one by
 /// one in a fixed order and encoding (`fingerprint`), never from a
 /// `Debug` form, and pinned by a test.
-pub fn options_hash(agent: &str, options: &CompileOptions) -> u64 {
-    fingerprint(agent, options, env!("CARGO_PKG_VERSION"))
+pub fn options_hash(agents: impl Into<Agents>, options: &CompileOptions) -> u64 {
+    fingerprint(&agents.into(), options, env!("CARGO_PKG_VERSION"))
 }
 
-/// FNV-1a 64 of `agent`, `options` and `version`, written in this order:
+/// FNV-1a 64 of `agents` (their header form: one agent is its token),
+/// `options` and `version`, written in this order:
 /// integers (`usize` too) as 8 bytes little-endian, flags as one byte 0 or
 /// 1, enums as one byte (their artifact numbers, or the numbers written
 /// here), a duration as its seconds (8 bytes) and nanoseconds (4 bytes),
 /// strings and byte strings as their length then their bytes, lists as
 /// their length then their items. A new option fails to compile here
 /// until it is written too (the destructuring is exhaustive).
-fn fingerprint(agent: &str, options: &CompileOptions, version: &str) -> u64 {
+fn fingerprint(agents: &Agents, options: &CompileOptions, version: &str) -> u64 {
     let CompileOptions {
         dialect,
         url_mode,
@@ -717,7 +757,7 @@ fn fingerprint(agent: &str, options: &CompileOptions, version: &str) -> u64 {
         int(out, b.len() as u64);
         out.extend_from_slice(b);
     };
-    bytes(&mut out, agent.as_bytes());
+    bytes(&mut out, agents.as_str().as_bytes());
     out.push(*dialect as u8);
     out.push(*url_mode as u8);
     out.push(u8::from(*robots_txt_allowed));
@@ -831,7 +871,9 @@ pub fn parse_delay_ms(value: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{compile, fingerprint, parse_rate, parse_window, CompileError, CompileOptions};
+    use super::{
+        compile, fingerprint, parse_rate, parse_window, Agents, CompileError, CompileOptions,
+    };
     use crate::lower::{Layout, Registers};
     use robocc_engine::{Dialect, TimeWindow, UrlMode};
     use std::time::Duration;
@@ -860,15 +902,23 @@ mod tests {
         other.budget.layout = Layout::Dense;
         assert_eq!(
             (
-                fingerprint("Googlebot", &defaults, "0.1.0"),
-                fingerprint("ExampleBot", &other, "0.1.0")
+                fingerprint(&"Googlebot".into(), &defaults, "0.1.0"),
+                fingerprint(&"ExampleBot".into(), &other, "0.1.0")
             ),
             (PINNED_DEFAULT, PINNED_OTHER)
         );
         // Every part counts: agent, options, version.
-        let h = |agent, o: &CompileOptions, v| fingerprint(agent, o, v);
+        let h = |agent: &str, o: &CompileOptions, v| fingerprint(&agent.into(), o, v);
         assert_ne!(h("googlebot", &defaults, "0.1.0"), PINNED_DEFAULT);
         assert_ne!(h("Googlebot", &defaults, "0.1.1"), PINNED_DEFAULT);
+        // Several agents: their header form, order kept, repeats dropped.
+        let several = |a: &[&str]| fingerprint(&a.into(), &defaults, "0.1.0");
+        assert_eq!(several(&["Googlebot", "GOOGLEBOT"]), PINNED_DEFAULT);
+        assert_ne!(several(&["Googlebot", "Bingbot"]), PINNED_DEFAULT);
+        assert_ne!(
+            several(&["Googlebot", "Bingbot"]),
+            several(&["Bingbot", "Googlebot"])
+        );
         for change in [
             |o: &mut CompileOptions| o.budget.max_automata += 1,
             |o: &mut CompileOptions| o.parse.max_line_len -= 1,
@@ -918,6 +968,46 @@ mod tests {
             ..CompileOptions::default()
         };
         assert!(compile(body, "ExampleBot", &options).is_ok());
+    }
+
+    /// Several agents: the header names them as given (repeats dropped),
+    /// a repeat of one agent compiles to that agent's bytes, and the
+    /// dialects that take one agent refuse several with a typed error.
+    #[test]
+    fn several_agents() {
+        let body = b"User-agent: a\nDisallow: /a\n\nUser-agent: B\nDisallow: /b\n\n\
+                     User-agent: *\nDisallow: /\n";
+        let options = CompileOptions::default();
+        let c = compile(body, ["a", "b", "A"], &options).unwrap();
+        assert_eq!(c.data.header.agent, "a,b");
+        assert_eq!(c.selection.groups, [0, 1]);
+        let one = compile(body, "a", &options).unwrap().to_bytes();
+        assert_eq!(compile(body, ["a", "A"], &options).unwrap().to_bytes(), one);
+        // A caller's list, borrowed and kept.
+        let tokens = vec!["a".to_string()];
+        assert_eq!(compile(body, &tokens, &options).unwrap().to_bytes(), one);
+        assert_eq!(Agents::from(&tokens[..]).as_str(), "a");
+        for dialect in [Dialect::Draft1996, Dialect::Robots2, Dialect::Acap] {
+            let options = CompileOptions {
+                dialect,
+                ..CompileOptions::default()
+            };
+            let e = compile(body, ["a", "b"], &options).unwrap_err();
+            assert!(
+                matches!(&e, CompileError::SeveralAgents { dialect: d, agents } if *d == dialect && agents == "a,b"),
+                "{dialect:?}: {e:?}"
+            );
+            assert!(e.to_string().contains("several agents (a,b)"), "{e}");
+            assert!(compile(body, ["a", "A"], &options).is_ok(), "{dialect:?}");
+        }
+        let none: [&str; 0] = [];
+        let e = compile(body, none, &options).unwrap_err();
+        assert!(matches!(e, CompileError::BadAgent(_)), "{e:?}");
+        // Each token is checked; `,` is no separator inside one.
+        for bad in [&["a", "b/2"][..], &["a,b"]] {
+            let e = compile(body, bad, &options).unwrap_err();
+            assert!(matches!(e, CompileError::BadAgent(_)), "{bad:?}: {e:?}");
+        }
     }
 
     #[test]

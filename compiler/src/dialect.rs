@@ -18,7 +18,7 @@
 //! keeps the [`RankClass`] that gave it its rank, so the explainer says why
 //! it won without working it out again.
 
-use crate::agent::{select, select_first_record, Selection, TokenRule};
+use crate::agent::{select, select_first_record, Agents, Selection, TokenRule};
 use crate::glob::Glob;
 use crate::parse::keys::KeyKind;
 pub use crate::parse::LineGrammar;
@@ -40,11 +40,15 @@ pub enum RecordSelection {
 }
 
 impl RecordSelection {
-    /// The groups of `robots` that apply to product token `agent`.
-    pub fn select(self, robots: &RobotsTxt<'_>, agent: &str) -> Selection {
+    /// The groups of `robots` that apply to `agents`. The first record is
+    /// one robot's, by its one name: given several agents (which
+    /// [`Semantics::several_agents`] refuses before), it is the first's.
+    pub fn select(self, robots: &RobotsTxt<'_>, agents: &Agents) -> Selection {
         match self {
-            RecordSelection::GoogleGroups => select(robots, agent),
-            RecordSelection::FirstRecord => select_first_record(robots, agent),
+            RecordSelection::GoogleGroups => select(robots, agents),
+            RecordSelection::FirstRecord => {
+                select_first_record(robots, agents.iter().next().unwrap_or_default())
+            }
         }
     }
 }
@@ -207,6 +211,11 @@ pub struct Semantics {
     pub selection: RecordSelection,
     /// Which names the caller's agent may have.
     pub agent_token: TokenRule,
+    /// Whether a policy may answer for several agents at once
+    /// ([`Agents`]): rfc9309's merged groups give them a meaning (Google's
+    /// `AllowedByRobots` with a list); the 1996 draft's robot has one name
+    /// and obeys one record, and ACAP names one crawler per record.
+    pub several_agents: bool,
     /// Blank lines end records (the 1996 draft's grammar), whatever
     /// `ParseOptions` say.
     pub blank_lines_end_records: bool,
@@ -273,6 +282,7 @@ pub const RFC9309: Semantics = Semantics {
     dialect: Dialect::Rfc9309,
     selection: RecordSelection::GoogleGroups,
     agent_token: TokenRule::Rfc9309,
+    several_agents: true,
     blank_lines_end_records: false,
     records_close_groups: false,
     line_grammar: LineGrammar::Google,
@@ -295,6 +305,7 @@ pub const DRAFT1996: Semantics = Semantics {
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
+    several_agents: false,
     blank_lines_end_records: true,
     records_close_groups: true,
     line_grammar: LineGrammar::Draft,
@@ -317,6 +328,7 @@ pub const ROBOTS2: Semantics = Semantics {
     selection: RecordSelection::FirstRecord,
     // §3.3: `agent = token`, RFC 1945's token.
     agent_token: TokenRule::Rfc1945,
+    several_agents: false,
     blank_lines_end_records: true,
     records_close_groups: true,
     line_grammar: LineGrammar::Robots2,
@@ -341,6 +353,7 @@ pub const ROBOTS2: Semantics = Semantics {
 /// nothing). No implicit rules (no `index.htm`, no own-path allow).
 pub const ACAP: Semantics = Semantics {
     dialect: Dialect::Acap,
+    several_agents: false,
     ranking: Ranking::NarrowestScope,
     url_mode: UrlModeRule::Fixed(UrlMode::Google),
     index_htm: false,

@@ -43,6 +43,7 @@ mod checker;
 mod compile;
 pub mod diag;
 pub mod dialect;
+pub mod diff;
 pub mod explain;
 pub mod glob;
 pub mod input;
@@ -54,12 +55,14 @@ pub mod parse;
 pub mod ruleset;
 pub mod signals;
 
+pub use agent::Agents;
 pub use checker::{Checker, Promoted, Promotion};
 pub use compile::{
     compile, compile_prefix, options_hash, parse_delay_ms, parse_rate, parse_window, sha256,
     timeout_from_secs, unread_summary, zero_is_unlimited, CompileError, CompileOptions, Compiled,
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
+pub use diff::{diff, Change, Decision, Diff, DiffError, DiffOptions};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};

@@ -1,6 +1,6 @@
 //! Findings a site owner can act on, each with a line and a one-line fix.
 
-use crate::agent::Selection;
+use crate::agent::{Agents, Selection};
 use crate::diag::{quoted, DiagCode, Severity};
 use crate::dialect::{LineGrammar, PatternRule, Ranking, Semantics};
 use crate::normalize::normalize_pattern;
@@ -10,6 +10,8 @@ use crate::ruleset::RuleSet;
 use crate::signals::{label, labels, Syntax};
 use crate::{parse_delay_ms, parse_rate, parse_window, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
+
+mod traps;
 
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,6 +44,7 @@ const KNOWN_KEYS: &[&str] = &[
     "content-usage",
     "host",
     "clean-param",
+    "license",
 ];
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -70,14 +73,15 @@ fn mid_pattern_dollar(pattern: &[u8]) -> Option<usize> {
     head.iter().position(|&b| b == b'$')
 }
 
-/// Lints `body`; `agent` restricts the rule analyses to one product token.
+/// Lints `body`; `agents` restricts the rule analyses to one product token
+/// (or to several, read together as compiling reads them).
 ///
 /// The pattern analyses (`$` mid-pattern, allow/disallow ties, shadowed
 /// rules) follow rfc9309's glob and longest match; under dialects that read
 /// patterns otherwise only the file-level findings (keys, records, HTML,
 /// parse limit, orphan rules) apply, and acap's own (ACAP records' fields,
 /// qualifiers and patterns).
-pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<Finding> {
+pub fn lint(body: &[u8], agents: Option<&Agents>, options: &CompileOptions) -> Vec<Finding> {
     let input = crate::input::read(body);
     let sem = crate::dialect::semantics(options.dialect);
     // acap: the conventional records are read as compiling reads them
@@ -148,6 +152,13 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
         });
     }
     records(&robots, &mut out);
+    traps::traps(
+        &conventional,
+        &robots,
+        sem,
+        &options.effective_parse(),
+        &mut out,
+    );
     if sem.line_grammar != LineGrammar::Google {
         draft_records(&robots, sem, &mut out);
     }
@@ -165,7 +176,7 @@ pub fn lint(body: &[u8], agent: Option<&str>, options: &CompileOptions) -> Vec<F
             .filter(|f| f.code == "duplicate-rule" || f.code == "near-duplicate")
             .map(|f| f.line)
             .collect();
-        shadowed(body, &robots, agent, options, &repeats, &mut out);
+        shadowed(body, &robots, agents, options, &repeats, &mut out);
     }
     out.sort();
     out.dedup();
@@ -180,8 +191,9 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
-        if key == "content-usage" {
-            // An AI-usage preference line: `signal_findings` lints it.
+        if key == "content-usage" || traps::is_license(r) {
+            // An AI-usage preference line (`signal_findings` lints it), an
+            // RSL license (`traps::licenses`).
             continue;
         }
         if key.starts_with("acap-") {
@@ -909,15 +921,15 @@ fn patterns(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
 fn shadowed(
     body: &[u8],
     robots: &RobotsTxt<'_>,
-    agent: Option<&str>,
+    agents: Option<&Agents>,
     options: &CompileOptions,
     repeats: &BTreeSet<u32>,
     out: &mut Vec<Finding>,
 ) {
     // (how the finding names the agent, the groups it reads)
-    let selections: Vec<(String, Selection)> = match agent {
+    let selections: Vec<(String, Selection)> = match agents {
         Some(a) => vec![(
-            a.to_string(),
+            a.iter().collect::<Vec<_>>().join(" and "),
             crate::dialect::semantics(options.dialect)
                 .selection
                 .select(robots, a),
@@ -927,7 +939,7 @@ fn shadowed(
             .map(|(token, sel)| (text(&token), sel))
             .chain([(
                 "crawlers without a group of their own".to_string(),
-                crate::agent::select(robots, "RoboccUnlistedAgent"),
+                crate::agent::select(robots, &"RoboccUnlistedAgent".into()),
             )])
             .collect(),
     };

@@ -158,7 +158,7 @@ pub fn add(
     // groups that name it only.
     let mut tokens: Vec<(SetRule, SignalRule)> = Vec::new();
     for (t, token) in training_agents.iter().enumerate() {
-        let chosen = select(robots, token);
+        let chosen = select(robots, &token.into());
         if chosen.via != Via::Named {
             continue;
         }

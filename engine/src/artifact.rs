@@ -82,7 +82,8 @@ pub struct HeaderData {
     pub max_bytes: u64,
     /// `robocc-compiler` version that wrote the artifact.
     pub compiler_version: String,
-    /// The product token the policy was compiled for.
+    /// The product token the policy was compiled for; several joined by
+    /// `,` (a character no dialect's token has).
     pub agent: String,
     /// Names of the usage channels, in outcome order (`["crawl"]`).
     pub channels: Vec<String>,

@@ -87,6 +87,8 @@ pub mod program;
 #[cfg(not(feature = "build"))]
 mod program;
 mod set;
+#[cfg(feature = "build")]
+mod step;
 mod store;
 mod types;
 pub mod url;
@@ -105,9 +107,13 @@ pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHAR
 pub use policy::{
     AcapRuleRef, Header, Meta, Policy, PolicyFile, RecordRef, RuleRef, SignalSource, Sizes, Traced,
 };
+#[cfg(feature = "build")]
+pub use program::Position;
 pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, STORE_SET_INDEX};
 #[cfg(feature = "build")]
 pub use set::{SetIndex, SetIndexError};
+#[cfg(feature = "build")]
+pub use step::PathState;
 #[cfg(feature = "build")]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, WriteStoreError, MAX_PROBE};
 #[cfg(feature = "idna")]

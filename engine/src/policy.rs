@@ -333,7 +333,7 @@ impl<'a> Policy<'a> {
 
     /// The rank of an outcome word's deciding rule (0: none).
     #[inline]
-    fn rank(&self, w: u32) -> u32 {
+    pub(crate) fn rank(&self, w: u32) -> u32 {
         self.data
             .rules
             .get((w & OUTCOME_RULE_MASK) as usize)
@@ -343,7 +343,7 @@ impl<'a> Policy<'a> {
     /// Does outcome word `a` beat `b` when combining several automata? The
     /// higher rank wins, then the lower rule id (the first in file order).
     #[inline]
-    fn outranks(&self, a: u32, b: u32) -> bool {
+    pub(crate) fn outranks(&self, a: u32, b: u32) -> bool {
         let (ra, rb) = (self.rank(a), self.rank(b));
         ra > rb || (ra == rb && (a & OUTCOME_RULE_MASK) < (b & OUTCOME_RULE_MASK))
     }
@@ -450,7 +450,7 @@ impl<'a> Policy<'a> {
     }
 }
 
-const NO_OUTCOME: u32 = u32::MAX;
+pub(crate) const NO_OUTCOME: u32 = u32::MAX;
 
 /// What kind of statement a rule of a policy with AI-usage preference
 /// channels is ([`Policy::signal_source`]).
@@ -607,7 +607,9 @@ pub struct Header<'a> {
     pub robots_txt_allowed: bool,
     /// The file's own path: `/robots.txt`, or `/data.txt`.
     pub self_path: &'static str,
-    /// The product token the policy was compiled for.
+    /// The product token the policy was compiled for; several (rfc9309,
+    /// a crawler that obeys the groups naming any of them) joined by `,`
+    /// ([`Header::agents`]).
     pub agent: &'a str,
     /// SHA-256 of the source bytes.
     pub source_sha256: [u8; 32],
@@ -628,6 +630,14 @@ pub struct Header<'a> {
     pub automata: usize,
     /// Why the rules were split over several automata.
     pub split_reason: Option<&'a str>,
+}
+
+impl<'a> Header<'a> {
+    /// The product tokens the policy was compiled for, in order: one, or
+    /// several ([`Header::agent`] split at `,`).
+    pub fn agents(&self) -> impl Iterator<Item = &'a str> {
+        self.agent.split(',')
+    }
 }
 
 /// A rule of a policy ([`Policy::rule`]).

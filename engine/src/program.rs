@@ -151,6 +151,18 @@ pub(crate) struct Walk<'a, W: Width> {
 
 const UNDECIDED: u32 = u32::MAX;
 
+/// A walk's position in one automaton (with the `build` feature): its
+/// row or node, chain position, decided outcome and register. Two walks at
+/// equal positions read every further byte alike.
+#[cfg(feature = "build")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    s: u32,
+    j: u32,
+    out: u32,
+    reg: u32,
+}
+
 impl<'a, W: Width> Walk<'a, W> {
     /// Starts a walk (`classes` must be the automaton's 256 classes).
     #[inline(always)]
@@ -176,6 +188,40 @@ impl<'a, W: Width> Walk<'a, W> {
         };
         walk.enter(start);
         walk
+    }
+
+    /// Resumes a walk of `a` at `at` (a position [`Walk::position`] gave
+    /// for the same automaton). For tools that explore every path
+    /// (`crate::step`); the check path never stops a walk.
+    #[cfg(feature = "build")]
+    pub(crate) fn resume(
+        a: &'a crate::artifact::ArchivedAutomaton,
+        classes: &'a [u8; 256],
+        at: Position,
+    ) -> Self {
+        Walk {
+            prog: a.prog.as_slice(),
+            classes,
+            dense_len: a.dense_len.to_native(),
+            row_outcome: usize::from(a.classes_len.to_native()) * W::W,
+            s: at.s,
+            j: at.j,
+            out: at.out,
+            ranked: a.ranked.as_slice(),
+            reg: at.reg,
+            _w: std::marker::PhantomData,
+        }
+    }
+
+    /// Where the walk is: everything that decides what it does next.
+    #[cfg(feature = "build")]
+    pub(crate) fn position(&self) -> Position {
+        Position {
+            s: self.s,
+            j: self.j,
+            out: self.out,
+            reg: self.reg,
+        }
     }
 
     /// Register automata: takes the emit of the node at `t`, if `t` is one.

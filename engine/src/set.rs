@@ -72,7 +72,7 @@ pub struct ShardInfo {
 /// (docs/artifact.md, "Store sets"). With the `build` feature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetIndex {
-    /// The product token every shard was compiled for.
+    /// The product token every shard was compiled for (several joined by `,`).
     pub agent: String,
     /// The dialect every shard was compiled with.
     pub dialect: Dialect,
@@ -86,12 +86,16 @@ pub struct SetIndex {
 
 /// A product token of any dialect: RFC 9309's `[A-Za-z_-]+`, or the 1996
 /// draft's RFC 1945 token (draft1996 and robots2: printable US-ASCII other
-/// than `()<>@,;:\"/[]?={}`, so `MJ12bot` and `my.bot` too). Never a space,
-/// so the line stays `agent TOKEN`.
+/// than `()<>@,;:\"/[]?={}`, so `MJ12bot` and `my.bot` too); or several
+/// (rfc9309) joined by `,`, as a policy's header writes them. Never a
+/// space, so the line stays `agent TOKEN`.
 fn is_agent(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
+    s.split(',').all(|token| {
+        !token.is_empty()
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
+    })
 }
 
 #[cfg(feature = "build")]
@@ -394,7 +398,7 @@ impl StoreSet {
         &self.dir
     }
 
-    /// The product token every shard was compiled for.
+    /// The product token every shard was compiled for (several joined by `,`).
     pub fn agent(&self) -> &str {
         &self.index.agent
     }
@@ -726,10 +730,11 @@ mod tests {
     }
 
     /// A draft1996 or robots2 set may be built for a name with digits or
-    /// dots (the 1996 draft's `agent = token`).
+    /// dots (the 1996 draft's `agent = token`), an rfc9309 set for several
+    /// agents.
     #[test]
     fn index_takes_draft_agent_names() {
-        for agent in ["MJ12bot", "my.bot"] {
+        for agent in ["MJ12bot", "my.bot", "Googlebot-Image,Googlebot"] {
             let idx = SetIndex {
                 agent: agent.into(),
                 dialect: Dialect::Draft1996,
@@ -785,6 +790,9 @@ mod tests {
             text.replace("rfc9309", "RFC9309"),
             text.replace("agent Googlebot", "agent Google bot"),
             text.replace("agent Googlebot", "agent Google/2.1"),
+            text.replace("agent Googlebot", "agent Googlebot,"),
+            text.replace("agent Googlebot", "agent ,Googlebot"),
+            text.replace("agent Googlebot", "agent Googlebot,,Bingbot"),
             text.replace("0123456789abcdef", "0123456789ABCDEF"),
             text.replace("shard-00001", "../etc/passwd"),
             text.replace("hosts 1 ", "hosts  1 "),

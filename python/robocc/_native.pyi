@@ -101,7 +101,8 @@ class Policy:
     @property
     def usages(self) -> Tuple[str, ...]: ...
     @property
-    def agent(self) -> str: ...
+    def agent(self) -> str:
+        """The product token; several (compile()'s list) joined by ``,``."""
     @property
     def dialect(self) -> str: ...
     @property
@@ -199,7 +200,7 @@ class StoreReport:
 
 def compile(
     robots: _Body,
-    agent: str,
+    agent: Union[str, Sequence[str]],
     *,
     dialect: str = "rfc9309",
     url_mode: Optional[str] = None,
@@ -221,7 +222,7 @@ def compile(
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,
-    agent: str,
+    agent: Union[str, Sequence[str]],
     out_path: _Path,
     *,
     dialect: str = "rfc9309",

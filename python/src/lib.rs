@@ -79,9 +79,10 @@ fn agent_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
             dict.set_item("__module__", "robocc")?;
             dict.set_item(
                 "__doc__",
-                "The agent is not a product token (RFC 9309 §2.2.1: letters, '_' and '-'): \
-                 a mistake of the caller, so a ValueError; also a CompileError and a \
-                 StoreBuildError, which compile and build_store raised for it before.",
+                "The agent is not a product token (RFC 9309 §2.2.1: letters, '_' and '-'), \
+                 or several agents were given to a dialect that takes one: a mistake of the \
+                 caller, so a ValueError; also a CompileError and a StoreBuildError, which \
+                 compile and build_store raised for it before.",
             )?;
             let ty = py
                 .get_type::<PyType>()
@@ -100,11 +101,19 @@ pub fn agent_error(py: Python<'_>, e: impl std::fmt::Display) -> PyErr {
     }
 }
 
-/// Refuses an agent that is not a product token of `dialect` (RFC 9309's,
-/// or the 1996 draft's RFC 1945 token), as [`agent_error`].
-pub fn check_agent(py: Python<'_>, agent: &str, dialect: robocc_engine::Dialect) -> PyResult<()> {
-    let rule = robocc_compiler::dialect::semantics(dialect).agent_token;
-    robocc_compiler::agent::validate_agent(agent, rule).map_err(|e| agent_error(py, e))
+/// Refuses agents that are not product tokens of `dialect` (RFC 9309's,
+/// or the 1996 draft's RFC 1945 token), or several where the dialect takes
+/// one, as [`agent_error`].
+pub fn check_agent(
+    py: Python<'_>,
+    agents: &robocc_compiler::Agents,
+    dialect: robocc_engine::Dialect,
+) -> PyResult<()> {
+    let options = robocc_compiler::CompileOptions {
+        dialect,
+        ..Default::default()
+    };
+    options.check_tokens(agents).map_err(|e| agent_error(py, e))
 }
 
 /// Extracts the crawler's product name from a full User-Agent header (a

@@ -98,6 +98,34 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Seconds {
     }
 }
 
+/// `agent` as Python gave it: a product token (`str`), or several read
+/// together (any iterable of `str`, as [`Strings`]; rfc9309:
+/// [`robocc_compiler::Agents`]). Anything else is refused by
+/// [`AgentsArg::get`], naming the argument.
+pub struct AgentsArg(Result<robocc_compiler::Agents, String>);
+
+impl AgentsArg {
+    /// The agents, or a `TypeError` naming the argument.
+    pub fn get(self) -> PyResult<robocc_compiler::Agents> {
+        self.0.map_err(|what| {
+            PyTypeError::new_err(format!("agent must be a str or a list of str, {what}"))
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for AgentsArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<AgentsArg> {
+        if let Ok(token) = obj.cast::<PyString>() {
+            return Ok(AgentsArg(Ok(token.to_cow()?.as_ref().into())));
+        }
+        Ok(AgentsArg(
+            Strings::extract(obj)?.0.map(robocc_compiler::Agents::new),
+        ))
+    }
+}
+
 /// A list of product tokens or purposes as Python gave it: any iterable of
 /// `str` except a lone `str` (whose characters would be the items) or
 /// `bytes`. Anything else is kept, as what it is, to be refused by

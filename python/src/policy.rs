@@ -4,7 +4,7 @@
 use crate::convert::FsPath;
 use crate::convert::{self, with_url};
 use crate::options::{
-    budget_keyword, Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG,
+    budget_keyword, AgentsArg, Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG,
     DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::slot::Slot;
@@ -910,6 +910,13 @@ impl Diagnostic {
 /// Compiles a robots.txt for the product token ``agent`` into a
 /// :class:`Policy`.
 ///
+/// ``agent`` may be a list of product tokens (rfc9309): a crawler that
+/// obeys all of them, as Google's library reads a list (``["Googlebot-Image",
+/// "Googlebot"]``): the groups naming any of them apply, merged, and ``*``
+/// only when none is named. :attr:`Policy.agent` joins them with ``,``. The
+/// other dialects take one and raise :class:`robocc.AgentError` for
+/// several.
+///
 /// The policy answers at once: ``compile`` reads the file up to its rules
 /// (microseconds for a typical file) and the first checks are answered
 /// from them; once those have cost about what compiling the automaton
@@ -1005,7 +1012,7 @@ impl Diagnostic {
 pub fn compile(
     py: Python<'_>,
     robots: &Bound<'_, PyAny>,
-    agent: &str,
+    agent: AgentsArg,
     dialect: &str,
     url_mode: Option<&str>,
     robots_txt: &str,
@@ -1044,12 +1051,13 @@ pub fn compile(
         references,
     }
     .compile_options(Some(&body))?;
-    crate::check_agent(py, agent, options.dialect)?;
+    let agents = agent.get()?;
+    crate::check_agent(py, &agents, options.dialect)?;
     if !eager {
         // Reading a file up to its rules takes microseconds: the GIL is
         // kept (releasing it can cost another thread's switch interval)
         // but for a large file.
-        let read = || Checker::new(&body, agent, &options);
+        let read = || Checker::new(&body, &agents, &options);
         let checker = if body.len() > READ_WITH_GIL {
             py.detach(read)
         } else {
@@ -1060,7 +1068,7 @@ pub fn compile(
             .map_err(|e| compile_error(py, &e));
     }
     let compiled = py
-        .detach(|| robocc_compiler::compile(&body, agent, &options))
+        .detach(|| robocc_compiler::compile(&body, &agents, &options))
         .map_err(|e| compile_error(py, &e))?;
     let file = PolicyFile::from_aligned(compiled.to_bytes()).map_err(|e| {
         // The compiler's own output failing validation is a robocc bug.
@@ -1090,8 +1098,10 @@ fn compile_error_advising(
     e: &robocc_compiler::CompileError,
     more: Option<&str>,
 ) -> PyErr {
-    if let robocc_compiler::CompileError::BadAgent(why) = e {
-        return crate::agent_error(py, why);
+    match e {
+        robocc_compiler::CompileError::BadAgent(why) => return crate::agent_error(py, why),
+        robocc_compiler::CompileError::SeveralAgents { .. } => return crate::agent_error(py, e),
+        _ => {}
     }
     let keyword = budget_keyword(e);
     let more = more.map_or(String::new(), |m| format!("; {m}"));

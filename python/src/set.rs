@@ -349,7 +349,7 @@ fn builder(
     on_failure: &str,
 ) -> PyResult<StoreBuilder<'static>> {
     let compile = crate::options::kwargs_options(func, options)?;
-    crate::check_agent(py, agent, compile.dialect)?;
+    crate::check_agent(py, &agent.into(), compile.dialect)?;
     let on_failure = crate::store::on_failure_arg(on_failure)?;
     let mut builder = StoreBuilder::new(agent);
     builder.compile_options(compile).on_failure(on_failure);

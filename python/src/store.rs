@@ -2,8 +2,8 @@
 
 use crate::convert::{self, with_url, FsPath};
 use crate::options::{
-    Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG, DEFAULT_MAX_LINE_LEN_ARG,
-    DEFAULT_MAX_RULES_ARG,
+    AgentsArg, Limit, Options, References, Seconds, Strings, DEFAULT_MAX_BYTES_ARG,
+    DEFAULT_MAX_LINE_LEN_ARG, DEFAULT_MAX_RULES_ARG,
 };
 use crate::policy::{signal_usage, states_dict, verdict, Policy, Verdict};
 use crate::slot::Slot;
@@ -548,7 +548,8 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
 /// ``str``, ``bytes`` or ``os.PathLike``; a FIFO, socket or device is an
 /// ``OSError`` at once (never waited on). The GIL is released while
 /// building. ``dialect="auto"`` is refused (one dialect for every host, as
-/// ``robocc store build`` requires).
+/// ``robocc store build`` requires). ``agent`` may be a list (rfc9309), as
+/// :func:`robocc.compile`'s.
 ///
 /// Raises :class:`robocc.StoreBuildError` (unreadable or invalid input, a
 /// store over the limit), :class:`robocc.AgentError` (a ``ValueError``;
@@ -581,7 +582,7 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
 pub fn build_store(
     py: Python<'_>,
     manifest_path: FsPath,
-    agent: &str,
+    agent: AgentsArg,
     out_path: FsPath,
     dialect: &str,
     url_mode: Option<&str>,
@@ -624,7 +625,8 @@ pub fn build_store(
         references,
     }
     .compile_options(None)?;
-    crate::check_agent(py, agent, options.dialect)?;
+    let agents = agent.get()?;
+    crate::check_agent(py, &agents, options.dialect)?;
     let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
     let on_failure = on_failure_arg(on_failure)?;
     let base = match base {
@@ -656,7 +658,7 @@ pub fn build_store(
                 manifest_path.parent().unwrap_or(std::path::Path::new(".")),
             )),
         };
-        StoreBuilder::new(agent)
+        StoreBuilder::new(agents)
             .compile_options(options)
             .on_failure(on_failure)
             .base(base.as_ref())

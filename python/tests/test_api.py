@@ -64,6 +64,64 @@ def test_agent_is_case_insensitive():
     assert not robocc.compile(ROBOTS, "examplebot").allowed("/private")
 
 
+def test_several_agents_read_together(tmp_path):
+    """A list of agents (rfc9309) is Google's AllowedByRobots with a list:
+    the groups naming any of them, merged; `*` only when none is named.
+    Worked out from robots.cc: longest match over both groups, the Allow on
+    a tie, the first line of a length."""
+    robots = b"""\
+User-agent: Googlebot-Image
+Disallow: /img
+Allow: /img/logo
+
+User-agent: Googlebot
+Disallow: /g
+Allow: /img/logo/big
+
+User-agent: *
+Disallow: /
+"""
+    both = robocc.compile(robots, ["Googlebot-Image", "Googlebot"])
+    assert both.agent == "Googlebot-Image,Googlebot"
+    assert (both.check("/img/x").allowed, both.check("/img/x").rule_line) == (False, 2)
+    assert (both.check("/img/logo/big").allowed, both.check("/img/logo/big").rule_line) == (True, 7)
+    assert (both.check("/g").allowed, both.check("/g").rule_line) == (False, 6)
+    # Named, so `*` does not apply: nothing matches, allowed.
+    assert (both.check("/other").allowed, both.check("/other").rule_line) == (True, None)
+    # One named agent is enough; none named: the `*` group.
+    assert robocc.compile(robots, ("OtherBot", "googlebot")).allowed("/img/x") is True
+    assert robocc.compile(robots, ["OtherBot", "ThirdBot"]).allowed("/img/x") is False
+    # The compiled artifact and the answers from the rules agree.
+    eager = robocc.compile(robots, ["Googlebot-Image", "Googlebot"], eager=True)
+    assert eager.to_bytes() == both.to_bytes()
+    assert robocc.Policy.from_bytes(both.to_bytes()).agent == "Googlebot-Image,Googlebot"
+    # A repeat is one agent: the same artifact as the str.
+    assert robocc.compile(robots, ["Googlebot", "GOOGLEBOT"]).to_bytes() == robocc.compile(robots, "Googlebot").to_bytes()
+    # The dialects that read one robot's record refuse several, as a bad agent.
+    for dialect in ("draft1996", "robots2", "acap"):
+        with pytest.raises(robocc.AgentError, match=r"several agents \(A,B\) have no meaning in dialect"):
+            robocc.compile(robots, ["A", "B"], dialect=dialect)
+    with pytest.raises(robocc.AgentError, match="empty"):
+        robocc.compile(robots, [])
+    with pytest.raises(robocc.AgentError, match="Googlebot/2.1"):
+        robocc.compile(robots, ["Googlebot", "Googlebot/2.1"])
+    with pytest.raises(TypeError, match="^agent must be a str or a list of str"):
+        robocc.compile(robots, b"Googlebot")
+    with pytest.raises(TypeError, match="^agent must be a str or a list of str"):
+        robocc.compile(robots, ["Googlebot", 5])
+    # A store for the list: every host's policy reads them together.
+    d = tmp_path / "robots"
+    d.mkdir()
+    (d / "example.com.txt").write_bytes(robots)
+    robocc.build_store(d, ["Googlebot-Image", "Googlebot"], tmp_path / "s.store")
+    store = robocc.Store.open(tmp_path / "s.store")
+    assert store.agent == "Googlebot-Image,Googlebot"
+    assert store.allowed("https://example.com/other") is True
+    assert store.check("https://example.com/img/x").rule_line == 2
+    with pytest.raises(robocc.AgentError, match="several agents"):
+        robocc.build_store(d, ["A", "B"], tmp_path / "t.store", dialect="draft1996")
+
+
 def test_check_names_the_rule(policy):
     v = policy.check("https://example.com/private/public/page")
     assert v.allowed is True

@@ -785,7 +785,7 @@ fn conventional_rules(
         blanked.extend_from_slice(&body[e..next]);
     }
     let opts = Rfc9309Options::default();
-    let walk = rfc9309::walk(rfc9309::read(&blanked, &opts), agent, &opts);
+    let walk = rfc9309::walk(rfc9309::read(&blanked, &opts), &[agent], &opts);
     walk.applying()
         .filter(|l| matches!(l.key, Key::Allow | Key::Disallow) && !l.value.is_empty())
         .map(|l| Conventional {

@@ -38,6 +38,14 @@
 //!   the second. A group keeps at most
 //!   [`Rfc9309Options::max_rules_per_group`] rules (robocc's limit); see
 //!   [`walk`].
+//! * **Several agents** (`AllowedByRobots` with a vector of user agents):
+//!   `HandleUserAgent` compares the line's token with each, so a line
+//!   naming any of them makes its group specific, and
+//!   `ever_seen_specific_agent_` is set by any; from there nothing differs:
+//!   the specific matches of every such group are one pool (one longest
+//!   Allow, one longest Disallow, the first line of each priority), and the
+//!   `*` groups count only when no line named any of the agents
+//!   ([`Rfc9309Oracle::for_agents`]).
 //! * **Patterns** (`MaybeEscapePattern`): bytes ≥ 0x80 become `%XX`, the hex
 //!   digits of an escape are upper-cased; in the RFC URL mode (robocc's
 //!   option) patterns and URLs are normalised per RFC 9309 §2.2.2 instead
@@ -355,9 +363,11 @@ pub fn read<'a>(text: &'a [u8], opts: &Rfc9309Options) -> Vec<Line<'a>> {
 pub enum Tier {
     /// Before the first user-agent line.
     File,
-    /// In a group one of whose user-agent lines names the agent.
+    /// In a group one of whose user-agent lines names the agent (one of
+    /// the agents).
     Specific,
-    /// In a group with a `*` user-agent line and none naming the agent.
+    /// In a group with a `*` user-agent line and none naming the agent
+    /// (any of the agents).
     Global,
     /// Another crawler's line, a rule past the per-group limit, or a
     /// user-agent line.
@@ -382,13 +392,13 @@ pub fn extract_user_agent(value: &[u8]) -> &[u8] {
     &value[..n]
 }
 
-/// Every line of the file with its tier for one agent.
+/// Every line of the file with its tier for the agents.
 #[derive(Clone, Debug)]
 pub struct Walk<'a> {
     /// The lines (user-agent lines included), each with its tier.
     pub lines: Vec<(Line<'a>, Tier)>,
-    /// Some user-agent line named the agent: its [`Tier::Specific`] lines
-    /// apply, else the [`Tier::Global`] ones.
+    /// Some user-agent line named the agent (one of the agents): the
+    /// [`Tier::Specific`] lines apply, else the [`Tier::Global`] ones.
     pub named: bool,
     /// Some user-agent line was `*`.
     pub any_global: bool,
@@ -414,8 +424,9 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// Google's `RobotsMatcher` over `lines` for `agent`, without a path: which
-/// lines it reads as the agent's, as `*`'s, or as neither.
+/// Google's `RobotsMatcher` over `lines` for `agents` (its vector of user
+/// agents: one or more), without a path: which lines it reads as the
+/// agents', as `*`'s, or as neither.
 ///
 /// The lines are grouped first, whatever the agent: a user-agent line
 /// starts a group when it is the first one or follows a separator (an Allow
@@ -423,13 +434,15 @@ impl<'a> Walk<'a> {
 /// other record); every other line after the first user-agent line belongs
 /// to the group being read, and a group keeps at most
 /// [`Rfc9309Options::max_rules_per_group`] Allow and Disallow lines. A
-/// group's lines are the agent's when one of its user-agent lines names
-/// the agent, else `*`'s when one is global. For a rule that is exactly
+/// group's lines are the agents' when one of its user-agent lines names
+/// one of them (its token equal to any, ASCII case ignored, as
+/// `HandleUserAgent` loops over the vector), else `*`'s when one is
+/// global. For a rule that is exactly
 /// the matcher's `seen_specific_agent_` / `seen_global_agent_` when it
 /// reads the rule, since a user-agent line after a rule starts a new
 /// group; for another record (which Google ignores) it reads the record
 /// as a member of its group, later user-agent lines of the group included.
-pub fn walk<'a>(lines: Vec<Line<'a>>, agent: &str, opts: &Rfc9309Options) -> Walk<'a> {
+pub fn walk<'a>(lines: Vec<Line<'a>>, agents: &[&str], opts: &Rfc9309Options) -> Walk<'a> {
     /// Does one of the group's user-agent lines name the agent, `*`?
     #[derive(Clone, Copy, Default)]
     struct Names {
@@ -446,7 +459,6 @@ pub fn walk<'a>(lines: Vec<Line<'a>>, agent: &str, opts: &Rfc9309Options) -> Wal
         /// In a group (user-agent lines included).
         Group(usize),
     }
-    let agent = agent.as_bytes();
     let mut groups: Vec<Names> = Vec::new();
     let mut places: Vec<Place> = Vec::with_capacity(lines.len());
     let mut separator = false;
@@ -462,8 +474,14 @@ pub fn walk<'a>(lines: Vec<Line<'a>>, agent: &str, opts: &Rfc9309Options) -> Wal
                 let names = groups.last_mut().expect("a group was just started");
                 if is_global_value(line.value) {
                     names.global = true;
-                } else if extract_user_agent(line.value).eq_ignore_ascii_case(agent) {
-                    names.agent = true;
+                } else {
+                    let token = extract_user_agent(line.value);
+                    if agents
+                        .iter()
+                        .any(|a| token.eq_ignore_ascii_case(a.as_bytes()))
+                    {
+                        names.agent = true;
+                    }
                 }
                 Place::Group(groups.len() - 1)
             }
@@ -700,7 +718,7 @@ impl Rule {
 /// How the agent's rules were chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chosen {
-    /// Some user-agent line names the agent.
+    /// Some user-agent line names the agent (one of the agents).
     Named,
     /// None does; the `*` lines apply.
     Global,
@@ -708,7 +726,8 @@ pub enum Chosen {
     Nothing,
 }
 
-/// The rfc9309 oracle for one body and one agent.
+/// The rfc9309 oracle for one body and one agent (or several, read
+/// together).
 #[derive(Clone, Debug)]
 pub struct Rfc9309Oracle {
     rules: Vec<Rule>,
@@ -720,8 +739,14 @@ pub struct Rfc9309Oracle {
 impl Rfc9309Oracle {
     /// Reads `body` and chooses the rules product token `agent` obeys.
     pub fn new(body: &[u8], agent: &str, opts: &Rfc9309Options) -> Rfc9309Oracle {
+        Rfc9309Oracle::for_agents(body, &[agent], opts)
+    }
+
+    /// Reads `body` and chooses the rules a crawler obeying all of
+    /// `agents` follows: Google's `AllowedByRobots(body, &agents, url)`.
+    pub fn for_agents(body: &[u8], agents: &[&str], opts: &Rfc9309Options) -> Rfc9309Oracle {
         let text = body_text(body);
-        let walk = walk(read(&text, opts), agent, opts);
+        let walk = walk(read(&text, opts), agents, opts);
         let chosen = match (walk.named, walk.any_global) {
             (true, _) => Chosen::Named,
             (false, true) => Chosen::Global,

@@ -182,9 +182,15 @@ impl SignalsOracle {
     /// Reads `body` for product token `agent`, with the given training
     /// tokens (`--training-agent`).
     pub fn new(body: &[u8], agent: &str, training_agents: &[String]) -> SignalsOracle {
+        SignalsOracle::for_agents(body, &[agent], training_agents)
+    }
+
+    /// Reads `body` for a crawler obeying all of `agents` (the groups
+    /// naming any of them, as [`Rfc9309Oracle::for_agents`] chooses).
+    pub fn for_agents(body: &[u8], agents: &[&str], training_agents: &[String]) -> SignalsOracle {
         let opts = Rfc9309Options::default();
         let text = rfc9309::body_text(body);
-        let walk = rfc9309::walk(rfc9309::read(&text, &opts), agent, &opts);
+        let walk = rfc9309::walk(rfc9309::read(&text, &opts), agents, &opts);
         let chosen = walk.chosen();
         let mut usage = Vec::new();
         let mut signals = Vec::new();
@@ -211,7 +217,7 @@ impl SignalsOracle {
             .filter(|o| o.chosen() == Chosen::Named)
             .collect();
         SignalsOracle {
-            crawl: Rfc9309Oracle::new(body, agent, &opts),
+            crawl: Rfc9309Oracle::for_agents(body, agents, &opts),
             usage,
             signals,
             training,

@@ -2005,3 +2005,141 @@ fn compile_timeout_takes_fractional_seconds() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `--agent` given more than once (rfc9309): the groups naming any of the
+/// agents, merged, on compile, check, explain, lint and store build; a
+/// compiled policy or store answers for that set (in any order); the
+/// dialects that read one robot's record, and `page`, refuse several.
+#[test]
+fn several_agents() {
+    let body = "User-agent: Googlebot-Image\nDisallow: /img\nAllow: /img/logo\n\n\
+                User-agent: Googlebot\nDisallow: /g\nAllow: /img/logo/big\n\n\
+                User-agent: *\nDisallow: /\n";
+    let (dir, robots) = scratch_robots("several-agents", body);
+    let two = ["--agent", "Googlebot-Image", "--agent", "Googlebot"];
+    let with = |head: &[&str], tail: &[&str]| -> Output {
+        let args: Vec<&str> = head.iter().chain(&two).chain(tail).copied().collect();
+        robocc(&args, None)
+    };
+    let urls = ["/img/x", "/img/logo/big", "/g", "/other"];
+    let c = with(&["check", "--robots", &robots], &urls);
+    assert_eq!(
+        stdout(&c),
+        "disallow\t/img/x\nallow\t/img/logo/big\ndisallow\t/g\nallow\t/other\n"
+    );
+    // Each alone reads its own group only.
+    let one = robocc(
+        &[
+            "check",
+            "--robots",
+            &robots,
+            "--agent",
+            "Googlebot",
+            "/img/x",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&one), "allow\t/img/x\n");
+    let e = with(&["explain", "--robots", &robots], &["/img/logo/big"]);
+    let text = stdout(&e);
+    assert!(
+        text.contains("deciding rule: line 7: Allow: /img/logo/big"),
+        "{text}"
+    );
+    assert!(
+        text.contains("groups: groups naming Googlebot-Image or Googlebot (starting at line 1, 5)"),
+        "{text}"
+    );
+    // The policy records the agents; checking it with them (in any order,
+    // any case) is allowed, with another set refused.
+    let policy = dir.join("p.policy");
+    let policy = policy.to_str().unwrap();
+    let o = with(&["compile", "--robots", &robots, "-o", policy], &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let i = robocc(&["inspect", policy], None);
+    assert!(stdout(&i).contains("agent: Googlebot-Image,Googlebot (groups: named)"));
+    let swapped = robocc(
+        &[
+            "check",
+            "--policy",
+            policy,
+            "--agent",
+            "googlebot",
+            "--agent",
+            "Googlebot-Image",
+            "/img/x",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&swapped), "disallow\t/img/x\n");
+    assert_exit_2(
+        &robocc(
+            &[
+                "check",
+                "--policy",
+                policy,
+                "--agent",
+                "Googlebot",
+                "/img/x",
+            ],
+            None,
+        ),
+        "was compiled for agent Googlebot-Image,Googlebot, not Googlebot",
+    );
+    let l = with(&["lint", "--robots", &robots], &[]);
+    assert!(l.status.success(), "{}", String::from_utf8_lossy(&l.stderr));
+    // A store for the list.
+    std::fs::create_dir_all(dir.join("bodies")).unwrap();
+    std::fs::write(dir.join("bodies/example.com.txt"), body).unwrap();
+    let store = dir.join("s.store");
+    let store = store.to_str().unwrap();
+    let bodies = dir.join("bodies");
+    let b = with(
+        &["store", "build", "-o", store],
+        &[bodies.to_str().unwrap()],
+    );
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let c = robocc(
+        &[
+            "check",
+            "--store",
+            store,
+            "https://example.com/img/x",
+            "https://example.com/other",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&c),
+        "disallow\thttps://example.com/img/x\nallow\thttps://example.com/other\n"
+    );
+    // One robot's record (the 1996 draft), and a page's META tags: one agent.
+    for dialect in ["draft1996", "robots2", "acap"] {
+        assert_exit_2(
+            &with(
+                &["check", "--robots", &robots, "--dialect", dialect],
+                &["/x"],
+            ),
+            &format!(
+                "--agent given 2 times: several agents (Googlebot-Image,Googlebot) have no \
+                 meaning in dialect {dialect}"
+            ),
+        );
+    }
+    let html = dir.join("page.html");
+    std::fs::write(&html, "<meta name=robots content=noindex>").unwrap();
+    assert_exit_2(
+        &with(
+            &[
+                "page",
+                "--html",
+                html.to_str().unwrap(),
+                "--url",
+                "https://example.com/",
+            ],
+            &[],
+        ),
+        "--agent given 2 times (Googlebot-Image,Googlebot)",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

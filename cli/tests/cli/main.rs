@@ -5,6 +5,7 @@ mod common;
 
 mod commands;
 mod contract;
+mod diff;
 mod page;
 mod store_inputs;
 mod store_set;

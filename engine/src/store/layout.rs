@@ -46,7 +46,7 @@ pub(crate) struct StoreIndex {
     pub strings: Vec<u8>,
     /// Policy records, [`POLICY_REC`] bytes each.
     pub policies: Vec<u8>,
-    /// The product token every policy was compiled for.
+    /// The product token every policy was compiled for (several joined by `,`).
     pub agent: String,
     /// [`Dialect`](crate::Dialect) every policy was compiled with.
     pub dialect: u8,

@@ -200,7 +200,8 @@ impl Store {
         unsafe { rkyv::api::access_unchecked::<ArchivedStoreIndex>(bytes) }
     }
 
-    /// The product token every policy was compiled for.
+    /// The product token every policy was compiled for (several joined by
+    /// `,`, as a policy's [`crate::Header::agent`]).
     pub fn agent(&self) -> &str {
         self.index().agent.as_str()
     }

@@ -32,7 +32,7 @@ pub struct HostEntry<'a> {
 /// the `build` feature); [`Store`](crate::Store)'s accessors read it back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreMeta {
-    /// The product token every policy was compiled for.
+    /// The product token every policy was compiled for (several joined by `,`).
     pub agent: String,
     /// The dialect every policy was compiled with.
     pub dialect: Dialect,

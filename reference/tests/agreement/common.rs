@@ -36,10 +36,24 @@ pub fn assert_agree(
     opts: &CompileOptions,
     urls: &[Vec<u8>],
 ) -> usize {
-    let compiled: Compiled = compile(body, agent, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_agree_for(name, body, &[agent], opts, urls)
+}
+
+/// [`assert_agree`] for a policy compiled for several agents at once
+/// (rfc9309: the oracle reads them as Google's `AllowedByRobots` reads its
+/// vector of user agents).
+pub fn assert_agree_for(
+    name: &str,
+    body: &[u8],
+    agents: &[&str],
+    opts: &CompileOptions,
+    urls: &[Vec<u8>],
+) -> usize {
+    let agent = agents.join(",");
+    let compiled: Compiled = compile(body, agents, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let oracles = DialectOracles::new(body, agent, opts)
+    let oracles = DialectOracles::new(body, agents, opts)
         .unwrap_or_else(|| panic!("{name}: no independent oracle for {:?}", opts.dialect));
     let rules = || {
         compiled
@@ -141,27 +155,34 @@ pub enum Oracle {
 
 impl Oracle {
     /// The oracle of `opts.dialect` (none for acap, whose oracle answers
-    /// per usage), reading escapes as given (draft1996 and robots2).
+    /// per usage), reading escapes as given (draft1996 and robots2, which
+    /// take one agent).
     pub fn new(
         body: &[u8],
-        agent: &str,
+        agents: &[&str],
         opts: &CompileOptions,
         escapes: Escapes,
     ) -> Option<Oracle> {
+        let one = || {
+            assert_eq!(agents.len(), 1, "{:?} takes one agent", opts.dialect);
+            agents[0]
+        };
         let drafts = OracleOptions {
             escapes,
             ..oracle_options(opts)
         };
         match opts.dialect {
-            Dialect::Rfc9309 => Some(Oracle::Rfc9309(Rfc9309Oracle::new(
+            Dialect::Rfc9309 => Some(Oracle::Rfc9309(Rfc9309Oracle::for_agents(
                 body,
-                agent,
+                agents,
                 &rfc9309_options(opts),
             ))),
             Dialect::Draft1996 => Some(Oracle::Draft1996(Draft1996Oracle::new(
-                body, agent, &drafts,
+                body,
+                one(),
+                &drafts,
             ))),
-            Dialect::Robots2 => Some(Oracle::Robots2(Robots2Oracle::new(body, agent, &drafts))),
+            Dialect::Robots2 => Some(Oracle::Robots2(Robots2Oracle::new(body, one(), &drafts))),
             _ => None,
         }
     }
@@ -210,12 +231,13 @@ pub struct DialectOracles {
 }
 
 impl DialectOracles {
-    /// The oracles for a compilation with `opts`; none for acap.
-    pub fn new(body: &[u8], agent: &str, opts: &CompileOptions) -> Option<DialectOracles> {
-        let main = Oracle::new(body, agent, opts, Escapes::Canonical)?;
+    /// The oracles for a compilation for `agents` with `opts`; none for
+    /// acap.
+    pub fn new(body: &[u8], agents: &[&str], opts: &CompileOptions) -> Option<DialectOracles> {
+        let main = Oracle::new(body, agents, opts, Escapes::Canonical)?;
         let octets = match main {
             Oracle::Rfc9309(_) => None,
-            _ => Oracle::new(body, agent, opts, Escapes::Octets),
+            _ => Oracle::new(body, agents, opts, Escapes::Octets),
         };
         Some(DialectOracles { main, octets })
     }

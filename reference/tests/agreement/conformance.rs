@@ -558,7 +558,7 @@ fn conformance_cases() {
                 .unwrap_or_else(|e| panic!("{file}: {name}: {e}"));
             let bytes = compiled.to_bytes();
             let policy = Policy::from_bytes(&bytes).unwrap();
-            let oracles = DialectOracles::new(&body, &case.agent, &opts)
+            let oracles = DialectOracles::new(&body, &[&case.agent], &opts)
                 .unwrap_or_else(|| panic!("{file}: {name}: no oracle for {dialect:?}"));
             for Check { url, expect, .. } in &case_checks {
                 checks += 1;

@@ -327,7 +327,7 @@ fn rule_line() -> impl Strategy<Value = String> {
         .prop_map(|(allow, p)| format!("{}: {}", if allow { "Allow" } else { "Disallow" }, p))
 }
 
-fn url() -> impl Strategy<Value = String> {
+pub(crate) fn url() -> impl Strategy<Value = String> {
     proptest::collection::vec(
         prop_oneof![
             Just("a"),
@@ -443,7 +443,7 @@ proptest! {
 /// agent (`AnyBot`) in the ways Google reads them or not, other records,
 /// keys Google reads by prefix or typo, lines it reads without a colon or
 /// not at all, comments and blank lines.
-fn file_line() -> impl Strategy<Value = String> {
+pub(crate) fn file_line() -> impl Strategy<Value = String> {
     let agent_line = prop_oneof![
         Just("User-agent: *"),
         Just("User-agent: AnyBot"),

@@ -10,6 +10,7 @@ mod conformance;
 mod differential;
 mod fuzz_regressions;
 mod google_port;
+mod several_agents;
 mod signals_differential;
 
 /// Counts a thread's allocations when asked (`checker_alloc`); per thread,

@@ -6,7 +6,8 @@
 //! * a sample of real corpus files with Content-Usage and Content-Signal
 //!   lines synthesised into them (`robocc_testkit::signals::synthesize`;
 //!   every file with `ROBOCC_SIGNALS_FULL=1`), for the synthesised agent, a
-//!   crawler the file does not name and a training token;
+//!   crawler the file does not name and a training token, and for several
+//!   agents at once (the groups naming any of them);
 //! * random small files full of ties, parse failures and training-token
 //!   groups (proptest).
 
@@ -41,10 +42,11 @@ fn layout_for(what: &str) -> Layout {
 fn assert_agree(
     what: &str,
     body: &[u8],
-    agent: &str,
+    agents: &[&str],
     training: &[String],
     urls: &[Vec<u8>],
 ) -> Option<usize> {
+    let agent = agents.join(",");
     let options = CompileOptions {
         training_agents: training.to_vec(),
         budget: Budget {
@@ -53,10 +55,10 @@ fn assert_agree(
         },
         ..CompileOptions::default()
     };
-    let compiled = compile(body, agent, &options).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let compiled = compile(body, agents, &options).unwrap_or_else(|e| panic!("{what}: {e}"));
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).unwrap();
-    let oracle = SignalsOracle::new(body, agent, training);
+    let oracle = SignalsOracle::for_agents(body, agents, training);
     if compiled
         .diagnostics
         .iter()
@@ -177,9 +179,11 @@ fn corpus_with_synthesised_signals_matches_oracle() {
         let urls = urls_for(&synth, i as u64, if full { 100 } else { 60 });
         let name = path.file_name().unwrap().to_string_lossy();
         let runs = [
-            (AGENT, &training[..]),
-            ("UnlistedBot", &training[..]),
-            (AGENT, &[][..]),
+            (&[AGENT][..], &training[..]),
+            (&["UnlistedBot"], &training[..]),
+            (&[AGENT], &[][..]),
+            (&[AGENT, "UnlistedBot"], &training[..]),
+            (&[TRAINING_AGENT, "UnlistedBot"], &training[..]),
         ];
         for (agent, training) in runs {
             policies += 1;
@@ -203,8 +207,10 @@ proptest! {
     fn random_signal_files_match_oracle(body in signals_file(), seed in any::<u64>()) {
         let urls = urls_for(&body, seed, 20);
         let training = vec![TRAINING_AGENT.to_string()];
-        prop_assert!(assert_agree("proptest", &body, AGENT, &training, &urls).is_some());
-        prop_assert!(assert_agree("proptest", &body, "UnlistedBot", &[], &urls).is_some());
+        prop_assert!(assert_agree("proptest", &body, &[AGENT], &training, &urls).is_some());
+        prop_assert!(assert_agree("proptest", &body, &["UnlistedBot"], &[], &urls).is_some());
+        let pair = [AGENT, TRAINING_AGENT];
+        prop_assert!(assert_agree("proptest", &body, &pair, &training, &urls).is_some());
     }
 }
 

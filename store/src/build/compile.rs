@@ -5,7 +5,7 @@ use super::collect::Body;
 use super::spill::{Artifact, Spill};
 use super::{fixed_options, StoreBuilder, ALLOW_ID, DISALLOW_ID};
 use rayon::prelude::*;
-use robocc_compiler::{compile, CompileError, CompileOptions};
+use robocc_compiler::{compile, Agents, CompileError, CompileOptions};
 use robocc_engine::{PolicyId, Store};
 use std::collections::HashMap;
 
@@ -34,7 +34,7 @@ pub(super) fn compile_bodies(
     done: usize,
     spill: &mut Spill,
 ) -> Vec<Built> {
-    let (agent, options) = (builder.agent.as_str(), &builder.options);
+    let (agent, options) = (&builder.agents, &builder.options);
     let counter = std::sync::atomic::AtomicUsize::new(done);
     let total = done + ids.len();
     let fixed = fixed_options(options);
@@ -125,7 +125,7 @@ pub(super) fn distinct_reused(built: &[Built]) -> usize {
 /// A distinct body compiled: a body kept as its first bytes as the whole.
 pub(super) fn compile_body(
     body: &Body,
-    agent: &str,
+    agent: &Agents,
     options: &CompileOptions,
 ) -> Result<robocc_compiler::Compiled, CompileError> {
     match (body.len, body.sha256) {
@@ -140,7 +140,7 @@ pub(super) fn compile_body(
 /// the SHA-256 of their source → their index in the base store.
 pub(super) type Reusable = HashMap<[u8; 32], PolicyId>;
 
-pub(super) fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptions) -> Reusable {
+pub(super) fn reusable(base: Option<&Store>, agent: &Agents, options: &CompileOptions) -> Reusable {
     let Some(base) = base else {
         return Reusable::new();
     };
@@ -150,7 +150,7 @@ pub(super) fn reusable(base: Option<&Store>, agent: &str, options: &CompileOptio
         // A policy that fails validation is simply not reused.
         if let Ok(p) = base.policy(i) {
             let h = p.header();
-            if h.options_hash == wanted && h.agent.eq_ignore_ascii_case(agent) {
+            if h.options_hash == wanted && h.agent.eq_ignore_ascii_case(agent.as_str()) {
                 out.insert(h.source_sha256, i);
             }
         }

@@ -16,7 +16,7 @@ use crate::report::{StoreError, StoreReport};
 use collect::{Collected, HostRows};
 use compile::{compile_bodies, distinct_reused, reusable, Built};
 use resolve::resolve;
-use robocc_compiler::{compile, CompileOptions};
+use robocc_compiler::{compile, Agents, CompileOptions};
 use robocc_engine::{write_store, HostEntry, HostKey, HostSource, PolicyId, Store, StoreMeta};
 use spill::Spill;
 use std::borrow::Cow;
@@ -81,7 +81,7 @@ fn prepare<I>(
 where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
-    let (agent, options) = (builder.agent.as_str(), &builder.options);
+    let (agent, options) = (&builder.agents, &builder.options);
     options.check_tokens(agent).map_err(StoreError::Compile)?;
     // The whole base, before anything is taken from it: lookups verify the
     // slots they read, but a build copies policies and 304s' records into
@@ -237,7 +237,7 @@ impl Prepared {
         builder: &StoreBuilder<'_>,
         report: &mut StoreReport,
     ) -> Result<(robocc_engine::AlignedBytes, Vec<u32>), StoreError> {
-        let (agent, options) = (builder.agent.as_str(), &builder.options);
+        let (agent, options) = (&builder.agents, &builder.options);
         // A policy is stored once per body, or per base policy reused.
         let mut stored_as: HashMap<(Option<PolicyId>, u32), PolicyId> = HashMap::new();
         let mut policies: Vec<Cow<'_, [u8]>> = Vec::new();
@@ -346,10 +346,11 @@ impl Prepared {
     }
 }
 
-/// Builds policy stores for one agent: one store, a store set of N shards,
-/// or one shard of a set alone.
+/// Builds policy stores for one agent (or several read together, as
+/// [`robocc_compiler::compile`] reads them): one store, a store set of N
+/// shards, or one shard of a set alone.
 ///
-/// The settings are the agent (given to [`StoreBuilder::new`]), the compile
+/// The settings are the agents (given to [`StoreBuilder::new`]), the compile
 /// options every body is compiled with, what hosts whose body fails get, a
 /// base store to reuse policies from, and a progress callback; each setter
 /// takes `&mut self` and returns it, so they chain. A builder is not used
@@ -386,7 +387,7 @@ impl Prepared {
 /// ```
 #[derive(Clone)]
 pub struct StoreBuilder<'a> {
-    agent: String,
+    agents: Agents,
     options: CompileOptions,
     on_failure: OnFailure,
     base: Option<&'a Store>,
@@ -394,12 +395,13 @@ pub struct StoreBuilder<'a> {
 }
 
 impl<'a> StoreBuilder<'a> {
-    /// A builder for `agent`'s policies (a product token, checked when a
-    /// build starts), with the default compile options, the disallow-all
-    /// fallback, no base store and no progress callback.
-    pub fn new(agent: &str) -> StoreBuilder<'a> {
+    /// A builder for the policies of `agents` (a product token, or
+    /// several: [`Agents`]; checked when a build starts), with the default
+    /// compile options, the disallow-all fallback, no base store and no
+    /// progress callback.
+    pub fn new(agents: impl Into<Agents>) -> StoreBuilder<'a> {
         StoreBuilder {
-            agent: agent.to_string(),
+            agents: agents.into(),
             options: CompileOptions::default(),
             on_failure: OnFailure::Disallow,
             base: None,
@@ -597,7 +599,7 @@ impl<'a> StoreBuilder<'a> {
     /// more than [`robocc_engine::MAX_SHARDS`].
     pub fn set_index(&self, shards: Vec<robocc_engine::ShardInfo>) -> Result<String, StoreError> {
         self.options
-            .check_tokens(&self.agent)
+            .check_tokens(&self.agents)
             .map_err(StoreError::Compile)?;
         self.index_text(shards)
     }
@@ -606,13 +608,13 @@ impl<'a> StoreBuilder<'a> {
     /// ([`robocc_engine::Store::options_hash`]): a base store with another
     /// one has no policy this builder can reuse.
     pub fn options_fingerprint(&self) -> u64 {
-        robocc_compiler::options_hash(&self.agent, &self.options)
+        robocc_compiler::options_hash(&self.agents, &self.options)
     }
 
     /// `index.txt` for these shards (the tokens checked already).
     fn index_text(&self, shards: Vec<robocc_engine::ShardInfo>) -> Result<String, StoreError> {
         robocc_engine::SetIndex {
-            agent: self.agent.clone(),
+            agent: self.agents.to_string(),
             dialect: self.options.dialect,
             options_hash: self.options_fingerprint(),
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -645,7 +647,7 @@ fn fixed_options(options: &CompileOptions) -> CompileOptions {
 
 /// The policy hosts get when their body failed: compiled under
 /// [`fixed_options`] (the caller's just failed).
-fn fallback_policy(agent: &str, options: &CompileOptions, on_failure: OnFailure) -> Vec<u8> {
+fn fallback_policy(agent: &Agents, options: &CompileOptions, on_failure: OnFailure) -> Vec<u8> {
     let body = match on_failure {
         OnFailure::Allow => ALLOW_ALL,
         OnFailure::Disallow => DISALLOW_ALL,

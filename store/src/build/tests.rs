@@ -674,7 +674,7 @@ fn a_long_body_is_kept_as_the_prefix_the_compile_reads() {
             let kept = &c.bodies[id];
             assert_eq!(kept.bytes.len(), (max_bytes + 1).max(8192));
             assert_eq!(kept.len, Some(body.len() as u64));
-            let cut = compile_body(kept, "Googlebot", &options).unwrap();
+            let cut = compile_body(kept, &"Googlebot".into(), &options).unwrap();
             assert!(
                 whole.to_bytes()[..] == cut.to_bytes()[..],
                 "{dialect:?} {max_bytes}"

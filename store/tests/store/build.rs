@@ -113,7 +113,7 @@ fn store_of_shared_corpus_matches_the_reference() {
         let robots = parse(&text, &opts.parse);
         let set = RuleSet::build(
             &robots,
-            &select(&robots, "Googlebot"),
+            &select(&robots, &"Googlebot".into()),
             opts.rule_set_options(),
         );
         let key = input.host.clone();

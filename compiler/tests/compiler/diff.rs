@@ -1,0 +1,369 @@
+//! `diff` is exact: edits that keep every verdict report no change; every
+//! witness, checked against both policies, shows its change; every change
+//! that generated URLs show is listed (brute force over
+//! `robocc_testkit::urlgen`).
+
+use robocc_compiler::{compile, diff, CompileOptions, Diff, DiffError, DiffOptions};
+use robocc_engine::{Dialect, Policy, RuleId, UrlMode};
+use robocc_testkit::paths::{root, shared_real};
+use robocc_testkit::urlgen;
+use std::collections::HashSet;
+
+fn bytes(body: &[u8]) -> robocc_engine::AlignedBytes {
+    bytes_with(body, &CompileOptions::default())
+}
+
+fn bytes_with(body: &[u8], options: &CompileOptions) -> robocc_engine::AlignedBytes {
+    compile(body, "Googlebot", options)
+        .expect("compiles")
+        .to_bytes()
+}
+
+/// The readings the deletion test runs in: Google's (bytes as given),
+/// RFC 9309's encoding, and the 1996 draft's decoding.
+fn readings() -> Vec<CompileOptions> {
+    vec![
+        CompileOptions::default(),
+        CompileOptions {
+            url_mode: UrlMode::Rfc,
+            ..CompileOptions::default()
+        },
+        CompileOptions {
+            dialect: Dialect::Draft1996,
+            ..CompileOptions::default()
+        },
+    ]
+}
+
+/// The tests' budget: enough for single automata of the corpus.
+const TEST_PAIRS: usize = 300_000;
+
+/// `diff` within the tests' budget; `None` when over it for a policy split
+/// over several automata (their joint states are what splitting avoided)
+/// or with a register automaton (the product tells apart registers that
+/// the automaton's states share): the product may be too large, and says
+/// so.
+fn within(old: &Policy<'_>, new: &Policy<'_>, what: &str) -> Option<Diff> {
+    let options = DiffOptions {
+        max_pairs: TEST_PAIRS,
+        ..DiffOptions::default()
+    };
+    match diff(old, new, &options) {
+        Ok(d) => Some(d),
+        Err(DiffError::TooManyPairs { .. })
+            if [old, new]
+                .iter()
+                .any(|p| p.header().automata > 1 || p.sizes().register_automata > 0) =>
+        {
+            None
+        }
+        Err(e) => panic!("{what}: {e}: {:?} {:?}", old.sizes(), new.sizes()),
+    }
+}
+
+/// Both policies, read from their artifacts.
+fn policies<'a>(
+    old: &'a robocc_engine::AlignedBytes,
+    new: &'a robocc_engine::AlignedBytes,
+) -> (Policy<'a>, Policy<'a>) {
+    (
+        Policy::from_bytes(old).unwrap(),
+        Policy::from_bytes(new).unwrap(),
+    )
+}
+
+fn run(old: &[u8], new: &[u8]) -> Diff {
+    let (a, b) = (bytes(old), bytes(new));
+    let (a, b) = policies(&a, &b);
+    diff(&a, &b, &DiffOptions::default())
+        .unwrap_or_else(|e| panic!("{e}: {:?} {:?}", a.sizes(), b.sizes()))
+}
+
+/// The same rules, written otherwise: each run of Allow/Disallow lines
+/// reversed, keys recased, comments added.
+fn rewritten(body: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(body);
+    // A byte order mark stays first.
+    let text = text.trim_start_matches('\u{feff}');
+    let is_rule = |l: &str| {
+        let k = l
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        k == "allow" || k == "disallow"
+    };
+    let recase = |l: &str| match l.split_once(':') {
+        Some((k, v)) => {
+            let k: String = k
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                })
+                .collect();
+            format!("{k}:{v}")
+        }
+        None => l.to_string(),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = vec!["# rewritten: same rules".to_string()];
+    let mut run: Vec<String> = Vec::new();
+    for l in lines {
+        if is_rule(l) && !l.contains('#') {
+            run.push(format!("{} # a comment", recase(l)));
+            continue;
+        }
+        out.extend(run.drain(..).rev());
+        out.push(if l.trim_start().starts_with('#') {
+            l.to_string()
+        } else {
+            recase(l)
+        });
+    }
+    out.extend(run.drain(..).rev());
+    (out.join("\n") + "\n").into_bytes()
+}
+
+fn corpus_files() -> Vec<std::path::PathBuf> {
+    let mut files = robocc_testkit::corpus::txt_files(&root().join("corpus/real"));
+    if let Some(shared) = shared_real() {
+        // A sample of the shared corpus: every 97th file (every 13th
+        // with ROBOCC_FULL=1; the test suite's time is the bound).
+        let stride = if std::env::var_os("ROBOCC_FULL").is_some() {
+            13
+        } else {
+            97
+        };
+        files.extend(
+            robocc_testkit::corpus::txt_files(&shared)
+                .into_iter()
+                .step_by(stride),
+        );
+    }
+    files
+}
+
+/// Files whose rules fit the single-deletion test's time.
+fn small(body: &[u8]) -> bool {
+    body.len() < 2500 && std::str::from_utf8(body).is_ok()
+}
+
+/// Most rules deleted (one at a time) per file, spread over the file
+/// (every rule with ROBOCC_FULL=1).
+fn deletions() -> usize {
+    if std::env::var_os("ROBOCC_FULL").is_some() {
+        usize::MAX
+    } else {
+        4
+    }
+}
+
+#[test]
+fn same_rules_written_otherwise_change_nothing() {
+    let mut checked = 0;
+    let mut skipped = 0;
+    for path in corpus_files() {
+        let body = std::fs::read(&path).unwrap();
+        if std::str::from_utf8(&body).is_err() {
+            continue;
+        }
+        let what = path.display().to_string();
+        let (old, new) = (bytes(&body), bytes(&rewritten(&body)));
+        let (old, new) = policies(&old, &new);
+        let (Some(same), Some(d)) = (within(&old, &old, &what), within(&old, &new, &what)) else {
+            skipped += 1;
+            continue;
+        };
+        assert!(same.changes.is_empty(), "{what}: itself: {same:?}");
+        assert!(d.changes.is_empty(), "{what}: rewritten: {:?}", d.changes);
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked} files");
+    assert!(
+        skipped * 10 <= checked,
+        "{skipped} over the budget, {checked} done"
+    );
+}
+
+type Key = (bool, Option<RuleId>);
+
+/// Checks `d` (OLD → NEW) against both policies by brute force.
+fn verify(old: &Policy<'_>, new: &Policy<'_>, d: &Diff, extra: &[Vec<u8>], what: &str) {
+    let listed: HashSet<(Key, Key)> = d
+        .changes
+        .iter()
+        .map(|c| ((c.old.allowed, c.old.rule), (c.new.allowed, c.new.rule)))
+        .collect();
+    assert_eq!(
+        listed.len(),
+        d.changes.len(),
+        "{what}: a class listed twice"
+    );
+    for c in &d.changes {
+        assert_eq!(c.witness.first(), Some(&b'/'), "{what}");
+        let mut url = b"https://example.com".to_vec();
+        url.extend_from_slice(&c.witness);
+        let (vo, vn) = (old.check(&url), new.check(&url));
+        assert_eq!(
+            ((vo.allowed, vo.rule), (vn.allowed, vn.rule)),
+            ((c.old.allowed, c.old.rule), (c.new.allowed, c.new.rule)),
+            "{what}: witness {} does not show its change",
+            c.witness_text()
+        );
+        assert_ne!(c.old.allowed, c.new.allowed, "{what}");
+    }
+    let patterns: Vec<Vec<u8>> = (0..old.rule_count())
+        .filter_map(|i| old.rule(RuleId::new(i as u32)))
+        .map(|r| r.pattern.to_vec())
+        .collect();
+    let urls = urlgen::workload(45, patterns.iter().map(|p| p.as_slice()), 2000);
+    for u in urls.iter().chain(extra) {
+        let (vo, vn) = (old.check(u), new.check(u));
+        if vo.allowed != vn.allowed {
+            assert!(
+                listed.contains(&((vo.allowed, vo.rule), (vn.allowed, vn.rule))),
+                "{what}: {} changes ({vo:?} → {vn:?}) but its class is not listed",
+                String::from_utf8_lossy(u)
+            );
+        }
+    }
+}
+
+#[test]
+fn single_rule_deletions_match_brute_force() {
+    let mut diffs = 0;
+    let mut changes = 0;
+    let mut skipped = 0;
+    for path in corpus_files()
+        .into_iter()
+        .filter(|p| std::fs::read(p).is_ok_and(|b| small(&b)))
+    {
+        let body = std::fs::read(&path).unwrap();
+        let text = String::from_utf8(body.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for options in readings() {
+            let old_bytes = bytes_with(&body, &options);
+            let old = Policy::from_bytes(&old_bytes).unwrap();
+            let rules: Vec<usize> = (0..lines.len())
+                .filter(|&i| {
+                    let k = lines[i].split(':').next().unwrap_or("");
+                    let k = k.trim().to_ascii_lowercase();
+                    k == "allow" || k == "disallow"
+                })
+                .collect();
+            let step = rules.len().div_ceil(deletions()).max(1);
+            for &i in rules.iter().step_by(step) {
+                let mut cut = lines.clone();
+                cut.remove(i);
+                let new_body = (cut.join("\n") + "\n").into_bytes();
+                let new_bytes = bytes_with(&new_body, &options);
+                let new = Policy::from_bytes(&new_bytes).unwrap();
+                let what = format!(
+                    "{} without line {} ({:?})",
+                    path.display(),
+                    i + 1,
+                    options.url_mode
+                );
+                let Some(d) = within(&old, &new, &what) else {
+                    skipped += 1;
+                    continue;
+                };
+                verify(&old, &new, &d, &[], &what);
+                // And back: the deletion undone.
+                let back = within(&new, &old, &what).expect("within budget both ways");
+                verify(&new, &old, &back, &[], &what);
+                assert_eq!(d.changes.len(), back.changes.len(), "{what}");
+                diffs += 1;
+                changes += d.changes.len();
+            }
+        }
+    }
+    assert!(diffs >= 100, "{diffs} deletions");
+    assert!(
+        skipped * 10 <= diffs,
+        "{skipped} over the budget, {diffs} done"
+    );
+    assert!(changes > 0);
+}
+
+#[test]
+fn witnesses_are_shortest_and_readable() {
+    let d = run(
+        b"User-agent: *\nDisallow: /private/\n",
+        b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisallow: /*.pdf$\n",
+    );
+    type Shown<'a> = (String, &'a str, &'a str, Option<u32>, Option<u32>);
+    let mut seen: Vec<Shown> = d
+        .changes
+        .iter()
+        .map(|c| {
+            (
+                c.witness_text(),
+                c.old.word(),
+                c.new.word(),
+                c.old.line,
+                c.new.line,
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        vec![
+            ("/.pdf".into(), "allow", "disallow", None, Some(4)),
+            ("/private/ok".into(), "disallow", "allow", Some(2), Some(3)),
+        ]
+    );
+}
+
+#[test]
+fn encoded_modes_give_witnesses_a_url_holds() {
+    // The rfc URL mode reads `/a{b}` as `/a%7Bb%7D`; the witness is what a
+    // URL holds.
+    let opts = CompileOptions {
+        url_mode: UrlMode::Rfc,
+        ..CompileOptions::default()
+    };
+    let c = |b: &[u8]| compile(b, "Googlebot", &opts).unwrap().to_bytes();
+    let (a, b) = (
+        c(b"User-agent: *\nDisallow: /x\n"),
+        c(b"User-agent: *\nDisallow: /x\nDisallow: /a{b}*\n"),
+    );
+    let (a, b) = policies(&a, &b);
+    let d = diff(&a, &b, &DiffOptions::default()).unwrap();
+    verify(&a, &b, &d, &[b"/a{b}".to_vec()], "rfc9309");
+    assert_eq!(d.changes.len(), 1);
+    let w = d.changes[0].witness_text();
+    assert!(w.bytes().all(|b| b.is_ascii_graphic()), "{w}");
+    assert!(
+        !b.check(format!("https://example.com{w}").as_bytes())
+            .allowed
+    );
+}
+
+#[test]
+fn over_the_budget_is_an_error() {
+    let (a, b) = (
+        bytes(b"User-agent: *\nDisallow: /abc\n"),
+        bytes(b"User-agent: *\nDisallow: /abd\n"),
+    );
+    let (a, b) = policies(&a, &b);
+    let tight = DiffOptions {
+        max_pairs: 2,
+        ..DiffOptions::default()
+    };
+    assert_eq!(
+        diff(&a, &b, &tight),
+        Err(DiffError::TooManyPairs { limit: 2 })
+    );
+    assert_eq!(
+        diff(&a, &b, &DiffOptions::default()).unwrap().changes.len(),
+        2
+    );
+}
