@@ -801,9 +801,13 @@ mod tests {
         bodies
             .iter()
             .map(|b| {
-                crate::compile::front(b.as_bytes(), None, "bot", &CompileOptions::default(), |f| {
-                    Ok(f.rule_set)
-                })
+                crate::compile::front(
+                    b.as_bytes(),
+                    None,
+                    &"bot".into(),
+                    &CompileOptions::default(),
+                    |f| Ok(f.rule_set),
+                )
                 .unwrap()
             })
             .collect()
