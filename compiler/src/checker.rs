@@ -1,7 +1,7 @@
 //! Answers from a fetched body at once: [`Checker`].
 //!
 //! Lowering rules to an automaton costs far more than reading them (the
-//! median real file: ~1 µs to parse, ~150 µs to lower), and pays off only
+//! median real file: 1–2 µs to parse, ~50 µs to lower), and pays off only
 //! over many checks. A crawler that fetched a robots.txt a moment ago and
 //! has a handful of URLs for the host should not pay it. A [`Checker`]
 //! answers from the rules themselves (each check tries the rules in rank
