@@ -45,6 +45,14 @@ pub struct LintArgs {
         help_heading = "Input (one of)"
     )]
     html: Option<PathBuf>,
+    /// The robots.txt file to read, as `--robots FILE` (what a newcomer
+    /// types first: `robocc lint robots.txt`).
+    #[arg(
+        value_name = "FILE",
+        conflicts_with_all = ["robots", "html"],
+        help_heading = "Input (one of)"
+    )]
+    file: Option<PathBuf>,
     /// Output: `text` (one finding per line) or `json` (one object per line).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
@@ -63,7 +71,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
         None
     };
     let path =
-        match (&args.robots, &args.html) {
+        match (args.robots.as_ref().or(args.file.as_ref()), &args.html) {
             (Some(p), _) => p,
             (None, Some(html)) => {
                 let agent = agent
@@ -72,7 +80,7 @@ pub fn run(args: &LintArgs, given: &Given) -> Result<i32, String> {
                 return lint_html(args, html, agent.as_deref(), given);
             }
             (None, None) => return Err(
-                "nothing to lint: give --robots FILE (a robots.txt) or --html PAGE.html (a page)"
+                "nothing to lint: give a robots.txt (`robocc lint FILE` or --robots FILE) or --html PAGE.html (a page)"
                     .into(),
             ),
         };
@@ -216,14 +224,15 @@ fn print_findings<'a>(
             .iter()
             .zip(counts)
             .map(|(s, n)| match s {
-                Severity::Error => format!("{n} errors"),
-                Severity::Warning => format!("{n} warnings"),
+                Severity::Error => format!("{n} error{}", if n == 1 { "" } else { "s" }),
+                Severity::Warning => format!("{n} warning{}", if n == 1 { "" } else { "s" }),
                 Severity::Info => format!("{n} info"),
             })
             .collect();
         diag!(
-            "{}: {total} findings ({})",
+            "{}: {total} finding{} ({})",
             path.display(),
+            if total == 1 { "" } else { "s" },
             counts.join(", ")
         );
     }

@@ -389,6 +389,14 @@ fn lint_text_and_json() {
         .all(|v| v["fix"].as_str().is_some_and(|s| !s.is_empty())));
     let missing = robocc(&["lint", "--robots", "no/such.txt"], None);
     assert_eq!(missing.status.code(), Some(2));
+    // The file as a positional argument reads as --robots FILE.
+    let positional = robocc(&["lint", f], None);
+    assert!(positional.status.success());
+    assert_eq!(stdout(&positional), out);
+    let summary = crate::common::err(&positional);
+    assert!(summary.contains(": 4 findings ("), "{summary}");
+    let both = robocc(&["lint", f, "--robots", f], None);
+    assert_eq!(both.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
