@@ -580,7 +580,8 @@ impl<P: Clone> Kept<P> {
                     let failed = Fetched {
                         decision: Decision::DisallowAll,
                         reason: Reason::NotModifiedUnknown,
-                        hold: options.failure_hold.min(options.max_hold),
+                        // Never longer than the response said.
+                        hold: fetched.hold.min(options.failure_hold),
                         ..fetched.clone()
                     };
                     Kept::next(previous, &failed, None, options, now)
