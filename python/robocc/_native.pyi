@@ -166,6 +166,83 @@ class Store:
     def shard_count(self) -> int: ...
     def __len__(self) -> int: ...
 
+class FetchDecision:
+    """What one robots.txt fetch decided (Fetch.answer, Fetch.fail)."""
+
+    @property
+    def decision(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def hold(self) -> int: ...
+    @property
+    def failure(self) -> bool: ...
+    @property
+    def body(self) -> Optional[bytes]: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def validators(self) -> Tuple[Optional[str], Optional[str]]: ...
+    @property
+    def diagnostics(self) -> List[str]: ...
+
+class Fetch:
+    """One robots.txt request followed to its decision (RFC 9309 §2.3.1)."""
+
+    def __init__(
+        self,
+        robots_url: str,
+        *,
+        redirects: str = ...,
+        max_redirects: int = ...,
+        max_hold: int = ...,
+        min_hold: int = ...,
+        failure_hold: int = ...,
+        keep_last_good: int = ...,
+        after_outage: str = ...,
+        parse_limit: int = ...,
+        html_is_unreachable: bool = ...,
+    ) -> None: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def hops(self) -> int: ...
+    def answer(
+        self,
+        status: int,
+        headers: Optional[Mapping[str, str]] = None,
+        body: Optional[bytes] = None,
+        *,
+        now: Optional[float] = None,
+    ) -> Union[str, FetchDecision]: ...
+    def fail(self, kind: str, *, now: Optional[float] = None) -> FetchDecision: ...
+
+class RobotsCache:
+    """Hosts → robots.txt decisions, bounded, one fetch in flight per host."""
+
+    def __init__(
+        self,
+        agent: str,
+        *,
+        max_hosts: int = ...,
+        max_bytes: int = ...,
+        fetch_timeout: int = ...,
+        redirects: str = ...,
+        max_redirects: int = ...,
+        max_hold: int = ...,
+        min_hold: int = ...,
+        failure_hold: int = ...,
+        keep_last_good: int = ...,
+        after_outage: str = ...,
+        parse_limit: int = ...,
+        html_is_unreachable: bool = ...,
+    ) -> None: ...
+    def ask(self, host: str, *, now: Optional[float] = None) -> str: ...
+    def check(self, host: str, url: str, *, now: Optional[float] = None) -> Union[bool, str]: ...
+    def report(self, host: str, decision: FetchDecision, *, now: Optional[float] = None) -> str: ...
+    def held(self, host: str) -> Optional[Tuple[str, str, int, bool]]: ...
+    def __len__(self) -> int: ...
+
 class StoreReport:
     """What build_store did."""
 

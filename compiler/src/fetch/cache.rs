@@ -188,6 +188,13 @@ impl Cache {
         slot.kept.as_ref().expect("set above")
     }
 
+    /// `host`'s latest decision, expired or not (`None`: none held),
+    /// without asking: [`Kept::until`] says until when it holds,
+    /// [`Kept::reason`] whether it is a failure retried then.
+    pub fn held(&self, host: &str) -> Option<&Kept<Arc<Checker>>> {
+        self.hosts.get(host)?.kept.as_ref()
+    }
+
     /// Hosts held.
     pub fn len(&self) -> usize {
         self.hosts.len()

@@ -147,7 +147,7 @@ pub enum AfterOutage {
 
 /// The fetch rules' settings; [`FetchOptions::default`] is docs/fetch.md's
 /// table.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FetchOptions {
     /// Which redirects are followed.
     pub redirects: Redirects,
@@ -296,19 +296,19 @@ pub enum Step {
 /// assert_eq!((done.decision, done.hold), (Decision::DisallowAll, 120));
 /// ```
 #[derive(Clone, Debug)]
-pub struct Fetch<'o> {
-    options: &'o FetchOptions,
+pub struct Fetch {
+    options: FetchOptions,
     origin: Origin,
     url: String,
     hops: u8,
 }
 
-impl<'o> Fetch<'o> {
+impl Fetch {
     /// A fetch of `robots_url` (an absolute URL; its origin is the host
     /// the decision is for). `None` when it has no scheme and host.
-    pub fn new(robots_url: &str, options: &'o FetchOptions) -> Option<Fetch<'o>> {
+    pub fn new(robots_url: &str, options: &FetchOptions) -> Option<Fetch> {
         Some(Fetch {
-            options,
+            options: *options,
             origin: Origin::of(robots_url)?,
             url: robots_url.to_string(),
             hops: 0,
@@ -328,7 +328,7 @@ impl<'o> Fetch<'o> {
     /// Reads the response to [`Fetch::url`], fetched at `now` (Unix
     /// seconds): the next URL to fetch, or the decision.
     pub fn answer(&mut self, response: Response<'_>, now: u64) -> Step {
-        let o = self.options;
+        let o = &self.options;
         let (status, headers, body) = match response {
             Response::Failed(t) => return Step::Done(self.failed(Reason::Transport(t), None, now)),
             Response::Http {
@@ -410,7 +410,7 @@ impl<'o> Fetch<'o> {
     }
 
     fn success(&self, headers: &Headers<'_>, body: Option<&[u8]>, now: u64) -> Fetched {
-        let o = self.options;
+        let o = &self.options;
         let hold = fresh_hold(o, headers, now);
         let Some(body) = body.filter(|b| !b.is_empty()) else {
             return self.done(
@@ -456,7 +456,7 @@ impl<'o> Fetch<'o> {
     /// A failure: disallow all for `Retry-After` (within the holds) or the
     /// failure hold.
     fn failed(&self, reason: Reason, headers: Option<&Headers<'_>>, now: u64) -> Fetched {
-        let o = self.options;
+        let o = &self.options;
         let hold = headers
             .and_then(|h| retry_after(h.retry_after?, h.date, now))
             .map_or(o.failure_hold, |s| s.max(o.min_hold));

@@ -128,7 +128,7 @@ fn run(ops: &[(u64, Op)], limits: CacheLimits, exact: bool) -> Result<(), TestCa
     let mut cache = Cache::new(
         "ExampleBot",
         CompileOptions::default(),
-        options.clone(),
+        options,
         limits,
     )
     .unwrap();
@@ -213,7 +213,7 @@ fn a_byte_bound_drops_the_least_recently_asked() {
     let mut cache = Cache::new(
         "ExampleBot",
         CompileOptions::default(),
-        options.clone(),
+        options,
         limits,
     )
     .unwrap();
@@ -252,7 +252,7 @@ fn checks_on_held_hosts_allocate_nothing() {
     let mut cache = Cache::new(
         "Googlebot",
         CompileOptions::default(),
-        options.clone(),
+        options,
         CacheLimits::default(),
     )
     .unwrap();
