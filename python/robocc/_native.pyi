@@ -186,12 +186,11 @@ class FetchDecision:
     @property
     def diagnostics(self) -> List[str]: ...
 
-class Fetch:
-    """One robots.txt request followed to its decision (RFC 9309 §2.3.1)."""
+class FetchRules:
+    """The fetch rules' settings (docs/fetch.md)."""
 
     def __init__(
         self,
-        robots_url: str,
         *,
         redirects: str = ...,
         max_redirects: int = ...,
@@ -203,6 +202,15 @@ class Fetch:
         parse_limit: int = ...,
         html_is_unreachable: bool = ...,
     ) -> None: ...
+    @property
+    def failure_hold(self) -> int: ...
+    @property
+    def max_hold(self) -> int: ...
+
+class Fetch:
+    """One robots.txt request followed to its decision (RFC 9309 §2.3.1)."""
+
+    def __init__(self, robots_url: str, rules: Optional[FetchRules] = None) -> None: ...
     @property
     def url(self) -> str: ...
     @property
@@ -223,20 +231,13 @@ class RobotsCache:
     def __init__(
         self,
         agent: str,
+        rules: Optional[FetchRules] = None,
         *,
         max_hosts: int = ...,
         max_bytes: int = ...,
         fetch_timeout: int = ...,
-        redirects: str = ...,
-        max_redirects: int = ...,
-        max_hold: int = ...,
-        min_hold: int = ...,
-        failure_hold: int = ...,
-        keep_last_good: int = ...,
-        after_outage: str = ...,
-        parse_limit: int = ...,
-        html_is_unreachable: bool = ...,
     ) -> None: ...
+    def fetch(self, robots_url: str) -> Fetch: ...
     def ask(self, host: str, *, now: Optional[float] = None) -> str: ...
     def check(self, host: str, url: str, *, now: Optional[float] = None) -> Union[bool, str]: ...
     def report(self, host: str, decision: FetchDecision, *, now: Optional[float] = None) -> str: ...

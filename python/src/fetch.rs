@@ -1,5 +1,5 @@
-//! `robocc.Fetch`, `robocc.FetchDecision` and `robocc.RobotsCache`: the
-//! robots.txt fetch rules (`robocc_compiler::fetch`) for Python crawlers.
+//! `robocc.FetchRules`, `robocc.Fetch`, `robocc.FetchDecision` and
+//! `robocc.RobotsCache`: the robots.txt fetch rules (`robocc_compiler::fetch`) for Python crawlers.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -11,49 +11,90 @@ use robocc_compiler::fetch::{
 use robocc_compiler::CompileOptions;
 use std::sync::Mutex;
 
-/// The fetch rules from keyword arguments (names as in docs/fetch.md).
-#[allow(clippy::too_many_arguments)]
-fn rules(
-    redirects: &str,
-    max_redirects: u8,
-    max_hold: u64,
-    min_hold: u64,
-    failure_hold: u64,
-    keep_last_good: u64,
-    after_outage: &str,
-    parse_limit: usize,
-    html_is_unreachable: bool,
-) -> PyResult<FetchOptions> {
-    let redirects = match redirects {
-        "same-origin" => Redirects::SameOrigin,
-        "any-host" => Redirects::AnyHost,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "redirects must be 'same-origin' or 'any-host', not {other:?}"
-            )))
-        }
-    };
-    let after_outage = match after_outage {
-        "unavailable" => AfterOutage::Unavailable,
-        "disallow" => AfterOutage::Disallow,
-        "keep-last" => AfterOutage::KeepLast,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "after_outage must be 'unavailable', 'disallow' or 'keep-last', not {other:?}"
-            )))
-        }
-    };
-    Ok(FetchOptions {
-        redirects,
-        max_redirects,
-        max_hold,
-        min_hold,
-        failure_hold,
-        keep_last_good,
-        after_outage,
-        max_bytes: parse_limit,
-        html_is_unreachable,
-    })
+/// The fetch rules' settings (docs/fetch.md): which redirects are followed
+/// (``"same-origin"`` or ``"any-host"``) and how many, the holds in
+/// seconds, how long the last good rules are kept through an outage and
+/// what applies after (``"unavailable"``, ``"disallow"``, ``"keep-last"``),
+/// the parse limit, and whether an HTML page answered 200 is unreachable.
+///
+/// >>> robocc.FetchRules(redirects="any-host", failure_hold=600).failure_hold
+/// 600
+#[pyclass(frozen, module = "robocc")]
+pub struct FetchRules {
+    inner: FetchOptions,
+}
+
+#[pymethods]
+impl FetchRules {
+    #[new]
+    #[pyo3(signature = (*, redirects="same-origin", max_redirects=5, max_hold=86400,
+        min_hold=60, failure_hold=300, keep_last_good=2592000, after_outage="unavailable",
+        parse_limit=512000, html_is_unreachable=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        redirects: &str,
+        max_redirects: u8,
+        max_hold: u64,
+        min_hold: u64,
+        failure_hold: u64,
+        keep_last_good: u64,
+        after_outage: &str,
+        parse_limit: usize,
+        html_is_unreachable: bool,
+    ) -> PyResult<FetchRules> {
+        let redirects = match redirects {
+            "same-origin" => Redirects::SameOrigin,
+            "any-host" => Redirects::AnyHost,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "redirects must be 'same-origin' or 'any-host', not {other:?}"
+                )))
+            }
+        };
+        let after_outage = match after_outage {
+            "unavailable" => AfterOutage::Unavailable,
+            "disallow" => AfterOutage::Disallow,
+            "keep-last" => AfterOutage::KeepLast,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "after_outage must be 'unavailable', 'disallow' or 'keep-last', not {other:?}"
+                )))
+            }
+        };
+        Ok(FetchRules {
+            inner: FetchOptions {
+                redirects,
+                max_redirects,
+                max_hold,
+                min_hold,
+                failure_hold,
+                keep_last_good,
+                after_outage,
+                max_bytes: parse_limit,
+                html_is_unreachable,
+            },
+        })
+    }
+
+    /// Seconds a failure holds without ``Retry-After``.
+    #[getter]
+    fn failure_hold(&self) -> u64 {
+        self.inner.failure_hold
+    }
+
+    /// The longest hold, in seconds.
+    #[getter]
+    fn max_hold(&self) -> u64 {
+        self.inner.max_hold
+    }
+
+    fn __repr__(&self) -> String {
+        format!("FetchRules({:?})", self.inner)
+    }
+}
+
+fn options_of(rules: Option<&Bound<'_, FetchRules>>) -> FetchOptions {
+    rules.map_or_else(FetchOptions::default, |r| r.get().inner)
 }
 
 /// `now` as whole Unix seconds: the caller's, else the system clock's.
@@ -195,34 +236,9 @@ pub struct Fetch {
 #[pymethods]
 impl Fetch {
     #[new]
-    #[pyo3(signature = (robots_url, *, redirects="same-origin", max_redirects=5, max_hold=86400,
-        min_hold=60, failure_hold=300, keep_last_good=2592000, after_outage="unavailable",
-        parse_limit=512000, html_is_unreachable=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        robots_url: &str,
-        redirects: &str,
-        max_redirects: u8,
-        max_hold: u64,
-        min_hold: u64,
-        failure_hold: u64,
-        keep_last_good: u64,
-        after_outage: &str,
-        parse_limit: usize,
-        html_is_unreachable: bool,
-    ) -> PyResult<Fetch> {
-        let options = rules(
-            redirects,
-            max_redirects,
-            max_hold,
-            min_hold,
-            failure_hold,
-            keep_last_good,
-            after_outage,
-            parse_limit,
-            html_is_unreachable,
-        )?;
-        let inner = fetch::Fetch::new(robots_url, &options)
+    #[pyo3(signature = (robots_url, rules=None))]
+    fn new(robots_url: &str, rules: Option<&Bound<'_, FetchRules>>) -> PyResult<Fetch> {
+        let inner = fetch::Fetch::new(robots_url, &options_of(rules))
             .ok_or_else(|| PyValueError::new_err(format!("not an absolute URL: {robots_url:?}")))?;
         Ok(Fetch { inner })
     }
@@ -336,40 +352,19 @@ pub struct RobotsCache {
 #[pymethods]
 impl RobotsCache {
     #[new]
-    #[pyo3(signature = (agent, *, max_hosts=100000, max_bytes=1073741824, fetch_timeout=120,
-        redirects="same-origin", max_redirects=5, max_hold=86400, min_hold=60, failure_hold=300,
-        keep_last_good=2592000, after_outage="unavailable", parse_limit=512000,
-        html_is_unreachable=false))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (agent, rules=None, *, max_hosts=100000, max_bytes=1073741824,
+        fetch_timeout=120))]
     fn new(
         py: Python<'_>,
         agent: &str,
+        rules: Option<&Bound<'_, FetchRules>>,
         max_hosts: usize,
         max_bytes: usize,
         fetch_timeout: u64,
-        redirects: &str,
-        max_redirects: u8,
-        max_hold: u64,
-        min_hold: u64,
-        failure_hold: u64,
-        keep_last_good: u64,
-        after_outage: &str,
-        parse_limit: usize,
-        html_is_unreachable: bool,
     ) -> PyResult<RobotsCache> {
-        let options = rules(
-            redirects,
-            max_redirects,
-            max_hold,
-            min_hold,
-            failure_hold,
-            keep_last_good,
-            after_outage,
-            parse_limit,
-            html_is_unreachable,
-        )?;
+        let options = options_of(rules);
         let mut compile = CompileOptions::default();
-        compile.parse.max_bytes = parse_limit;
+        compile.parse.max_bytes = options.max_bytes;
         let limits = CacheLimits {
             max_hosts,
             max_bytes,
@@ -380,6 +375,15 @@ impl RobotsCache {
         Ok(RobotsCache {
             inner: Mutex::new(cache),
         })
+    }
+
+    /// A :class:`Fetch` of ``robots_url`` by this cache's rules.
+    fn fetch(&self, robots_url: &str) -> PyResult<Fetch> {
+        let inner = self
+            .lock()
+            .fetch(robots_url)
+            .ok_or_else(|| PyValueError::new_err(format!("not an absolute URL: {robots_url:?}")))?;
+        Ok(Fetch { inner })
     }
 
     /// ``"use"``, ``"fetch"`` or ``"wait"`` for ``host`` at ``now``.

@@ -155,6 +155,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Diagnostic>()?;
     m.add_class::<store::Store>()?;
     m.add_class::<store::StoreReport>()?;
+    m.add_class::<fetch::FetchRules>()?;
     m.add_class::<fetch::Fetch>()?;
     m.add_class::<fetch::FetchDecision>()?;
     m.add_class::<fetch::RobotsCache>()?;

@@ -3,7 +3,7 @@
 //! crawler fetches when told to ([`Ask::FetchNow`]) and reports the
 //! [`Fetched`] back.
 
-use super::{Decision, FetchOptions, Fetched, Kept};
+use super::{Decision, Fetch, FetchOptions, Fetched, Kept};
 use crate::{Agents, Checker, CompileError, CompileOptions};
 use robocc_engine::Verdict;
 use std::collections::HashMap;
@@ -117,6 +117,11 @@ impl Cache {
     /// The fetch rules it applies.
     pub fn options(&self) -> &FetchOptions {
         &self.options
+    }
+
+    /// A fetch of `robots_url` by this cache's rules ([`Fetch::new`]).
+    pub fn fetch(&self, robots_url: &str) -> Option<Fetch> {
+        Fetch::new(robots_url, &self.options)
     }
 
     /// What to do for `host` at `now`: use its decision while it holds;
