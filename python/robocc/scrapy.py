@@ -60,8 +60,8 @@ import logging
 import time
 from typing import Any, Dict, List, Optional, Union
 
-from ._agents import AgentPolicies
-from ._native import FetchDecision, FetchRules, RobotsCache, token_from_header
+from ._agents import AgentPolicies, agent_token
+from ._native import FetchDecision, FetchRules, RobotsCache
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,9 @@ class RobotsTxtMiddleware:
             agent = request.headers.get(b"User-Agent", self._default_useragent)
         if isinstance(agent, bytes):
             agent = agent.decode("latin-1")
-        return token_from_header(agent) or "*"
+        # No token (an empty header): a name no file uses, so that only the
+        # `*` groups apply.
+        return agent_token(agent) or "robocc-anonymous"
 
     def _cache(self, token: str) -> RobotsCache:
         cache = self._caches.get(token)
