@@ -212,7 +212,7 @@ impl FetchDecision {
 
     fn __repr__(&self) -> String {
         format!(
-            "FetchDecision({:?}, reason={:?}, hold={})",
+            "FetchDecision('{}', reason='{}', hold={})",
             self.decision(),
             self.reason(),
             self.inner.hold

@@ -21,6 +21,17 @@ pub enum Ask<T> {
     Use(T),
 }
 
+impl<T> Ask<T> {
+    /// The decision in force mapped by `f`; the other answers as they are.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Ask<U> {
+        match self {
+            Ask::Use(t) => Ask::Use(f(t)),
+            Ask::FetchNow => Ask::FetchNow,
+            Ask::Wait => Ask::Wait,
+        }
+    }
+}
+
 /// A [`Cache`]'s bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheLimits {
@@ -151,11 +162,7 @@ impl Cache {
     /// May `url` of `host` be crawled at `now` ([`Cache::ask`], then the
     /// decision's answer). No allocation once the host is held.
     pub fn check(&mut self, host: &str, url: &[u8], now: u64) -> Ask<Verdict> {
-        match self.ask(host, now) {
-            Ask::Use(k) => Ask::Use(answer(k, url)),
-            Ask::FetchNow => Ask::FetchNow,
-            Ask::Wait => Ask::Wait,
-        }
+        self.ask(host, now).map(|k| answer(k, url))
     }
 
     /// Records the end of `host`'s fetch at `now` (from the caller told
