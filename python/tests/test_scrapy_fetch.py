@@ -1,7 +1,8 @@
 """robocc.scrapy.RobotsTxtMiddleware: a real Scrapy crawl on 127.0.0.1
 against one local server per robots.txt case, each scripted (200, 301 to
 another path, 301 to another host, 404, 429, 500, 503 with Retry-After then
-200, a hang past the download timeout, an HTML page with 200, a 2 MB file).
+200, a hang past the download timeout, an HTML page with 200, a 2 MB file,
+rules that expire after a second).
 The server's own log says which pages were fetched; the same crawl through
 Scrapy's default middleware shows where it differs (docs/fetch.md,
 "Scrapy").
@@ -31,6 +32,8 @@ PAGES = {
     "/private/b.html": "<html><body>b</body></html>",
 }
 ALL = {"/", "/a.html", "/private/b.html"}
+# The "expiring" case's site: two pages 0.8 s each before /a.html.
+SLOW = {"/", "/slow.html", "/slow2.html"}
 RULED = {"/", "/a.html"}
 # 2 MB: the rules, then comments past the 500 KiB parse limit (RFC 9309
 # §2.5 asks for at least 500 KiB; Google reads that much), then a rule
@@ -59,6 +62,9 @@ EXPECTED: Dict[str, Tuple[Set[str], Set[str]]] = {
     "html": (ALL, ALL),
     # robocc reads 500 KiB, Protego the whole file.
     "big": (RULED, {"/"}),
+    # Rules for 1 s (Cache-Control), then new ones: robocc fetches them
+    # again once they expire and /a.html, reached later, is disallowed.
+    "expiring": (SLOW, SLOW | {"/a.html"}),
 }
 HANG = 4.0  # seconds a "hang" robots.txt takes, past the 1 s download timeout
 
@@ -91,6 +97,12 @@ class _Server:
                     self.robots(robots_seen[0])
                 elif self.path == "/other/robots.txt" and case == "moved":
                     self.send(200, RULES)
+                elif case == "expiring" and self.path in ("/", "/slow.html", "/slow2.html"):
+                    after = {"/": "slow.html", "/slow.html": "slow2.html", "/slow2.html": "a.html"}
+                    if self.path != "/":
+                        time.sleep(0.8)
+                    self.send(200, f'<html><body><a href="{after[self.path]}">x</a></body></html>',
+                              content_type="text/html")
                 elif self.path in PAGES:
                     self.send(200, PAGES[self.path], content_type="text/html")
                 else:
@@ -123,6 +135,10 @@ class _Server:
                     self.send(200, HTML, content_type="text/html")
                 elif case == "big":
                     self.send(200, BIG)
+                elif case == "expiring" and n == 1:
+                    self.send(200, RULES, {"Cache-Control": "max-age=1"})
+                elif case == "expiring":
+                    self.send(200, "User-agent: *\nDisallow: /a.html\n")
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -218,10 +234,11 @@ def test_robocc_middleware_against_scrapys_default(tmp_path):
         assert robots[case] >= 2, (case, robots)
     for case in ("ok", "gone", "html", "big"):
         assert robots[case] == 1, (case, robots)
+    assert robots["expiring"] == 2
     # The start page of elsewhere, busy, broken and hang; /private/b.html
-    # of ok, moved, retry and big.
+    # of ok, moved, retry and big, and /a.html of expiring.
     assert stats.get("robotstxt/held_back_dropped") == 4
-    assert stats.get("robotstxt/forbidden") == 4
+    assert stats.get("robotstxt/forbidden") == 5
     assert "its requests held back" in log
     assert "looks like an HTML page" in log and "parse limit" in log
     assert time.monotonic() - started < 60
@@ -232,4 +249,5 @@ def test_robocc_middleware_against_scrapys_default(tmp_path):
         assert default_pages[case] == want, (case, default_pages[case])
     # Scrapy follows the redirect to the other host and reads its file.
     assert default_robots["other"] == 1
-    assert differ == ["big", "broken", "busy", "elsewhere", "hang"]
+    assert default_robots["expiring"] == 1
+    assert differ == ["big", "broken", "busy", "elsewhere", "expiring", "hang"]
