@@ -192,15 +192,15 @@ class FetchRules:
     def __init__(
         self,
         *,
-        redirects: str = ...,
-        max_redirects: int = ...,
-        max_hold: int = ...,
-        min_hold: int = ...,
-        failure_hold: int = ...,
-        keep_last_good: int = ...,
-        after_outage: str = ...,
-        parse_limit: int = ...,
-        html_is_unreachable: bool = ...,
+        redirects: str = "same-origin",
+        max_redirects: int = 5,
+        max_hold: int = 86400,
+        min_hold: int = 60,
+        failure_hold: int = 300,
+        keep_last_good: int = 2592000,
+        after_outage: str = "unavailable",
+        parse_limit: int = 512000,
+        html_is_unreachable: bool = False,
     ) -> None: ...
     @property
     def failure_hold(self) -> int: ...
@@ -233,9 +233,9 @@ class RobotsCache:
         agent: str,
         rules: Optional[FetchRules] = None,
         *,
-        max_hosts: int = ...,
-        max_bytes: int = ...,
-        fetch_timeout: int = ...,
+        max_hosts: int = 100000,
+        max_bytes: int = 1073741824,
+        fetch_timeout: int = 120,
     ) -> None: ...
     def fetch(self, robots_url: str) -> Fetch: ...
     def ask(self, host: str, *, now: Optional[float] = None) -> str: ...

@@ -4,6 +4,10 @@ expire and are fetched again."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+import pathlib
+
 import pytest
 
 import robocc
@@ -91,3 +95,19 @@ def test_cache_expires_and_fetches_again():
     assert len(cache) == 2
     with pytest.raises(robocc.AgentError):
         robocc.RobotsCache("not a token")
+
+
+@pytest.mark.parametrize("name", ["FetchRules", "RobotsCache"])
+def test_signatures_show_the_real_defaults(name):
+    """help() shows the defaults, and the stubs say the same (as for
+    compile: python audit F12)."""
+    params = inspect.signature(getattr(robocc, name)).parameters
+    shown = {k: p.default for k, p in params.items()
+             if p.default is not inspect.Parameter.empty and p.kind is p.KEYWORD_ONLY}
+    tree = ast.parse((pathlib.Path(robocc.__file__).parent / "_native.pyi").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    stub = {a.arg: ast.literal_eval(d) for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults)}
+    assert shown == stub and Ellipsis not in shown.values()
+    if name == "FetchRules":
+        assert repr(robocc.FetchRules(**shown)) == repr(robocc.FetchRules())
