@@ -429,9 +429,13 @@ impl Fetch {
             return f;
         }
         // UTF-16 bodies are cut by the parser after decoding (its limit is
-        // on the decoded text).
+        // on the decoded text): kept up to what that can read, a unit of
+        // two bytes giving at least one byte of text, and the mark.
         let kept = if input::is_utf16(body) {
-            body.len()
+            match o.max_bytes {
+                0 => body.len(),
+                max => body.len().min(max.saturating_mul(2).saturating_add(2)),
+            }
         } else {
             crate::parse::kept_len(body, o.max_bytes)
         };

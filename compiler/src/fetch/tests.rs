@@ -148,6 +148,19 @@ fn oversized_bodies_are_cut_at_the_parse_limit() {
     };
     let f = decide_with(&unlimited, http(200, Headers::default(), Some(&body)));
     assert_eq!(f.body.as_ref().unwrap().len(), body.len());
+    // UTF-16 is cut by the parser, after decoding: kept up to twice the
+    // limit, all the parser can read, and read the same.
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(body.iter().flat_map(|&b| [b, 0]))
+        .collect();
+    let f = decide(http(200, Headers::default(), Some(&utf16)));
+    let kept = f.body.unwrap();
+    assert_eq!(kept.len(), 2 * limit + 2);
+    assert_eq!(f.diagnostics[0].code, DiagCode::Utf16);
+    let opts = crate::CompileOptions::default();
+    let rules = |b: &[u8]| crate::Checker::new(b, "bot", &opts).unwrap().rule_count();
+    assert_eq!(rules(&kept), rules(&utf16));
 }
 
 #[test]
