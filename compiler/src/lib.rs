@@ -45,6 +45,7 @@ pub mod diag;
 pub mod dialect;
 pub mod diff;
 pub mod explain;
+pub mod fetch;
 pub mod glob;
 pub mod input;
 pub mod lint;

@@ -7,7 +7,9 @@ False
 >>> policy.allowed_many(["https://example.com/", "https://example.com/private"])
 [True, False]
 
-``robocc.scrapy.RobotParser`` is a Scrapy ``ROBOTSTXT_PARSER``;
+``robocc.scrapy.RobotParser`` is a Scrapy ``ROBOTSTXT_PARSER`` and
+``robocc.scrapy.RobotsTxtMiddleware`` a robots.txt middleware that fetches
+by RFC 9309's rules (``robocc.Fetch``, ``robocc.RobotsCache``);
 ``robocc.protego.Protego`` follows Protego's API; ``python -m robocc.spark``
 builds a store set on Spark (``robocc.spark``).
 """
@@ -16,9 +18,13 @@ from ._native import (
     AgentError,
     CompileError,
     Diagnostic,
+    Fetch,
+    FetchDecision,
+    FetchRules,
     LoadError,
     Policy,
     RoboccError,
+    RobotsCache,
     Store,
     StoreBuildError,
     StoreReport,
@@ -41,10 +47,14 @@ __all__ = [
     "AgentError",
     "CompileError",
     "Diagnostic",
+    "Fetch",
+    "FetchDecision",
+    "FetchRules",
     "LoadError",
     "Policy",
     "RequestRate",
     "RoboccError",
+    "RobotsCache",
     "Store",
     "StoreBuildError",
     "StoreReport",

@@ -166,6 +166,84 @@ class Store:
     def shard_count(self) -> int: ...
     def __len__(self) -> int: ...
 
+class FetchDecision:
+    """What one robots.txt fetch decided (Fetch.answer, Fetch.fail)."""
+
+    @property
+    def decision(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def hold(self) -> int: ...
+    @property
+    def failure(self) -> bool: ...
+    @property
+    def body(self) -> Optional[bytes]: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def validators(self) -> Tuple[Optional[str], Optional[str]]: ...
+    @property
+    def diagnostics(self) -> List[str]: ...
+
+class FetchRules:
+    """The fetch rules' settings (docs/fetch.md)."""
+
+    def __init__(
+        self,
+        *,
+        redirects: str = "same-origin",
+        max_redirects: int = 5,
+        max_hold: int = 86400,
+        min_hold: int = 60,
+        failure_hold: int = 300,
+        keep_last_good: int = 2592000,
+        after_outage: str = "unavailable",
+        parse_limit: int = 512000,
+        html_is_unreachable: bool = False,
+    ) -> None: ...
+    @property
+    def failure_hold(self) -> int: ...
+    @property
+    def max_hold(self) -> int: ...
+
+class Fetch:
+    """One robots.txt request followed to its decision (RFC 9309 §2.3.1)."""
+
+    def __init__(self, robots_url: str, rules: Optional[FetchRules] = None) -> None: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def hops(self) -> int: ...
+    def answer(
+        self,
+        status: int,
+        headers: Optional[Mapping[str, str]] = None,
+        body: Optional[bytes] = None,
+        *,
+        now: Optional[float] = None,
+    ) -> Union[str, FetchDecision]: ...
+    def fail(self, kind: str, *, now: Optional[float] = None) -> FetchDecision: ...
+
+class RobotsCache:
+    """Hosts → robots.txt decisions, bounded, one fetch in flight per host."""
+
+    def __init__(
+        self,
+        agent: str,
+        rules: Optional[FetchRules] = None,
+        *,
+        max_hosts: int = 100000,
+        max_bytes: int = 1073741824,
+        fetch_timeout: int = 120,
+    ) -> None: ...
+    def fetch(self, robots_url: str) -> Fetch: ...
+    def ask(self, host: str, *, now: Optional[float] = None) -> str: ...
+    def check(self, host: str, url: str, *, now: Optional[float] = None) -> Union[bool, str]: ...
+    def report(self, host: str, decision: FetchDecision, *, now: Optional[float] = None) -> str: ...
+    def held(self, host: str) -> Optional[Tuple[str, str, int, bool]]: ...
+    def __len__(self) -> int: ...
+
 class StoreReport:
     """What build_store did."""
 

@@ -20,6 +20,7 @@
 //! subclass.
 
 mod convert;
+mod fetch;
 mod options;
 mod policy;
 mod set;
@@ -154,6 +155,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Diagnostic>()?;
     m.add_class::<store::Store>()?;
     m.add_class::<store::StoreReport>()?;
+    m.add_class::<fetch::FetchRules>()?;
+    m.add_class::<fetch::Fetch>()?;
+    m.add_class::<fetch::FetchDecision>()?;
+    m.add_class::<fetch::RobotsCache>()?;
     add_functions! { m:
         policy::compile, store::build_store, token_from_header, set::host_key, set::shard_of,
         set::is_self_redirect, set::read_warc, set::iter_warc, set::url_host_key,

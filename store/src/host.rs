@@ -8,8 +8,9 @@ use robocc_engine::HostKey;
 pub use robocc_engine::{host_key, idna_lookup_url, url_host_key, HostKeyError};
 use std::collections::HashMap;
 
-/// Redirect hops followed (RFC 9309 §2.3.1.2: at least five).
-pub const MAX_REDIRECTS: usize = 5;
+/// Redirect hops followed (RFC 9309 §2.3.1.2: at least five): the fetch
+/// rules' ([`robocc_compiler::fetch`]).
+pub const MAX_REDIRECTS: usize = robocc_compiler::fetch::MAX_REDIRECTS as usize;
 
 /// Whether a fetch result is a redirect to its own host key (another
 /// scheme or path on the same host): such a result never replaces another
@@ -21,27 +22,12 @@ pub fn is_self_redirect(key: &str, status: u16, location: Option<&str>) -> bool 
             .is_some_and(|k| k.to_key() == key)
 }
 
-/// Whether a URL (`scheme://authority…` or `//authority…`) names a host's
-/// robots.txt: its path, before any `?` or `#`, is exactly `/robots.txt`
-/// (RFC 9309 §2.3). What a WARC capture must be to count as its host's
+/// Whether a URL names a host's robots.txt (its path is exactly
+/// `/robots.txt`): what a WARC capture must be to count as its host's
 /// robots.txt, and what a redirect's target must be to be followed within
-/// the input: the inputs hold robots.txt files only, never the document at
-/// another path.
-pub fn is_robots_txt_url(url: &str) -> bool {
-    let rest = match url.split_once("://") {
-        Some((_, rest)) => rest,
-        None => match url.strip_prefix("//") {
-            Some(rest) => rest,
-            None => return false,
-        },
-    };
-    let Some(start) = rest.find(['/', '?', '#', ';']) else {
-        return false;
-    };
-    let path = &rest[start..];
-    let end = path.find(['?', '#']).unwrap_or(path.len());
-    &path[..end] == "/robots.txt"
-}
+/// the input (the inputs hold robots.txt files only, never the document at
+/// another path). The fetch rules' ([`robocc_compiler::fetch`]).
+pub use robocc_compiler::fetch::is_robots_txt_url;
 
 /// The host key a redirect leads to within the input: the `location`'s
 /// host, when the location is a robots.txt ([`is_robots_txt_url`]). A
@@ -55,54 +41,11 @@ pub fn redirect_target(location: Option<&str>) -> Option<String> {
 
 /// A `Location` made absolute against `origin` (`scheme://authority`) of
 /// the response to `origin/robots.txt`, as a browser resolves it (RFC 3986
-/// §5.2, dot segments removed): a relative `/robots.txt` from `a.example`
-/// is `scheme://a.example/robots.txt`. An absolute URL is kept as written.
+/// §5.2, dot segments removed; [`robocc_compiler::fetch::resolve`]): a
+/// relative `/robots.txt` from `a.example` is `scheme://a.example/robots.txt`.
+/// An absolute URL is kept as written.
 pub fn absolute_location(location: &str, origin: &str) -> String {
-    let location = location.trim();
-    if location.contains("://") {
-        return location.to_string();
-    }
-    if let Some(rest) = location.strip_prefix("//") {
-        let scheme = origin.split("://").next().unwrap_or("http");
-        return format!("{scheme}://{rest}");
-    }
-    // Path, query and fragment of the reference; the base path is
-    // `/robots.txt`, whose directory is `/`.
-    let split = location.find(['?', '#']).unwrap_or(location.len());
-    let (path, tail) = location.split_at(split);
-    let merged = if path.is_empty() {
-        // "?x" or "#x": the base path with the reference's query.
-        "/robots.txt".to_string()
-    } else if path.starts_with('/') {
-        path.to_string()
-    } else {
-        format!("/{path}")
-    };
-    format!("{origin}{}{tail}", remove_dot_segments(&merged))
-}
-
-/// RFC 3986 §5.2.4 on an absolute path.
-fn remove_dot_segments(path: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    for (i, s) in segments.iter().enumerate() {
-        let last = i + 1 == segments.len();
-        match *s {
-            "." => {
-                if last {
-                    out.push("");
-                }
-            }
-            ".." => {
-                out.pop();
-                if last {
-                    out.push("");
-                }
-            }
-            s => out.push(s),
-        }
-    }
-    format!("/{}", out.join("/"))
+    robocc_compiler::fetch::resolve(location, &format!("{origin}/robots.txt"))
 }
 
 /// The shard of a store set of `shards` shards that a host key (as

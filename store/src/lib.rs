@@ -1,6 +1,8 @@
 //! Building a policy store: many hosts' robots.txt → one mmap-able file.
 //!
-//! Per host, the HTTP outcome decides which policy applies (RFC 9309 §2.3.1):
+//! Per host, the HTTP outcome decides which policy applies (RFC 9309 §2.3.1;
+//! statuses are read by the fetch rules' [`robocc_compiler::fetch::classify`],
+//! their one home, docs/fetch.md):
 //!
 //! | fetch result | policy |
 //! | --- | --- |

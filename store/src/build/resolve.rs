@@ -4,10 +4,13 @@
 use super::collect::{HostRow, HostRows};
 use super::{ALLOW_ID, DISALLOW_ID, FAILED_INPUT};
 use crate::host::{redirect_target, MAX_REDIRECTS};
+use robocc_compiler::fetch::{classify, Class};
 use robocc_engine::HostSource;
 
 /// Which body applies to a host, and why (RFC 9309 §2.3.1); `hosts` sorted
-/// by key, for redirect targets.
+/// by key, for redirect targets. Statuses are read by the fetch rules'
+/// [`classify`]; redirects are followed within the input, across hosts (as
+/// `fetch::Redirects::AnyHost` follows them), to robots.txt files only.
 pub(super) fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
     let mut current = host;
     let mut hops = 0;
@@ -20,21 +23,21 @@ pub(super) fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
         if let Some(b) = current.body.filter(|b| b & FAILED_INPUT != 0) {
             return (b, source);
         }
-        match current.status {
+        match classify(current.status) {
             // Its body is the base store's policy, if it had one to keep.
-            304 => {
+            Class::NotModified => {
                 return match current.body {
                     Some(b) => (b, source),
                     None => (DISALLOW_ID, HostSource::Unreachable),
                 }
             }
-            200..=299 => {
+            Class::Success => {
                 return match current.body {
                     Some(b) => (b, source),
                     None => (ALLOW_ID, HostSource::Unavailable),
                 }
             }
-            300..=399 => {
+            Class::Redirect => {
                 let target =
                     redirect_target(current.location(&hosts.text)).and_then(|k| hosts.find(&k));
                 match target {
@@ -53,11 +56,10 @@ pub(super) fn resolve(hosts: &HostRows, host: &HostRow) -> (u32, HostSource) {
                     }
                 }
             }
-            // 429 Too Many Requests: a refusal for now, not an absent file
-            // (docs/dialects.md, "Fetch status").
-            429 => return (DISALLOW_ID, HostSource::Unreachable),
-            400..=499 => return (ALLOW_ID, HostSource::Unavailable),
-            _ => return (DISALLOW_ID, HostSource::Unreachable),
+            // 429 among them: a refusal for now, not an absent file
+            // (docs/fetch.md).
+            Class::Unreachable => return (DISALLOW_ID, HostSource::Unreachable),
+            Class::Unavailable => return (ALLOW_ID, HostSource::Unavailable),
         }
     }
 }

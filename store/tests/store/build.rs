@@ -151,3 +151,102 @@ fn identical_bodies_are_stored_once() {
     assert_eq!(report.unique_policies, 1);
     assert_eq!(report.dedup_ratio(), 50.0);
 }
+
+/// Every status a manifest may give (0-999) decides a host's policy in a
+/// store as the fetch rules decide it for a crawler
+/// (`robocc_compiler::fetch`, redirects across hosts as a store follows
+/// them): the same allow or disallow on a path the body disallows and one
+/// it allows, and the same kind of answer.
+#[test]
+fn every_manifest_status_decides_as_the_fetch_rules() {
+    use robocc_compiler::fetch::{
+        Decision, Fetch, FetchOptions, Headers, Kept, Redirects, Response, Step,
+    };
+    use robocc_compiler::Checker;
+    use robocc_engine::HostSource;
+
+    let body = "User-agent: *\nDisallow: /private\n";
+    let target_body = "User-agent: *\nDisallow: /other\n";
+    let target = "https://target.com/robots.txt";
+    let base = std::path::Path::new(".");
+    let line = |s: u16| {
+        let extra = match s {
+            200..=299 => format!(r#", "body": {body:?}"#),
+            300..=399 => format!(r#", "location": "{target}""#),
+            _ => String::new(),
+        };
+        format!(r#"{{"host": "s{s}.com", "status": {s}{extra}}}"#)
+    };
+    let mut inputs: Vec<HostInput> = (0..1000)
+        .map(|s| robocc_store::manifest_line(line(s).as_bytes(), base).unwrap())
+        .collect();
+    let target_line =
+        format!(r#"{{"host": "target.com", "status": 200, "body": {target_body:?}}}"#);
+    inputs.push(robocc_store::manifest_line(target_line.as_bytes(), base).unwrap());
+    let opts = untimed();
+    let (bytes, _) = build(&inputs, &opts);
+    let store = Store::from_slice(&bytes).unwrap();
+
+    let options = FetchOptions {
+        redirects: Redirects::AnyHost,
+        ..FetchOptions::default()
+    };
+    for s in 0..1000u16 {
+        let robots = format!("https://s{s}.com/robots.txt");
+        let mut fetch = Fetch::new(&robots, &options).unwrap();
+        let headers = Headers {
+            location: Some(target),
+            ..Headers::default()
+        };
+        let first = Response::Http {
+            status: s,
+            headers,
+            body: Some(body.as_bytes()),
+        };
+        let fetched = match fetch.answer(first, 0) {
+            Step::Done(f) => f,
+            Step::Follow(url) => {
+                assert_eq!(url, target);
+                let ok = Response::Http {
+                    status: 200,
+                    headers: Headers::default(),
+                    body: Some(target_body.as_bytes()),
+                };
+                match fetch.answer(ok, 0) {
+                    Step::Done(f) => f,
+                    Step::Follow(u) => panic!("{s}: followed twice, to {u}"),
+                }
+            }
+        };
+        let rules = fetched
+            .body
+            .as_ref()
+            .map(|b| std::sync::Arc::new(Checker::new(b, "Googlebot", &opts).unwrap()));
+        let kept = Kept::next(None, &fetched, rules, &options, 0);
+        let library = |path: &str| match kept.decision {
+            Decision::Rules => kept.rules.as_ref().unwrap().check(path.as_bytes()).allowed,
+            Decision::AllowAll => true,
+            Decision::DisallowAll => false,
+        };
+        let kind = match kept.decision {
+            Decision::Rules if fetch.hops() > 0 => HostSource::Redirected,
+            Decision::Rules => HostSource::Fetched,
+            Decision::AllowAll => HostSource::Unavailable,
+            Decision::DisallowAll => HostSource::Unreachable,
+        };
+        let host = format!("https://s{s}.com");
+        let in_store = |path: &str| {
+            let url = format!("{host}{path}");
+            store.check(url.as_bytes()).unwrap().unwrap().allowed
+        };
+        let source = store.host(host.as_bytes()).unwrap().unwrap().source;
+        for path in ["/private", "/other", "/"] {
+            assert_eq!(
+                in_store(path),
+                library(path),
+                "status {s}, {path}: {fetched:?}"
+            );
+        }
+        assert_eq!(source, kind, "status {s}: {fetched:?}");
+    }
+}
