@@ -191,9 +191,8 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
-        if key == "content-usage" || traps::is_license(r) {
-            // An AI-usage preference line (`signal_findings` lints it), an
-            // RSL license (`traps::licenses`).
+        if key == "content-usage" {
+            // An AI-usage preference line (`signal_findings` lints it).
             continue;
         }
         if key.starts_with("acap-") {
@@ -543,10 +542,7 @@ fn signals_not_read(
         .iter()
         .flat_map(|g| g.records.iter())
         .chain(robots.global.iter());
-    for r in records.filter(|r| {
-        r.kind == KeyKind::ContentSignal
-            || (r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage"))
-    }) {
+    for r in records.filter(|r| r.kind == KeyKind::ContentSignal || r.is_content_usage()) {
         out.push(Finding {
             line: r.line,
             severity: Severity::Info,
@@ -580,9 +576,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             fix: fix.into(),
         })
     };
-    let is_usage = |r: &&Record<'_>| {
-        r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage")
-    };
+    let is_usage = |r: &&Record<'_>| r.is_content_usage();
     for r in robots.global.iter().filter(is_usage) {
         finding(
             r.line,

@@ -4,3 +4,4 @@
 mod corpus;
 mod diff;
 mod lint_traps;
+mod preferences;
