@@ -11,6 +11,7 @@ use crate::signals::{label, labels, Syntax};
 use crate::{parse_delay_ms, parse_rate, parse_window, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
 
+mod readers;
 mod traps;
 
 /// One finding.
@@ -161,6 +162,14 @@ pub fn lint(body: &[u8], agents: Option<&Agents>, options: &CompileOptions) -> V
     );
     if sem.line_grammar != LineGrammar::Google {
         draft_records(&robots, sem, &mut out);
+    }
+    // Google's reading against the other documented ones (rfc9309 as
+    // Google groups it only: the others are already a strict reading).
+    if options.dialect == crate::Dialect::Rfc9309
+        && !options.parse.records_close_groups
+        && !sem.acap_records
+    {
+        readers::readers(body, &conventional, &robots, agents, options, &mut out);
     }
     if sem.reads_signals() {
         signal_findings(&robots, &mut out);

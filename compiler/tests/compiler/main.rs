@@ -5,3 +5,4 @@ mod corpus;
 mod diff;
 mod lint_traps;
 mod preferences;
+mod readers;
