@@ -46,9 +46,9 @@ pub struct Label {
 }
 
 /// The vocabulary, one row per label (docs/dialects.md, "Channels"): a
-/// later label (aipref's `ai-use`, Content-Signal's `use=`) is one more
-/// row. `noai`, TDMRep and training tokens are statements, not labels: the
-/// page stage and [`add`] give them their channels.
+/// later label is one more row, as aipref's `ai-use` was (issue 46).
+/// `noai`, TDMRep and training tokens are statements, not labels: the page
+/// stage and the rule set (`signals::add`) give them their channels.
 pub const VOCABULARY: &[Label] = &[
     Label {
         syntax: Syntax::ContentUsage,
@@ -64,6 +64,15 @@ pub const VOCABULARY: &[Label] = &[
         definition: "use in an application whose primary purpose is to select assets and \
                      direct users to their location",
         source: "draft-ietf-aipref-vocab-07 §4.2",
+    },
+    Label {
+        syntax: Syntax::ContentUsage,
+        label: "ai-use",
+        usage: Usage::AiInput,
+        definition: "use of an asset as input to a generative AI model, where the asset is not \
+                     directly provided by the user",
+        source: "draft-ietf-aipref-vocab editor's copy, ietf-wg-aipref/drafts commit 008bd89 \
+                 (after -07) §4.2",
     },
     Label {
         syntax: Syntax::ContentSignal,
@@ -104,7 +113,7 @@ pub fn label(syntax: Syntax, key: &[u8]) -> Option<Usage> {
         .map(|l| l.usage)
 }
 
-/// The labels of `syntax`, for messages: `train-ai, search`.
+/// The labels of `syntax`, for messages: `train-ai, ai-use, search`.
 pub fn labels(syntax: Syntax) -> String {
     VOCABULARY
         .iter()

@@ -167,7 +167,7 @@ pub struct UsageLine {
     /// The path, encoded as Google encodes Allow/Disallow values; `None`
     /// when the value has no path (matches every URL).
     pub pattern: Option<Vec<u8>>,
-    /// Search, train-ai, ai-input (Content-Usage never states ai-input).
+    /// Search, train-ai, ai-input (Content-Usage's `ai-use`).
     prefs: Prefs,
 }
 
@@ -413,7 +413,11 @@ fn usage_preference(bytes: &[u8]) -> Prefs {
         Some((_, Member::Item(BareItem::Token(t), _))) if t == b"n" => Pref::Disallow,
         _ => Pref::Unknown,
     };
-    [pref(b"search"), pref(b"train-ai"), Pref::Unknown]
+    // `ai-use` (AI Use, "use of an asset as input to a generative AI
+    // model, where the asset is not directly provided by the user"): the
+    // vocab editor's copy after -07 (ietf-wg-aipref/drafts 008bd89), read
+    // into the channel of answer-time AI input.
+    [pref(b"search"), pref(b"train-ai"), pref(b"ai-use")]
 }
 
 /// The preference Content-Usage states for one channel, from the bare
