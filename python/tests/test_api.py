@@ -595,7 +595,13 @@ def test_store_preferences(tmp_path):
     assert store.preference("https://unknown.example.org/a", "train-ai") is None  # not in the store
     assert store.usage_states("https://signals.example.com/a") == {
         "crawl": True, "search": None, "train-ai": False, "ai-input": False}
-    assert store.usage_states(b"https://plain.example.com/x") == {"crawl": False}
+    # The token obeys the `*` group (issue 46): the plain file has
+    # preference channels too, none stated where crawl is disallowed.
+    assert store.usage_states(b"https://plain.example.com/x") == {
+        "crawl": False, "search": None, "train-ai": None, "ai-input": None}
+    no_token = tmp_path / "n.store"
+    robocc.build_store(d, "ExampleBot", no_token)
+    assert robocc.Store.open(no_token).usage_states(b"https://plain.example.com/x") == {"crawl": False}
     assert store.usage_states("https://tokens.example.com/a") == {
         "crawl": True, "search": None, "train-ai": False, "ai-input": None}
     assert store.usage_states("https://unknown.example.org/") is None
