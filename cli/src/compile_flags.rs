@@ -5,7 +5,8 @@
 
 use crate::input::read_robots;
 use crate::options::{
-    flag, CompileFlags, DialectArg, Given, LayoutArg, RegistersArg, RobotsTxtArg, UrlModeArg,
+    flag, CompileFlags, DialectArg, Given, LayoutArg, PreferenceGroupingArg, RegistersArg,
+    RobotsTxtArg, UrlModeArg,
 };
 use robocc_compiler::agent::{
     token_from_header, validate_agent, validate_token, value_token, TokenRule,
@@ -33,6 +34,7 @@ fn fixed_url_reading(dialect: Dialect) -> &'static str {
 /// would be ignored.
 pub(crate) const COMPILE_ONLY: &[&str] = &[
     "records_close_groups",
+    "preference_grouping",
     "purpose",
     "reference",
     "training_agent",
@@ -53,6 +55,7 @@ fn dialect_flags_apply(dialect: Dialect, given: &Given) -> Result<(), String> {
         ("purpose", Dialect::Acap),
         ("reference", Dialect::Acap),
         ("training_agent", Dialect::Rfc9309),
+        ("preference_grouping", Dialect::Rfc9309),
     ] {
         if given.has(id) && dialect != wants {
             return Err(format!(
@@ -256,6 +259,10 @@ impl CompileFlags {
                 ..Budget::default()
             },
             training_agents: self.dialect.training_agent.clone(),
+            preference_grouping: match self.dialect.preference_grouping {
+                PreferenceGroupingArg::Spec => robocc_compiler::PreferenceGrouping::Spec,
+                PreferenceGroupingArg::Crawl => robocc_compiler::PreferenceGrouping::Crawl,
+            },
             purposes: self.dialect.purpose.clone(),
             references: self.references()?,
         })

@@ -1,6 +1,7 @@
 //! `robocc inspect`: what a policy or store holds.
 
 use crate::diagnostics::printable;
+use crate::options::Format;
 use clap::Args;
 use robocc_engine::{FileKind, Policy, PolicyFile};
 use std::io::Read;
@@ -22,6 +23,38 @@ pub struct InspectArgs {
     /// number in its shard, named).
     #[arg(long)]
     hosts: bool,
+    /// Output: text, or JSON (a single policy only): its header, the
+    /// agent's records, the file's global records and their lists
+    /// (sitemaps, hosts, RSL licenses).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+/// A single policy as JSON: what `describe_policy` prints of its header
+/// and records, as data.
+fn policy_json(p: &Policy<'_>) -> serde_json::Value {
+    use serde_json::json;
+    let h = p.header();
+    let m = p.meta();
+    let record = |r: robocc_engine::RecordRef<'_>| json!({"kind": r.kind.name(), "key": r.key, "value": r.value, "line": r.line});
+    let values = |v: &mut dyn Iterator<Item = &str>| v.map(str::to_string).collect::<Vec<_>>();
+    json!({
+        "dialect": h.dialect.name(),
+        "agent": h.agent,
+        "selection": h.selection.name(),
+        "url_mode": h.url_mode.name(),
+        "source_len": h.source_len,
+        "source_sha256": robocc_store::hex(&h.source_sha256),
+        "compiler_version": h.compiler_version,
+        "unread": h.unread,
+        "channels": p.channels().collect::<Vec<_>>(),
+        "crawl_delay_ms": m.crawl_delay_ms(),
+        "records": m.records().map(record).collect::<Vec<_>>(),
+        "global_records": m.global_records().map(record).collect::<Vec<_>>(),
+        "sitemaps": values(&mut m.sitemaps()),
+        "hosts": values(&mut m.hosts()),
+        "licenses": values(&mut m.licenses()),
+    })
 }
 
 fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
@@ -226,6 +259,9 @@ impl Sum {
 }
 
 fn describe_store(args: &InspectArgs) -> Result<i32, String> {
+    if args.format == Format::Json {
+        return Err("--format json describes a single policy, not a store".into());
+    }
     let store = crate::artifacts::open_store(&args.path)?;
     println!(
         "{}: robocc store, format version {}, {} bytes",
@@ -311,6 +347,9 @@ fn print_hosts(store: &robocc_engine::Store, shard: Option<usize>) -> Result<(),
 /// A store set: its index, then every shard verified (checksum, policies,
 /// records, partition), one line each.
 fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String> {
+    if args.format == Format::Json {
+        return Err("--format json describes a single policy, not a store".into());
+    }
     let set = crate::artifacts::open_store_set(dir)?;
     let n = set.shard_count();
     println!(
@@ -381,6 +420,9 @@ fn describe_set(args: &InspectArgs, dir: &std::path::Path) -> Result<i32, String
 }
 
 pub fn run(args: &InspectArgs) -> Result<i32, String> {
+    if args.format == Format::Json && (args.hosts || args.sizes) {
+        return Err("--format json describes a single policy: drop --hosts and --sizes".into());
+    }
     if args.path.is_dir() {
         return describe_set(args, &args.path);
     }
@@ -407,6 +449,10 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
                 ));
             }
             let file = crate::artifacts::open_policy(&args.path)?;
+            if args.format == Format::Json {
+                println!("{}", policy_json(&file.policy()));
+                return Ok(0);
+            }
             println!(
                 "{}: robocc policy, format version {}, {} bytes",
                 printable(args.path.as_os_str().as_encoded_bytes()),

@@ -40,6 +40,16 @@ pub(crate) enum RobotsTxtArg {
     Rules,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum PreferenceGroupingArg {
+    /// Each preference syntax as its spec reads: a Content-Usage line is a
+    /// rule (aipref attach-05), so a user-agent line after it starts a new
+    /// group; Content-Signal lines stay in the crawl's groups.
+    Spec,
+    /// Every preference line in the crawl's groups (Google's grouping).
+    Crawl,
+}
+
 /// Which crawler to compile for.
 #[derive(Args, Clone)]
 #[command(next_help_heading = "Agent")]
@@ -88,9 +98,16 @@ pub struct DialectArgs {
     /// Google's reading, where only a rule line does).
     #[arg(long)]
     pub(crate) records_close_groups: bool,
+    /// rfc9309: which groups the AI-usage preference lines belong to: each
+    /// syntax's own grammar (spec: a Content-Usage line ends a group's
+    /// user-agent lines, as attach-05 makes it a rule), or the crawl's
+    /// groups (crawl: Google's grouping). Crawl itself is Google's either
+    /// way.
+    #[arg(long, value_enum, default_value = "spec")]
+    pub(crate) preference_grouping: PreferenceGroupingArg,
     /// rfc9309: a product token AI operators use for training only (e.g.
-    /// Google-Extended): where its group disallows a URL, train-ai is
-    /// disallowed. Repeatable.
+    /// Google-Extended): where the group it obeys (its own, else `*`)
+    /// disallows a URL, train-ai is disallowed. Repeatable.
     #[arg(long, value_name = "TOKEN")]
     pub(crate) training_agent: Vec<String>,
     /// acap: a usage purpose the crawler serves (ACAP 2.3.3); sub-records

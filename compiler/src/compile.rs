@@ -7,8 +7,9 @@ use crate::dialect::{self, semantics, Dialect};
 use crate::lower::{lower, Budget, Layout, LowerError, Registers};
 use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
-use crate::parse::{parse, LineGrammar, ParseOptions, RobotsTxt};
+use crate::parse::{parse, parse_grouped, LineGrammar, ParseOptions, RobotsTxt};
 use crate::ruleset::{RuleSet, RuleSetOptions};
+use crate::signals::{PreferenceGrouping, UsageGroups};
 use robocc_engine::artifact::{
     fnv1a64, AcapData, AcapRuleData, HeaderData, MetaData, PolicyData, RateData, RecordData,
     RuleData, SignalRuleData, SignalsData, WindowData,
@@ -40,6 +41,12 @@ pub struct CompileOptions {
     /// `train-ai` channel is disallowed (docs/dialects.md, "AI-usage
     /// preferences").
     pub training_agents: Vec<String>,
+    /// rfc9309: which groups the AI-usage preference lines belong to.
+    /// Default [`PreferenceGrouping::Spec`]: each syntax as the text that
+    /// defines it reads (a `Content-Usage` line is a rule of RFC 9309's
+    /// grammar, attach-05 §3); crawl is Google's grouping either way
+    /// (docs/dialects.md, "Which lines apply").
+    pub preference_grouping: PreferenceGrouping,
     /// acap: the crawler's usage purposes (ACAP 2.3.3); sub-records whose
     /// purpose pattern matches one of them apply. Ignored by the other
     /// dialects.
@@ -60,6 +67,7 @@ impl Default for CompileOptions {
             parse: ParseOptions::default(),
             budget: Budget::default(),
             training_agents: Vec::new(),
+            preference_grouping: PreferenceGrouping::Spec,
             purposes: Vec::new(),
             references: Vec::new(),
         }
@@ -313,7 +321,8 @@ pub(crate) fn front<R>(
     // acap: ACAP records are read first (ACAP 2.9.2).
     let (acap_file, conventional_body) =
         crate::parse::acap::split(&input.text, sem.acap_records, options.parse.max_bytes);
-    let mut robots = parse(&conventional_body, &options.effective_parse());
+    let effective = options.effective_parse();
+    let mut robots = parse(&conventional_body, &effective);
     if whole.is_some() {
         // The parse limit's finding, of the whole body: the text is the
         // body's bytes (a prefix is never UTF-16), so its length is.
@@ -343,10 +352,26 @@ pub(crate) fn front<R>(
     // AI-usage preferences (rfc9309): their statements join the rule set,
     // which is then lowered in set mode with the dialect's signal channels.
     if sem.reads_signals() {
+        // attach-05's grouping differs from crawl's only where a
+        // Content-Usage line stands in a group: only then is it read again.
+        let spec = options.preference_grouping == PreferenceGrouping::Spec
+            && robots
+                .groups
+                .iter()
+                .any(|g| g.records.iter().any(|r| r.is_content_usage()));
+        let usage_robots = spec.then(|| parse_grouped(&conventional_body, &effective, true));
+        let usage_selection = usage_robots
+            .as_ref()
+            .map(|r| sem.selection.select(r, agents));
+        let usage = usage_robots
+            .as_ref()
+            .zip(usage_selection.as_ref())
+            .map(|(robots, selection)| UsageGroups { robots, selection });
         crate::signals::add(
             &mut rule_set,
             &robots,
             &selection,
+            usage,
             &options.training_agents,
             options.rule_set_options(),
             &mut diagnostics,
@@ -692,6 +717,7 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
         KeyKind::ContentSignal => RecordKind::ContentSignal,
         KeyKind::Host => RecordKind::Host,
         KeyKind::CleanParam => RecordKind::CleanParam,
+        KeyKind::License => RecordKind::License,
         KeyKind::UserAgent | KeyKind::Allow | KeyKind::Disallow | KeyKind::Unknown => {
             RecordKind::Unknown
         }
@@ -731,6 +757,7 @@ fn fingerprint(agents: &Agents, options: &CompileOptions, version: &str) -> u64 
         parse,
         budget,
         training_agents,
+        preference_grouping,
         purposes,
         references,
     } = options;
@@ -800,6 +827,13 @@ fn fingerprint(agents: &Agents, options: &CompileOptions, version: &str) -> u64 
     for (path, body) in references {
         bytes(&mut out, path.as_bytes());
         bytes(&mut out, body);
+    }
+    // Written only when not the default, so that the fingerprints (and
+    // the artifacts that carry them) of policies compiled before the option
+    // existed stay what they were.
+    if *preference_grouping != PreferenceGrouping::Spec {
+        out.push(b'g');
+        out.push(*preference_grouping as u8);
     }
     bytes(&mut out, version.as_bytes());
     fnv1a64(&out)

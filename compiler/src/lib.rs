@@ -68,6 +68,7 @@ pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};
 pub use robocc_engine::{Dialect, UrlMode, Usage, UsageSet};
+pub use signals::PreferenceGrouping;
 
 // docs/library.md's examples run as doctests, so the guide stays true.
 #[cfg(doctest)]

@@ -11,6 +11,7 @@ use crate::signals::{label, labels, Syntax};
 use crate::{parse_delay_ms, parse_rate, parse_window, CompileOptions};
 use std::collections::{BTreeSet, HashMap};
 
+mod readers;
 mod traps;
 
 /// One finding.
@@ -162,6 +163,14 @@ pub fn lint(body: &[u8], agents: Option<&Agents>, options: &CompileOptions) -> V
     if sem.line_grammar != LineGrammar::Google {
         draft_records(&robots, sem, &mut out);
     }
+    // Google's reading against the other documented ones (rfc9309 as
+    // Google groups it only: the others are already a strict reading).
+    if options.dialect == crate::Dialect::Rfc9309
+        && !options.parse.records_close_groups
+        && !sem.acap_records
+    {
+        readers::readers(body, &conventional, &robots, agents, options, &mut out);
+    }
     if sem.reads_signals() {
         signal_findings(&robots, &mut out);
     } else {
@@ -191,9 +200,8 @@ fn keys(robots: &RobotsTxt<'_>, acap: bool, grammar: LineGrammar, out: &mut Vec<
         .chain(robots.global.iter());
     for r in records.filter(|r| r.kind == KeyKind::Unknown) {
         let key = text(r.key).to_ascii_lowercase();
-        if key == "content-usage" || traps::is_license(r) {
-            // An AI-usage preference line (`signal_findings` lints it), an
-            // RSL license (`traps::licenses`).
+        if key == "content-usage" {
+            // An AI-usage preference line (`signal_findings` lints it).
             continue;
         }
         if key.starts_with("acap-") {
@@ -543,10 +551,7 @@ fn signals_not_read(
         .iter()
         .flat_map(|g| g.records.iter())
         .chain(robots.global.iter());
-    for r in records.filter(|r| {
-        r.kind == KeyKind::ContentSignal
-            || (r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage"))
-    }) {
+    for r in records.filter(|r| r.kind == KeyKind::ContentSignal || r.is_content_usage()) {
         out.push(Finding {
             line: r.line,
             severity: Severity::Info,
@@ -580,9 +585,7 @@ fn signal_findings(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             fix: fix.into(),
         })
     };
-    let is_usage = |r: &&Record<'_>| {
-        r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage")
-    };
+    let is_usage = |r: &&Record<'_>| r.is_content_usage();
     for r in robots.global.iter().filter(is_usage) {
         finding(
             r.line,

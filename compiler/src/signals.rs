@@ -15,7 +15,7 @@ use crate::outcome::signals::channel;
 pub use crate::outcome::signals::{Family, Pref, SignalRule, SignalRules};
 use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
-use crate::parse::RobotsTxt;
+use crate::parse::{Record, RobotsTxt};
 use crate::ruleset::{self, RuleSet, SetRule};
 use robocc_engine::artifact::{PatternSyntax, RuleOrigin};
 use robocc_engine::{RankClass, UrlMode, Usage};
@@ -46,9 +46,9 @@ pub struct Label {
 }
 
 /// The vocabulary, one row per label (docs/dialects.md, "Channels"): a
-/// later label (aipref's `ai-use`, Content-Signal's `use=`) is one more
-/// row. `noai`, TDMRep and training tokens are statements, not labels: the
-/// page stage and [`add`] give them their channels.
+/// later label is one more row, as aipref's `ai-use` was (issue 46).
+/// `noai`, TDMRep and training tokens are statements, not labels: the page
+/// stage and the rule set (`signals::add`) give them their channels.
 pub const VOCABULARY: &[Label] = &[
     Label {
         syntax: Syntax::ContentUsage,
@@ -64,6 +64,15 @@ pub const VOCABULARY: &[Label] = &[
         definition: "use in an application whose primary purpose is to select assets and \
                      direct users to their location",
         source: "draft-ietf-aipref-vocab-07 §4.2",
+    },
+    Label {
+        syntax: Syntax::ContentUsage,
+        label: "ai-use",
+        usage: Usage::AiInput,
+        definition: "use of an asset as input to a generative AI model, where the asset is not \
+                     directly provided by the user",
+        source: "draft-ietf-aipref-vocab editor's copy, ietf-wg-aipref/drafts commit 008bd89 \
+                 (after -07) §4.2",
     },
     Label {
         syntax: Syntax::ContentSignal,
@@ -104,7 +113,7 @@ pub fn label(syntax: Syntax, key: &[u8]) -> Option<Usage> {
         .map(|l| l.usage)
 }
 
-/// The labels of `syntax`, for messages: `train-ai, search`.
+/// The labels of `syntax`, for messages: `train-ai, ai-use, search`.
 pub fn labels(syntax: Syntax) -> String {
     VOCABULARY
         .iter()
@@ -114,26 +123,82 @@ pub fn labels(syntax: Syntax) -> String {
         .join(", ")
 }
 
+/// Which groups the preference lines belong to (docs/dialects.md, "Which
+/// lines apply"). Crawl is always Google's grouping; this is the
+/// preference channels' own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PreferenceGrouping {
+    /// Each syntax as the text that defines it reads: a `Content-Usage`
+    /// line is a rule of RFC 9309's grammar (aipref attach-05 §3), so a
+    /// user-agent line after it starts a new group; a `Content-Signal`
+    /// line is a record of the groups crawl reads (the Content Signals
+    /// Policy adds a line to robots.txt's groups and defines no grammar).
+    #[default]
+    Spec,
+    /// Every preference line in the groups crawl reads (Google's grouping,
+    /// where a line it does not know never ends a group): robocc's reading
+    /// before issue 46, and Google-compatible parsers'.
+    Crawl,
+}
+
+impl PreferenceGrouping {
+    /// Both, in the order of their numbers.
+    pub const ALL: [PreferenceGrouping; 2] = [PreferenceGrouping::Spec, PreferenceGrouping::Crawl];
+
+    /// The name the command line, Python and the conformance cases use.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreferenceGrouping::Spec => "spec",
+            PreferenceGrouping::Crawl => "crawl",
+        }
+    }
+
+    /// The grouping named `name` ([`PreferenceGrouping::name`]).
+    pub fn from_name(name: &str) -> Option<PreferenceGrouping> {
+        PreferenceGrouping::ALL
+            .into_iter()
+            .find(|g| g.name() == name)
+    }
+}
+
+/// The groups the agent's `Content-Usage` lines are taken from, when they
+/// are not the crawl's ([`PreferenceGrouping::Spec`]): a second parse of
+/// the same text with those lines read as rules, and its selection.
+pub(crate) struct UsageGroups<'r, 'a> {
+    /// The text parsed with Content-Usage lines as rules.
+    pub(crate) robots: &'r RobotsTxt<'a>,
+    /// The agent's groups in it.
+    pub(crate) selection: &'r Selection,
+}
+
 /// Adds the agent's signal statements to `set` (an rfc9309 rule set) as
 /// rules; returns whether there were any (else `set` is unchanged).
-pub fn add(
+/// `usage`: where Content-Usage lines are grouped otherwise than crawl's.
+pub(crate) fn add(
     set: &mut RuleSet,
     robots: &RobotsTxt<'_>,
     selection: &Selection,
+    usage: Option<UsageGroups<'_, '_>>,
     training_agents: &[String],
     options: ruleset::RuleSetOptions,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> bool {
     let mut extra: Vec<(SetRule, SignalRule)> = Vec::new();
-    let records = selection
-        .groups
-        .iter()
-        .flat_map(|&g| robots.groups[g].records.iter().map(move |r| (g, r)));
-    for (g, r) in records {
+    for (g, r) in agent_records(robots, selection) {
         if r.kind == KeyKind::ContentSignal {
-            extra.push(content_signal(r.value, r.line, g as u32, diagnostics));
-        } else if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
-            extra.push(content_usage(r.value, r.line, g as u32, set.url_mode));
+            extra.push(content_signal(r.value, r.line, g, diagnostics));
+        } else if r.is_content_usage() && usage.is_none() {
+            extra.push(content_usage(r.value, r.line, g, set.url_mode));
+        }
+    }
+    if let Some(u) = &usage {
+        // Named by the crawl's group that holds the line, as every other
+        // statement is: the group the artifact's group lines list.
+        for (_, r) in agent_records(u.robots, u.selection) {
+            if r.is_content_usage() {
+                let g = crawl_group_of(robots, r.line);
+                extra.push(content_usage(r.value, r.line, g, set.url_mode));
+            }
         }
     }
     // File-level Content-Signal lines (before the first group) speak for
@@ -141,7 +206,7 @@ pub fn add(
     for r in robots.global.iter() {
         if r.kind == KeyKind::ContentSignal {
             extra.push(content_signal(r.value, r.line, u32::MAX, diagnostics));
-        } else if r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage") {
+        } else if r.is_content_usage() {
             // A rule lost to its place, as an Allow/Disallow there is: one
             // that commands answering from the file report.
             diagnostics.push(Diagnostic::new(
@@ -155,11 +220,14 @@ pub fn add(
     }
     // A training token's rules are read as the agent's are (the same
     // options: index.htm, the file's own path always allowed), from the
-    // groups that name it only.
+    // groups a crawler with that token obeys: those naming it, else the `*`
+    // groups. Google lists Google-Extended among its common crawlers, which
+    // obey robots.txt and the global `*` group (only its special-case
+    // crawlers, AdsBot, ignore `*`): docs/dialects.md, "Training tokens".
     let mut tokens: Vec<(SetRule, SignalRule)> = Vec::new();
     for (t, token) in training_agents.iter().enumerate() {
         let chosen = select(robots, &token.into());
-        if chosen.via != Via::Named {
+        if chosen.via == Via::None {
             continue;
         }
         for rule in RuleSet::build(robots, &chosen, options).rules {
@@ -201,6 +269,26 @@ pub fn add(
         training_agents: training_agents.to_vec(),
     });
     true
+}
+
+/// The records of the selected groups, each with its group's index.
+fn agent_records<'r, 'a>(
+    robots: &'r RobotsTxt<'a>,
+    selection: &'r Selection,
+) -> impl Iterator<Item = (u32, &'r Record<'a>)> + 'r {
+    selection
+        .groups
+        .iter()
+        .flat_map(move |&g| robots.groups[g].records.iter().map(move |r| (g as u32, r)))
+}
+
+/// The index of the crawl parse's group holding line `line` (a line after
+/// the first user-agent line): the last group starting at or before it.
+fn crawl_group_of(robots: &RobotsTxt<'_>, line: u32) -> u32 {
+    let after = robots
+        .groups
+        .partition_point(|g| g.agents.first().is_some_and(|a| a.line <= line));
+    after.saturating_sub(1) as u32
 }
 
 /// A rule that matches every path (a statement without a path).

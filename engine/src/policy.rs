@@ -715,7 +715,8 @@ impl<'a> Meta<'a> {
         self.data.agent_records.iter().map(record)
     }
 
-    /// The file's global records (Sitemap, Host, Clean-param), in file order.
+    /// The file's global records (Sitemap, Host, Clean-param, License), in
+    /// file order.
     pub fn global_records(&self) -> impl Iterator<Item = RecordRef<'a>> {
         self.data.global_records.iter().map(record)
     }
@@ -740,6 +741,12 @@ impl<'a> Meta<'a> {
     /// Clean-param records (Yandex).
     pub fn clean_params(&self) -> impl Iterator<Item = &'a str> {
         Self::values(self.global_records(), RecordKind::CleanParam)
+    }
+
+    /// RSL 1.0 `License` values (rslstandard.org): the site's license
+    /// files, for every crawler, in file order.
+    pub fn licenses(&self) -> impl Iterator<Item = &'a str> {
+        Self::values(self.global_records(), RecordKind::License)
     }
 
     /// Content-Signal values of the agent's groups.

@@ -205,6 +205,8 @@ named_enum! {
         CleanParam = 8 => "clean-param",
         /// Any other key.
         Unknown = 9 => "unknown",
+        /// `License` (RSL 1.0, global: the site's license URL).
+        License = 10 => "license",
     }
 }
 

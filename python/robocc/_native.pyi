@@ -114,6 +114,8 @@ class Policy:
     @property
     def hosts(self) -> List[str]: ...
     @property
+    def licenses(self) -> List[str]: ...
+    @property
     def request_rate(self) -> Optional[RequestRate]: ...
     @property
     def request_rates(self) -> List[RequestRate]: ...
@@ -293,6 +295,7 @@ def compile(
     compile_timeout: float = 30.0,
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
+    preference_grouping: str = "spec",
     purposes: Sequence[str] = (),
     layout: str = "auto",
     references: Mapping[str, _Body] = {},
@@ -316,6 +319,7 @@ def build_store(
     compile_timeout: float = 30.0,
     records_close_groups: bool = False,
     training_agents: Sequence[str] = (),
+    preference_grouping: str = "spec",
     purposes: Sequence[str] = (),
     layout: str = "auto",
     references: Mapping[str, _Body] = {},

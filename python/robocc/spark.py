@@ -16,7 +16,7 @@ with its default and its meaning of 0 (no limit): ``--max-bytes``,
 ``--max-automata``, ``--compile-timeout`` (fractions allowed; ``0`` for the
 reproducible builds a wall-clock limit cannot give), ``--layout``,
 ``--data-txt``, ``--records-close-groups``, ``--training-agent``,
-``--purpose``, ``--reference PATH=FILE`` and ``--max-store-bytes`` (per
+``--preference-grouping``, ``--purpose``, ``--reference PATH=FILE`` and ``--max-store-bytes`` (per
 shard); not ``--base`` (which ``--shards`` refuses too) nor ``--registers``
 (the binding keeps the default, auto). Each step is the Rust builder's own
 code, called through the binding, so the two cannot drift:
@@ -377,7 +377,8 @@ def build(
     # The flags of one dialect given with another, in the command line's
     # words (the binding's name the keywords).
     for key, flag, wants in (("purposes", "--purpose", "acap"), ("references", "--reference", "acap"),
-                             ("training_agents", "--training-agent", "rfc9309")):
+                             ("training_agents", "--training-agent", "rfc9309"),
+                             ("preference_grouping", "--preference-grouping", "rfc9309")):
         if compile_options.get(key) and dialect != wants:
             raise BuildError(
                 f"{flag} applies to --dialect {wants}, and the file is read as {dialect}: "
@@ -620,6 +621,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="any non-rule record ends a group (a strict reading of RFC 9309's grammar)")
     b.add_argument("--training-agent", action="append", default=[], metavar="TOKEN",
                    help="rfc9309: a product token AI operators use for training only (repeatable)")
+    b.add_argument("--preference-grouping", choices=["spec", "crawl"],
+                   help="rfc9309: preference lines grouped as their spec reads (spec, the default) "
+                        "or in the crawl's groups (crawl)")
     b.add_argument("--purpose", action="append", default=[], metavar="PURPOSE",
                    help="acap: a usage purpose the crawler serves (repeatable)")
     b.add_argument("--reference", action="append", default=[], metavar="PATH=FILE",
@@ -654,7 +658,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     compile_options: Dict[str, Any] = {
         k: getattr(args, k)
         for k in ("max_bytes", "max_line_len", "max_rules", "max_states", "max_table_bytes",
-                  "max_automata", "compile_timeout", "layout")
+                  "max_automata", "compile_timeout", "layout", "preference_grouping")
         if getattr(args, k) is not None
     }
     for flag, key in (("data_txt", "data_txt"), ("records_close_groups", "records_close_groups"),

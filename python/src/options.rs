@@ -293,6 +293,8 @@ pub struct Options<'a> {
     pub records_close_groups: bool,
     /// rfc9309: training-only product tokens (`--training-agent`).
     pub training_agents: Strings,
+    /// rfc9309: `"spec"` or `"crawl"` (`--preference-grouping`).
+    pub preference_grouping: &'a str,
     /// acap: the crawler's usage purposes (`--purpose`).
     pub purposes: Strings,
     /// `"auto"`, `"compact"` or `"dense"` (`--layout`).
@@ -321,6 +323,7 @@ impl Default for Options<'static> {
             compile_timeout: Seconds::new(b.time.as_secs_f64()),
             records_close_groups: false,
             training_agents: Strings::default(),
+            preference_grouping: "spec",
             purposes: Strings::default(),
             layout: "auto",
             references: References::default(),
@@ -489,6 +492,18 @@ impl Options<'_> {
                  no deadline)"
             ))
         })?;
+        let preference_grouping = robocc_compiler::PreferenceGrouping::from_name(
+            &self.preference_grouping.to_ascii_lowercase(),
+        )
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "preference_grouping={:?}: expected \"spec\" (the default: each preference \
+                 line grouped as its spec reads, a Content-Usage line a rule of RFC 9309's \
+                 grammar) or \"crawl\" (every preference line in the crawl's groups, Google's \
+                 grouping)",
+                self.preference_grouping
+            ))
+        })?;
         let limit = robocc_compiler::zero_is_unlimited;
         Ok(CompileOptions {
             dialect,
@@ -511,6 +526,7 @@ impl Options<'_> {
                 ..Budget::default()
             },
             training_agents,
+            preference_grouping,
             purposes,
             references,
         })
@@ -522,7 +538,7 @@ impl Options<'_> {
 /// with its defaults; an unknown keyword is a `TypeError` naming `func`.
 pub fn kwargs_options(func: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<CompileOptions> {
     // The string options, owned here and lent to `Options`.
-    let [mut dialect, mut url_mode, mut robots_txt, mut layout]: [Option<String>; 4] =
+    let [mut dialect, mut url_mode, mut robots_txt, mut layout, mut grouping]: [Option<String>; 5] =
         Default::default();
     let mut o = Options::default();
     for (key, value) in kwargs.into_iter().flatten() {
@@ -536,6 +552,7 @@ pub fn kwargs_options(func: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
                     "url_mode" => url_mode = value.extract()?,
                     "robots_txt" => robots_txt = Some(value.extract()?),
                     "layout" => layout = Some(value.extract()?),
+                    "preference_grouping" => grouping = Some(value.extract()?),
                     $(stringify!($field) => o.$field = value.extract()?,)*
                     _ => {
                         return Err(PyTypeError::new_err(format!(
@@ -556,6 +573,7 @@ pub fn kwargs_options(func: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
         url_mode: url_mode.as_deref(),
         robots_txt: robots_txt.as_deref().unwrap_or(o.robots_txt),
         layout: layout.as_deref().unwrap_or(o.layout),
+        preference_grouping: grouping.as_deref().unwrap_or(o.preference_grouping),
         ..o
     }
     .compile_options(None)

@@ -670,6 +670,14 @@ impl Policy {
         self.global_values(RecordKind::Host)
     }
 
+    /// RSL 1.0 ``License`` URLs of the file (rslstandard.org: the site's
+    /// license files, for every crawler wherever the line stands), in file
+    /// order; a ``License:`` line with no value is left out.
+    #[getter]
+    fn licenses(&self) -> PyResult<Vec<String>> {
+        self.global_values(RecordKind::License)
+    }
+
     /// The agent's first valid Request-rate as a :class:`RequestRate`, or
     /// ``None``. Read in every dialect (robots 2.0 defines it).
     #[getter]
@@ -957,8 +965,13 @@ impl Diagnostic {
 ///
 /// ``training_agents`` (rfc9309; ``--training-agent``): a list of product
 /// tokens AI operators use for training only, such as
-/// ``["Google-Extended"]``; where a group naming one disallows a URL, its
-/// ``train-ai`` preference is disallowed (:meth:`Policy.preference`).
+/// ``["Google-Extended"]``; where the group it obeys (its own, else
+/// ``*``) disallows a URL, its ``train-ai`` preference is disallowed
+/// (:meth:`Policy.preference`). ``preference_grouping`` (rfc9309;
+/// ``--preference-grouping``): ``"spec"`` (the default: a Content-Usage
+/// line is a rule, as aipref attach-05 reads it, so a user-agent line after
+/// it starts a new group) or ``"crawl"`` (every preference line in the
+/// crawl's groups, Google's grouping).
 /// ``purposes`` (acap; ``--purpose``): a list of the usage purposes the
 /// crawler serves; ACAP sub-records whose purpose pattern matches one
 /// apply. ``references`` (acap; ``--reference PATH=FILE``): a dict from
@@ -995,6 +1008,7 @@ impl Diagnostic {
     max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Seconds::new(Budget::default().time.as_secs_f64()),
     records_close_groups = false, training_agents = Strings::default(),
+    preference_grouping = "spec",
     purposes = Strings::default(), layout = "auto", references = References::default(),
     eager = false,
 ))]
@@ -1006,7 +1020,8 @@ impl Diagnostic {
                       data_txt=False, max_bytes=512000, max_line_len=16663, max_rules=100000, \
                       max_states=200000, max_table_bytes=268435456, max_automata=1024, \
                       compile_timeout=30.0, records_close_groups=False, training_agents=(), \
-                      purposes=(), layout='auto', references={}, eager=False)"
+                      preference_grouping='spec', purposes=(), layout='auto', references={}, \
+                      eager=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -1026,6 +1041,7 @@ pub fn compile(
     compile_timeout: Seconds,
     records_close_groups: bool,
     training_agents: Strings,
+    preference_grouping: &str,
     purposes: Strings,
     layout: &str,
     references: References,
@@ -1046,6 +1062,7 @@ pub fn compile(
         compile_timeout,
         records_close_groups,
         training_agents,
+        preference_grouping,
         purposes,
         layout,
         references,

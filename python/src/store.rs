@@ -565,6 +565,7 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
     max_automata = Limit::new(Budget::default().max_automata),
     compile_timeout = Seconds::new(Budget::default().time.as_secs_f64()),
     records_close_groups = false, training_agents = Strings::default(),
+    preference_grouping = "spec",
     purposes = Strings::default(), layout = "auto", references = References::default(),
     on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
     allow_empty = false,
@@ -575,8 +576,9 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
                       robots_txt='allow', data_txt=False, max_bytes=512000, max_line_len=16663, \
                       max_rules=100000, max_states=200000, max_table_bytes=268435456, \
                       max_automata=1024, compile_timeout=30.0, records_close_groups=False, \
-                      training_agents=(), purposes=(), layout='auto', references={}, on_failure='disallow', \
-                      base=None, max_store_bytes=4294967295, allow_empty=False)"
+                      training_agents=(), preference_grouping='spec', purposes=(), layout='auto', \
+                      references={}, on_failure='disallow', base=None, max_store_bytes=4294967295, \
+                      allow_empty=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn build_store(
@@ -597,6 +599,7 @@ pub fn build_store(
     compile_timeout: Seconds,
     records_close_groups: bool,
     training_agents: Strings,
+    preference_grouping: &str,
     purposes: Strings,
     layout: &str,
     references: References,
@@ -620,6 +623,7 @@ pub fn build_store(
         compile_timeout,
         records_close_groups,
         training_agents,
+        preference_grouping,
         purposes,
         layout,
         references,

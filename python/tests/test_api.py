@@ -595,7 +595,13 @@ def test_store_preferences(tmp_path):
     assert store.preference("https://unknown.example.org/a", "train-ai") is None  # not in the store
     assert store.usage_states("https://signals.example.com/a") == {
         "crawl": True, "search": None, "train-ai": False, "ai-input": False}
-    assert store.usage_states(b"https://plain.example.com/x") == {"crawl": False}
+    # The token obeys the `*` group (issue 46): the plain file has
+    # preference channels too, none stated where crawl is disallowed.
+    assert store.usage_states(b"https://plain.example.com/x") == {
+        "crawl": False, "search": None, "train-ai": None, "ai-input": None}
+    no_token = tmp_path / "n.store"
+    robocc.build_store(d, "ExampleBot", no_token)
+    assert robocc.Store.open(no_token).usage_states(b"https://plain.example.com/x") == {"crawl": False}
     assert store.usage_states("https://tokens.example.com/a") == {
         "crawl": True, "search": None, "train-ai": False, "ai-input": None}
     assert store.usage_states("https://unknown.example.org/") is None
@@ -775,6 +781,31 @@ def test_empty_sitemap_and_host_values_are_left_out():
     p = robocc.compile(b"Sitemap:\nSitemap:   \nSitemap: https://e.com/s.xml\nHost:\nUser-agent: *\n", "Bot")
     assert p.sitemaps == ["https://e.com/s.xml"]
     assert p.hosts == []
+
+
+def test_rsl_licenses_are_site_wide():
+    """RSL 1.0 `License:` lines (issue 46): the file's, wherever they stand,
+    for every crawler, compiled eagerly or read lazily."""
+    body = (b"User-agent: a\nDisallow: /x\nLicense: https://e.com/a.xml\n\n"
+            b"User-agent: *\nLicense:\nlicense: https://e.com/b.xml\n")
+    for agent in ("a", "b"):
+        for eager in (False, True):
+            p = robocc.compile(body, agent, eager=eager)
+            assert p.licenses == ["https://e.com/a.xml", "https://e.com/b.xml"], (agent, eager)
+    assert robocc.compile(b"User-agent: *\n", "a").licenses == []
+
+
+def test_preference_grouping():
+    """attach-05 reads Content-Usage as a rule: NewsBot's own group states
+    nothing; `preference_grouping="crawl"` is Google's grouping (issue 46)."""
+    body = b"User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: NewsBot\nAllow: /\n"
+    for eager in (False, True):
+        assert robocc.compile(body, "NewsBot", eager=eager).preference("/a", "train-ai") is None
+        crawl = robocc.compile(body, "NewsBot", preference_grouping="crawl", eager=eager)
+        assert crawl.preference("/a", "train-ai") is False
+        assert crawl.allowed("/a")
+    with pytest.raises(ValueError, match="preference_grouping"):
+        robocc.compile(body, "NewsBot", preference_grouping="google")
 
 
 def test_a_unicode_host_is_looked_up_in_its_idna_form(tmp_path):

@@ -86,8 +86,9 @@ def params(kinds) -> list:
 def compile_case(dialect: str, case: dict) -> robocc.Policy:
     options = dict(case.get("options", {}))
     if dialect == "signals":
-        # rfc9309 with its defaults, and the training tokens
-        assert set(options) <= {"training_agents"}, f"unknown option in {case['name']}: {options}"
+        # rfc9309 with its defaults, the training tokens and the grouping
+        known = {"training_agents", "preference_grouping"}
+        assert set(options) <= known, f"unknown option in {case['name']}: {options}"
         return robocc.compile(body_of(case), case["agent"], **options)
     assert set(options) <= OPTIONS, f"unknown option in {case['name']}: {options}"
     if dialect != "rfc9309":

@@ -443,6 +443,19 @@ impl<'a> Walk<'a> {
 /// group; for another record (which Google ignores) it reads the record
 /// as a member of its group, later user-agent lines of the group included.
 pub fn walk<'a>(lines: Vec<Line<'a>>, agents: &[&str], opts: &Rfc9309Options) -> Walk<'a> {
+    walk_with_rules(lines, agents, opts, &|_| false)
+}
+
+/// [`walk`], where a line of another key for which `extra_rule` holds also
+/// ends the agent lines of its group, as an Allow or Disallow line does: a
+/// grammar that extends RFC 9309's `rule` (aipref attach-05 §3 adds
+/// `content-usage`). Such a line is not counted against the rule limit.
+pub fn walk_with_rules<'a>(
+    lines: Vec<Line<'a>>,
+    agents: &[&str],
+    opts: &Rfc9309Options,
+    extra_rule: &dyn Fn(&Line<'a>) -> bool,
+) -> Walk<'a> {
     /// Does one of the group's user-agent lines name the agent, `*`?
     #[derive(Clone, Copy, Default)]
     struct Names {
@@ -496,7 +509,7 @@ pub fn walk<'a>(lines: Vec<Line<'a>>, agents: &[&str], opts: &Rfc9309Options) ->
                 }
             }
             Key::Sitemap | Key::Other => {
-                separator |= opts.records_close_groups;
+                separator |= opts.records_close_groups || extra_rule(line);
                 Place::Group(groups.len() - 1)
             }
         };

@@ -51,9 +51,20 @@
 //!   empty Content-Signal value states nothing.
 //! * **Content-Signal before the first group** applies to every agent and
 //!   path; a Content-Signal line after the first `User-agent` line belongs
-//!   to its group only (the rfc9309 grouping: it never ends a group).
+//!   to its group only (the rfc9309 grouping: it never ends a group; the
+//!   Content Signals Policy places the line in robots.txt's groups and
+//!   defines no grammar of its own).
+//! * **Content-Usage grouping.** attach-05 §3 defines the line as a rule
+//!   ("can be included in a Group"), so in RFC 9309's grammar (§2.2: a
+//!   group is `startgroupline`s, then rules) a user-agent line after it
+//!   starts a new group: `User-agent: *` / `Content-Usage: train-ai=n` /
+//!   `User-agent: NewsBot` / `Allow: /` gives NewsBot no Content-Usage line
+//!   (the crawl verdict still merges the two, as Google does).
+//!   [`Grouping::Crawl`] reads it in the crawl's groups instead.
 //! * **Training tokens.** A token's groups are chosen by Google's matching
-//!   (the rfc9309 oracle's) and count only when some group names the token. Their
+//!   (the rfc9309 oracle's): the groups naming it, else the `*` ones
+//!   (RFC 9309 §2.2.1; Google documents Google-Extended as a common
+//!   crawler, and only its special-case crawlers ignore `*`). Their
 //!   verdict is the same Google longest match as the crawl verdict, with
 //!   robocc's rfc9309 defaults (`/robots.txt` always allowed, Google's
 //!   `index.htm` allow), so a token never disallows `/robots.txt`. When
@@ -137,6 +148,17 @@ type Prefs = [Pref; 3];
 
 const NOTHING: Prefs = [Pref::Unknown; 3];
 
+/// Which groups the preference lines belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    /// Each as its text reads: Content-Usage a rule of RFC 9309's grammar
+    /// (attach-05 §3), Content-Signal a record of the crawl's groups (the
+    /// Content Signals Policy defines no grammar of its own).
+    Spec,
+    /// Both in the crawl's groups (Google's grouping).
+    Crawl,
+}
+
 /// One `Content-Usage` line of the agent's groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UsageLine {
@@ -145,7 +167,7 @@ pub struct UsageLine {
     /// The path, encoded as Google encodes Allow/Disallow values; `None`
     /// when the value has no path (matches every URL).
     pub pattern: Option<Vec<u8>>,
-    /// Search, train-ai, ai-input (Content-Usage never states ai-input).
+    /// Search, train-ai, ai-input (Content-Usage's `ai-use`).
     prefs: Prefs,
 }
 
@@ -188,33 +210,58 @@ impl SignalsOracle {
     /// Reads `body` for a crawler obeying all of `agents` (the groups
     /// naming any of them, as [`Rfc9309Oracle::for_agents`] chooses).
     pub fn for_agents(body: &[u8], agents: &[&str], training_agents: &[String]) -> SignalsOracle {
+        SignalsOracle::grouped(body, agents, training_agents, Grouping::Spec)
+    }
+
+    /// [`SignalsOracle::for_agents`] with the preference lines grouped by
+    /// `grouping`.
+    pub fn grouped(
+        body: &[u8],
+        agents: &[&str],
+        training_agents: &[String],
+        grouping: Grouping,
+    ) -> SignalsOracle {
         let opts = Rfc9309Options::default();
         let text = rfc9309::body_text(body);
+        let is_usage = |key: &[u8]| key.eq_ignore_ascii_case(b"content-usage");
         let walk = rfc9309::walk(rfc9309::read(&text, &opts), agents, &opts);
-        let chosen = walk.chosen();
+        // attach-05 §3 makes Content-Usage a `rule` of RFC 9309's grammar
+        // (§2.2: a group is user-agent lines, then rules): a user-agent
+        // line after one starts a new group.
+        let usage_walk =
+            rfc9309::walk_with_rules(rfc9309::read(&text, &opts), agents, &opts, &|line| {
+                grouping == Grouping::Spec && line.key == Key::Other && is_usage(line.key_text)
+            });
         let mut usage = Vec::new();
         let mut signals = Vec::new();
         // File-level Content-Signal lines (before the first user-agent
         // line) apply to every agent; a Content-Usage line there belongs to
         // no group.
+        let chosen = walk.chosen();
         for (line, tier) in &walk.lines {
-            let is = |name: &str| line.key_text.eq_ignore_ascii_case(name.as_bytes());
-            if line.key != Key::Other {
-                continue;
-            }
-            if is("content-signal") && (*tier == Tier::File || *tier == chosen) {
+            if line.key == Key::Other
+                && line.key_text.eq_ignore_ascii_case(b"content-signal")
+                && (*tier == Tier::File || *tier == chosen)
+            {
                 signals.push(SignalLine {
                     line: line.number,
                     prefs: content_signal(line.value),
                 });
-            } else if is("content-usage") && *tier == chosen {
+            }
+        }
+        let chosen = usage_walk.chosen();
+        for (line, tier) in &usage_walk.lines {
+            if line.key == Key::Other && is_usage(line.key_text) && *tier == chosen {
                 usage.push(content_usage(line.number, line.value));
             }
         }
+        // A training token is a crawler's product token: its groups are
+        // those naming it, else the `*` ones (RFC 9309 §2.2.1; Google's
+        // common crawlers, Google-Extended among them, obey `*`).
         let training = training_agents
             .iter()
             .map(|token| Rfc9309Oracle::new(body, token, &opts))
-            .filter(|o| o.chosen() == Chosen::Named)
+            .filter(|o| o.chosen() != Chosen::Nothing)
             .collect();
         SignalsOracle {
             crawl: Rfc9309Oracle::for_agents(body, agents, &opts),
@@ -366,7 +413,11 @@ fn usage_preference(bytes: &[u8]) -> Prefs {
         Some((_, Member::Item(BareItem::Token(t), _))) if t == b"n" => Pref::Disallow,
         _ => Pref::Unknown,
     };
-    [pref(b"search"), pref(b"train-ai"), Pref::Unknown]
+    // `ai-use` (AI Use, "use of an asset as input to a generative AI
+    // model, where the asset is not directly provided by the user"): the
+    // vocab editor's copy after -07 (ietf-wg-aipref/drafts 008bd89), read
+    // into the channel of answer-time AI input.
+    [pref(b"search"), pref(b"train-ai"), pref(b"ai-use")]
 }
 
 /// The preference Content-Usage states for one channel, from the bare

@@ -2151,3 +2151,82 @@ fn several_agents() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Issue 46 on the command line: `--preference-grouping` (spec by default,
+/// crawl as the option; refused with another dialect), a training token
+/// under `*`, and RSL `License` records in `inspect` (text and JSON).
+#[test]
+fn preference_grouping_training_star_and_licenses() {
+    let body = "License: https://example.com/license.xml\nUser-agent: *\n\
+                Content-Usage: train-ai=n\n\nUser-agent: NewsBot\nAllow: /\n";
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check", "--robots", "-", "--agent", "NewsBot", "--usage", "train-ai",
+        ];
+        args.extend_from_slice(extra);
+        args.push("/a");
+        stdout(&robocc(&args, Some(body)))
+    };
+    assert!(check(&[]).contains("unknown"), "{}", check(&[]));
+    let crawl = check(&["--preference-grouping", "crawl"]);
+    assert!(crawl.contains("disallow"), "{crawl}");
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "a",
+            "--dialect",
+            "draft1996",
+            "--preference-grouping",
+            "crawl",
+            "/a",
+        ],
+        Some(body),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--preference-grouping applies to"));
+    let dir = scratch("licenses");
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, body).unwrap();
+    let policy = dir.join("p.policy");
+    let (r, p) = (robots.to_str().unwrap(), policy.to_str().unwrap());
+    let o = robocc(
+        &["compile", "--robots", r, "--agent", "NewsBot", "-o", p],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&robocc(&["inspect", p], None));
+    assert!(
+        text.contains("license (line 1): https://example.com/license.xml"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&robocc(&["inspect", "--format", "json", p], None))).unwrap();
+    assert_eq!(
+        json["licenses"],
+        serde_json::json!(["https://example.com/license.xml"])
+    );
+    assert_eq!(json["global_records"][0]["kind"], "license");
+    assert_eq!(json["agent"], "NewsBot");
+    // Google-Extended obeys `*` where no group names it.
+    let star = "User-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private\n";
+    let o = robocc(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "Googlebot",
+            "--training-agent",
+            "Google-Extended",
+            "--usage",
+            "train-ai",
+            "/private/x",
+        ],
+        Some(star),
+    );
+    assert!(stdout(&o).contains("disallow"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

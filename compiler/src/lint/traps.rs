@@ -226,10 +226,10 @@ fn merged_groups(robots: &RobotsTxt<'_>, lines: &FileLines, out: &mut Vec<Findin
 fn preference_in_named_group(robots: &RobotsTxt<'_>, lines: &FileLines, out: &mut Vec<Finding>) {
     let named = |g: &&Group<'_>| !g.agents.iter().any(|a| is_global_value(a.value));
     for group in robots.groups.iter().filter(named) {
-        let preferences = group.records.iter().filter(|r| {
-            r.kind == KeyKind::ContentSignal
-                || (r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"content-usage"))
-        });
+        let preferences = group
+            .records
+            .iter()
+            .filter(|r| r.kind == KeyKind::ContentSignal || r.is_content_usage());
         for r in preferences {
             // The nearest line above that is not a comment.
             let above = (1..r.line)
@@ -471,11 +471,7 @@ fn rules_never_matching(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
 /// RSL 1.0 (rslstandard.org): `License: <absolute URL>` names the site's
 /// license, for every crawler wherever the line stands.
 fn licenses(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
-    let records = robots.groups.iter().flat_map(|g| g.records.iter());
-    for r in records
-        .chain(robots.global.iter())
-        .filter(|r| is_license(r))
-    {
+    for r in robots.global_values(KeyKind::License) {
         let v = r.value.to_ascii_lowercase();
         if !(v.starts_with(b"http://") || v.starts_with(b"https://")) {
             out.push(Finding {
@@ -491,9 +487,4 @@ fn licenses(robots: &RobotsTxt<'_>, out: &mut Vec<Finding>) {
             });
         }
     }
-}
-
-/// An RSL `License` line (an unknown key to the parser).
-pub(super) fn is_license(r: &Record<'_>) -> bool {
-    r.kind == KeyKind::Unknown && r.key.eq_ignore_ascii_case(b"license")
 }

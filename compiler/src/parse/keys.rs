@@ -28,6 +28,9 @@ pub enum KeyKind {
     Host,
     /// `Clean-param` (Yandex): global.
     CleanParam,
+    /// `License` (RSL 1.0, rslstandard.org): global, the site's license
+    /// wherever the line stands.
+    License,
     /// Anything else; kept with its text.
     Unknown,
 }
@@ -35,7 +38,10 @@ pub enum KeyKind {
 impl KeyKind {
     /// Records that belong to the file rather than to a group.
     pub fn is_global(self) -> bool {
-        matches!(self, KeyKind::Sitemap | KeyKind::Host | KeyKind::CleanParam)
+        matches!(
+            self,
+            KeyKind::Sitemap | KeyKind::Host | KeyKind::CleanParam | KeyKind::License
+        )
     }
 }
 
@@ -76,6 +82,7 @@ const OTHER_KEYS: &[(&str, KeyKind)] = &[
     ("content-signal", KeyKind::ContentSignal),
     ("host", KeyKind::Host),
     ("clean-param", KeyKind::CleanParam),
+    ("license", KeyKind::License),
 ];
 
 fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {

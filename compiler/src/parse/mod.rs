@@ -121,6 +121,14 @@ pub struct Record<'a> {
     pub line: u32,
 }
 
+impl Record<'_> {
+    /// Is it a `Content-Usage` line (aipref attach-05 §3)? A key Google's
+    /// grammar does not know, so matched whole, ASCII case ignored.
+    pub fn is_content_usage(&self) -> bool {
+        is_content_usage(self.kind, self.key)
+    }
+}
+
 /// A user-agent line of a group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentLine<'a> {
@@ -181,9 +189,22 @@ impl<'a> RobotsTxt<'a> {
 /// Parses a robots.txt body. Never fails: whatever cannot be used is
 /// reported in [`RobotsTxt::diagnostics`].
 pub fn parse<'a>(body: &'a [u8], options: &ParseOptions) -> RobotsTxt<'a> {
+    parse_grouped(body, options, false)
+}
+
+/// [`parse`], with `Content-Usage` lines read as rules when
+/// `usage_is_rule`: aipref attach-05 §3 adds the line to RFC 9309's `rule`
+/// production, so a user-agent line after it starts a new group. The
+/// preference channels' grouping (`signals`); crawl never reads it.
+pub(crate) fn parse_grouped<'a>(
+    body: &'a [u8],
+    options: &ParseOptions,
+    usage_is_rule: bool,
+) -> RobotsTxt<'a> {
     let mut out = RobotsTxt::default();
     let limited = apply_limit(body, options.max_bytes, &mut out);
     let mut builder = GroupBuilder::new(out, options);
+    builder.usage_is_rule = usage_is_rule;
     for line in lines::Lines::with_max_len(limited, options.max_line_len) {
         builder.line(line);
     }
@@ -205,6 +226,8 @@ struct GroupBuilder<'a, 'o> {
     /// A blank line ended the current record (draft grammar) and no line has
     /// been attached to it since.
     after_blank: bool,
+    /// A `Content-Usage` line closes the group ([`parse_grouped`]).
+    usage_is_rule: bool,
 }
 
 impl<'a, 'o> GroupBuilder<'a, 'o> {
@@ -215,6 +238,7 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
             current: None,
             closed: false,
             after_blank: false,
+            usage_is_rule: false,
         }
     }
 
@@ -386,7 +410,8 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
             value,
             line: number,
         };
-        if self.current.is_some() && self.options.records_close_groups {
+        let usage_rule = self.usage_is_rule && is_content_usage(kind, key);
+        if self.current.is_some() && (self.options.records_close_groups || usage_rule) {
             self.closed = true;
         }
         match self.current {
@@ -427,6 +452,11 @@ impl<'a, 'o> GroupBuilder<'a, 'o> {
         }
         self.out
     }
+}
+
+/// `kind` and `key` are a `Content-Usage` line's ([`Record::is_content_usage`]).
+fn is_content_usage(kind: KeyKind, key: &[u8]) -> bool {
+    kind == KeyKind::Unknown && key.eq_ignore_ascii_case(b"content-usage")
 }
 
 fn typo_meaning(key: Key) -> &'static str {

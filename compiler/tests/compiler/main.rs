@@ -5,6 +5,8 @@ mod corpus;
 mod diff;
 mod fetch_cache;
 mod lint_traps;
+mod preferences;
+mod readers;
 
 // Counts allocations per thread, for `fetch_cache`'s zero-allocation check
 // (the other modules, on their own threads, are not counted).

@@ -305,7 +305,11 @@ fn group_selection() {
     assert_eq!(at(&a, "/", Search), (Disallow, Some(3)));
     assert_eq!(at(&a, "/", TrainAi), (Unknown, None));
     assert_eq!(at(&a, "/p", TrainAi), (Disallow, Some(12)));
+    // attach-05: line 3 is a rule, so `User-agent: b` starts b's own group.
     let b = oracle(body, "B");
+    assert_eq!(at(&b, "/", Search), (Unknown, None));
+    assert!(!b.crawl_allowed(b"/x"));
+    let b = SignalsOracle::grouped(body.as_bytes(), &["B"], &[], Grouping::Crawl);
     assert_eq!(at(&b, "/", Search), (Disallow, Some(3)));
     assert_eq!(at(&b, "/x", Search), (Unknown, None));
     let c = oracle(body, "c");
@@ -315,12 +319,19 @@ fn group_selection() {
 }
 
 #[test]
-fn a_group_without_rules_stays_open() {
-    // No Allow/Disallow in the `*` group: `User-agent: a` joins it.
+fn content_usage_ends_the_agent_lines() {
+    // attach-05: the Content-Usage line is the `*` group's rule, so
+    // `User-agent: a` starts a group of its own.
     let body =
         "User-agent: *\nContent-Usage: train-ai=y\n\nUser-agent: a\nContent-Usage: /p train-ai=n\n";
-    assert_eq!(at(&oracle(body, "c"), "/p", TrainAi), (Disallow, Some(5)));
-    assert_eq!(at(&oracle(body, "a"), "/", TrainAi), (Allow, Some(2)));
+    assert_eq!(at(&oracle(body, "c"), "/p", TrainAi), (Allow, Some(2)));
+    assert_eq!(at(&oracle(body, "a"), "/", TrainAi), (Unknown, None));
+    assert_eq!(at(&oracle(body, "a"), "/p", TrainAi), (Disallow, Some(5)));
+    // Google's grouping: no Allow/Disallow in the `*` group, so
+    // `User-agent: a` joins it.
+    let crawl = |agent| SignalsOracle::grouped(body.as_bytes(), &[agent], &[], Grouping::Crawl);
+    assert_eq!(at(&crawl("c"), "/p", TrainAi), (Disallow, Some(5)));
+    assert_eq!(at(&crawl("a"), "/", TrainAi), (Allow, Some(2)));
 }
 
 #[test]
@@ -361,9 +372,10 @@ fn training_tokens() {
     assert_eq!(at(&t, "/open/apple", TrainAi), (Unknown, None));
     let t = trained(body, "Googlebot", &["Applebot-Extended"]);
     assert_eq!(at(&t, "/apple", TrainAi), (Disallow, Some(12)));
-    // No fallback to `*`: a token no group names says nothing.
+    // A token no group names obeys `*` (Google's common crawlers do).
     let t = trained(body, "Googlebot", &["CCBot"]);
-    assert_eq!(at(&t, "/star", TrainAi), (Unknown, None));
+    assert_eq!(at(&t, "/star", TrainAi), (Disallow, Some(2)));
+    assert_eq!(at(&t, "/a", TrainAi), (Unknown, None));
 }
 
 #[test]

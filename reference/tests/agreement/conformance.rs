@@ -14,8 +14,9 @@
 use crate::common;
 
 use common::DialectOracles;
-use robocc_compiler::{compile, CompileOptions};
+use robocc_compiler::{compile, CompileOptions, PreferenceGrouping};
 use robocc_engine::{Dialect, Policy, UrlMode, Usage};
+use robocc_reference::signals::Grouping;
 use robocc_reference::{AcapOracle, Channel, OracleVerdict, Pref, SignalsOracle};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -85,6 +86,16 @@ struct CaseOptions {
     references: Option<BTreeMap<String, String>>,
     /// signals only: the training tokens (`--training-agent`).
     training_agents: Option<Vec<String>>,
+    /// signals only: `spec` (the default) or `crawl`
+    /// (`--preference-grouping`).
+    preference_grouping: Option<GroupingName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum GroupingName {
+    Spec,
+    Crawl,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -256,8 +267,12 @@ impl Case {
         {
             return Err("`purposes` and `references` are acap options".to_string());
         }
-        if !matches!(dialect, DialectName::Signals) && o.training_agents.is_some() {
-            return Err("`training_agents` is a signals option".to_string());
+        if !matches!(dialect, DialectName::Signals)
+            && (o.training_agents.is_some() || o.preference_grouping.is_some())
+        {
+            return Err(
+                "`training_agents` and `preference_grouping` are signals options".to_string(),
+            );
         }
         if matches!(dialect, DialectName::Signals)
             && (o.url_mode.is_some()
@@ -266,7 +281,9 @@ impl Case {
                 || o.records_close_groups.is_some()
                 || o.data_txt.is_some())
         {
-            return Err("signals cases take only `training_agents`".to_string());
+            return Err(
+                "signals cases take only `training_agents` and `preference_grouping`".to_string(),
+            );
         }
         Ok(())
     }
@@ -427,9 +444,19 @@ fn conformance_cases() {
             if matches!(dialect, DialectName::Signals) {
                 // engine side: wired when the signals lowering lands
                 let training = case.options.training_agents.clone().unwrap_or_default();
-                let oracle = SignalsOracle::new(&case.body().unwrap(), &case.agent, &training);
+                let (grouping, oracle_grouping) = match case.options.preference_grouping {
+                    None | Some(GroupingName::Spec) => (PreferenceGrouping::Spec, Grouping::Spec),
+                    Some(GroupingName::Crawl) => (PreferenceGrouping::Crawl, Grouping::Crawl),
+                };
+                let oracle = SignalsOracle::grouped(
+                    &case.body().unwrap(),
+                    &[case.agent.as_str()],
+                    &training,
+                    oracle_grouping,
+                );
                 let opts = CompileOptions {
                     training_agents: training.clone(),
+                    preference_grouping: grouping,
                     ..CompileOptions::default()
                 };
                 let compiled = compile(&case.body().unwrap(), &case.agent, &opts)

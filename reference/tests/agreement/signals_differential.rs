@@ -14,8 +14,9 @@
 use crate::common;
 
 use proptest::prelude::*;
-use robocc_compiler::{compile, Budget, CompileOptions, Layout};
+use robocc_compiler::{compile, Budget, CompileOptions, Layout, PreferenceGrouping};
 use robocc_engine::{Policy, RuleId, Usage};
+use robocc_reference::signals::Grouping;
 use robocc_reference::{Channel, Pref, SignalsOracle};
 use robocc_testkit::signals::{signals_file, synthesize, AGENT, PATHS, TRAINING_AGENT};
 use robocc_testkit::urlgen;
@@ -44,11 +45,13 @@ fn assert_agree(
     body: &[u8],
     agents: &[&str],
     training: &[String],
+    grouping: PreferenceGrouping,
     urls: &[Vec<u8>],
 ) -> Option<usize> {
     let agent = agents.join(",");
     let options = CompileOptions {
         training_agents: training.to_vec(),
+        preference_grouping: grouping,
         budget: Budget {
             layout: layout_for(what),
             ..Budget::default()
@@ -58,7 +61,11 @@ fn assert_agree(
     let compiled = compile(body, agents, &options).unwrap_or_else(|e| panic!("{what}: {e}"));
     let bytes = compiled.to_bytes();
     let policy = Policy::from_bytes(&bytes).unwrap();
-    let oracle = SignalsOracle::for_agents(body, agents, training);
+    let oracle_grouping = match grouping {
+        PreferenceGrouping::Spec => Grouping::Spec,
+        PreferenceGrouping::Crawl => Grouping::Crawl,
+    };
+    let oracle = SignalsOracle::grouped(body, agents, training, oracle_grouping);
     if compiled
         .diagnostics
         .iter()
@@ -185,9 +192,11 @@ fn corpus_with_synthesised_signals_matches_oracle() {
             (&[AGENT, "UnlistedBot"], &training[..]),
             (&[TRAINING_AGENT, "UnlistedBot"], &training[..]),
         ];
+        // Both groupings of the preference lines, alternately by file.
+        let grouping = PreferenceGrouping::ALL[i / step % 2];
         for (agent, training) in runs {
             policies += 1;
-            match assert_agree(&name, &synth, agent, training, &urls) {
+            match assert_agree(&name, &synth, agent, training, grouping, &urls) {
                 Some(k) => n += k,
                 None => dropped += 1,
             }
@@ -207,10 +216,14 @@ proptest! {
     fn random_signal_files_match_oracle(body in signals_file(), seed in any::<u64>()) {
         let urls = urls_for(&body, seed, 20);
         let training = vec![TRAINING_AGENT.to_string()];
-        prop_assert!(assert_agree("proptest", &body, &[AGENT], &training, &urls).is_some());
-        prop_assert!(assert_agree("proptest", &body, &["UnlistedBot"], &[], &urls).is_some());
+        let (spec, crawl) = (PreferenceGrouping::Spec, PreferenceGrouping::Crawl);
+        prop_assert!(assert_agree("proptest", &body, &[AGENT], &training, spec, &urls).is_some());
+        prop_assert!(assert_agree("proptest", &body, &[AGENT], &training, crawl, &urls).is_some());
+        prop_assert!(
+            assert_agree("proptest", &body, &["UnlistedBot"], &[], spec, &urls).is_some()
+        );
         let pair = [AGENT, TRAINING_AGENT];
-        prop_assert!(assert_agree("proptest", &body, &pair, &training, &urls).is_some());
+        prop_assert!(assert_agree("proptest", &body, &pair, &training, spec, &urls).is_some());
     }
 }
 
