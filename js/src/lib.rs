@@ -102,7 +102,8 @@ pub extern "C" fn robocc_out_len() -> usize {
 ///
 /// # Safety
 ///
-/// Each (pointer, length) pair as [`bytes`] says.
+/// Each (pointer, length) pair: written memory from [`robocc_alloc`], or
+/// a length of 0.
 #[no_mangle]
 pub unsafe extern "C" fn robocc_compile(
     robots: *const u8,
@@ -154,7 +155,8 @@ pub unsafe extern "C" fn robocc_policy_free(p: *mut Policy) {
 ///
 /// # Safety
 ///
-/// `p` is a live policy; the URL as [`bytes`] says.
+/// `p` is a live policy; the URL: written memory from [`robocc_alloc`],
+/// or a length of 0.
 #[no_mangle]
 pub unsafe extern "C" fn robocc_check(p: *const Policy, url: *const u8, url_len: usize) -> i32 {
     // SAFETY: the caller's contract.
@@ -168,7 +170,7 @@ pub unsafe extern "C" fn robocc_check(p: *const Policy, url: *const u8, url_len:
 ///
 /// # Safety
 ///
-/// As [`robocc_check`]; the usage as [`bytes`] says.
+/// As [`robocc_check`], for the usage too.
 #[no_mangle]
 pub unsafe extern "C" fn robocc_check_usage(
     p: *const Policy,
@@ -220,7 +222,8 @@ pub unsafe extern "C" fn robocc_info(p: *const Policy) -> i32 {
 ///
 /// # Safety
 ///
-/// Each (pointer, length) pair as [`bytes`] says.
+/// Each (pointer, length) pair: written memory from [`robocc_alloc`], or
+/// a length of 0.
 #[no_mangle]
 pub unsafe extern "C" fn robocc_lint(
     robots: *const u8,
@@ -287,7 +290,8 @@ fn agents_for(a: &Value, options: &CompileOptions) -> Result<Agents, String> {
 ///
 /// # Safety
 ///
-/// Each (pointer, length) pair as [`bytes`] says.
+/// Each (pointer, length) pair: written memory from [`robocc_alloc`], or
+/// a length of 0.
 #[no_mangle]
 pub unsafe extern "C" fn robocc_diff(
     old: *const u8,
