@@ -329,8 +329,12 @@ pub fn diff(old: &[u8], new: &[u8], agent: &[u8], opts: &[u8]) -> Result<Value, 
     let (old, new) = (side(old, "old")?, side(new, "new")?);
     let (_, map) = options::compile_options(opts, b"", options::DIFF_KEYS)?;
     let d_opts = options::diff_options(&map)?;
-    let d =
-        robocc_compiler::diff(&old.policy(), &new.policy(), &d_opts).map_err(|e| e.to_string())?;
+    let d = robocc_compiler::diff(&old.policy(), &new.policy(), &d_opts).map_err(|e| match e {
+        robocc_compiler::DiffError::TooManyPairs { .. } => {
+            format!("{e} (raise the limit with maxPairs, 0 for no limit)")
+        }
+        _ => e.to_string(),
+    })?;
     let changes: Vec<Value> = d
         .changes
         .iter()

@@ -278,10 +278,20 @@ test("lint gives the CLI's findings", needCli, () => {
 test("diff gives the CLI's changes", needCli, () => {
   const bodies = [...conformanceBodies(), ...realFiles()].filter(([, b]) => b.length < 20_000);
   let n = 0;
+  let refused = 0;
   for (let i = 1; i < bodies.length; i += 3) {
     const [[a, old], [b, neu]] = [bodies[i - 1], bodies[i]];
     const r = cli(["diff", file("old.txt", old), file("new.txt", neu), "--agent", "Googlebot", "--format", "json"]);
-    assert.ok(r.status === 0 || r.status === 1, `${a} → ${b}: ${r.err}`);
+    if (r.status !== 0 && r.status !== 1) {
+      // Refused (over the pair budget): the package throws the same reason.
+      assert.throws(
+        () => diff(new Uint8Array(old), new Uint8Array(neu), "Googlebot"),
+        (e) => r.err.replace("--max-pairs", "maxPairs").includes(e.message),
+        `${a} → ${b}: ${r.err}`,
+      );
+      refused++;
+      continue;
+    }
     const want = JSON.parse(r.out);
     const got = diff(new Uint8Array(old), new Uint8Array(neu), "Googlebot");
     assert.equal(got.equivalent, want.count === 0, `${a} → ${b}`);
@@ -289,6 +299,17 @@ test("diff gives the CLI's changes", needCli, () => {
     n += got.changes.length;
   }
   assert.ok(n > 0);
+  assert.ok(refused < bodies.length / 30, `${refused} refused`);
+});
+
+test("a diff over its pair budget is refused, not answered in part", needCli, () => {
+  const [old, neu] = ["User-agent: *\nDisallow: /a*b*c\n", "User-agent: *\nDisallow: /a*c*b\n"];
+  const r = cli(["diff", file("old.txt", old), file("new.txt", neu), "--agent", "Bot", "--max-pairs", "3"]);
+  assert.equal(r.status, 2, r.err);
+  assert.throws(
+    () => diff(old, neu, "Bot", { maxPairs: 3 }),
+    (e) => /more than 3 states/.test(e.message) && r.err.replace("--max-pairs", "maxPairs").includes(e.message),
+  );
 });
 
 test("a refused input's message is the CLI's", needCli, () => {
