@@ -5,8 +5,15 @@
 #      environment (the command a user runs: pip fetches maturin and builds
 #      the extension in release mode), then its pytest suite, which compares
 #      the binding with the robocc CLI built in step 1 and, when Scrapy is
-#      installed, runs a real crawl against a server on 127.0.0.1.
-# Needs a Rust toolchain and Python >= 3.9 with pip and venv. pytest, Scrapy
+#      installed, runs a real crawl against a server on 127.0.0.1;
+#   3. the npm package (js/): `npm run build` (the .wasm, by cargo for
+#      wasm32-unknown-unknown), then `npm test`, which compares it with the
+#      CLI built in step 1;
+#   4. the tester page (web/): `npm ci` (playwright-core), `npm run build`,
+#      then `npm test`, which drives it in headless Chromium (skipped
+#      without /usr/bin/chromium unless ROBOCC_REQUIRE_BROWSER=1).
+# Needs a Rust toolchain with the wasm32-unknown-unknown target, Node.js
+# >= 18 with npm, and Python >= 3.9 with pip and venv. pytest, Scrapy
 # and Protego are taken from the Python that runs this script when it has
 # them (.ci/run installs them); pytest is installed into the environment if
 # not. PYTHON=... chooses the interpreter.
@@ -40,4 +47,9 @@ step "pytest python/tests"
 # package, not the source folder.
 (cd "$venv" && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
   bin/python -m pytest "$OLDPWD/python/tests" -q -p no:cacheprovider)
+
+step "js/: npm run build, npm test"
+(cd js && npm run --silent build && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 npm test)
+step "web/: npm ci, npm run build, npm test"
+(cd web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build && npm test)
 step "done"

@@ -3,6 +3,7 @@
 //! ([`States`]) by first appearance and resolves its outcome once.
 
 use super::buffers::Buffers;
+use super::clock::Instant;
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{emit, plan, program_len, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
@@ -11,7 +12,6 @@ use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
 use crate::glob::{Atom, ByteSet};
 use robocc_engine::artifact::Automaton;
 use std::io::Write as _;
-use std::time::Instant;
 
 /// Bytes that end the path in Google's reading of a URL.
 fn is_end_byte(b: u8) -> bool {

@@ -61,6 +61,7 @@
 //! rules split over several) within the budget.
 
 mod buffers;
+mod clock;
 mod closure;
 mod determinise;
 mod layout;
@@ -69,12 +70,13 @@ mod states;
 
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
+use clock::Instant;
 use determinise::{build_one, Construction, Planned};
 pub use layout::{AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
 use robocc_engine::artifact::Automaton;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The multiply-rotate hasher of rustc (`rustc-hash` 2): the subset
 /// construction hashes every successor of every state (vectors of small
