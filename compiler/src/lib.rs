@@ -44,6 +44,7 @@ mod compile;
 pub mod diag;
 pub mod dialect;
 pub mod diff;
+mod each_agent;
 pub mod explain;
 pub mod glob;
 pub mod input;
@@ -63,6 +64,7 @@ pub use compile::{
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
 pub use diff::{diff, Change, Decision, Diff, DiffError, DiffOptions};
+pub use each_agent::{compile_each, CompiledEach};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};
