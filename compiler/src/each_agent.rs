@@ -82,7 +82,48 @@ where
     I: IntoIterator,
     I::Item: AsRef<str>,
 {
-    let agents = Agents::new(agents);
+    compile_each_source(robots_txt, None, &Agents::new(agents), options)
+}
+
+/// [`compile_each`] of a body of which `prefix` holds only the first bytes,
+/// the whole being `len` bytes of SHA-256 `sha256`, as
+/// [`compile_prefix`](crate::compile_prefix) compiles one (a store build
+/// keeps only that much of a large body).
+///
+/// # Errors
+///
+/// As [`compile_each`].
+pub fn compile_each_prefix<I>(
+    prefix: &[u8],
+    len: u64,
+    sha256: [u8; 32],
+    agents: I,
+    options: &CompileOptions,
+) -> Result<CompiledEach, CompileError>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    compile_each_source(prefix, Some((len, sha256)), &Agents::new(agents), options)
+}
+
+/// The fingerprint an each-agent policy for `agents` records (and a store
+/// of them): [`options_hash`](crate::options_hash)'s, of the agents marked
+/// as answered each, so that no one-agent policy is reused for it.
+pub fn each_options_hash(agents: &Agents, options: &CompileOptions) -> u64 {
+    fingerprint_text(
+        &format!("each-agent:{agents}"),
+        options,
+        env!("CARGO_PKG_VERSION"),
+    )
+}
+
+fn compile_each_source(
+    robots_txt: &[u8],
+    whole: Option<(u64, [u8; 32])>,
+    agents: &Agents,
+    options: &CompileOptions,
+) -> Result<CompiledEach, CompileError> {
     if options.dialect == Dialect::Acap {
         return Err(CompileError::EachAgent(
             "--each-agent does not apply to acap: an ACAP record names one crawler and its \
@@ -95,11 +136,12 @@ where
             "--each-agent needs at least one agent".into(),
         ));
     }
-    let whole = (robots_txt.len() as u64, sha256(robots_txt));
+    let given = whole;
+    let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
     let mut readings = Vec::with_capacity(agents.len());
     for agent in agents.iter() {
         let one = Agents::from(agent);
-        readings.push(front(robots_txt, None, &one, options, |mut f| {
+        readings.push(front(robots_txt, given, &one, options, |mut f| {
             let meta = f.records();
             Ok(Reading {
                 header: header_data(&f, whole, &one, options, String::new()),
@@ -129,7 +171,7 @@ where
     }
     let (rule_set, channels) = shared_rules(distinct.iter().map(|&d| &readings[d]));
     let lowered =
-        lower(&rule_set, &options.budget, robots_txt.len()).map_err(CompileError::Budget)?;
+        lower(&rule_set, &options.budget, whole.0 as usize).map_err(CompileError::Budget)?;
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     for r in &readings {
         for d in &r.diagnostics {
@@ -141,11 +183,7 @@ where
     let first = &readings[0];
     let mut header = first.header.clone();
     header.agent = agents.to_string();
-    header.options_hash = fingerprint_text(
-        &format!("each-agent:{agents}"),
-        options,
-        env!("CARGO_PKG_VERSION"),
-    );
+    header.options_hash = each_options_hash(agents, options);
     header.unread = unread_summary(&diagnostics).unwrap_or_default();
     if channels > first.channels.len() {
         if let Some(r) = readings.iter().find(|r| r.channels.len() == channels) {

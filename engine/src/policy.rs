@@ -307,6 +307,12 @@ impl<'a> Policy<'a> {
         })
     }
 
+    /// Was it compiled to answer each of several agents separately
+    /// (`robocc compile --each-agent`, the artifact's each-agent variant)?
+    pub fn is_each_agent(&self) -> bool {
+        self.each.is_some()
+    }
+
     /// How many agents [`Policy::check_each`] answers (1 unless each-agent).
     pub fn agent_count(&self) -> usize {
         self.each.map_or(1, |e| e.agents.len())
