@@ -527,6 +527,27 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
     obj
 }
 
+/// One JSON object for a URL answered several times (`key`: `usages` or
+/// `agents`, each answer under its name), with the URL's exact bytes when
+/// it is not UTF-8 and what a store says of its host.
+fn url_object(
+    url: &[u8],
+    key: &str,
+    answers: serde_json::Map<String, serde_json::Value>,
+    host: Option<HostOutcome>,
+) -> serde_json::Value {
+    let mut obj = serde_json::json!({ "url": String::from_utf8_lossy(url) });
+    obj[key] = serde_json::Value::Object(answers);
+    if std::str::from_utf8(url).is_err() {
+        obj["url_bytes"] = serde_json::json!(url);
+    }
+    if let Some(host) = host {
+        obj["source"] = serde_json::json!(host.source());
+        obj["status"] = serde_json::json!(host.status());
+    }
+    obj
+}
+
 /// `pattern` and `origin` of the deciding rule (`null` when none decided).
 fn rule_fields(obj: &mut serde_json::Value, j: &Judged) {
     obj["pattern"] = serde_json::json!(j.rule.as_ref().map(|r| &r.0));
@@ -695,7 +716,7 @@ impl<W: Write> Printer<'_, W> {
                 let judged = self.judge_with_tdmrep(url, u)?;
                 return self.line(url, judged.allowed, None);
             }
-            (UsageArg::All, json) => return self.all_usages(url, json),
+            (UsageArg::All, _) => return self.all_usages(url),
         }
         self.bytes.extend_from_slice(url);
         self.ends.push(self.bytes.len());
@@ -785,50 +806,13 @@ impl<W: Write> Printer<'_, W> {
     }
 
     /// `--usage all`: every usage's verdict for one URL.
-    fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
+    fn all_usages(&mut self, url: &[u8]) -> std::io::Result<()> {
         let mut judged = Vec::with_capacity(Usage::ALL.len());
         for &u in self.usages_of_all() {
             let j = self.judge_with_tdmrep(url, u)?;
-            judged.push((u, j));
+            judged.push((u.name().to_string(), j));
         }
-        for (_, j) in &judged {
-            self.count(j.allowed);
-        }
-        if json {
-            let mut usages = serde_json::Map::new();
-            for (u, j) in &judged {
-                let mut o = serde_json::json!({
-                    "verdict": word_of(j.allowed),
-                    "rule_line": j.line,
-                });
-                rule_fields(&mut o, j);
-                usage_fields(&mut o, j);
-                usages.insert(u.name().to_string(), o);
-            }
-            let mut obj = serde_json::json!({
-                "url": String::from_utf8_lossy(url),
-                "usages": usages,
-            });
-            if std::str::from_utf8(url).is_err() {
-                obj["url_bytes"] = serde_json::json!(url);
-            }
-            if let Some((_, j)) = judged.first() {
-                if let Some(host) = j.host {
-                    obj["source"] = serde_json::json!(host.source());
-                    obj["status"] = serde_json::json!(host.status());
-                }
-            }
-            return writeln!(self.out, "{obj}");
-        }
-        for (u, j) in &judged {
-            self.out.write_all(word_of(j.allowed).as_bytes())?;
-            self.out.write_all(b"\t")?;
-            self.out.write_all(u.name().as_bytes())?;
-            self.out.write_all(b"\t")?;
-            self.out.write_all(url)?;
-            self.out.write_all(b"\n")?;
-        }
-        Ok(())
+        self.named(url, "usages", &judged)
     }
 
     /// Each agent's verdict on `usage` for one URL (`--tdmrep` applied).
@@ -842,37 +826,35 @@ impl<W: Write> Printer<'_, W> {
                 .map(|(a, j)| (a, with_tdmrep(j, t, url)))
                 .collect();
         }
-        for (_, j) in &judged {
+        self.named(url, "agents", &judged)
+    }
+
+    /// Several verdicts for one URL, each under its name (a usage or an
+    /// agent): `VERDICT<TAB>NAME<TAB>URL` lines, or one JSON object whose
+    /// `key` holds them.
+    fn named(&mut self, url: &[u8], key: &str, judged: &[(String, Judged)]) -> std::io::Result<()> {
+        for (_, j) in judged {
             self.count(j.allowed);
         }
         if self.json {
-            let mut agents = serde_json::Map::new();
-            for (a, j) in &judged {
+            let mut answers = serde_json::Map::new();
+            for (name, j) in judged {
                 let mut o = serde_json::json!({
                     "verdict": word_of(j.allowed),
                     "rule_line": j.line,
                 });
                 rule_fields(&mut o, j);
                 usage_fields(&mut o, j);
-                agents.insert(a.clone(), o);
+                answers.insert(name.clone(), o);
             }
-            let mut obj = serde_json::json!({
-                "url": String::from_utf8_lossy(url),
-                "agents": agents,
-            });
-            if std::str::from_utf8(url).is_err() {
-                obj["url_bytes"] = serde_json::json!(url);
-            }
-            if let Some(host) = judged.first().and_then(|(_, j)| j.host) {
-                obj["source"] = serde_json::json!(host.source());
-                obj["status"] = serde_json::json!(host.status());
-            }
+            let host = judged.first().and_then(|(_, j)| j.host);
+            let obj = url_object(url, key, answers, host);
             return writeln!(self.out, "{obj}");
         }
-        for (a, j) in &judged {
+        for (name, j) in judged {
             self.out.write_all(word_of(j.allowed).as_bytes())?;
             self.out.write_all(b"\t")?;
-            self.out.write_all(a.as_bytes())?;
+            self.out.write_all(name.as_bytes())?;
             self.out.write_all(b"\t")?;
             self.out.write_all(url)?;
             self.out.write_all(b"\n")?;
