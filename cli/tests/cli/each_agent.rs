@@ -232,3 +232,21 @@ fn each_agent_refusals() {
         "--each-agent applies to check, compile and store build only",
     );
 }
+
+/// Commands that read one agent's policy refuse an each-agent one rather
+/// than read it as its first agent's.
+#[test]
+fn one_agent_commands_refuse_each_agent_policies() {
+    let dir = scratch("one-agent");
+    let body = &bodies()[0];
+    let policy = dir.join("p.policy");
+    let mut argv = vec!["compile", "--robots", s(body), "-o", s(&policy), "--quiet"];
+    argv.extend(each_args());
+    assert_exit(&robocc(&argv), 0, "");
+    for cmd in [
+        vec!["explain", "--policy", s(&policy), "/"],
+        vec!["diff", s(&policy), s(&policy)],
+    ] {
+        assert_exit(&robocc(&cmd), 2, "answers each of several agents");
+    }
+}
