@@ -17,6 +17,21 @@ impl CompileFlags {
         Ok(file)
     }
 
+    /// [`CompileFlags::open_policy`] for a command that reads one agent's
+    /// policy (`diff`, `explain`, `page`): an each-agent one is refused
+    /// rather than read as its first agent's.
+    pub fn open_one_agent_policy(&self, path: &Path, given: &Given) -> Result<PolicyFile, String> {
+        let file = self.open_policy(path, given)?;
+        if file.policy().is_each_agent() {
+            return Err(format!(
+                "{} answers each of several agents (--each-agent): this command reads one \
+                 agent's policy; compile one with --agent (or use check)",
+                path.display()
+            ));
+        }
+        Ok(file)
+    }
+
     /// `--store STORE|DIR`, opened (a directory as a store set), once the
     /// flags `given` agree with what it was built with.
     pub fn open_stores(&self, path: &Path, given: &Given) -> Result<Stores, String> {

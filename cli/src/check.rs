@@ -1,7 +1,9 @@
 //! `robocc check`: URLs → `allow`/`disallow` lines (or JSON objects).
 
 use crate::artifacts::Stores;
-use crate::compile::{compile_error, compile_reading, read_source, report};
+use crate::compile::{
+    compile_each_reading, compile_error, compile_reading, read_source, read_source_each, report,
+};
 use crate::diagnostics::{error, printable};
 use crate::options::{
     parse_usage_arg, CompileFlags, Format, Given, Input, PolicyInput, ShowDiagnostics, UrlArgs,
@@ -357,33 +359,146 @@ fn verdict_of(
     has_lines: bool,
     host: Option<(HostSource, u16)>,
 ) -> Judged {
-    let acap = p.dialect() == Dialect::Acap;
-    if usage.is_signal() {
+    let v = if usage.is_signal() {
         // Tri-state: nothing stated is `unknown`, not a default.
-        let v = p.preference(url, usage);
-        let rule = v.and_then(|v| v.rule).and_then(|r| p.rule(r));
-        return Judged {
-            allowed: v.map(|v| v.allowed),
-            line: rule.and_then(|r| r.source_line()).filter(|_| has_lines),
-            rule: rule.filter(|_| has_lines).map(deciding),
-            qualifiers: None,
-            undecidable: false,
-            host: host.map(|(s, status)| HostOutcome::Found(s, status)),
-            tdmrep_rule: None,
-        };
-    }
-    let v: Verdict = p.check_usage(url, usage);
-    let rule = v.rule.and_then(|r| p.rule(r));
-    let line = rule.and_then(|r| r.source_line());
-    let qualifiers = acap.then(|| v.rule.and_then(|r| p.qualifiers(r)).unwrap_or_default());
+        p.preference(url, usage)
+    } else {
+        Some(p.check_usage(url, usage))
+    };
+    judged(p, v, usage, has_lines, host)
+}
+
+/// The verdict `v` on `usage` (`None`: a preference nothing stated) as
+/// printed.
+fn judged(
+    p: Site<'_>,
+    v: Option<Verdict>,
+    usage: Usage,
+    has_lines: bool,
+    host: Option<(HostSource, u16)>,
+) -> Judged {
+    // acap's qualifiers and undecidable conflicts are its usage types'.
+    let acap = p.dialect() == Dialect::Acap && !usage.is_signal();
+    let id = v.and_then(|v| v.rule);
+    let rule = id.and_then(|r| p.rule(r));
     Judged {
-        allowed: Some(v.allowed),
-        line: line.filter(|_| has_lines),
+        allowed: v.map(|v| v.allowed),
+        line: rule.and_then(|r| r.source_line()).filter(|_| has_lines),
         rule: rule.filter(|_| has_lines).map(deciding),
-        qualifiers,
-        undecidable: acap && !v.allowed && v.rule.is_none(),
+        qualifiers: acap.then(|| id.and_then(|r| p.qualifiers(r)).unwrap_or_default()),
+        undecidable: acap && v.is_some_and(|v| !v.allowed && v.rule.is_none()),
         host: host.map(|(s, status)| HostOutcome::Found(s, status)),
         tdmrep_rule: None,
+    }
+}
+
+/// Each agent's verdict on `usage` for `url` from `p`, walked once: the
+/// agents `wanted` (all of the policy's when empty), in that order.
+fn each_verdict_of(
+    p: Policy<'_>,
+    url: &[u8],
+    usage: Usage,
+    wanted: &[String],
+    has_lines: bool,
+    host: Option<(HostSource, u16)>,
+) -> Result<Vec<(String, Judged)>, String> {
+    let names: Vec<&str> = p.agents().collect();
+    let n = names.len();
+    let verdicts: Vec<Option<Verdict>> = if usage.is_signal() {
+        let mut v = vec![None; n];
+        p.preference_each(url, usage, &mut v);
+        v
+    } else {
+        let mut v = vec![
+            Verdict {
+                allowed: true,
+                rule: None
+            };
+            n
+        ];
+        p.check_each_usage(url, usage, &mut v);
+        v.into_iter().map(Some).collect()
+    };
+    let picked: Vec<usize> = if wanted.is_empty() {
+        (0..n).collect()
+    } else {
+        wanted
+            .iter()
+            .map(|w| {
+                names
+                    .iter()
+                    .position(|a| a.eq_ignore_ascii_case(w))
+                    .ok_or_else(|| {
+                        format!(
+                            "{}: the policy answers {}, not {w}",
+                            String::from_utf8_lossy(url),
+                            names.join(", ")
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let site = Site::Compiled(p);
+    Ok(picked
+        .into_iter()
+        .map(|i| {
+            let j = judged(site, verdicts[i], usage, has_lines, host);
+            (names[i].to_string(), j)
+        })
+        .collect())
+}
+
+/// A store's policy for the host of `lookup`, whether it has source lines,
+/// and what the store says of the host; `None` when it lacks the host.
+type Found<'s> = Option<(Policy<'s>, bool, Option<(HostSource, u16)>)>;
+
+fn store_policy<'s>(s: &'s Store, lookup: &[u8]) -> Result<Found<'s>, String> {
+    let Some(host) = s.host(lookup).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    let p = s.policy(host.policy).map_err(|e| e.to_string())?;
+    Ok(Some((
+        p,
+        host.source.has_lines(),
+        Some((host.source, host.status)),
+    )))
+}
+
+/// [`judge`] for each agent (`--each-agent`, or an each-agent policy or
+/// store): a host the store lacks, or a URL without one, is answered alike
+/// for every agent wanted (`*` when none was named).
+fn judge_each(
+    src: &Source,
+    url: &[u8],
+    usage: Usage,
+    missing: Missing,
+    wanted: &[String],
+) -> Result<Vec<(String, Judged)>, String> {
+    let key_url = robocc_store::idna_lookup_url(url);
+    let lookup = key_url.as_deref().map_or(url, str::as_bytes);
+    let found = match src {
+        Source::Policy(p) => Some((p.policy(), true, None)),
+        // `--robots` with --each-agent is compiled first (`run`).
+        Source::Robots(c) => match c.compiled() {
+            Some(f) => return each_verdict_of(f.policy(), url, usage, wanted, true, None),
+            None => return Err("--each-agent needs a compiled policy".into()),
+        },
+        Source::Store(s) => store_policy(s, lookup)?,
+        Source::Set(set) => match set.store_for(lookup).map_err(|e| e.to_string())? {
+            Some(s) => store_policy(s, lookup)?,
+            None => None,
+        },
+    };
+    match found {
+        Some((p, has_lines, host)) => each_verdict_of(p, url, usage, wanted, has_lines, host),
+        None => {
+            let star = ["*".to_string()];
+            let names = if wanted.is_empty() { &star[..] } else { wanted };
+            Ok(names
+                .iter()
+                .map(|a| (a.clone(), absent(url, missing)))
+                .collect())
+        }
     }
 }
 
@@ -406,6 +521,27 @@ fn json_line(url: &[u8], word: &str, j: &Judged) -> serde_json::Value {
         obj["url_bytes"] = serde_json::json!(url);
     }
     if let Some(host) = j.host {
+        obj["source"] = serde_json::json!(host.source());
+        obj["status"] = serde_json::json!(host.status());
+    }
+    obj
+}
+
+/// One JSON object for a URL answered several times (`key`: `usages` or
+/// `agents`, each answer under its name), with the URL's exact bytes when
+/// it is not UTF-8 and what a store says of its host.
+fn url_object(
+    url: &[u8],
+    key: &str,
+    answers: serde_json::Map<String, serde_json::Value>,
+    host: Option<HostOutcome>,
+) -> serde_json::Value {
+    let mut obj = serde_json::json!({ "url": String::from_utf8_lossy(url) });
+    obj[key] = serde_json::Value::Object(answers);
+    if std::str::from_utf8(url).is_err() {
+        obj["url_bytes"] = serde_json::json!(url);
+    }
+    if let Some(host) = host {
         obj["source"] = serde_json::json!(host.source());
         obj["status"] = serde_json::json!(host.status());
     }
@@ -509,6 +645,9 @@ struct Printer<'s, W: Write> {
     raw_said: bool,
     /// Verdicts printed: allow, disallow, unknown.
     counts: [u64; 3],
+    /// Each agent answered separately: the agents asked for (`--each-agent`;
+    /// empty: every agent the policy answers), or `None`: one verdict.
+    each: Option<Vec<String>>,
 }
 
 impl<W: Write> Printer<'_, W> {
@@ -564,6 +703,9 @@ impl<W: Write> Printer<'_, W> {
                 );
             }
         }
+        if let (Some(_), UsageArg::One(u)) = (&self.each, self.usage) {
+            return self.each_agent(url, u);
+        }
         match (self.usage, self.json) {
             (UsageArg::One(u), true) => {
                 let judged = self.judge_with_tdmrep(url, u)?;
@@ -574,7 +716,7 @@ impl<W: Write> Printer<'_, W> {
                 let judged = self.judge_with_tdmrep(url, u)?;
                 return self.line(url, judged.allowed, None);
             }
-            (UsageArg::All, json) => return self.all_usages(url, json),
+            (UsageArg::All, _) => return self.all_usages(url),
         }
         self.bytes.extend_from_slice(url);
         self.ends.push(self.bytes.len());
@@ -664,45 +806,55 @@ impl<W: Write> Printer<'_, W> {
     }
 
     /// `--usage all`: every usage's verdict for one URL.
-    fn all_usages(&mut self, url: &[u8], json: bool) -> std::io::Result<()> {
+    fn all_usages(&mut self, url: &[u8]) -> std::io::Result<()> {
         let mut judged = Vec::with_capacity(Usage::ALL.len());
         for &u in self.usages_of_all() {
             let j = self.judge_with_tdmrep(url, u)?;
-            judged.push((u, j));
+            judged.push((u.name().to_string(), j));
         }
-        for (_, j) in &judged {
+        self.named(url, "usages", &judged)
+    }
+
+    /// Each agent's verdict on `usage` for one URL (`--tdmrep` applied).
+    fn each_agent(&mut self, url: &[u8], usage: Usage) -> std::io::Result<()> {
+        let wanted = self.each.as_deref().unwrap_or_default();
+        let mut judged =
+            judge_each(self.source, url, usage, self.missing, wanted).map_err(|e| self.fail(e))?;
+        if let (Some(t), Usage::TrainAi) = (self.tdmrep, usage) {
+            judged = judged
+                .into_iter()
+                .map(|(a, j)| (a, with_tdmrep(j, t, url)))
+                .collect();
+        }
+        self.named(url, "agents", &judged)
+    }
+
+    /// Several verdicts for one URL, each under its name (a usage or an
+    /// agent): `VERDICT<TAB>NAME<TAB>URL` lines, or one JSON object whose
+    /// `key` holds them.
+    fn named(&mut self, url: &[u8], key: &str, judged: &[(String, Judged)]) -> std::io::Result<()> {
+        for (_, j) in judged {
             self.count(j.allowed);
         }
-        if json {
-            let mut usages = serde_json::Map::new();
-            for (u, j) in &judged {
+        if self.json {
+            let mut answers = serde_json::Map::new();
+            for (name, j) in judged {
                 let mut o = serde_json::json!({
                     "verdict": word_of(j.allowed),
                     "rule_line": j.line,
                 });
                 rule_fields(&mut o, j);
                 usage_fields(&mut o, j);
-                usages.insert(u.name().to_string(), o);
+                answers.insert(name.clone(), o);
             }
-            let mut obj = serde_json::json!({
-                "url": String::from_utf8_lossy(url),
-                "usages": usages,
-            });
-            if std::str::from_utf8(url).is_err() {
-                obj["url_bytes"] = serde_json::json!(url);
-            }
-            if let Some((_, j)) = judged.first() {
-                if let Some(host) = j.host {
-                    obj["source"] = serde_json::json!(host.source());
-                    obj["status"] = serde_json::json!(host.status());
-                }
-            }
+            let host = judged.first().and_then(|(_, j)| j.host);
+            let obj = url_object(url, key, answers, host);
             return writeln!(self.out, "{obj}");
         }
-        for (u, j) in &judged {
+        for (name, j) in judged {
             self.out.write_all(word_of(j.allowed).as_bytes())?;
             self.out.write_all(b"\t")?;
-            self.out.write_all(u.name().as_bytes())?;
+            self.out.write_all(name.as_bytes())?;
             self.out.write_all(b"\t")?;
             self.out.write_all(url)?;
             self.out.write_all(b"\n")?;
@@ -798,6 +950,12 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             Stores::One(store) => Source::Store(store),
             Stores::Set(set) => Source::Set(set),
         },
+        (Some(path), None, None) if args.flags.each_agent_given() => {
+            let reading = read_source_each(path, &args.flags, given)?;
+            let compiled = compile_each_reading(path, &reading)?;
+            report(path, &compiled.diagnostics, false, args.diagnostics.verbose);
+            Source::Policy(PolicyFile::from_slice(&compiled.to_bytes()).map_err(|e| e.to_string())?)
+        }
         (Some(path), None, None) => {
             let reading = read_source(path, &args.flags, given)?;
             let checker = Checker::new(&reading.body, &reading.agent, &reading.options)
@@ -852,6 +1010,34 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
             );
         }
     }
+    // Each agent answered separately: asked for, or what the policy is.
+    let each = match &source {
+        _ if args.flags.each_agent_given() => Some(
+            args.flags
+                .each_agents(Some(dialect))?
+                .iter()
+                .map(str::to_string)
+                .collect(),
+        ),
+        Source::Policy(p) if p.policy().is_each_agent() => Some(Vec::new()),
+        // A store's policies are all of one kind: its first says which.
+        Source::Store(s)
+            if s.policy_ids()
+                .next()
+                .and_then(|i| s.policy(i).ok())
+                .is_some_and(|p| p.is_each_agent()) =>
+        {
+            Some(Vec::new())
+        }
+        _ => None,
+    };
+    if each.is_some() && matches!(args.usage, UsageArg::All) {
+        return Err(
+            "--usage all answers one agent: with several agents answered each, give one \
+             usage (--usage crawl, train-ai, …)"
+                .into(),
+        );
+    }
     let tdmrep = match &args.tdmrep {
         Some(path) => Some(tdmrep_for(path, &source, args.usage)?),
         None => None,
@@ -884,6 +1070,7 @@ pub fn run(args: &CheckArgs, given: &Given) -> Result<i32, String> {
         bytes: Vec::new(),
         ends: Vec::new(),
         no_host: 0,
+        each,
     };
     let from_stdin = list.is_none_or(|p| p.as_os_str() == "-");
     let io_result = if list.is_none() && !url_args.is_empty() {

@@ -3,7 +3,7 @@
 use crate::input::read_robots;
 use crate::options::{CompileFlags, Given};
 use clap::Args;
-use robocc_compiler::{Compiled, Diagnostic};
+use robocc_compiler::{Compiled, CompiledEach, Diagnostic};
 use robocc_engine::PolicyFile;
 use std::path::{Path, PathBuf};
 
@@ -51,14 +51,43 @@ pub struct Reading {
 /// Reads the robots.txt at `path` and settles the agent and options
 /// `flags` give for it (`--dialect auto` by the file).
 pub fn read_source(path: &Path, flags: &CompileFlags, given: &Given) -> Result<Reading, String> {
-    let mut agent = flags.agent()?;
+    read_source_as(path, flags, given, false)
+}
+
+/// [`read_source`] for `--each-agent`: its agents, to be answered each
+/// ([`compile_each_reading`]).
+pub fn read_source_each(
+    path: &Path,
+    flags: &CompileFlags,
+    given: &Given,
+) -> Result<Reading, String> {
+    read_source_as(path, flags, given, true)
+}
+
+/// [`read_source`]; with `each`, of the `--each-agent` agents (without,
+/// `--each-agent` is refused by [`CompileFlags::agent`]).
+fn read_source_as(
+    path: &Path,
+    flags: &CompileFlags,
+    given: &Given,
+    each: bool,
+) -> Result<Reading, String> {
+    let mut agent = if each {
+        flags.each_agents((!flags.dialect_auto()).then(|| flags.dialect()))?
+    } else {
+        flags.agent()?
+    };
     let mut options = flags.options(Some(path), given)?;
     let body = read_robots(path)?;
     flags.resolve_auto(&mut options, &body, path, given)?;
     if flags.dialect_auto() {
         // Checked before the file was read by the widest rule; now by the
         // dialect the file reads as, with what to type.
-        agent = flags.agent_in(options.dialect)?;
+        agent = if each {
+            flags.each_agents(Some(options.dialect))?
+        } else {
+            flags.agent_in(options.dialect)?
+        };
     }
     Ok(Reading {
         body,
@@ -94,6 +123,13 @@ pub fn compile_reading(path: &Path, reading: Reading) -> Result<Source, String> 
         agent,
         options,
     })
+}
+
+/// Compiles the robots.txt read from `path` answering each of its agents
+/// (`--each-agent`).
+pub fn compile_each_reading(path: &Path, reading: &Reading) -> Result<CompiledEach, String> {
+    robocc_compiler::compile_each(&reading.body, reading.agent.iter(), &reading.options)
+        .map_err(|e| compile_error(path, &e))
 }
 
 /// Prints the findings on the robots.txt at `path` that can change a
@@ -144,24 +180,38 @@ pub fn budget_hint(e: &robocc_compiler::CompileError) -> String {
 }
 
 pub fn run(args: &CompileArgs, given: &Given) -> Result<i32, String> {
-    let source = compile_source(&args.robots, &args.flags, given)?;
-    if !args.quiet {
-        source.report(true, args.verbose);
-    }
-    let bytes = source.compiled.to_bytes();
+    let bytes = if args.flags.each_agent_given() {
+        let reading = read_source_each(&args.robots, &args.flags, given)?;
+        let compiled = compile_each_reading(&args.robots, &reading)?;
+        if !args.quiet {
+            report(&args.robots, &compiled.diagnostics, true, args.verbose);
+        }
+        compiled.to_bytes()
+    } else {
+        let source = compile_source(&args.robots, &args.flags, given)?;
+        if !args.quiet {
+            source.report(true, args.verbose);
+        }
+        source.compiled.to_bytes()
+    };
     crate::output::write_output(&args.output, &bytes[..], "policy", &[&args.robots])?;
     if !args.quiet {
         let policy = robocc_engine::Policy::from_bytes(&bytes).map_err(|e| e.to_string())?;
         let sizes = policy.sizes();
         let h = policy.header();
         diag!(
-            "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all",
+            "{}: {} rules, {} automat{}, {} program bytes, {} bytes in all{}",
             crate::output::output_name(&args.output),
             policy.rule_count(),
             h.automata,
             if h.automata == 1 { "on" } else { "a" },
             sizes.program_bytes,
             bytes.len(),
+            if policy.is_each_agent() {
+                format!(", answering {} agents each", policy.agent_count())
+            } else {
+                String::new()
+            }
         );
     }
     Ok(0)

@@ -112,7 +112,29 @@ impl CompileFlags {
         }
     }
 
+    /// Whether `--each-agent` was given.
+    pub fn each_agent_given(&self) -> bool {
+        !self.agent.each_agent.is_empty()
+    }
+
+    /// The `--each-agent` tokens, each validated by the rule of `dialect`
+    /// (by the widest, robots2's, while `--dialect auto` has not read the
+    /// file: `None`).
+    pub fn each_agents(&self, dialect: Option<Dialect>) -> Result<Agents, String> {
+        let rule = dialect.map_or(TokenRule::Rfc1945, |d| semantics(d).agent_token);
+        let tokens = (self.agent.each_agent.iter())
+            .map(|t| token_with(t.clone(), None, rule).map_err(|e| format!("--each-agent: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Agents::new(tokens))
+    }
+
     fn agents_with(&self, rule: TokenRule) -> Result<Agents, String> {
+        if self.each_agent_given() {
+            return Err(
+                "--each-agent applies to check, compile and store build only: this command                  answers one crawler (or several read together: --agent A --agent B)"
+                    .into(),
+            );
+        }
         let tokens = match (&self.agent.agent[..], &self.agent.agent_from_header) {
             ([], Some(h)) => {
                 let token = token_from_header(h).ok_or_else(|| {
@@ -328,6 +350,19 @@ impl CompileFlags {
             "rebuild the store with the flags you want (robocc store build)"
         };
         let redo = |why: String| Err(format!("{what} {why}; {how}, or drop them"));
+        if given.has("each_agent") {
+            // An each-agent artifact answers the agents it names; a
+            // one-agent one, its one.
+            let have = Agents::from_header(built.agent);
+            let want = self.each_agents(Some(built.dialect))?;
+            let missing = want
+                .iter()
+                .find(|a| !have.iter().any(|h| h.eq_ignore_ascii_case(a)))
+                .map(str::to_string);
+            if let Some(a) = missing {
+                return redo(format!("answers agent {}, not {a}", built.agent));
+            }
+        }
         if given.has("agent") || given.has("agent_from_header") {
             // The artifact's dialect says which names an agent may have;
             // the agents' order changes no verdict.

@@ -58,7 +58,7 @@ fn is_policy(path: &Path) -> bool {
 /// flags (its diagnostics that can change a verdict on stderr).
 fn policy(path: &Path, flags: &CompileFlags, given: &Given) -> Result<PolicyFile, String> {
     if is_policy(path) {
-        return flags.open_policy(path, given);
+        return flags.open_one_agent_policy(path, given);
     }
     let source = compile_source(path, flags, given)?;
     source.report(false, false);

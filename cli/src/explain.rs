@@ -533,7 +533,7 @@ pub fn run(args: &ExplainArgs, given: &Given) -> Result<i32, String> {
     }
     let (file, whole, cut_note) = match (robots, policy) {
         (_, Some(p)) => {
-            let file = args.flags.open_policy(p, given)?;
+            let file = args.flags.open_one_agent_policy(p, given)?;
             let note = cut_policy_note(&file.policy());
             (file, None, note)
         }

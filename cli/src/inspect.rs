@@ -60,7 +60,18 @@ fn policy_json(p: &Policy<'_>) -> serde_json::Value {
 fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
     let h = p.header();
     println!("{indent}dialect: {}", h.dialect);
-    println!("{indent}agent: {} (groups: {})", h.agent, h.selection);
+    if p.is_each_agent() {
+        // Each agent answered separately: its groups, its Crawl-delay.
+        println!("{indent}agents, each answered separately:");
+        for i in 0..p.agent_count() {
+            if let Some((a, selection, delay)) = p.each_agent(i) {
+                let delay = delay.map_or(String::new(), |d| format!(", crawl-delay {d} ms"));
+                println!("{indent}  {a} (groups: {selection}{delay})");
+            }
+        }
+    } else {
+        println!("{indent}agent: {} (groups: {})", h.agent, h.selection);
+    }
     println!(
         "{indent}options: url-mode {}, {} {}, max-bytes {}",
         h.url_mode,
@@ -456,7 +467,11 @@ pub fn run(args: &InspectArgs) -> Result<i32, String> {
             println!(
                 "{}: robocc policy, format version {}, {} bytes",
                 printable(args.path.as_os_str().as_encoded_bytes()),
-                robocc_engine::POLICY_FORMAT_VERSION,
+                if file.policy().is_each_agent() {
+                    format!("{} (each agent)", robocc_engine::EACH_AGENT_FORMAT_VERSION)
+                } else {
+                    robocc_engine::POLICY_FORMAT_VERSION.to_string()
+                },
                 file.as_bytes().len()
             );
             describe_policy(&file.policy(), "", args.sizes);

@@ -72,6 +72,14 @@ pub struct AgentArgs {
     /// as MJ12bot is refused with what to pass instead, never cut down.
     #[arg(long, value_name = "HEADER", conflicts_with = "agent")]
     pub(crate) agent_from_header: Option<String>,
+    /// Answer each of these crawlers separately, from one policy walked
+    /// once per URL (repeatable: --each-agent GPTBot --each-agent
+    /// ClaudeBot): `check` prints VERDICT<TAB>AGENT<TAB>URL per agent
+    /// (JSON: an `agents` object per URL); `compile` and `store build`
+    /// write policies that answer each. Agents whose groups coincide share
+    /// the policy's states. Not for --dialect acap.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["agent", "agent_from_header"])]
+    pub(crate) each_agent: Vec<String>,
 }
 
 /// How to read the file.

@@ -295,7 +295,7 @@ pub fn run(args: &PageArgs, given: &Given) -> Result<i32, String> {
             Some(src.policy_file()?)
         }
         (None, Some(path)) => {
-            let file = args.flags.open_policy(path, &site_given)?;
+            let file = args.flags.open_one_agent_policy(path, &site_given)?;
             let p = file.policy();
             let h = p.header();
             if given.has("purpose") && h.dialect == robocc_engine::Dialect::Acap {

@@ -118,7 +118,12 @@ pub struct BuildArgs {
 
 pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
     let StoreCommand::Build(args) = cmd;
-    let agent = args.flags.agent()?;
+    let each = args.flags.each_agent_given();
+    let agent = if each {
+        args.flags.each_agents(Some(args.flags.dialect()))?
+    } else {
+        args.flags.agent()?
+    };
     if args.flags.dialect_auto() {
         return Err(
             "--dialect auto reads one robots.txt; a store compiles every host with one \
@@ -218,7 +223,7 @@ pub fn run(cmd: &StoreCommand, given: &Given) -> Result<i32, String> {
         };
     let inputs = guard_bodies(args, inputs)?;
     let mut builder = StoreBuilder::new(&agent);
-    builder.compile_options(options);
+    builder.compile_options(options).each_agent(each);
     let base = match &args.base {
         Some(p) => {
             let base = open_base_store(p)?;

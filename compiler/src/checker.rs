@@ -13,7 +13,7 @@
 //!
 //! Both paths answer alike: the same [`Verdict`] and deciding rule, on
 //! every channel (the interpreter resolves through the same
-//! [`Resolution`] the lowering does, and the same
+//! [`Resolution`](crate::outcome::Resolution) the lowering does, and the same
 //! [`robocc_engine::answer`] reads the outcome words). A policy the
 //! lowering could not build as written (over its budget, or only with the
 //! AI-usage preferences dropped) is never switched to: the checker keeps
@@ -30,7 +30,6 @@ use crate::agent::Agents;
 use crate::compile::{compile_as_written, front, front_records, CompileError, CompileOptions};
 use crate::diag::Diagnostic;
 use crate::glob::{Atom, ByteSet};
-use crate::outcome::Resolution;
 use crate::ruleset::RuleSet;
 use robocc_engine::answer;
 use robocc_engine::artifact::{outcome_word, MetaData, NO_RULE};
@@ -135,10 +134,7 @@ impl Checker {
     ) -> Result<Checker, CompileError> {
         let agents = agents.into();
         let rules = front(body, None, &agents, options, |f| {
-            let channels = match f.rule_set.resolution {
-                Resolution::Signals(_) => f.sem.signal_channels,
-                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
-            };
+            let channels = f.channels();
             Ok(Rules::new(f.rule_set, channels, f.sem.acap_records))
         })?;
         let price = match promotion {

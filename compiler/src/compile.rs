@@ -173,6 +173,9 @@ pub enum CompileError {
     Budget(LowerError),
     /// The output would exceed a size limit.
     TooLarge(String),
+    /// Each agent answered separately (`compile_each`) cannot be asked so
+    /// (no agent, or a dialect that answers one): why.
+    EachAgent(String),
 }
 
 impl fmt::Display for CompileError {
@@ -193,7 +196,7 @@ impl fmt::Display for CompileError {
                 }
             ),
             CompileError::Budget(e) => write!(f, "cannot compile within the budget: {e}"),
-            CompileError::TooLarge(why) => f.write_str(why),
+            CompileError::TooLarge(why) | CompileError::EachAgent(why) => f.write_str(why),
         }
     }
 }
@@ -466,49 +469,12 @@ fn lower_front(
             ),
         ));
     }
-    let rules = f
-        .rule_set
-        .rules
-        .iter()
-        .map(|r| RuleData {
-            pattern: r.pattern.clone(),
-            line: r.line,
-            group: r.group,
-            rank: r.rank,
-            flags: u8::from(r.allow) | (r.origin as u8) << 1 | (r.syntax as u8) << 3,
-            class: r.class as u8,
-        })
-        .collect();
+    let split_reason = lowered.split_reason.map(|why| why.to_string());
     let data = PolicyData {
-        header: HeaderData {
-            dialect: options.dialect as u8,
-            url_mode: f.rule_set.url_mode as u8,
-            robots_txt_allowed: options.robots_txt_allowed && f.acap_file.is_none(),
-            data_txt: options.data_txt,
-            selection: f.selection.via as u8,
-            expiry_secs: f.sem.expiry_secs as u32,
-            source_sha256: whole.1,
-            source_len: whole.0,
-            unread: unread_summary(&f.diagnostics).unwrap_or_default(),
-            options_hash: fingerprint(agents, options, env!("CARGO_PKG_VERSION")),
-            max_bytes: options.parse.max_bytes as u64,
-            compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-            agent: agents.to_string(),
-            channels: match f.rule_set.resolution {
-                Resolution::Signals(_) => f.sem.signal_channels,
-                Resolution::Ranked | Resolution::Acap(_) => f.sem.channels,
-            }
-            .iter()
-            .map(|c| c.to_string())
-            .collect(),
-            split_reason: lowered
-                .split_reason
-                .map(|why| why.to_string())
-                .unwrap_or_default(),
-        },
+        header: header_data(&f, whole, agents, options, split_reason.unwrap_or_default()),
         automata: lowered.automata,
         outcomes: lowered.outcomes,
-        rules,
+        rules: rule_table(&f.rule_set),
         meta,
     };
     Ok(Compiled {
@@ -519,11 +485,63 @@ fn lower_front(
     })
 }
 
+/// The header of a policy compiled from `f` for `agents`, of a body of
+/// `whole`'s length and SHA-256.
+pub(crate) fn header_data(
+    f: &Front<'_>,
+    whole: (u64, [u8; 32]),
+    agents: &Agents,
+    options: &CompileOptions,
+    split_reason: String,
+) -> HeaderData {
+    HeaderData {
+        dialect: options.dialect as u8,
+        url_mode: f.rule_set.url_mode as u8,
+        robots_txt_allowed: options.robots_txt_allowed && f.acap_file.is_none(),
+        data_txt: options.data_txt,
+        selection: f.selection.via as u8,
+        expiry_secs: f.sem.expiry_secs as u32,
+        source_sha256: whole.1,
+        source_len: whole.0,
+        unread: unread_summary(&f.diagnostics).unwrap_or_default(),
+        options_hash: fingerprint(agents, options, env!("CARGO_PKG_VERSION")),
+        max_bytes: options.parse.max_bytes as u64,
+        compiler_version: env!("CARGO_PKG_VERSION").to_string(),
+        agent: agents.to_string(),
+        channels: f.channels().iter().map(|c| c.to_string()).collect(),
+        split_reason,
+    }
+}
+
+/// The artifact's rule table of `set`.
+pub(crate) fn rule_table(set: &RuleSet) -> Vec<RuleData> {
+    set.rules
+        .iter()
+        .map(|r| RuleData {
+            pattern: r.pattern.clone(),
+            line: r.line,
+            group: r.group,
+            rank: r.rank,
+            flags: u8::from(r.allow) | (r.origin as u8) << 1 | (r.syntax as u8) << 3,
+            class: r.class as u8,
+        })
+        .collect()
+}
+
 impl Front<'_> {
+    /// The usage channels of the front's rules: the dialect's, or its
+    /// signal channels when the file states AI-usage preferences.
+    pub(crate) fn channels(&self) -> &'static [&'static str] {
+        match self.rule_set.resolution {
+            Resolution::Signals(_) => self.sem.signal_channels,
+            _ => self.sem.channels,
+        }
+    }
+
     /// The artifact's metadata from the parse and the rules as lowered,
     /// after the parser's findings (and the records' own) join
     /// `self.diagnostics`.
-    fn records(&mut self) -> MetaData {
+    pub(crate) fn records(&mut self) -> MetaData {
         let (robots, selection) = (self.robots, &self.selection);
         // acap: a file of ACAP records only has no conventional group, and
         // that is no finding ("no rules apply" would be false).
@@ -572,7 +590,7 @@ pub fn unread_summary(diagnostics: &[Diagnostic]) -> Option<String> {
 }
 
 /// The signal side of the artifact.
-fn signals_data(s: &crate::signals::SignalRules) -> SignalsData {
+pub(crate) fn signals_data(s: &crate::signals::SignalRules) -> SignalsData {
     use crate::signals::{Family, Pref};
     let bits = |p: Pref| match p {
         Pref::Unknown => 0u8,
@@ -749,6 +767,12 @@ pub fn options_hash(agents: impl Into<Agents>, options: &CompileOptions) -> u64 
 /// their length then their items. A new option fails to compile here
 /// until it is written too (the destructuring is exhaustive).
 fn fingerprint(agents: &Agents, options: &CompileOptions, version: &str) -> u64 {
+    fingerprint_text(agents.as_str(), options, version)
+}
+
+/// [`fingerprint`] of the agents' text as given (an each-agent policy's
+/// marks its kind).
+pub(crate) fn fingerprint_text(agents: &str, options: &CompileOptions, version: &str) -> u64 {
     let CompileOptions {
         dialect,
         url_mode,
@@ -784,7 +808,7 @@ fn fingerprint(agents: &Agents, options: &CompileOptions, version: &str) -> u64 
         int(out, b.len() as u64);
         out.extend_from_slice(b);
     };
-    bytes(&mut out, agents.as_str().as_bytes());
+    bytes(&mut out, agents.as_bytes());
     out.push(*dialect as u8);
     out.push(*url_mode as u8);
     out.push(u8::from(*robots_txt_allowed));

@@ -44,6 +44,7 @@ mod compile;
 pub mod diag;
 pub mod dialect;
 pub mod diff;
+mod each_agent;
 pub mod explain;
 pub mod fetch;
 pub mod glob;
@@ -64,6 +65,7 @@ pub use compile::{
 };
 pub use diag::{DiagCode, Diagnostic, Severity};
 pub use diff::{diff, Change, Decision, Diff, DiffError, DiffOptions};
+pub use each_agent::{compile_each, compile_each_prefix, each_options_hash, CompiledEach};
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};

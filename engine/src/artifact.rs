@@ -289,6 +289,41 @@ pub struct PolicyData {
     pub meta: MetaData,
 }
 
+/// One agent of an each-agent policy ([`EachAgentData`]).
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
+pub struct AgentColumnData {
+    /// The product token, as given.
+    pub agent: String,
+    /// The column of outcome words that answers it (`< columns`): agents
+    /// whose rule sets are identical share one.
+    pub column: u32,
+    /// [`Selection`]: how its groups were chosen.
+    pub selection: u8,
+    /// Crawl-delay in milliseconds from its groups (first valid one).
+    pub crawl_delay_ms: Option<u64>,
+}
+
+/// The archived root object of an *each-agent* artifact (format
+/// [`EACH_AGENT_FORMAT_VERSION`](crate::format::EACH_AGENT_FORMAT_VERSION)):
+/// one policy answering each of several agents separately, in one walk.
+///
+/// `policy` is a [`PolicyData`] with exactly one automaton whose outcome
+/// table holds `columns × channels` words per outcome id (column by
+/// column, each `channels` words as in a one-agent policy); its header
+/// names the agents joined by `,` and its `meta` is the first agent's.
+#[cfg_attr(not(feature = "build"), allow(dead_code))]
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
+pub struct EachAgentData {
+    /// The shared policy.
+    pub policy: PolicyData,
+    /// Distinct rule sets among the agents (≥ 1).
+    pub columns: u32,
+    /// The agents in the order given, each with its column.
+    pub agents: Vec<AgentColumnData>,
+}
+
 /// FNV-1a, 64 bit: a stable, dependency-free fingerprint (options, store
 /// host keys, store set checksums; not open to a hostile input's choice
 /// where it matters, so sources are identified by SHA-256 instead).

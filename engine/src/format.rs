@@ -12,6 +12,13 @@ pub const POLICY_MAGIC: [u8; 8] = *b"ROBOCC\0P";
 /// Bump it on any change to the archived policy layout, to the automaton
 /// program or to the meaning of a field.
 pub const POLICY_FORMAT_VERSION: u32 = 7;
+/// Format version of the *each-agent* variant of a policy artifact (same
+/// magic): one automaton whose outcomes hold a column of words per distinct
+/// agent rule set, and the agent → column table
+/// ([`crate::artifact::EachAgentData`]). A policy for one agent (or several
+/// read together) is always written as [`POLICY_FORMAT_VERSION`], so its
+/// bytes do not change.
+pub const EACH_AGENT_FORMAT_VERSION: u32 = 8;
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.
@@ -90,9 +97,20 @@ impl FileKind {
 /// [`MAX_FRAMED_LEN`] first).
 #[cfg(feature = "build")]
 pub fn frame(kind: FileKind, body: &[u8]) -> [u8; FRAME_LEN] {
+    frame_version(kind, kind.version(), body)
+}
+
+/// [`frame`] with another format `version` of `kind` (the each-agent
+/// variant of a policy, [`EACH_AGENT_FORMAT_VERSION`]).
+///
+/// # Panics
+///
+/// As [`frame`].
+#[cfg(feature = "build")]
+pub fn frame_version(kind: FileKind, version: u32, body: &[u8]) -> [u8; FRAME_LEN] {
     let mut f = [0u8; FRAME_LEN];
     f[..8].copy_from_slice(&kind.magic());
-    f[8..12].copy_from_slice(&kind.version().to_le_bytes());
+    f[8..12].copy_from_slice(&version.to_le_bytes());
     let len = u32::try_from(body.len()).expect("framed length checked by the writer");
     f[12..16].copy_from_slice(&len.to_le_bytes());
     f[16..24].copy_from_slice(&frame_checksum(body).to_le_bytes());

@@ -97,10 +97,10 @@ mod visit;
 pub use answer::Verdict;
 pub use bytes::AlignedBytes;
 #[cfg(feature = "build")]
-pub use format::frame;
+pub use format::{frame, frame_version};
 pub use format::{
-    frame_checksum, FileKind, FRAME_LEN, MAX_FRAMED_LEN, POLICY_FORMAT_VERSION,
-    STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
+    frame_checksum, FileKind, EACH_AGENT_FORMAT_VERSION, FRAME_LEN, MAX_FRAMED_LEN,
+    POLICY_FORMAT_VERSION, STORE_FORMAT_VERSION, STORE_SET_FORMAT_VERSION,
 };
 pub use ids::{ChannelId, OutcomeId, PolicyId, RuleId};
 pub use load::{file_type_name, open_regular, LoadError, LoadErrorKind, READ_SHARDS_BELOW};

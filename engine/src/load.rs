@@ -7,10 +7,13 @@
 //! without bounds checks: no input can make it read out of bounds or panic.
 
 use crate::artifact::{
-    ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK, UNKNOWN_RULE,
+    ArchivedEachAgentData, ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
+    UNKNOWN_RULE,
 };
 use crate::bytes::AlignedBytes;
-use crate::format::{frame_checksum, FileKind, ARCHIVE_ALIGN, FRAME_LEN};
+use crate::format::{
+    frame_checksum, FileKind, ARCHIVE_ALIGN, EACH_AGENT_FORMAT_VERSION, FRAME_LEN,
+};
 use std::fmt;
 use std::sync::Arc;
 
@@ -284,6 +287,16 @@ pub(crate) fn verify_checksum(bytes: &[u8], kind: FileKind) -> Result<(), LoadEr
 /// Checks the frame of `kind` and returns the bytes it announces (16-byte
 /// aligned). Their checksum is not compared here (see [`verify_checksum`]).
 pub(crate) fn unframe(bytes: &[u8], kind: FileKind) -> Result<&[u8], LoadError> {
+    unframe_any(bytes, kind, &[]).map(|(body, _)| body)
+}
+
+/// [`unframe`] accepting `kind`'s version or one of `also` (a policy's
+/// each-agent variant), and saying which.
+pub(crate) fn unframe_any<'b>(
+    bytes: &'b [u8],
+    kind: FileKind,
+    also: &[u32],
+) -> Result<(&'b [u8], u32), LoadError> {
     let err = |k| LoadError::new(kind, k);
     // The magic first where there is one: a short text given as a policy
     // is "not a robocc policy", not a cut one.
@@ -297,7 +310,7 @@ pub(crate) fn unframe(bytes: &[u8], kind: FileKind) -> Result<&[u8], LoadError> 
     }
     let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     let (found, version) = (word(8), kind.version());
-    if found != version {
+    if found != version && !also.contains(&found) {
         // The frame is little-endian; a byte-swapped version means the
         // writer used the other byte order, and every offset is swapped too.
         return Err(err(if found == version.swap_bytes() {
@@ -326,7 +339,7 @@ pub(crate) fn unframe(bytes: &[u8], kind: FileKind) -> Result<&[u8], LoadError> 
     if (body.as_ptr() as usize) % ARCHIVE_ALIGN != 0 {
         return Err(err(LoadErrorKind::Misaligned(body.as_ptr() as usize)));
     }
-    Ok(body)
+    Ok((body, found))
 }
 
 /// Validates an archive's structure with rkyv's checker (the low-level one:
@@ -352,19 +365,88 @@ where
     })
 }
 
-/// Validates a whole single-policy artifact.
-pub(crate) fn validate_policy(bytes: &[u8]) -> Result<&ArchivedPolicyData, LoadError> {
-    let body = unframe(bytes, FileKind::Policy)?;
-    let data = access_archive::<ArchivedPolicyData>(body, FileKind::Policy)?;
-    check_semantics(data).map_err(|e| LoadError::invalid(FileKind::Policy, e))?;
+/// A validated policy archive: the policy, and the agent table of an
+/// each-agent artifact.
+#[derive(Clone, Copy)]
+pub(crate) struct Validated<'a> {
+    pub(crate) data: &'a ArchivedPolicyData,
+    pub(crate) each: Option<&'a ArchivedEachAgentData>,
+}
+
+/// Validates a whole single-policy artifact (either variant).
+pub(crate) fn validate_policy(bytes: &[u8]) -> Result<Validated<'_>, LoadError> {
+    let kind = FileKind::Policy;
+    let (body, version) = unframe_any(bytes, kind, &[EACH_AGENT_FORMAT_VERSION])?;
+    let v = if version == EACH_AGENT_FORMAT_VERSION {
+        let each = access_archive::<ArchivedEachAgentData>(body, kind)?;
+        let stride = check_agents(each).map_err(|e| LoadError::invalid(kind, e))?;
+        check_semantics(&each.policy, stride).map_err(|e| LoadError::invalid(kind, e))?;
+        Validated {
+            data: &each.policy,
+            each: Some(each),
+        }
+    } else {
+        let data = access_archive::<ArchivedPolicyData>(body, kind)?;
+        let stride = data.header.channels.len();
+        check_semantics(data, stride).map_err(|e| LoadError::invalid(kind, e))?;
+        Validated { data, each: None }
+    };
     // Last: the structure's errors say more about damage that breaks it,
     // and a fuzzer's mutations still reach the checks above.
-    verify_checksum(bytes, FileKind::Policy)?;
-    Ok(data)
+    verify_checksum(bytes, kind)?;
+    Ok(v)
+}
+
+/// Most columns an each-agent policy may have (far more agents than any
+/// list of crawlers; it bounds the outcome table's stride).
+pub const MAX_AGENT_COLUMNS: usize = 1024;
+
+/// The agent table of an each-agent archive: at least one agent, every
+/// column in range and used, one automaton (a walk answers every column at
+/// once); returns the outcome table's stride (words per outcome id).
+fn check_agents(each: &ArchivedEachAgentData) -> Result<usize, String> {
+    let columns = each.columns.to_native() as usize;
+    let channels = each.policy.header.channels.len();
+    if columns == 0 || columns > MAX_AGENT_COLUMNS || each.agents.len() < columns {
+        return Err(format!(
+            "each-agent policy of {columns} columns for {} agents (expected 1 to {MAX_AGENT_COLUMNS}, \
+             no more than the agents)",
+            each.agents.len()
+        ));
+    }
+    let mut used = vec![false; columns];
+    for a in each.agents.iter() {
+        let c = a.column.to_native() as usize;
+        if c >= columns {
+            return Err(format!(
+                "agent {:?} answered by column {c} of {columns}",
+                a.agent.as_str()
+            ));
+        }
+        used[c] = true;
+        if crate::types::Selection::from_u8(a.selection).is_none() {
+            return Err(format!(
+                "agent {:?} has an unknown selection code",
+                a.agent.as_str()
+            ));
+        }
+    }
+    if used.contains(&false) {
+        return Err("each-agent policy with a column no agent reads".into());
+    }
+    if each.policy.header.dialect == crate::types::Dialect::Acap as u8 {
+        return Err("each-agent policy of the acap dialect (acap answers one agent)".into());
+    }
+    if each.policy.automata.len() != 1 {
+        return Err("each-agent policy with more than one automaton".into());
+    }
+    Ok(columns * channels)
 }
 
 /// The invariants the check path relies on.
-fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
+/// `stride` is the outcome table's words per outcome id: the channels, or
+/// for an each-agent policy its columns × channels.
+fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), String> {
     let h = &data.header;
     if crate::types::Dialect::from_u8(h.dialect).is_none()
         || crate::types::UrlMode::from_u8(h.url_mode).is_none()
@@ -376,13 +458,13 @@ fn check_semantics(data: &ArchivedPolicyData) -> Result<(), String> {
     if channels == 0 || channels > 64 {
         return Err(format!("{channels} usage channels (expected 1 to 64)"));
     }
-    if data.outcomes.is_empty() || data.outcomes.len() % channels != 0 {
+    if data.outcomes.is_empty() || data.outcomes.len() % stride != 0 {
         return Err(format!(
-            "outcome table has {} entries, not a positive multiple of {channels} channels",
+            "outcome table has {} entries, not a positive multiple of {stride} words",
             data.outcomes.len()
         ));
     }
-    let outcomes = data.outcomes.len() / channels;
+    let outcomes = data.outcomes.len() / stride;
     // As many channels as a policy with the signal ones (their names are
     // checked below).
     let signals = channels == crate::types::Usage::SIGNAL_CHANNELS.len();
@@ -699,11 +781,23 @@ pub(crate) fn owned_copy(bytes: &[u8]) -> Storage {
 /// have not changed since (an immutable buffer or a read-only mapping that
 /// the caller owns).
 #[inline]
-pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> &ArchivedPolicyData {
+pub(crate) unsafe fn trusted_policy(bytes: &[u8]) -> Validated<'_> {
     let body = &bytes[FRAME_LEN..];
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version == EACH_AGENT_FORMAT_VERSION {
+        // SAFETY: the caller guarantees `body` is a validated archive of
+        // `EachAgentData` (its frame says so); rkyv's root is at the
+        // position this computes.
+        let each = unsafe { rkyv::api::access_unchecked::<ArchivedEachAgentData>(body) };
+        return Validated {
+            data: &each.policy,
+            each: Some(each),
+        };
+    }
     // SAFETY: the caller guarantees `body` is a validated archive of
     // `PolicyData`; rkyv's root is at the position this computes.
-    unsafe { rkyv::api::access_unchecked::<ArchivedPolicyData>(body) }
+    let data = unsafe { rkyv::api::access_unchecked::<ArchivedPolicyData>(body) };
+    Validated { data, each: None }
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 
 use crate::answer::{self, verdict, Verdict};
 use crate::artifact::{
-    ArchivedAutomaton, ArchivedMetaData, ArchivedPolicyData, ArchivedRecordData, OUTCOME_RULE_MASK,
+    ArchivedAutomaton, ArchivedEachAgentData, ArchivedMetaData, ArchivedPolicyData,
+    ArchivedRecordData, OUTCOME_RULE_MASK,
 };
 use crate::format::FileKind;
 use crate::ids::{ChannelId, RuleId};
@@ -48,6 +49,15 @@ pub struct Traced {
 #[derive(Clone, Copy)]
 pub struct Policy<'a> {
     pub(crate) data: &'a ArchivedPolicyData,
+    /// The agent table of an each-agent policy.
+    each: Option<&'a ArchivedEachAgentData>,
+    /// Outcome words per outcome id: the channels, times the columns of an
+    /// each-agent policy.
+    pub(crate) stride: usize,
+    /// Where the answered column starts in an outcome's words: 0, or for
+    /// an each-agent policy the first agent's column × channels (the
+    /// one-answer methods answer the first agent).
+    pub(crate) base: usize,
 }
 
 impl std::fmt::Debug for Policy<'_> {
@@ -71,14 +81,28 @@ impl<'a> Policy<'a> {
     /// truncated, not 16-byte aligned, or whose tables are inconsistent. It
     /// never panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Policy<'a>, LoadError> {
-        Ok(Policy {
-            data: load::validate_policy(bytes)?,
-        })
+        Ok(Policy::from_validated(load::validate_policy(bytes)?))
     }
 
     /// Wraps an archive that passed [`load::validate_policy`].
-    pub(crate) fn from_validated(data: &'a ArchivedPolicyData) -> Policy<'a> {
-        Policy { data }
+    pub(crate) fn from_validated(v: load::Validated<'a>) -> Policy<'a> {
+        let channels = v.data.header.channels.len();
+        let (stride, base) = match v.each {
+            // Validation: at least one agent, columns in range.
+            Some(e) => (
+                e.columns.to_native() as usize * channels,
+                e.agents
+                    .first()
+                    .map_or(0, |a| a.column.to_native() as usize * channels),
+            ),
+            None => (channels, 0),
+        };
+        Policy {
+            data: v.data,
+            each: v.each,
+            stride,
+            base,
+        }
     }
 
     /// Whether `url` may be fetched (an absolute URL or a path).
@@ -120,10 +144,10 @@ impl<'a> Policy<'a> {
         same_length(urls.len(), out.len());
         let d = self.data;
         if let [a] = d.automata.as_slice() {
-            let channels = d.header.channels.len();
+            let (stride, base) = (self.stride, self.base);
             let outcomes = d.outcomes.as_slice();
             // As in `word`: validated ids are in bounds (and checked anyway).
-            let word = |o: u32| outcomes[o as usize * channels].to_native();
+            let word = |o: u32| outcomes[o as usize * stride + base].to_native();
             run_each(a, urls, d.header.url_mode, |j, o| out[j] = verdict(word(o)));
             return;
         }
@@ -202,7 +226,7 @@ impl<'a> Policy<'a> {
             // Crawl only (several automata: crawl only, by validation).
             return answer::crawl_only(self.check(url).allowed);
         }
-        let base = o as usize * channels;
+        let base = o as usize * self.stride + self.base;
         // Validation: `o` is a valid outcome id.
         let words = d.outcomes.get(base..base + channels).unwrap_or(&[]);
         let acap = d.header.dialect == Dialect::Acap as u8;
@@ -270,6 +294,115 @@ impl<'a> Policy<'a> {
         })
     }
 
+    /// The agents [`Policy::check_each`] answers, in order: those of an
+    /// each-agent policy (`robocc compile --each-agent`), each answered
+    /// separately; otherwise one, [`Header::agent`] (several agents read
+    /// together get one answer).
+    pub fn agents(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        let p = *self;
+        (0..self.agent_count()).map(move |i| match p.each {
+            // `i < agents.len()`: the range is the count.
+            Some(e) => e.agents[i].agent.as_str(),
+            None => p.data.header.agent.as_str(),
+        })
+    }
+
+    /// Was it compiled to answer each of several agents separately
+    /// (`robocc compile --each-agent`, the artifact's each-agent variant)?
+    pub fn is_each_agent(&self) -> bool {
+        self.each.is_some()
+    }
+
+    /// How many agents [`Policy::check_each`] answers (1 unless each-agent).
+    pub fn agent_count(&self) -> usize {
+        self.each.map_or(1, |e| e.agents.len())
+    }
+
+    /// An each-agent policy's agent `i` ([`Policy::agents`] order): its
+    /// token, how its groups were chosen, its Crawl-delay (ms). `None`
+    /// for other policies or `i` out of range.
+    pub fn each_agent(&self, i: usize) -> Option<(&'a str, Selection, Option<u64>)> {
+        let a = self.each?.agents.get(i)?;
+        Some((
+            a.agent.as_str(),
+            // Validation checked the code.
+            Selection::from_u8(a.selection).unwrap_or(Selection::None),
+            a.crawl_delay_ms.as_ref().map(|d| d.to_native()),
+        ))
+    }
+
+    /// The crawl verdict for `url` of each agent ([`Policy::agents`]
+    /// order) from one walk: `out[i]` answers agent `i`. A policy that is
+    /// not each-agent answers its one agent as [`Policy::check`]. Never
+    /// allocates.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len()` is not [`Policy::agent_count`] (a caller's
+    /// mistake, as for [`Policy::check_batch`]).
+    #[track_caller]
+    pub fn check_each(&self, url: &[u8], out: &mut [Verdict]) {
+        same_agents(self.agent_count(), out.len());
+        self.each_word(url, ChannelId::CRAWL, |i, w| out[i] = verdict(w));
+    }
+
+    /// [`Policy::check_usage`] for each agent, from one walk (no
+    /// allocation).
+    ///
+    /// # Panics
+    ///
+    /// As [`Policy::check_each`].
+    #[track_caller]
+    pub fn check_each_usage(&self, url: &[u8], usage: Usage, out: &mut [Verdict]) {
+        same_agents(self.agent_count(), out.len());
+        let (acap, channels) = self.channel_shape();
+        match answer::channel_of(acap, channels, usage) {
+            Some(c) => self.each_word(url, c, |i, w| out[i] = verdict(w)),
+            None => out.fill(answer::usage_verdict(acap, channels, usage, |_| 0)),
+        }
+    }
+
+    /// [`Policy::preference`] for each agent, from one walk (no
+    /// allocation).
+    ///
+    /// # Panics
+    ///
+    /// As [`Policy::check_each`].
+    #[track_caller]
+    pub fn preference_each(&self, url: &[u8], usage: Usage, out: &mut [Option<Verdict>]) {
+        same_agents(self.agent_count(), out.len());
+        let (acap, channels) = self.channel_shape();
+        match answer::channel_of(acap, channels, usage) {
+            Some(c) => self.each_word(url, c, |i, w| {
+                out[i] = answer::preference(acap, channels, usage, |_| w);
+            }),
+            None => out.fill(None),
+        }
+    }
+
+    /// Calls `f(i, word)` with agent `i`'s outcome word on `channel` for
+    /// `url` (which the caller checked), walking once.
+    #[inline]
+    fn each_word(&self, url: &[u8], channel: ChannelId, mut f: impl FnMut(usize, u32)) {
+        let Some(each) = self.each else {
+            return f(0, self.word(url, channel.index()).0);
+        };
+        let d = self.data;
+        let channels = d.header.channels.len();
+        // Validation: one automaton; every column below `columns`, every
+        // outcome id below outcomes.len() / stride (and checked anyway).
+        let Some(a) = d.automata.first() else { return };
+        let (o, _) = run(a, path_parts(url), d.header.url_mode);
+        let row = o as usize * self.stride + channel.index();
+        let outcomes = d.outcomes.as_slice();
+        for (i, ag) in each.agents.iter().enumerate() {
+            let w = outcomes
+                .get(row + ag.column.to_native() as usize * channels)
+                .map_or(answer::DEFAULT_ALLOW, |w| w.to_native());
+            f(i, w);
+        }
+    }
+
     /// Like [`Policy::check`], also reporting how many path bytes were read.
     pub fn check_traced(&self, url: &[u8]) -> Traced {
         let (word, bytes_read) = self.word(url, 0);
@@ -304,11 +437,11 @@ impl<'a> Policy<'a> {
     fn word_of(&self, parts: PathParts<'_>, channel: usize) -> (u32, usize) {
         let d = self.data;
         let mode = d.header.url_mode;
-        let channels = d.header.channels.len();
+        let (stride, at) = (self.stride, self.base + channel);
         let outcomes = d.outcomes.as_slice();
-        // Validation: every outcome id is below outcomes.len() / channels,
+        // Validation: every outcome id is below outcomes.len() / stride,
         // so these indexes are in bounds (and checked anyway).
-        let word = |o: u32| outcomes[o as usize * channels + channel].to_native();
+        let word = |o: u32| outcomes[o as usize * stride + at].to_native();
         if let [a] = d.automata.as_slice() {
             let (o, read) = run(a, parts, mode);
             return (word(o), read);
@@ -439,7 +572,7 @@ impl<'a> Policy<'a> {
             program_bytes: d.automata.iter().map(|a| a.prog.len()).sum(),
             outcomes: d.outcomes.len() * 4,
             rules,
-            outcome_count: d.outcomes.len() / d.header.channels.len().max(1),
+            outcome_count: d.outcomes.len() / self.stride.max(1),
             register_automata: d.automata.iter().filter(|a| !a.ranked.is_empty()).count(),
             rows_only_automata: d
                 .automata
@@ -451,6 +584,16 @@ impl<'a> Policy<'a> {
 }
 
 pub(crate) const NO_OUTCOME: u32 = u32::MAX;
+
+/// The contract of the `_each` methods: one slot per agent.
+#[track_caller]
+#[inline]
+fn same_agents(agents: usize, out: usize) {
+    assert!(
+        agents == out,
+        "check_each: {agents} agents but {out} verdict slots (see Policy::agent_count)"
+    );
+}
 
 /// What kind of statement a rule of a policy with AI-usage preference
 /// channels is ([`Policy::signal_source`]).

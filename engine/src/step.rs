@@ -106,13 +106,15 @@ impl Policy<'_> {
         let d = self.data;
         let channels = d.header.channels.len();
         let outcomes = d.outcomes.as_slice();
-        // Validation: outcome ids are below outcomes.len() / channels.
+        let (stride, base) = (self.stride, self.base);
+        // Validation: outcome ids are below outcomes.len() / stride. An
+        // each-agent policy answers its first agent, as `check` does.
         let word = |c: usize| -> u32 {
             let mut best = NO_OUTCOME;
             for (a, &at) in d.automata.iter().zip(&state.0) {
                 let o = by_width!(a, outcome(at));
                 let w = outcomes
-                    .get(o as usize * channels + c)
+                    .get(o as usize * stride + base + c)
                     .map_or(NO_OUTCOME, |w| w.to_native());
                 if best == NO_OUTCOME || self.outranks(w, best) {
                     best = w;

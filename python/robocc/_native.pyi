@@ -101,6 +101,11 @@ class Policy:
     @property
     def usages(self) -> Tuple[str, ...]: ...
     @property
+    def agents(self) -> Tuple[str, ...]:
+        """The agents check_each() answers: each of an each_agent=True policy, else one."""
+    def check_each(self, url: _Url) -> Dict[str, Verdict]:
+        """Each agent's Verdict for url (crawl), from one walk."""
+    @property
     def agent(self) -> str:
         """The product token; several (compile()'s list) joined by ``,``."""
     @property
@@ -300,6 +305,7 @@ def compile(
     layout: str = "auto",
     references: Mapping[str, _Body] = {},
     eager: bool = False,
+    each_agent: bool = False,
 ) -> Policy: ...
 def build_store(
     manifest_path: _Path,

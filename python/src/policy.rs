@@ -628,6 +628,56 @@ impl Policy {
         PyTuple::new(py, Answerer::of(&source).channels())
     }
 
+    /// The agents :meth:`check_each` answers, in order: each agent of a
+    /// policy compiled with ``each_agent=True`` (or ``robocc compile
+    /// --each-agent``); otherwise one, :attr:`agent`.
+    #[getter]
+    fn agents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let source = self.source()?;
+        match Answerer::of(&source) {
+            Answerer::Compiled(p) => PyTuple::new(py, p.agents()),
+            Answerer::Rules(c) => PyTuple::new(py, [c.agent()]),
+        }
+    }
+
+    /// Each agent's :class:`Verdict` for ``url`` (crawl), from one walk: a
+    /// dict from agent (:attr:`agents`, in order) to its verdict, as a
+    /// policy compiled for that agent alone answers (same deciding line).
+    ///
+    /// >>> body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /x\n"
+    /// >>> policy = robocc.compile(body, ["GPTBot", "CCBot"], each_agent=True)
+    /// >>> {a: v.allowed for a, v in policy.check_each("https://example.com/a").items()}
+    /// {'GPTBot': False, 'CCBot': True}
+    fn check_each<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let source = self.source()?;
+        let a = Answerer::of(&source);
+        let dict = PyDict::new(py);
+        match a {
+            Answerer::Compiled(p) => {
+                let mut out = vec![
+                    robocc_engine::Verdict {
+                        allowed: true,
+                        rule: None
+                    };
+                    p.agent_count()
+                ];
+                with_url(url, |u| p.check_each(u, &mut out))?;
+                for (agent, v) in p.agents().zip(out) {
+                    dict.set_item(agent, verdict(p, v))?;
+                }
+            }
+            Answerer::Rules(c) => {
+                let v = with_url(url, |u| a.verdict(a.check(py, u)))?;
+                dict.set_item(c.agent(), v)?;
+            }
+        }
+        Ok(dict)
+    }
+
     /// The product token the policy was compiled for.
     #[getter]
     fn agent(&self) -> PyResult<String> {
@@ -998,6 +1048,13 @@ impl Diagnostic {
 /// ``compile`` raises the first and compiles the second without its
 /// preferences (``crawl`` only, every preference unknown: the
 /// ``signals-dropped`` diagnostic), as before.
+///
+/// ``each_agent=True`` (``--each-agent``): ``agent`` is a list of crawlers
+/// answered *each separately* by one policy, compiled at once, walked once
+/// per URL for all of them (:meth:`Policy.check_each`,
+/// :attr:`Policy.agents`); its one-answer methods answer the first agent.
+/// Agents whose groups coincide share the automaton's states. Not for
+/// ``dialect="acap"``; over the budget, :class:`robocc.CompileError`.
 #[pyfunction]
 #[pyo3(signature = (
     robots, agent, *,
@@ -1010,7 +1067,7 @@ impl Diagnostic {
     records_close_groups = false, training_agents = Strings::default(),
     preference_grouping = "spec",
     purposes = Strings::default(), layout = "auto", references = References::default(),
-    eager = false,
+    eager = false, each_agent = false,
 ))]
 // Written out: PyO3 would show the defaults that are not literals as `...`
 // (checked against the library's constants at import:
@@ -1021,7 +1078,7 @@ impl Diagnostic {
                       max_states=200000, max_table_bytes=268435456, max_automata=1024, \
                       compile_timeout=30.0, records_close_groups=False, training_agents=(), \
                       preference_grouping='spec', purposes=(), layout='auto', references={}, \
-                      eager=False)"
+                      eager=False, each_agent=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
@@ -1046,6 +1103,7 @@ pub fn compile(
     layout: &str,
     references: References,
     eager: bool,
+    each_agent: bool,
 ) -> PyResult<Policy> {
     let body = convert::robots_body(robots, "robots")?;
     let options = Options {
@@ -1069,6 +1127,20 @@ pub fn compile(
     }
     .compile_options(Some(&body))?;
     let agents = agent.get()?;
+    if each_agent {
+        // One policy answering each agent: compiled now (no checker reads
+        // several agents each).
+        let compiled = py
+            .detach(|| robocc_compiler::compile_each(&body, agents.iter(), &options))
+            .map_err(|e| compile_error(py, &e))?;
+        let file = PolicyFile::from_aligned(compiled.to_bytes()).map_err(|e| {
+            CompileError::new_err(format!("the compiled artifact was refused: {e}"))
+        })?;
+        return Ok(Policy::new(Source::File {
+            file,
+            diagnostics: compiled.diagnostics,
+        }));
+    }
     crate::check_agent(py, &agents, options.dialect)?;
     if !eager {
         // Reading a file up to its rules takes microseconds: the GIL is

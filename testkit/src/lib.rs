@@ -30,6 +30,7 @@
 
 pub mod acap;
 pub mod corpus;
+pub mod crawlers;
 pub mod heap;
 pub mod hostile;
 pub mod paths;

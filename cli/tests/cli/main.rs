@@ -6,6 +6,7 @@ mod common;
 mod commands;
 mod contract;
 mod diff;
+mod each_agent;
 mod page;
 mod store_inputs;
 mod store_set;

@@ -5,6 +5,8 @@
 //! acap's narrowest scope ([`acap`]) or into the AI-usage preference
 //! channels ([`signals`]). The last two are *set mode*: a state keeps the
 //! rules it matched, and [`Canonical`] says which of them still matter.
+//! A fourth dimension, agents answered each separately ([`columns`]),
+//! holds one of those per distinct rule set and is set mode too.
 //!
 //! A leaf: the algebra reads rules only through [`RuleFacts`] and depends on
 //! no other module of the compiler, so the front ends that make the rules
@@ -12,6 +14,7 @@
 //! points back.
 
 pub mod acap;
+pub mod columns;
 pub mod signals;
 
 use robocc_engine::artifact::{outcome_word, NO_RULE};
@@ -31,6 +34,23 @@ pub trait RuleFacts {
     fn line(&self) -> u32;
 }
 
+// A column of an each-agent rule set sees the shared rules through
+// references, in its own order ([`columns`]).
+impl<R: RuleFacts> RuleFacts for &R {
+    fn allow(&self) -> bool {
+        (**self).allow()
+    }
+    fn priority(&self) -> u32 {
+        (**self).priority()
+    }
+    fn rank(&self) -> u32 {
+        (**self).rank()
+    }
+    fn line(&self) -> u32 {
+        (**self).line()
+    }
+}
+
 /// How the conflicts of a rule set are resolved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Resolution {
@@ -45,6 +65,10 @@ pub enum Resolution {
     /// the three preference channels from the statements; the family of
     /// every rule.
     Signals(signals::SignalRules),
+    /// Each agent answered separately: one of the above per distinct rule
+    /// set (column), over the column's own rule ids; an outcome is each
+    /// column's words in turn.
+    Columns(columns::ColumnRules),
 }
 
 impl Resolution {
@@ -73,7 +97,16 @@ impl Resolution {
     /// Set mode: which matched rules of `rules` still matter.
     pub fn canon<R: RuleFacts>(&self, rules: &[R]) -> Option<Box<dyn Canonical>> {
         match self {
-            Resolution::Ranked => None,
+            Resolution::Columns(c) => Some(Box::new(columns::Canon::new(rules, c))),
+            one => one.column_canon(rules),
+        }
+    }
+
+    /// [`Resolution::canon`] of one column's resolution (columns never
+    /// nest: a column answers one agent).
+    fn column_canon<R: RuleFacts>(&self, rules: &[R]) -> Option<Box<dyn Canonical>> {
+        match self {
+            Resolution::Ranked | Resolution::Columns(_) => None,
             Resolution::Acap(a) => Some(Box::new(acap::Canon::new(rules, a))),
             Resolution::Signals(s) => Some(Box::new(signals::Canon::new(rules, s))),
         }
@@ -105,9 +138,25 @@ impl Resolution {
         work: &mut Vec<usize>,
         out: &mut Vec<u32>,
     ) {
+        match self {
+            Resolution::Columns(c) => columns::outcome_into(rules, c, matched, work, out),
+            one => one.column_outcome_into(rules, winner, matched, work, out),
+        }
+    }
+
+    /// [`Resolution::outcome_into`] of one column's resolution (columns
+    /// never nest: a column answers one agent).
+    fn column_outcome_into<R: RuleFacts>(
+        &self,
+        rules: &[R],
+        winner: Option<usize>,
+        matched: &[usize],
+        work: &mut Vec<usize>,
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
         match self {
-            Resolution::Ranked => out.push(ranked_word(rules, winner)),
+            Resolution::Ranked | Resolution::Columns(_) => out.push(ranked_word(rules, winner)),
             Resolution::Acap(a) => acap::outcome_into(rules, a, matched, work, out),
             Resolution::Signals(s) => signals::outcome_into(rules, s, matched, out),
         }

@@ -285,7 +285,11 @@ pub(super) const SEEDS: [u64; 4] = [
 /// record, as soon as it has the slot.
 #[cfg(feature = "build")]
 pub(super) fn slot_hints(off: usize, bytes: &[u8]) -> [u8; HINTS] {
-    hints_of(off, bytes, crate::load::validate_policy(bytes).ok())
+    hints_of(
+        off,
+        bytes,
+        crate::load::validate_policy(bytes).ok().map(|v| v.data),
+    )
 }
 
 /// [`slot_hints`] of `bytes`, whose archive `data` is (`None`: not a valid

@@ -8,6 +8,7 @@ mod checker;
 mod checker_alloc;
 mod conformance;
 mod differential;
+mod each_agent;
 mod fuzz_regressions;
 mod google_port;
 mod several_agents;

@@ -5,8 +5,8 @@ use super::collect::Body;
 use super::spill::{Artifact, Spill};
 use super::{fixed_options, StoreBuilder, ALLOW_ID, DISALLOW_ID};
 use rayon::prelude::*;
-use robocc_compiler::{compile, Agents, CompileError, CompileOptions};
-use robocc_engine::{PolicyId, Store};
+use robocc_compiler::{compile, Agents, CompileError, CompileOptions, Diagnostic};
+use robocc_engine::{AlignedBytes, PolicyId, Store};
 use std::collections::HashMap;
 
 /// A compiled (or reused) distinct body.
@@ -62,24 +62,31 @@ pub(super) fn compile_bodies(
                 // with the same bytes) are robocc's own two lines: compiled
                 // under limits they always fit, so that a budget too small
                 // for anything cannot turn a 503 into the on-failure policy.
-                None => match compile_body(
-                    body,
-                    agent,
-                    if id == ALLOW_ID || id == DISALLOW_ID {
+                None => {
+                    let options = if id == ALLOW_ID || id == DISALLOW_ID {
                         &fixed
                     } else {
                         options
-                    },
-                ) {
-                    Ok(c) => Built::Ok {
-                        split: (c.data.automata.len() > 1)
-                            .then(|| c.data.header.split_reason.clone()),
-                        unread: robocc_compiler::unread_summary(&c.diagnostics),
-                        bytes: Artifact::Memory(c.to_bytes().to_vec()),
-                        base: None,
-                    },
-                    Err(e) => Built::Failed(e.to_string()),
-                },
+                    };
+                    let compiled = if builder.each_agent {
+                        compile_body_each(body, agent, options)
+                    } else {
+                        compile_body(body, agent, options).map(|c| {
+                            let split = (c.data.automata.len() > 1)
+                                .then(|| c.data.header.split_reason.clone());
+                            (c.to_bytes(), split, c.diagnostics)
+                        })
+                    };
+                    match compiled {
+                        Ok((bytes, split, diagnostics)) => Built::Ok {
+                            split,
+                            unread: robocc_compiler::unread_summary(&diagnostics),
+                            bytes: Artifact::Memory(bytes.to_vec()),
+                            base: None,
+                        },
+                        Err(e) => Built::Failed(e.to_string()),
+                    }
+                }
             };
             let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if let Some(p) = builder.progress {
@@ -136,15 +143,30 @@ pub(super) fn compile_body(
     }
 }
 
+/// [`compile_body`] answering each agent separately: the artifact, never
+/// split, and the findings.
+fn compile_body_each(
+    body: &Body,
+    agents: &Agents,
+    options: &CompileOptions,
+) -> Result<(AlignedBytes, Option<String>, Vec<Diagnostic>), CompileError> {
+    let c = match (body.len, body.sha256) {
+        (Some(len), Some(digest)) => {
+            robocc_compiler::compile_each_prefix(&body.bytes, len, digest, agents.iter(), options)
+        }
+        _ => robocc_compiler::compile_each(&body.bytes, agents.iter(), options),
+    }?;
+    Ok((c.to_bytes(), None, c.diagnostics))
+}
+
 /// The base store's policies that a build with these options may reuse:
 /// the SHA-256 of their source → their index in the base store.
 pub(super) type Reusable = HashMap<[u8; 32], PolicyId>;
 
-pub(super) fn reusable(base: Option<&Store>, agent: &Agents, options: &CompileOptions) -> Reusable {
+pub(super) fn reusable(base: Option<&Store>, agent: &Agents, wanted: u64) -> Reusable {
     let Some(base) = base else {
         return Reusable::new();
     };
-    let wanted = robocc_compiler::options_hash(agent, options);
     let mut out = HashMap::new();
     for i in base.policy_ids() {
         // A policy that fails validation is simply not reused.

@@ -82,7 +82,7 @@ where
     I: IntoIterator<Item = Result<HostInput, InputError>>,
 {
     let (agent, options) = (&builder.agents, &builder.options);
-    options.check_tokens(agent).map_err(StoreError::Compile)?;
+    builder.check_tokens()?;
     // The whole base, before anything is taken from it: lookups verify the
     // slots they read, but a build copies policies and 304s' records into
     // a new store whose checksum would then vouch for them. O(base size),
@@ -90,7 +90,7 @@ where
     if let Some(base) = builder.base {
         base.validate_all().map_err(StoreError::Base)?;
     }
-    let reusable = reusable(builder.base, agent, options);
+    let reusable = reusable(builder.base, agent, builder.options_fingerprint());
     // Collect.
     let mut collected = Collected::new(options.parse.max_bytes);
     for input in inputs {
@@ -320,7 +320,7 @@ impl Prepared {
             agent: agent.to_string(),
             dialect: options.dialect,
             compiler_version: env!("CARGO_PKG_VERSION").to_string(),
-            options_hash: robocc_compiler::options_hash(agent, options),
+            options_hash: builder.options_fingerprint(),
         };
         let bytes = write_store(&meta, entries, &policies).map_err(StoreError::Write)?;
         Ok((bytes, stored))
@@ -388,6 +388,9 @@ impl Prepared {
 #[derive(Clone)]
 pub struct StoreBuilder<'a> {
     agents: Agents,
+    /// Each agent answered separately (each-agent policies), rather than
+    /// the agents read together.
+    each_agent: bool,
     options: CompileOptions,
     on_failure: OnFailure,
     base: Option<&'a Store>,
@@ -402,10 +405,36 @@ impl<'a> StoreBuilder<'a> {
     pub fn new(agents: impl Into<Agents>) -> StoreBuilder<'a> {
         StoreBuilder {
             agents: agents.into(),
+            each_agent: false,
             options: CompileOptions::default(),
             on_failure: OnFailure::Disallow,
             base: None,
             progress: None,
+        }
+    }
+
+    /// Answer each of the agents separately: every policy is an
+    /// each-agent one ([`robocc_compiler::compile_each`]), walked once per
+    /// URL for all the agents, instead of one policy reading the agents
+    /// together.
+    ///
+    /// By default, off.
+    pub fn each_agent(&mut self, each: bool) -> &mut StoreBuilder<'a> {
+        self.each_agent = each;
+        self
+    }
+
+    /// Are the agents valid for the options: each alone when answered
+    /// each, else together.
+    fn check_tokens(&self) -> Result<(), StoreError> {
+        let check = |a: &Agents| self.options.check_tokens(a).map_err(StoreError::Compile);
+        if self.each_agent {
+            if self.agents.is_empty() {
+                return check(&self.agents);
+            }
+            self.agents.iter().try_for_each(|a| check(&Agents::from(a)))
+        } else {
+            check(&self.agents)
         }
     }
 
@@ -598,9 +627,7 @@ impl<'a> StoreBuilder<'a> {
     /// An agent or training agent that is not a product token; no shard, or
     /// more than [`robocc_engine::MAX_SHARDS`].
     pub fn set_index(&self, shards: Vec<robocc_engine::ShardInfo>) -> Result<String, StoreError> {
-        self.options
-            .check_tokens(&self.agents)
-            .map_err(StoreError::Compile)?;
+        self.check_tokens()?;
         self.index_text(shards)
     }
 
@@ -608,7 +635,11 @@ impl<'a> StoreBuilder<'a> {
     /// ([`robocc_engine::Store::options_hash`]): a base store with another
     /// one has no policy this builder can reuse.
     pub fn options_fingerprint(&self) -> u64 {
-        robocc_compiler::options_hash(&self.agents, &self.options)
+        if self.each_agent {
+            robocc_compiler::each_options_hash(&self.agents, &self.options)
+        } else {
+            robocc_compiler::options_hash(&self.agents, &self.options)
+        }
     }
 
     /// `index.txt` for these shards (the tokens checked already).

@@ -1,0 +1,303 @@
+//! Compiling for each of several agents at once (`--each-agent`): one
+//! policy whose outcomes answer every agent separately, in one walk.
+//!
+//! Each agent is read as a one-agent compile reads it (the same front);
+//! agents whose rule sets come out equal share a column
+//! ([`crate::outcome::columns`]), and the columns' rules are lowered
+//! together in set mode into one automaton. The artifact is the each-agent
+//! variant of the policy format (docs/artifact.md).
+
+use crate::agent::Agents;
+use crate::compile::{
+    fingerprint_text, front, header_data, rule_table, sha256, signals_data, unread_summary,
+    CompileError, CompileOptions,
+};
+use crate::diag::Diagnostic;
+use crate::dialect::Dialect;
+use crate::lower::lower;
+use crate::outcome::columns::{Column, ColumnRules};
+use crate::outcome::Resolution;
+use crate::ruleset::{RuleSet, SetRule};
+use crate::signals::{Family, Pref, SignalRule, SignalRules};
+use robocc_engine::artifact::{
+    AgentColumnData, EachAgentData, HeaderData, MetaData, PolicyData, SignalsData,
+};
+use robocc_engine::{frame_version, AlignedBytes, FileKind, EACH_AGENT_FORMAT_VERSION, FRAME_LEN};
+use std::collections::HashMap;
+
+/// A policy answering each of several agents, before serialisation.
+#[derive(Clone, Debug)]
+pub struct CompiledEach {
+    /// What the artifact will hold.
+    pub data: EachAgentData,
+    /// The shared rules, with each column's ([`Resolution::Columns`]).
+    pub rule_set: RuleSet,
+    /// Parser and compiler findings of every agent's reading, each once.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CompiledEach {
+    /// The artifact bytes (16-byte aligned, ready for
+    /// `Policy::from_bytes`).
+    pub fn to_bytes(&self) -> AlignedBytes {
+        let archive = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
+            .expect("serialising plain owned data cannot fail");
+        let mut out = AlignedBytes::with_capacity(archive.len() + FRAME_LEN);
+        out.extend_from_slice(&frame_version(
+            FileKind::Policy,
+            EACH_AGENT_FORMAT_VERSION,
+            &archive,
+        ));
+        out.extend_from_slice(&archive);
+        out
+    }
+}
+
+/// What one agent's reading gives.
+struct Reading {
+    rule_set: RuleSet,
+    channels: &'static [&'static str],
+    header: HeaderData,
+    meta: MetaData,
+    selection: u8,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Compiles `robots_txt` answering each of `agents` separately (repeats
+/// dropped, case-insensitively): agent `i` of the policy is answered as
+/// [`compile`](crate::compile) for it alone answers, with the same
+/// deciding line.
+///
+/// # Errors
+///
+/// No agent, an invalid product token, the acap dialect (which answers one
+/// crawler), or rules whose one automaton exceeds the budget (an
+/// each-agent policy is never split over several).
+pub fn compile_each<I>(
+    robots_txt: &[u8],
+    agents: I,
+    options: &CompileOptions,
+) -> Result<CompiledEach, CompileError>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    compile_each_source(robots_txt, None, &Agents::new(agents), options)
+}
+
+/// [`compile_each`] of a body of which `prefix` holds only the first bytes,
+/// the whole being `len` bytes of SHA-256 `sha256`, as
+/// [`compile_prefix`](crate::compile_prefix) compiles one (a store build
+/// keeps only that much of a large body).
+///
+/// # Errors
+///
+/// As [`compile_each`].
+pub fn compile_each_prefix<I>(
+    prefix: &[u8],
+    len: u64,
+    sha256: [u8; 32],
+    agents: I,
+    options: &CompileOptions,
+) -> Result<CompiledEach, CompileError>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    compile_each_source(prefix, Some((len, sha256)), &Agents::new(agents), options)
+}
+
+/// The fingerprint an each-agent policy for `agents` records (and a store
+/// of them): [`options_hash`](crate::options_hash)'s, of the agents marked
+/// as answered each, so that no one-agent policy is reused for it.
+pub fn each_options_hash(agents: &Agents, options: &CompileOptions) -> u64 {
+    fingerprint_text(
+        &format!("each-agent:{agents}"),
+        options,
+        env!("CARGO_PKG_VERSION"),
+    )
+}
+
+fn compile_each_source(
+    robots_txt: &[u8],
+    whole: Option<(u64, [u8; 32])>,
+    agents: &Agents,
+    options: &CompileOptions,
+) -> Result<CompiledEach, CompileError> {
+    if options.dialect == Dialect::Acap {
+        return Err(CompileError::EachAgent(
+            "--each-agent does not apply to acap: an ACAP record names one crawler and its \
+             usages are answered for it; compile once per agent"
+                .into(),
+        ));
+    }
+    if agents.is_empty() {
+        return Err(CompileError::EachAgent(
+            "--each-agent needs at least one agent".into(),
+        ));
+    }
+    let given = whole;
+    let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
+    let mut readings = Vec::with_capacity(agents.len());
+    for agent in agents.iter() {
+        let one = Agents::from(agent);
+        readings.push(front(robots_txt, given, &one, options, |mut f| {
+            let meta = f.records();
+            Ok(Reading {
+                header: header_data(&f, whole, &one, options, String::new()),
+                channels: f.channels(),
+                selection: f.selection.via as u8,
+                meta,
+                rule_set: f.rule_set,
+                diagnostics: f.diagnostics,
+            })
+        })?);
+    }
+    // Columns: agents whose rule sets are equal share one.
+    let mut distinct: Vec<usize> = Vec::new();
+    let mut column_of = Vec::with_capacity(readings.len());
+    for (i, r) in readings.iter().enumerate() {
+        let c = match distinct
+            .iter()
+            .position(|&d| readings[d].rule_set == r.rule_set)
+        {
+            Some(c) => c,
+            None => {
+                distinct.push(i);
+                distinct.len() - 1
+            }
+        };
+        column_of.push(c as u32);
+    }
+    let (rule_set, channels) = shared_rules(distinct.iter().map(|&d| &readings[d]));
+    let lowered =
+        lower(&rule_set, &options.budget, whole.0 as usize).map_err(CompileError::Budget)?;
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    for r in &readings {
+        for d in &r.diagnostics {
+            if !diagnostics.contains(d) {
+                diagnostics.push(d.clone());
+            }
+        }
+    }
+    let first = &readings[0];
+    let mut header = first.header.clone();
+    header.agent = agents.to_string();
+    header.options_hash = each_options_hash(agents, options);
+    header.unread = unread_summary(&diagnostics).unwrap_or_default();
+    if channels > first.channels.len() {
+        if let Some(r) = readings.iter().find(|r| r.channels.len() == channels) {
+            header.channels = r.channels.iter().map(|c| c.to_string()).collect();
+        }
+    }
+    let agents_data = agents
+        .iter()
+        .zip(&readings)
+        .zip(&column_of)
+        .map(|((a, r), &column)| AgentColumnData {
+            agent: a.to_string(),
+            column,
+            selection: r.selection,
+            crawl_delay_ms: r.meta.crawl_delay_ms,
+        })
+        .collect();
+    let data = EachAgentData {
+        policy: PolicyData {
+            header,
+            automata: lowered.automata,
+            outcomes: lowered.outcomes,
+            rules: rule_table(&rule_set),
+            meta: MetaData {
+                signals: shared_signals(&rule_set, channels),
+                ..readings.swap_remove(0).meta
+            },
+        },
+        columns: distinct.len() as u32,
+        agents: agents_data,
+    };
+    Ok(CompiledEach {
+        data,
+        rule_set,
+        diagnostics,
+    })
+}
+
+/// The signal side of the shared rule table, when the policy has the
+/// preference channels (`channels` words per column): each rule's entry as
+/// the column holding it reads it (a column without preferences holds
+/// crawl rules only).
+fn shared_signals(set: &RuleSet, channels: usize) -> Option<SignalsData> {
+    let Resolution::Columns(cols) = &set.resolution else {
+        return None;
+    };
+    if channels == 1 {
+        return None;
+    }
+    let crawl = SignalRule {
+        family: Family::Crawl,
+        prefs: [Pref::Unknown; 3],
+    };
+    let mut shared = SignalRules {
+        rules: vec![crawl; set.rules.len()],
+        training_agents: Vec::new(),
+    };
+    for c in &cols.columns {
+        if let Resolution::Signals(s) = &c.resolution {
+            for (&g, r) in c.rules.iter().zip(&s.rules) {
+                shared.rules[g] = *r;
+            }
+            shared.training_agents.clone_from(&s.training_agents);
+        }
+    }
+    Some(signals_data(&shared))
+}
+
+/// The union of the columns' rules (a rule equal in several columns is one
+/// entry), resolved per column, and the words per column.
+fn shared_rules<'r>(columns: impl Iterator<Item = &'r Reading>) -> (RuleSet, usize) {
+    let mut shared: Vec<SetRule> = Vec::new();
+    let mut index: HashMap<(u32, u32, Vec<u8>), Vec<usize>> = HashMap::new();
+    let mut out = Vec::new();
+    let mut base: Option<RuleSet> = None;
+    let mut channels = 1;
+    for r in columns {
+        let mut ids = Vec::with_capacity(r.rule_set.rules.len());
+        for rule in &r.rule_set.rules {
+            let key = (rule.line, rule.group, rule.pattern.clone());
+            let same = index.entry(key).or_default();
+            let id = match same.iter().find(|&&s| shared[s] == *rule) {
+                Some(&s) => s,
+                None => {
+                    shared.push(rule.clone());
+                    same.push(shared.len() - 1);
+                    shared.len() - 1
+                }
+            };
+            ids.push(id);
+        }
+        channels = channels.max(r.channels.len());
+        out.push(Column {
+            rules: ids,
+            resolution: r.rule_set.resolution.clone(),
+            channels: r.channels.len(),
+        });
+        base.get_or_insert_with(|| r.rule_set.clone());
+    }
+    // `compile_each` reads at least one agent; an empty base is never used.
+    let base = base.unwrap_or_else(|| RuleSet {
+        rules: Vec::new(),
+        url_mode: robocc_engine::UrlMode::Google,
+        dialect: Dialect::Rfc9309,
+        robots2_v2: false,
+        resolution: Resolution::Ranked,
+    });
+    let set = RuleSet {
+        rules: shared,
+        resolution: Resolution::Columns(ColumnRules {
+            columns: out,
+            channels,
+        }),
+        ..base
+    };
+    (set, channels)
+}
