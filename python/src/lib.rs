@@ -20,6 +20,7 @@
 //! subclass.
 
 mod convert;
+mod diff;
 mod options;
 mod policy;
 mod set;
@@ -155,7 +156,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::Store>()?;
     m.add_class::<store::StoreReport>()?;
     add_functions! { m:
-        policy::compile, store::build_store, token_from_header, set::host_key, set::shard_of,
+        policy::compile, diff::diff, store::build_store, token_from_header, set::host_key, set::shard_of,
         set::is_self_redirect, set::read_warc, set::iter_warc, set::url_host_key,
     }
     m.add_class::<set::WarcIter>()?;
