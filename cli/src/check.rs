@@ -793,22 +793,10 @@ impl<W: Write> Printer<'_, W> {
         Ok(())
     }
 
-    /// The usages `--usage all` prints: an acap policy's usage types, or
-    /// crawl and the AI-usage preference channels.
-    fn usages_of_all(&self) -> &'static [Usage] {
-        const CRAWL_AND_SIGNALS: [Usage; 4] =
-            [Usage::Crawl, Usage::Search, Usage::TrainAi, Usage::AiInput];
-        if self.source.dialect() == Dialect::Acap {
-            Usage::ACAP
-        } else {
-            &CRAWL_AND_SIGNALS
-        }
-    }
-
     /// `--usage all`: every usage's verdict for one URL.
     fn all_usages(&mut self, url: &[u8]) -> std::io::Result<()> {
         let mut judged = Vec::with_capacity(Usage::ALL.len());
-        for &u in self.usages_of_all() {
+        for &u in UsageArg::All.usages(self.source.dialect()) {
             let j = self.judge_with_tdmrep(url, u)?;
             judged.push((u.name().to_string(), j));
         }

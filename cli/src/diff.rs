@@ -2,10 +2,13 @@
 //! exactly, with a URL that shows each change.
 
 use crate::compile::compile_source;
-use crate::options::{CompileFlags, Format, Given};
+use crate::options::{parse_usage_arg, CompileFlags, Format, Given, UsageArg};
 use clap::Args;
-use robocc_compiler::diff::{Change, Decision, DiffOptions, DEFAULT_MAX_PAIRS};
-use robocc_engine::{FileKind, PolicyFile, Usage};
+use robocc_compiler::diff::{
+    diff_stores, Change, Decision, Diff, DiffError, DiffOptions, HostChange, HostDiff, HostSide,
+    StoreDiffError, DEFAULT_MAX_PAIRS,
+};
+use robocc_engine::{Dialect, FileKind, PolicyFile, Usage};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -16,23 +19,38 @@ const EXIT_CHANGED: i32 = 1;
 #[derive(Args)]
 pub struct DiffArgs {
     /// The old robots.txt, or a policy compiled from it (robocc compile).
-    #[arg(value_name = "OLD", help_heading = "Input")]
-    old: PathBuf,
-    /// The new robots.txt, or a policy compiled from it.
-    #[arg(value_name = "NEW", help_heading = "Input")]
-    new: PathBuf,
-    /// The usage whose verdicts are compared (default: crawl).
     #[arg(
-        long,
-        value_name = "USAGE",
-        default_value = "crawl",
-        help_heading = "Output"
+        value_name = "OLD",
+        help_heading = "Input",
+        required_unless_present = "store"
     )]
-    usage: Usage,
+    old: Option<PathBuf>,
+    /// The new robots.txt, or a policy compiled from it.
+    #[arg(
+        value_name = "NEW",
+        help_heading = "Input",
+        required_unless_present = "store"
+    )]
+    new: Option<PathBuf>,
+    /// Two stores (`--store OLD --store NEW`) instead of two files: the
+    /// hosts whose answers changed (added, removed, or whose policies give
+    /// some URL another verdict), each distinct pair of policies diffed
+    /// once.
+    #[arg(long, value_name = "STORE", num_args = 1, conflicts_with_all = ["old", "new"],
+          help_heading = "Input")]
+    store: Vec<PathBuf>,
+    /// The usage whose verdicts are compared (default: crawl), or `all`:
+    /// one report per usage the policies' dialect speaks of (crawl and the
+    /// AI-usage channels; an acap policy's usage types).
+    #[arg(long, value_name = "USAGE", default_value = "crawl", value_parser = parse_usage_arg,
+          help_heading = "Output")]
+    usage: UsageArg,
     /// Output: `text` (one line per change, grouped by direction) or
-    /// `json`: an object with `count` and `changes`, one object per change
-    /// with `from`, `to`, `old_line`, `new_line`, `old_rule`, `new_rule`
-    /// and `witness`.
+    /// `json`: an object with `usage`, `count` and `changes`, one object
+    /// per change with `from`, `to`, `old_line`, `new_line`, `old_rule`,
+    /// `new_rule` and `witness` (with `--usage all`: `count` and a
+    /// `usages` object of such reports by usage; with `--store`: `hosts`,
+    /// one object per host).
     #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     format: Format,
     /// Most pairs of states (one per policy) the comparison explores; over
@@ -75,7 +93,7 @@ fn decided_by(d: &Decision) -> String {
     }
 }
 
-fn text(changes: &[Change]) -> String {
+fn text(changes: &[Change], indent: &str) -> String {
     let mut out = String::new();
     let width = changes
         .iter()
@@ -93,7 +111,7 @@ fn text(changes: &[Change]) -> String {
                 None => "was: no rule".into(),
             };
             out.push_str(&format!(
-                "{} → {}  {:width$}  ({new}, {was})\n",
+                "{indent}{} → {}  {:width$}  ({new}, {was})\n",
                 c.old.word(),
                 c.new.word(),
                 c.witness_text(),
@@ -103,7 +121,32 @@ fn text(changes: &[Change]) -> String {
     out
 }
 
-fn json(changes: &[Change], usage: Usage) -> serde_json::Value {
+/// The reports of several usages as text: each under its usage's name
+/// when there are several.
+fn texts(reports: &[(Usage, Diff)], several: bool, indent: &str) -> String {
+    if !several {
+        return reports
+            .iter()
+            .map(|(_, d)| text(&d.changes, indent))
+            .collect();
+    }
+    let mut out = String::new();
+    for (usage, d) in reports {
+        out.push_str(&format!(
+            "{indent}{}: {}\n",
+            usage.name(),
+            match d.changes.len() {
+                0 => "no change".to_string(),
+                1 => "1 change".to_string(),
+                n => format!("{n} changes"),
+            }
+        ));
+        out.push_str(&text(&d.changes, &format!("{indent}  ")));
+    }
+    out
+}
+
+fn json(changes: &[Change]) -> serde_json::Value {
     let changes: Vec<serde_json::Value> = changes
         .iter()
         .map(|c| {
@@ -119,43 +162,187 @@ fn json(changes: &[Change], usage: Usage) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({
-        "usage": usage.name(),
         "count": changes.len(),
         "changes": changes,
     })
 }
 
+/// The reports of several usages as JSON: one report with its `usage`, or
+/// with `several` the total `count` and a `usages` object by usage name.
+fn jsons(reports: &[(Usage, Diff)], several: bool) -> serde_json::Value {
+    if let ([(usage, d)], false) = (reports, several) {
+        let mut one = json(&d.changes);
+        one["usage"] = usage.name().into();
+        return one;
+    }
+    let usages: serde_json::Map<String, serde_json::Value> = reports
+        .iter()
+        .map(|(u, d)| (u.name().to_string(), json(&d.changes)))
+        .collect();
+    serde_json::json!({
+        "count": reports.iter().map(|(_, d)| d.changes.len()).sum::<usize>(),
+        "usages": usages,
+    })
+}
+
+/// The usages compared: `--usage`'s, for OLD's dialect and NEW's.
+fn usages(arg: UsageArg, old: Dialect, new: Dialect) -> Vec<Usage> {
+    let mut all = arg.usages(old).to_vec();
+    for &u in arg.usages(new) {
+        if !all.contains(&u) {
+            all.push(u);
+        }
+    }
+    all
+}
+
+fn over_budget_hint(e: &DiffError) -> &'static str {
+    match e {
+        DiffError::TooManyPairs { .. } => " (raise the limit with --max-pairs, 0 for no limit)",
+        DiffError::UrlModes { .. } => "",
+    }
+}
+
 pub fn run(args: &DiffArgs, given: &Given) -> Result<i32, String> {
-    let old = policy(&args.old, &args.flags, given)?;
-    let new = policy(&args.new, &args.flags, given)?;
-    let options = DiffOptions {
-        usage: args.usage,
-        max_pairs: args.max_pairs,
+    let changed = match (&args.store[..], &args.old, &args.new) {
+        ([old, new], _, _) => run_stores(args, old, new)?,
+        ([], Some(old), Some(new)) => run_files(args, given, old, new)?,
+        _ => return Err("give OLD and NEW, or --store OLD --store NEW (twice)".into()),
     };
-    let d = robocc_compiler::diff(&old.policy(), &new.policy(), &options).map_err(|e| {
-        let hint = match e {
-            robocc_compiler::DiffError::TooManyPairs { .. } => {
-                " (raise the limit with --max-pairs, 0 for no limit)"
-            }
-            _ => "",
+    Ok(if changed { EXIT_CHANGED } else { 0 })
+}
+
+/// `robocc diff OLD NEW`: whether some URL changes verdict.
+fn run_files(
+    args: &DiffArgs,
+    given: &Given,
+    old_path: &Path,
+    new_path: &Path,
+) -> Result<bool, String> {
+    let old = policy(old_path, &args.flags, given)?;
+    let new = policy(new_path, &args.flags, given)?;
+    let (a, b) = (old.policy(), new.policy());
+    let mut reports = Vec::new();
+    for usage in usages(args.usage, a.header().dialect, b.header().dialect) {
+        let options = DiffOptions {
+            usage,
+            max_pairs: args.max_pairs,
         };
-        format!("{} → {}: {e}{hint}", args.old.display(), args.new.display())
-    })?;
+        let d = robocc_compiler::diff(&a, &b, &options).map_err(|e| {
+            format!(
+                "{} → {}: {e}{}",
+                old_path.display(),
+                new_path.display(),
+                over_budget_hint(&e)
+            )
+        })?;
+        reports.push((usage, d));
+    }
+    let several = args.usage == UsageArg::All;
     let out = match args.format {
-        Format::Text => text(&d.changes),
-        Format::Json => json(&d.changes, args.usage).to_string() + "\n",
+        Format::Text => texts(&reports, several, ""),
+        Format::Json => jsons(&reports, several).to_string() + "\n",
     };
     crate::output::write_stdout(out.as_bytes())?;
-    if args.format == Format::Text && d.changes.is_empty() {
+    let changed = reports.iter().any(|(_, d)| !d.changes.is_empty());
+    if args.format == Format::Text && !changed {
         diag!(
             "{} → {}: no URL changes verdict",
-            args.old.display(),
-            args.new.display()
+            old_path.display(),
+            new_path.display()
         );
     }
-    Ok(if d.changes.is_empty() {
-        0
-    } else {
-        EXIT_CHANGED
-    })
+    Ok(changed)
+}
+
+fn side_json(side: Option<&HostSide>) -> serde_json::Value {
+    side.map_or(
+        serde_json::Value::Null,
+        |s| serde_json::json!({"source": s.source.name(), "status": s.status}),
+    )
+}
+
+fn side_text(s: &HostSide) -> String {
+    format!("{} {}", s.status, s.source.name())
+}
+
+/// `robocc diff --store OLD --store NEW`: whether some host's answers
+/// changed.
+fn run_stores(args: &DiffArgs, old_path: &Path, new_path: &Path) -> Result<bool, String> {
+    let old = crate::artifacts::open_store(old_path)?;
+    let new = crate::artifacts::open_store(new_path)?;
+    let usages = usages(args.usage, old.dialect(), new.dialect());
+    let d = diff_stores(&old, &new, &usages, args.max_pairs).map_err(|e| {
+        let hint = match &e {
+            StoreDiffError::Pair { error, .. } => over_budget_hint(error),
+            _ => "",
+        };
+        format!("{} → {}: {e}{hint}", old_path.display(), new_path.display())
+    })?;
+    let several = args.usage == UsageArg::All;
+    let sides = |h: &HostDiff| match &h.change {
+        HostChange::Added(s) => ("added", None, Some(*s), None),
+        HostChange::Removed(s) => ("removed", Some(*s), None, None),
+        HostChange::Changed { old, new, pair } => {
+            ("changed", Some(*old), Some(*new), d.pairs.get(*pair))
+        }
+    };
+    let out = match args.format {
+        Format::Json => {
+            let hosts: Vec<serde_json::Value> = d
+                .hosts
+                .iter()
+                .map(|h| {
+                    let (change, o, n, pair) = sides(h);
+                    let mut v = serde_json::json!({
+                        "host": h.key,
+                        "change": change,
+                        "old": side_json(o.as_ref()),
+                        "new": side_json(n.as_ref()),
+                    });
+                    if let Some(p) = pair {
+                        v["diff"] = jsons(&p.by_usage, several);
+                    }
+                    v
+                })
+                .collect();
+            serde_json::json!({
+                "count": hosts.len(),
+                "common_hosts": d.common,
+                "policy_pairs_diffed": d.diffed,
+                "hosts": hosts,
+            })
+            .to_string()
+                + "\n"
+        }
+        Format::Text => {
+            let mut out = String::new();
+            for h in &d.hosts {
+                let (change, o, n, pair) = sides(h);
+                let status = match (o, n) {
+                    (Some(o), Some(n)) => format!("{} → {}", side_text(&o), side_text(&n)),
+                    (Some(s), None) | (None, Some(s)) => side_text(&s),
+                    (None, None) => String::new(),
+                };
+                out.push_str(&format!("{change} {}  ({status})\n", h.key));
+                if let Some(p) = pair {
+                    out.push_str(&texts(&p.by_usage, several, "  "));
+                }
+            }
+            out
+        }
+    };
+    crate::output::write_stdout(out.as_bytes())?;
+    if args.format == Format::Text {
+        diag!(
+            "{} → {}: {} of {} hosts changed ({} in both; {} policy pairs diffed)",
+            old_path.display(),
+            new_path.display(),
+            d.hosts.len(),
+            old.host_count().max(new.host_count()),
+            d.common,
+            d.diffed
+        );
+    }
+    Ok(!d.hosts.is_empty())
 }

@@ -348,6 +348,22 @@ pub enum UsageArg {
     All,
 }
 
+impl UsageArg {
+    /// The usages it names for a policy of `dialect`: one, or for `all`
+    /// an acap policy's usage types, or crawl and the AI-usage preference
+    /// channels.
+    pub fn usages(&self, dialect: robocc_engine::Dialect) -> &[robocc_engine::Usage] {
+        use robocc_engine::Usage;
+        const CRAWL_AND_SIGNALS: [Usage; 4] =
+            [Usage::Crawl, Usage::Search, Usage::TrainAi, Usage::AiInput];
+        match self {
+            UsageArg::One(u) => std::slice::from_ref(u),
+            UsageArg::All if dialect == robocc_engine::Dialect::Acap => Usage::ACAP,
+            UsageArg::All => &CRAWL_AND_SIGNALS,
+        }
+    }
+}
+
 /// Reads `--usage`: a usage name (any case), or `all`.
 pub fn parse_usage_arg(s: &str) -> Result<UsageArg, String> {
     if s.eq_ignore_ascii_case("all") {

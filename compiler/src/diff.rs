@@ -17,10 +17,17 @@
 //! the encoding leaves as it is, so that a witness appended to
 //! `https://example.com` exhibits its change when checked.
 
+use crate::lower::FxHashMap;
 use robocc_engine::normalize::{is_unreserved, must_encode, stays_escaped};
-use robocc_engine::{PathState, Policy, RuleId, UrlMode, Usage, Verdict};
+use robocc_engine::{PathState, PathSteps, Policy, RuleId, UrlMode, Usage, Verdict};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
+
+mod stores;
+
+pub use stores::{
+    diff_stores, HostChange, HostDiff, HostSide, PairDiff, StoreDiff, StoreDiffError,
+};
 
 /// The default budget of product states (pairs of states, one per policy).
 pub const DEFAULT_MAX_PAIRS: usize = 1_000_000;
@@ -233,7 +240,7 @@ fn readability(b: u8) -> u8 {
 /// The bytes that stand for all others: one per set of bytes that every
 /// automaton of both policies, and the URL mode's lexer, read alike; the
 /// most readable of each.
-fn alphabet(old: &Policy<'_>, new: &Policy<'_>, mode: UrlMode) -> Vec<u8> {
+fn alphabet(old: &PathSteps<'_>, new: &PathSteps<'_>, mode: UrlMode) -> Vec<u8> {
     let mut best: HashMap<Vec<u8>, u8> = HashMap::new();
     for b in 0..=255u8 {
         if b == b'#' || b == 0 {
@@ -247,8 +254,8 @@ fn alphabet(old: &Policy<'_>, new: &Policy<'_>, mode: UrlMode) -> Vec<u8> {
             u8::from(lex(mode, Lex::Free, b).is_some())
         };
         let key: Vec<u8> = std::iter::once(lexed)
-            .chain(old.path_byte_classes(b))
-            .chain(new.path_byte_classes(b))
+            .chain(old.byte_classes(b))
+            .chain(new.byte_classes(b))
             .collect();
         match best.entry(key) {
             Entry::Occupied(mut e) => {
@@ -273,8 +280,68 @@ fn key(v: Verdict) -> Key {
     (v.allowed, v.rule)
 }
 
-/// A product state: both policies' states and the lexer's.
-type Pair = (PathState, PathState, Lex);
+/// One policy's side of the product: each distinct [`PathState`] met
+/// gets a number, and its steps over the alphabet and its verdict are
+/// computed once, however many product states hold it.
+struct Side<'p> {
+    steps: PathSteps<'p>,
+    usage: Usage,
+    ids: FxHashMap<PathState, u32>,
+    states: Vec<PathState>,
+    /// `alphabet.len()` steps per state, filled when the state is first
+    /// expanded (`NONE` until then).
+    next: Vec<u32>,
+    verdicts: Vec<Verdict>,
+    decided: Vec<bool>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl<'p> Side<'p> {
+    fn new(policy: &Policy<'p>, usage: Usage) -> Side<'p> {
+        Side {
+            steps: policy.path_steps(),
+            usage,
+            ids: FxHashMap::default(),
+            states: Vec::new(),
+            next: Vec::new(),
+            verdicts: Vec::new(),
+            decided: Vec::new(),
+        }
+    }
+
+    fn intern(&mut self, state: PathState, width: usize) -> u32 {
+        if let Some(&id) = self.ids.get(&state) {
+            return id;
+        }
+        let id = self.states.len() as u32;
+        self.verdicts.push(self.steps.verdict(&state, self.usage));
+        self.decided.push(self.steps.decided(&state));
+        self.next.extend(std::iter::repeat_n(NONE, width));
+        self.ids.insert(state.clone(), id);
+        self.states.push(state);
+        id
+    }
+
+    /// The state `id` goes to on the alphabet's `k`th byte `b`.
+    fn step(&mut self, id: u32, k: usize, b: u8, width: usize) -> u32 {
+        let at = id as usize * width + k;
+        if self.next[at] == NONE {
+            let next = self.steps.step(&self.states[id as usize], b);
+            self.next[at] = self.intern(next, width);
+        }
+        self.next[at]
+    }
+}
+
+/// A lexer state as a small number (for product keys).
+fn lex_code(at: Lex) -> u8 {
+    match at {
+        Lex::Free => 0,
+        Lex::Percent => 1,
+        Lex::Digit(h) => 2 + h,
+    }
+}
 
 /// Every change of verdict on `options.usage` from `old` to `new`, each
 /// with a shortest witness.
@@ -296,46 +363,46 @@ pub fn diff(old: &Policy<'_>, new: &Policy<'_>, options: &DiffOptions) -> Result
     } else {
         options.max_pairs
     };
-    let alphabet = alphabet(old, new, mode);
-    // Each state's parent and the byte that reached it: witnesses are
-    // rebuilt from these.
-    let mut seen: HashMap<Pair, usize> = HashMap::new();
+    let (mut os, mut ns) = (Side::new(old, options.usage), Side::new(new, options.usage));
+    let alphabet = alphabet(&os.steps, &ns.steps, mode);
+    let width = alphabet.len();
+    // Each product state's parent and the byte that reached it: witnesses
+    // are rebuilt from these.
+    let mut seen: FxHashMap<(u32, u32, u8), ()> = FxHashMap::default();
     let mut parents: Vec<(usize, u8)> = Vec::new();
-    let mut queue: VecDeque<(Pair, usize)> = VecDeque::new();
+    let mut queue: VecDeque<(u32, u32, Lex, usize)> = VecDeque::new();
     let mut classes: HashSet<(Key, Key)> = HashSet::new();
     let mut found: Vec<(Verdict, Verdict, usize)> = Vec::new();
     // Every path starts with `/`.
-    let first = (
-        old.path_step(&old.path_start(), b'/'),
-        new.path_step(&new.path_start(), b'/'),
-        Lex::Free,
-    );
-    seen.insert(first.clone(), 0);
+    let o0 = os.intern(os.steps.start(), width);
+    let o0 = os.intern(os.steps.step(&os.states[o0 as usize], b'/'), width);
+    let n0 = ns.intern(ns.steps.start(), width);
+    let n0 = ns.intern(ns.steps.step(&ns.states[n0 as usize], b'/'), width);
+    seen.insert((o0, n0, lex_code(Lex::Free)), ());
     parents.push((usize::MAX, b'/'));
-    queue.push_back((first, 0));
-    while let Some(((o, n, at), id)) = queue.pop_front() {
+    queue.push_back((o0, n0, Lex::Free, 0));
+    while let Some((o, n, at, id)) = queue.pop_front() {
         if at == Lex::Free {
-            let vo = old.path_verdict(&o, options.usage);
-            let vn = new.path_verdict(&n, options.usage);
+            let (vo, vn) = (os.verdicts[o as usize], ns.verdicts[n as usize]);
             if vo.allowed != vn.allowed && classes.insert((key(vo), key(vn))) {
                 found.push((vo, vn, id));
             }
-            if old.path_decided(&o) && new.path_decided(&n) {
+            if os.decided[o as usize] && ns.decided[n as usize] {
                 // No byte changes either answer any more.
                 continue;
             }
         }
-        for &b in &alphabet {
+        for (k, &b) in alphabet.iter().enumerate() {
             let Some(next_at) = lex(mode, at, b) else {
                 continue;
             };
-            let next = (old.path_step(&o, b), new.path_step(&n, b), next_at);
-            if let Entry::Vacant(e) = seen.entry(next.clone()) {
+            let next = (os.step(o, k, b, width), ns.step(n, k, b, width));
+            if let Entry::Vacant(e) = seen.entry((next.0, next.1, lex_code(next_at))) {
                 if parents.len() >= limit {
                     return Err(DiffError::TooManyPairs { limit });
                 }
-                e.insert(parents.len());
-                queue.push_back((next, parents.len()));
+                e.insert(());
+                queue.push_back((next.0, next.1, next_at, parents.len()));
                 parents.push((id, b));
             }
         }

@@ -113,7 +113,7 @@ pub use set::{shard_file_name, shard_of_hash, ShardInfo, StoreSet, MAX_SHARDS, S
 #[cfg(feature = "build")]
 pub use set::{SetIndex, SetIndexError};
 #[cfg(feature = "build")]
-pub use step::PathState;
+pub use step::{PathState, PathSteps};
 #[cfg(feature = "build")]
 pub use store::{fetched_at_kept, write_store, HostEntry, StoreMeta, WriteStoreError, MAX_PROBE};
 #[cfg(feature = "idna")]

@@ -163,6 +163,46 @@ pub struct Position {
     reg: u32,
 }
 
+#[cfg(feature = "build")]
+impl Position {
+    /// A decided position that answers `out` (a priority in a register
+    /// automaton) whatever follows. Decided walks keep the row or node they
+    /// left, which no longer matters: this is their one form.
+    pub(crate) fn decided(out: u32) -> Position {
+        Position {
+            s: 0,
+            j: 0,
+            out,
+            reg: 0,
+        }
+    }
+
+    /// The decided outcome field, if the walk has decided.
+    pub(crate) fn decided_outcome(self) -> Option<u32> {
+        (self.out != UNDECIDED).then_some(self.out)
+    }
+
+    /// The row or node the walk is at.
+    pub(crate) fn node(self) -> u32 {
+        self.s
+    }
+
+    /// At the first position of its row or node (not inside a chain).
+    pub(crate) fn chain_start(self) -> bool {
+        self.j == 0
+    }
+
+    /// The register (0 outside register automata).
+    pub(crate) fn register(self) -> u32 {
+        self.reg
+    }
+
+    /// The same position with the register set to `reg`.
+    pub(crate) fn with_register(self, reg: u32) -> Position {
+        Position { reg, ..self }
+    }
+}
+
 impl<'a, W: Width> Walk<'a, W> {
     /// Starts a walk (`classes` must be the automaton's 256 classes).
     #[inline(always)]
@@ -321,16 +361,23 @@ impl<'a, W: Width> Walk<'a, W> {
         }
     }
 
-    /// The outcome id: the decided one, or the current state's.
+    /// The outcome field before the register: the decided outcome, or the
+    /// current state's (priorities in a register automaton).
     #[inline(always)]
-    pub(crate) fn outcome(&self) -> u32 {
-        let o = if self.out != UNDECIDED {
+    pub(crate) fn own_outcome(&self) -> u32 {
+        if self.out != UNDECIDED {
             self.out
         } else if self.s < self.dense_len {
             self.read(self.s as usize + self.row_outcome)
         } else {
             self.read(self.s as usize + 1)
-        };
+        }
+    }
+
+    /// The outcome id: the decided one, or the current state's.
+    #[inline(always)]
+    pub(crate) fn outcome(&self) -> u32 {
+        let o = self.own_outcome();
         if self.ranked.is_empty() {
             o
         } else {

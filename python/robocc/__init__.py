@@ -34,6 +34,9 @@ from ._native import (
     build_store_set,
     build_store_shard,
     compile,
+)
+from ._native import diff as _diff
+from ._native import (
     host_key,
     read_warc,
     redirect_dependencies,
@@ -41,11 +44,13 @@ from ._native import (
     store_set_index,
     token_from_header,
 )
-from ._types import RequestRate, VisitTime
+from ._types import Change, Decision, RequestRate, VisitTime
 
 __all__ = [
     "AgentError",
+    "Change",
     "CompileError",
+    "Decision",
     "Diagnostic",
     "Fetch",
     "FetchDecision",
@@ -65,6 +70,7 @@ __all__ = [
     "build_store_set",
     "build_store_shard",
     "compile",
+    "diff",
     "host_key",
     "read_warc",
     "redirect_dependencies",
@@ -72,3 +78,26 @@ __all__ = [
     "store_set_index",
     "token_from_header",
 ]
+
+
+def diff(old, new, agent, usage="crawl", *, max_pairs=1_000_000, **options):
+    """What changing robots.txt ``old`` into ``new`` (str or bytes) does for
+    ``agent`` (a product token, or several: Google's merged reading) on
+    ``usage`` (``"crawl"``, ``"train-ai"``, …): every change class, each a
+    :class:`Change` with a shortest witness, in the order found (shorter
+    witnesses first); ``[]`` when no URL changes verdict. ``options`` are
+    :func:`compile`'s keywords (``dialect``, ``url_mode``, …).
+
+    Exact: the product of both policies' automata is explored whole; over
+    ``max_pairs`` states (0: no limit) it raises :class:`RoboccError`
+    rather than answer in part.
+
+    >>> [c.witness for c in diff("User-agent: *\\nDisallow: /a\\n", "User-agent: *\\n", "Bot")]
+    ['/a']
+    """
+    return [
+        Change(Decision(*o), Decision(*n), witness, bytes(witness_bytes))
+        for o, n, witness, witness_bytes in _diff(
+            old, new, agent, usage, max_pairs, **options
+        )
+    ]

@@ -334,6 +334,23 @@ def build_store(
     max_store_bytes: int = 4294967295,
     allow_empty: bool = False,
 ) -> StoreReport: ...
+def diff(
+    old: _Body,
+    new: _Body,
+    agent: Union[str, Sequence[str]],
+    usage: str = "crawl",
+    max_pairs: int = 1000000,
+    **options: object,
+) -> List[
+    Tuple[
+        Tuple[bool, Optional[int], Optional[int], Optional[str]],
+        Tuple[bool, Optional[int], Optional[int], Optional[str]],
+        str,
+        bytes,
+    ]
+]:
+    """The change classes as tuples; ``robocc.diff`` wraps them in
+    ``robocc.Change``."""
 def token_from_header(header: str) -> Optional[str]: ...
 
 # Store sets in parts (robocc.spark): the Rust builder's own pieces.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import time
-from typing import NamedTuple, Optional
+from typing import NamedTuple, NoReturn, Optional
 
 
 class RequestRate(NamedTuple):
@@ -21,3 +21,37 @@ class VisitTime(NamedTuple):
 
     start_time: time
     end_time: time
+
+
+class Decision(NamedTuple):
+    """One side of a :class:`Change`: the verdict and the rule that decides
+    it (``rule``, ``rule_line`` and ``rule_text`` are ``None`` where no rule
+    decides; ``rule_line`` too for a rule no line wrote)."""
+
+    allowed: bool
+    rule: Optional[int]
+    rule_line: Optional[int]
+    rule_text: Optional[str]
+
+    def __bool__(self) -> NoReturn:
+        raise TypeError(
+            "a Decision is not a truth value: test decision.allowed"
+        )
+
+
+class Change(NamedTuple):
+    """A change class of :func:`robocc.diff`: paths OLD decides by one rule
+    and NEW by another, with different verdicts; ``witness`` is a shortest
+    path (and query) that shows it, as URL text (``witness_bytes``: the
+    bytes the automata read)."""
+
+    old: Decision
+    new: Decision
+    witness: str
+    witness_bytes: bytes
+
+    def __bool__(self) -> NoReturn:
+        raise TypeError(
+            "a Change is not a truth value: a diff is a list, empty when "
+            "nothing changes"
+        )

@@ -20,6 +20,7 @@
 //! subclass.
 
 mod convert;
+mod diff;
 mod fetch;
 mod options;
 mod policy;
@@ -160,7 +161,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fetch::FetchDecision>()?;
     m.add_class::<fetch::RobotsCache>()?;
     add_functions! { m:
-        policy::compile, store::build_store, token_from_header, set::host_key, set::shard_of,
+        policy::compile, diff::diff, store::build_store, token_from_header, set::host_key, set::shard_of,
         set::is_self_redirect, set::read_warc, set::iter_warc, set::url_host_key,
     }
     m.add_class::<set::WarcIter>()?;

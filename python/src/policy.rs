@@ -316,7 +316,7 @@ fn artifact<'s>(
 
 /// The usage called `name` (case-insensitive), or a `ValueError` naming
 /// every usage.
-fn parse_usage(name: &str) -> PyResult<Usage> {
+pub(crate) fn parse_usage(name: &str) -> PyResult<Usage> {
     name.parse::<Usage>().map_err(|_| {
         let names = |us: &[Usage]| us.iter().map(|u| u.name()).collect::<Vec<_>>().join(", ");
         PyValueError::new_err(format!(

@@ -72,3 +72,135 @@ fn diff_exit_codes_and_formats() {
     let o = robocc(&["diff", s(&policy), s(&new), "--agent", "Bingbot"]);
     assert_exit(&o, 2, "was compiled for agent");
 }
+
+#[test]
+fn diff_usage_all_and_several_agents() {
+    let dir = scratch("diff-usages");
+    let old = dir.join("old.txt");
+    let new = dir.join("new.txt");
+    std::fs::write(
+        &old,
+        "User-agent: a\nDisallow: /a\n\nUser-agent: b\nDisallow: /b\nContent-Signal: ai-train=no\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "User-agent: a\nDisallow: /a\n\nUser-agent: b\nContent-Signal: ai-train=yes\n",
+    )
+    .unwrap();
+    let o = robocc(&["diff", s(&old), s(&new), "--agent", "b", "--usage", "all"]);
+    assert_exit(&o, 1, "");
+    let text = out(&o);
+    for usage in [
+        "crawl: 1 change",
+        "search: no change",
+        "train-ai: 1 change",
+        "ai-input: no change",
+    ] {
+        assert!(text.contains(usage), "{usage}: {text}");
+    }
+    let o = robocc(&[
+        "diff",
+        s(&old),
+        s(&new),
+        "--agent",
+        "b",
+        "--usage",
+        "all",
+        "--format",
+        "json",
+    ]);
+    assert_exit(&o, 1, "");
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(j["count"], 2);
+    assert_eq!(j["usages"]["train-ai"]["changes"][0]["to"], "allow");
+    assert_eq!(j["usages"]["crawl"]["changes"][0]["witness"], "/b");
+    // Repeated --agent: Google's merged reading, as check reads it (a's
+    // group and b's together): b's deleted rule still changes /b.
+    let o = robocc(&["diff", s(&old), s(&new), "--agent", "a", "--agent", "b"]);
+    assert_exit(&o, 1, "");
+    assert!(out(&o).contains("/b"), "{}", out(&o));
+    let o = robocc(&["diff", s(&old), s(&new), "--agent", "a"]);
+    assert_exit(&o, 0, "no URL changes verdict");
+}
+
+#[test]
+fn diff_stores_lists_hosts_whose_answers_changed() {
+    let dir = scratch("diff-stores");
+    let build = |name: &str, lines: &str| {
+        let manifest = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&manifest, lines).unwrap();
+        let store = dir.join(format!("{name}.store"));
+        let o = robocc(&[
+            "store",
+            "build",
+            "--agent",
+            "Googlebot",
+            "-o",
+            s(&store),
+            "--manifest",
+            s(&manifest),
+        ]);
+        assert_exit(&o, 0, "");
+        store
+    };
+    let old = build(
+        "old",
+        "{\"host\": \"same.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"edited.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"reworded.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"gone.example\", \"status\": 404}\n\
+         {\"host\": \"down.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"removed.example\", \"status\": 404}\n",
+    );
+    let new = build(
+        "new",
+        "{\"host\": \"same.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /x\\n\"}\n\
+         {\"host\": \"edited.example\", \"status\": 200, \"body\": \"User-agent: *\\nDisallow: /y\\n\"}\n\
+         {\"host\": \"reworded.example\", \"status\": 200, \"body\": \"# same\\nUSER-AGENT: *\\nDISALLOW: /x\\n\"}\n\
+         {\"host\": \"gone.example\", \"status\": 410}\n\
+         {\"host\": \"down.example\", \"status\": 503}\n\
+         {\"host\": \"added.example\", \"status\": 404}\n",
+    );
+    let o = robocc(&[
+        "diff",
+        "--store",
+        s(&old),
+        "--store",
+        s(&new),
+        "--format",
+        "json",
+    ]);
+    assert_exit(&o, 1, "");
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let hosts: Vec<(String, String)> = j["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["host"].as_str().unwrap().into(),
+                h["change"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("added.example", "added"),
+        ("down.example", "changed"),
+        ("edited.example", "changed"),
+        ("removed.example", "removed"),
+    ]
+    .iter()
+    .map(|(h, c)| (h.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(hosts, want);
+    let edited = &j["hosts"][2];
+    assert_eq!(edited["diff"]["count"], 2);
+    assert_eq!(j["hosts"][1]["new"]["status"], 503);
+    // The same store: nothing.
+    let o = robocc(&["diff", "--store", s(&old), "--store", s(&old)]);
+    assert_exit(&o, 0, "0 of 6 hosts changed");
+    // One store only is an error.
+    let o = robocc(&["diff", "--store", s(&old)]);
+    assert_exit(&o, 2, "");
+}

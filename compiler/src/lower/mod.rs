@@ -84,7 +84,7 @@ use std::time::Duration;
 /// does not matter here: the keys are pattern and position numbers, and the
 /// budgets bound the work whatever the input.
 #[derive(Clone, Copy, Default)]
-struct FxHasher {
+pub(crate) struct FxHasher {
     hash: u64,
 }
 
@@ -131,7 +131,7 @@ impl Hasher for FxHasher {
 /// A hash map with [`FxHasher`]. Nothing iterates these maps where the order
 /// could reach the output: lookups and insertions, and one maximum with a
 /// total tie-break (`finish`).
-type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A hash set with [`FxHasher`] (only insertions).
 type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 

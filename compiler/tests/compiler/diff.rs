@@ -4,7 +4,8 @@
 //! `robocc_testkit::urlgen`).
 
 use robocc_compiler::{compile, diff, CompileOptions, Diff, DiffError, DiffOptions};
-use robocc_engine::{Dialect, Policy, RuleId, UrlMode};
+use robocc_compiler::{Budget, Registers};
+use robocc_engine::{Dialect, Policy, RuleId, UrlMode, Usage};
 use robocc_testkit::paths::{root, shared_real};
 use robocc_testkit::urlgen;
 use std::collections::HashSet;
@@ -193,8 +194,20 @@ fn same_rules_written_otherwise_change_nothing() {
 
 type Key = (bool, Option<RuleId>);
 
-/// Checks `d` (OLD → NEW) against both policies by brute force.
+/// Checks `d` (OLD → NEW, crawl) against both policies by brute force.
 fn verify(old: &Policy<'_>, new: &Policy<'_>, d: &Diff, extra: &[Vec<u8>], what: &str) {
+    verify_usage(old, new, d, extra, what, Usage::Crawl);
+}
+
+/// Checks `d` (OLD → NEW on `usage`) against both policies by brute force.
+fn verify_usage(
+    old: &Policy<'_>,
+    new: &Policy<'_>,
+    d: &Diff,
+    extra: &[Vec<u8>],
+    what: &str,
+    usage: Usage,
+) {
     let listed: HashSet<(Key, Key)> = d
         .changes
         .iter()
@@ -209,7 +222,7 @@ fn verify(old: &Policy<'_>, new: &Policy<'_>, d: &Diff, extra: &[Vec<u8>], what:
         assert_eq!(c.witness.first(), Some(&b'/'), "{what}");
         let mut url = b"https://example.com".to_vec();
         url.extend_from_slice(&c.witness);
-        let (vo, vn) = (old.check(&url), new.check(&url));
+        let (vo, vn) = (old.check_usage(&url, usage), new.check_usage(&url, usage));
         assert_eq!(
             ((vo.allowed, vo.rule), (vn.allowed, vn.rule)),
             ((c.old.allowed, c.old.rule), (c.new.allowed, c.new.rule)),
@@ -224,7 +237,7 @@ fn verify(old: &Policy<'_>, new: &Policy<'_>, d: &Diff, extra: &[Vec<u8>], what:
         .collect();
     let urls = urlgen::workload(45, patterns.iter().map(|p| p.as_slice()), 2000);
     for u in urls.iter().chain(extra) {
-        let (vo, vn) = (old.check(u), new.check(u));
+        let (vo, vn) = (old.check_usage(u, usage), new.check_usage(u, usage));
         if vo.allowed != vn.allowed {
             assert!(
                 listed.contains(&((vo.allowed, vo.rule), (vn.allowed, vn.rule))),
@@ -366,4 +379,277 @@ fn over_the_budget_is_an_error() {
         diff(&a, &b, &DiffOptions::default()).unwrap().changes.len(),
         2
     );
+}
+
+/// `body` without its `k`th Allow/Disallow line (of `n`, spread over the
+/// file); `None` past the last.
+fn without_rule(body: &str, k: usize, n: usize) -> Option<Vec<u8>> {
+    let lines: Vec<&str> = body.lines().collect();
+    let rules: Vec<usize> = (0..lines.len())
+        .filter(|&i| {
+            let key = lines[i].split(':').next().unwrap_or("");
+            matches!(
+                key.trim().to_ascii_lowercase().as_str(),
+                "allow" | "disallow"
+            )
+        })
+        .collect();
+    let step = rules.len().div_ceil(n).max(1);
+    let &cut = rules.iter().step_by(step).nth(k)?;
+    let kept: Vec<&str> = (0..lines.len())
+        .filter(|&i| i != cut)
+        .map(|i| lines[i])
+        .collect();
+    Some((kept.join("\n") + "\n").into_bytes())
+}
+
+/// Many `/*word` rules: the lowering keeps the best match in a register.
+fn scanning_rules() -> String {
+    let mut body = String::from("User-agent: *\nDisallow: /private/\n");
+    for i in 0..40 {
+        body.push_str(&format!("Disallow: /*word{i}\nAllow: /*word{i}/ok$\n"));
+    }
+    body
+}
+
+fn lowered(body: &[u8], registers: Registers) -> robocc_engine::AlignedBytes {
+    let options = CompileOptions {
+        budget: Budget {
+            registers,
+            ..Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    bytes_with(body, &options)
+}
+
+/// The classes of a diff, as keys.
+fn class_keys(d: &Diff) -> HashSet<(Key, Key)> {
+    d.changes
+        .iter()
+        .map(|c| ((c.old.allowed, c.old.rule), (c.new.allowed, c.new.rule)))
+        .collect()
+}
+
+#[test]
+fn register_automata_diff_within_the_budget_as_plain_ones_do() {
+    // Register automata (and policies split over several automata) once
+    // made the product tell apart registers that no further byte could
+    // make matter. Their diffs now fit the tests' budget, and agree with
+    // the same rules lowered without registers: an oracle that shares no
+    // register with what it checks.
+    let options = DiffOptions {
+        max_pairs: TEST_PAIRS,
+        ..DiffOptions::default()
+    };
+    // A few of the corpus files lowered so (all with ROBOCC_FULL=1): each
+    // costs seconds in a debug build.
+    let most = if std::env::var_os("ROBOCC_FULL").is_some() {
+        usize::MAX
+    } else {
+        1
+    };
+    let mut bodies: Vec<(String, String)> = vec![("scanning rules".into(), scanning_rules())];
+    let registered = corpus_files().into_iter().filter_map(|path| {
+        let body = String::from_utf8(std::fs::read(&path).ok()?).ok()?;
+        let b = bytes(body.as_bytes());
+        let p = Policy::from_bytes(&b).ok()?;
+        (p.sizes().register_automata > 0 || p.header().automata > 1)
+            .then(|| (path.display().to_string(), body))
+    });
+    bodies.extend(registered.take(most));
+    let (mut checked, mut diffed, mut over) = (0, 0, 0);
+    for (what, body) in &bodies {
+        let old_auto = lowered(body.as_bytes(), Registers::Auto);
+        let old_plain = lowered(body.as_bytes(), Registers::Never);
+        let (oa, op) = policies(&old_auto, &old_plain);
+        match diff(&oa, &oa, &options) {
+            Ok(same) => assert!(same.changes.is_empty(), "{what}: {:?}", same.changes),
+            Err(DiffError::TooManyPairs { .. }) => {
+                // Still too large for the tests' budget (split policies
+                // whose automata keep each other alive): counted below.
+                over += 1;
+                continue;
+            }
+            Err(e) => panic!("{what}: {e}"),
+        }
+        for k in 0..2 {
+            let Some(cut) = without_rule(body, k, 2) else {
+                continue;
+            };
+            let what = format!("{what}, rule {k} of 2 deleted");
+            let new_auto = lowered(&cut, Registers::Auto);
+            let new_plain = lowered(&cut, Registers::Never);
+            let (na, np) = policies(&new_auto, &new_plain);
+            let d = diff(&oa, &na, &options).unwrap_or_else(|e| panic!("{what}: {e}"));
+            verify(&oa, &na, &d, &[], &what);
+            diffed += 1;
+            if let Ok(plain) = diff(&op, &np, &options) {
+                assert_eq!(class_keys(&d), class_keys(&plain), "{what}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 1, "{checked} compared with the plain lowering");
+    assert!(
+        over * 2 <= diffed,
+        "{over} files over the budget, {diffed} diffs"
+    );
+}
+
+#[test]
+fn every_usage_matches_brute_force() {
+    let old = "User-agent: *\nContent-Signal: search=yes, ai-train=no\nDisallow: /private/\n\
+               Content-Usage: /docs/ train-ai=y\nAllow: /private/ok\n";
+    let new = "User-agent: *\nContent-Signal: search=yes, ai-train=yes, ai-input=no\n\
+               Disallow: /private/\nContent-Usage: /docs/ train-ai=n\n";
+    let (a, b) = (bytes(old.as_bytes()), bytes(new.as_bytes()));
+    let (a, b) = policies(&a, &b);
+    let mut changed = 0;
+    for &usage in &[Usage::Crawl, Usage::Search, Usage::TrainAi, Usage::AiInput] {
+        let d = diff(
+            &a,
+            &b,
+            &DiffOptions {
+                usage,
+                ..DiffOptions::default()
+            },
+        )
+        .unwrap();
+        let extra: Vec<Vec<u8>> = ["/", "/docs/x", "/private/ok", "/private/x", "/other"]
+            .iter()
+            .map(|p| format!("https://example.com{p}").into_bytes())
+            .collect();
+        verify_usage(&a, &b, &d, &extra, usage.name(), usage);
+        changed += usize::from(!d.changes.is_empty());
+    }
+    // Crawl (the Allow removed), train-ai and ai-input change.
+    assert!(changed >= 3, "{changed} usages changed");
+}
+
+/// A small store of `hosts`: (host, status, body).
+fn store(hosts: &[(String, u16, Vec<u8>)]) -> robocc_engine::Store {
+    let inputs = hosts.iter().map(|(host, status, body)| {
+        Ok(robocc_store::HostInput {
+            host: host.clone(),
+            status: *status,
+            body: (*status == 200).then(|| body.clone()),
+            ..robocc_store::HostInput::default()
+        })
+    });
+    let (bytes, _) = robocc_store::StoreBuilder::new("Googlebot")
+        .build(inputs)
+        .expect("builds");
+    robocc_engine::Store::from_slice(&bytes).expect("opens")
+}
+
+#[test]
+fn store_diff_matches_per_host_brute_force() {
+    use robocc_compiler::diff::{diff_stores, HostChange};
+    let files: Vec<Vec<u8>> = corpus_files()
+        .into_iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(|b| small(b))
+        .take(24)
+        .collect();
+    assert!(files.len() >= 8, "{} files", files.len());
+    // Host i: file i % n. NEW deletes a rule of every third file, drops
+    // host 0, adds a host, turns host 1 unreachable and host 2's 404 into
+    // a 410 (no verdict changes: both allow everything).
+    let n = files.len();
+    let old_hosts: Vec<(String, u16, Vec<u8>)> = (0..3 * n)
+        .map(|i| {
+            let status = if i == 2 { 404 } else { 200 };
+            (format!("host{i}.example"), status, files[i % n].clone())
+        })
+        .collect();
+    let mut new_hosts: Vec<(String, u16, Vec<u8>)> = old_hosts[1..]
+        .iter()
+        .map(|(h, status, body)| {
+            let i: usize = h[4..h.find('.').unwrap()].parse().unwrap();
+            let body = if (i % n) % 3 == 0 {
+                without_rule(&String::from_utf8_lossy(body), 0, 1).unwrap_or(body.clone())
+            } else {
+                body.clone()
+            };
+            let status = match i {
+                1 => 503,
+                2 => 410,
+                _ => *status,
+            };
+            (h.clone(), status, body)
+        })
+        .collect();
+    new_hosts.push(("added.example".into(), 200, files[1].clone()));
+    let (old, new) = (store(&old_hosts), store(&new_hosts));
+    let d = diff_stores(&old, &new, &[Usage::Crawl], TEST_PAIRS).expect("diffs");
+    let listed: std::collections::HashMap<&str, &HostChange> = d
+        .hosts
+        .iter()
+        .map(|h| (h.key.as_str(), &h.change))
+        .collect();
+    assert!(matches!(
+        listed.get("host0.example"),
+        Some(HostChange::Removed(_))
+    ));
+    assert!(matches!(
+        listed.get("added.example"),
+        Some(HostChange::Added(_))
+    ));
+    assert!(
+        !listed.contains_key("host2.example"),
+        "404 → 410 changes no verdict"
+    );
+    // Every pair diffed once.
+    let pairs: HashSet<_> = d.pairs.iter().map(|p| (p.old, p.new)).collect();
+    assert_eq!(pairs.len(), d.pairs.len());
+    let mut changed = 0;
+    for (host, _, _) in &old_hosts[1..] {
+        let (po, pn) = (
+            old.policy_for(format!("https://{host}/").as_bytes())
+                .unwrap()
+                .unwrap(),
+            new.policy_for(format!("https://{host}/").as_bytes())
+                .unwrap()
+                .unwrap(),
+        );
+        let patterns: Vec<Vec<u8>> = (0..po.rule_count())
+            .filter_map(|i| po.rule(RuleId::new(i as u32)))
+            .map(|r| r.pattern.to_vec())
+            .collect();
+        let urls = urlgen::workload(7, patterns.iter().map(|p| p.as_slice()), 300);
+        let shows = urls
+            .iter()
+            .any(|u| po.check(u).allowed != pn.check(u).allowed);
+        match listed.get(host.as_str()) {
+            Some(HostChange::Changed { pair, .. }) => {
+                changed += 1;
+                let p = &d.pairs[*pair];
+                let (_, pd) = &p.by_usage[0];
+                assert!(!pd.changes.is_empty(), "{host}");
+                // Its witnesses, checked through the stores, show the change.
+                for c in &pd.changes {
+                    let url = format!("https://{host}{}", c.witness_text());
+                    let (vo, vn) = (
+                        old.check(url.as_bytes()).unwrap().unwrap(),
+                        new.check(url.as_bytes()).unwrap().unwrap(),
+                    );
+                    assert_eq!(
+                        (vo.allowed, vn.allowed),
+                        (c.old.allowed, c.new.allowed),
+                        "{url}"
+                    );
+                }
+                let d = diff(&po, &pn, &DiffOptions::default()).unwrap();
+                verify(&po, &pn, &d, &urls, host);
+            }
+            Some(other) => panic!("{host}: {other:?}"),
+            None => assert!(
+                !shows,
+                "{host}: a verdict changes but the host is not listed"
+            ),
+        }
+    }
+    assert!(changed >= 3, "{changed} hosts changed");
+    assert!(listed.contains_key("host1.example"), "200 → 503");
 }

@@ -373,6 +373,20 @@ impl Store {
         self.host_of_key(&key, self.slot_hash(&key))
     }
 
+    /// The index entry of the host whose stored key is `key` (as
+    /// [`HostInfo::key`] gives it: another store's hosts are looked up
+    /// here); `Ok(None)` when the store does not have it.
+    ///
+    /// # Errors
+    ///
+    /// The host's record is corrupted.
+    pub fn host_by_key(&self, key: &str) -> Result<Option<HostInfo<'_>>, LoadError> {
+        let Some(key) = HostKey::of_key(key) else {
+            return Ok(None);
+        };
+        self.host_of_key(&key, self.slot_hash(&key))
+    }
+
     /// `key`'s slot hash in this store.
     pub(crate) fn slot_hash(&self, key: &HostKey<'_>) -> u64 {
         key.seeded_hash(self.seed)
