@@ -348,7 +348,7 @@ impl PathSteps<'_> {
         let d = policy.data;
         let channels = d.header.channels.len();
         let outcomes = d.outcomes.as_slice();
-        let (stride, base) = (self.stride, self.base);
+        let (stride, base) = (policy.stride, policy.base);
         // Validation: outcome ids are below outcomes.len() / stride. An
         // each-agent policy answers its first agent, as `check` does.
         let word = |c: usize| -> u32 {
