@@ -504,7 +504,7 @@ pub(crate) fn header_data(
         source_sha256: whole.1,
         source_len: whole.0,
         unread: unread_summary(&f.diagnostics).unwrap_or_default(),
-        options_hash: fingerprint(agents, options, env!("CARGO_PKG_VERSION")),
+        options_hash: fingerprint(agents, options, READING),
         max_bytes: options.parse.max_bytes as u64,
         compiler_version: env!("CARGO_PKG_VERSION").to_string(),
         agent: agents.to_string(),
@@ -748,14 +748,23 @@ fn record_data(r: &crate::parse::Record<'_>) -> RecordData {
     }
 }
 
+/// What the fingerprint calls the compiler's version: the crate's, and the
+/// revision of its reading, bumped whenever some input compiles to another
+/// answer than before (a fix, a changed default). A store rebuilt with
+/// `--base` then compiles again instead of reusing a policy this compiler
+/// would not write: an upgrade never changes an answer silently.
+/// Revision 2: Content-Usage grouped as attach-05 reads it, training tokens
+/// obeying `*`, `License` records, vocab's `ai-use` (issue 46).
+pub(crate) const READING: &str = concat!(env!("CARGO_PKG_VERSION"), "+reading.2");
+
 /// Fingerprint of everything besides the source bytes that a compiled
 /// policy depends on: the agents (as the header writes them), every
-/// compile option and the compiler version. A store build reuses a policy of its `--base` when this and
+/// compile option and the compiler version (`READING`). A store build reuses a policy of its `--base` when this and
 /// the source's SHA-256 match, so it is computed from the fields one by
 /// one in a fixed order and encoding (`fingerprint`), never from a
 /// `Debug` form, and pinned by a test.
 pub fn options_hash(agents: impl Into<Agents>, options: &CompileOptions) -> u64 {
-    fingerprint(&agents.into(), options, env!("CARGO_PKG_VERSION"))
+    fingerprint(&agents.into(), options, READING)
 }
 
 /// FNV-1a 64 of `agents` (their header form: one agent is its token),

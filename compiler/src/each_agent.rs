@@ -114,7 +114,7 @@ pub fn each_options_hash(agents: &Agents, options: &CompileOptions) -> u64 {
     fingerprint_text(
         &format!("each-agent:{agents}"),
         options,
-        env!("CARGO_PKG_VERSION"),
+        crate::compile::READING,
     )
 }
 

@@ -61,7 +61,7 @@ import time
 from typing import Any, Dict, List, Optional, Union
 
 from ._agents import AgentPolicies, agent_token
-from ._native import FetchDecision, FetchRules, RobotsCache
+from ._native import CacheAnswer, FetchDecision, FetchRules, RobotsCache
 
 logger = logging.getLogger(__name__)
 
@@ -188,12 +188,12 @@ class RobotsTxtMiddleware:
         while True:
             now = time.time()
             answer = cache.check(host, request.url, now=now)
-            if answer is True:
+            if answer == CacheAnswer.ALLOW:
                 return None
-            if answer == "fetch":
+            if answer == CacheAnswer.FETCH:
                 await self._fetch(cache, host)
                 continue
-            if answer == "wait":
+            if answer == CacheAnswer.WAIT:
                 await self._wait(host)
                 continue
             held = cache.held(host)

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyMapping, PyString};
+use pyo3::types::{PyBytes, PyMapping, PyString};
 use robocc_compiler::fetch::{
     self, AfterOutage, Ask, CacheLimits, Decision, FetchOptions, Headers, Reason, Redirects,
     Response, Step, Transport,
@@ -396,15 +396,17 @@ impl RobotsCache {
         }
     }
 
-    /// ``True``/``False`` for ``url`` of ``host`` while its decision holds;
-    /// else ``"fetch"`` or ``"wait"``.
+    /// :attr:`CacheAnswer.ALLOW` / :attr:`CacheAnswer.DISALLOW` for ``url``
+    /// of ``host`` while its decision holds; else :attr:`CacheAnswer.FETCH`
+    /// (this caller fetches robots.txt now) or :attr:`CacheAnswer.WAIT`
+    /// (another caller is fetching it). Not a truth value: compare it.
     #[pyo3(signature = (host, url, *, now=None))]
-    fn check(&self, py: Python<'_>, host: &str, url: &str, now: Option<f64>) -> Py<PyAny> {
-        let answer = self.lock().check(host, url.as_bytes(), seconds(now));
-        match answer {
-            Ask::Use(v) => PyBool::new(py, v.allowed).to_owned().into_any().unbind(),
-            Ask::FetchNow => PyString::new(py, "fetch").into_any().unbind(),
-            Ask::Wait => PyString::new(py, "wait").into_any().unbind(),
+    fn check(&self, host: &str, url: &str, now: Option<f64>) -> CacheAnswer {
+        match self.lock().check(host, url.as_bytes(), seconds(now)) {
+            Ask::Use(v) if v.allowed => CacheAnswer::Allow,
+            Ask::Use(_) => CacheAnswer::Disallow,
+            Ask::FetchNow => CacheAnswer::Fetch,
+            Ask::Wait => CacheAnswer::Wait,
         }
     }
 
@@ -444,5 +446,37 @@ impl RobotsCache {
         // A panic cannot leave the cache half-updated in a way that matters
         // more than losing it: take it back.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What :meth:`RobotsCache.check` answers. It has no truth value: ``if
+/// cache.check(host, url):`` would read "fetch robots.txt first" as
+/// "allowed"; compare with the members instead (``str()`` gives
+/// ``"allow"``, ``"disallow"``, ``"fetch"`` or ``"wait"``).
+#[pyclass(eq, frozen, module = "robocc", rename_all = "UPPERCASE")]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CacheAnswer {
+    Allow,
+    Disallow,
+    Fetch,
+    Wait,
+}
+
+#[pymethods]
+impl CacheAnswer {
+    fn __bool__(&self) -> PyResult<bool> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "a CacheAnswer has no truth value: compare it with CacheAnswer.ALLOW \
+             (FETCH and WAIT mean the rules are not known yet)",
+        ))
+    }
+
+    fn __str__(&self) -> &'static str {
+        match self {
+            CacheAnswer::Allow => "allow",
+            CacheAnswer::Disallow => "disallow",
+            CacheAnswer::Fetch => "fetch",
+            CacheAnswer::Wait => "wait",
+        }
     }
 }

@@ -160,6 +160,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fetch::Fetch>()?;
     m.add_class::<fetch::FetchDecision>()?;
     m.add_class::<fetch::RobotsCache>()?;
+    m.add_class::<fetch::CacheAnswer>()?;
     add_functions! { m:
         policy::compile, diff::diff, store::build_store, token_from_header, set::host_key, set::shard_of,
         set::is_self_redirect, set::read_warc, set::iter_warc, set::url_host_key,

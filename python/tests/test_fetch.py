@@ -72,27 +72,31 @@ def test_redirects_and_failures():
 def test_cache_expires_and_fetches_again():
     cache = robocc.RobotsCache("ExampleBot", robocc.FetchRules(failure_hold=30))
     url = HOST + "/private/x"
-    assert cache.check(HOST, url, now=0) == "fetch"
-    assert cache.check(HOST, url, now=1) == "wait"
+    assert cache.check(HOST, url, now=0) == robocc.CacheAnswer.FETCH
+    assert cache.check(HOST, url, now=1) == robocc.CacheAnswer.WAIT
     d = robocc.Fetch(ROBOTS).answer(200, {"Cache-Control": "max-age=100"}, RULES, now=2)
     assert cache.report(HOST, d, now=2) == "rules"
-    assert cache.check(HOST, url, now=3) is False
-    assert cache.check(HOST, HOST + "/", now=101) is True
+    assert cache.check(HOST, url, now=3) == robocc.CacheAnswer.DISALLOW
+    assert cache.check(HOST, HOST + "/", now=101) == robocc.CacheAnswer.ALLOW
     assert cache.held(HOST) == ("rules", "success", 102, False)
     # Expired: fetched again; a 503 keeps the last good rules.
-    assert cache.check(HOST, url, now=102) == "fetch"
+    assert cache.check(HOST, url, now=102) == robocc.CacheAnswer.FETCH
     down = cache.fetch(ROBOTS).fail("connection", now=103)
     assert cache.report(HOST, down, now=103) == "rules"
-    assert cache.check(HOST, url, now=104) is False
+    assert cache.check(HOST, url, now=104) == robocc.CacheAnswer.DISALLOW
     assert cache.held(HOST) == ("rules", "transport connection", 133, True)
     assert cache.ask(HOST, now=133) == "fetch"
     # A host never fetched well and down: disallowed until its hold ends.
     other = "https://b.example"
     cache.ask(other, now=0)
     cache.report(other, cache.fetch(other + "/robots.txt").answer(500, now=0), now=0)
-    assert cache.check(other, other + "/", now=10) is False
-    assert cache.check(other, other + "/", now=30) == "fetch"
+    assert cache.check(other, other + "/", now=10) == robocc.CacheAnswer.DISALLOW
+    assert cache.check(other, other + "/", now=30) == robocc.CacheAnswer.FETCH
     assert len(cache) == 2
+    # No truth value: `if cache.check(...)` would read "fetch first" as allowed.
+    with pytest.raises(TypeError):
+        bool(cache.check(other, other + "/", now=30))
+    assert str(robocc.CacheAnswer.DISALLOW) == "disallow"
     with pytest.raises(robocc.AgentError):
         robocc.RobotsCache("not a token")
 

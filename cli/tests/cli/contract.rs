@@ -201,7 +201,7 @@ fn item02_bodies_that_are_not_robots_txt() {
     );
     let l = robocc(&["lint", "--robots", s(&u)]);
     assert!(out(&l).contains(":0: error: utf16:"), "{}", out(&l));
-    assert!(err(&l).contains("1 errors"), "{}", err(&l));
+    assert!(err(&l).contains("1 error,"), "{}", err(&l));
 
     let html = dir.join("page.html");
     std::fs::write(
