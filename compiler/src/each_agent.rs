@@ -136,18 +136,6 @@ fn compile_each_source(
             "--each-agent needs at least one agent".into(),
         ));
     }
-    // A training token now obeys the `*` group when no group names it
-    // (issue 46), and the columns do not yet carry that reading exactly
-    // (the differential test found a column answering an unknown word for
-    // crawl): refused rather than answered otherwise than alone.
-    if !options.training_agents.is_empty() {
-        return Err(CompileError::EachAgent(
-            "--each-agent with --training-agent is not supported yet: compile once per agent \
-             with --training-agent, or give --each-agent without it (Content-Usage and \
-             Content-Signal are answered)"
-                .into(),
-        ));
-    }
     let given = whole;
     let whole = whole.unwrap_or_else(|| (robots_txt.len() as u64, sha256(robots_txt)));
     let mut readings = Vec::with_capacity(agents.len());
@@ -272,20 +260,29 @@ fn shared_rules<'r>(columns: impl Iterator<Item = &'r Reading>) -> (RuleSet, usi
     let mut out = Vec::new();
     let mut base: Option<RuleSet> = None;
     let mut channels = 1;
+    // Shared ids a column already holds: two equal rules of one column (the
+    // file's own path for crawl and again for a training token) stay two,
+    // since each column maps a shared id back to one of its own.
+    let mut taken: Vec<bool> = Vec::new();
     for r in columns {
         let mut ids = Vec::with_capacity(r.rule_set.rules.len());
         for rule in &r.rule_set.rules {
             let key = (rule.line, rule.group, rule.pattern.clone());
             let same = index.entry(key).or_default();
-            let id = match same.iter().find(|&&s| shared[s] == *rule) {
+            let id = match same.iter().find(|&&s| !taken[s] && shared[s] == *rule) {
                 Some(&s) => s,
                 None => {
                     shared.push(rule.clone());
+                    taken.push(false);
                     same.push(shared.len() - 1);
                     shared.len() - 1
                 }
             };
+            taken[id] = true;
             ids.push(id);
+        }
+        for &id in &ids {
+            taken[id] = false;
         }
         channels = channels.max(r.channels.len());
         out.push(Column {

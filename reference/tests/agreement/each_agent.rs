@@ -177,17 +177,13 @@ fn check_file(path: &std::path::Path, urls: usize) -> usize {
     let with_signals = signals::synthesize(&body, 7);
     let opts = CompileOptions::default();
     n += assert_each_agrees(&name, &with_signals, &agents, &opts, &urls);
-    // Training tokens: refused (their `*` reading is not in the columns
-    // yet), never answered otherwise than alone.
+    // A training token: its rules (the file's own path among them, equal to
+    // crawl's) in every column that obeys the groups it reads.
     let training = CompileOptions {
         training_agents: vec![signals::TRAINING_AGENT.into()],
         ..CompileOptions::default()
     };
-    assert!(matches!(
-        compile_each(&with_signals, &agents, &training),
-        Err(CompileError::EachAgent(_))
-    ));
-    n
+    n + assert_each_agrees(&name, &with_signals, &agents, &training, &urls)
 }
 
 /// A sample of ../shared/corpus/real (every file with `ROBOCC_FULL=1`).
@@ -275,7 +271,10 @@ fn each_agent_checks_do_not_allocate() {
         std::fs::read(crate::common::root().join("corpus/real/texting_robots__reddit.robots.txt"))
             .unwrap();
     let body = signals::synthesize(&body, 3);
-    let opts = CompileOptions::default();
+    let opts = CompileOptions {
+        training_agents: vec![signals::TRAINING_AGENT.into()],
+        ..CompileOptions::default()
+    };
     let agents = agents_for(&body);
     let each = compile_each(&body, &agents, &opts).unwrap();
     let bytes = each.to_bytes();
