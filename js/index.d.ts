@@ -18,6 +18,8 @@ export interface CompileOptions {
   dataTxt?: boolean;
   /** Any non-rule record ends a group's user-agent lines. */
   recordsCloseGroups?: boolean;
+  /** Which groups Content-Usage lines belong to: "spec" (attach-05: a rule; the default) or "crawl" (the groups crawl reads). */
+  preferenceGrouping?: "spec" | "crawl";
   /** rfc9309: training-only product tokens (e.g. Google-Extended): their groups' disallows disallow train-ai. */
   trainingAgent?: string[];
   /** acap: the crawler's usage purposes. */

@@ -40,6 +40,7 @@
 pub mod acap;
 pub mod agent;
 mod checker;
+mod clock;
 mod compile;
 pub mod diag;
 pub mod dialect;

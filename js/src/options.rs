@@ -4,7 +4,9 @@
 //! ignored.
 
 use robocc_compiler::dialect::{detect, semantics, UrlModeRule};
-use robocc_compiler::{zero_is_unlimited, Agents, CompileOptions, Layout, Registers};
+use robocc_compiler::{
+    zero_is_unlimited, Agents, CompileOptions, Layout, PreferenceGrouping, Registers,
+};
 use robocc_engine::{Dialect, UrlMode, Usage};
 use serde_json::{Map, Value};
 
@@ -15,6 +17,7 @@ const COMPILE_KEYS: &[&str] = &[
     "robotsTxt",
     "dataTxt",
     "recordsCloseGroups",
+    "preferenceGrouping",
     "trainingAgent",
     "purpose",
     "reference",
@@ -89,6 +92,14 @@ pub fn compile_options(
     };
     o.data_txt = boolean(&map, "dataTxt")?;
     o.parse.records_close_groups = boolean(&map, "recordsCloseGroups")?;
+    if let Some(g) = string(&map, "preferenceGrouping")? {
+        o.preference_grouping = PreferenceGrouping::from_name(g).ok_or_else(|| {
+            format!(
+                "preferenceGrouping {g:?}: expected spec (each preference syntax as its spec \
+                 groups it) or crawl (in the groups crawl reads)"
+            )
+        })?;
+    }
     for (key, wants) in [
         ("trainingAgent", Dialect::Rfc9309),
         ("purpose", Dialect::Acap),

@@ -22,6 +22,7 @@ const OPTION = {
   robots_txt: "robotsTxt",
   max_bytes: "maxBytes",
   records_close_groups: "recordsCloseGroups",
+  preference_grouping: "preferenceGrouping",
   data_txt: "dataTxt",
   purposes: "purpose",
   references: "reference",

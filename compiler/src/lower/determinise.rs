@@ -3,12 +3,12 @@
 //! ([`States`]) by first appearance and resolves its outcome once.
 
 use super::buffers::Buffers;
-use super::clock::Instant;
 use super::closure::{BaseIndex, Patterns, Thread, KIND_END, KIND_SET, KIND_STAR, NONE};
 use super::layout::{emit, plan, program_len, runs_of, Register, Succ};
 use super::minimise::{minimize, MINIMIZE_LIMIT};
 use super::states::{rest_hash, symmetric_difference, threads_hash, States};
 use super::{Budget, BudgetExceeded, Ctx, FxHashMap, FxHashSet, Mode};
+use crate::clock::Instant;
 use crate::glob::{Atom, ByteSet};
 use robocc_engine::artifact::Automaton;
 use std::io::Write as _;

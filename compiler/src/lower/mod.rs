@@ -61,16 +61,15 @@
 //! rules split over several) within the budget.
 
 mod buffers;
-mod clock;
 mod closure;
 mod determinise;
 mod layout;
 mod minimise;
 mod states;
 
+use crate::clock::Instant;
 use crate::glob::{Atom, Glob};
 use crate::ruleset::RuleSet;
-use clock::Instant;
 use determinise::{build_one, Construction, Planned};
 pub use layout::{AUTO_MAX_ROWS, AUTO_ROWS_PER_SOURCE_BYTE};
 use robocc_engine::artifact::Automaton;

@@ -1,4 +1,4 @@
-//! The lowering's clock, for [`Budget::time`](super::Budget::time).
+//! The clock of the compiler's time limits ([`Budget::time`](crate::Budget::time), lint's readers).
 //!
 //! `wasm32-unknown-unknown` has no clock: there `std::time::Instant::now`
 //! panics. This stand-in never reads one, so on that target the time limit
@@ -6,25 +6,25 @@
 //! (states, threads, table bytes, automata) alone bound the work.
 
 #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-pub(super) use std::time::Instant;
+pub(crate) use std::time::Instant;
 
 /// An instant that no clock gave: the deadline is never reached.
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Instant;
+pub(crate) struct Instant;
 
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 impl Instant {
-    pub(super) fn now() -> Instant {
+    pub(crate) fn now() -> Instant {
         Instant
     }
 
     /// No deadline.
-    pub(super) fn checked_add(self, _: std::time::Duration) -> Option<Instant> {
+    pub(crate) fn checked_add(self, _: std::time::Duration) -> Option<Instant> {
         None
     }
 
-    pub(super) fn elapsed(&self) -> std::time::Duration {
+    pub(crate) fn elapsed(&self) -> std::time::Duration {
         std::time::Duration::ZERO
     }
 }
