@@ -139,6 +139,26 @@ fn found<T>(
     Ok(t)
 }
 
+/// The policy of `url`'s host (which [`require_host`] checks) and where
+/// it came from; `None` when the store lacks the host.
+fn host_policy<'s>(
+    inner: &'s Inner,
+    url: &[u8],
+) -> PyResult<Option<(robocc_engine::Policy<'s>, HostSource)>> {
+    require_host(url, None)?;
+    let host = found(url, None, |at| match inner.store_for(at)? {
+        Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
+        None => Ok(None),
+    })?;
+    let Some((store, host)) = host else {
+        return Ok(None);
+    };
+    let policy = store
+        .policy(host.policy)
+        .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
+    Ok(Some((policy, host.source)))
+}
+
 /// A store's verdict: [`verdict`] with the host's source. A policy that
 /// stands for a status (unavailable, unreachable, failed) is robocc's own,
 /// not lines of a robots.txt: no rule is named.
@@ -234,18 +254,10 @@ impl Store {
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
         let inner = self.inner()?;
         with_url(url, |u| -> PyResult<Option<Verdict>> {
-            require_host(u, None)?;
-            let host = found(u, None, |at| match inner.store_for(at)? {
-                Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
-                None => Ok(None),
-            })?;
-            let Some((store, host)) = host else {
+            let Some((policy, source)) = host_policy(&inner, u)? else {
                 return Ok(None);
             };
-            let policy = store
-                .policy(host.policy)
-                .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
-            Ok(Some(store_verdict(policy, policy.check(u), host.source)))
+            Ok(Some(store_verdict(policy, policy.check(u), source)))
         })?
     }
 
@@ -264,17 +276,9 @@ impl Store {
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let inner = self.inner()?;
         with_url(url, |u| -> PyResult<Option<Bound<'py, PyDict>>> {
-            require_host(u, None)?;
-            let host = found(u, None, |at| match inner.store_for(at)? {
-                Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
-                None => Ok(None),
-            })?;
-            let Some((store, host)) = host else {
+            let Some((policy, source)) = host_policy(&inner, u)? else {
                 return Ok(None);
             };
-            let policy = store
-                .policy(host.policy)
-                .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
             let mut out = vec![
                 robocc_engine::Verdict {
                     allowed: true,
@@ -285,7 +289,7 @@ impl Store {
             policy.check_each(u, &mut out);
             let dict = PyDict::new(py);
             for (agent, v) in policy.agents().zip(out) {
-                dict.set_item(agent, store_verdict(policy, v, host.source))?;
+                dict.set_item(agent, store_verdict(policy, v, source))?;
             }
             Ok(Some(dict))
         })?
