@@ -548,6 +548,46 @@ fn url_object(
     obj
 }
 
+/// A URL's JSON object whose `key` entry, when `answers` is given, keeps
+/// their order (serde_json's maps sort their keys).
+struct InOrder<'a> {
+    obj: &'a serde_json::Value,
+    key: &'a str,
+    answers: Option<&'a [(&'a str, serde_json::Value)]>,
+}
+
+/// A JSON object of `(name, value)` pairs, in their order.
+struct Pairs<'a>(&'a [(&'a str, serde_json::Value)]);
+
+impl serde::Serialize for Pairs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl serde::Serialize for InOrder<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (Some(answers), Some(obj)) = (self.answers, self.obj.as_object()) else {
+            return self.obj.serialize(s);
+        };
+        let mut m = s.serialize_map(Some(obj.len()))?;
+        for (k, v) in obj {
+            if k == self.key {
+                m.serialize_entry(k, &Pairs(answers))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
 /// `pattern` and `origin` of the deciding rule (`null` when none decided).
 fn rule_fields(obj: &mut serde_json::Value, j: &Judged) {
     obj["pattern"] = serde_json::json!(j.rule.as_ref().map(|r| &r.0));
@@ -825,19 +865,38 @@ impl<W: Write> Printer<'_, W> {
             self.count(j.allowed);
         }
         if self.json {
-            let mut answers = serde_json::Map::new();
-            for (name, j) in judged {
-                let mut o = serde_json::json!({
-                    "verdict": word_of(j.allowed),
-                    "rule_line": j.line,
-                });
-                rule_fields(&mut o, j);
-                usage_fields(&mut o, j);
-                answers.insert(name.clone(), o);
-            }
+            let answers: Vec<(&str, serde_json::Value)> = judged
+                .iter()
+                .map(|(name, j)| {
+                    let mut o = serde_json::json!({
+                        "verdict": word_of(j.allowed),
+                        "rule_line": j.line,
+                    });
+                    rule_fields(&mut o, j);
+                    usage_fields(&mut o, j);
+                    (name.as_str(), o)
+                })
+                .collect();
             let host = judged.first().and_then(|(_, j)| j.host);
-            let obj = url_object(url, key, answers, host);
-            return writeln!(self.out, "{obj}");
+            // Agents in the order given (`--each-agent`, or the policy's);
+            // usages as ever, by name.
+            let ordered = key == "agents";
+            let sorted = if ordered {
+                serde_json::Map::new()
+            } else {
+                answers
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect()
+            };
+            let obj = url_object(url, key, sorted, host);
+            let line = InOrder {
+                obj: &obj,
+                key,
+                answers: ordered.then_some(&answers[..]),
+            };
+            let text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
+            return writeln!(self.out, "{text}");
         }
         for (name, j) in judged {
             self.out.write_all(word_of(j.allowed).as_bytes())?;

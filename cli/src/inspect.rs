@@ -38,7 +38,7 @@ fn policy_json(p: &Policy<'_>) -> serde_json::Value {
     let m = p.meta();
     let record = |r: robocc_engine::RecordRef<'_>| json!({"kind": r.kind.name(), "key": r.key, "value": r.value, "line": r.line});
     let values = |v: &mut dyn Iterator<Item = &str>| v.map(str::to_string).collect::<Vec<_>>();
-    json!({
+    let mut obj = json!({
         "dialect": h.dialect.name(),
         "agent": h.agent,
         "selection": h.selection.name(),
@@ -54,7 +54,19 @@ fn policy_json(p: &Policy<'_>) -> serde_json::Value {
         "sitemaps": values(&mut m.sitemaps()),
         "hosts": values(&mut m.hosts()),
         "licenses": values(&mut m.licenses()),
-    })
+    });
+    if p.is_each_agent() {
+        // Each agent answered separately: its groups and Crawl-delay, in
+        // the order given (the records above are the first agent's).
+        let agents = (0..p.agent_count())
+            .filter_map(|i| p.each_agent(i))
+            .map(|(a, selection, delay)| {
+                json!({"agent": a, "selection": selection.name(), "crawl_delay_ms": delay})
+            })
+            .collect::<Vec<_>>();
+        obj["agents"] = json!(agents);
+    }
+    obj
 }
 
 fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
@@ -113,8 +125,16 @@ fn describe_policy(p: &Policy<'_>, indent: &str, sizes: bool) {
         );
     }
     let m = p.meta();
-    if let Some(ms) = m.crawl_delay_ms() {
+    // Each agent's own Crawl-delay is listed with it above; the records
+    // below are the first agent's.
+    if let (Some(ms), false) = (m.crawl_delay_ms(), p.is_each_agent()) {
         println!("{indent}crawl-delay: {ms} ms");
+    }
+    if p.is_each_agent() {
+        println!(
+            "{indent}records: the first agent's ({})",
+            p.agents().next().unwrap_or_default()
+        );
     }
     print_records(indent, "record", m.records());
     for r in m.global_records() {

@@ -4,7 +4,7 @@
 use crate::agent::{validate_agent, validate_token, Agents, BadAgent, Selection};
 use crate::diag::{DiagCode, Diagnostic};
 use crate::dialect::{self, semantics, Dialect};
-use crate::lower::{lower, Budget, Layout, LowerError, Registers};
+use crate::lower::{lower, Budget, Layout, LowerError, Lowered, Registers};
 use crate::outcome::Resolution;
 use crate::parse::keys::KeyKind;
 use crate::parse::{parse, parse_grouped, LineGrammar, ParseOptions, RobotsTxt};
@@ -429,32 +429,13 @@ fn lower_front(
             ..options.budget
         },
     };
-    let lowered = match lower(&f.rule_set, &budget, source_len) {
-        Ok(l) => l,
-        Err(e) if degrade == Degrade::Signals && f.rule_set.signals().is_some() => {
-            // Degrade, never fail: crawl as before, every preference
-            // unknown, and say so.
-            let n = f.rule_set.signals().map_or(0, |s| {
-                s.rules
-                    .iter()
-                    .filter(|r| r.family != crate::signals::Family::Crawl)
-                    .count()
-            });
-            f.diagnostics.push(Diagnostic::new(
-                0,
-                DiagCode::SignalsDropped,
-                format!(
-                    "the {n} AI-usage preference statements do not fit the budget with the rules \
-                     ({e}): the policy answers crawl only, every preference unknown"
-                ),
-            ));
-            let crawl_rules = f.rule_set.rules.len() - n;
-            f.rule_set.rules.truncate(crawl_rules);
-            f.rule_set.resolution = Resolution::Ranked;
-            lower(&f.rule_set, &options.budget, source_len).map_err(CompileError::Budget)?
-        }
-        Err(e) => return Err(CompileError::Budget(e)),
-    };
+    let lowered = lower_rules(
+        &mut f.rule_set,
+        &budget,
+        source_len,
+        degrade == Degrade::Signals,
+        &mut f.diagnostics,
+    )?;
     let meta = f.records();
     if lowered.split_reason.is_some() {
         // One plain sentence; the budget that forced it is in the header
@@ -483,6 +464,43 @@ fn lower_front(
         selection: f.selection,
         diagnostics: f.diagnostics,
     })
+}
+
+/// Lowers `rule_set` within `budget`. With `degrade_signals`, rules whose
+/// AI-usage preference statements do not fit lose them (crawl as before,
+/// every preference unknown; `rule_set` keeps the crawl rules), said in
+/// `diagnostics`, rather than fail.
+pub(crate) fn lower_rules(
+    rule_set: &mut RuleSet,
+    budget: &Budget,
+    source_len: usize,
+    degrade_signals: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Lowered, CompileError> {
+    match lower(rule_set, budget, source_len) {
+        Ok(l) => Ok(l),
+        Err(e) if degrade_signals && rule_set.signals().is_some() => {
+            let n = rule_set.signals().map_or(0, |s| {
+                s.rules
+                    .iter()
+                    .filter(|r| r.family != crate::signals::Family::Crawl)
+                    .count()
+            });
+            diagnostics.push(Diagnostic::new(
+                0,
+                DiagCode::SignalsDropped,
+                format!(
+                    "the {n} AI-usage preference statements do not fit the budget with the rules \
+                     ({e}): the policy answers crawl only, every preference unknown"
+                ),
+            ));
+            let crawl_rules = rule_set.rules.len() - n;
+            rule_set.rules.truncate(crawl_rules);
+            rule_set.resolution = Resolution::Ranked;
+            lower(rule_set, budget, source_len).map_err(CompileError::Budget)
+        }
+        Err(e) => Err(CompileError::Budget(e)),
+    }
 }
 
 /// The header of a policy compiled from `f` for `agents`, of a body of

@@ -3,24 +3,32 @@
 //!
 //! Each agent is read as a one-agent compile reads it (the same front);
 //! agents whose rule sets come out equal share a column
-//! ([`crate::outcome::columns`]), and the columns' rules are lowered
-//! together in set mode into one automaton. The artifact is the each-agent
-//! variant of the policy format (docs/artifact.md).
+//! ([`crate::outcome::columns`]). The columns' rules are lowered together
+//! in set mode into one automaton (one walk answers every column), or,
+//! where that automaton is over the quick budget or blown up, each column
+//! alone as its one-agent compile lowers it (register automata, split
+//! rules), walked in turn. The artifact is the each-agent variant of the
+//! policy format (docs/artifact.md).
 
 use crate::agent::Agents;
+use crate::clock::Instant;
 use crate::compile::{
-    fingerprint_text, front, header_data, rule_table, sha256, signals_data, unread_summary,
-    CompileError, CompileOptions,
+    fingerprint_text, front, header_data, lower_rules, rule_table, sha256, signals_data,
+    unread_summary, CompileError, CompileOptions,
 };
 use crate::diag::Diagnostic;
 use crate::dialect::Dialect;
-use crate::lower::lower;
-use crate::outcome::columns::{Column, ColumnRules};
+use crate::lower::{
+    lower, Budget, BudgetExceeded, Lowered, BLOWUP_FACTOR, BLOWUP_FLOOR, QUICK_STATES,
+    QUICK_THREADS,
+};
+use crate::outcome::columns::{push_column, Column, ColumnRules};
 use crate::outcome::Resolution;
 use crate::ruleset::{RuleSet, SetRule};
 use crate::signals::{Family, Pref, SignalRule, SignalRules};
 use robocc_engine::artifact::{
-    AgentColumnData, EachAgentData, HeaderData, MetaData, PolicyData, SignalsData,
+    AgentColumnData, Automaton, ColumnPartData, EachAgentData, HeaderData, MetaData, PolicyData,
+    SignalsData,
 };
 use robocc_engine::{frame_version, AlignedBytes, FileKind, EACH_AGENT_FORMAT_VERSION, FRAME_LEN};
 use std::collections::HashMap;
@@ -71,8 +79,8 @@ struct Reading {
 /// # Errors
 ///
 /// No agent, an invalid product token, the acap dialect (which answers one
-/// crawler), or rules whose one automaton exceeds the budget (an
-/// each-agent policy is never split over several).
+/// crawler), or a column's rules over the budget as they would be for one
+/// of its agents alone (the budget is shared by the columns).
 pub fn compile_each<I>(
     robots_txt: &[u8],
     agents: I,
@@ -169,19 +177,34 @@ fn compile_each_source(
         };
         column_of.push(c as u32);
     }
-    let (rule_set, channels) = shared_rules(distinct.iter().map(|&d| &readings[d]));
-    let lowered =
-        lower(&rule_set, &options.budget, whole.0 as usize).map_err(CompileError::Budget)?;
+    let channels = distinct
+        .iter()
+        .map(|&d| readings[d].channels.len())
+        .max()
+        .unwrap_or(1);
+    let mut lowering_diagnostics = Vec::new();
+    let lowered = lower_columns(
+        &readings,
+        &distinct,
+        channels,
+        &options.budget,
+        whole.0 as usize,
+        &mut lowering_diagnostics,
+    )?;
+    let rule_set = lowered.rule_set;
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    for r in &readings {
-        for d in &r.diagnostics {
-            if !diagnostics.contains(d) {
-                diagnostics.push(d.clone());
-            }
+    for d in readings
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .chain(&lowering_diagnostics)
+    {
+        if !diagnostics.contains(d) {
+            diagnostics.push(d.clone());
         }
     }
     let first = &readings[0];
     let mut header = first.header.clone();
+    header.split_reason = lowered.split_reason;
     header.agent = agents.to_string();
     header.options_hash = each_options_hash(agents, options);
     header.unread = unread_summary(&diagnostics).unwrap_or_default();
@@ -201,11 +224,15 @@ fn compile_each_source(
             crawl_delay_ms: r.meta.crawl_delay_ms,
         })
         .collect();
+    let (automata, outcomes, parts) = match lowered.form {
+        Form::Joint(l) => (l.automata, l.outcomes, Vec::new()),
+        Form::Parts(parts) => (Vec::new(), Vec::new(), parts),
+    };
     let data = EachAgentData {
         policy: PolicyData {
             header,
-            automata: lowered.automata,
-            outcomes: lowered.outcomes,
+            automata,
+            outcomes,
             rules: rule_table(&rule_set),
             meta: MetaData {
                 signals: shared_signals(&rule_set, channels),
@@ -214,12 +241,241 @@ fn compile_each_source(
         },
         columns: distinct.len() as u32,
         agents: agents_data,
+        parts,
     };
     Ok(CompiledEach {
         data,
         rule_set,
         diagnostics,
     })
+}
+
+/// How the columns' rules became automata.
+enum Form {
+    /// One automaton of every column's rules, in set mode: one walk
+    /// answers every column.
+    Joint(Lowered),
+    /// Each column's own automata, as a one-agent policy of its rules has
+    /// them: a walk per column.
+    Parts(Vec<ColumnPartData>),
+}
+
+/// The columns lowered: the shared rule table (resolved per column) and
+/// its automata.
+struct ColumnsLowered {
+    rule_set: RuleSet,
+    form: Form,
+    /// Why the columns were not lowered into one automaton, or why a
+    /// column's rules were split (empty: neither).
+    split_reason: String,
+}
+
+/// Transition-table bytes of `automata` (what [`Budget::total_bytes`]
+/// counts).
+fn table_bytes(automata: &[Automaton]) -> usize {
+    automata
+        .iter()
+        .map(|a| a.prog.len() + a.classes.len())
+        .sum()
+}
+
+/// Lowers the columns (`distinct`: the reading of each column's first
+/// agent) jointly, or each alone where that is the only way within the
+/// budget or at most half the joint automaton's bytes (the joint one
+/// blows up as a one-agent plain automaton does, [`BLOWUP_FACTOR`]: set
+/// mode has no register automaton and no split). A single column is
+/// lowered alone: exactly its one-agent policy's automata. Every lowering
+/// shares the budget's time, automata and table bytes.
+fn lower_columns(
+    readings: &[Reading],
+    distinct: &[usize],
+    channels: usize,
+    budget: &Budget,
+    source_len: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<ColumnsLowered, CompileError> {
+    let start = Instant::now();
+    let columns = || distinct.iter().map(|&d| &readings[d]);
+    let mut why = String::new();
+    if distinct.len() > 1 {
+        let joint = shared_rules(columns());
+        // Past the quick budget of a one-agent lowering, the columns alone
+        // (each with the register and split paths) are the better bet.
+        let quick = Budget {
+            max_states: budget.max_states.min(QUICK_STATES),
+            max_threads: budget.max_threads.min(QUICK_THREADS),
+            ..*budget
+        };
+        match lower(&joint, &quick, source_len) {
+            Ok(l) => {
+                let bytes = table_bytes(&l.automata);
+                let patterns: usize = joint.rules.iter().map(|r| r.pattern.len()).sum();
+                let alone = if bytes > BLOWUP_FLOOR && bytes > BLOWUP_FACTOR * patterns {
+                    let mut said = Vec::new();
+                    lower_parts(
+                        columns(),
+                        channels,
+                        &spent(budget, start),
+                        source_len,
+                        &mut said,
+                    )
+                    .ok()
+                    .filter(|p| 2 * p.bytes <= bytes)
+                    .map(|p| (p, said))
+                } else {
+                    None
+                };
+                let Some((parts, said)) = alone else {
+                    return Ok(ColumnsLowered {
+                        rule_set: joint,
+                        form: Form::Joint(l),
+                        split_reason: String::new(),
+                    });
+                };
+                diagnostics.extend(said);
+                why = format!(
+                    "one automaton of the {} columns' rules takes {bytes} table bytes, each \
+                     column's own {} in all",
+                    distinct.len(),
+                    parts.bytes
+                );
+                return Ok(parts.done(why));
+            }
+            Err(e) if matches!(e.exceeded, BudgetExceeded::Time(_)) => {
+                return Err(CompileError::Budget(e))
+            }
+            Err(e) => {
+                why = format!(
+                    "one automaton of the {} columns' rules: {e}",
+                    distinct.len()
+                );
+            }
+        }
+    }
+    let parts = lower_parts(
+        columns(),
+        channels,
+        &spent(budget, start),
+        source_len,
+        diagnostics,
+    )?;
+    Ok(parts.done(why))
+}
+
+/// What is left of `budget`'s time since `start`.
+fn spent(budget: &Budget, start: Instant) -> Budget {
+    Budget {
+        time: budget.time.saturating_sub(start.elapsed()),
+        ..*budget
+    }
+}
+
+/// Each column lowered alone.
+struct Parts {
+    rule_set: RuleSet,
+    parts: Vec<ColumnPartData>,
+    /// Their table bytes.
+    bytes: usize,
+    /// Why columns' rules were split, per column split.
+    split: Vec<String>,
+}
+
+impl Parts {
+    fn done(self, why: String) -> ColumnsLowered {
+        let split_reason = std::iter::once(why)
+            .chain(self.split)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        ColumnsLowered {
+            rule_set: self.rule_set,
+            form: Form::Parts(self.parts),
+            split_reason,
+        }
+    }
+}
+
+/// Each column's rules lowered as a one-agent compile lowers them
+/// (preference statements that do not fit dropped as it drops them, said
+/// in `diagnostics`), within what is left of `budget` after the columns
+/// before. The shared table is the columns' rules one after the other, so
+/// that rule ids keep each column's order (the engine breaks ties between
+/// a column's automata by rule id).
+fn lower_parts<'r>(
+    columns: impl Iterator<Item = &'r Reading>,
+    channels: usize,
+    budget: &Budget,
+    source_len: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Parts, CompileError> {
+    let start = Instant::now();
+    let (mut rules, mut own, mut parts, mut split) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut bytes, mut automata) = (0usize, 0usize);
+    let mut base: Option<RuleSet> = None;
+    for (c, r) in columns.enumerate() {
+        let mut set = r.rule_set.clone();
+        let left = Budget {
+            time: budget.time.saturating_sub(start.elapsed()),
+            max_automata: budget.max_automata.saturating_sub(automata),
+            total_bytes: budget.total_bytes.saturating_sub(bytes),
+            ..*budget
+        };
+        let l = lower_rules(&mut set, &left, source_len, true, diagnostics)?;
+        // Preferences dropped to fit: crawl only, as alone.
+        let words = if set.signals().is_some() {
+            r.channels.len()
+        } else {
+            1
+        };
+        let offset = rules.len();
+        let mut outcomes = Vec::with_capacity(l.outcomes.len() / words * channels);
+        for o in l.outcomes.chunks(words) {
+            push_column(o, |rule| offset + rule, channels, &mut outcomes);
+        }
+        bytes += table_bytes(&l.automata);
+        automata += l.automata.len();
+        if let Some(why) = l.split_reason {
+            split.push(format!("column {c} split: {why}"));
+        }
+        own.push(Column {
+            rules: (offset..offset + set.rules.len()).collect(),
+            resolution: set.resolution.clone(),
+            channels: words,
+        });
+        rules.extend(set.rules.iter().cloned());
+        base.get_or_insert(set);
+        parts.push(ColumnPartData {
+            automata: l.automata,
+            outcomes,
+        });
+    }
+    let rule_set = RuleSet {
+        rules,
+        resolution: Resolution::Columns(ColumnRules {
+            columns: own,
+            channels,
+        }),
+        ..base.unwrap_or_else(empty_rules)
+    };
+    Ok(Parts {
+        rule_set,
+        parts,
+        bytes,
+        split,
+    })
+}
+
+/// A rule set of no rules (`compile_each` reads at least one agent: never
+/// used).
+fn empty_rules() -> RuleSet {
+    RuleSet {
+        rules: Vec::new(),
+        url_mode: robocc_engine::UrlMode::Google,
+        dialect: Dialect::Rfc9309,
+        robots2_v2: false,
+        resolution: Resolution::Ranked,
+    }
 }
 
 /// The signal side of the shared rule table, when the policy has the
@@ -253,8 +509,8 @@ fn shared_signals(set: &RuleSet, channels: usize) -> Option<SignalsData> {
 }
 
 /// The union of the columns' rules (a rule equal in several columns is one
-/// entry), resolved per column, and the words per column.
-fn shared_rules<'r>(columns: impl Iterator<Item = &'r Reading>) -> (RuleSet, usize) {
+/// entry), resolved per column.
+fn shared_rules<'r>(columns: impl Iterator<Item = &'r Reading>) -> RuleSet {
     let mut shared: Vec<SetRule> = Vec::new();
     let mut index: HashMap<(u32, u32, Vec<u8>), Vec<usize>> = HashMap::new();
     let mut out = Vec::new();
@@ -292,21 +548,13 @@ fn shared_rules<'r>(columns: impl Iterator<Item = &'r Reading>) -> (RuleSet, usi
         });
         base.get_or_insert_with(|| r.rule_set.clone());
     }
-    // `compile_each` reads at least one agent; an empty base is never used.
-    let base = base.unwrap_or_else(|| RuleSet {
-        rules: Vec::new(),
-        url_mode: robocc_engine::UrlMode::Google,
-        dialect: Dialect::Rfc9309,
-        robots2_v2: false,
-        resolution: Resolution::Ranked,
-    });
-    let set = RuleSet {
+    let base = base.unwrap_or_else(empty_rules);
+    RuleSet {
         rules: shared,
         resolution: Resolution::Columns(ColumnRules {
             columns: out,
             channels,
         }),
         ..base
-    };
-    (set, channels)
+    }
 }

@@ -304,14 +304,34 @@ pub struct AgentColumnData {
     pub crawl_delay_ms: Option<u64>,
 }
 
+/// One column's own automata in the *per-column* form of an each-agent
+/// policy ([`EachAgentData::parts`]): what a one-agent policy of the
+/// column's rules holds (one automaton, a register one, or the rules split
+/// over several combined by rank), its outcome words naming rules of the
+/// shared table.
+#[derive(Archive, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
+pub struct ColumnPartData {
+    /// The column's automata, in non-increasing `max_rank` order.
+    pub automata: Vec<Automaton>,
+    /// `channels` words per outcome id (outcome 0: no match).
+    pub outcomes: Vec<u32>,
+}
+
 /// The archived root object of an *each-agent* artifact (format
 /// [`EACH_AGENT_FORMAT_VERSION`](crate::format::EACH_AGENT_FORMAT_VERSION)):
-/// one policy answering each of several agents separately, in one walk.
+/// one policy answering each of several agents separately.
 ///
-/// `policy` is a [`PolicyData`] with exactly one automaton whose outcome
-/// table holds `columns × channels` words per outcome id (column by
-/// column, each `channels` words as in a one-agent policy); its header
-/// names the agents joined by `,` and its `meta` is the first agent's.
+/// Two forms. *Joint* (`parts` empty): `policy` has exactly one automaton
+/// whose outcome table holds `columns × channels` words per outcome id
+/// (column by column, each `channels` words as in a one-agent policy),
+/// one walk answering every column. *Per column* (`parts` has one entry
+/// per column): `policy` has no automaton and an empty outcome table, and
+/// column `c` is answered by `parts[c]`; its rule table holds each
+/// column's rules in the column's own order, column after column, so that
+/// the parts' ties break as in a one-agent policy. Either way `policy`'s
+/// header names the agents joined by `,` and its `meta` is the first
+/// agent's.
 #[cfg_attr(not(feature = "build"), allow(dead_code))]
 #[derive(Archive, Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "build", derive(Serialize, Deserialize))]
@@ -322,6 +342,8 @@ pub struct EachAgentData {
     pub columns: u32,
     /// The agents in the order given, each with its column.
     pub agents: Vec<AgentColumnData>,
+    /// Per-column form: each column's automata (empty: the joint form).
+    pub parts: Vec<ColumnPartData>,
 }
 
 /// FNV-1a, 64 bit: a stable, dependency-free fingerprint (options, store

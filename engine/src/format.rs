@@ -14,11 +14,11 @@ pub const POLICY_MAGIC: [u8; 8] = *b"ROBOCC\0P";
 pub const POLICY_FORMAT_VERSION: u32 = 7;
 /// Format version of the *each-agent* variant of a policy artifact (same
 /// magic): one automaton whose outcomes hold a column of words per distinct
-/// agent rule set, and the agent → column table
-/// ([`crate::artifact::EachAgentData`]). A policy for one agent (or several
-/// read together) is always written as [`POLICY_FORMAT_VERSION`], so its
-/// bytes do not change.
-pub const EACH_AGENT_FORMAT_VERSION: u32 = 8;
+/// agent rule set, or each column's own automata, and the agent → column
+/// table ([`crate::artifact::EachAgentData`]). A policy for one agent (or
+/// several read together) is always written as [`POLICY_FORMAT_VERSION`],
+/// so its bytes do not change.
+pub const EACH_AGENT_FORMAT_VERSION: u32 = 9;
 /// First eight bytes of every store.
 pub const STORE_MAGIC: [u8; 8] = *b"ROBOCC\0S";
 /// Store format version written and read by this crate.

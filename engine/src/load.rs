@@ -7,8 +7,8 @@
 //! without bounds checks: no input can make it read out of bounds or panic.
 
 use crate::artifact::{
-    ArchivedEachAgentData, ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED, OUTCOME_RULE_MASK,
-    UNKNOWN_RULE,
+    ArchivedAutomaton, ArchivedEachAgentData, ArchivedPolicyData, NO_RULE, OUTCOME_ALLOWED,
+    OUTCOME_RULE_MASK, UNKNOWN_RULE,
 };
 use crate::bytes::AlignedBytes;
 use crate::format::{
@@ -380,7 +380,8 @@ pub(crate) fn validate_policy(bytes: &[u8]) -> Result<Validated<'_>, LoadError> 
     let v = if version == EACH_AGENT_FORMAT_VERSION {
         let each = access_archive::<ArchivedEachAgentData>(body, kind)?;
         let stride = check_agents(each).map_err(|e| LoadError::invalid(kind, e))?;
-        check_semantics(&each.policy, stride).map_err(|e| LoadError::invalid(kind, e))?;
+        check_semantics(&each.policy, stride, !each.parts.is_empty())
+            .map_err(|e| LoadError::invalid(kind, e))?;
         Validated {
             data: &each.policy,
             each: Some(each),
@@ -388,7 +389,7 @@ pub(crate) fn validate_policy(bytes: &[u8]) -> Result<Validated<'_>, LoadError> 
     } else {
         let data = access_archive::<ArchivedPolicyData>(body, kind)?;
         let stride = data.header.channels.len();
-        check_semantics(data, stride).map_err(|e| LoadError::invalid(kind, e))?;
+        check_semantics(data, stride, false).map_err(|e| LoadError::invalid(kind, e))?;
         Validated { data, each: None }
     };
     // Last: the structure's errors say more about damage that breaks it,
@@ -396,6 +397,9 @@ pub(crate) fn validate_policy(bytes: &[u8]) -> Result<Validated<'_>, LoadError> 
     verify_checksum(bytes, kind)?;
     Ok(v)
 }
+
+/// An unknown word: nothing stated (a channel a column does not have).
+const UNKNOWN_WORD: u32 = UNKNOWN_RULE;
 
 /// Most columns an each-agent policy may have (far more agents than any
 /// list of crawlers; it bounds the outcome table's stride).
@@ -437,16 +441,38 @@ fn check_agents(each: &ArchivedEachAgentData) -> Result<usize, String> {
     if each.policy.header.dialect == crate::types::Dialect::Acap as u8 {
         return Err("each-agent policy of the acap dialect (acap answers one agent)".into());
     }
-    if each.policy.automata.len() != 1 {
-        return Err("each-agent policy with more than one automaton".into());
+    if each.parts.is_empty() {
+        if each.policy.automata.len() != 1 {
+            return Err("each-agent policy with more than one automaton".into());
+        }
+        return Ok(columns * channels);
     }
-    Ok(columns * channels)
+    // Per column: the column's automata and outcomes in its part, none in
+    // the policy.
+    if each.parts.len() != columns {
+        return Err(format!(
+            "each-agent policy of {columns} columns with {} parts",
+            each.parts.len()
+        ));
+    }
+    if !each.policy.automata.is_empty() || !each.policy.outcomes.is_empty() {
+        return Err("each-agent policy with both parts and a joint automaton".into());
+    }
+    for (c, part) in each.parts.iter().enumerate() {
+        check_tables(&each.policy, &part.automata, &part.outcomes, channels)
+            .map_err(|e| format!("part {c}: {e}"))?;
+    }
+    Ok(channels)
 }
 
 /// The invariants the check path relies on.
 /// `stride` is the outcome table's words per outcome id: the channels, or
 /// for an each-agent policy its columns × channels.
-fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), String> {
+fn check_semantics(
+    data: &ArchivedPolicyData,
+    stride: usize,
+    each_parts: bool,
+) -> Result<(), String> {
     let h = &data.header;
     if crate::types::Dialect::from_u8(h.dialect).is_none()
         || crate::types::UrlMode::from_u8(h.url_mode).is_none()
@@ -458,33 +484,9 @@ fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), Strin
     if channels == 0 || channels > 64 {
         return Err(format!("{channels} usage channels (expected 1 to 64)"));
     }
-    if data.outcomes.is_empty() || data.outcomes.len() % stride != 0 {
-        return Err(format!(
-            "outcome table has {} entries, not a positive multiple of {stride} words",
-            data.outcomes.len()
-        ));
-    }
-    let outcomes = data.outcomes.len() / stride;
     // As many channels as a policy with the signal ones (their names are
     // checked below).
     let signals = channels == crate::types::Usage::SIGNAL_CHANNELS.len();
-    for (i, o) in data.outcomes.iter().enumerate() {
-        let rule = o.to_native() & OUTCOME_RULE_MASK;
-        // Unknown (nothing stated) only on a signal channel, never allowed.
-        if rule == UNKNOWN_RULE
-            && signals
-            && i % channels != 0
-            && o.to_native() & OUTCOME_ALLOWED == 0
-        {
-            continue;
-        }
-        if rule != NO_RULE && rule as usize >= data.rules.len() {
-            return Err(format!(
-                "outcome entry {i} names rule {rule} of {}",
-                data.rules.len()
-            ));
-        }
-    }
     for (i, r) in data.rules.iter().enumerate() {
         let flags = r.flags;
         let known = crate::types::RuleOrigin::from_u8((flags >> 1) & 3).is_some()
@@ -505,9 +507,6 @@ fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), Strin
             return Err(format!("record on line {} has an unknown kind", r.line));
         }
     }
-    if data.automata.is_empty() {
-        return Err("no automaton".into());
-    }
     // acap: one automaton, one channel per usage in `Usage` order (the
     // check path indexes channels by usage), one ACAP entry per rule.
     let acap = h.dialect == crate::types::Dialect::Acap as u8;
@@ -517,7 +516,7 @@ fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), Strin
             if !h.channels.iter().map(|c| c.as_str()).eq(names) {
                 return Err("acap policy whose channels are not the usage types".into());
             }
-            if data.automata.len() != 1 {
+            if data.automata.len() > 1 {
                 return Err("acap policy with more than one automaton".into());
             }
             if a.rules.len() != data.rules.len()
@@ -550,7 +549,7 @@ fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), Strin
         }
         match data.meta.signals.as_ref() {
             Some(sg) if signals => {
-                if data.automata.len() != 1 {
+                if data.automata.len() > 1 {
                     return Err("signal channels with more than one automaton".into());
                 }
                 let tokens = sg.training_agents.len();
@@ -584,13 +583,73 @@ fn check_semantics(data: &ArchivedPolicyData, stride: usize) -> Result<(), Strin
     {
         return Err("request rate with zero documents or seconds".into());
     }
-    for (n, a) in data.automata.iter().enumerate() {
+    // A per-column each-agent policy has its tables in its parts
+    // (`check_agents`); every other policy here.
+    if each_parts {
+        return Ok(());
+    }
+    check_tables(data, &data.automata, &data.outcomes, stride)
+}
+
+/// A policy's automata and outcome table (its own, or a part of a
+/// per-column each-agent policy), `stride` words per outcome id: at least
+/// one automaton, every word naming a rule of `data` (or none), every
+/// program valid, in non-increasing `max_rank` order, and one automaton
+/// where the answer reads several channels.
+fn check_tables(
+    data: &ArchivedPolicyData,
+    automata: &[ArchivedAutomaton],
+    outcome_words: &[rkyv::Archived<u32>],
+    stride: usize,
+) -> Result<(), String> {
+    let channels = data.header.channels.len();
+    if outcome_words.is_empty() || outcome_words.len() % stride != 0 {
+        return Err(format!(
+            "outcome table has {} entries, not a positive multiple of {stride} words",
+            outcome_words.len()
+        ));
+    }
+    let outcomes = outcome_words.len() / stride;
+    let signals = channels == crate::types::Usage::SIGNAL_CHANNELS.len();
+    for (i, o) in outcome_words.iter().enumerate() {
+        let rule = o.to_native() & OUTCOME_RULE_MASK;
+        // Unknown (nothing stated) only on a signal channel, never allowed.
+        if rule == UNKNOWN_RULE
+            && signals
+            && i % channels != 0
+            && o.to_native() & OUTCOME_ALLOWED == 0
+        {
+            continue;
+        }
+        if rule != NO_RULE && rule as usize >= data.rules.len() {
+            return Err(format!(
+                "outcome entry {i} names rule {rule} of {}",
+                data.rules.len()
+            ));
+        }
+    }
+    if automata.is_empty() {
+        return Err("no automaton".into());
+    }
+    // Several automata are combined by rank, which answers crawl only: a
+    // policy with more channels (acap's usage types, the preference
+    // channels) has one automaton, but for a crawl-only column of a
+    // per-column each-agent policy (its other channels unknown).
+    if channels > 1 && automata.len() > 1 {
+        let crawl_only = outcome_words
+            .iter()
+            .enumerate()
+            .all(|(i, w)| i % channels == 0 || w.to_native() == UNKNOWN_WORD);
+        if !crawl_only {
+            return Err(format!("{channels} channels with more than one automaton"));
+        }
+    }
+    for (n, a) in automata.iter().enumerate() {
         crate::program::validate(a, outcomes).map_err(|e| format!("automaton {n}: {e}"))?;
     }
     // Checks stop at the first automaton that cannot outrank the best so
     // far: they must come in non-increasing order.
-    if data
-        .automata
+    if automata
         .windows(2)
         .any(|w| w[0].max_rank.to_native() < w[1].max_rank.to_native())
     {

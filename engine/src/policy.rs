@@ -16,6 +16,7 @@ use crate::types::{
     TimeWindow, UrlMode, Usage, UsageSet, UsageStates,
 };
 use crate::url::{path_parts, PathParts};
+use rkyv::Archived;
 use std::path::Path;
 
 /// The contract of the `check_batch` methods: one verdict slot per URL.
@@ -51,6 +52,10 @@ pub struct Policy<'a> {
     pub(crate) data: &'a ArchivedPolicyData,
     /// The agent table of an each-agent policy.
     each: Option<&'a ArchivedEachAgentData>,
+    /// The automata and outcome table the one-answer methods read: the
+    /// policy's, or a per-column each-agent policy's first agent's part.
+    pub(crate) automata: &'a [ArchivedAutomaton],
+    pub(crate) outcomes: &'a [Archived<u32>],
     /// Outcome words per outcome id: the channels, times the columns of an
     /// each-agent policy.
     pub(crate) stride: usize,
@@ -87,19 +92,31 @@ impl<'a> Policy<'a> {
     /// Wraps an archive that passed [`load::validate_policy`].
     pub(crate) fn from_validated(v: load::Validated<'a>) -> Policy<'a> {
         let channels = v.data.header.channels.len();
-        let (stride, base) = match v.each {
-            // Validation: at least one agent, columns in range.
-            Some(e) => (
+        let (automata, outcomes) = (v.data.automata.as_slice(), v.data.outcomes.as_slice());
+        // Validation: at least one agent, columns in range, one part per
+        // column in the per-column form.
+        let first = v
+            .each
+            .and_then(|e| e.agents.first())
+            .map_or(0, |a| a.column.to_native() as usize);
+        let (stride, base, automata, outcomes) = match v.each {
+            Some(e) if e.parts.is_empty() => (
                 e.columns.to_native() as usize * channels,
-                e.agents
-                    .first()
-                    .map_or(0, |a| a.column.to_native() as usize * channels),
+                first * channels,
+                automata,
+                outcomes,
             ),
-            None => (channels, 0),
+            Some(e) => match e.parts.get(first) {
+                Some(p) => (channels, 0, p.automata.as_slice(), p.outcomes.as_slice()),
+                None => (channels, 0, automata, outcomes),
+            },
+            None => (channels, 0, automata, outcomes),
         };
         Policy {
             data: v.data,
             each: v.each,
+            automata,
+            outcomes,
             stride,
             base,
         }
@@ -143,9 +160,9 @@ impl<'a> Policy<'a> {
     pub fn check_batch(&self, urls: &[&[u8]], out: &mut [Verdict]) {
         same_length(urls.len(), out.len());
         let d = self.data;
-        if let [a] = d.automata.as_slice() {
+        if let [a] = self.automata {
             let (stride, base) = (self.stride, self.base);
-            let outcomes = d.outcomes.as_slice();
+            let outcomes = self.outcomes;
             // As in `word`: validated ids are in bounds (and checked anyway).
             let word = |o: u32| outcomes[o as usize * stride + base].to_native();
             run_each(a, urls, d.header.url_mode, |j, o| out[j] = verdict(word(o)));
@@ -218,7 +235,7 @@ impl<'a> Policy<'a> {
     pub fn usage_states(&self, url: &[u8]) -> UsageStates {
         let d = self.data;
         let channels = d.header.channels.len();
-        let (o, single) = match d.automata.as_slice() {
+        let (o, single) = match self.automata {
             [a] => (run(a, path_parts(url), d.header.url_mode).0, true),
             _ => (0, false),
         };
@@ -228,7 +245,7 @@ impl<'a> Policy<'a> {
         }
         let base = o as usize * self.stride + self.base;
         // Validation: `o` is a valid outcome id.
-        let words = d.outcomes.get(base..base + channels).unwrap_or(&[]);
+        let words = self.outcomes.get(base..base + channels).unwrap_or(&[]);
         let acap = d.header.dialect == Dialect::Acap as u8;
         answer::usage_states(acap, words.iter().map(|w| w.to_native()))
     }
@@ -389,6 +406,27 @@ impl<'a> Policy<'a> {
         };
         let d = self.data;
         let channels = d.header.channels.len();
+        if !each.parts.is_empty() {
+            // Per column: each column's automata walked in turn, its word
+            // given to the agents it answers.
+            let parts = path_parts(url);
+            for (c, part) in each.parts.iter().enumerate() {
+                let column = Policy {
+                    automata: part.automata.as_slice(),
+                    outcomes: part.outcomes.as_slice(),
+                    stride: channels,
+                    base: 0,
+                    ..*self
+                };
+                let w = column.word_of(parts, channel.index()).0;
+                for (i, ag) in each.agents.iter().enumerate() {
+                    if ag.column.to_native() as usize == c {
+                        f(i, w);
+                    }
+                }
+            }
+            return;
+        }
         // Validation: one automaton; every column below `columns`, every
         // outcome id below outcomes.len() / stride (and checked anyway).
         let Some(a) = d.automata.first() else { return };
@@ -419,7 +457,7 @@ impl<'a> Policy<'a> {
     /// tables).
     #[cfg(feature = "build")]
     pub fn outcome_id(&self, url: &[u8]) -> crate::OutcomeId {
-        crate::OutcomeId::new(match self.data.automata.first() {
+        crate::OutcomeId::new(match self.automata.first() {
             Some(a) => run(a, path_parts(url), self.data.header.url_mode).0,
             None => 0,
         })
@@ -435,20 +473,19 @@ impl<'a> Policy<'a> {
     /// [`Policy::word`] of a path already found.
     #[inline(always)]
     fn word_of(&self, parts: PathParts<'_>, channel: usize) -> (u32, usize) {
-        let d = self.data;
-        let mode = d.header.url_mode;
+        let mode = self.data.header.url_mode;
         let (stride, at) = (self.stride, self.base + channel);
-        let outcomes = d.outcomes.as_slice();
+        let outcomes = self.outcomes;
         // Validation: every outcome id is below outcomes.len() / stride,
         // so these indexes are in bounds (and checked anyway).
         let word = |o: u32| outcomes[o as usize * stride + at].to_native();
-        if let [a] = d.automata.as_slice() {
+        if let [a] = self.automata {
             let (o, read) = run(a, parts, mode);
             return (word(o), read);
         }
         let mut best = NO_OUTCOME;
         let mut bytes_read = 0;
-        for a in d.automata.iter() {
+        for a in self.automata {
             // In non-increasing `max_rank` order (validated): once the best
             // outranks what an automaton can give, it outranks the rest.
             if best != NO_OUTCOME && a.max_rank.to_native() < self.rank(best) {
@@ -503,7 +540,7 @@ impl<'a> Policy<'a> {
             max_bytes: h.max_bytes.to_native(),
             expiry_secs: h.expiry_secs.to_native(),
             compiler_version: h.compiler_version.as_str(),
-            automata: self.data.automata.len(),
+            automata: self.all_automata().count(),
             split_reason: (!h.split_reason.is_empty()).then(|| h.split_reason.as_str()),
         }
     }
@@ -554,12 +591,12 @@ impl<'a> Policy<'a> {
         self.data.rules.len()
     }
 
-    /// What the policy's parts cost, in bytes.
+    /// What the policy's parts cost, in bytes (a per-column each-agent
+    /// policy: every column's automata and outcomes).
     pub fn sizes(&self) -> Sizes {
         let d = self.data;
-        let automata = d
-            .automata
-            .iter()
+        let automata = self
+            .all_automata()
             .map(|a| std::mem::size_of_val(a) + a.classes.len() + a.prog.len())
             .sum();
         let rules = d
@@ -567,19 +604,30 @@ impl<'a> Policy<'a> {
             .iter()
             .map(|r| std::mem::size_of_val(r) + r.pattern.len())
             .sum();
+        let parts = self.each.map(|e| e.parts.as_slice()).unwrap_or_default();
+        let words = d.outcomes.len() + parts.iter().map(|p| p.outcomes.len()).sum::<usize>();
         Sizes {
             automata,
-            program_bytes: d.automata.iter().map(|a| a.prog.len()).sum(),
-            outcomes: d.outcomes.len() * 4,
+            program_bytes: self.all_automata().map(|a| a.prog.len()).sum(),
+            outcomes: words * 4,
             rules,
-            outcome_count: d.outcomes.len() / self.stride.max(1),
-            register_automata: d.automata.iter().filter(|a| !a.ranked.is_empty()).count(),
-            rows_only_automata: d
-                .automata
-                .iter()
+            outcome_count: words / self.stride.max(1),
+            register_automata: self.all_automata().filter(|a| !a.ranked.is_empty()).count(),
+            rows_only_automata: self
+                .all_automata()
                 .filter(|a| a.dense_len.to_native() as usize == a.prog.len())
                 .count(),
         }
+    }
+
+    /// Every automaton of the policy: its own, and a per-column each-agent
+    /// policy's parts'.
+    fn all_automata(&self) -> impl Iterator<Item = &'a ArchivedAutomaton> + 'a {
+        let parts = self.each.map(|e| e.parts.as_slice()).unwrap_or_default();
+        self.data
+            .automata
+            .iter()
+            .chain(parts.iter().flat_map(|p| p.automata.iter()))
     }
 }
 

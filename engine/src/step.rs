@@ -191,14 +191,13 @@ impl<'a> Policy<'a> {
     /// Prepares each register automaton, and each automaton of a split
     /// policy of one channel, once (a walk over its states).
     pub fn path_steps(&self) -> PathSteps<'a> {
-        let d = self.data;
-        let split = d.automata.len() > 1 && d.header.channels.len() == 1;
+        let split = self.automata.len() > 1 && self.data.header.channels.len() == 1;
         let mut steps = PathSteps {
             policy: *self,
             reach: Vec::new(),
             split,
         };
-        steps.reach = d
+        steps.reach = self
             .automata
             .iter()
             .map(|a| {
@@ -222,8 +221,8 @@ impl PathSteps<'_> {
         } else {
             a.ranked.get(o as usize).map(|r| r.to_native())
         };
-        let channels = self.policy.data.header.channels.len();
-        o.and_then(|o| self.policy.data.outcomes.get(o as usize * channels))
+        let p = &self.policy;
+        o.and_then(|o| p.outcomes.get(o as usize * p.stride + p.base))
             .map_or(0, |w| self.policy.rank(w.to_native()))
     }
 
@@ -254,7 +253,7 @@ impl PathSteps<'_> {
         if !self.split {
             return state;
         }
-        let automata = &self.policy.data.automata;
+        let automata = self.policy.automata;
         let bounds: Vec<Option<(u32, u32)>> = automata
             .iter()
             .zip(&state)
@@ -298,7 +297,6 @@ impl PathSteps<'_> {
         PathState(
             self.prune(
                 self.policy
-                    .data
                     .automata
                     .iter()
                     .enumerate()
@@ -314,7 +312,6 @@ impl PathSteps<'_> {
         PathState(
             self.prune(
                 self.policy
-                    .data
                     .automata
                     .iter()
                     .zip(&state.0)
@@ -335,7 +332,6 @@ impl PathSteps<'_> {
     /// read alike in every state.
     pub fn byte_classes(&self, byte: u8) -> impl Iterator<Item = u8> + '_ {
         self.policy
-            .data
             .automata
             .iter()
             .map(move |a| classes(a)[usize::from(byte)])
@@ -347,13 +343,13 @@ impl PathSteps<'_> {
         let policy = &self.policy;
         let d = policy.data;
         let channels = d.header.channels.len();
-        let outcomes = d.outcomes.as_slice();
+        let outcomes = policy.outcomes;
         let (stride, base) = (policy.stride, policy.base);
         // Validation: outcome ids are below outcomes.len() / stride. An
         // each-agent policy answers its first agent, as `check` does.
         let word = |c: usize| -> u32 {
             let mut best = NO_OUTCOME;
-            for (a, &at) in d.automata.iter().zip(&state.0) {
+            for (a, &at) in policy.automata.iter().zip(&state.0) {
                 if at.decided_outcome() == Some(DROPPED) {
                     continue;
                 }

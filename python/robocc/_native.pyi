@@ -155,6 +155,8 @@ class Store:
     ) -> bool: ...
     def allowed(self, url: _Url) -> Optional[bool]: ...
     def check(self, url: _Url) -> Optional[Verdict]: ...
+    def check_each(self, url: _Url) -> Optional[Dict[str, Verdict]]:
+        """Each agent's verdict by the host's policy (a store built with each_agent=True); None for a host not in the store."""
     def allowed_many(self, urls: Iterable[_Url]) -> List[Optional[bool]]: ...
     def preference(self, url: _Url, usage: str) -> Optional[bool]:
         """As Policy.preference; None also for a host not in the store."""
@@ -342,6 +344,7 @@ def build_store(
     base: Optional[_Path] = None,
     max_store_bytes: int = 4294967295,
     allow_empty: bool = False,
+    each_agent: bool = False,
 ) -> StoreReport: ...
 def diff(
     old: _Body,

@@ -139,6 +139,26 @@ fn found<T>(
     Ok(t)
 }
 
+/// The policy of `url`'s host (which [`require_host`] checks) and where
+/// it came from; `None` when the store lacks the host.
+fn host_policy<'s>(
+    inner: &'s Inner,
+    url: &[u8],
+) -> PyResult<Option<(robocc_engine::Policy<'s>, HostSource)>> {
+    require_host(url, None)?;
+    let host = found(url, None, |at| match inner.store_for(at)? {
+        Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
+        None => Ok(None),
+    })?;
+    let Some((store, host)) = host else {
+        return Ok(None);
+    };
+    let policy = store
+        .policy(host.policy)
+        .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
+    Ok(Some((policy, host.source)))
+}
+
 /// A store's verdict: [`verdict`] with the host's source. A policy that
 /// stands for a status (unavailable, unreachable, failed) is robocc's own,
 /// not lines of a robots.txt: no rule is named.
@@ -234,18 +254,44 @@ impl Store {
     fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<Option<Verdict>> {
         let inner = self.inner()?;
         with_url(url, |u| -> PyResult<Option<Verdict>> {
-            require_host(u, None)?;
-            let host = found(u, None, |at| match inner.store_for(at)? {
-                Some(store) => Ok(store.host(at)?.map(|host| (store, host))),
-                None => Ok(None),
-            })?;
-            let Some((store, host)) = host else {
+            let Some((policy, source)) = host_policy(&inner, u)? else {
                 return Ok(None);
             };
-            let policy = store
-                .policy(host.policy)
-                .map_err(|e| crate::LoadError::new_err(format!("host {}: {e}", host.key)))?;
-            Ok(Some(store_verdict(policy, policy.check(u), host.source)))
+            Ok(Some(store_verdict(policy, policy.check(u), source)))
+        })?
+    }
+
+    /// Each agent's :class:`Verdict` for ``url`` by its host's policy, as
+    /// :meth:`check` gives it, from one walk (per column of the policy): a
+    /// dict from agent to verdict, the agents in the order the store was
+    /// built for (``build_store(..., each_agent=True)`` or ``robocc store
+    /// build --each-agent``; a store of one policy per host for several
+    /// agents read together answers them as one, under :attr:`agent`);
+    /// ``None`` when the host is not in the store. A URL without a host is
+    /// a ``ValueError``, as for :meth:`allowed`.
+    fn check_each<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let inner = self.inner()?;
+        with_url(url, |u| -> PyResult<Option<Bound<'py, PyDict>>> {
+            let Some((policy, source)) = host_policy(&inner, u)? else {
+                return Ok(None);
+            };
+            let mut out = vec![
+                robocc_engine::Verdict {
+                    allowed: true,
+                    rule: None
+                };
+                policy.agent_count()
+            ];
+            policy.check_each(u, &mut out);
+            let dict = PyDict::new(py);
+            for (agent, v) in policy.agents().zip(out) {
+                dict.set_item(agent, store_verdict(policy, v, source))?;
+            }
+            Ok(Some(dict))
         })?
     }
 
@@ -549,7 +595,10 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
 /// ``OSError`` at once (never waited on). The GIL is released while
 /// building. ``dialect="auto"`` is refused (one dialect for every host, as
 /// ``robocc store build`` requires). ``agent`` may be a list (rfc9309), as
-/// :func:`robocc.compile`'s.
+/// :func:`robocc.compile`'s: read together, or with ``each_agent=True``
+/// each answered separately (every host's policy answers each agent as
+/// one compiled for it alone, :meth:`Store.check_each`; ``robocc store
+/// build --each-agent``).
 ///
 /// Raises :class:`robocc.StoreBuildError` (unreadable or invalid input, a
 /// store over the limit), :class:`robocc.AgentError` (a ``ValueError``;
@@ -568,7 +617,7 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
     preference_grouping = "spec",
     purposes = Strings::default(), layout = "auto", references = References::default(),
     on_failure = "disallow", base = None, max_store_bytes = Limit::new(u32::MAX as usize),
-    allow_empty = false,
+    allow_empty = false, each_agent = false,
 ))]
 // Written out: see `compile`.
 #[pyo3(
@@ -578,7 +627,7 @@ pub(crate) fn on_failure_arg(on_failure: &str) -> PyResult<OnFailure> {
                       max_automata=1024, compile_timeout=30.0, records_close_groups=False, \
                       training_agents=(), preference_grouping='spec', purposes=(), layout='auto', \
                       references={}, on_failure='disallow', base=None, max_store_bytes=4294967295, \
-                      allow_empty=False)"
+                      allow_empty=False, each_agent=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn build_store(
@@ -607,6 +656,7 @@ pub fn build_store(
     base: Option<FsPath>,
     max_store_bytes: Limit,
     allow_empty: bool,
+    each_agent: bool,
 ) -> PyResult<StoreReport> {
     let (manifest_path, out_path, base) = (manifest_path.0, out_path.0, base.map(|b| b.0));
     let options = Options {
@@ -630,7 +680,14 @@ pub fn build_store(
     }
     .compile_options(None)?;
     let agents = agent.get()?;
-    crate::check_agent(py, &agents, options.dialect)?;
+    if each_agent {
+        // Each agent is read alone.
+        for a in agents.iter() {
+            crate::check_agent(py, &robocc_compiler::Agents::from(a), options.dialect)?;
+        }
+    } else {
+        crate::check_agent(py, &agents, options.dialect)?;
+    }
     let max_store_bytes = max_store_bytes.get("max_store_bytes")?;
     let on_failure = on_failure_arg(on_failure)?;
     let base = match base {
@@ -663,6 +720,7 @@ pub fn build_store(
             )),
         };
         StoreBuilder::new(agents)
+            .each_agent(each_agent)
             .compile_options(options)
             .on_failure(on_failure)
             .base(base.as_ref())

@@ -14,10 +14,15 @@
 //!   agent's `check`, and 20 separate policies' checks (target: the one
 //!   walk ≤ 3× one agent's check), medians of `--rounds` paired runs.
 //!
-//! `cargo run --release -p robocc-bench --bin each_agent -- [DIR] [--urls N] [--rounds R] [--every K]`
+//! Also how many policies of several columns take the per-column form
+//! (each column's own automata, walked in turn) because the columns' joint
+//! automaton is over the quick budget or blown up.
+//!
+//! `cargo run --release -p robocc-bench --bin each_agent -- [DIR] [--urls N] [--rounds R] [--every K] [--list]`
 //!
 //! DIR defaults to `../shared/corpus/real`; `--every K` times the checks
-//! of every K-th file (default 20).
+//! of every K-th file (default 20); `--list` names the files whose joint
+//! automaton was over the budget.
 
 use robocc_compiler::{compile, compile_each, CompileError, CompileOptions};
 use robocc_engine::{Policy, Verdict};
@@ -47,10 +52,13 @@ fn main() {
     let mut count = robocc_bench::URLS;
     let mut rounds = 11;
     let mut every = 20usize;
-    let mut args =
-        robocc_bench::args::Args::new("each_agent [DIR] [--urls N] [--rounds R] [--every K]");
+    let mut list = false;
+    let mut args = robocc_bench::args::Args::new(
+        "each_agent [DIR] [--urls N] [--rounds R] [--every K] [--list]",
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--list" => list = true,
             "--urls" => count = args.urls(),
             "--rounds" => rounds = args.rounds(),
             "--every" => every = args.number("--every", 1..=100_000),
@@ -65,6 +73,9 @@ fn main() {
     let (mut per_source, mut per_largest) = (Vec::new(), Vec::new());
     let (mut each_time, mut alone_time) = (Vec::new(), Vec::new());
     let (mut columns, mut over_budget, mut alone_failed) = (Vec::new(), 0usize, 0usize);
+    // Several columns in the per-column form: the joint automaton over the
+    // quick budget, or blown up.
+    let (mut joint_over, mut joint_larger) = (0usize, 0usize);
     let mut timed: Vec<Compiled> = Vec::new();
     for (i, path) in files.iter().enumerate() {
         let body = robocc_bench::args::read(path);
@@ -95,6 +106,17 @@ fn main() {
         each_time.push(each_t);
         alone_time.push(alone_t);
         columns.push(each.data.columns);
+        if each.data.columns > 1 && !each.data.parts.is_empty() {
+            let why = &each.data.policy.header.split_reason;
+            if why.contains("table bytes") {
+                joint_larger += 1;
+            } else {
+                joint_over += 1;
+                if list {
+                    println!("joint over the budget: {}", path.display());
+                }
+            }
+        }
         if i % every == 0 {
             timed.push(Compiled {
                 each: each_bytes,
@@ -109,6 +131,10 @@ fn main() {
         "{n} files of {} compiled for the 20 agents ({over_budget} each-agent policies over \
          the budget, {alone_failed} files over it for one agent alone)",
         files.len()
+    );
+    println!(
+        "several columns, each lowered alone: {joint_over} (joint automaton over the quick \
+         budget), {joint_larger} (joint automaton over twice their bytes)"
     );
     println!(
         "distinct rule sets (columns) per file: median {}, p99 {}, max {}",

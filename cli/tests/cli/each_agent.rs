@@ -250,3 +250,93 @@ fn one_agent_commands_refuse_each_agent_policies() {
         assert_exit(&robocc(&cmd), 2, "answers each of several agents");
     }
 }
+
+/// Where each of `names` first appears as a JSON key in `line`.
+fn key_positions(line: &str, names: &[&str]) -> Vec<usize> {
+    names
+        .iter()
+        .map(|n| {
+            line.find(&format!("\"{n}\":"))
+                .unwrap_or_else(|| panic!("{n} in {line}"))
+        })
+        .collect()
+}
+
+/// JSON `agents` objects keep the agents in the order given (the policy's
+/// order, or `--each-agent`'s when a compiled policy is asked for some),
+/// and `inspect --format json` lists each agent with its groups and
+/// Crawl-delay.
+#[test]
+fn json_agents_keep_their_order_and_inspect_lists_each() {
+    let dir = scratch("order");
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: Zeta\nCrawl-delay: 3\nDisallow: /z\n\nUser-agent: Alpha\nDisallow: /a\n\n\
+         User-agent: *\nCrawl-delay: 1\nDisallow: /x\n",
+    )
+    .unwrap();
+    let order = ["Zeta", "Mid", "Alpha"];
+    let mut argv = vec!["check", "--robots", s(&robots), "--format", "json"];
+    argv.extend(order.iter().flat_map(|a| ["--each-agent", *a]));
+    argv.push("/a");
+    let line = out(&robocc(&argv));
+    let at = key_positions(&line, &order);
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{line}");
+    let policy = dir.join("p.policy");
+    let mut argv = vec![
+        "compile",
+        "--robots",
+        s(&robots),
+        "-o",
+        s(&policy),
+        "--quiet",
+    ];
+    argv.extend(order.iter().flat_map(|a| ["--each-agent", *a]));
+    assert_exit(&robocc(&argv), 0, "");
+    let picked = ["Alpha", "Zeta"];
+    let line = out(&robocc(&[
+        "check",
+        "--policy",
+        s(&policy),
+        "--format",
+        "json",
+        "--each-agent",
+        "Alpha",
+        "--each-agent",
+        "Zeta",
+        "/z",
+    ]));
+    let at = key_positions(&line, &picked);
+    assert!(at[0] < at[1], "{line}");
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["agents"]["Zeta"]["verdict"], "disallow");
+    assert_eq!(v["agents"]["Alpha"]["verdict"], "allow");
+    let o = robocc(&["inspect", s(&policy), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let agents: Vec<(String, serde_json::Value)> = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["agent"].as_str().unwrap().to_string(),
+                a["crawl_delay_ms"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            ("Zeta".to_string(), serde_json::json!(3000)),
+            ("Mid".to_string(), serde_json::json!(1000)),
+            ("Alpha".to_string(), serde_json::Value::Null),
+        ]
+    );
+    let text = out(&robocc(&["inspect", s(&policy)]));
+    assert!(
+        text.contains("Zeta (groups: ") && text.contains("crawl-delay 3000 ms"),
+        "{text}"
+    );
+    assert!(text.contains("records: the first agent's (Zeta)"), "{text}");
+}

@@ -602,8 +602,8 @@ fn simple_globs<'a>(set: &'a RuleSet, owned: &'a [Glob]) -> Vec<&'a Glob> {
 /// A program larger than this many times its rules' pattern bytes (and
 /// than [`BLOWUP_FLOOR`]) is rebuilt as a register automaton, which is kept
 /// when it is at most half the size.
-const BLOWUP_FACTOR: usize = 8;
-const BLOWUP_FLOOR: usize = 4096;
+pub(crate) const BLOWUP_FACTOR: usize = 8;
+pub(crate) const BLOWUP_FLOOR: usize = 4096;
 
 /// Most independent progress one automaton may have to track (the product of
 /// its patterns' floating segments); see [`plan_bins`].
@@ -615,9 +615,9 @@ const SINGLE_CHUNK: usize = 32;
 const REGISTER_CHUNK: usize = 128;
 
 /// Budget of the first attempt, one automaton of all rules.
-const QUICK_STATES: usize = 60_000;
+pub(crate) const QUICK_STATES: usize = 60_000;
 /// Threads budget of the first attempt.
-const QUICK_THREADS: usize = 500_000;
+pub(crate) const QUICK_THREADS: usize = 500_000;
 
 /// Number of literal runs that follow a `*`: each is a progress counter the
 /// automaton must keep independently of every other pattern's, so their

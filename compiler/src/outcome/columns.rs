@@ -113,16 +113,31 @@ pub fn outcome_into<R: RuleFacts>(
         };
         c.resolution
             .column_outcome_into(&own, winner, &mine, work, &mut words);
-        for &w in &words {
-            let rule = w & OUTCOME_RULE_MASK;
-            out.push(if rule == NO_RULE || rule == UNKNOWN_RULE {
-                w
-            } else {
-                outcome_word(w & OUTCOME_ALLOWED != 0, c.rules[rule as usize] as u32)
-            });
-        }
-        out.extend(std::iter::repeat_n(UNKNOWN, columns.channels - words.len()));
+        push_column(&words, |l| c.rules[l], columns.channels, out);
     }
+}
+
+/// Appends a column's outcome `words` (its own rule ids, which `shared`
+/// maps to the shared table's) as `channels` words of the shared outcome:
+/// rule ids made shared, missing channels unknown.
+pub fn push_column(
+    words: &[u32],
+    shared: impl Fn(usize) -> usize,
+    channels: usize,
+    out: &mut Vec<u32>,
+) {
+    for &w in words {
+        let rule = w & OUTCOME_RULE_MASK;
+        out.push(if rule == NO_RULE || rule == UNKNOWN_RULE {
+            w
+        } else {
+            outcome_word(w & OUTCOME_ALLOWED != 0, shared(rule as usize) as u32)
+        });
+    }
+    out.extend(std::iter::repeat_n(
+        UNKNOWN,
+        channels.saturating_sub(words.len()),
+    ));
 }
 
 /// What a state keeps of the shared rules it matched: per column, what the

@@ -47,9 +47,14 @@ fn assert_each_agrees(
 ) -> usize {
     let each = match compile_each(body, agents, opts) {
         Ok(each) => each,
-        // Set mode over the budget (a file of thousands of wildcard
-        // rules): refused, never wrong.
-        Err(CompileError::Budget(_)) => return 0,
+        // Over the budget only where an agent alone is too.
+        Err(CompileError::Budget(e)) => {
+            assert!(
+                agents.iter().any(|a| compile(body, *a, opts).is_err()),
+                "{name}: over the budget for each agent ({e}), though every one fits alone"
+            );
+            return 0;
+        }
         Err(e) => panic!("{name}: {e}"),
     };
     let bytes = each.to_bytes();
@@ -204,6 +209,90 @@ fn shared_corpus_each_agent_matches_one_agent_policies() {
     assert!(checked > 20_000, "only {checked} answers compared");
 }
 
+/// The per-column form on a sample of the corpus: a budget of few states
+/// per automaton puts most joint automata over it, so each column is
+/// lowered alone, its rules split over several automata (combined by rank
+/// per column, ties by rule id) or kept in a register automaton; each
+/// agent's answer still equals its one-agent policy's under the same
+/// budget.
+#[test]
+fn per_column_form_matches_one_agent_policies() {
+    let Some(dir) = shared_real() else {
+        eprintln!("../shared/corpus/real not found: skipped");
+        return;
+    };
+    let full = std::env::var_os("ROBOCC_FULL").is_some();
+    let files = txt_files(&dir);
+    let opts = CompileOptions {
+        budget: robocc_compiler::Budget {
+            max_states: 60,
+            ..robocc_compiler::Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    let (mut checked, mut per_column, mut split) = (0, 0, 0);
+    for path in files.iter().skip(7).step_by(if full { 1 } else { 300 }) {
+        let body = std::fs::read(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let agents = agents_for(&body);
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+        let Ok(c) = compile(&body, agents[0], &opts) else {
+            continue;
+        };
+        let urls = urlgen::workload(0xc01, c.rule_set.patterns(), 30);
+        if let Ok(each) = compile_each(&body, &agents, &opts) {
+            let parts = &each.data.parts;
+            per_column += usize::from(each.data.columns > 1 && !parts.is_empty());
+            split += usize::from(parts.iter().any(|p| p.automata.len() > 1));
+        }
+        checked += assert_each_agrees(&name, &body, &agents, &opts, &urls);
+        let with_signals = signals::synthesize(&body, 11);
+        checked += assert_each_agrees(&name, &with_signals, &agents, &opts, &urls);
+    }
+    assert!(checked > 5_000, "only {checked} answers compared");
+    assert!(
+        per_column >= 1 && split >= 3,
+        "{per_column} policies of several columns per column, {split} with a column split"
+    );
+}
+
+/// Files of the corpus whose columns' joint automaton is over the budget
+/// (a sample of the smaller ones; `bench --bin each_agent --list` names
+/// them all) compile for each agent, per column, and answer as each agent
+/// alone.
+#[test]
+fn formerly_over_budget_files_compile_per_column() {
+    let Some(dir) = shared_real() else {
+        eprintln!("../shared/corpus/real not found: skipped");
+        return;
+    };
+    let mut checked = 0;
+    for name in OVER_BUDGET_JOINTLY {
+        let path = dir.join(name);
+        let body = std::fs::read(&path).unwrap();
+        let agents = agents_for(&body);
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+        let opts = CompileOptions::default();
+        let each = compile_each(&body, &agents, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            each.data.columns > 1 && !each.data.parts.is_empty(),
+            "{name}: {} columns, joint",
+            each.data.columns
+        );
+        let c = compile(&body, agents[0], &opts).unwrap();
+        let urls = urlgen::workload(0x0b, c.rule_set.patterns(), 25);
+        checked += assert_each_agrees(name, &body, &agents, &opts, &urls);
+    }
+    assert!(checked > 500, "only {checked} answers compared");
+}
+
+/// See [`formerly_over_budget_files_compile_per_column`].
+const OVER_BUDGET_JOINTLY: &[&str] = &[
+    "protego__www.belk.com.txt",
+    "protego__www.hamburg.de.txt",
+    "protego__www.grainger.com.txt",
+];
+
 /// Agents whose groups coincide share one column: a file naming one of
 /// twenty agents has two distinct rule sets, and the shared policy is the
 /// size of the two-agent one, not twenty times it.
@@ -276,7 +365,33 @@ fn each_agent_checks_do_not_allocate() {
         ..CompileOptions::default()
     };
     let agents = agents_for(&body);
-    let each = compile_each(&body, &agents, &opts).unwrap();
+    // Joint, and per column (a budget the joint automaton is over).
+    let small = CompileOptions {
+        budget: robocc_compiler::Budget {
+            max_states: 300,
+            ..robocc_compiler::Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    let plain = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /*.pdf$\nAllow: /a\n";
+    let forms = [
+        compile_each(&body, &agents, &opts).unwrap(),
+        compile_each(plain, ["GPTBot", "BotA"], &CompileOptions::default()).unwrap(),
+        compile_each(&body, &agents, &small).unwrap(),
+    ];
+    assert!(forms.iter().any(|e| e.data.parts.is_empty()), "a joint one");
+    assert!(
+        forms
+            .iter()
+            .any(|e| e.data.parts.iter().any(|p| p.automata.len() > 1)),
+        "a column over several automata"
+    );
+    for each in &forms {
+        each_check_allocates_nothing(each);
+    }
+}
+
+fn each_check_allocates_nothing(each: &robocc_compiler::CompiledEach) {
     let bytes = each.to_bytes();
     let p = Policy::from_bytes(&bytes).unwrap();
     let urls = urlgen::workload(5, each.rule_set.patterns(), 2_000);
@@ -312,7 +427,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
 
     /// Whole random files (the line shapes of the one-agent proptest) for
-    /// a random list of agents, in both URL modes.
+    /// a random list of agents, in both URL modes, joint or (few states
+    /// per automaton) per column.
     #[test]
     fn random_files_each_agent_matches_one_agent_policies(
         lines in proptest::collection::vec(crate::differential::file_line(), 0..16),
@@ -320,10 +436,15 @@ proptest! {
             vec!["AnyBot", "Other", "AnyBot-Extra", "Unlisted", "anybot", "GPTBot"], 1..=5),
         urls in proptest::collection::vec(crate::differential::url(), 1..16),
         rfc in any::<bool>(),
+        few_states in any::<bool>(),
     ) {
         let body = lines.join("\n").into_bytes();
         let opts = CompileOptions {
             url_mode: if rfc { UrlMode::Rfc } else { UrlMode::Google },
+            budget: robocc_compiler::Budget {
+                max_states: if few_states { 5 } else { 200_000 },
+                ..robocc_compiler::Budget::default()
+            },
             ..CompileOptions::default()
         };
         let mut urls: Vec<Vec<u8>> = urls.into_iter().map(String::into_bytes).collect();
@@ -332,32 +453,23 @@ proptest! {
     }
 }
 
-/// A damaged each-agent artifact is refused, never a panic: every byte of
-/// a small one flipped (the frame's checksum, or validation before it,
-/// refuses each), every truncation, and tables damaged behind a valid
-/// frame (a column out of range or unused, no agent, an unknown
-/// selection, a second automaton, an outcome table of the wrong stride).
-#[test]
-fn corrupted_each_agent_artifacts_are_refused() {
+/// A damage done to an each-agent artifact's tables.
+type Damage = Box<dyn Fn(&mut robocc_engine::artifact::EachAgentData)>;
+
+/// Asserts that `each`'s artifact is refused with any byte xored with one
+/// of `flips`, cut at every `cut_step`-th length, and with each of
+/// `damages` done behind a valid frame (an invalid or unreadable archive,
+/// never a panic nor an answer).
+fn assert_refused(
+    each: &robocc_compiler::CompiledEach,
+    flips: &[u8],
+    cut_step: usize,
+    damages: Vec<(&str, Damage)>,
+) {
     use robocc_engine::{AlignedBytes, LoadErrorKind};
-    let body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: ClaudeBot\nAllow: /a\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n";
-    let each = compile_each(
-        body,
-        ["GPTBot", "BotA", "ClaudeBot"],
-        &CompileOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(each.data.columns, 3);
     let bytes = each.to_bytes();
-    let mut out = vec![
-        Verdict {
-            allowed: true,
-            rule: None
-        };
-        3
-    ];
     for i in 0..bytes.len() {
-        for bit in [0x01u8, 0x80] {
+        for bit in flips {
             let mut damaged = bytes.to_vec();
             damaged[i] ^= bit;
             let damaged = AlignedBytes::copy_from_slice(&damaged);
@@ -367,25 +479,14 @@ fn corrupted_each_agent_artifacts_are_refused() {
             );
         }
     }
-    for len in 0..bytes.len() {
+    for len in (0..bytes.len()).step_by(cut_step) {
         let cut = AlignedBytes::copy_from_slice(&bytes[..len]);
         assert!(Policy::from_bytes(&cut).is_err(), "cut at {len} accepted");
     }
-    type Damage = fn(&mut robocc_engine::artifact::EachAgentData);
-    let damages: [(&str, Damage); 7] = [
-        ("column out of range", |d| d.agents[1].column = 3),
-        ("unused column", |d| d.agents[2].column = 0),
-        ("no agent", |d| d.agents.clear()),
-        ("zero columns", |d| d.columns = 0),
-        ("unknown selection", |d| d.agents[0].selection = 200),
-        ("two automata", |d| {
-            let a = d.policy.automata[0].clone();
-            d.policy.automata.push(a);
-        }),
-        ("outcomes of another stride", |d| {
-            d.policy.outcomes.pop();
-        }),
-    ];
+    let blank = Verdict {
+        allowed: true,
+        rule: None,
+    };
     for (what, damage) in damages {
         let mut d = each.clone();
         damage(&mut d.data);
@@ -399,11 +500,61 @@ fn corrupted_each_agent_artifacts_are_refused() {
                 "{what}: {e}"
             ),
             Ok(p) => {
+                let mut out = vec![blank; p.agent_count()];
                 p.check_each(b"/a", &mut out);
                 panic!("{what}: accepted");
             }
         }
     }
+}
+
+/// A damaged each-agent artifact is refused, never a panic: every byte of
+/// a small one flipped (the frame's checksum, or validation before it,
+/// refuses each), every truncation, and tables damaged behind a valid
+/// frame (a column out of range or unused, no agent, an unknown
+/// selection, a second automaton, an outcome table of the wrong stride).
+#[test]
+fn corrupted_each_agent_artifacts_are_refused() {
+    let body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: ClaudeBot\nAllow: /a\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n";
+    let each = compile_each(
+        body,
+        ["GPTBot", "BotA", "ClaudeBot"],
+        &CompileOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(each.data.columns, 3);
+    let damages: Vec<(&str, Damage)> = vec![
+        ("column out of range", Box::new(|d| d.agents[1].column = 3)),
+        ("unused column", Box::new(|d| d.agents[2].column = 0)),
+        ("no agent", Box::new(|d| d.agents.clear())),
+        ("zero columns", Box::new(|d| d.columns = 0)),
+        (
+            "unknown selection",
+            Box::new(|d| d.agents[0].selection = 200),
+        ),
+        (
+            "two automata",
+            Box::new(|d| {
+                let a = d.policy.automata[0].clone();
+                d.policy.automata.push(a);
+            }),
+        ),
+        (
+            "outcomes of another stride",
+            Box::new(|d| {
+                d.policy.outcomes.pop();
+            }),
+        ),
+    ];
+    assert_refused(&each, &[0x01, 0x80], 1, damages);
+    let bytes = each.to_bytes();
+    let mut out = vec![
+        Verdict {
+            allowed: true,
+            rule: None
+        };
+        3
+    ];
     // Intact, it answers.
     let p = Policy::from_bytes(&bytes).unwrap();
     p.check_each(b"/a", &mut out);
@@ -411,4 +562,74 @@ fn corrupted_each_agent_artifacts_are_refused() {
         out.iter().map(|v| v.allowed).collect::<Vec<_>>(),
         [false, true, true]
     );
+}
+
+/// A damaged per-column each-agent artifact is refused, never a panic:
+/// every byte flipped, every truncation, and its parts damaged behind a
+/// valid frame (a part missing, a part without automaton or outcomes, an
+/// outcome naming a rule out of range, an automaton naming an outcome out
+/// of range, a part's automata out of `max_rank` order, a joint automaton
+/// beside the parts).
+#[test]
+fn corrupted_per_column_artifacts_are_refused() {
+    use robocc_engine::artifact::outcome_word;
+    let body = b"User-agent: GPTBot\nDisallow: /*a\nAllow: /*ab\nDisallow: /x/*y$\n\nUser-agent: *\nDisallow: /private\nAllow: /*.pdf$\nDisallow: /*q=\n";
+    // Few states per automaton: the joint one is over, the columns split.
+    let opts = CompileOptions {
+        budget: robocc_compiler::Budget {
+            max_states: 20,
+            ..robocc_compiler::Budget::default()
+        },
+        ..CompileOptions::default()
+    };
+    let agents = ["GPTBot", "BotA"];
+    let each = compile_each(body, agents, &opts).unwrap();
+    assert_eq!((each.data.columns, each.data.parts.len()), (2, 2));
+    let split = each.data.parts.iter().position(|p| p.automata.len() > 1);
+    let split = split.expect("a column split over several automata");
+    let rules = each.data.policy.rules.len() as u32;
+    let damages: Vec<(&str, Damage)> = vec![
+        ("a part missing", Box::new(|d| drop(d.parts.pop()))),
+        (
+            "a part without automaton",
+            Box::new(|d| d.parts[0].automata.clear()),
+        ),
+        (
+            "a part without outcomes",
+            Box::new(|d| d.parts[1].outcomes.clear()),
+        ),
+        (
+            "an outcome naming a rule out of range",
+            Box::new(move |d| {
+                let last = d.parts[0].outcomes.len() - 1;
+                d.parts[0].outcomes[last] = outcome_word(false, rules);
+            }),
+        ),
+        (
+            "an automaton naming an outcome out of range",
+            Box::new(move |d| d.parts[split].outcomes.truncate(1)),
+        ),
+        (
+            "automata out of max_rank order",
+            Box::new(move |d| {
+                let a = &mut d.parts[split].automata;
+                a[0].max_rank = 0;
+                a[1].max_rank = 1;
+            }),
+        ),
+        (
+            "a joint automaton beside the parts",
+            Box::new(|d| {
+                d.policy.automata.push(d.parts[0].automata[0].clone());
+                d.policy.outcomes = d.parts[0].outcomes.clone();
+            }),
+        ),
+    ];
+    assert_refused(&each, &[0x10], 7, damages);
+    // Intact, it answers as each agent alone.
+    let urls: Vec<Vec<u8>> = ["/a", "/ab", "/x/1y", "/private/a.pdf", "/p?q=1", "/b"]
+        .iter()
+        .map(|u| u.as_bytes().to_vec())
+        .collect();
+    assert!(assert_each_agrees("per column", body, &agents, &opts, &urls) > 0);
 }
