@@ -331,6 +331,15 @@ impl<'a> Policy<'a> {
         ))
     }
 
+    /// Where agent `i`'s column starts in an outcome's words (the first
+    /// agent's for `i` out of range or a policy that is not each-agent).
+    pub(crate) fn agent_base(&self, i: usize) -> usize {
+        let channels = self.data.header.channels.len();
+        self.each
+            .and_then(|e| e.agents.get(i))
+            .map_or(self.base, |a| a.column.to_native() as usize * channels)
+    }
+
     /// The crawl verdict for `url` of each agent ([`Policy::agents`]
     /// order) from one walk: `out[i]` answers agent `i`. A policy that is
     /// not each-agent answers its one agent as [`Policy::check`]. Never
@@ -588,7 +597,7 @@ pub(crate) const NO_OUTCOME: u32 = u32::MAX;
 /// The contract of the `_each` methods: one slot per agent.
 #[track_caller]
 #[inline]
-fn same_agents(agents: usize, out: usize) {
+pub(crate) fn same_agents(agents: usize, out: usize) {
     assert!(
         agents == out,
         "check_each: {agents} agents but {out} verdict slots (see Policy::agent_count)"

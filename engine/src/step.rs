@@ -344,13 +344,35 @@ impl PathSteps<'_> {
     /// The verdict on `usage` of a path that ends in `state`: what
     /// [`Policy::check_usage`] answers for it.
     pub fn verdict(&self, state: &PathState, usage: Usage) -> Verdict {
+        // An each-agent policy answers its first agent, as `check` does.
+        self.verdict_at(state, usage, self.policy.base)
+    }
+
+    /// The verdict on `usage` of each agent ([`Policy::agents`] order) for
+    /// a path that ends in `state`: what [`Policy::check_each_usage`]
+    /// answers for it.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len()` is not [`Policy::agent_count`], as
+    /// [`Policy::check_each`].
+    #[track_caller]
+    pub fn verdict_each(&self, state: &PathState, usage: Usage, out: &mut [Verdict]) {
+        crate::policy::same_agents(self.policy.agent_count(), out.len());
+        for (i, v) in out.iter_mut().enumerate() {
+            *v = self.verdict_at(state, usage, self.policy.agent_base(i));
+        }
+    }
+
+    /// The verdict of the column whose words start at `base` in each
+    /// outcome's row.
+    fn verdict_at(&self, state: &PathState, usage: Usage, base: usize) -> Verdict {
         let policy = &self.policy;
         let d = policy.data;
         let channels = d.header.channels.len();
         let outcomes = d.outcomes.as_slice();
-        let (stride, base) = (policy.stride, policy.base);
-        // Validation: outcome ids are below outcomes.len() / stride. An
-        // each-agent policy answers its first agent, as `check` does.
+        let stride = policy.stride;
+        // Validation: outcome ids are below outcomes.len() / stride.
         let word = |c: usize| -> u32 {
             let mut best = NO_OUTCOME;
             for (a, &at) in d.automata.iter().zip(&state.0) {
