@@ -8,7 +8,7 @@
 //! allowed. The paths explored are those of [`crate::diff`] (they start
 //! with `/`, hold no `#` or NUL, and are in the URL mode's encoded form),
 //! except the file's own path ([`robocc_engine::Header::self_path`], exactly
-//! `/robots.txt`): a crawler may always fetch that one (RFC 9309 §2.3.1.3
+//! `/robots.txt`): a crawler may always fetch that one (RFC 9309 §2.2.2
 //! when the compile allows it), and a survey asks about the site's content.
 //! Every other path counts, including `/robots.txt?x` and `/robots.txt/`.
 

@@ -4,7 +4,7 @@
 //! refutes "all disallowed", a disallowed one "all allowed").
 
 use robocc_compiler::{classes, compile, compile_each, Class, CompileOptions, ReachError};
-use robocc_engine::{Dialect, Policy, UrlMode, Usage, Verdict};
+use robocc_engine::{Policy, UrlMode, Usage, Verdict};
 use robocc_testkit::crawlers::CRAWLERS;
 use robocc_testkit::paths::{root, shared_real};
 use robocc_testkit::urlgen;
@@ -206,17 +206,8 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
 /// all one (the test would assert little otherwise).
 #[test]
 fn corpus_classes_survive_brute_force() {
-    let readings = [
-        CompileOptions::default(),
-        CompileOptions {
-            url_mode: UrlMode::Rfc,
-            ..CompileOptions::default()
-        },
-        CompileOptions {
-            dialect: Dialect::Draft1996,
-            ..CompileOptions::default()
-        },
-    ];
+    // Google's, RFC 9309's encoding, the 1996 draft's decoding.
+    let readings = crate::diff::readings();
     let urls_per_file = if full() { 20_000 } else { 2_000 };
     let mut seen = std::collections::HashSet::new();
     let mut checked = 0;
