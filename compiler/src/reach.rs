@@ -5,7 +5,7 @@
 //! A [`Class`] says which verdicts occur: every path disallowed, every
 //! path allowed, or some of each. It is computed from the automaton, not
 //! from sampled paths, so "all disallowed" means that no URL at all is
-//! allowed. The paths explored are those of [`crate::diff`] (they start
+//! allowed. The paths explored are those of [`mod@crate::diff`] (they start
 //! with `/`, hold no `#` or NUL, and are in the URL mode's encoded form),
 //! except the file's own path ([`robocc_engine::Header::self_path`], exactly
 //! `/robots.txt`): a crawler may always fetch that one (RFC 9309 §2.2.2
