@@ -40,6 +40,7 @@ mod options;
 mod output;
 mod page;
 mod store;
+mod survey;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use diagnostics::error;
@@ -116,6 +117,16 @@ enum Command {
         after_help = "Examples:\n  robocc inspect --sizes site.policy\n  robocc inspect --hosts hosts.store"
     )]
     Inspect(inspect::InspectArgs),
+    /// A row per host: each agent's class (may it crawl nothing, part or all
+    /// of the site, exactly), its verdicts and AI-usage preferences at probe
+    /// paths, and what the file says beside its rules; a summary per agent
+    /// on standard error (docs/survey.md).
+    #[command(after_help = format!(
+        "Examples:\n  robocc survey --store hosts.store --each-agent GPTBot --each-agent CCBot -o survey.csv\n  \
+         robocc survey --warc CC-robots-*.warc.gz --each-agent GPTBot --path / --path /news/ \
+         --format jsonl -o survey.jsonl\n\n{LIMITS_NOTE}"
+    ))]
+    Survey(survey::SurveyArgs),
     /// Build policy stores: many hosts in one mmap-able file.
     #[command(subcommand)]
     Store(store::StoreCommand),
@@ -147,6 +158,7 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Lint(args) => lint::run(&args, &given),
         Command::Page(args) => page::run(&args, &given),
         Command::Store(cmd) => store::run(&cmd, &given),
+        Command::Survey(args) => survey::run(&args, &given),
     };
     match result {
         Ok(code) => code,

@@ -175,7 +175,7 @@ pub struct Diff {
 /// Where the path is in the encoded form a URL mode gives: the witness must
 /// be text the mode leaves as it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Lex {
+pub(crate) enum Lex {
     /// Between escapes: a path may end here.
     Free,
     /// After `%`.
@@ -195,7 +195,7 @@ fn upper_hex(b: u8) -> Option<u8> {
 
 /// The lexer state after `b`, or `None` when no URL gives the automata `b`
 /// here in `mode`.
-fn lex(mode: UrlMode, at: Lex, b: u8) -> Option<Lex> {
+pub(crate) fn lex(mode: UrlMode, at: Lex, b: u8) -> Option<Lex> {
     if b == b'#' || b == 0 {
         // The fragment: never part of the path. NUL: no URL holds one raw
         // (Google's reading ends the path there).
@@ -238,9 +238,10 @@ fn readability(b: u8) -> u8 {
 }
 
 /// The bytes that stand for all others: one per set of bytes that every
-/// automaton of both policies, and the URL mode's lexer, read alike; the
-/// most readable of each.
-fn alphabet(old: &PathSteps<'_>, new: &PathSteps<'_>, mode: UrlMode) -> Vec<u8> {
+/// automaton of the policies, and the URL mode's lexer, read alike (and
+/// each byte of `keep` apart: a caller that reads them itself); the most
+/// readable of each.
+pub(crate) fn alphabet(sides: &[&PathSteps<'_>], mode: UrlMode, keep: &[u8]) -> Vec<u8> {
     let mut best: HashMap<Vec<u8>, u8> = HashMap::new();
     for b in 0..=255u8 {
         if b == b'#' || b == 0 {
@@ -248,14 +249,13 @@ fn alphabet(old: &PathSteps<'_>, new: &PathSteps<'_>, mode: UrlMode) -> Vec<u8> 
         }
         // The lexer reads escapes' digits and `%` each apart, and other
         // bytes by whether they may stand raw.
-        let lexed = if b == b'%' || upper_hex(b).is_some() {
+        let lexed = if b == b'%' || upper_hex(b).is_some() || keep.contains(&b) {
             b
         } else {
             u8::from(lex(mode, Lex::Free, b).is_some())
         };
         let key: Vec<u8> = std::iter::once(lexed)
-            .chain(old.byte_classes(b))
-            .chain(new.byte_classes(b))
+            .chain(sides.iter().flat_map(|s| s.byte_classes(b)))
             .collect();
         match best.entry(key) {
             Entry::Occupied(mut e) => {
@@ -335,7 +335,7 @@ impl<'p> Side<'p> {
 }
 
 /// A lexer state as a small number (for product keys).
-fn lex_code(at: Lex) -> u8 {
+pub(crate) fn lex_code(at: Lex) -> u8 {
     match at {
         Lex::Free => 0,
         Lex::Percent => 1,
@@ -364,7 +364,7 @@ pub fn diff(old: &Policy<'_>, new: &Policy<'_>, options: &DiffOptions) -> Result
         options.max_pairs
     };
     let (mut os, mut ns) = (Side::new(old, options.usage), Side::new(new, options.usage));
-    let alphabet = alphabet(&os.steps, &ns.steps, mode);
+    let alphabet = alphabet(&[&os.steps, &ns.steps], mode, &[]);
     let width = alphabet.len();
     // Each product state's parent and the byte that reached it: witnesses
     // are rebuilt from these.

@@ -55,6 +55,7 @@ pub mod lower;
 pub mod normalize;
 pub mod outcome;
 pub mod parse;
+pub mod reach;
 pub mod ruleset;
 pub mod signals;
 
@@ -70,6 +71,7 @@ pub use each_agent::{compile_each, compile_each_prefix, each_options_hash, Compi
 pub use input::InputKind;
 pub use lower::{Budget, BudgetExceeded, Layout, LowerError, Registers};
 pub use parse::{ParseOptions, DEFAULT_MAX_BYTES};
+pub use reach::{classes, Class, Classes, ReachError};
 pub use robocc_engine::{Dialect, UrlMode, Usage, UsageSet};
 pub use signals::PreferenceGrouping;
 

@@ -348,6 +348,37 @@ impl<'a> Policy<'a> {
         ))
     }
 
+    /// Agent `i`'s column (agents whose rule sets are equal share one) and
+    /// the policy that answers that column alone: its `check`,
+    /// `check_usage` and [`Policy::path_steps`] answer what
+    /// [`Policy::check_each`] answers for agent `i`. A policy that is not
+    /// each-agent is its own column 0. `None` for `i` out of range.
+    pub fn agent_policy(&self, i: usize) -> Option<(usize, Policy<'a>)> {
+        let Some(each) = self.each else {
+            return (i == 0).then_some((0, *self));
+        };
+        let column = each.agents.get(i)?.column.to_native() as usize;
+        let channels = self.data.header.channels.len();
+        let policy = match each.parts.get(column) {
+            // Per-column form: the column's own automata and words.
+            Some(part) => Policy {
+                automata: part.automata.as_slice(),
+                outcomes: part.outcomes.as_slice(),
+                stride: channels,
+                base: 0,
+                ..*self
+            },
+            // Joint form: the shared automaton, the column's words.
+            None if each.parts.is_empty() => Policy {
+                base: column * channels,
+                ..*self
+            },
+            // Validation: one part per column in the per-column form.
+            None => return None,
+        };
+        Some((column, policy))
+    }
+
     /// The crawl verdict for `url` of each agent ([`Policy::agents`]
     /// order) from one walk: `out[i]` answers agent `i`. A policy that is
     /// not each-agent answers its one agent as [`Policy::check`]. Never

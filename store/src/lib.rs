@@ -28,14 +28,16 @@
 //! The crate's modules, one per concern: `inputs` (what a build reads),
 //! `host` (host keys and redirects), `build` (collect → resolve → compile →
 //! index), `report` (what a build did, and its errors), [`warc`] (Common
-//! Crawl's WARC files) and [`output`] (writing a store or set atomically).
-//! Everything but the last two is re-exported here.
+//! Crawl's WARC files), [`output`] (writing a store or set atomically) and
+//! [`survey`] (a store's hosts as rows: each agent's classes and answers).
+//! Everything but the last three is re-exported here.
 
 mod build;
 mod host;
 mod inputs;
 pub mod output;
 mod report;
+pub mod survey;
 pub mod warc;
 
 pub use build::{BuiltSet, OnFailure, StoreBuilder};

@@ -10,3 +10,4 @@ mod each_agent;
 mod page;
 mod store_inputs;
 mod store_set;
+mod survey;

@@ -22,7 +22,7 @@ fn bytes_with(body: &[u8], options: &CompileOptions) -> robocc_engine::AlignedBy
 
 /// The readings the deletion test runs in: Google's (bytes as given),
 /// RFC 9309's encoding, and the 1996 draft's decoding.
-fn readings() -> Vec<CompileOptions> {
+pub(crate) fn readings() -> Vec<CompileOptions> {
     vec![
         CompileOptions::default(),
         CompileOptions {

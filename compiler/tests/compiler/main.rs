@@ -6,6 +6,7 @@ mod diff;
 mod fetch_cache;
 mod lint_traps;
 mod preferences;
+mod reach;
 mod readers;
 
 // Counts allocations per thread, for `fetch_cache`'s zero-allocation check

@@ -28,6 +28,15 @@ const ALLOW_ALL: &[u8] = b"";
 /// Body standing for "everything disallowed" (5xx, 429, unreachable).
 const DISALLOW_ALL: &[u8] = b"User-agent: *\nDisallow: /\n";
 
+/// Was a policy compiled from [`ALLOW_ALL`] or [`DISALLOW_ALL`] (a status's
+/// or a failure's stand-in: no group names an agent, so agents read
+/// together get what each would alone), by the SHA-256 of its source?
+pub(crate) fn is_stand_in(source_sha256: [u8; 32]) -> bool {
+    [ALLOW_ALL, DISALLOW_ALL]
+        .iter()
+        .any(|b| robocc_compiler::sha256(b) == source_sha256)
+}
+
 /// What a failed body gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnFailure {

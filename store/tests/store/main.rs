@@ -4,4 +4,5 @@
 
 mod build;
 mod host_key;
+mod survey;
 mod warc;
