@@ -672,7 +672,7 @@ fn peak_memory() -> String {
 #[path = "shared/first_answers.rs"]
 mod first_answers;
 
-fn main() {
+pub(crate) fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = if full {
         Config {
