@@ -7,7 +7,8 @@
 #      the binding with the robocc CLI built in step 1 and, when Scrapy is
 #      installed, runs a real crawl against a server on 127.0.0.1;
 #   3. the npm package (js/): `npm run build` (the .wasm, by cargo for
-#      wasm32-unknown-unknown), then `npm test`, which compares it with the
+#      wasm32-unknown-unknown; it runs beside step 2's pytest, as does
+#      web/'s `npm ci`), then `npm test`, which compares it with the
 #      CLI built in step 1;
 #   4. the tester page (web/): `npm ci` (playwright-core), `npm run build`,
 #      then `npm test`, which drives it in headless Chromium (skipped
@@ -33,6 +34,9 @@ venv=$target/python-test-venv
 rm -rf "$venv"
 step "pip install ./python"
 "$python" -m venv --system-site-packages "$venv"
+# A release build of the extension, as a user's. (The test profile would not
+# reuse step 1's crates: built alone, robocc-python unifies fewer features of
+# serde, syn and either, so every crate above them is built again.)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./python
 if ! "$venv/bin/python" -c "import pytest" 2>/dev/null; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest
@@ -42,14 +46,37 @@ fi
 if [ ! -x "$target/debug/robocc" ]; then
   cargo build --locked --profile test -p robocc-cli --bin robocc
 fi
+# pytest keeps about one core busy: the npm package's build (cargo, mostly
+# one codegen unit) and the tester page's `npm ci` run beside it, their
+# output kept in a log that is printed once pytest is done. Nothing else
+# uses cargo meanwhile. A failure of either is reported with its step name
+# after pytest; if pytest fails first, the script still waits for them.
+builds_log=$target/js-web-builds.log
+step "js/: npm run build; web/: npm ci (in the background, beside pytest)"
+(
+  set -e
+  (cd js && npm run --silent build)
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
+) >"$builds_log" 2>&1 &
+builds=$!
+trap 'wait "$builds" 2>/dev/null || true' EXIT
 step "pytest python/tests"
 # Run from outside the checkout so that `import robocc` is the installed
 # package, not the source folder.
 (cd "$venv" && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 \
   bin/python -m pytest "$OLDPWD/python/tests" -q -p no:cacheprovider)
 
-step "js/: npm run build, npm test"
-(cd js && npm run --silent build && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 npm test)
-step "web/: npm ci, npm run build, npm test"
-(cd web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build && npm test)
+step "js/: npm run build; web/: npm ci (waiting for the background step)"
+builds_status=0
+wait "$builds" || builds_status=$?
+trap - EXIT
+cat "$builds_log" >&2
+if [ "$builds_status" != 0 ]; then
+  echo "== test.sh: FAILED: js/: npm run build; web/: npm ci (exit $builds_status, output above)" >&2
+  exit "$builds_status"
+fi
+step "js/: npm test"
+(cd js && ROBOCC_BIN="$target/debug/robocc" ROBOCC_REQUIRE_CLI=1 npm test)
+step "web/: npm run build, npm test"
+(cd web && npm run --silent build && npm test)
 step "done"

@@ -3,8 +3,9 @@
 //! sampling. Prints markdown and writes docs/PERFORMANCE.md.
 //!
 //! `cargo bench -p robocc-bench --bench report` — the full report.
-//! Under `cargo test` (no `--bench` argument) it runs a tiny workload and
-//! only checks that every measurement can be taken.
+//! Under `cargo test` (no `--bench` argument; the lib's unit test
+//! `report_smoke` runs this file's `main`) it runs a tiny workload and only
+//! checks that every measurement can be taken.
 
 use robocc_bench::{median_time, Workload};
 use robocc_engine::{Policy, Store};
@@ -672,7 +673,7 @@ fn peak_memory() -> String {
 #[path = "shared/first_answers.rs"]
 mod first_answers;
 
-fn main() {
+pub(crate) fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = if full {
         Config {

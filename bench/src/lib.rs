@@ -6,6 +6,16 @@
 pub mod args;
 pub mod million;
 
+// The report's smoke run is a unit test here (`report_smoke` below), not a
+// test of the `report` bench target: a tested bench (or integration test)
+// makes `cargo test` build all sixteen bins of this package, which no test
+// runs (clippy --all-targets still checks them).
+#[cfg(test)]
+extern crate self as robocc_bench;
+#[cfg(test)]
+#[path = "../benches/report.rs"]
+mod report;
+
 use robocc_compiler::{compile, CompileOptions, Compiled};
 use robocc_testkit::urlgen;
 use std::time::{Duration, Instant};
@@ -353,6 +363,13 @@ pub fn lookup_times(
 #[cfg(test)]
 mod tests {
     use super::{LineChase, LINE_WORDS};
+
+    /// `cargo bench --bench report` in smoke mode: a tiny workload, every
+    /// measurement taken and sane (see the report's `main`).
+    #[test]
+    fn report_smoke() {
+        super::report::main();
+    }
 
     /// The chase is one cycle through every line: a shorter cycle would stay
     /// in cache and make the baseline look faster than memory.
