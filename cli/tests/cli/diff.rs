@@ -73,9 +73,9 @@ fn diff_exit_codes_and_formats() {
     assert_exit(&o, 2, "was compiled for agent");
 }
 
-#[test]
-fn diff_usage_all_and_several_agents() {
-    let dir = scratch("diff-usages");
+/// OLD and NEW for two agents: `b` loses `Disallow: /b` and its ai-train
+/// signal turns to yes; `a` keeps everything.
+fn two_agents(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let old = dir.join("old.txt");
     let new = dir.join("new.txt");
     std::fs::write(
@@ -88,6 +88,13 @@ fn diff_usage_all_and_several_agents() {
         "User-agent: a\nDisallow: /a\n\nUser-agent: b\nContent-Signal: ai-train=yes\n",
     )
     .unwrap();
+    (old, new)
+}
+
+#[test]
+fn diff_usage_all_and_several_agents() {
+    let dir = scratch("diff-usages");
+    let (old, new) = two_agents(&dir);
     let o = robocc(&["diff", s(&old), s(&new), "--agent", "b", "--usage", "all"]);
     assert_exit(&o, 1, "");
     let text = out(&o);
@@ -127,18 +134,7 @@ fn diff_usage_all_and_several_agents() {
 #[test]
 fn diff_each_agent_reports_per_agent() {
     let dir = scratch("diff-each");
-    let old = dir.join("old.txt");
-    let new = dir.join("new.txt");
-    std::fs::write(
-        &old,
-        "User-agent: a\nDisallow: /a\n\nUser-agent: b\nDisallow: /b\nContent-Signal: ai-train=no\n",
-    )
-    .unwrap();
-    std::fs::write(
-        &new,
-        "User-agent: a\nDisallow: /a\n\nUser-agent: b\nContent-Signal: ai-train=yes\n",
-    )
-    .unwrap();
+    let (old, new) = two_agents(&dir);
     let each = ["--each-agent", "b", "--each-agent", "a"];
     // Text: a heading per agent, in the order given.
     let o = robocc(&[&["diff", s(&old), s(&new)][..], &each].concat());
