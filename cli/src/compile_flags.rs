@@ -131,7 +131,7 @@ impl CompileFlags {
     fn agents_with(&self, rule: TokenRule) -> Result<Agents, String> {
         if self.each_agent_given() {
             return Err(
-                "--each-agent applies to check, compile and store build only: this command                  answers one crawler (or several read together: --agent A --agent B)"
+                "--each-agent applies to check, compile, diff and store build only: this command                  answers one crawler (or several read together: --agent A --agent B)"
                     .into(),
             );
         }

@@ -1,13 +1,16 @@
 //! `robocc diff`: which URLs a robots.txt change gives another verdict,
 //! exactly, with a URL that shows each change.
 
-use crate::compile::compile_source;
+use crate::compile::{
+    compile_each_reading, compile_reading, compile_source, read_source_each, Reading,
+};
 use crate::options::{parse_usage_arg, CompileFlags, Format, Given, UsageArg};
 use clap::Args;
 use robocc_compiler::diff::{
     diff_stores, Change, Decision, Diff, DiffError, DiffOptions, HostChange, HostDiff, HostSide,
     StoreDiffError, DEFAULT_MAX_PAIRS,
 };
+use robocc_compiler::Agents;
 use robocc_engine::{Dialect, FileKind, PolicyFile, Usage};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -205,6 +208,13 @@ fn over_budget_hint(e: &DiffError) -> &'static str {
 
 pub fn run(args: &DiffArgs, given: &Given) -> Result<i32, String> {
     let changed = match (&args.store[..], &args.old, &args.new) {
+        ([_, _], _, _) if args.flags.each_agent_given() => {
+            return Err(
+                "--each-agent diffs two robots.txt files; a store answers the one \
+                        agent it was built for"
+                    .into(),
+            )
+        }
         ([old, new], _, _) => run_stores(args, old, new)?,
         ([], Some(old), Some(new)) => run_files(args, given, old, new)?,
         _ => return Err("give OLD and NEW, or --store OLD --store NEW (twice)".into()),
@@ -219,8 +229,37 @@ fn run_files(
     old_path: &Path,
     new_path: &Path,
 ) -> Result<bool, String> {
+    if args.flags.each_agent_given() {
+        return run_each(args, given, old_path, new_path);
+    }
     let old = policy(old_path, &args.flags, given)?;
     let new = policy(new_path, &args.flags, given)?;
+    let reports = diff_usages(args, &old, &new, old_path, new_path)?;
+    let several = args.usage == UsageArg::All;
+    let out = match args.format {
+        Format::Text => texts(&reports, several, ""),
+        Format::Json => jsons(&reports, several).to_string() + "\n",
+    };
+    crate::output::write_stdout(out.as_bytes())?;
+    let changed = reports.iter().any(|(_, d)| !d.changes.is_empty());
+    if args.format == Format::Text && !changed {
+        diag!(
+            "{} → {}: no URL changes verdict",
+            old_path.display(),
+            new_path.display()
+        );
+    }
+    Ok(changed)
+}
+
+/// OLD and NEW's reports, one per usage `--usage` names.
+fn diff_usages(
+    args: &DiffArgs,
+    old: &PolicyFile,
+    new: &PolicyFile,
+    old_path: &Path,
+    new_path: &Path,
+) -> Result<Vec<(Usage, Diff)>, String> {
     let (a, b) = (old.policy(), new.policy());
     let mut reports = Vec::new();
     for usage in usages(args.usage, a.header().dialect, b.header().dialect) {
@@ -238,16 +277,100 @@ fn run_files(
         })?;
         reports.push((usage, d));
     }
+    Ok(reports)
+}
+
+/// `robocc diff OLD NEW --each-agent A --each-agent B …`: one report per
+/// agent, each file compiled once per agent (the diff walks one agent's
+/// automata); whether some URL changes verdict for some agent.
+fn run_each(
+    args: &DiffArgs,
+    given: &Given,
+    old_path: &Path,
+    new_path: &Path,
+) -> Result<bool, String> {
+    if let Some(p) = [old_path, new_path].into_iter().find(|p| is_policy(p)) {
+        return Err(format!(
+            "{}: --each-agent diffs robots.txt files (compiled once per agent); a compiled \
+             policy is not taken here: give the robots.txt, or diff one agent's compiled \
+             policies with --agent",
+            p.display()
+        ));
+    }
+    let old = read_source_each(old_path, &args.flags, given)?;
+    let new = read_source_each(new_path, &args.flags, given)?;
+    // The findings that can change a verdict, of every agent's reading,
+    // once per file.
+    for (path, reading) in [(old_path, &old), (new_path, &new)] {
+        crate::compile::report(
+            path,
+            &compile_each_reading(path, reading)?.diagnostics,
+            false,
+            false,
+        );
+    }
+    let one = |path: &Path, r: &Reading, agent: &str| {
+        compile_reading(
+            path,
+            Reading {
+                body: r.body.clone(),
+                agent: Agents::from(agent),
+                options: r.options.clone(),
+            },
+        )?
+        .policy_file()
+    };
     let several = args.usage == UsageArg::All;
+    let mut by_agent: Vec<(String, Vec<(Usage, Diff)>)> = Vec::new();
+    for agent in old.agent.iter() {
+        let (a, b) = (one(old_path, &old, agent)?, one(new_path, &new, agent)?);
+        let reports = diff_usages(args, &a, &b, old_path, new_path)
+            .map_err(|e| format!("{e} (agent {agent})"))?;
+        by_agent.push((agent.to_string(), reports));
+    }
+    let count =
+        |reports: &[(Usage, Diff)]| -> usize { reports.iter().map(|(_, d)| d.changes.len()).sum() };
     let out = match args.format {
-        Format::Text => texts(&reports, several, ""),
-        Format::Json => jsons(&reports, several).to_string() + "\n",
+        Format::Text => {
+            let mut out = String::new();
+            for (agent, reports) in &by_agent {
+                out.push_str(&format!(
+                    "{agent}: {}\n",
+                    match count(reports) {
+                        0 => "no change".to_string(),
+                        1 => "1 change".to_string(),
+                        n => format!("{n} changes"),
+                    }
+                ));
+                out.push_str(&texts(reports, several, "  "));
+            }
+            out
+        }
+        Format::Json => {
+            // Written by hand: the object keeps the agents' order (a JSON
+            // map would sort them).
+            let agents: Vec<String> = by_agent
+                .iter()
+                .map(|(agent, reports)| {
+                    format!(
+                        "{}:{}",
+                        serde_json::Value::from(agent.as_str()),
+                        jsons(reports, several)
+                    )
+                })
+                .collect();
+            let total: usize = by_agent.iter().map(|(_, r)| count(r)).sum();
+            format!(
+                "{{\"count\":{total},\"agents\":{{{}}}}}\n",
+                agents.join(",")
+            )
+        }
     };
     crate::output::write_stdout(out.as_bytes())?;
-    let changed = reports.iter().any(|(_, d)| !d.changes.is_empty());
+    let changed = by_agent.iter().any(|(_, r)| count(r) > 0);
     if args.format == Format::Text && !changed {
         diag!(
-            "{} → {}: no URL changes verdict",
+            "{} → {}: no URL changes verdict for any agent",
             old_path.display(),
             new_path.display()
         );

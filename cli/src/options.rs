@@ -76,7 +76,7 @@ pub struct AgentArgs {
     /// once per URL (repeatable: --each-agent GPTBot --each-agent
     /// ClaudeBot): `check` prints VERDICT<TAB>AGENT<TAB>URL per agent
     /// (JSON: an `agents` object per URL); `compile` and `store build`
-    /// write policies that answer each. Agents whose groups coincide share
+    /// write policies that answer each; `diff` reports per agent. Agents whose groups coincide share
     /// the policy's states. Not for --dialect acap.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["agent", "agent_from_header"])]
     pub(crate) each_agent: Vec<String>,

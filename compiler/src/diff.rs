@@ -17,11 +17,12 @@
 //! the encoding leaves as it is, so that a witness appended to
 //! `https://example.com` exhibits its change when checked.
 
-use crate::lower::FxHashMap;
+use crate::lower::{FxHashMap, FxHashSet};
 use robocc_engine::normalize::{is_unreserved, must_encode, stays_escaped};
 use robocc_engine::{PathState, PathSteps, Policy, RuleId, UrlMode, Usage, Verdict};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
+use std::sync::OnceLock;
 
 mod stores;
 
@@ -208,17 +209,22 @@ pub(crate) fn lex(mode: UrlMode, at: Lex, b: u8) -> Option<Lex> {
             (!(b == b'*' || b == b'$' || must_encode(b))).then_some(Lex::Free)
         }
         (_, Lex::Free) => Some(Lex::Free),
-        (_, Lex::Percent) => upper_hex(b).map(Lex::Digit),
-        (_, Lex::Digit(h)) => {
-            let v = (h << 4) | upper_hex(b)?;
-            // An escape the encoding keeps (else it would decode it).
-            let kept = if mode == UrlMode::Rfc {
-                !is_unreserved(v)
-            } else {
-                stays_escaped(v)
-            };
-            kept.then_some(Lex::Free)
-        }
+        // A first digit no second one completes to a kept escape leads
+        // nowhere: refused here, so that it is no state of the product.
+        (_, Lex::Percent) => upper_hex(b)
+            .filter(|&h| (0..16).any(|l| kept(mode, h << 4 | l)))
+            .map(Lex::Digit),
+        (_, Lex::Digit(h)) => kept(mode, (h << 4) | upper_hex(b)?).then_some(Lex::Free),
+    }
+}
+
+/// An escape of `v` that the encoding of `mode` keeps (else it would
+/// decode it, and no URL gives the automata `%` there).
+fn kept(mode: UrlMode, v: u8) -> bool {
+    if mode == UrlMode::Rfc {
+        !is_unreserved(v)
+    } else {
+        stays_escaped(v)
     }
 }
 
@@ -237,38 +243,93 @@ fn readability(b: u8) -> u8 {
     }
 }
 
+/// Refines `ids` (a class number per byte) by `keys` (another), so that
+/// two bytes share a number exactly when they shared one and share a key.
+/// Both are below 256: the pairs go in a small open-addressing table (the
+/// diff of two small policies is a few dozen microseconds; a hash map per
+/// pass showed).
+fn refine(ids: &mut [u16; 256], keys: impl Iterator<Item = u8>) {
+    const SLOTS: usize = 1024;
+    // Each slot: the pair + 1 (0: empty) and its new number.
+    let mut table = [(0u32, 0u16); SLOTS];
+    let mut count = 0u16;
+    for (id, key) in ids.iter_mut().zip(keys) {
+        let pair = (u32::from(*id) << 8 | u32::from(key)) + 1;
+        let mut slot = (pair.wrapping_mul(0x9E37_79B9) >> 22) as usize;
+        loop {
+            let (p, n) = &mut table[slot];
+            if *p == 0 {
+                (*p, *n) = (pair, count);
+                count += 1;
+            }
+            if *p == pair {
+                *id = *n;
+                break;
+            }
+            slot = (slot + 1) % SLOTS;
+        }
+    }
+}
+
+/// The bytes one policy's automata all read alike share a number.
+pub(crate) fn side_classes(steps: &PathSteps<'_>) -> [u16; 256] {
+    let mut ids = [0u16; 256];
+    for a in 0..steps.automata() {
+        refine(&mut ids, (0..=255u8).map(|b| steps.byte_class(a, b)));
+    }
+    ids
+}
+
+/// The bytes the URL mode's lexer reads alike (from every one of its
+/// states) share a number; computed once per mode.
+fn lex_classes(mode: UrlMode) -> &'static [u16; 256] {
+    static CLASSES: [OnceLock<[u16; 256]>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    // One slot per mode (a new mode fails to compile here).
+    let slot = match mode {
+        UrlMode::Google => 0,
+        UrlMode::Rfc => 1,
+        UrlMode::Decode => 2,
+    };
+    CLASSES[slot].get_or_init(|| {
+        let mut ids = [0u16; 256];
+        for at in lex_states() {
+            refine(
+                &mut ids,
+                (0..=255u8).map(|b| lex(mode, at, b).map_or(0, |next| lex_code(next) as u8 + 1)),
+            );
+        }
+        ids
+    })
+}
+
 /// The bytes that stand for all others: one per set of bytes that every
-/// automaton of the policies, and the URL mode's lexer, read alike (and
-/// each byte of `keep` apart: a caller that reads them itself); the most
-/// readable of each.
-pub(crate) fn alphabet(sides: &[&PathSteps<'_>], mode: UrlMode, keep: &[u8]) -> Vec<u8> {
-    let mut best: HashMap<Vec<u8>, u8> = HashMap::new();
+/// automaton of the policies (each side numbered by [`side_classes`]), and
+/// the URL mode's lexer, read alike, with each byte of `keep` apart (a
+/// caller that reads them itself; never NUL); the most readable of each.
+pub(crate) fn alphabet(sides: &[&[u16; 256]], mode: UrlMode, keep: &[u8]) -> Vec<u8> {
+    let mut ids = [0u16; 256];
+    // Class numbers are below 256 (there are 256 bytes).
+    for side in sides {
+        refine(&mut ids, side.iter().map(|&c| c as u8));
+    }
+    refine(&mut ids, lex_classes(mode).iter().map(|&c| c as u8));
+    if !keep.is_empty() {
+        refine(
+            &mut ids,
+            (0..=255u8).map(|b| if keep.contains(&b) { b } else { 0 }),
+        );
+    }
+    let mut best: [Option<u8>; 256] = [None; 256];
     for b in 0..=255u8 {
         if b == b'#' || b == 0 {
             continue;
         }
-        // The lexer reads escapes' digits and `%` each apart, and other
-        // bytes by whether they may stand raw.
-        let lexed = if b == b'%' || upper_hex(b).is_some() || keep.contains(&b) {
-            b
-        } else {
-            u8::from(lex(mode, Lex::Free, b).is_some())
-        };
-        let key: Vec<u8> = std::iter::once(lexed)
-            .chain(sides.iter().flat_map(|s| s.byte_classes(b)))
-            .collect();
-        match best.entry(key) {
-            Entry::Occupied(mut e) => {
-                if readability(b) < readability(*e.get()) {
-                    e.insert(b);
-                }
-            }
-            Entry::Vacant(e) => {
-                e.insert(b);
-            }
+        let e = &mut best[usize::from(ids[usize::from(b)])];
+        if e.is_none_or(|e| readability(b) < readability(e)) {
+            *e = Some(b);
         }
     }
-    let mut bytes: Vec<u8> = best.into_values().collect();
+    let mut bytes: Vec<u8> = best.into_iter().flatten().collect();
     bytes.sort_by_key(|&b| (readability(b), b));
     bytes
 }
@@ -281,14 +342,19 @@ fn key(v: Verdict) -> Key {
 }
 
 /// One policy's side of the product: each distinct [`PathState`] met
-/// gets a number, and its steps over the alphabet and its verdict are
-/// computed once, however many product states hold it.
+/// gets a number, and its steps and its verdict are computed once, however
+/// many product states hold it. Steps are kept per class of the side's own
+/// automata (fewer than the alphabet's bytes, which both sides and the
+/// lexer tell apart).
 struct Side<'p> {
     steps: PathSteps<'p>,
     usage: Usage,
     ids: FxHashMap<PathState, u32>,
     states: Vec<PathState>,
-    /// `alphabet.len()` steps per state, filled when the state is first
+    /// The side's class of each alphabet byte, and one byte per class.
+    class_of: Vec<u32>,
+    class_bytes: Vec<u8>,
+    /// `class_bytes.len()` steps per state, filled when the state is first
     /// expanded (`NONE` until then).
     next: Vec<u32>,
     verdicts: Vec<Verdict>,
@@ -298,48 +364,91 @@ struct Side<'p> {
 const NONE: u32 = u32::MAX;
 
 impl<'p> Side<'p> {
-    fn new(policy: &Policy<'p>, usage: Usage) -> Side<'p> {
+    fn new(steps: PathSteps<'p>, usage: Usage, ids: &[u16; 256], alphabet: &[u8]) -> Side<'p> {
+        let mut class_of = Vec::with_capacity(alphabet.len());
+        let mut class_bytes = Vec::new();
+        let mut number = [NONE; 256];
+        for &b in alphabet {
+            let c = &mut number[usize::from(ids[usize::from(b)])];
+            if *c == NONE {
+                *c = class_bytes.len() as u32;
+                class_bytes.push(b);
+            }
+            class_of.push(*c);
+        }
         Side {
-            steps: policy.path_steps(),
+            steps,
             usage,
             ids: FxHashMap::default(),
             states: Vec::new(),
+            class_of,
+            class_bytes,
             next: Vec::new(),
             verdicts: Vec::new(),
             decided: Vec::new(),
         }
     }
 
-    fn intern(&mut self, state: PathState, width: usize) -> u32 {
-        if let Some(&id) = self.ids.get(&state) {
-            return id;
+    fn intern(&mut self, state: PathState) -> u32 {
+        match self.ids.entry(state) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let id = self.states.len() as u32;
+                let state = e.key().clone();
+                e.insert(id);
+                self.verdicts.push(self.steps.verdict(&state, self.usage));
+                self.decided.push(self.steps.decided(&state));
+                self.next
+                    .extend(std::iter::repeat_n(NONE, self.class_bytes.len()));
+                self.states.push(state);
+                id
+            }
         }
-        let id = self.states.len() as u32;
-        self.verdicts.push(self.steps.verdict(&state, self.usage));
-        self.decided.push(self.steps.decided(&state));
-        self.next.extend(std::iter::repeat_n(NONE, width));
-        self.ids.insert(state.clone(), id);
-        self.states.push(state);
-        id
     }
 
-    /// The state `id` goes to on the alphabet's `k`th byte `b`.
-    fn step(&mut self, id: u32, k: usize, b: u8, width: usize) -> u32 {
-        let at = id as usize * width + k;
+    /// The state `id` goes to on the alphabet's `k`th byte.
+    fn step(&mut self, id: u32, k: usize) -> u32 {
+        if self.decided[id as usize] {
+            // Every automaton has decided: a byte leaves the state as it is.
+            return id;
+        }
+        let c = self.class_of[k] as usize;
+        let at = id as usize * self.class_bytes.len() + c;
         if self.next[at] == NONE {
-            let next = self.steps.step(&self.states[id as usize], b);
-            self.next[at] = self.intern(next, width);
+            let next = self
+                .steps
+                .step(&self.states[id as usize], self.class_bytes[c]);
+            self.next[at] = self.intern(next);
         }
         self.next[at]
     }
 }
 
-/// A lexer state as a small number (for product keys).
-pub(crate) fn lex_code(at: Lex) -> u8 {
+/// A lexer state as a small number (below [`LEX_STATES`]).
+pub(crate) fn lex_code(at: Lex) -> usize {
     match at {
         Lex::Free => 0,
         Lex::Percent => 1,
-        Lex::Digit(h) => 2 + h,
+        Lex::Digit(h) => 2 + usize::from(h),
+    }
+}
+
+const LEX_STATES: usize = 18;
+
+fn lex_states() -> impl Iterator<Item = Lex> {
+    [Lex::Free, Lex::Percent]
+        .into_iter()
+        .chain((0..16u8).map(Lex::Digit))
+}
+
+/// The product states met, one set per lexer state, each keyed by the two
+/// sides' numbers in one word (one multiply to hash).
+struct Seen([FxHashSet<u64>; LEX_STATES]);
+
+impl Seen {
+    /// Whether `(o, n, at)` is new (and now met).
+    fn insert(&mut self, o: u32, n: u32, at: Lex) -> bool {
+        self.0[lex_code(at)].insert(u64::from(o) << 32 | u64::from(n))
     }
 }
 
@@ -363,22 +472,36 @@ pub fn diff(old: &Policy<'_>, new: &Policy<'_>, options: &DiffOptions) -> Result
     } else {
         options.max_pairs
     };
-    let (mut os, mut ns) = (Side::new(old, options.usage), Side::new(new, options.usage));
-    let alphabet = alphabet(&[&os.steps, &ns.steps], mode, &[]);
-    let width = alphabet.len();
+    let (old_steps, new_steps) = (old.path_steps(), new.path_steps());
+    let (old_ids, new_ids) = (side_classes(&old_steps), side_classes(&new_steps));
+    let alphabet = alphabet(&[&old_ids, &new_ids], mode, &[]);
+    let (mut os, mut ns) = (
+        Side::new(old_steps, options.usage, &old_ids, &alphabet),
+        Side::new(new_steps, options.usage, &new_ids, &alphabet),
+    );
+    // Per lexer state, the alphabet's bytes it takes and where to.
+    let mut moves: [Vec<(usize, Lex)>; LEX_STATES] = Default::default();
+    // (Google's reading has no escapes: its lexer stays `Free`.)
+    for at in lex_states().take(if mode == UrlMode::Google {
+        1
+    } else {
+        LEX_STATES
+    }) {
+        moves[lex_code(at)] = (alphabet.iter().enumerate())
+            .filter_map(|(k, &b)| Some((k, lex(mode, at, b)?)))
+            .collect();
+    }
     // Each product state's parent and the byte that reached it: witnesses
     // are rebuilt from these.
-    let mut seen: FxHashMap<(u32, u32, u8), ()> = FxHashMap::default();
+    let mut seen = Seen(Default::default());
     let mut parents: Vec<(usize, u8)> = Vec::new();
     let mut queue: VecDeque<(u32, u32, Lex, usize)> = VecDeque::new();
     let mut classes: HashSet<(Key, Key)> = HashSet::new();
     let mut found: Vec<(Verdict, Verdict, usize)> = Vec::new();
     // Every path starts with `/`.
-    let o0 = os.intern(os.steps.start(), width);
-    let o0 = os.intern(os.steps.step(&os.states[o0 as usize], b'/'), width);
-    let n0 = ns.intern(ns.steps.start(), width);
-    let n0 = ns.intern(ns.steps.step(&ns.states[n0 as usize], b'/'), width);
-    seen.insert((o0, n0, lex_code(Lex::Free)), ());
+    let o0 = os.intern(os.steps.step(&os.steps.start(), b'/'));
+    let n0 = ns.intern(ns.steps.step(&ns.steps.start(), b'/'));
+    seen.insert(o0, n0, Lex::Free);
     parents.push((usize::MAX, b'/'));
     queue.push_back((o0, n0, Lex::Free, 0));
     while let Some((o, n, at, id)) = queue.pop_front() {
@@ -392,18 +515,21 @@ pub fn diff(old: &Policy<'_>, new: &Policy<'_>, options: &DiffOptions) -> Result
                 continue;
             }
         }
-        for (k, &b) in alphabet.iter().enumerate() {
-            let Some(next_at) = lex(mode, at, b) else {
+        // Most bytes lead where another byte of this state already led
+        // (the default move of both): the last few targets skip the set.
+        let mut recent = [(o, n, at); 4];
+        for (i, &(k, next_at)) in moves[lex_code(at)].iter().enumerate() {
+            let next = (os.step(o, k), ns.step(n, k), next_at);
+            if recent.contains(&next) {
                 continue;
-            };
-            let next = (os.step(o, k, b, width), ns.step(n, k, b, width));
-            if let Entry::Vacant(e) = seen.entry((next.0, next.1, lex_code(next_at))) {
+            }
+            recent[i % 4] = next;
+            if seen.insert(next.0, next.1, next_at) {
                 if parents.len() >= limit {
                     return Err(DiffError::TooManyPairs { limit });
                 }
-                e.insert(());
                 queue.push_back((next.0, next.1, next_at, parents.len()));
-                parents.push((id, b));
+                parents.push((id, alphabet[k]));
             }
         }
     }

@@ -12,7 +12,7 @@
 //! when the compile allows it), and a survey asks about the site's content.
 //! Every other path counts, including `/robots.txt?x` and `/robots.txt/`.
 
-use crate::diff::{alphabet, lex, lex_code, Lex};
+use crate::diff::{alphabet, lex, lex_code, side_classes, Lex};
 use crate::lower::FxHashMap;
 use robocc_engine::{PathState, PathSteps, Policy, Usage};
 use std::collections::hash_map::Entry;
@@ -191,7 +191,7 @@ fn column_classes(
     let mode = header.url_mode;
     let own = header.self_path.as_bytes();
     let steps = policy.path_steps();
-    let alphabet = alphabet(&[&steps], mode, own);
+    let alphabet = alphabet(&[&side_classes(&steps)], mode, own);
     let width = alphabet.len();
     let mut states = States::new(&steps, width);
     // Each explored state: (automata's state id, lexer, own path).
@@ -202,7 +202,7 @@ fn column_classes(
     let s0 = states.intern(steps.start());
     let s0 = states.step(s0, b'/');
     let k0 = if own.first() == Some(&b'/') { 1 } else { OFF };
-    seen.insert((s0, lex_code(Lex::Free), k0), ());
+    seen.insert((s0, lex_code(Lex::Free) as u8, k0), ());
     queue.push((s0, Lex::Free, k0));
     while let Some((s, at, k)) = queue.pop() {
         let decided = states.decided[s as usize];
@@ -225,7 +225,7 @@ fn column_classes(
                 _ => OFF,
             };
             let next = if decided { s } else { states.step_k(s, i, b) };
-            if let Entry::Vacant(e) = seen.entry((next, lex_code(next_at), next_k)) {
+            if let Entry::Vacant(e) = seen.entry((next, lex_code(next_at) as u8, next_k)) {
                 e.insert(());
                 queue.push((next, next_at, next_k));
             }

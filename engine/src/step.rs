@@ -29,7 +29,34 @@ use std::collections::HashMap;
 /// [`Policy::check`] combines them). Equal states answer every further
 /// path alike.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PathState(Vec<Position>);
+pub struct PathState(Positions);
+
+/// A policy of one automaton (most) keeps its one position inline: an
+/// exploration steps and hashes states by the million.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Positions {
+    One(Position),
+    Many(Vec<Position>),
+}
+
+impl PathState {
+    fn new(mut positions: Vec<Position>) -> PathState {
+        PathState(match positions.as_slice() {
+            [one] => Positions::One(*one),
+            _ => {
+                positions.shrink_to_fit();
+                Positions::Many(positions)
+            }
+        })
+    }
+
+    fn positions(&self) -> &[Position] {
+        match &self.0 {
+            Positions::One(at) => std::slice::from_ref(at),
+            Positions::Many(v) => v,
+        }
+    }
+}
 
 /// What an automaton can still do from a node: in a register automaton,
 /// the least outcome priority a walk from there can end in and the
@@ -294,7 +321,7 @@ impl PathSteps<'_> {
 
     /// The state before any path byte is read.
     pub fn start(&self) -> PathState {
-        PathState(
+        PathState::new(
             self.prune(
                 self.policy
                     .automata
@@ -309,12 +336,20 @@ impl PathSteps<'_> {
     /// The state after `state` reads `byte`. A decided automaton reads
     /// nothing more.
     pub fn step(&self, state: &PathState, byte: u8) -> PathState {
-        PathState(
+        let automata = self.policy.automata;
+        if let (Positions::One(at), [a]) = (&state.0, automata) {
+            // No split, nothing to prune: no vector either.
+            return PathState(Positions::One(self.canonical(
+                0,
+                a,
+                by_width!(a, step(*at, byte)),
+            )));
+        }
+        PathState::new(
             self.prune(
-                self.policy
-                    .automata
+                automata
                     .iter()
-                    .zip(&state.0)
+                    .zip(state.positions())
                     .enumerate()
                     .map(|(i, (a, &at))| self.canonical(i, a, by_width!(a, step(at, byte))))
                     .collect(),
@@ -325,16 +360,25 @@ impl PathSteps<'_> {
     /// No further byte can change what `state` answers: every automaton
     /// has decided.
     pub fn decided(&self, state: &PathState) -> bool {
-        state.0.iter().all(|at| at.decided_outcome().is_some())
+        state
+            .positions()
+            .iter()
+            .all(|at| at.decided_outcome().is_some())
     }
 
-    /// The class of `byte` in each automaton: bytes of equal classes are
-    /// read alike in every state.
-    pub fn byte_classes(&self, byte: u8) -> impl Iterator<Item = u8> + '_ {
+    /// How many automata the policy has (split policies: several).
+    pub fn automata(&self) -> usize {
+        self.policy.automata.len()
+    }
+
+    /// The class of `byte` in automaton `automaton` (0 past the last):
+    /// bytes of equal classes in every automaton are read alike in every
+    /// state.
+    pub fn byte_class(&self, automaton: usize, byte: u8) -> u8 {
         self.policy
             .automata
-            .iter()
-            .map(move |a| classes(a)[usize::from(byte)])
+            .get(automaton)
+            .map_or(0, |a| classes(a)[usize::from(byte)])
     }
 
     /// The verdict on `usage` of a path that ends in `state`: what
@@ -349,7 +393,7 @@ impl PathSteps<'_> {
         // each-agent policy answers its first agent, as `check` does.
         let word = |c: usize| -> u32 {
             let mut best = NO_OUTCOME;
-            for (a, &at) in policy.automata.iter().zip(&state.0) {
+            for (a, &at) in policy.automata.iter().zip(state.positions()) {
                 if at.decided_outcome() == Some(DROPPED) {
                     continue;
                 }

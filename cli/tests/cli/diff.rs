@@ -73,9 +73,9 @@ fn diff_exit_codes_and_formats() {
     assert_exit(&o, 2, "was compiled for agent");
 }
 
-#[test]
-fn diff_usage_all_and_several_agents() {
-    let dir = scratch("diff-usages");
+/// OLD and NEW for two agents: `b` loses `Disallow: /b` and its ai-train
+/// signal turns to yes; `a` keeps everything.
+fn two_agents(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let old = dir.join("old.txt");
     let new = dir.join("new.txt");
     std::fs::write(
@@ -88,6 +88,13 @@ fn diff_usage_all_and_several_agents() {
         "User-agent: a\nDisallow: /a\n\nUser-agent: b\nContent-Signal: ai-train=yes\n",
     )
     .unwrap();
+    (old, new)
+}
+
+#[test]
+fn diff_usage_all_and_several_agents() {
+    let dir = scratch("diff-usages");
+    let (old, new) = two_agents(&dir);
     let o = robocc(&["diff", s(&old), s(&new), "--agent", "b", "--usage", "all"]);
     assert_exit(&o, 1, "");
     let text = out(&o);
@@ -122,6 +129,56 @@ fn diff_usage_all_and_several_agents() {
     assert!(out(&o).contains("/b"), "{}", out(&o));
     let o = robocc(&["diff", s(&old), s(&new), "--agent", "a"]);
     assert_exit(&o, 0, "no URL changes verdict");
+}
+
+#[test]
+fn diff_each_agent_reports_per_agent() {
+    let dir = scratch("diff-each");
+    let (old, new) = two_agents(&dir);
+    let each = ["--each-agent", "b", "--each-agent", "a"];
+    // Text: a heading per agent, in the order given.
+    let o = robocc(&[&["diff", s(&old), s(&new)][..], &each].concat());
+    assert_exit(&o, 1, "");
+    let text = out(&o);
+    let (b, a) = (text.find("b: 1 change\n"), text.find("a: no change\n"));
+    assert!(b.is_some() && a.is_some() && b < a, "{text}");
+    // JSON, with --usage all: each agent's report is what `--agent X`
+    // alone reports (the single-agent path, compiled apart).
+    let json = ["--usage", "all", "--format", "json"];
+    let o = robocc(&[&["diff", s(&old), s(&new)][..], &each, &json].concat());
+    assert_exit(&o, 1, "");
+    let raw = out(&o);
+    assert!(
+        raw.find("\"b\":") < raw.find("\"a\":"),
+        "agents in order: {raw}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    assert_eq!(j["count"], 2);
+    for agent in ["a", "b"] {
+        let alone = robocc(&[&["diff", s(&old), s(&new), "--agent", agent][..], &json].concat());
+        let alone: serde_json::Value = serde_json::from_str(&out(&alone)).unwrap();
+        assert_eq!(j["agents"][agent], alone, "{agent}");
+    }
+    // No agent changes: 0.
+    let o = robocc(&["diff", s(&old), s(&new), "--each-agent", "a"]);
+    assert_exit(&o, 0, "no URL changes verdict for any agent");
+    assert_eq!(out(&o), "a: no change\n");
+    // Refused: a compiled policy, stores.
+    let policy = dir.join("old.policy");
+    let c = robocc(&[
+        "compile",
+        "--robots",
+        s(&old),
+        "-o",
+        s(&policy),
+        "--agent",
+        "a",
+    ]);
+    assert_exit(&c, 0, "");
+    let o = robocc(&[&["diff", s(&policy), s(&new)][..], &each].concat());
+    assert_exit(&o, 2, "--each-agent diffs robots.txt files");
+    let o = robocc(&[&["diff", "--store", s(&old), "--store", s(&new)][..], &each].concat());
+    assert_exit(&o, 2, "a store answers the one agent");
 }
 
 #[test]

@@ -229,7 +229,7 @@ fn each_agent_refusals() {
     assert_exit(
         &robocc(&["explain", "--robots", s(body), "--each-agent", "A", "/"]),
         2,
-        "--each-agent applies to check, compile and store build only",
+        "--each-agent applies to check, compile, diff and store build only",
     );
 }
 

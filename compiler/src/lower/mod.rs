@@ -132,7 +132,7 @@ impl Hasher for FxHasher {
 /// total tie-break (`finish`).
 pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A hash set with [`FxHasher`] (only insertions).
-type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// Limits on what lowering may spend per automaton and in total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
