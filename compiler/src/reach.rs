@@ -14,7 +14,7 @@
 
 use crate::diff::{alphabet, lex, lex_code, side_classes, Lex};
 use crate::lower::FxHashMap;
-use robocc_engine::{PathState, PathSteps, Policy, Usage};
+use robocc_engine::{answer, Dialect, PathState, PathSteps, Policy, Usage};
 use std::collections::hash_map::Entry;
 
 /// The default budget of explored states (an automaton's state with where
@@ -188,6 +188,32 @@ fn column_classes(
     limit: usize,
 ) -> Result<(Vec<Class>, usize), ReachError> {
     let header = policy.header();
+    // A usage the policy has no channel for is allowed on every path (the
+    // engine's default): known without exploring.
+    let (acap, channels) = (header.dialect == Dialect::Acap, policy.channels().count());
+    let explored: Vec<Usage> = usages
+        .iter()
+        .copied()
+        .filter(|&u| answer::channel_of(acap, channels, u).is_some())
+        .collect();
+    if explored.len() < usages.len() {
+        let (found, states) = column_classes(policy, &explored, limit)?;
+        let mut found = found.into_iter();
+        let classes = usages
+            .iter()
+            .map(|u| {
+                if explored.contains(u) {
+                    found.next().unwrap_or(Class::AllAllowed)
+                } else {
+                    Class::AllAllowed
+                }
+            })
+            .collect();
+        return Ok((classes, states));
+    }
+    if usages.is_empty() {
+        return Ok((Vec::new(), 0));
+    }
     let mode = header.url_mode;
     let own = header.self_path.as_bytes();
     let steps = policy.path_steps();
@@ -197,8 +223,11 @@ fn column_classes(
     // Each explored state: (automata's state id, lexer, own path).
     let mut seen: FxHashMap<(u32, u8, u8), ()> = FxHashMap::default();
     let mut queue: Vec<(u32, Lex, u8)> = Vec::new();
-    // The automata's states where some path other than the own path ends.
+    // The automata's states where some path other than the own path ends
+    // (each state's verdicts are read once), and the verdicts met so far.
     let mut ends: Vec<bool> = Vec::new();
+    let mut allowed = vec![false; usages.len()];
+    let mut disallowed = vec![false; usages.len()];
     let s0 = states.intern(steps.start());
     let s0 = states.step(s0, b'/');
     let k0 = if own.first() == Some(&b'/') { 1 } else { OFF };
@@ -210,7 +239,21 @@ fn column_classes(
             if ends.len() <= s as usize {
                 ends.resize(s as usize + 1, false);
             }
-            ends[s as usize] = true;
+            if !ends[s as usize] {
+                ends[s as usize] = true;
+                for (u, &usage) in usages.iter().enumerate() {
+                    if steps.verdict(&states.states[s as usize], usage).allowed {
+                        allowed[u] = true;
+                    } else {
+                        disallowed[u] = true;
+                    }
+                }
+                if allowed.iter().chain(&disallowed).all(|&v| v) {
+                    // Every usage is partly: nothing left to learn (most
+                    // files; the depth-first order meets both early).
+                    break;
+                }
+            }
             if decided {
                 // No byte changes the answer any more.
                 continue;
@@ -232,17 +275,6 @@ fn column_classes(
         }
         if seen.len() > limit {
             return Err(ReachError::TooManyStates { limit });
-        }
-    }
-    let mut allowed = vec![false; usages.len()];
-    let mut disallowed = vec![false; usages.len()];
-    for (s, _) in ends.iter().enumerate().filter(|(_, &e)| e) {
-        for (u, &usage) in usages.iter().enumerate() {
-            if steps.verdict(&states.states[s], usage).allowed {
-                allowed[u] = true;
-            } else {
-                disallowed[u] = true;
-            }
         }
     }
     // The path `/` is never the own path: every usage has a verdict (the
