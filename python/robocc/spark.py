@@ -95,6 +95,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -398,6 +399,33 @@ def _spark(master: Optional[str], log_level: str, scratch: Path):
     return spark
 
 
+@contextmanager
+def _job(master: Optional[str], log_level: str):
+    """A Spark session on ``master`` (else $ROBOCC_SPARK_MASTER, else
+    spark-submit's or local[*]), stopped at the end; robocc's error that
+    failed a task becomes a :class:`BuildError` (one line)."""
+    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
+    try:
+        spark = _spark(
+            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
+            log_level,
+            Path(scratch.name),
+        )
+    except BaseException:
+        scratch.cleanup()
+        raise
+    try:
+        yield spark
+    except Exception as e:
+        message = _task_error(e)
+        if message is None:
+            raise
+        raise BuildError(message) from None
+    finally:
+        spark.stop()
+        scratch.cleanup()
+
+
 # robocc's exceptions as a Python worker's traceback names them, inside the
 # JVM's error (Py4JJavaError) that a failed task becomes on the driver.
 _ROBOCC_ERROR = re.compile(
@@ -465,18 +493,8 @@ def build(
     out_dir = Path(out).absolute()
     old = _check_out(out_dir)
     started = time.monotonic()
-    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
-    try:
-        spark = _spark(
-            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
-            spark_log_level,
-            Path(scratch.name),
-        )
-    except BaseException:
-        scratch.cleanup()
-        raise
-    sc = spark.sparkContext
-    try:
+    with _job(master, spark_log_level) as spark:
+        sc = spark.sparkContext
         hosts, inputs = _hosts(sc, manifest, warc)
         # Counts, on the executors.
         by_status = hosts.map(lambda kv: kv[1][1][1]).countByValue()
@@ -495,14 +513,6 @@ def build(
         except BaseException:
             _drop_temps(out_dir, shards, token)
             raise
-    except Exception as e:
-        message = _task_error(e)
-        if message is None:
-            raise
-        raise BuildError(message) from None
-    finally:
-        spark.stop()
-        scratch.cleanup()
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(shards)):
         _drop_temps(out_dir, shards, token)
@@ -656,18 +666,8 @@ def survey(
     if out_path.exists() or out_path.is_symlink():
         raise BuildError(f"{out}: exists: give a new path for the Parquet output")
     started = time.monotonic()
-    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
-    try:
-        spark = _spark(
-            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
-            spark_log_level,
-            Path(scratch.name),
-        )
-    except BaseException:
-        scratch.cleanup()
-        raise
-    sc = spark.sparkContext
-    try:
+    with _job(master, spark_log_level) as spark:
+        sc = spark.sparkContext
         hosts, _ = _hosts(sc, manifest, warc)
         host_count = hosts.count()
         shards = partitions or max(1, sc.defaultParallelism)
@@ -678,14 +678,6 @@ def survey(
         if partition_by:
             writer = writer.partitionBy(*partition_by)
         writer.parquet(out_path.as_uri())
-    except Exception as e:
-        message = _task_error(e)
-        if message is None:
-            raise
-        raise BuildError(message) from None
-    finally:
-        spark.stop()
-        scratch.cleanup()
     seconds = time.monotonic() - started
     return {
         "output": str(out_path),
@@ -846,23 +838,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _reading_flags(v)
     args = parser.parse_args(argv)
     try:
-        compile_options = _compile_options(args)
+        # What both commands read, and how.
+        reading = dict(
+            manifest=args.manifest,
+            warc=args.warc or (),
+            master=args.master,
+            dialect=args.dialect,
+            url_mode=args.url_mode,
+            robots_txt=args.robots_txt,
+            spark_log_level=args.spark_log_level,
+            **_compile_options(args),
+        )
         if args.command == "survey":
             done = survey(
                 agents=args.each_agent,
                 out=args.output,
-                manifest=args.manifest,
-                warc=args.warc or (),
                 paths=args.path or ["/"],
                 partition_by=args.partition_by,
                 partitions=args.partitions,
                 max_reach_states=args.max_reach_states,
-                master=args.master,
-                dialect=args.dialect,
-                url_mode=args.url_mode,
-                robots_txt=args.robots_txt,
-                spark_log_level=args.spark_log_level,
-                **compile_options,
+                **reading,
             )
             print(
                 f"{done['output']}: {done['hosts']} hosts in {done['seconds']} s "
@@ -874,16 +869,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             agent=args.agent,
             shards=args.shards,
             out=args.out,
-            manifest=args.manifest,
-            warc=args.warc or (),
-            master=args.master,
-            dialect=args.dialect,
             on_failure=args.on_failure,
-            url_mode=args.url_mode,
-            robots_txt=args.robots_txt,
-            spark_log_level=args.spark_log_level,
             max_store_bytes=args.max_store_bytes,
-            **compile_options,
+            **reading,
         )
     except BuildError as e:
         print(f"robocc.spark: error: {e}", file=sys.stderr)
