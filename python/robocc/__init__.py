@@ -11,7 +11,8 @@ False
 ``robocc.scrapy.RobotsTxtMiddleware`` a robots.txt middleware that fetches
 by RFC 9309's rules (``robocc.Fetch``, ``robocc.RobotsCache``);
 ``robocc.protego.Protego`` follows Protego's API; ``python -m robocc.spark``
-builds a store set on Spark (``robocc.spark``).
+builds a store set, or surveys WARC files, on Spark (``robocc.spark``);
+``robocc.survey`` surveys a store (docs/survey.md).
 """
 
 from ._native import (
@@ -45,10 +46,21 @@ from ._native import (
     store_set_index,
     token_from_header,
 )
-from ._types import Change, Decision, RequestRate, VisitTime
+from ._types import (
+    AgentSurvey,
+    Change,
+    Decision,
+    PathSurvey,
+    RequestRate,
+    SurveyClass,
+    SurveyRow,
+    VisitTime,
+)
+from ._survey import survey, survey_text
 
 __all__ = [
     "AgentError",
+    "AgentSurvey",
     "Change",
     "CompileError",
     "Decision",
@@ -58,6 +70,7 @@ __all__ = [
     "FetchDecision",
     "FetchRules",
     "LoadError",
+    "PathSurvey",
     "Policy",
     "RequestRate",
     "RoboccError",
@@ -65,6 +78,8 @@ __all__ = [
     "Store",
     "StoreBuildError",
     "StoreReport",
+    "SurveyClass",
+    "SurveyRow",
     "Verdict",
     "VisitTime",
     "__version__",
@@ -78,6 +93,8 @@ __all__ = [
     "redirect_dependencies",
     "shard_of",
     "store_set_index",
+    "survey",
+    "survey_text",
     "token_from_header",
 ]
 

@@ -413,3 +413,24 @@ def store_set_index(
     shards: List[Tuple[int, int, int]],
     **options: Any,  # robocc.compile's keyword arguments
 ) -> str: ...
+
+# robocc survey (docs/survey.md): (columns, distinct policies' facts, hosts).
+DEFAULT_MAX_REACH_STATES: int
+_PathCells = Tuple[bool, Optional[bool], Optional[bool], Optional[bool]]
+_Facts = Tuple[bool, int, List[str], List[Tuple[str, str, List[_PathCells]]]]
+_Host = Tuple[str, int, str, str, Optional[str], int]
+_Surveyed = Tuple[List[str], List[_Facts], List[_Host]]
+
+def survey_store(store: Store, agents: List[str], paths: List[str], max_reach_states: int) -> _Surveyed: ...
+def survey_text(store: Store, agents: List[str], paths: List[str], max_reach_states: int, format: str) -> str: ...
+def survey_shard(
+    inputs: List[_Row],
+    agents: List[str],
+    shards: int,
+    which: int,
+    paths: List[str],
+    max_reach_states: int,
+    *,
+    on_failure: str = "disallow",
+    **options: Any,  # robocc.compile's keyword arguments
+) -> _Surveyed: ...

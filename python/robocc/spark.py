@@ -95,10 +95,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 INDEX = "index.txt"
+
+# `robocc survey --max-reach-states`'s default (the Rust constant).
+from robocc._native import DEFAULT_MAX_REACH_STATES  # noqa: E402
 
 # A manifest is read in ranges of this many bytes, one task each.
 MANIFEST_SPLIT_BYTES = 64 << 20
@@ -249,6 +253,101 @@ def _drop_temps(out_dir: Path, shards: int, token: str) -> None:
 # --- driver ---------------------------------------------------------------
 
 
+def _check_inputs(manifest: Optional[str], warc: Sequence[str]) -> None:
+    """Inputs that cannot be read fail here, not as an executor's stack
+    trace, with the command line's words. A FIFO or device is refused (the
+    job reads a manifest in byte ranges, and each task opens its file
+    again)."""
+    if (manifest is None) == (not warc):
+        raise BuildError("give --manifest FILE or --warc FILE…, one of them")
+    for what, path in [("manifest", manifest)] + [("WARC file", w) for w in warc]:
+        if path is None:
+            continue
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as e:
+            raise BuildError(f"{path}: cannot read {what}: {e.strerror} (os error {e.errno})") from None
+        if stat.S_ISDIR(mode):
+            raise BuildError(f"{path}: cannot read {what}: Is a directory (os error 21)")
+        if not stat.S_ISREG(mode):
+            raise BuildError(f"{path}: cannot read {what}: it is {_file_type(mode)}, not a regular file")
+
+
+def _check_reading(dialect: str, url_mode: Optional[str], compile_options: Dict[str, Any]) -> None:
+    """Bad options fail before Spark starts, with the command line's words:
+    the flags of one dialect given with another (the binding's errors name
+    the keywords), and url_mode with a dialect that reads URLs its own way."""
+    from robocc import _native
+
+    for key, flag, wants in (("purposes", "--purpose", "acap"), ("references", "--reference", "acap"),
+                             ("training_agents", "--training-agent", "rfc9309"),
+                             ("preference_grouping", "--preference-grouping", "rfc9309")):
+        if compile_options.get(key) and dialect != wants:
+            raise BuildError(
+                f"{flag} applies to --dialect {wants}, and the file is read as {dialect}: "
+                f"add --dialect {wants}, or drop {flag}"
+            )
+    if url_mode is not None and dialect != "rfc9309":
+        own = _native.compile(b"", "robocc", dialect=dialect).url_mode
+        raise BuildError(
+            f"--url-mode applies to --dialect rfc9309 only; {dialect} "
+            f"{_URL_READINGS.get(own, 'reads URLs its own way')}: drop --url-mode"
+        )
+
+
+def _hosts(sc, manifest: Optional[str], warc: Sequence[str]):
+    """Steps 1 and 2: the inputs' records, one per host (the capture a
+    build keeps), persisted; and what was read, for the summary."""
+    from pyspark import StorageLevel
+
+    if warc:
+        files = [str(Path(w).absolute()) for w in warc]
+        records = sc.parallelize(list(enumerate(files)), len(files)).flatMap(_read_warc)
+        inputs: Dict[str, Any] = {"warc": files}
+    else:
+        # Byte ranges read by the Rust line reader: the same bytes, line
+        # breaks, limits and errors as the command line's (textFile would
+        # drop a byte-order mark and replace invalid UTF-8).
+        path = Path(manifest).absolute()
+        ranges = _ranges(path.stat().st_size, MANIFEST_SPLIT_BYTES)
+        records = sc.parallelize(ranges, len(ranges)).flatMap(_read_manifest_range(str(path), str(manifest)))
+        inputs = {"manifest": str(path)}
+    return records.reduceByKey(_pick).persist(StorageLevel.MEMORY_AND_DISK), inputs
+
+
+def _routed(sc, hosts, shards: int):
+    """Step 3: ``(shard, row)`` pairs in ``shards`` partitions, partition
+    *i* holding shard *i*'s hosts and the hosts their redirects read; and
+    the redirect table's size."""
+    from robocc import _native
+
+    # The driver holds the redirecting hosts and the hosts they point to
+    # (key, status, location; no bodies), not every host.
+    redirects = hosts.filter(lambda kv: 300 <= kv[1][1][1] <= 399).map(_slim).collect()
+    targets = {t for t in (_native.url_host_key(r[2]) for r in redirects if r[2]) if t}
+    targets_b = sc.broadcast(targets)
+    table = redirects + hosts.filter(lambda kv: kv[0] in targets_b.value).map(_slim).collect()
+    deps = _native.redirect_dependencies(table)
+    need: Dict[str, set] = {}
+    for host, reads in deps.items():
+        mine = _native.shard_of(host, shards)
+        for dep in reads:
+            if _native.shard_of(dep, shards) != mine:
+                need.setdefault(dep, set()).add(mine)
+    need_b = sc.broadcast({k: sorted(v) for k, v in need.items()})
+    n = shards
+
+    def route(kv):
+        from robocc import _native as nat
+
+        key, (_, row, _) = kv
+        yield nat.shard_of(key, n), row
+        for s in need_b.value.get(key, ()):
+            yield s, row
+
+    return hosts.flatMap(route).partitionBy(shards, lambda s: s), len(table)
+
+
 # Spark's log4j2 configuration for a job started here (not by
 # spark-submit): LEVEL from --spark-log-level, on stderr. The two named
 # loggers are those whose level Spark prints as "Setting default log level"
@@ -300,6 +399,33 @@ def _spark(master: Optional[str], log_level: str, scratch: Path):
     return spark
 
 
+@contextmanager
+def _job(master: Optional[str], log_level: str):
+    """A Spark session on ``master`` (else $ROBOCC_SPARK_MASTER, else
+    spark-submit's or local[*]), stopped at the end; robocc's error that
+    failed a task becomes a :class:`BuildError` (one line)."""
+    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
+    try:
+        spark = _spark(
+            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
+            log_level,
+            Path(scratch.name),
+        )
+    except BaseException:
+        scratch.cleanup()
+        raise
+    try:
+        yield spark
+    except Exception as e:
+        message = _task_error(e)
+        if message is None:
+            raise
+        raise BuildError(message) from None
+    finally:
+        spark.stop()
+        scratch.cleanup()
+
+
 # robocc's exceptions as a Python worker's traceback names them, inside the
 # JVM's error (Py4JJavaError) that a failed task becomes on the driver.
 _ROBOCC_ERROR = re.compile(
@@ -346,51 +472,17 @@ def build(
     larger shard (0: the format's limit), as ``--max-store-bytes``."""
     from robocc import RoboccError, _native
 
-    if (manifest is None) == (not warc):
-        raise BuildError("give --manifest FILE or --warc FILE…, one of them")
     if not 1 <= shards <= 65536:
         raise BuildError(f"--shards {shards}: a store set has 1 to 65536 shards")
     if on_failure not in ("disallow", "allow"):
         raise BuildError(f"--on-failure {on_failure}: disallow or allow")
-    # Inputs that cannot be read fail here, not as an executor's stack
-    # trace, with the command line's words. A FIFO or device is refused
-    # (the job reads a manifest in byte ranges, and each task opens its
-    # file again).
-    for what, path in [("manifest", manifest)] + [("WARC file", w) for w in warc]:
-        if path is None:
-            continue
-        try:
-            mode = os.stat(path).st_mode
-        except OSError as e:
-            raise BuildError(f"{path}: cannot read {what}: {e.strerror} (os error {e.errno})") from None
-        if stat.S_ISDIR(mode):
-            raise BuildError(f"{path}: cannot read {what}: Is a directory (os error 21)")
-        if not stat.S_ISREG(mode):
-            raise BuildError(f"{path}: cannot read {what}: it is {_file_type(mode)}, not a regular file")
+    _check_inputs(manifest, warc)
     if max_store_bytes < 0:
         raise BuildError(f"--max-store-bytes {max_store_bytes}: expected a number of bytes ≥ 0 (0: the format's limit)")
     index_options = dict(compile_options, dialect=dialect, url_mode=url_mode, robots_txt=robots_txt)
     options = dict(index_options, on_failure=on_failure)
-    # Bad options fail here, before Spark starts, with the binding's message
-    # (url_mode with a dialect that reads URLs its own way, as the command
-    # line refuses --url-mode there).
-    # The flags of one dialect given with another, in the command line's
-    # words (the binding's name the keywords).
-    for key, flag, wants in (("purposes", "--purpose", "acap"), ("references", "--reference", "acap"),
-                             ("training_agents", "--training-agent", "rfc9309"),
-                             ("preference_grouping", "--preference-grouping", "rfc9309")):
-        if compile_options.get(key) and dialect != wants:
-            raise BuildError(
-                f"{flag} applies to --dialect {wants}, and the file is read as {dialect}: "
-                f"add --dialect {wants}, or drop {flag}"
-            )
     try:
-        if url_mode is not None and dialect != "rfc9309":
-            own = _native.compile(b"", "robocc", dialect=dialect).url_mode
-            raise BuildError(
-                f"--url-mode applies to --dialect rfc9309 only; {dialect} "
-                f"{_URL_READINGS.get(own, 'reads URLs its own way')}: drop --url-mode"
-            )
+        _check_reading(dialect, url_mode, compile_options)
         _native.store_set_index(agent, [(0, 0, 0)], **index_options)
         # The URL reading in force, for the summary.
         effective_url_mode = _native.compile(
@@ -401,82 +493,26 @@ def build(
     out_dir = Path(out).absolute()
     old = _check_out(out_dir)
     started = time.monotonic()
-    scratch = tempfile.TemporaryDirectory(prefix="robocc-spark-")
-    try:
-        spark = _spark(
-            master or os.environ.get("ROBOCC_SPARK_MASTER") or _default_master(),
-            spark_log_level,
-            Path(scratch.name),
-        )
-    except BaseException:
-        scratch.cleanup()
-        raise
-    sc = spark.sparkContext
-    try:
-        if warc:
-            files = [str(Path(w).absolute()) for w in warc]
-            records = sc.parallelize(list(enumerate(files)), len(files)).flatMap(_read_warc)
-            inputs = {"warc": files}
-        else:
-            # Byte ranges read by the Rust line reader: the same bytes, line
-            # breaks, limits and errors as the command line's (textFile would
-            # drop a byte-order mark and replace invalid UTF-8).
-            path = Path(manifest).absolute()
-            ranges = _ranges(path.stat().st_size, MANIFEST_SPLIT_BYTES)
-            records = sc.parallelize(ranges, len(ranges)).flatMap(_read_manifest_range(str(path), str(manifest)))
-            inputs = {"manifest": str(path)}
-        from pyspark import StorageLevel
-
-        hosts = records.reduceByKey(_pick).persist(StorageLevel.MEMORY_AND_DISK)
+    with _job(master, spark_log_level) as spark:
+        sc = spark.sparkContext
+        hosts, inputs = _hosts(sc, manifest, warc)
         # Counts, on the executors.
         by_status = hosts.map(lambda kv: kv[1][1][1]).countByValue()
         host_count = sum(by_status.values())
         duplicates = hosts.map(lambda kv: kv[1][2] - 1).sum()
-        # Redirects: the driver holds the redirecting hosts and the hosts
-        # they point to (key, status, location; no bodies), not every host.
-        redirects = hosts.filter(lambda kv: 300 <= kv[1][1][1] <= 399).map(_slim).collect()
-        targets = {t for t in (_native.url_host_key(r[2]) for r in redirects if r[2]) if t}
-        targets_b = sc.broadcast(targets)
-        table = redirects + hosts.filter(lambda kv: kv[0] in targets_b.value).map(_slim).collect()
-        deps = _native.redirect_dependencies(table)
-        need: Dict[str, set] = {}
-        for host, reads in deps.items():
-            mine = _native.shard_of(host, shards)
-            for dep in reads:
-                if _native.shard_of(dep, shards) != mine:
-                    need.setdefault(dep, set()).add(mine)
-        need_b = sc.broadcast({k: sorted(v) for k, v in need.items()})
-        n = shards
-
-        def route(kv):
-            from robocc import _native as nat
-
-            key, (_, row, _) = kv
-            yield nat.shard_of(key, n), row
-            for s in need_b.value.get(key, ()):
-                yield s, row
-
+        routed, table = _routed(sc, hosts, shards)
         created = not out_dir.exists()
         out_dir.mkdir(parents=True, exist_ok=True)
         token = f"tmp{os.getpid()}-{time.time_ns()}"
         try:
             results = (
-                hosts.flatMap(route)
-                .partitionBy(shards, lambda s: s)
+                routed
                 .mapPartitionsWithIndex(_builder(agent, shards, str(out_dir), options, token))
                 .collect()
             )
         except BaseException:
             _drop_temps(out_dir, shards, token)
             raise
-    except Exception as e:
-        message = _task_error(e)
-        if message is None:
-            raise
-        raise BuildError(message) from None
-    finally:
-        spark.stop()
-        scratch.cleanup()
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(shards)):
         _drop_temps(out_dir, shards, token)
@@ -532,7 +568,7 @@ def build(
         "hosts": host_count,
         "duplicates": duplicates,
         "by_status": {str(k): v for k, v in sorted(by_status.items())},
-        "redirect_table": len(table),
+        "redirect_table": table,
         "by_source": {k: by_source.get(k, 0) for k in ("fetched", "redirected", "unavailable", "unreachable", "failed")},
         "failures": sorted([list(f) for f in failures]),
         "not_read_whole": unread,
@@ -546,6 +582,109 @@ def build(
     }
     summary_path(str(out_dir)).write_text(json.dumps(summary, indent=1) + "\n")
     return summary
+
+
+# Characters Spark's Parquet writer refuses in a column name.
+_PARQUET_REFUSED = set(" ,;{}()\n\t=")
+
+
+def _surveyor(agents: List[str], paths: List[str], shards: int, max_reach_states: int, options: Dict[str, Any]):
+    def survey_partition(index: int, rows: Iterator[Tuple[int, tuple]]):
+        from robocc import _native
+        from robocc._survey import cells
+
+        inputs = [row for _, row in rows]
+        _, facts, hosts = _native.survey_shard(inputs, agents, shards, index, paths, max_reach_states, **options)
+        return cells(facts, hosts)
+
+    return survey_partition
+
+
+def _schema(columns: List[str], agents: List[str], paths: List[str]):
+    """The Parquet columns: ``robocc survey``'s CSV columns, typed (status
+    and sitemaps integers, read_whole a boolean, an unstated preference or
+    fetched_at null)."""
+    from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType
+
+    types = {"status": IntegerType(), "read_whole": BooleanType(), "sitemaps": LongType()}
+    # Per agent: two classes, then per path crawl (never null) and three preferences.
+    per_agent = [False, False] + [False, True, True, True] * len(paths)
+    nullable = [False, False, False, False, True, False, False, False] + per_agent * len(agents)
+    return StructType(
+        [StructField(c, types.get(c, StringType()), n) for c, n in zip(columns, nullable)]
+    )
+
+
+def survey(
+    agents: Sequence[str],
+    out: str,
+    manifest: Optional[str] = None,
+    warc: Sequence[str] = (),
+    paths: Sequence[str] = ("/",),
+    partition_by: Sequence[str] = (),
+    partitions: Optional[int] = None,
+    max_reach_states: int = DEFAULT_MAX_REACH_STATES,
+    master: Optional[str] = None,
+    dialect: str = "rfc9309",
+    url_mode: Optional[str] = None,
+    robots_txt: str = "allow",
+    spark_log_level: str = "FATAL",
+    **compile_options: Any,
+) -> Dict[str, Any]:
+    """``robocc survey --warc … | --manifest M`` on Spark: a row per host,
+    written as Parquet to ``out`` by Spark's writer (partitioned by the
+    columns ``partition_by``). The hosts are read, reduced and routed as
+    :func:`build` does; each partition builds its store-set shard
+    each-agent for ``agents`` and surveys it with the store crate's survey
+    (:func:`robocc._native.survey_shard`), so the rows are the command
+    line's. Returns ``{"output", "hosts", "seconds", "hosts_per_second"}``;
+    raises :class:`BuildError` as :func:`build` does."""
+    from robocc import RoboccError, _native
+
+    agents, paths = list(agents), list(paths)
+    _check_inputs(manifest, warc)
+    if partitions is not None and not 1 <= partitions <= 65536:
+        raise BuildError(f"--partitions {partitions}: 1 to 65536")
+    options = dict(compile_options, dialect=dialect, url_mode=url_mode, robots_txt=robots_txt)
+    try:
+        _check_reading(dialect, url_mode, compile_options)
+        # The agents, paths and options as the survey takes them, and its
+        # columns: an empty shard's survey.
+        columns = _native.survey_shard([], agents, 1, 0, paths, max_reach_states, **options)[0]
+    except (RoboccError, ValueError, TypeError) as e:
+        raise BuildError(str(e)) from None
+    for p in paths:
+        if _PARQUET_REFUSED & set(p):
+            raise BuildError(
+                f"--path {p!r}: Parquet column names cannot hold spaces or any of ,;{{}}()= "
+                "(the columns are AGENT:USAGE:PATH)"
+            )
+    for c in partition_by:
+        if c not in columns:
+            raise BuildError(f"--partition-by {c}: not a column (host, status, outcome, source, …)")
+    out_path = Path(out).absolute()
+    if out_path.exists() or out_path.is_symlink():
+        raise BuildError(f"{out}: exists: give a new path for the Parquet output")
+    started = time.monotonic()
+    with _job(master, spark_log_level) as spark:
+        sc = spark.sparkContext
+        hosts, _ = _hosts(sc, manifest, warc)
+        host_count = hosts.count()
+        shards = partitions or max(1, sc.defaultParallelism)
+        routed, _ = _routed(sc, hosts, shards)
+        rows = routed.mapPartitionsWithIndex(_surveyor(agents, paths, shards, max_reach_states, options))
+        frame = spark.createDataFrame(rows, _schema(columns, agents, paths))
+        writer = frame.write
+        if partition_by:
+            writer = writer.partitionBy(*partition_by)
+        writer.parquet(out_path.as_uri())
+    seconds = time.monotonic() - started
+    return {
+        "output": str(out_path),
+        "hosts": host_count,
+        "seconds": round(seconds, 3),
+        "hosts_per_second": round(host_count / seconds, 1) if seconds > 0 else None,
+    }
 
 
 def _default_master() -> Optional[str]:
@@ -594,41 +733,30 @@ def _references(given: Sequence[str]) -> Dict[str, bytes]:
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m robocc.spark",
-        description="Build a robocc store set on Spark (the same bytes as `robocc store build --shards N`).",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="build a store set from a JSONL manifest or WARC files")
-    b.add_argument("--agent", required=True, help="product token the policies are compiled for")
-    b.add_argument("--shards", type=int, required=True, help="number of shards, 1 to 65536")
-    b.add_argument("--out", required=True, help="output directory (new, empty, or a store set)")
-    src = b.add_mutually_exclusive_group(required=True)
-    src.add_argument("--manifest", help="JSONL manifest (robocc store build --manifest format)")
-    src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
-    b.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
-    b.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2", "acap"])
-    b.add_argument(
+def _reading_flags(p: argparse.ArgumentParser) -> None:
+    """The compile flags ``store build`` and ``survey`` share, with the
+    command line's defaults."""
+    p.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    p.add_argument("--dialect", default="rfc9309", choices=["rfc9309", "draft1996", "robots2", "acap"])
+    p.add_argument(
         "--url-mode",
         choices=["google", "rfc"],
         help="rfc9309 only: google (the default: URLs as given) or rfc (normalised per RFC 9309)",
     )
-    b.add_argument("--robots-txt", default="allow", choices=["allow", "rules"])
-    b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
-    b.add_argument("--data-txt", action="store_true", help="the files are /data.txt files (draft1996)")
-    b.add_argument("--records-close-groups", action="store_true",
+    p.add_argument("--robots-txt", default="allow", choices=["allow", "rules"])
+    p.add_argument("--data-txt", action="store_true", help="the files are /data.txt files (draft1996)")
+    p.add_argument("--records-close-groups", action="store_true",
                    help="any non-rule record ends a group (a strict reading of RFC 9309's grammar)")
-    b.add_argument("--training-agent", action="append", default=[], metavar="TOKEN",
+    p.add_argument("--training-agent", action="append", default=[], metavar="TOKEN",
                    help="rfc9309: a product token AI operators use for training only (repeatable)")
-    b.add_argument("--preference-grouping", choices=["spec", "crawl"],
+    p.add_argument("--preference-grouping", choices=["spec", "crawl"],
                    help="rfc9309: preference lines grouped as their spec reads (spec, the default) "
                         "or in the crawl's groups (crawl)")
-    b.add_argument("--purpose", action="append", default=[], metavar="PURPOSE",
+    p.add_argument("--purpose", action="append", default=[], metavar="PURPOSE",
                    help="acap: a usage purpose the crawler serves (repeatable)")
-    b.add_argument("--reference", action="append", default=[], metavar="PATH=FILE",
+    p.add_argument("--reference", action="append", default=[], metavar="PATH=FILE",
                    help="acap: the file an ACAP-permissions-reference names (repeatable)")
-    limits = b.add_argument_group("limits (0: no limit; the defaults are robocc store build's)")
+    limits = p.add_argument_group("limits (0: no limit; the defaults are robocc store build's)")
     for flag, what in [
         ("--max-bytes", "parse at most N bytes of each robots.txt"),
         ("--max-line-len", "keep at most N bytes of one line"),
@@ -644,17 +772,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "0 for builds that must be reproducible)",
     )
     limits.add_argument("--layout", choices=["auto", "compact", "dense"], help="state layout (default auto)")
-    limits.add_argument("--max-store-bytes", type=_count, default=MAX_STORE_BYTES, metavar="BYTES",
-                        help="refuse a shard larger than this (0: the format's limit, 4 GiB)")
-    b.add_argument(
+    p.add_argument(
         "--spark-log-level",
         default="FATAL",
         choices=["ALL", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"],
         help="Spark's log level (default FATAL: a failed task's stack trace is not shown; "
         "robocc's own errors are one line whatever it is)",
     )
-    args = parser.parse_args(argv)
-    # Only what was given: the rest are robocc.compile's defaults.
+
+
+def _compile_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """The compile options given (the rest are robocc.compile's
+    defaults); ``--reference`` files are read (:class:`BuildError`)."""
     compile_options: Dict[str, Any] = {
         k: getattr(args, k)
         for k in ("max_bytes", "max_line_len", "max_rules", "max_states", "max_table_bytes",
@@ -665,23 +794,84 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       ("training_agent", "training_agents"), ("purpose", "purposes")):
         if getattr(args, flag):
             compile_options[key] = getattr(args, flag)
+    if args.reference:
+        compile_options["references"] = _references(args.reference)
+    return compile_options
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m robocc.spark",
+        description="Build a robocc store set on Spark (the same bytes as `robocc store build --shards N`), "
+        "or survey WARC files (the rows of `robocc survey`) into Parquet. @FILE reads arguments "
+        "from FILE, one a line (a dump's tens of thousands of WARC paths: --warc @paths.txt).",
+        # A dump's WARC paths do not fit on a command line.
+        fromfile_prefix_chars="@",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="build a store set from a JSONL manifest or WARC files")
+    b.add_argument("--agent", required=True, help="product token the policies are compiled for")
+    b.add_argument("--shards", type=int, required=True, help="number of shards, 1 to 65536")
+    b.add_argument("--out", required=True, help="output directory (new, empty, or a store set)")
+    src = b.add_mutually_exclusive_group(required=True)
+    src.add_argument("--manifest", help="JSONL manifest (robocc store build --manifest format)")
+    src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
+    b.add_argument("--on-failure", default="disallow", choices=["disallow", "allow"])
+    _reading_flags(b)
+    b.add_argument("--max-store-bytes", type=_count, default=MAX_STORE_BYTES, metavar="BYTES",
+                   help="refuse a shard larger than this (0: the format's limit, 4 GiB)")
+    v = sub.add_parser("survey", help="survey WARC files or a manifest into Parquet (robocc survey's rows)")
+    v.add_argument("--each-agent", action="append", required=True, metavar="AGENT",
+                   help="an agent surveyed (repeatable: its columns in this order)")
+    v.add_argument("--path", action="append", default=[], metavar="PATH",
+                   help="a probe path, answered per agent (repeatable; default /)")
+    v.add_argument("-o", "--output", required=True, help="the Parquet output directory (must not exist)")
+    v.add_argument("--partition-by", action="append", default=[], metavar="COLUMN",
+                   help="a column the Parquet output is partitioned by (repeatable; e.g. outcome)")
+    v.add_argument("--partitions", type=int, help="Spark partitions the hosts are surveyed in "
+                   "(default: Spark's default parallelism)")
+    v.add_argument("--max-reach-states", type=_count, default=DEFAULT_MAX_REACH_STATES, metavar="N",
+                   help="most states explored per policy for the classes (0: no limit)")
+    src = v.add_mutually_exclusive_group(required=True)
+    src.add_argument("--manifest", help="JSONL manifest (robocc store build --manifest format)")
+    src.add_argument("--warc", nargs="+", help="Common Crawl robots.txt WARC files (.warc, .warc.gz)")
+    _reading_flags(v)
+    args = parser.parse_args(argv)
     try:
-        if args.reference:
-            compile_options["references"] = _references(args.reference)
-        summary = build(
-            agent=args.agent,
-            shards=args.shards,
-            out=args.out,
+        # What both commands read, and how.
+        reading = dict(
             manifest=args.manifest,
             warc=args.warc or (),
             master=args.master,
             dialect=args.dialect,
-            on_failure=args.on_failure,
             url_mode=args.url_mode,
             robots_txt=args.robots_txt,
             spark_log_level=args.spark_log_level,
+            **_compile_options(args),
+        )
+        if args.command == "survey":
+            done = survey(
+                agents=args.each_agent,
+                out=args.output,
+                paths=args.path or ["/"],
+                partition_by=args.partition_by,
+                partitions=args.partitions,
+                max_reach_states=args.max_reach_states,
+                **reading,
+            )
+            print(
+                f"{done['output']}: {done['hosts']} hosts in {done['seconds']} s "
+                f"({done['hosts_per_second']} hosts/s)",
+                file=sys.stderr,
+            )
+            return 0
+        summary = build(
+            agent=args.agent,
+            shards=args.shards,
+            out=args.out,
+            on_failure=args.on_failure,
             max_store_bytes=args.max_store_bytes,
-            **compile_options,
+            **reading,
         )
     except BuildError as e:
         print(f"robocc.spark: error: {e}", file=sys.stderr)

@@ -27,6 +27,7 @@ mod policy;
 mod set;
 mod slot;
 mod store;
+mod survey;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyImportError, PyValueError};
@@ -143,6 +144,11 @@ macro_rules! add_functions {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // `robocc survey --max-reach-states`'s default.
+    m.add(
+        "DEFAULT_MAX_REACH_STATES",
+        robocc_compiler::reach::DEFAULT_MAX_STATES,
+    )?;
     m.add("RoboccError", py.get_type::<RoboccError>())?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     // The keyword whose budget a compile ran into, on the instance
@@ -170,6 +176,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions! { m:
         set::read_manifest_line, set::redirect_dependencies, set::build_store_shard,
         set::build_store_set, set::store_set_index, set::read_manifest_range,
+        survey::survey_store, survey::survey_text, survey::survey_shard,
     }
     for name in ["compile", "build_store"] {
         let signature: String = m.getattr(name)?.getattr("__text_signature__")?.extract()?;

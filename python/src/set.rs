@@ -15,7 +15,7 @@ use std::io::{BufRead, Read, Seek, SeekFrom};
 
 /// A host input as Python sees it: ``(host, status, body, location,
 /// fetched_at, failure)``.
-type Row = (
+pub(crate) type Row = (
     String,
     u16,
     Option<Vec<u8>>,
@@ -31,7 +31,7 @@ fn row(h: HostInput) -> PyResult<Row> {
     Ok((key, h.status, h.body, h.location, h.fetched_at, h.failure))
 }
 
-fn input(r: Row) -> HostInput {
+pub(crate) fn input(r: Row) -> HostInput {
     let (host, status, body, location, fetched_at, failure) = r;
     HostInput {
         host,
@@ -44,7 +44,7 @@ fn input(r: Row) -> HostInput {
     }
 }
 
-fn err(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     StoreBuildError::new_err(e.to_string())
 }
 

@@ -49,17 +49,27 @@ impl Store {
     }
 
     /// The store, or a `ValueError` once closed.
-    fn inner(&self) -> PyResult<Arc<Inner>> {
+    pub(crate) fn inner(&self) -> PyResult<Arc<Inner>> {
         self.inner.get()
     }
 }
 
-enum Inner {
+pub(crate) enum Inner {
     One(robocc_engine::Store),
     Set(robocc_engine::StoreSet),
 }
 
 impl Inner {
+    /// The store, or each shard of the set in order (mapped now).
+    pub(crate) fn stores(
+        &self,
+    ) -> Box<dyn Iterator<Item = Result<&robocc_engine::Store, LoadError>> + '_> {
+        match self {
+            Inner::One(s) => Box::new(std::iter::once(Ok(s))),
+            Inner::Set(s) => Box::new((0..s.shard_count()).map(|i| s.shard(i))),
+        }
+    }
+
     /// The store that holds (or would hold) `url`'s host.
     fn store_for(&self, url: &[u8]) -> Result<Option<&robocc_engine::Store>, LoadError> {
         match self {

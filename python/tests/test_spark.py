@@ -67,10 +67,11 @@ def _chunked(body: bytes) -> bytes:
     return out + b"0\r\n\r\n"
 
 
-def write_warcs(dir: Path, n: int) -> Tuple[List[Path], List[Tuple[str, bytes]]]:
-    """Two WARC files (the second ends in a record cut short); returns them
-    and (host, body the URLs are generated from) per host."""
-    bodies = _bodies()
+def write_warcs(dir: Path, n: int, distinct: int = 400) -> Tuple[List[Path], List[Tuple[str, bytes]]]:
+    """Two WARC files (the second ends in a record cut short) whose hosts
+    share ``distinct`` corpus bodies round robin; returns them and (host,
+    body the URLs are generated from) per host."""
+    bodies = _bodies(distinct)
     hosts: List[Tuple[str, bytes]] = []
     main: List[bytes] = []
     for i in range(n):

@@ -219,6 +219,18 @@ impl Row<'_> {
     }
 }
 
+/// The host columns, before the agents' ([`Survey::columns`]).
+const HOST_COLUMNS: [&str; 8] = [
+    "host",
+    "status",
+    "outcome",
+    "source",
+    "fetched_at",
+    "read_whole",
+    "sitemaps",
+    "licenses",
+];
+
 /// A survey of one store: every distinct policy's [`PolicyFacts`], worked
 /// out when the survey is made.
 pub struct Survey<'s> {
@@ -228,8 +240,8 @@ pub struct Survey<'s> {
     facts: Vec<PolicyFacts>,
 }
 
-/// A class as text (`unknown`: over the budget).
-fn class_name(c: Option<Class>) -> &'static str {
+/// A class as the columns write it (`unknown`: over the budget).
+pub fn class_name(c: Option<Class>) -> &'static str {
     c.map_or("unknown", Class::name)
 }
 
@@ -317,21 +329,31 @@ impl<'s> Survey<'s> {
         })
     }
 
-    /// The CSV header line (with its `\n`).
-    pub fn csv_header(&self) -> String {
-        let mut s =
-            String::from("host,status,outcome,source,fetched_at,read_whole,sitemaps,licenses");
+    /// The column names, in order (the CSV header's fields; the Spark
+    /// survey's Parquet columns).
+    pub fn columns(&self) -> Vec<String> {
+        let mut c: Vec<String> = HOST_COLUMNS.iter().map(|s| s.to_string()).collect();
         for a in &self.options.agents {
             for u in CLASS_USAGES {
-                s.push(',');
-                csv_field(&mut s, &format!("{a}:{}-class", u.name()));
+                c.push(format!("{a}:{}-class", u.name()));
             }
             for p in &self.options.paths {
                 for u in std::iter::once(Usage::Crawl).chain(CHANNELS) {
-                    s.push(',');
-                    csv_field(&mut s, &format!("{a}:{}:{p}", u.name()));
+                    c.push(format!("{a}:{}:{p}", u.name()));
                 }
             }
+        }
+        c
+    }
+
+    /// The CSV header line (with its `\n`).
+    pub fn csv_header(&self) -> String {
+        let mut s = String::new();
+        for (i, c) in self.columns().iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            csv_field(&mut s, c);
         }
         s.push('\n');
         s
