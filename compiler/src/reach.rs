@@ -189,30 +189,27 @@ fn column_classes(
 ) -> Result<(Vec<Class>, usize), ReachError> {
     let header = policy.header();
     // A usage the policy has no channel for is allowed on every path (the
-    // engine's default): known without exploring.
+    // engine's default): known without exploring. The others are explored
+    // until each has met both verdicts (`partly`) or every state is seen.
     let (acap, channels) = (header.dialect == Dialect::Acap, policy.channels().count());
-    let explored: Vec<Usage> = usages
+    let open: Vec<bool> = usages
         .iter()
-        .copied()
-        .filter(|&u| answer::channel_of(acap, channels, u).is_some())
+        .map(|&u| answer::channel_of(acap, channels, u).is_some())
         .collect();
-    if explored.len() < usages.len() {
-        let (found, states) = column_classes(policy, &explored, limit)?;
-        let mut found = found.into_iter();
-        let classes = usages
-            .iter()
-            .map(|u| {
-                if explored.contains(u) {
-                    found.next().unwrap_or(Class::AllAllowed)
-                } else {
-                    Class::AllAllowed
-                }
-            })
-            .collect();
-        return Ok((classes, states));
-    }
-    if usages.is_empty() {
-        return Ok((Vec::new(), 0));
+    let mut allowed = vec![false; usages.len()];
+    let mut disallowed = vec![false; usages.len()];
+    let settled = |allowed: &[bool], disallowed: &[bool]| {
+        (0..usages.len()).all(|u| !open[u] || (allowed[u] && disallowed[u]))
+    };
+    let class = |allowed: &[bool], disallowed: &[bool]| -> Vec<Class> {
+        // The path `/` is never the own path: every explored usage has a
+        // verdict (the fallback is never taken).
+        (0..usages.len())
+            .map(|u| Class::of(allowed[u] || !open[u], disallowed[u]).unwrap_or(Class::AllAllowed))
+            .collect()
+    };
+    if settled(&allowed, &disallowed) {
+        return Ok((class(&allowed, &disallowed), 0));
     }
     let mode = header.url_mode;
     let own = header.self_path.as_bytes();
@@ -224,10 +221,8 @@ fn column_classes(
     let mut seen: FxHashMap<(u32, u8, u8), ()> = FxHashMap::default();
     let mut queue: Vec<(u32, Lex, u8)> = Vec::new();
     // The automata's states where some path other than the own path ends
-    // (each state's verdicts are read once), and the verdicts met so far.
+    // (each state's verdicts are read once).
     let mut ends: Vec<bool> = Vec::new();
-    let mut allowed = vec![false; usages.len()];
-    let mut disallowed = vec![false; usages.len()];
     let s0 = states.intern(steps.start());
     let s0 = states.step(s0, b'/');
     let k0 = if own.first() == Some(&b'/') { 1 } else { OFF };
@@ -241,16 +236,16 @@ fn column_classes(
             }
             if !ends[s as usize] {
                 ends[s as usize] = true;
-                for (u, &usage) in usages.iter().enumerate() {
+                for (u, &usage) in usages.iter().enumerate().filter(|&(u, _)| open[u]) {
                     if steps.verdict(&states.states[s as usize], usage).allowed {
                         allowed[u] = true;
                     } else {
                         disallowed[u] = true;
                     }
                 }
-                if allowed.iter().chain(&disallowed).all(|&v| v) {
-                    // Every usage is partly: nothing left to learn (most
-                    // files; the depth-first order meets both early).
+                if settled(&allowed, &disallowed) {
+                    // Every explored usage is partly: nothing left to learn
+                    // (most files; the depth-first order meets both early).
                     break;
                 }
             }
@@ -277,14 +272,7 @@ fn column_classes(
             return Err(ReachError::TooManyStates { limit });
         }
     }
-    // The path `/` is never the own path: every usage has a verdict (the
-    // fallback is never taken).
-    let classes = allowed
-        .iter()
-        .zip(&disallowed)
-        .map(|(&a, &d)| Class::of(a, d).unwrap_or(Class::AllAllowed))
-        .collect();
-    Ok((classes, seen.len()))
+    Ok((class(&allowed, &disallowed), seen.len()))
 }
 
 /// The automata's distinct states met, numbered; each state's steps over
